@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// The `kerf` executable. kerf's sources are TypeScript that Node >= 22.19 runs directly; on an older
+// system Node (20 on Debian bookworm) this launcher re-runs itself on the Node 24 that the `node`
+// dependency installs into node_modules, so `npx kerf` works wherever npm does.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import path from "node:path";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "..", "..");
+const [major, minor] = process.versions.node.split(".").map(Number);
+const modern = major > 22 || (major === 22 && minor >= 19);
+
+if (!existsSync(path.join(root, "node_modules", "yaml"))) {
+  // A fresh clone: install the pinned dependencies once, quietly, before the first run.
+  const npm = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+  if (npm.status !== 0) {
+    process.stderr.write("kerf: installing dependencies with `npm ci` failed; run it in " + root + "\n");
+    process.exit(2);
+  }
+}
+
+if (modern) {
+  const { run } = await import(pathToFileURL(path.join(here, "main.ts")).href);
+  process.exitCode = await run(process.argv.slice(2));
+} else {
+  const node24 = path.join(root, "node_modules", "node", "bin", "node");
+  if (!existsSync(node24)) {
+    process.stderr.write(`kerf: needs Node >= 22.19 (this is ${process.versions.node}); run \`npm ci\` in ${root} to install Node 24\n`);
+    process.exit(2);
+  }
+  const child = spawnSync(node24, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" });
+  process.exit(child.status ?? 1);
+}
