@@ -1,0 +1,130 @@
+/** Multi-document YAML/JSON parsing that keeps the source position of every node, for file:line:column findings. */
+import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node } from "yaml";
+import { KerfError } from "../errors.ts";
+import { parseFieldPath, type PathSegment } from "./field-path.ts";
+
+/** A 1-based line and column in a source file. */
+export interface Position {
+  readonly line: number;
+  readonly column: number;
+}
+
+/** One object read from a source: the parsed value plus a way to map a field path back to the text. */
+export interface SourceObject {
+  readonly file: string;
+  /** Position of the object itself (its first key). */
+  readonly position: Position;
+  readonly value: unknown;
+  /** Position of `path` (finding path or JSON Pointer); the nearest existing ancestor when the field is absent. */
+  readonly locate: (path: string) => Position;
+}
+
+/** Parses every document of `text`; `kind: List` documents are expanded into their items. Throws KerfError naming file and line. */
+export function parseDocuments(file: string, text: string): SourceObject[] {
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, keepSourceTokens: false });
+  const list = Array.isArray(docs) ? docs : [];
+  const objects: SourceObject[] = [];
+  for (const doc of list) {
+    failOnErrors(file, doc, lineCounter);
+    if (doc.contents === null) continue;
+    const value: unknown = doc.toJS({ maxAliasCount: 1000 });
+    if (value === null || value === undefined) continue;
+    objects.push(...expand(file, doc.contents, value, lineCounter));
+  }
+  return objects;
+}
+
+function failOnErrors(file: string, doc: Document.Parsed, lineCounter: LineCounter): void {
+  const error = doc.errors[0];
+  if (error === undefined) return;
+  const { line, col } = lineCounter.linePos(error.pos[0]);
+  const reason = error.message.split("\n")[0] ?? error.message;
+  throw new KerfError("KERF_ERR_INPUT_UNPARSEABLE", `parsing ${file}:${line}:${col}: ${reason}`, {
+    cause: error,
+    location: { file, line, column: col },
+  });
+}
+
+function expand(file: string, root: Node, value: unknown, lineCounter: LineCounter): SourceObject[] {
+  const items = listItems(root, value);
+  if (items === undefined) return [sourceObject(file, root, value, lineCounter)];
+  return items.map(([node, item]) => sourceObject(file, node, item, lineCounter));
+}
+
+/** The items of a `kind: List` (or `*List`) document, paired with their nodes. */
+function listItems(root: Node, value: unknown): Array<[Node, unknown]> | undefined {
+  if (!isRecord(value) || typeof value.kind !== "string" || !value.kind.endsWith("List")) return undefined;
+  if (!Array.isArray(value.items) || !isMap(root)) return undefined;
+  const seq = root.get("items", true);
+  if (!isSeq(seq)) return undefined;
+  const values = value.items as unknown[];
+  return seq.items.flatMap((node, index) => (isNodeLike(node) ? [[node, values[index]] as [Node, unknown]] : []));
+}
+
+function sourceObject(file: string, root: Node, value: unknown, lineCounter: LineCounter): SourceObject {
+  const at = (offset: number): Position => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
+  const position = at(root.range?.[0] ?? 0);
+  return {
+    file,
+    position,
+    value,
+    locate: (path) => {
+      const offset = locateOffset(root, parseFieldPath(path));
+      return offset === undefined ? position : at(offset);
+    },
+  };
+}
+
+/** Offset of the deepest node on `segments` that exists: a map entry's key, or a list item. */
+function locateOffset(root: Node, segments: readonly PathSegment[]): number | undefined {
+  let node: unknown = root;
+  let offset = root.range?.[0];
+  for (let i = 0; i < segments.length; i++) {
+    const step = stepInto(node, segments, i);
+    if (step === undefined) break;
+    node = step.node;
+    offset = step.offset ?? offset;
+    i += step.consumed - 1;
+  }
+  return offset;
+}
+
+interface Step {
+  readonly node: unknown;
+  readonly offset: number | undefined;
+  /** Path segments used: more than one when a key containing dots was written unbracketed. */
+  readonly consumed: number;
+}
+
+function stepInto(node: unknown, segments: readonly PathSegment[], index: number): Step | undefined {
+  const segment = segments[index];
+  if (isSeq(node) && typeof segment === "number") {
+    const item = node.items[segment];
+    return isNodeLike(item) ? { node: item, offset: item.range?.[0], consumed: 1 } : undefined;
+  }
+  if (!isMap(node) || segment === undefined) return undefined;
+  let key = String(segment);
+  for (let consumed = 1; index + consumed <= segments.length; consumed++) {
+    const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === key);
+    if (pair !== undefined) {
+      const keyNode = pair.key as Node;
+      return { node: pair.value, offset: keyNode.range?.[0], consumed };
+    }
+    const next = segments[index + consumed];
+    if (typeof next !== "string") return undefined;
+    key = `${key}.${next}`;
+  }
+  return undefined;
+}
+
+function isNodeLike(value: unknown): value is Node {
+  return typeof value === "object" && value !== null && "range" in value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,72 @@
+/** `kerf check` inputs: files, directories (recursive; .yaml/.yml/.json) and `-` for stdin, parsed into source objects. */
+import { readdir, readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { causeText, KerfError } from "../errors.ts";
+import { parseDocuments, type SourceObject } from "./documents.ts";
+
+/** The name findings from standard input are reported under. */
+export const STDIN_NAME = "<stdin>";
+
+const manifestExtensions = new Set([".yaml", ".yml", ".json"]);
+
+/** Every object in `paths`, files in argument order and directories walked in sorted order. Throws KerfError. */
+export async function readInputs(paths: readonly string[], readStdin: () => Promise<string>): Promise<SourceObject[]> {
+  const files = await expandPaths(paths);
+  const objects: SourceObject[] = [];
+  for (const file of files) {
+    const text = file === "-" ? await readStdin() : await readText(file);
+    objects.push(...parseDocuments(file === "-" ? STDIN_NAME : file, text));
+  }
+  return objects;
+}
+
+/** The files named by `paths`: directories expanded recursively to their manifest files, duplicates removed. */
+export async function expandPaths(paths: readonly string[]): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of paths) {
+    if (entry === "-") {
+      files.push(entry);
+      continue;
+    }
+    const info = await statPath(entry);
+    files.push(...(info.isDirectory() ? await manifestFilesUnder(entry) : [entry]));
+  }
+  return [...new Set(files)];
+}
+
+async function manifestFilesUnder(dir: string): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  } catch (error) {
+    throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading directory ${dir}: ${causeText(error)}`, { cause: error, location: { file: dir } });
+  }
+  return entries
+    .filter((e) => e.isFile() && manifestExtensions.has(path.extname(e.name).toLowerCase()))
+    .map((e) => path.join(e.parentPath, e.name))
+    .sort();
+}
+
+async function statPath(file: string): Promise<Awaited<ReturnType<typeof stat>>> {
+  try {
+    return await stat(file);
+  } catch (error) {
+    throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading ${file}: ${reason(error)}`, { cause: error, location: { file } });
+  }
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading ${file}: ${reason(error)}`, { cause: error, location: { file } });
+  }
+}
+
+function reason(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === "ENOENT") return "no such file or directory";
+  if (code === "EACCES") return "permission denied";
+  if (code === "EISDIR") return "is a directory";
+  return causeText(error);
+}

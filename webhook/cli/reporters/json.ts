@@ -1,0 +1,23 @@
+/** `--format json`: the machine-readable contract `{"results":[{file,line,kind,name,allowed,violations,patch}]}`. */
+import type { Reporter } from "./report.ts";
+
+/** One JSON document; field order is part of the contract. */
+export const renderJson: Reporter = (report) => {
+  const results = report.results.map((r) => ({
+    file: r.file,
+    line: r.line,
+    kind: r.kind,
+    name: r.name,
+    allowed: r.allowed,
+    violations: r.violations.map((v) => ({
+      policy: v.policy,
+      severity: v.severity,
+      path: v.path,
+      message: v.message,
+      line: v.line,
+      column: v.column,
+    })),
+    patch: r.patch,
+  }));
+  return `${JSON.stringify({ results }, null, 2)}\n`;
+};

@@ -1,0 +1,66 @@
+/** The result model every `kerf check` reporter renders: one entry per Karpenter object, findings with source positions. */
+
+/** A policy finding placed in the source file. */
+export interface Violation {
+  readonly policy: string;
+  readonly severity: "deny" | "warn";
+  readonly path: string;
+  readonly message: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+/** An RFC 6902 operation defaulting would apply. */
+export interface PatchOperation {
+  readonly op: string;
+  readonly path: string;
+  readonly value?: unknown;
+  readonly from?: string;
+}
+
+/** The verdict on one Karpenter object. */
+export interface ObjectResult {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly kind: string;
+  readonly name: string;
+  readonly allowed: boolean;
+  readonly violations: readonly Violation[];
+  readonly patch: readonly PatchOperation[];
+}
+
+/** Everything one `kerf check` run found. */
+export interface Report {
+  readonly results: readonly ObjectResult[];
+  /** Objects that are not NodePools, EC2NodeClasses or NodeClaims. */
+  readonly skipped: number;
+  readonly files: number;
+}
+
+/** How a reporter renders. */
+export interface RenderOptions {
+  readonly color: boolean;
+  readonly showDefaults: boolean;
+}
+
+/** Renders a report as the text written to stdout. */
+export type Reporter = (report: Report, options: RenderOptions) => string;
+
+/** Counts of deny and warn findings over the whole report. */
+export function tally(report: Report): { denied: number; warnings: number; deniedObjects: number } {
+  let denied = 0;
+  let warnings = 0;
+  for (const result of report.results) {
+    for (const v of result.violations) {
+      if (v.severity === "deny") denied++;
+      else warnings++;
+    }
+  }
+  return { denied, warnings, deniedObjects: report.results.filter((r) => !r.allowed).length };
+}
+
+/** `Kind/name` of a result, as shown to users. */
+export function objectLabel(result: ObjectResult): string {
+  return `${result.kind}/${result.name}`;
+}
