@@ -1,2 +1,2 @@
 /** Imports every subcommand module so each registers itself; add new commands here. */
-export {};
+import "./check.ts";

@@ -24,8 +24,8 @@ kind: ConfigMap
 metadata: {name: other}
 `;
 
-describe("parseDocuments", () => {
-  it("returns one object per YAML document with its starting position", () => {
+void describe("parseDocuments", () => {
+  void it("returns one object per YAML document with its starting position", () => {
     const objects = parseDocuments("a.yaml", twoDocs);
     assert.equal(objects.length, 2);
     assert.deepEqual(objects[0]?.position, { line: 2, column: 1 });
@@ -45,36 +45,36 @@ describe("parseDocuments", () => {
     ["", 2, 1],
   ];
   for (const [path, line, column] of located) {
-    it(`locates ${path || "the object itself"} at ${line}:${column}`, () => {
+    void it(`locates ${path || "the object itself"} at ${line}:${column}`, () => {
       const [nodePool] = parseDocuments("a.yaml", twoDocs);
       assert.deepEqual(nodePool?.locate(path), { line, column });
     });
   }
 
-  it("reads JSON files", () => {
+  void it("reads JSON files", () => {
     const [obj] = parseDocuments("a.json", '{\n  "kind": "NodePool",\n  "spec": {\n    "weight": 200\n  }\n}\n');
     assert.deepEqual(obj?.locate("spec.weight"), { line: 4, column: 5 });
   });
 
-  it("expands the items of a List document", () => {
+  void it("expands the items of a List document", () => {
     const text = "apiVersion: v1\nkind: List\nitems:\n  - kind: NodePool\n    spec:\n      weight: 1\n  - kind: EC2NodeClass\n";
     const objects = parseDocuments("l.yaml", text);
     assert.deepEqual(objects.map((o) => (o.value as { kind: string }).kind), ["NodePool", "EC2NodeClass"]);
     assert.deepEqual(objects[0]?.locate("spec.weight"), { line: 6, column: 7 });
   });
 
-  it("skips empty documents", () => {
+  void it("skips empty documents", () => {
     assert.equal(parseDocuments("e.yaml", "---\n---\n# nothing\n").length, 0);
   });
 
-  it("rejects unparseable YAML naming the file and line", () => {
+  void it("rejects unparseable YAML naming the file and line", () => {
     assert.throws(
       () => parseDocuments("bad.yaml", "kind: NodePool\nspec:\n  weight: [1\n  other: x\n"),
       (error: unknown) => isKerfError(error) && /^parsing bad\.yaml:\d+:\d+: /.test(error.message),
     );
   });
 
-  it("rejects duplicate keys", () => {
+  void it("rejects duplicate keys", () => {
     assert.throws(() => parseDocuments("dup.yaml", "kind: a\nkind: b\n"), /parsing dup\.yaml:2:1: /);
   });
 });

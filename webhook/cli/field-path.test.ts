@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { parseFieldPath } from "./field-path.ts";
 
-describe("parseFieldPath", () => {
+void describe("parseFieldPath", () => {
   const cases: Array<[string, Array<string | number>]> = [
     ["spec.disruption.budgets[1].schedule", ["spec", "disruption", "budgets", 1, "schedule"]],
     ['spec.template.metadata.labels["karpenter.sh/nodepool"]', ["spec", "template", "metadata", "labels", "karpenter.sh/nodepool"]],
@@ -14,7 +14,7 @@ describe("parseFieldPath", () => {
     ["", []],
   ];
   for (const [path, expected] of cases) {
-    it(`splits ${JSON.stringify(path)} into its segments`, () => {
+    void it(`splits ${JSON.stringify(path)} into its segments`, () => {
       assert.deepEqual(parseFieldPath(path), expected);
     });
   }

@@ -6,7 +6,7 @@ import path from "node:path";
 import { expandPaths, readInputs, STDIN_NAME } from "./inputs.ts";
 import { isKerfError } from "../errors.ts";
 
-describe("kerf check inputs", () => {
+void describe("kerf check inputs", () => {
   let dir = "";
   before(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), "kerf-inputs-"));
@@ -19,27 +19,27 @@ describe("kerf check inputs", () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("walks directories recursively, keeping only .yaml, .yml and .json files in sorted order", async () => {
+  void it("walks directories recursively, keeping only .yaml, .yml and .json files in sorted order", async () => {
     const files = await expandPaths([dir]);
     assert.deepEqual(files.map((f) => path.relative(dir, f)), ["a.yml", "b.yaml", path.join("nested", "c.json"), path.join("nested", "deeper", "d.YAML")]);
   });
 
-  it("reads an explicitly named file whatever its extension", async () => {
+  void it("reads an explicitly named file whatever its extension", async () => {
     const objects = await readInputs([path.join(dir, "nested", "notes.txt")], async () => "");
     assert.equal(objects.length, 1);
   });
 
-  it("reads every document of every file", async () => {
+  void it("reads every document of every file", async () => {
     const objects = await readInputs([dir], async () => "");
     assert.deepEqual(objects.map((o) => (o.value as { kind: string }).kind), ["A", "B", "B2", "C", "D"]);
   });
 
-  it("reads standard input for -", async () => {
+  void it("reads standard input for -", async () => {
     const objects = await readInputs(["-"], async () => "kind: FromStdin\n");
     assert.equal(objects[0]?.file, STDIN_NAME);
   });
 
-  it("names a missing file in a coded error", async () => {
+  void it("names a missing file in a coded error", async () => {
     await assert.rejects(readInputs([path.join(dir, "missing.yaml")], async () => ""), (error: unknown) =>
       isKerfError(error) && error.code === "KERF_ERR_INPUT_UNREADABLE" && error.message.endsWith("missing.yaml: no such file or directory"));
   });

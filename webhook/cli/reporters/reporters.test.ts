@@ -22,8 +22,8 @@ const report: Report = {
 
 const plain = { color: false, showDefaults: false };
 
-describe("kerf check reporters", () => {
-  it("text prints file:line:column, severity, object, path and message per finding", () => {
+void describe("kerf check reporters", () => {
+  void it("text prints file:line:column, severity, object, path and message per finding", () => {
     const out = renderText(report, plain);
     assert.match(out, /^pools\/default\.yaml:12:11: deny NodePool\/default spec\.disruption\.budgets\[1\]\.schedule: invalid cron: 6 fields \[nodepool\.budget-schedule\]$/m);
     assert.match(out, /^pools\/default\.yaml:20:7: warn NodePool\/default /m);
@@ -31,22 +31,22 @@ describe("kerf check reporters", () => {
     assert.doesNotMatch(out, /\u001b\[/);
   });
 
-  it("text colours severities only when asked", () => {
+  void it("text colours severities only when asked", () => {
     assert.match(renderText(report, { color: true, showDefaults: false }), /\u001b\[31mdeny\u001b\[0m/);
   });
 
-  it("text lists the defaulting patch with --show-defaults", () => {
+  void it("text lists the defaulting patch with --show-defaults", () => {
     assert.match(renderText(report, { color: false, showDefaults: true }), /^ {2}add \/spec\/template\/spec\/expireAfter "720h"$/m);
   });
 
-  it("json follows the results contract", () => {
+  void it("json follows the results contract", () => {
     const parsed = JSON.parse(reporters.json?.(report, plain) ?? "") as { results: Array<Record<string, unknown>> };
     assert.deepEqual(Object.keys(parsed.results[0] ?? {}), ["file", "line", "kind", "name", "allowed", "violations", "patch"]);
     assert.deepEqual(parsed.results[0]?.violations, report.results[0]?.violations.map((v) => ({ ...v })));
     assert.deepEqual(parsed.results[0]?.patch, [{ op: "add", path: "/spec/template/spec/expireAfter", value: "720h" }]);
   });
 
-  it("sarif places each result at its real line and column with one rule per policy", () => {
+  void it("sarif places each result at its real line and column with one rule per policy", () => {
     const log = JSON.parse(reporters.sarif?.(report, plain) ?? "") as {
       version: string;
       runs: Array<{ tool: { driver: { rules: Array<{ id: string }> } }; results: Array<{ ruleId: string; level: string; locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number; startColumn: number } } }> }> }>;
@@ -61,14 +61,14 @@ describe("kerf check reporters", () => {
     assert.equal(run?.results[0]?.locations[0]?.physicalLocation.artifactLocation.uri, "pools/default.yaml");
   });
 
-  it("junit reports one test case per object with deny findings as failures", () => {
+  void it("junit reports one test case per object with deny findings as failures", () => {
     const xml = reporters.junit?.(report, plain) ?? "";
     assert.match(xml, /<testsuites name="kerf check" tests="2" failures="1" errors="0">/);
     assert.match(xml, /<testcase classname="pools\/default.yaml" name="NodePool\/default" file="pools\/default.yaml" line="1">\n\s+<failure message="spec.disruption.budgets\[1\].schedule: invalid cron: 6 fields" type="deny">/);
     assert.match(xml, /<testcase classname="classes\/default.yaml" name="EC2NodeClass\/default" file="classes\/default.yaml" line="3">\n\s+<\/testcase>/);
   });
 
-  it("github emits one workflow command per finding with escaped properties", () => {
+  void it("github emits one workflow command per finding with escaped properties", () => {
     const lines = (reporters.github?.(report, plain) ?? "").trim().split("\n");
     assert.deepEqual(lines, [
       "::error file=pools/default.yaml,line=12,col=11,title=kerf nodepool.budget-schedule::NodePool/default spec.disruption.budgets[1].schedule: invalid cron: 6 fields",
@@ -76,7 +76,7 @@ describe("kerf check reporters", () => {
     ]);
   });
 
-  it("github escapes newlines and percent signs in messages", () => {
+  void it("github escapes newlines and percent signs in messages", () => {
     const single: Report = { files: 1, skipped: 0, results: [{ ...report.results[0]!, violations: [{ ...report.results[0]!.violations[0]!, message: "50%\nnext" }] }] };
     assert.match(reporters.github?.(single, plain) ?? "", /50%25%0Anext$/m);
   });

@@ -1,0 +1,128 @@
+/** `kerf check`: reads manifests, evaluates every Karpenter object with the policy engine, reports, and sets the exit code. */
+import { parseArgs } from "node:util";
+import { registerCommand } from "./commands.ts";
+import { ExitCode } from "./exit-codes.ts";
+import type { CliIo } from "./io.ts";
+import { readInputs } from "./inputs.ts";
+import type { SourceObject } from "./documents.ts";
+import { formatNames, reporters } from "./reporters/registry.ts";
+import type { ObjectResult, Report } from "./reporters/report.ts";
+import { causeText, isKerfError } from "../errors.ts";
+import { loadEngine, type Engine, type Kind } from "../engine.ts";
+
+const usage = `Usage: kerf check [PATH...|-] [options]
+
+Checks NodePool, EC2NodeClass and NodeClaim manifests against kerf's policies. PATH is a file, a
+directory (searched recursively for .yaml, .yml and .json) or - for standard input
+(e.g. \`helm template … | kerf check -\`). Other kinds are skipped.
+
+Options:
+  -f, --format FORMAT       ${formatNames.join("|")} (default: text)
+      --policy-config FILE  policy configuration (YAML or JSON)
+      --show-defaults       print the JSON Patch defaulting would apply to each object
+      --color, --no-color   force or disable colour (default: on when stdout is a terminal)
+  -h, --help                show this help
+
+Exit codes: 0 nothing denied, 1 something denied, 2 usage error or unreadable input.
+`;
+
+const options = {
+  format: { type: "string", short: "f", default: "text" },
+  "policy-config": { type: "string" },
+  "show-defaults": { type: "boolean", default: false },
+  color: { type: "boolean" },
+  "no-color": { type: "boolean" },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+interface KarpenterObject {
+  readonly source: SourceObject;
+  readonly kind: Kind;
+}
+
+function field(value: unknown, ...keys: string[]): unknown {
+  let current = value;
+  for (const key of keys) current = typeof current === "object" && current !== null ? (current as Record<string, unknown>)[key] : undefined;
+  return current;
+}
+
+function nameOf(value: unknown): string {
+  const name = field(value, "metadata", "name");
+  return typeof name === "string" && name !== "" ? name : "<unnamed>";
+}
+
+function classify(engine: Engine, sources: readonly SourceObject[]): KarpenterObject[] {
+  return sources.flatMap((source) => {
+    const kind = engine.isKarpenterKind(field(source.value, "apiVersion"), field(source.value, "kind"));
+    return kind === undefined ? [] : [{ source, kind }];
+  });
+}
+
+function checkObject(engine: Engine, object: KarpenterObject, nodeClassNames: ReadonlySet<string>): ObjectResult {
+  const { source, kind } = object;
+  const verdict = engine.evaluate({ kind, operation: "CREATE", object: source.value, context: { ...engine.context, nodeClassNames } });
+  return {
+    file: source.file,
+    line: source.position.line,
+    column: source.position.column,
+    kind,
+    name: nameOf(source.value),
+    allowed: verdict.allowed,
+    violations: verdict.findings.map((f) => ({ policy: f.policy, severity: f.severity, path: f.path, message: f.message, ...source.locate(f.path) })),
+    patch: verdict.patch,
+  };
+}
+
+function evaluateAll(engine: Engine, objects: readonly KarpenterObject[]): ObjectResult[] {
+  const nodeClassNames = new Set(objects.filter((o) => o.kind === "EC2NodeClass").map((o) => nameOf(o.source.value)));
+  return objects.map((object) => {
+    try {
+      return checkObject(engine, object, nodeClassNames);
+    } catch (error) {
+      const { file, position } = object.source;
+      throw new Error(`evaluating ${object.kind}/${nameOf(object.source.value)} at ${file}:${position.line}: ${causeText(error)}`, { cause: error });
+    }
+  });
+}
+
+async function check(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+  if (values.help) {
+    io.stdout(usage);
+    return ExitCode.ok;
+  }
+  const reporter = reporters[values.format];
+  if (reporter === undefined) throw new UsageError(`unknown --format "${values.format}" (one of ${formatNames.join(", ")})`);
+  if (positionals.length === 0) throw new UsageError("no input: name files, directories or - for standard input");
+  const engine = await loadEngine({ policyConfigFile: values["policy-config"] });
+  const sources = await readInputs(positionals, io.readStdin);
+  const objects = classify(engine, sources);
+  const report: Report = { results: evaluateAll(engine, objects), skipped: sources.length - objects.length, files: new Set(sources.map((s) => s.file)).size };
+  const color = values["no-color"] === true ? false : (values.color ?? io.isTty);
+  io.stdout(reporter(report, { color, showDefaults: values["show-defaults"] }));
+  return report.results.some((r) => !r.allowed) ? ExitCode.denied : ExitCode.ok;
+}
+
+class UsageError extends Error {}
+
+/** Runs `kerf check`; user mistakes become a one-line message and exit code 2, never a stack trace. */
+export async function runCheck(args: readonly string[], io: CliIo): Promise<number> {
+  try {
+    return await check(args, io);
+  } catch (error) {
+    if (error instanceof UsageError || isArgError(error)) {
+      io.stderr(`kerf check: ${causeText(error)}\n(run \`kerf check --help\` for usage)\n`);
+      return ExitCode.usage;
+    }
+    const internal = !isKerfError(error) && !(error instanceof Error && error.message.startsWith("evaluating "));
+    io.stderr(`kerf check: ${causeText(error)}\n${internal && error instanceof Error ? `${error.stack ?? ""}\n` : ""}`);
+    return ExitCode.usage;
+  }
+}
+
+function isArgError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
+}
+
+registerCommand({ name: "check", summary: "check NodePool/EC2NodeClass manifests (files, directories or -)", run: runCheck });
