@@ -1,0 +1,104 @@
+// Policy configuration: per-policy severity (deny | warn | off) and options, parsed from YAML/JSON text or a ConfigMap.
+import { Ajv } from "ajv";
+import { parse as parseYaml } from "yaml";
+import type { Severity } from "./types.ts";
+
+export type PolicySetting = Severity | "off";
+
+/** Every configurable policy id (the registry test keeps this equal to the registry). */
+export const CONFIGURABLE_POLICY_IDS = [
+  "unknown-fields", "runtime", "strict", "spot-diversity", "requirements-satisfiable", "limits-required",
+  "budget-schedule", "nodeclassref-resolves", "imdsv2-required", "ebs-encrypted",
+] as const;
+export type ConfigurablePolicyId = (typeof CONFIGURABLE_POLICY_IDS)[number];
+
+/** The parsed, frozen configuration the engine reads. */
+export interface PolicyConfig {
+  /** Severity overrides by policy id; policies not listed keep their default severity. */
+  readonly policies: Readonly<Partial<Record<ConfigurablePolicyId, PolicySetting>>>;
+  readonly spotDiversity: { readonly minInstanceTypes: number };
+}
+
+/** Thrown when a policy configuration cannot be parsed or is invalid; the message says why. */
+export class PolicyConfigError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "PolicyConfigError";
+  }
+}
+
+/** Minimum number of catalog instance types a spot-capable NodePool must allow (issue 3 default). */
+export const DEFAULT_SPOT_MIN_INSTANCE_TYPES = 15;
+
+const severitySchema = { enum: ["deny", "warn", "off"] };
+const entrySchema = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  anyOf: [severitySchema, { type: "object", properties: { severity: severitySchema, ...extra }, additionalProperties: false }],
+});
+const fileSchema = {
+  type: "object",
+  properties: {
+    apiVersion: { type: "string" },
+    kind: { const: "PolicyConfig" },
+    policies: {
+      type: "object",
+      properties: Object.fromEntries(
+        CONFIGURABLE_POLICY_IDS.map((id) => [id, id === "spot-diversity" ? entrySchema({ minInstanceTypes: { type: "integer", minimum: 1 } }) : entrySchema()]),
+      ),
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+};
+const validateFile = new Ajv({ allErrors: true }).compile(fileSchema);
+
+/** The configuration used when none is given: every policy at its default severity, spot threshold 15. */
+export function defaultPolicyConfig(): PolicyConfig {
+  return Object.freeze({ policies: Object.freeze({}), spotDiversity: Object.freeze({ minInstanceTypes: DEFAULT_SPOT_MIN_INSTANCE_TYPES }) });
+}
+
+/**
+ * Parses a policy configuration document (YAML or JSON):
+ *   policies: { spot-diversity: { severity: warn, minInstanceTypes: 20 }, limits-required: off }
+ * An empty document yields the default configuration.
+ */
+export function parsePolicyConfig(text: string): PolicyConfig {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (error) {
+    throw new PolicyConfigError(`parsing policy config: ${(error as Error).message}`, { cause: error });
+  }
+  return policyConfigFromObject(doc ?? {});
+}
+
+/** Reads a ConfigMap's data: the key `policies.yaml` (or `config.yaml`) holds the same document as a config file. */
+export function policyConfigFromConfigMap(configMap: unknown): PolicyConfig {
+  const data = (configMap as { data?: Record<string, unknown> } | null)?.data;
+  const text = data?.["policies.yaml"] ?? data?.["config.yaml"];
+  if (text === undefined) return defaultPolicyConfig();
+  if (typeof text !== "string") throw new PolicyConfigError("reading policy ConfigMap: data value is not a string");
+  return parsePolicyConfig(text);
+}
+
+/** Validates an already-parsed configuration object and freezes it. */
+export function policyConfigFromObject(doc: unknown): PolicyConfig {
+  if (!validateFile(doc)) {
+    const detail = (validateFile.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`).join("; ");
+    throw new PolicyConfigError(`validating policy config: ${detail}`);
+  }
+  const entries = Object.entries((doc as { policies?: Record<string, unknown> }).policies ?? {});
+  const policies: Partial<Record<ConfigurablePolicyId, PolicySetting>> = {};
+  let minInstanceTypes = DEFAULT_SPOT_MIN_INSTANCE_TYPES;
+  for (const [id, entry] of entries) {
+    const severity = typeof entry === "string" ? entry : (entry as { severity?: string }).severity;
+    if (severity !== undefined) policies[id as ConfigurablePolicyId] = severity as PolicySetting;
+    const threshold = (entry as { minInstanceTypes?: number }).minInstanceTypes;
+    if (id === "spot-diversity" && threshold !== undefined) minInstanceTypes = threshold;
+  }
+  return Object.freeze({ policies: Object.freeze(policies), spotDiversity: Object.freeze({ minInstanceTypes }) });
+}
+
+/** The effective setting of a policy: the configured one, else its default severity. */
+export function settingFor(config: PolicyConfig, id: string, defaultSeverity: Severity): PolicySetting {
+  return config.policies[id as ConfigurablePolicyId] ?? defaultSeverity;
+}

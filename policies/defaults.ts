@@ -1,0 +1,15 @@
+// The defaults applied before validation: the CRD schema defaults plus kerf's GitOps fix-ups per kind.
+import { applyNodePoolDefaults } from "./nodepool/defaults.ts";
+import { applySchemaDefaults } from "./defaulting.ts";
+import { SCHEMAS } from "./schema.ts";
+import type { Kind } from "./types.ts";
+
+/**
+ * A defaulted deep copy of `object`: exactly the CRD's structural defaults (karpenter-v1-api.md §9) and,
+ * for NodePools, `consolidateAfter: 0s` inside a `disruption` block that lacks it (the released CRDs
+ * require it, which breaks server-side dry-run: §9, §10.17). Present values are never rewritten.
+ */
+export function applyDefaults(kind: Kind, object: Record<string, unknown>): Record<string, unknown> {
+  const source = kind === "NodePool" ? applyNodePoolDefaults(object) : object;
+  return applySchemaDefaults(SCHEMAS[kind], source) as Record<string, unknown>;
+}

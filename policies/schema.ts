@@ -1,0 +1,146 @@
+// Compiles the structural schemas once with ajv and maps ajv errors to apiserver-style paths and messages.
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { fullFormats } from "ajv-formats/dist/formats.js";
+import type { SchemaNode } from "./api/schemas/openapi.ts";
+import { EC2NODECLASS_SCHEMA } from "./api/schemas/ec2nodeclass.schema.ts";
+import { NODECLAIM_SCHEMA } from "./api/schemas/nodeclaim.schema.ts";
+import { NODEPOOL_SCHEMA } from "./api/schemas/nodepool.schema.ts";
+import { fieldPath, type Segment } from "./field-path.ts";
+import type { Kind } from "./types.ts";
+
+/** The structural schema (CRD openAPIV3Schema) of each kind. */
+export const SCHEMAS: Readonly<Record<Kind, SchemaNode>> = {
+  NodePool: NODEPOOL_SCHEMA,
+  NodeClaim: NODECLAIM_SCHEMA,
+  EC2NodeClass: EC2NODECLASS_SCHEMA,
+};
+
+/** A structural problem: "unknown" marks pruned fields (a warning), "type" marks errors that block CEL evaluation. */
+export interface SchemaIssue {
+  path: string;
+  message: string;
+  class: "invalid" | "type" | "unknown";
+}
+
+const DROPPED_KEY = /^(x-kubernetes-|default$|description$)/;
+
+/** Turns a CRD schema into what ajv validates: unknown fields flagged, set lists unique, k8s extensions dropped. */
+export function toAjvSchema(node: SchemaNode, isRoot = true): Record<string, unknown> {
+  const out = Object.fromEntries(Object.entries(node).filter(([key]) => !DROPPED_KEY.test(key)));
+  const child = (n: SchemaNode): Record<string, unknown> => toAjvSchema(n, false);
+  if (node.properties !== undefined) {
+    out["properties"] = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, child(v)]));
+    // The root stays open: metadata follows ObjectMeta rules and apiVersion/kind are checked by the caller.
+    if (node.additionalProperties === undefined && !isRoot) out["additionalProperties"] = false;
+  }
+  if (node.additionalProperties !== undefined) out["additionalProperties"] = child(node.additionalProperties);
+  if (node.items !== undefined) out["items"] = child(node.items);
+  if (node.anyOf !== undefined) out["anyOf"] = node.anyOf.map(child);
+  if (node["x-kubernetes-list-type"] === "set") out["uniqueItems"] = true;
+  return out;
+}
+
+function compile(): Record<Kind, ValidateFunction> {
+  const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false, verbose: true });
+  ajv.addFormat("date-time", fullFormats["date-time"]);
+  ajv.addFormat("int32", fullFormats.int32);
+  ajv.addFormat("int64", fullFormats.int64);
+  return {
+    NodePool: ajv.compile(toAjvSchema(NODEPOOL_SCHEMA)),
+    NodeClaim: ajv.compile(toAjvSchema(NODECLAIM_SCHEMA)),
+    EC2NodeClass: ajv.compile(toAjvSchema(EC2NODECLASS_SCHEMA)),
+  };
+}
+
+const VALIDATORS = compile();
+
+/** Validates a (defaulted) object against its kind's structural schema. */
+export function validateStructure(kind: Kind, object: unknown): SchemaIssue[] {
+  const validate = VALIDATORS[kind];
+  if (validate(object)) return [];
+  const issues: SchemaIssue[] = [];
+  for (const error of validate.errors ?? []) {
+    const issue = toIssue(kind, error);
+    if (issue !== undefined && !issues.some((i) => i.path === issue.path && i.message === issue.message)) issues.push(issue);
+  }
+  return issues;
+}
+
+function segmentsOf(instancePath: string): Segment[] {
+  if (instancePath === "") return [];
+  return instancePath
+    .slice(1)
+    .split("/")
+    .map((raw) => raw.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+function toIssue(kind: Kind, error: ErrorObject): SchemaIssue | undefined {
+  const segments = segmentsOf(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case "required":
+      return { path: fieldPath(SCHEMAS[kind], [...segments, String(params["missingProperty"])]), message: "Required value", class: "invalid" };
+    case "additionalProperties": {
+      const path = fieldPath(SCHEMAS[kind], [...segments, String(params["additionalProperty"])]);
+      return { path, message: `unknown field "${path}"`, class: "unknown" };
+    }
+    case "anyOf":
+      return undefined; // int-or-string: the branch "type" errors already explain it
+    default:
+      return valueIssue(fieldPath(SCHEMAS[kind], segments), error, params);
+  }
+}
+
+function quote(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+}
+
+function jsonType(value: unknown): string {
+  if (Array.isArray(value)) return "array";
+  if (value === null) return "null";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
+}
+
+type Describe = (ctx: { path: string; data: unknown; params: Record<string, unknown> }) => string;
+
+const limit = (p: Record<string, unknown>): string => String(p["limit"]);
+const inBody = (detail: (p: Record<string, unknown>) => string): Describe => ({ path, data, params }) =>
+  `Invalid value: ${quote(data)}: ${path} in body ${detail(params)}`;
+
+/** Apiserver wording per ajv keyword (k8s.io/apiextensions-apiserver validation messages). */
+const MESSAGES: Readonly<Record<string, Describe>> = {
+  enum: ({ data, params }) => `Unsupported value: ${quote(data)}: supported values: ${(params["allowedValues"] as unknown[]).map(quote).join(", ")}`,
+  pattern: inBody((p) => `should match '${String(p["pattern"])}'`),
+  format: ({ path, data, params }) => `Invalid value: ${quote(data)}: ${path} in body must be of type ${String(params["format"])}: ${quote(data)}`,
+  maxLength: ({ params }) => `Too long: may not be more than ${limit(params)} bytes`,
+  minLength: inBody((p) => `should be at least ${limit(p)} chars long`),
+  maxItems: ({ data, params }) => `Too many: ${sizeOf(data)}: must have at most ${limit(params)} items`,
+  maxProperties: ({ data, params }) => `Too many: ${sizeOf(data)}: must have at most ${limit(params)} items`,
+  minItems: ({ path, data, params }) => `Invalid value: ${sizeOf(data)}: ${path} in body should have at least ${limit(params)} items`,
+  minimum: inBody((p) => `should be greater than or equal to ${limit(p)}`),
+  maximum: inBody((p) => `should be less than or equal to ${limit(p)}`),
+};
+
+function valueIssue(path: string, error: ErrorObject, params: Record<string, unknown>): SchemaIssue | undefined {
+  const data: unknown = error.data;
+  if (error.keyword === "type") {
+    const actual = jsonType(data);
+    return { path, message: `Invalid value: "${actual}": ${path} in body must be of type ${String(params["type"])}: "${actual}"`, class: "type" };
+  }
+  if (error.keyword === "uniqueItems") return duplicateIssue(path, data, params);
+  const describe = MESSAGES[error.keyword];
+  const message = describe === undefined ? (error.message ?? `failed ${error.keyword}`) : describe({ path, data, params });
+  return { path, message, class: "invalid" };
+}
+
+function sizeOf(data: unknown): number {
+  if (Array.isArray(data)) return data.length;
+  return typeof data === "object" && data !== null ? Object.keys(data).length : 0;
+}
+
+function duplicateIssue(path: string, data: unknown, params: Record<string, unknown>): SchemaIssue {
+  const index = Math.max(Number(params["i"]), Number(params["j"]));
+  const value = Array.isArray(data) ? data[index] : undefined;
+  return { path: `${path}[${index}]`, message: `Duplicate value: ${quote(value)}`, class: "invalid" };
+}

@@ -1,0 +1,85 @@
+// The engine's public contract (Finding, Verdict, JsonPatchOp, EvaluateInput) and the internal Policy shape.
+import type { PolicyConfig } from "./config.ts";
+import type { Catalog } from "./domain/catalog/catalog.ts";
+
+export type { Catalog };
+
+
+export type Kind = "NodePool" | "EC2NodeClass" | "NodeClaim";
+export type Severity = "deny" | "warn";
+
+/**
+ * One problem found in an object. `path` is apiserver style ("spec.disruption.budgets[1].schedule");
+ * `policy` is "schema", "unknown-fields", "cel", "runtime", "strict" or a kerf policy id ("spot-diversity", ...).
+ */
+export interface Finding {
+  policy: string;
+  severity: Severity;
+  path: string;
+  message: string;
+}
+
+/** One RFC 6902 operation. */
+export interface JsonPatchOp {
+  op: "add" | "remove" | "replace" | "test" | "move" | "copy";
+  path: string;
+  value?: unknown;
+  from?: string;
+}
+
+/** What evaluate() needs besides the object: the catalog, the policy config and (CLI) the render's node classes. */
+export interface EvaluationContext {
+  catalog: Catalog;
+  config: PolicyConfig;
+  /** Names of EC2NodeClasses known in the same render (CLI); undefined in the webhook, which skips nodeclassref-resolves. */
+  nodeClassNames?: ReadonlySet<string>;
+}
+
+export interface EvaluateInput {
+  kind: Kind;
+  operation: "CREATE" | "UPDATE";
+  object: unknown;
+  oldObject?: unknown;
+  context: EvaluationContext;
+}
+
+export interface Verdict {
+  /** false iff some finding has severity "deny". */
+  allowed: boolean;
+  findings: Finding[];
+  /** The object with CRD (and kerf) defaults applied. */
+  defaulted: unknown;
+  /** RFC 6902 patch from object to defaulted; [] when nothing was defaulted. */
+  patch: JsonPatchOp[];
+}
+
+/** A finding as a rule reports it, before severity and exemptions are resolved. */
+export interface Issue {
+  path: string;
+  message: string;
+  /** Caps the severity at "warn" whatever the policy's configured severity (advisory sub-checks). */
+  advisory?: boolean;
+}
+
+/** Read-only view a policy gets: the defaulted object plus the evaluation context. */
+export interface PolicyInput {
+  kind: Kind;
+  operation: "CREATE" | "UPDATE";
+  /** The defaulted object (a plain JSON object; shape not yet guaranteed beyond schema validity). */
+  object: Record<string, unknown>;
+  oldObject: Record<string, unknown> | undefined;
+  context: EvaluationContext;
+}
+
+/** A named, configurable check. Policies with `fixed: true` (schema, cel) ignore the config's severity. */
+export interface Policy {
+  id: string;
+  kinds: readonly Kind[];
+  defaultSeverity: Severity;
+  description: string;
+  /** The apiserver enforces it: its severity cannot be lowered and it cannot be exempted. */
+  fixed?: boolean;
+  /** Only when the CLI passes the render's node classes. */
+  needsRender?: boolean;
+  check(input: PolicyInput): Issue[];
+}
