@@ -1,0 +1,124 @@
+/**
+ * The instance-type and offering model shared by admission checks and the scheduler: labels,
+ * capacity, allocatable, offerings (zone × capacity type with a price); compatibility with
+ * requirements, price ordering, truncation with minValues.
+ */
+import { AWS_ALLOWED_LABELS, Label, OFFERING_LABELS, type CapacityType } from "./labels.ts";
+import type { ResourceList } from "./quantity.ts";
+import { checkMinValues, Requirement, Requirements } from "./requirements.ts";
+
+/** Where and how an instance type can be bought, and for how much. */
+export interface Offering {
+  readonly zone: string;
+  readonly zoneId?: string | undefined;
+  readonly capacityType: CapacityType;
+  readonly pricePerHour: number;
+  readonly available: boolean;
+}
+
+/** One instance type as the scheduler sees it. */
+export interface InstanceType {
+  readonly name: string;
+  /** Every well-known label except the offering ones (zone, zone-id, capacity-type). */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly capacity: ResourceList;
+  readonly allocatable: ResourceList;
+  readonly offerings: readonly Offering[];
+}
+
+/** The ICE-cache key of an offering: `<capacityType>:<instanceType>:<zone>`. */
+export function offeringKey(capacityType: string, instanceType: string, zone: string): string {
+  return `${capacityType}:${instanceType}:${zone}`;
+}
+
+/** Whether an offering satisfies the zone, zone-id and capacity-type requirements. */
+export function offeringMatches(offering: Offering, requirements: Requirements): boolean {
+  const zone = requirements.get(Label.zone);
+  if (zone !== undefined && !zone.has(offering.zone)) return false;
+  const ct = requirements.get(Label.capacityType);
+  if (ct !== undefined && !ct.has(offering.capacityType)) return false;
+  const zoneId = requirements.get(Label.zoneId);
+  return zoneId === undefined || (offering.zoneId !== undefined && zoneId.has(offering.zoneId));
+}
+
+/** Available offerings that satisfy the requirements. */
+export function compatibleOfferings(type: InstanceType, requirements: Requirements): Offering[] {
+  return type.offerings.filter((o) => o.available && offeringMatches(o, requirements));
+}
+
+/** Undefined when the type's labels satisfy every non-offering requirement, else the reason. */
+export function labelsMismatch(type: InstanceType, requirements: Requirements): string | undefined {
+  for (const r of requirements) {
+    if (OFFERING_LABELS.has(r.key)) continue;
+    const value = type.labels[r.key];
+    if (value === undefined ? !r.allowsAbsent() : !r.has(value)) return r.toString();
+  }
+  return undefined;
+}
+
+/** Undefined when the type has a label match and an available compatible offering, else the reason. */
+export function incompatibility(type: InstanceType, requirements: Requirements): string | undefined {
+  const mismatch = labelsMismatch(type, requirements);
+  if (mismatch !== undefined) return `${type.name} does not satisfy ${mismatch}`;
+  return type.offerings.some((o) => o.available && offeringMatches(o, requirements)) ? undefined : `${type.name} has no available offering for the zone and capacity-type requirements`;
+}
+
+/** The cheapest available compatible offering, or undefined. */
+export function cheapestOffering(type: InstanceType, requirements: Requirements): Offering | undefined {
+  let best: Offering | undefined;
+  for (const o of type.offerings) {
+    if (!o.available || !offeringMatches(o, requirements)) continue;
+    if (best === undefined || o.pricePerHour < best.pricePerHour) best = o;
+  }
+  return best;
+}
+
+/** Types ordered by their cheapest compatible available offering, then by name (types without one last). */
+export function orderByPrice(types: readonly InstanceType[], requirements: Requirements): InstanceType[] {
+  const price = new Map(types.map((t) => [t, cheapestOffering(t, requirements)?.pricePerHour ?? Infinity]));
+  return [...types].sort((a, b) => (price.get(a) ?? 0) - (price.get(b) ?? 0) || a.name.localeCompare(b.name));
+}
+
+/** Whether `requests` fit within the type's allocatable (keys missing from allocatable count as zero). */
+export function fits(type: InstanceType, requests: ResourceList): boolean {
+  for (const [k, v] of Object.entries(requests)) if (v > 0 && v > (type.allocatable[k] ?? 0)) return false;
+  return true;
+}
+
+/** Result of truncation: the kept types, or the minValues requirement the kept types cannot meet. */
+export type TruncateResult =
+  | { readonly ok: true; readonly types: InstanceType[] }
+  | { readonly ok: false; readonly types: InstanceType[]; readonly reason: string };
+
+/** Orders by price and keeps the first `max`; minValues must hold on what is kept (Karpenter's Truncate). */
+export function truncate(types: readonly InstanceType[], requirements: Requirements, max: number): TruncateResult {
+  const kept = orderByPrice(types, requirements).slice(0, max);
+  const shortfall = checkMinValues(requirements, kept.map((t) => t.labels));
+  if (shortfall === undefined) return { ok: true, types: kept };
+  const reason = `minValues requirement is not met for label ${shortfall.key}: needs ${shortfall.needed} values, the instance types offer ${shortfall.found}`;
+  return { ok: false, types: kept, reason };
+}
+
+/** Whether the types span the requirements' minValues (undefined when satisfied, else the reason). */
+export function minValuesShortfall(types: readonly InstanceType[], requirements: Requirements): string | undefined {
+  const s = checkMinValues(requirements, types.map((t) => t.labels));
+  return s === undefined ? undefined : `minValues requirement is not met for label ${s.key}: needs ${s.needed} values, found ${s.found}`;
+}
+
+/** A type's requirements: `In` for each label and offering value; DoesNotExist for AWS labels it lacks. */
+export function instanceTypeRequirements(type: InstanceType): Requirements {
+  const reqs = Object.entries(type.labels).map(([k, v]) => Requirement.in(k, [v]));
+  const missing = [...AWS_ALLOWED_LABELS].filter((k) => type.labels[k] === undefined).map((k) => Requirement.in(k, []));
+  const zones = Requirement.in(Label.zone, type.offerings.filter((o) => o.available).map((o) => o.zone));
+  const cts = Requirement.in(Label.capacityType, type.offerings.filter((o) => o.available).map((o) => o.capacityType));
+  return new Requirements([...reqs, ...missing, zones, cts]);
+}
+
+/** Copies of the types with the given offerings (ICE-cache keys) marked unavailable. */
+export function withUnavailableOfferings(types: readonly InstanceType[], unavailable: ReadonlySet<string>): InstanceType[] {
+  if (unavailable.size === 0) return [...types];
+  return types.map((t) => ({
+    ...t,
+    offerings: t.offerings.map((o) => (unavailable.has(offeringKey(o.capacityType, t.name, o.zone)) ? { ...o, available: false } : o)),
+  }));
+}
