@@ -33,21 +33,21 @@ function launch(result: ReturnType<typeof planFleet>): FleetPlan {
   return result as FleetPlan;
 }
 
-describe("subnetPerZone", () => {
-  it("should pick the subnet with the most free IPs in each zone", () => {
+void describe("subnetPerZone", () => {
+  void it("should pick the subnet with the most free IPs in each zone", () => {
     const chosen = subnetPerZone(subnets);
     assert.equal(chosen.get("us-east-1a")?.id, "subnet-a2");
     assert.equal(chosen.get("us-east-1b")?.id, "subnet-b1");
   });
 
-  it("should break ties by subnet id so plans are stable", () => {
+  void it("should break ties by subnet id so plans are stable", () => {
     const chosen = subnetPerZone([{ id: "subnet-z", zone: "a", availableIpCount: 5 }, { id: "subnet-c", zone: "a", availableIpCount: 5 }]);
     assert.equal(chosen.get("a")?.id, "subnet-c");
   });
 });
 
-describe("planFleet", () => {
-  it("should prefer spot with price-capacity-optimized when spot is allowed and cheaper", () => {
+void describe("planFleet", () => {
+  void it("should prefer spot with price-capacity-optimized when spot is allowed and cheaper", () => {
     const plan = launch(planFleet({ instanceTypes: [m5, c5], requirements: new Requirements(), subnets }));
     assert.equal(plan.capacityType, "spot");
     assert.equal(plan.allocationStrategy, "price-capacity-optimized");
@@ -58,14 +58,14 @@ describe("planFleet", () => {
     ]);
   });
 
-  it("should use lowest-price on-demand when the claim allows only on-demand", () => {
+  void it("should use lowest-price on-demand when the claim allows only on-demand", () => {
     const plan = launch(planFleet({ instanceTypes: [m5, c5], requirements: reqs([{ key: Label.capacityType, operator: "In", values: ["on-demand"] }]), subnets }));
     assert.equal(plan.capacityType, "on-demand");
     assert.equal(plan.allocationStrategy, "lowest-price");
     assert.deepEqual(plan.overrides.map((o) => `${o.instanceType}/${o.zone}`), ["c5.large/us-east-1a", "c5.large/us-east-1b", "m5.large/us-east-1a", "m5.large/us-east-1b"]);
   });
 
-  it("should leave out offerings in the unavailable-offerings cache", () => {
+  void it("should leave out offerings in the unavailable-offerings cache", () => {
     const unavailable = new Set(["on-demand:c5.large:us-east-1a"]);
     const plan = launch(planFleet({ instanceTypes: [m5, c5], requirements: reqs([{ key: Label.capacityType, operator: "In", values: ["on-demand"] }]), subnets, unavailable }));
     assert.equal(plan.overrides[0]?.instanceType, "c5.large");
@@ -73,31 +73,31 @@ describe("planFleet", () => {
     assert.ok(!plan.overrides.some((o) => o.instanceType === "c5.large" && o.zone === "us-east-1a"));
   });
 
-  it("should restrict overrides to the claim's instance types and zones", () => {
+  void it("should restrict overrides to the claim's instance types and zones", () => {
     const requirements = reqs([{ key: Label.instanceType, operator: "In", values: ["m5.large"] }, { key: Label.zone, operator: "In", values: ["us-east-1a"] }, { key: Label.capacityType, operator: "In", values: ["on-demand"] }]);
     const plan = launch(planFleet({ instanceTypes: [m5, c5], requirements, subnets }));
     assert.deepEqual(plan.overrides, [{ instanceType: "m5.large", zone: "us-east-1a", subnetId: "subnet-a2", priority: 0.096 }]);
   });
 
-  it("should drop spot offerings dearer than the cheapest on-demand offering", () => {
+  void it("should drop spot offerings dearer than the cheapest on-demand offering", () => {
     const pricey = type("r5.large", [offer("us-east-1a", "spot", 0.2), offer("us-east-1a", "on-demand", 0.1)]);
     const plan = launch(planFleet({ instanceTypes: [pricey], requirements: new Requirements(), subnets }));
     assert.equal(plan.capacityType, "on-demand");
   });
 
-  it("should leave out exotic types unless nothing else fits", () => {
+  void it("should leave out exotic types unless nothing else fits", () => {
     const withGpu = launch(planFleet({ instanceTypes: [gpu, c5], requirements: reqs([{ key: Label.capacityType, operator: "In", values: ["on-demand"] }]), subnets }));
     assert.ok(!withGpu.overrides.some((o) => o.instanceType === "g4dn.xlarge"));
     const onlyGpu = launch(planFleet({ instanceTypes: [gpu], requirements: new Requirements(), subnets }));
     assert.equal(onlyGpu.overrides[0]?.instanceType, "g4dn.xlarge");
   });
 
-  it("should offer at most maxInstanceTypes types, the cheapest ones", () => {
+  void it("should offer at most maxInstanceTypes types, the cheapest ones", () => {
     const plan = launch(planFleet({ instanceTypes: [m5, c5], requirements: reqs([{ key: Label.capacityType, operator: "In", values: ["on-demand"] }]), subnets, maxInstanceTypes: 1 }));
     assert.deepEqual([...new Set(plan.overrides.map((o) => o.instanceType))], ["c5.large"]);
   });
 
-  it("should leave out types whose allocatable cannot hold the requests", () => {
+  void it("should leave out types whose allocatable cannot hold the requests", () => {
     const plan = planFleet({ instanceTypes: [m5], requirements: new Requirements(), subnets, requests: { cpu: 4000 } });
     assert.equal(plan.kind, "none");
   });
@@ -107,7 +107,7 @@ describe("planFleet", () => {
     { name: "no subnet lies in an offered zone", unavailable: [], subnetList: [{ id: "subnet-c", zone: "us-east-1c", availableIpCount: 9 }], reason: "no-subnet-in-zone" },
   ];
   for (const c of none) {
-    it(`should plan nothing when ${c.name}`, () => {
+    void it(`should plan nothing when ${c.name}`, () => {
       const result = planFleet({ instanceTypes: [m5], requirements: new Requirements(), subnets: c.subnetList, unavailable: new Set(c.unavailable) });
       assert.equal(result.kind, "none");
       assert.equal((result as { reason: string }).reason, c.reason);

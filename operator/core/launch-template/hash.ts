@@ -1,0 +1,30 @@
+/** A deterministic content hash (FNV-1a 64 over canonical JSON) for naming launch templates by content. */
+
+const OFFSET = 0xcbf29ce484222325n;
+const PRIME = 0x100000001b3n;
+const MASK = 0xffffffffffffffffn;
+
+/** JSON with object keys sorted at every level, so equal content always serialises the same way. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** FNV-1a 64 of the UTF-8 bytes of `text`, as an unsigned decimal string (the shape of Karpenter's hashes). */
+export function fnv64(text: string): string {
+  let hash = OFFSET;
+  for (const byte of new TextEncoder().encode(text)) {
+    hash ^= BigInt(byte);
+    hash = (hash * PRIME) & MASK;
+  }
+  return hash.toString(10);
+}
+
+/** The content hash of any JSON-like value. */
+export function contentHash(value: unknown): string {
+  return fnv64(canonicalJson(value));
+}

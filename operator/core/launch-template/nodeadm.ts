@@ -1,0 +1,42 @@
+/** AL2023 user data: a nodeadm NodeConfig (kubelet config, labels, taints) appended to the user's MIME parts. */
+import { stringify } from "yaml";
+import { labelFlag, mimeDocument, userParts, type BootstrapOptions } from "./bootstrap.ts";
+import type { NodeClassKubelet } from "./node-class.ts";
+
+const NODEADM_TYPE = "application/node.eks.aws";
+
+/** The kubelet config keys of EC2NodeClass spec.kubelet, copied as the KubeletConfiguration spells them. */
+const KUBELET_KEYS = [
+  "maxPods", "podsPerCore", "clusterDNS", "cpuCFSQuota", "evictionHard", "evictionSoft", "evictionSoftGracePeriod",
+  "evictionMaxPodGracePeriod", "imageGCHighThresholdPercent", "imageGCLowThresholdPercent", "kubeReserved", "systemReserved",
+] as const satisfies readonly (keyof NodeClassKubelet)[];
+
+function kubeletConfig(options: BootstrapOptions): Record<string, unknown> {
+  const config: Record<string, unknown> = {};
+  for (const key of KUBELET_KEYS) if (options.kubelet[key] !== undefined) config[key] = options.kubelet[key];
+  if (options.taints.length > 0) config["registerWithTaints"] = options.taints.map((t) => ({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect }));
+  return config;
+}
+
+function cluster(options: BootstrapOptions): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: options.clusterName, apiServerEndpoint: options.clusterEndpoint };
+  if (options.caBundle !== undefined) out["certificateAuthority"] = options.caBundle;
+  if (options.clusterCIDR !== undefined) out["cidr"] = options.clusterCIDR;
+  return out;
+}
+
+/** The NodeConfig document Karpenter's AL2023 family generates. */
+export function nodeConfig(options: BootstrapOptions): Record<string, unknown> {
+  const flags = Object.keys(options.labels).length > 0 ? [`--node-labels=${labelFlag(options.labels)}`] : [];
+  return {
+    apiVersion: "node.eks.aws/v1alpha1",
+    kind: "NodeConfig",
+    spec: { cluster: cluster(options), kubelet: { config: kubeletConfig(options), flags } },
+  };
+}
+
+/** AL2023 user data: the user's parts first (nodeadm merges later configs over earlier ones), then kerf's NodeConfig. */
+export function al2023UserData(options: BootstrapOptions): string {
+  const ours = { contentType: NODEADM_TYPE, body: stringify(nodeConfig(options), { sortMapEntries: true }) };
+  return mimeDocument([...userParts(options.customUserData, NODEADM_TYPE), ours]);
+}
