@@ -1,0 +1,162 @@
+/** OperatorConfig: Karpenter-compatible flags with environment fallbacks, validated once with ajv and frozen. The only file that reads process.env. */
+import { parseArgs } from "node:util";
+import { Ajv } from "ajv";
+import { parseDuration } from "../policies/domain/duration.ts";
+
+/** Every setting the operator reads; durations in milliseconds. */
+export interface OperatorConfig {
+  readonly clusterName: string;
+  readonly region: string;
+  readonly interruptionQueue: string;
+  readonly awsEndpoint: string;
+  readonly kubeconfig: string;
+  readonly batchMaxDurationMs: number;
+  readonly batchIdleDurationMs: number;
+  readonly metricsPort: number;
+  readonly healthProbePort: number;
+  readonly logLevel: "debug" | "info" | "warn" | "error";
+  readonly disableLeaderElection: boolean;
+  readonly leaderElectionName: string;
+  readonly leaderElectionNamespace: string;
+  readonly leaderElectionIdentity: string;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  readonly launchTimeoutMs: number;
+  readonly registrationTimeoutMs: number;
+  readonly featureGates: Readonly<Record<string, boolean>>;
+}
+
+/** A flag or environment value that fails validation; the message lists every problem. */
+export class ConfigError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(`reading operator configuration: ${message}`, options);
+    this.name = "ConfigError";
+  }
+}
+
+type Kind = "string" | "duration" | "port" | "boolean";
+interface FlagDef { readonly key: keyof OperatorConfig; readonly kind: Kind; readonly def: string; readonly usage: string }
+
+/** Flag name → definition; the env var is the upper snake case of the flag (Karpenter's convention). */
+const FLAGS: Readonly<Record<string, FlagDef>> = {
+  "cluster-name": { key: "clusterName", kind: "string", def: "", usage: "EKS cluster name (required); tags and discovery use it" },
+  "region": { key: "region", kind: "string", def: "", usage: "AWS region (falls back to AWS_REGION)" },
+  "interruption-queue": { key: "interruptionQueue", kind: "string", def: "", usage: "SQS queue for interruption events; empty disables interruption handling" },
+  "aws-endpoint": { key: "awsEndpoint", kind: "string", def: "", usage: "override the AWS API endpoint (tests: moto)" },
+  "kubeconfig": { key: "kubeconfig", kind: "string", def: "", usage: "kubeconfig path; empty means in-cluster or ~/.kube/config" },
+  "batch-max-duration": { key: "batchMaxDurationMs", kind: "duration", def: "10s", usage: "maximum length of a provisioning batch" },
+  "batch-idle-duration": { key: "batchIdleDurationMs", kind: "duration", def: "1s", usage: "a batch closes after this long without a new pod" },
+  "metrics-port": { key: "metricsPort", kind: "port", def: "8080", usage: "port of /metrics (0 picks a free port)" },
+  "health-probe-port": { key: "healthProbePort", kind: "port", def: "8081", usage: "port of /healthz and /readyz (0 picks a free port)" },
+  "log-level": { key: "logLevel", kind: "string", def: "info", usage: "debug, info, warn or error" },
+  "disable-leader-election": { key: "disableLeaderElection", kind: "boolean", def: "false", usage: "run controllers without a Lease" },
+  "leader-election-name": { key: "leaderElectionName", kind: "string", def: "karpenter-leader-election", usage: "name of the coordination.k8s.io Lease" },
+  "leader-election-namespace": { key: "leaderElectionNamespace", kind: "string", def: "", usage: "namespace of the Lease (default: POD_NAMESPACE, else kube-system)" },
+  "leader-election-identity": { key: "leaderElectionIdentity", kind: "string", def: "", usage: "holder identity (default: POD_NAME or hostname + pid)" },
+  "leader-election-lease-duration": { key: "leaseDurationMs", kind: "duration", def: "15s", usage: "how long a non-renewed Lease stays valid" },
+  "leader-election-renew-deadline": { key: "renewDeadlineMs", kind: "duration", def: "10s", usage: "the leader steps down when it cannot renew for this long" },
+  "leader-election-retry-period": { key: "retryPeriodMs", kind: "duration", def: "2s", usage: "interval between Lease acquire/renew attempts" },
+  "launch-timeout": { key: "launchTimeoutMs", kind: "duration", def: "5m", usage: "delete a NodeClaim that has not launched after this long" },
+  "registration-timeout": { key: "registrationTimeoutMs", kind: "duration", def: "15m", usage: "delete a launched NodeClaim whose Node has not registered after this long" },
+  "feature-gates": { key: "featureGates", kind: "string", def: "NodeRepair=false,ReservedCapacity=true,SpotToSpotConsolidation=false,NodeOverlay=false,StaticCapacity=false,CapacityBuffer=false", usage: "comma-separated Name=bool pairs" },
+};
+
+const schema = {
+  type: "object",
+  required: ["clusterName", "region"],
+  properties: {
+    clusterName: { type: "string", minLength: 1 },
+    region: { type: "string", pattern: "^[a-z]{2}(-[a-z]+)+-[0-9]+$" },
+    awsEndpoint: { type: "string", pattern: "^(https?://.+)?$" },
+    batchMaxDurationMs: { type: "number", exclusiveMinimum: 0 },
+    batchIdleDurationMs: { type: "number", exclusiveMinimum: 0 },
+    logLevel: { enum: ["debug", "info", "warn", "error"] },
+    leaderElectionName: { type: "string", minLength: 1 },
+    leaseDurationMs: { type: "number", minimum: 1000 },
+    renewDeadlineMs: { type: "number", minimum: 500 },
+    retryPeriodMs: { type: "number", minimum: 100 },
+    launchTimeoutMs: { type: "number", exclusiveMinimum: 0 },
+    registrationTimeoutMs: { type: "number", exclusiveMinimum: 0 },
+  },
+} as const;
+
+const validate = new Ajv({ allErrors: true }).compile(schema);
+
+function envName(flag: string): string {
+  return flag.toUpperCase().replaceAll("-", "_");
+}
+
+function parseGates(raw: string): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const pair of raw.split(",").filter((p) => p.trim() !== "")) {
+    const [name, value] = pair.split("=");
+    if (name === undefined || (value !== "true" && value !== "false")) throw new ConfigError(`--feature-gates: "${pair}" is not Name=true|false`);
+    out[name.trim()] = value === "true";
+  }
+  return out;
+}
+
+function convert(flag: string, def: FlagDef, raw: string): unknown {
+  if (def.key === "featureGates") return parseGates(raw);
+  if (def.kind === "boolean") return raw === "true" || raw === "";
+  if (def.kind === "port") {
+    const port = Number(raw);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--${flag}: "${raw}" is not a port`);
+    return port;
+  }
+  if (def.kind === "duration") {
+    try {
+      const ms = parseDuration(raw);
+      if (typeof ms !== "number") throw new ConfigError(`--${flag}: "Never" is not allowed`);
+      return ms;
+    } catch (error) {
+      throw new ConfigError(`--${flag}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  return raw;
+}
+
+/** Where the raw values come from; main passes process.argv/process.env, tests pass literals. */
+export interface ConfigSources {
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly hostname?: string;
+  readonly pid?: number;
+}
+
+function applyFallbacks(out: Record<string, unknown>, src: ConfigSources): void {
+  if (out["region"] === "") out["region"] = src.env["AWS_REGION"] ?? src.env["AWS_DEFAULT_REGION"] ?? "";
+  if (out["awsEndpoint"] === "") out["awsEndpoint"] = src.env["AWS_ENDPOINT_URL"] ?? "";
+  if (out["kubeconfig"] === "") out["kubeconfig"] = src.env["KUBECONFIG"] ?? "";
+  if (out["leaderElectionNamespace"] === "") out["leaderElectionNamespace"] = src.env["POD_NAMESPACE"] ?? src.env["SYSTEM_NAMESPACE"] ?? "kube-system";
+  if (out["leaderElectionIdentity"] === "") out["leaderElectionIdentity"] = src.env["POD_NAME"] ?? `${src.hostname ?? "kerf"}_${src.pid ?? 0}`;
+}
+
+/** Reads flags (then env vars, then defaults), validates and freezes; throws ConfigError listing every problem. */
+export function loadConfig(src: ConfigSources): OperatorConfig {
+  const options = Object.fromEntries(Object.entries(FLAGS).map(([flag, def]) => [flag, { type: def.kind === "boolean" ? "boolean" : "string" } as const]));
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: [...src.argv], options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+  } catch (error) {
+    throw new ConfigError((error as Error).message, { cause: error });
+  }
+  const out: Record<string, unknown> = {};
+  for (const [flag, def] of Object.entries(FLAGS)) {
+    const given = values[flag];
+    const raw = given === undefined ? (src.env[envName(flag)] ?? def.def) : String(given);
+    out[def.key] = convert(flag, def, raw);
+  }
+  applyFallbacks(out, src);
+  if (!validate(out)) {
+    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}`);
+    throw new ConfigError(problems.join("; "));
+  }
+  return Object.freeze({ ...out, featureGates: Object.freeze(out["featureGates"]) }) as unknown as OperatorConfig;
+}
+
+/** One usage line per flag, for `kerf operator --help`. */
+export function usage(): string {
+  return Object.entries(FLAGS).map(([flag, def]) => `  --${flag.padEnd(34)} ${def.usage} (env ${envName(flag)}, default "${def.def}")`).join("\n");
+}

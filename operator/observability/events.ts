@@ -1,0 +1,91 @@
+/** Kubernetes Events users must see: one constructor per reason (karpenter-behaviour.md §9); the kube adapter writes them. */
+
+/** The object an Event is about. */
+export interface InvolvedObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+  readonly uid?: string;
+}
+
+/** An Event to publish; `dedupeKey` suppresses repeats within the recorder's window. */
+export interface OperatorEvent {
+  readonly involved: InvolvedObject;
+  readonly type: "Normal" | "Warning";
+  readonly reason: string;
+  readonly message: string;
+  readonly dedupeKey?: string;
+}
+
+interface Meta { readonly metadata?: { readonly name?: string | undefined; readonly namespace?: string | undefined; readonly uid?: string | undefined } }
+
+function ref(apiVersion: string, kind: string, obj: Meta): InvolvedObject {
+  const m = obj.metadata ?? {};
+  return { apiVersion, kind, name: m.name ?? "", ...(m.namespace === undefined ? {} : { namespace: m.namespace }), ...(m.uid === undefined ? {} : { uid: m.uid }) };
+}
+
+const nodeClaimRef = (nc: Meta): InvolvedObject => ref("karpenter.sh/v1", "NodeClaim", nc);
+const nodeRef = (node: Meta): InvolvedObject => ref("v1", "Node", node);
+const podRef = (pod: Meta): InvolvedObject => ref("v1", "Pod", pod);
+const nodePoolRef = (np: Meta): InvolvedObject => ref("karpenter.sh/v1", "NodePool", np);
+
+/** The pod will run on a NodeClaim or Node the provisioner chose. */
+export function nominated(pod: Meta, target: string): OperatorEvent {
+  return { involved: podRef(pod), type: "Normal", reason: "Nominated", message: `Pod should schedule on: ${target}` };
+}
+
+/** The provisioner could not place the pod. */
+export function failedScheduling(pod: Meta, error: string): OperatorEvent {
+  return { involved: podRef(pod), type: "Warning", reason: "FailedScheduling", message: `Failed to schedule pod, ${error}`, dedupeKey: error };
+}
+
+/** No instance type satisfies a NodePool's requirements. */
+export function noCompatibleInstanceTypes(nodePool: Meta): OperatorEvent {
+  return { involved: nodePoolRef(nodePool), type: "Warning", reason: "NoCompatibleInstanceTypes", message: "NodePool requirements filtered out all compatible available instance types" };
+}
+
+/** The launch hit insufficient capacity; the NodeClaim is deleted and the pods retried. */
+export function insufficientCapacity(nc: Meta, error: string): OperatorEvent {
+  return { involved: nodeClaimRef(nc), type: "Warning", reason: "InsufficientCapacityError", message: `NodeClaim ${nc.metadata?.name ?? ""} event: ${error}` };
+}
+
+/** The EC2NodeClass is not ready, so the NodeClaim cannot launch. */
+export function nodeClassNotReady(nc: Meta, error: string): OperatorEvent {
+  return { involved: nodeClaimRef(nc), type: "Warning", reason: "NodeClassNotReady", message: `NodeClaim ${nc.metadata?.name ?? ""} event: ${error}` };
+}
+
+/** A Node registered without the karpenter.sh/unregistered taint. */
+export function unregisteredTaintMissing(nc: Meta): OperatorEvent {
+  return { involved: nodeClaimRef(nc), type: "Warning", reason: "UnregisteredTaintMissing", message: "Node registered without the karpenter.sh/unregistered:NoExecute taint" };
+}
+
+/** The NodeClaim is being disrupted for `reason` (launch_timeout, registration_timeout, …). */
+export function disrupted(nc: Meta, reason: string): OperatorEvent {
+  return { involved: nodeClaimRef(nc), type: "Normal", reason: "Disrupted", message: `Disrupting NodeClaim: ${reason}` };
+}
+
+/** A pod was evicted while draining a node. */
+export function evicted(pod: Meta): OperatorEvent {
+  return { involved: podRef(pod), type: "Normal", reason: "Evicted", message: "Evicted pod: Draining node" };
+}
+
+/** Draining is blocked (PDB, do-not-disrupt). */
+export function failedDraining(node: Meta, why: string): OperatorEvent {
+  return { involved: nodeRef(node), type: "Warning", reason: "FailedDraining", message: `Failed to drain node, ${why}`, dedupeKey: why };
+}
+
+/** Pods will be deleted when the node's terminationGracePeriod expires. */
+export function terminationGracePeriodExpiring(node: Meta, deadline: string): OperatorEvent {
+  return { involved: nodeRef(node), type: "Warning", reason: "TerminationGracePeriodExpiring", message: `All pods will be deleted by ${deadline}` };
+}
+
+/** The instance could not be terminated. */
+export function failedTermination(nc: Meta, error: string): OperatorEvent {
+  return { involved: nodeClaimRef(nc), type: "Warning", reason: "FailedTermination", message: `Failed to terminate NodeClaim, ${error}`, dedupeKey: error };
+}
+
+/** Writes Events; implemented by the kube adapter (adapters/kube/event-recorder.ts). */
+export interface EventRecorder {
+  publish(event: OperatorEvent): void;
+}

@@ -1,0 +1,43 @@
+/** Every Prometheus metric the operator exports, under Karpenter's names (karpenter-behaviour.md §8), in one place. */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+function metrics(registry: Registry) {
+  const r = [registry];
+  return {
+    registry,
+    nodeClaimsCreated: new Counter({ name: "karpenter_nodeclaims_created_total", help: "Number of nodeclaims created in total by Karpenter.", labelNames: ["reason", "nodepool", "capacity_type"], registers: r }),
+    nodeClaimsTerminated: new Counter({ name: "karpenter_nodeclaims_terminated_total", help: "Number of nodeclaims terminated in total by Karpenter.", labelNames: ["nodepool", "capacity_type"], registers: r }),
+    nodeClaimsDisrupted: new Counter({ name: "karpenter_nodeclaims_disrupted_total", help: "Number of nodeclaims disrupted in total by Karpenter.", labelNames: ["reason", "nodepool", "capacity_type"], registers: r }),
+    instanceTerminationDuration: new Histogram({ name: "karpenter_nodeclaims_instance_termination_duration_seconds", help: "Duration of CloudProvider Instance termination in seconds.", labelNames: ["nodepool"], buckets: durationBuckets, registers: r }),
+    nodesCreated: new Counter({ name: "karpenter_nodes_created_total", help: "Number of nodes created in total by Karpenter.", labelNames: ["nodepool"], registers: r }),
+    nodesTerminated: new Counter({ name: "karpenter_nodes_terminated_total", help: "Number of nodes terminated in total by Karpenter.", labelNames: ["nodepool"], registers: r }),
+    nodesTerminationDuration: new Histogram({ name: "karpenter_nodes_termination_duration_seconds", help: "The time taken between a node's deletion request and the removal of its finalizer.", labelNames: ["nodepool"], buckets: durationBuckets, registers: r }),
+    nodesDrained: new Counter({ name: "karpenter_nodes_drained_total", help: "The total number of nodes drained by Karpenter.", labelNames: ["nodepool"], registers: r }),
+    podsDrained: new Counter({ name: "karpenter_pods_drained_total", help: "Number of pods drained during node termination.", labelNames: ["reason"], registers: r }),
+    podsEvictionRequests: new Counter({ name: "karpenter_pods_eviction_requests_total", help: "The number of eviction requests, by response code.", labelNames: ["code"], registers: r }),
+    clusterStateSynced: new Gauge({ name: "karpenter_cluster_state_synced", help: "1 when the cluster state is synced with the apiserver, else 0.", registers: r }),
+    clusterStateNodeCount: new Gauge({ name: "karpenter_cluster_state_node_count", help: "Current count of nodes in cluster state.", registers: r }),
+    clusterStateUnsyncedTime: new Gauge({ name: "karpenter_cluster_state_unsynced_time_seconds", help: "Seconds the cluster state has been unsynced.", registers: r }),
+    nodePoolUsage: new Gauge({ name: "karpenter_nodepools_usage", help: "The amount of resources used by the nodepool.", labelNames: ["nodepool", "resource_type"], registers: r }),
+    nodePoolLimit: new Gauge({ name: "karpenter_nodepools_limit", help: "Limits specified on the nodepool.", labelNames: ["nodepool", "resource_type"], registers: r }),
+    cloudProviderDuration: new Histogram({ name: "karpenter_cloudprovider_duration_seconds", help: "Duration of cloud provider method calls.", labelNames: ["controller", "method", "provider", "error"], buckets: durationBuckets, registers: r }),
+    cloudProviderErrors: new Counter({ name: "karpenter_cloudprovider_errors_total", help: "Total number of errors returned from CloudProvider calls.", labelNames: ["controller", "method", "provider", "error"], registers: r }),
+    reconcileTotal: new Counter({ name: "controller_runtime_reconcile_total", help: "Total number of reconciliations per controller.", labelNames: ["controller", "result"], registers: r }),
+    reconcileDuration: new Histogram({ name: "controller_runtime_reconcile_time_seconds", help: "Length of time per reconciliation per controller.", labelNames: ["controller"], buckets: durationBuckets, registers: r }),
+    workqueueDepth: new Gauge({ name: "workqueue_depth", help: "Current depth of workqueue.", labelNames: ["name"], registers: r }),
+    leaderElectionMaster: new Gauge({ name: "leader_election_master_status", help: "1 when this replica holds the Lease, else 0.", labelNames: ["name"], registers: r }),
+    buildInfo: new Gauge({ name: "karpenter_build_info", help: "kerf build information.", labelNames: ["version", "goversion", "commit"], registers: r }),
+  };
+}
+
+/** The operator's metric handles; pass this object to whoever records. */
+export type Metrics = ReturnType<typeof metrics>;
+
+/** Creates a fresh registry (process metrics optional) with every metric defined. */
+export function createMetrics(options: { processMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.processMetrics === true) collectDefaultMetrics({ register: registry });
+  return metrics(registry);
+}
