@@ -1,2 +1,3 @@
 /** Imports every subcommand module so each registers itself; add new commands here. */
 import "./check.ts";
+import "./webhook.ts";
