@@ -125,12 +125,17 @@ export interface ConfigSources {
   readonly pid?: number;
 }
 
+function fallback(out: Record<string, unknown>, key: keyof OperatorConfig, ...candidates: (string | undefined)[]): void {
+  if (out[key] === "") out[key] = candidates.find((c) => c !== undefined && c !== "") ?? "";
+}
+
 function applyFallbacks(out: Record<string, unknown>, src: ConfigSources): void {
-  if (out["region"] === "") out["region"] = src.env["AWS_REGION"] ?? src.env["AWS_DEFAULT_REGION"] ?? "";
-  if (out["awsEndpoint"] === "") out["awsEndpoint"] = src.env["AWS_ENDPOINT_URL"] ?? "";
-  if (out["kubeconfig"] === "") out["kubeconfig"] = src.env["KUBECONFIG"] ?? "";
-  if (out["leaderElectionNamespace"] === "") out["leaderElectionNamespace"] = src.env["POD_NAMESPACE"] ?? src.env["SYSTEM_NAMESPACE"] ?? "kube-system";
-  if (out["leaderElectionIdentity"] === "") out["leaderElectionIdentity"] = src.env["POD_NAME"] ?? `${src.hostname ?? "kerf"}_${src.pid ?? 0}`;
+  const env = src.env;
+  fallback(out, "region", env["AWS_REGION"], env["AWS_DEFAULT_REGION"]);
+  fallback(out, "awsEndpoint", env["AWS_ENDPOINT_URL"]);
+  fallback(out, "kubeconfig", env["KUBECONFIG"]);
+  fallback(out, "leaderElectionNamespace", env["POD_NAMESPACE"], env["SYSTEM_NAMESPACE"], "kube-system");
+  fallback(out, "leaderElectionIdentity", env["POD_NAME"], `${src.hostname ?? "kerf"}_${src.pid ?? 0}`);
 }
 
 /** Reads flags (then env vars, then defaults), validates and freezes; throws ConfigError listing every problem. */

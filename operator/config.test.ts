@@ -1,0 +1,53 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { ConfigError, loadConfig, usage } from "./config.ts";
+
+const base = { CLUSTER_NAME: "demo", AWS_REGION: "us-east-1" };
+
+void describe("operator configuration", () => {
+  void it("should apply Karpenter's defaults when only the cluster and region are given", () => {
+    const cfg = loadConfig({ argv: [], env: base, hostname: "h", pid: 7 });
+    assert.equal(cfg.batchMaxDurationMs, 10_000);
+    assert.equal(cfg.batchIdleDurationMs, 1_000);
+    assert.equal(cfg.leaderElectionName, "karpenter-leader-election");
+    assert.equal(cfg.leaseDurationMs, 15_000);
+    assert.equal(cfg.renewDeadlineMs, 10_000);
+    assert.equal(cfg.retryPeriodMs, 2_000);
+    assert.equal(cfg.launchTimeoutMs, 300_000);
+    assert.equal(cfg.registrationTimeoutMs, 900_000);
+    assert.equal(cfg.leaderElectionNamespace, "kube-system");
+    assert.equal(cfg.leaderElectionIdentity, "h_7");
+    assert.equal(cfg.featureGates["SpotToSpotConsolidation"], false);
+    assert.equal(Object.isFrozen(cfg), true);
+  });
+
+  void it("should let a flag win over its environment variable", () => {
+    const cfg = loadConfig({ argv: ["--batch-idle-duration", "500ms", "--cluster-name=flagged"], env: { ...base, BATCH_IDLE_DURATION: "3s" } });
+    assert.equal(cfg.batchIdleDurationMs, 500);
+    assert.equal(cfg.clusterName, "flagged");
+  });
+
+  void it("should read every flag from its upper-snake-case environment variable", () => {
+    const cfg = loadConfig({ argv: [], env: { ...base, INTERRUPTION_QUEUE: "q", AWS_ENDPOINT_URL: "http://127.0.0.1:5000", DISABLE_LEADER_ELECTION: "true", POD_NAMESPACE: "karpenter" } });
+    assert.equal(cfg.interruptionQueue, "q");
+    assert.equal(cfg.awsEndpoint, "http://127.0.0.1:5000");
+    assert.equal(cfg.disableLeaderElection, true);
+    assert.equal(cfg.leaderElectionNamespace, "karpenter");
+  });
+
+  const bad: { name: string; argv: string[]; env: Record<string, string>; message: RegExp }[] = [
+    { name: "a missing cluster name", argv: [], env: { AWS_REGION: "us-east-1" }, message: /clusterName/ },
+    { name: "a malformed region", argv: ["--region", "mars"], env: { CLUSTER_NAME: "c" }, message: /region/ },
+    { name: "a bad duration", argv: ["--batch-max-duration", "10 s"], env: base, message: /--batch-max-duration/ },
+    { name: "an unknown flag", argv: ["--nope"], env: base, message: /nope/ },
+    { name: "a bad feature gate", argv: ["--feature-gates", "NodeRepair=yes"], env: base, message: /feature-gates/ },
+    { name: "a port out of range", argv: ["--metrics-port", "70000"], env: base, message: /metrics-port/ },
+  ];
+  for (const c of bad) {
+    void it(`should reject ${c.name}`, () => assert.throws(() => loadConfig({ argv: c.argv, env: c.env }), (e: Error) => e instanceof ConfigError && c.message.test(e.message)));
+  }
+
+  void it("should document every flag with its environment variable", () => {
+    assert.match(usage(), /--interruption-queue .*env INTERRUPTION_QUEUE/);
+  });
+});
