@@ -13,7 +13,8 @@ const [major, minor] = process.versions.node.split(".").map(Number);
 const modern = major > 22 || (major === 22 && minor >= 19);
 
 if (!existsSync(path.join(root, "node_modules", "yaml"))) {
-  // A fresh clone: install the pinned dependencies once, quietly, before the first run.
+  // A fresh clone: install the pinned dependencies once, before the first run.
+  process.stderr.write("kerf: first run in this checkout, installing dependencies (npm ci)...\n");
   const npm = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
   if (npm.status !== 0) {
     process.stderr.write("kerf: installing dependencies with `npm ci` failed; run it in " + root + "\n");
