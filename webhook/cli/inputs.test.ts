@@ -24,6 +24,16 @@ void describe("kerf check inputs", () => {
     assert.deepEqual(files.map((f) => path.relative(dir, f)), ["a.yml", "b.yaml", path.join("nested", "c.json"), path.join("nested", "deeper", "d.YAML")]);
   });
 
+  void it("skips what the walked directory's .kerfignore lists, but not a path named explicitly", async () => {
+    writeFileSync(path.join(dir, ".kerfignore"), "# broken on purpose\nnested/deeper/\nb.yaml\n");
+    try {
+      assert.deepEqual((await expandPaths([dir])).map((f) => path.relative(dir, f)), ["a.yml", path.join("nested", "c.json")]);
+      assert.equal((await expandPaths([path.join(dir, "nested", "deeper")])).length, 1);
+    } finally {
+      rmSync(path.join(dir, ".kerfignore"));
+    }
+  });
+
   void it("reads an explicitly named file whatever its extension", async () => {
     const objects = await readInputs([path.join(dir, "nested", "notes.txt")], async () => "");
     assert.equal(objects.length, 1);

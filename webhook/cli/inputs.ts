@@ -34,7 +34,22 @@ export async function expandPaths(paths: readonly string[]): Promise<string[]> {
   return [...new Set(files)];
 }
 
+/** File listing paths (relative, `/`-separated; a trailing `/` means a directory) a directory walk skips. */
+export const IGNORE_FILE = ".kerfignore";
+
+async function ignoredUnder(dir: string): Promise<(relative: string) => boolean> {
+  let text: string;
+  try {
+    text = await readFile(path.join(dir, IGNORE_FILE), "utf8");
+  } catch {
+    return () => false;
+  }
+  const entries = text.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#")).map((l) => l.replace(/^\.\//, ""));
+  return (relative) => entries.some((e) => (e.endsWith("/") ? `${relative}/`.startsWith(e) : relative === e || relative.startsWith(`${e}/`)));
+}
+
 async function manifestFilesUnder(dir: string): Promise<string[]> {
+  const ignored = await ignoredUnder(dir);
   let entries;
   try {
     entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -44,6 +59,7 @@ async function manifestFilesUnder(dir: string): Promise<string[]> {
   return entries
     .filter((e) => e.isFile() && manifestExtensions.has(path.extname(e.name).toLowerCase()))
     .map((e) => path.join(e.parentPath, e.name))
+    .filter((file) => !ignored(path.relative(dir, file).split(path.sep).join("/")))
     .sort();
 }
 
