@@ -1,11 +1,28 @@
-// The list of every policy by kind: the one place to read what kerf checks.
+// The list of every policy by kind: the one place to read what kerf checks (schema findings come from schema.ts first).
 import { EC2NODECLASS_CEL_POLICY } from "./ec2nodeclass/parity.ts";
+import { EBS_ENCRYPTED_POLICY, IMDSV2_POLICY } from "./ec2nodeclass/security.ts";
+import { EC2NODECLASS_STRICT_POLICY } from "./ec2nodeclass/strict.ts";
 import { NODECLAIM_CEL_POLICY } from "./nodeclaim/parity.ts";
+import { BUDGET_SCHEDULE_POLICY } from "./nodepool/budgets.ts";
+import { NODECLASSREF_POLICY } from "./nodepool/nodeclassref.ts";
 import { NODEPOOL_CEL_POLICY } from "./nodepool/parity.ts";
+import { NODEPOOL_RUNTIME_POLICY } from "./nodepool/runtime.ts";
+import { NODEPOOL_STRICT_POLICY } from "./nodepool/strict.ts";
 import type { Kind, Policy } from "./types.ts";
 
-/** All policies in evaluation order (schema findings come from schema.ts before these run). */
-export const POLICIES: readonly Policy[] = [NODEPOOL_CEL_POLICY, NODECLAIM_CEL_POLICY, EC2NODECLASS_CEL_POLICY];
+/** All policies in evaluation order: parity (cel), runtime equivalents, strict gaps, then kerf policies. */
+export const POLICIES: readonly Policy[] = [
+  NODEPOOL_CEL_POLICY,
+  NODECLAIM_CEL_POLICY,
+  EC2NODECLASS_CEL_POLICY,
+  NODEPOOL_RUNTIME_POLICY,
+  NODEPOOL_STRICT_POLICY,
+  EC2NODECLASS_STRICT_POLICY,
+  BUDGET_SCHEDULE_POLICY,
+  NODECLASSREF_POLICY,
+  IMDSV2_POLICY,
+  EBS_ENCRYPTED_POLICY,
+];
 
 const byKind = new Map<Kind, Policy[]>();
 for (const policy of POLICIES) {
