@@ -1,0 +1,131 @@
+/** Converts a Kubernetes Pod (or pod template) object, as read from YAML or the API, into a SimPod (pure). */
+import { addResources, maxResources, parseResourceList, type ResourceList } from "../../../policies/domain/quantity.ts";
+import type { NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
+import type { Toleration } from "../../../policies/domain/taints.ts";
+import type { HostPort, LabelSelector, PodAffinityTerm, PreferredNodeTerm, SimPod, SpreadConstraint, WeightedPodAffinityTerm } from "./types.ts";
+
+type Obj = Readonly<Record<string, unknown>>;
+
+function obj(value: unknown): Obj {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Obj) : {};
+}
+
+function list(value: unknown): Obj[] {
+  return Array.isArray(value) ? value.map(obj) : [];
+}
+
+function strings(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(obj(value))) out[k] = String(v);
+  return out;
+}
+
+function requestsOf(container: Obj): ResourceList {
+  return parseResourceList(obj(obj(container["resources"])["requests"]));
+}
+
+/**
+ * Pod requests as kube's `resourcehelper.PodRequests`: max(sum of containers + sidecars, each
+ * init container + the sidecars started before it) plus `spec.overhead`, plus one pod slot.
+ */
+export function podRequests(spec: Obj): ResourceList {
+  let sidecars: ResourceList = {};
+  let initMax: ResourceList = {};
+  for (const init of list(spec["initContainers"])) {
+    const r = requestsOf(init);
+    if (init["restartPolicy"] === "Always") {
+      sidecars = addResources(sidecars, r);
+      initMax = maxResources(initMax, sidecars);
+    } else {
+      initMax = maxResources(initMax, addResources(sidecars, r));
+    }
+  }
+  const containers = addResources(...list(spec["containers"]).map(requestsOf), sidecars);
+  return addResources(maxResources(containers, initMax), parseResourceList(obj(spec["overhead"])), { pods: 1 });
+}
+
+function selectorRequirements(term: Obj): NodeSelectorRequirement[] {
+  return list(term["matchExpressions"]).map((e) => ({
+    key: String(e["key"]), operator: String(e["operator"]),
+    values: Array.isArray(e["values"]) ? e["values"].map(String) : [],
+  }));
+}
+
+function labelSelector(value: unknown): LabelSelector {
+  const s = obj(value);
+  return { matchLabels: strings(s["matchLabels"]), matchExpressions: selectorRequirements(s) };
+}
+
+function affinityTerm(term: Obj, namespace: string): PodAffinityTerm {
+  const namespaces = Array.isArray(term["namespaces"]) && term["namespaces"].length > 0 ? term["namespaces"].map(String) : [namespace];
+  return { selector: labelSelector(term["labelSelector"]), namespaces, topologyKey: String(term["topologyKey"] ?? "") };
+}
+
+function weighted(value: unknown, namespace: string): WeightedPodAffinityTerm[] {
+  return list(value).map((w) => ({ weight: Number(w["weight"] ?? 0), term: affinityTerm(obj(w["podAffinityTerm"]), namespace) }));
+}
+
+function spreadConstraints(value: unknown): SpreadConstraint[] {
+  return list(value).map((c) => ({
+    maxSkew: Number(c["maxSkew"] ?? 1), topologyKey: String(c["topologyKey"] ?? ""),
+    whenUnsatisfiable: c["whenUnsatisfiable"] === "ScheduleAnyway" ? "ScheduleAnyway" : "DoNotSchedule",
+    selector: labelSelector(c["labelSelector"]),
+    ...(typeof c["minDomains"] === "number" ? { minDomains: c["minDomains"] } : {}),
+  }));
+}
+
+function hostPorts(spec: Obj): HostPort[] {
+  const containers = [...list(spec["containers"]), ...list(spec["initContainers"]).filter((c) => c["restartPolicy"] === "Always")];
+  return containers.flatMap((c) => list(c["ports"])).filter((p) => typeof p["hostPort"] === "number" && p["hostPort"] > 0)
+    .map((p) => ({ hostIP: String(p["hostIP"] ?? "0.0.0.0"), port: Number(p["hostPort"]), protocol: String(p["protocol"] ?? "TCP") }));
+}
+
+function nodeAffinity(affinity: Obj): { required: NodeSelectorRequirement[][]; preferred: PreferredNodeTerm[] } {
+  const node = obj(affinity["nodeAffinity"]);
+  const required = list(obj(node["requiredDuringSchedulingIgnoredDuringExecution"])["nodeSelectorTerms"]).map(selectorRequirements);
+  const preferred = list(node["preferredDuringSchedulingIgnoredDuringExecution"])
+    .map((p) => ({ weight: Number(p["weight"] ?? 0), requirements: selectorRequirements(obj(p["preference"])) }));
+  return { required, preferred };
+}
+
+/** Identity of a pod built from a template (Deployment replica, DaemonSet pod). */
+export interface PodIdentity {
+  readonly name: string;
+  readonly namespace: string;
+  readonly uid: string;
+  readonly creationOrder?: number;
+}
+
+/** Builds a SimPod from a pod `metadata` + `spec` pair; throws QuantityError on a bad request quantity. */
+export function simPodFromSpec(metadata: unknown, podSpec: unknown, identity: PodIdentity): SimPod {
+  const spec = obj(podSpec);
+  const affinity = obj(spec["affinity"]);
+  const ns = identity.namespace;
+  const { required, preferred } = nodeAffinity(affinity);
+  const podAffinity = obj(affinity["podAffinity"]);
+  const podAnti = obj(affinity["podAntiAffinity"]);
+  return {
+    uid: identity.uid, name: identity.name, namespace: ns,
+    labels: strings(obj(metadata)["labels"]),
+    requests: podRequests(spec),
+    nodeSelector: strings(spec["nodeSelector"]),
+    requiredTerms: required, preferredTerms: preferred,
+    tolerations: list(spec["tolerations"]) as Toleration[],
+    spread: spreadConstraints(spec["topologySpreadConstraints"]),
+    affinity: list(podAffinity["requiredDuringSchedulingIgnoredDuringExecution"]).map((t) => affinityTerm(t, ns)),
+    antiAffinity: list(podAnti["requiredDuringSchedulingIgnoredDuringExecution"]).map((t) => affinityTerm(t, ns)),
+    preferredAffinity: weighted(podAffinity["preferredDuringSchedulingIgnoredDuringExecution"], ns),
+    preferredAntiAffinity: weighted(podAnti["preferredDuringSchedulingIgnoredDuringExecution"], ns),
+    hostPorts: hostPorts(spec),
+    ...(identity.creationOrder === undefined ? {} : { creationOrder: identity.creationOrder }),
+  };
+}
+
+/** Builds a SimPod from a whole Pod object. */
+export function simPodFromPod(pod: unknown, creationOrder?: number): SimPod {
+  const metadata = obj(obj(pod)["metadata"]);
+  const name = String(metadata["name"] ?? "pod");
+  const namespace = String(metadata["namespace"] ?? "default");
+  const uid = String(metadata["uid"] ?? `${namespace}/${name}`);
+  return simPodFromSpec(metadata, obj(pod)["spec"], { name, namespace, uid, ...(creationOrder === undefined ? {} : { creationOrder }) });
+}

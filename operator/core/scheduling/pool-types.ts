@@ -1,0 +1,163 @@
+/**
+ * One NodePool's instance types, indexed for the solver: types compatible with the pool, their
+ * allocatable net of DaemonSet overhead as vectors, and bitset indexes by label value and offering
+ * so "which types satisfy these requirements" is a few bitwise ORs/ANDs, cached per requirement set.
+ */
+import { cheapestOffering, labelsMismatch, type InstanceType } from "../../../policies/domain/instance-types.ts";
+import { Label, OFFERING_LABELS, WELL_KNOWN_LABELS } from "../../../policies/domain/labels.ts";
+import { Requirement, Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
+import { untoleratedTaint } from "../../../policies/domain/taints.ts";
+import { andBits, emptyBits, fullBits, orInto, setBit, forEachBit, type Bitset } from "./bitset.ts";
+import type { ResourceSpace } from "./resource-space.ts";
+import type { DaemonSetView, NodePoolView, SimPod } from "./types.ts";
+
+interface OfferingBits {
+  readonly zone: string;
+  readonly zoneId: string | undefined;
+  readonly capacityType: string;
+  readonly bits: Bitset;
+}
+
+/** Requirements of a pod's node selector plus one required node-affinity term. */
+export function nodeSelectorRequirements(pod: SimPod, term: readonly NodeSelectorRequirement[] = []): Requirements {
+  return Requirements.fromLabels(pod.nodeSelector).intersect(Requirements.fromSelectors(term));
+}
+
+function daemonRuns(ds: SimPod, pool: NodePoolView, poolReqs: Requirements, type: InstanceType): boolean {
+  if (untoleratedTaint(pool.taints, ds.tolerations) !== undefined) return false;
+  const terms = ds.requiredTerms.length === 0 ? [[]] : ds.requiredTerms;
+  return terms.some((term) => {
+    const reqs = nodeSelectorRequirements(ds, term);
+    if (poolReqs.compatible(reqs) !== undefined) return false;
+    for (const r of reqs) {
+      if (OFFERING_LABELS.has(r.key)) continue;
+      const v = type.labels[r.key];
+      if (v !== undefined ? !r.has(v) : !poolReqs.has(r.key) && !r.allowsAbsent()) return false;
+    }
+    return true;
+  });
+}
+
+export class PoolTypes {
+  readonly pool: NodePoolView;
+  /** The pool's requirements with its template labels and `karpenter.sh/nodepool` folded in. */
+  readonly requirements: Requirements;
+  readonly types: InstanceType[];
+  /** Allocatable minus DaemonSet overhead, `types.length × space.size`. */
+  readonly alloc: Float64Array;
+  readonly capacity: Float64Array;
+  readonly width: number;
+  private readonly labelIndex = new Map<string, Map<string, Bitset>>();
+  private readonly missing = new Map<string, Bitset>();
+  private readonly offerings: OfferingBits[] = [];
+  private readonly cache = new Map<string, Bitset>();
+
+  constructor(pool: NodePoolView, space: ResourceSpace, daemonSets: readonly DaemonSetView[]) {
+    this.pool = pool;
+    const labels = Object.entries(pool.labels).map(([k, v]) => Requirement.in(k, [v]));
+    this.requirements = Requirements.fromSelectors(pool.requirements).intersect(new Requirements([...labels, Requirement.in(Label.nodePool, [pool.name])]));
+    const typeKeys = new Set(pool.instanceTypes.flatMap((t) => Object.keys(t.labels)));
+    // Keys no instance type carries (template labels, custom keys, the nodepool label) become node labels, not filters.
+    const typeFilter = new Requirements([...this.requirements].filter((r) => r.key !== Label.nodePool && pool.labels[r.key] === undefined && (typeKeys.has(r.key) || WELL_KNOWN_LABELS.has(r.key))));
+    const priced = pool.instanceTypes
+      .filter((t) => labelsMismatch(t, typeFilter) === undefined)
+      .map((t) => ({ t, price: cheapestOffering(t, this.requirements)?.pricePerHour }))
+      .filter((x): x is { t: InstanceType; price: number } => x.price !== undefined)
+      .sort((a, b) => a.price - b.price || a.t.name.localeCompare(b.t.name));
+    this.types = priced.map((x) => x.t);
+    this.width = space.size;
+    this.alloc = new Float64Array(this.types.length * this.width);
+    this.capacity = new Float64Array(this.types.length * this.width);
+    this.types.forEach((t, i) => this.indexType(t, i, space, daemonSets));
+  }
+
+  private indexType(t: InstanceType, i: number, space: ResourceSpace, daemonSets: readonly DaemonSetView[]): void {
+    const alloc = space.vector(t.allocatable);
+    for (const ds of daemonSets) {
+      if (!daemonRuns(ds.pod, this.pool, this.requirements, t)) continue;
+      const overhead = space.vector(ds.pod.requests);
+      for (let r = 0; r < alloc.length; r++) alloc[r]! -= overhead[r]!;
+    }
+    this.alloc.set(alloc, i * this.width);
+    this.capacity.set(space.vector(t.capacity), i * this.width);
+    for (const [key, value] of Object.entries(t.labels)) {
+      let byValue = this.labelIndex.get(key);
+      if (byValue === undefined) this.labelIndex.set(key, (byValue = new Map()));
+      let bits = byValue.get(value);
+      if (bits === undefined) byValue.set(value, (bits = emptyBits(this.types.length)));
+      setBit(bits, i);
+    }
+    for (const o of t.offerings) {
+      if (!o.available) continue;
+      let entry = this.offerings.find((e) => e.zone === o.zone && e.capacityType === o.capacityType);
+      if (entry === undefined) this.offerings.push((entry = { zone: o.zone, zoneId: o.zoneId, capacityType: o.capacityType, bits: emptyBits(this.types.length) }));
+      setBit(entry.bits, i);
+    }
+  }
+
+  private missingBits(key: string): Bitset {
+    let bits = this.missing.get(key);
+    if (bits === undefined) {
+      bits = fullBits(this.types.length);
+      for (const set of this.labelIndex.get(key)?.values() ?? []) for (let w = 0; w < bits.length; w++) bits[w]! &= ~set[w]!;
+      this.missing.set(key, bits);
+    }
+    return bits;
+  }
+
+  private bitsFor(r: Requirement): Bitset {
+    const out = emptyBits(this.types.length);
+    for (const [value, bits] of this.labelIndex.get(r.key) ?? []) if (r.has(value)) orInto(out, bits);
+    if (r.allowsAbsent()) orInto(out, this.missingBits(r.key));
+    return out;
+  }
+
+  private offeringBits(reqs: Requirements): Bitset {
+    const zone = reqs.get(Label.zone);
+    const ct = reqs.get(Label.capacityType);
+    const zoneId = reqs.get(Label.zoneId);
+    const out = emptyBits(this.types.length);
+    for (const e of this.offerings) {
+      if (zone !== undefined && !zone.has(e.zone)) continue;
+      if (ct !== undefined && !ct.has(e.capacityType)) continue;
+      if (zoneId !== undefined && (e.zoneId === undefined || !zoneId.has(e.zoneId))) continue;
+      orInto(out, e.bits);
+    }
+    return out;
+  }
+
+  /** The types whose labels and offerings satisfy `reqs` (cached by signature). */
+  typesFor(reqs: Requirements): Bitset {
+    const key = reqs.signature();
+    let bits = this.cache.get(key);
+    if (bits !== undefined) return bits;
+    bits = this.offeringBits(reqs);
+    for (const r of reqs) {
+      if (OFFERING_LABELS.has(r.key) || (!this.labelIndex.has(r.key) && !WELL_KNOWN_LABELS.has(r.key)) || r.key === Label.nodePool || this.pool.labels[r.key] !== undefined) continue;
+      bits = andBits(bits, this.bitsFor(r));
+    }
+    this.cache.set(key, bits);
+    return bits;
+  }
+
+  /** The subset of `bits` whose allocatable holds `used`. */
+  fitting(bits: Bitset, used: Float64Array): Bitset {
+    const out = emptyBits(this.types.length);
+    const w = this.width;
+    forEachBit(bits, (i) => {
+      for (let r = 0; r < w; r++) if (used[r]! > this.alloc[i * w + r]!) return;
+      setBit(out, i);
+    });
+    return out;
+  }
+
+  /** Slot-wise maximum of allocatable (or capacity) over `bits`. */
+  maxOf(bits: Bitset, of: "alloc" | "capacity" = "alloc"): Float64Array {
+    const source = of === "alloc" ? this.alloc : this.capacity;
+    const out = new Float64Array(this.width).fill(-Infinity);
+    forEachBit(bits, (i) => {
+      for (let r = 0; r < this.width; r++) out[r] = Math.max(out[r]!, source[i * this.width + r]!);
+    });
+    return out;
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * simulate(snapshot, pods, options): the pure scheduling simulation behind provisioning and
+ * consolidation. Returns the NodeClaims to launch (NodePool, requirements, ordered instance-type
+ * options, pods, cheapest launch choice), the pods placed on existing nodes and the pods that
+ * cannot be scheduled, each with a reason. Design notes: solver.ts (loop), targets.ts (places),
+ * topology.ts (spread and affinity), preferences.ts (relaxation), pool-types.ts (type index).
+ */
+import { Label } from "../../../policies/domain/labels.ts";
+import { Requirement } from "../../../policies/domain/requirements.ts";
+import { MAX_INSTANCE_TYPES, rankOptions } from "../selection/select-offerings.ts";
+import { forEachBit } from "./bitset.ts";
+import { Solver } from "./solver.ts";
+import { NodeTarget, type ClaimTarget } from "./targets.ts";
+import type { PlannedNodeClaim, PodError, SimPod, SimulateOptions, SimulationResult, Snapshot } from "./types.ts";
+
+export type * from "./types.ts";
+
+function planned(claim: ClaimTarget, solver: Solver, max: number): PlannedNodeClaim | PodError[] {
+  const types = [] as (typeof claim.pool.types)[number][];
+  forEachBit(claim.bits, (i) => types.push(claim.pool.types[i]!));
+  const ranked = rankOptions(types, claim.requirements, max);
+  if (ranked === undefined || ranked.minValuesProblem !== undefined) {
+    const reason = ranked?.minValuesProblem ?? `NodePool ${claim.pool.pool.name}: no instance type has an available offering`;
+    return claim.pods.map((pod) => ({ pod, reason }));
+  }
+  const requirements = claim.requirements.with(Requirement.in(Label.instanceType, ranked.types.map((t) => t.name))).toSelectors();
+  return {
+    nodePool: claim.pool.pool.name, requirements, instanceTypes: ranked.types, pods: [...claim.pods],
+    requests: solver.space.toList(claim.used), launch: ranked.launch,
+  };
+}
+
+/** Runs the simulation; pure: everything comes from the arguments. */
+export function simulate(snapshot: Snapshot, pods: readonly SimPod[], options: SimulateOptions = {}): SimulationResult {
+  const solver = new Solver(snapshot, options, pods);
+  solver.solve(pods);
+  const newClaims: PlannedNodeClaim[] = [];
+  const podErrors: PodError[] = [...solver.errors].map(([pod, reason]) => ({ pod, reason }));
+  for (const claim of solver.claims) {
+    const result = planned(claim, solver, options.maxInstanceTypes ?? MAX_INSTANCE_TYPES);
+    if (Array.isArray(result)) podErrors.push(...result);
+    else newClaims.push(result);
+  }
+  const existingPlacements = [...solver.placements].filter(([, place]) => place instanceof NodeTarget)
+    .map(([pod, place]) => ({ pod, node: (place as NodeTarget).name }));
+  return { newClaims, existingPlacements, podErrors };
+}

@@ -1,0 +1,190 @@
+/**
+ * Places a pod can go during a simulation: an existing node, or a NodeClaim being planned (whose
+ * requirements and instance-type options narrow with every pod added). `tryAdd` checks without
+ * changing anything and returns either a failure (with whether it is permanent for this pod class:
+ * places only ever fill up and narrow) or a commit function.
+ */
+import { checkMinValues, Requirement, type Requirements } from "../../../policies/domain/requirements.ts";
+import { formatTaint, untoleratedTaint, type Taint } from "../../../policies/domain/taints.ts";
+import { andBits, isEmptyBits, forEachBit, type Bitset } from "./bitset.ts";
+import { HostPorts } from "./host-ports.ts";
+import type { PoolTypes } from "./pool-types.ts";
+import type { PodState } from "./preferences.ts";
+import { addInto, fitsAt } from "./resource-space.ts";
+import type { Group, Place, Topology, TopologyConstraint } from "./topology.ts";
+import type { SimPod } from "./types.ts";
+
+/** What the solver knows about the pod being placed. */
+export interface Candidate {
+  readonly state: PodState;
+  readonly vector: Float64Array;
+  readonly constraints: readonly TopologyConstraint[];
+  readonly countedIn: readonly Group[];
+}
+
+export type AddResult = { readonly ok: true; readonly commit: () => void } | { readonly ok: false; readonly permanent: boolean; readonly reason: string; readonly noFit?: boolean };
+
+const fail = (reason: string, permanent = true): AddResult => ({ ok: false, permanent, reason });
+
+interface Pending {
+  readonly group: Group;
+}
+
+abstract class Target implements Place {
+  readonly hostname: string;
+  readonly pods: SimPod[] = [];
+  readonly used: Float64Array;
+  protected readonly ports = new HostPorts();
+  protected readonly topology: Topology;
+  private pending: Pending[] = [];
+
+  constructor(hostname: string, width: number, topology: Topology) {
+    this.hostname = hostname;
+    this.used = new Float64Array(width);
+    this.topology = topology;
+  }
+
+  abstract domainOf(key: string): string | undefined;
+
+  protected commonChecks(c: Candidate, taints: readonly Taint[], who: string): AddResult | undefined {
+    const taint = untoleratedTaint(taints, c.state.pod.tolerations, c.state.strictSoftTaints);
+    if (taint !== undefined) return fail(`${who} has taint ${formatTaint(taint)} that the pod does not tolerate`);
+    const port = this.ports.conflict(c.state.pod.hostPorts);
+    if (port !== undefined) return fail(`hostPort ${port.port}/${port.protocol} is already in use on ${who}`);
+    return undefined;
+  }
+
+  /** Records the pod: resources, ports, topology counts (deferred for keys not decided yet). */
+  protected record(c: Candidate): void {
+    this.pods.push(c.state.pod);
+    addInto(this.used, c.vector);
+    this.ports.add(c.state.pod.hostPorts);
+    const waiting = [...this.pending, ...c.countedIn.map((group) => ({ group }))];
+    this.pending = [];
+    for (const p of waiting) {
+      const domain = p.group.key === "kubernetes.io/hostname" ? this.hostname : this.domainOf(p.group.key);
+      if (domain === undefined) this.pending.push(p);
+      else this.topology.count(p.group, domain);
+    }
+  }
+}
+
+/** A node that exists (or is in flight) with fixed labels, taints and allocatable. */
+export class NodeTarget extends Target {
+  readonly name: string;
+  private readonly labels: Readonly<Record<string, string>>;
+  private readonly taints: readonly Taint[];
+  private readonly allocatable: Float64Array;
+
+  constructor(init: { name: string; labels: Readonly<Record<string, string>>; taints: readonly Taint[]; allocatable: Float64Array; topology: Topology }) {
+    super(init.labels["kubernetes.io/hostname"] ?? init.name, init.allocatable.length, init.topology);
+    this.name = init.name;
+    this.labels = init.labels;
+    this.taints = init.taints;
+    this.allocatable = init.allocatable;
+  }
+
+  domainOf(key: string): string | undefined {
+    return this.labels[key];
+  }
+
+  /** Binds an already-running pod (no checks). */
+  bind(c: Candidate): void {
+    this.record(c);
+  }
+
+  tryAdd(c: Candidate): AddResult {
+    const common = this.commonChecks(c, this.taints, `node ${this.name}`);
+    if (common !== undefined) return common;
+    if (!fitsAt(this.used, c.vector, this.allocatable, 0)) return fail(`node ${this.name} does not have enough free resources`);
+    const mismatch = c.state.requirements().matchLabels(this.labels);
+    if (mismatch !== undefined) return fail(`node ${this.name}: ${mismatch}`);
+    const topo = this.topology.check(c.constraints, this, c.state.requirements(), (k) => (this.labels[k] === undefined ? [] : [this.labels[k]]));
+    if (!(topo instanceof Map)) return fail(topo.reason, topo.permanent);
+    return { ok: true, commit: () => this.record(c) };
+  }
+}
+
+/** A NodeClaim under construction from one NodePool. */
+export class ClaimTarget extends Target {
+  readonly pool: PoolTypes;
+  requirements: Requirements;
+  bits: Bitset;
+  private maxAlloc: Float64Array;
+
+  constructor(init: { pool: PoolTypes; hostname: string; bits: Bitset; topology: Topology }) {
+    super(init.hostname, init.pool.width, init.topology);
+    this.pool = init.pool;
+    this.requirements = init.pool.requirements;
+    this.bits = init.bits;
+    this.maxAlloc = init.pool.maxOf(init.bits);
+  }
+
+  domainOf(key: string): string | undefined {
+    return singleValue(this.requirements, key);
+  }
+
+  tryAdd(c: Candidate): AddResult {
+    const common = this.commonChecks(c, this.pool.pool.taints, `NodePool ${this.pool.pool.name}`);
+    if (common !== undefined) return common;
+    if (!fitsAt(this.used, c.vector, this.maxAlloc, 0)) return { ok: false, permanent: true, reason: "no instance type has room", noFit: true };
+    const podReqs = c.state.requirements();
+    const incompatible = this.requirements.compatible(podReqs);
+    if (incompatible !== undefined) return fail(`incompatible with NodePool ${this.pool.pool.name}: ${incompatible}`);
+    const merged = podReqs.size === 0 ? this.requirements : this.requirements.intersect(podReqs);
+    const place: Place = { hostname: this.hostname, domainOf: (k) => singleValue(merged, k) };
+    const topo = this.topology.check(c.constraints, place, podReqs, (k) => this.possible(k, merged));
+    if (!(topo instanceof Map)) return fail(topo.reason, topo.permanent);
+    const used = Float64Array.from(this.used, (v, i) => v + c.vector[i]!);
+    const chosen = this.narrow(merged, topo, used);
+    if (chosen === undefined) return { ok: false, permanent: true, reason: "no instance type has room", noFit: true };
+    const shortfall = minValuesShortfall(this.pool, chosen.reqs, chosen.bits);
+    if (shortfall !== undefined) return fail(shortfall);
+    return { ok: true, commit: () => this.apply(c, chosen) };
+  }
+
+  private possible(key: string, reqs: Requirements): string[] {
+    const r = reqs.get(key);
+    return [...this.topology.universe(key)].filter((d) => r === undefined || r.has(d));
+  }
+
+  /** Pins undecided topology keys to the first allowed domain that still leaves an instance type. */
+  private narrow(merged: Requirements, topo: Map<string, string[]>, used: Float64Array): { reqs: Requirements; bits: Bitset } | undefined {
+    let reqs = merged;
+    for (const [key, domains] of topo) {
+      if (key === "kubernetes.io/hostname" || singleValue(reqs, key) !== undefined) continue;
+      const pick = domains.find((d) => !isEmptyBits(this.candidateBits(reqs.with(Requirement.in(key, [d])), used)));
+      if (pick === undefined) return undefined;
+      reqs = reqs.with(Requirement.in(key, [pick]));
+    }
+    const bits = this.candidateBits(reqs, used);
+    return isEmptyBits(bits) ? undefined : { reqs, bits };
+  }
+
+  private candidateBits(reqs: Requirements, used: Float64Array): Bitset {
+    const bits = reqs === this.requirements ? this.bits : andBits(this.bits, this.pool.typesFor(reqs));
+    return this.pool.fitting(bits, used);
+  }
+
+  private apply(c: Candidate, chosen: { reqs: Requirements; bits: Bitset }): void {
+    this.requirements = chosen.reqs;
+    this.bits = chosen.bits;
+    this.maxAlloc = this.pool.maxOf(chosen.bits);
+    this.record(c);
+  }
+}
+
+function singleValue(reqs: Requirements, key: string): string | undefined {
+  const r = reqs.get(key);
+  if (r === undefined || r.complement || r.values.size !== 1) return undefined;
+  for (const v of r.values) return v;
+  return undefined;
+}
+
+function minValuesShortfall(pool: PoolTypes, reqs: Requirements, bits: Bitset): string | undefined {
+  if (reqs.minValues().size === 0) return undefined;
+  const labels: Readonly<Record<string, string>>[] = [];
+  forEachBit(bits, (i) => labels.push(pool.types[i]!.labels));
+  const s = checkMinValues(reqs, labels);
+  return s === undefined ? undefined : `minValues requirement is not met for label ${s.key}: needs ${s.needed} values, ${s.found} instance types fit`;
+}

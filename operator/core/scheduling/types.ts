@@ -1,0 +1,140 @@
+/** The inputs and outputs of the scheduling simulation: narrow, plain shapes (no API objects). */
+import type { InstanceType } from "../../../policies/domain/instance-types.ts";
+import type { ResourceList } from "../../../policies/domain/quantity.ts";
+import type { NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
+import type { Taint, Toleration } from "../../../policies/domain/taints.ts";
+
+/** A Kubernetes label selector (matchLabels and matchExpressions with In/NotIn/Exists/DoesNotExist). */
+export interface LabelSelector {
+  readonly matchLabels?: Readonly<Record<string, string>>;
+  readonly matchExpressions?: readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] | undefined }[];
+}
+
+/** A pod (anti-)affinity term with its namespaces resolved (empty means the pod's own namespace). */
+export interface PodAffinityTerm {
+  readonly selector: LabelSelector;
+  readonly namespaces: readonly string[];
+  readonly topologyKey: string;
+}
+
+export interface WeightedPodAffinityTerm {
+  readonly weight: number;
+  readonly term: PodAffinityTerm;
+}
+
+export interface SpreadConstraint {
+  readonly maxSkew: number;
+  readonly topologyKey: string;
+  readonly whenUnsatisfiable: "DoNotSchedule" | "ScheduleAnyway";
+  readonly selector: LabelSelector;
+  readonly minDomains?: number | undefined;
+}
+
+export interface HostPort {
+  readonly hostIP: string;
+  readonly port: number;
+  readonly protocol: string;
+}
+
+export interface PreferredNodeTerm {
+  readonly weight: number;
+  readonly requirements: readonly NodeSelectorRequirement[];
+}
+
+/** A pod as the simulation sees it; `requests` already folds containers, init containers, sidecars, overhead and `pods: 1`. */
+export interface SimPod {
+  readonly uid: string;
+  readonly name: string;
+  readonly namespace: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly requests: ResourceList;
+  readonly nodeSelector: Readonly<Record<string, string>>;
+  /** Required node-affinity OR terms. */
+  readonly requiredTerms: readonly (readonly NodeSelectorRequirement[])[];
+  readonly preferredTerms: readonly PreferredNodeTerm[];
+  readonly tolerations: readonly Toleration[];
+  readonly spread: readonly SpreadConstraint[];
+  readonly affinity: readonly PodAffinityTerm[];
+  readonly antiAffinity: readonly PodAffinityTerm[];
+  readonly preferredAffinity: readonly WeightedPodAffinityTerm[];
+  readonly preferredAntiAffinity: readonly WeightedPodAffinityTerm[];
+  readonly hostPorts: readonly HostPort[];
+  /** Tie-breaker after CPU and memory in the queue (creation time order); defaults to input order. */
+  readonly creationOrder?: number;
+}
+
+/** An existing (or in-flight) node with the pods bound to it. */
+export interface ExistingNode {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly Taint[];
+  readonly allocatable: ResourceList;
+  readonly pods: readonly SimPod[];
+  readonly nodePool?: string | undefined;
+  readonly pricePerHour?: number | undefined;
+  readonly initialized?: boolean | undefined;
+}
+
+/** The scheduling view of a NodePool with the instance types its EC2NodeClass yields. */
+export interface NodePoolView {
+  readonly name: string;
+  readonly weight: number;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly Taint[];
+  /** Ignored for scheduling (Karpenter ignores startup taints); kept for the NodeClaim. */
+  readonly startupTaints: readonly Taint[];
+  readonly requirements: readonly NodeSelectorRequirement[];
+  readonly limits?: ResourceList | undefined;
+  readonly instanceTypes: readonly InstanceType[];
+}
+
+/** A DaemonSet: its pod template decides on which nodes it runs and what it costs there. */
+export interface DaemonSetView {
+  readonly name: string;
+  readonly pod: SimPod;
+}
+
+/** Everything the simulation reads: a frozen picture of the cluster. */
+export interface Snapshot {
+  readonly nodes: readonly ExistingNode[];
+  readonly nodePools: readonly NodePoolView[];
+  readonly daemonSets: readonly DaemonSetView[];
+}
+
+export interface SimulateOptions {
+  /** PREFERENCE_POLICY: Ignore drops preferred affinities and ScheduleAnyway spreads up front. */
+  readonly preferencePolicy?: "Respect" | "Ignore";
+  /** Instance-type options kept per NodeClaim (Karpenter's MaxInstanceTypes, 600). */
+  readonly maxInstanceTypes?: number;
+  /** At most this many new NodeClaims (consolidation asks with 0 or 1). */
+  readonly maxNewClaims?: number;
+}
+
+/** The cheapest way to launch a planned NodeClaim. */
+export interface LaunchChoice {
+  readonly instanceType: string;
+  readonly capacityType: string;
+  readonly zone: string;
+  readonly pricePerHour: number;
+}
+
+export interface PlannedNodeClaim {
+  readonly nodePool: string;
+  readonly requirements: readonly NodeSelectorRequirement[];
+  /** Options ordered by their cheapest compatible offering, truncated. */
+  readonly instanceTypes: readonly InstanceType[];
+  readonly pods: readonly SimPod[];
+  readonly requests: ResourceList;
+  readonly launch: LaunchChoice;
+}
+
+export interface PodError {
+  readonly pod: SimPod;
+  readonly reason: string;
+}
+
+export interface SimulationResult {
+  readonly newClaims: readonly PlannedNodeClaim[];
+  readonly existingPlacements: readonly { readonly pod: SimPod; readonly node: string }[];
+  readonly podErrors: readonly PodError[];
+}

@@ -1,0 +1,32 @@
+/**
+ * Turns a planned NodeClaim's instance-type options into what is launched: options ordered by
+ * their cheapest compatible available offering, truncated (MaxInstanceTypes), minValues checked
+ * on what is kept, and the cheapest offering as the launch choice.
+ */
+import { cheapestOffering, truncate, type InstanceType } from "../../../policies/domain/instance-types.ts";
+import type { Requirements } from "../../../policies/domain/requirements.ts";
+
+/** Karpenter's per-NodeClaim option cap in the scheduler (v1.7+). */
+export const MAX_INSTANCE_TYPES = 600;
+
+export interface RankedOptions {
+  readonly types: InstanceType[];
+  readonly launch: { readonly instanceType: string; readonly capacityType: string; readonly zone: string; readonly pricePerHour: number };
+  /** Set when the kept options cannot span a minValues requirement. */
+  readonly minValuesProblem?: string;
+}
+
+/** Orders and truncates options; undefined when no option has an available compatible offering. */
+export function rankOptions(types: readonly InstanceType[], requirements: Requirements, max = MAX_INSTANCE_TYPES): RankedOptions | undefined {
+  const result = truncate(types, requirements, max);
+  const first = result.types[0];
+  const offering = first === undefined ? undefined : cheapestOffering(first, requirements);
+  if (first === undefined || offering === undefined) return undefined;
+  const launch = { instanceType: first.name, capacityType: offering.capacityType, zone: offering.zone, pricePerHour: offering.pricePerHour };
+  return result.ok ? { types: result.types, launch } : { types: result.types, launch, minValuesProblem: result.reason };
+}
+
+/** Options whose cheapest compatible offering costs less than `ceiling` (replacement must be cheaper). */
+export function cheaperThan(types: readonly InstanceType[], requirements: Requirements, ceiling: number): InstanceType[] {
+  return types.filter((t) => (cheapestOffering(t, requirements)?.pricePerHour ?? Infinity) < ceiling);
+}
