@@ -1,0 +1,168 @@
+/**
+ * The operator's in-memory cluster state: self-restarting informers for the seven kinds it reads,
+ * providerID and node-name indexes, the pending-pod view the provisioner starts from (behaviour §1.1)
+ * and a frozen snapshot value for the pure core. Objects in the caches are shared: never mutate them.
+ */
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, PolicyV1Api, type KubeConfig, type KubernetesObject, type V1DaemonSet, type V1PodDisruptionBudget } from "@kubernetes/client-node";
+import type { Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
+import { ResilientInformer, type Backoff } from "./informers.ts";
+
+/** The kinds the state watches. */
+export type Kind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs";
+export const KINDS: readonly Kind[] = ["pods", "nodes", "nodepools", "nodeclaims", "ec2nodeclasses", "daemonsets", "pdbs"];
+
+/** A NodePool or EC2NodeClass as the state keeps it (raw custom object JSON). */
+export interface CustomObject extends KubernetesObject { readonly spec?: Record<string, unknown>; readonly status?: Record<string, unknown> }
+
+/** Everything in the caches at one instant, frozen (arrays only: the objects themselves are shared, read-only). */
+export interface ClusterSnapshot {
+  readonly pods: readonly Pod[];
+  readonly nodes: readonly Node[];
+  readonly nodeClaims: readonly NodeClaim[];
+  readonly nodePools: readonly CustomObject[];
+  readonly nodeClasses: readonly CustomObject[];
+  readonly daemonSets: readonly V1DaemonSet[];
+  readonly pdbs: readonly V1PodDisruptionBudget[];
+}
+
+export type ChangeVerb = "add" | "update" | "delete";
+export type ChangeListener = (kind: Kind, verb: ChangeVerb, obj: KubernetesObject) => void;
+
+/** Options; backoff and onError are passed to every informer. */
+export interface ClusterStateOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly backoff?: Backoff;
+  readonly onError?: (kind: Kind, error: unknown) => void;
+}
+
+type AnyInformer = ResilientInformer<KubernetesObject>;
+
+function specs(kc: KubeConfig): Record<Kind, { path: string; list: () => Promise<unknown> }> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const apps = kc.makeApiClient(AppsV1Api);
+  const policy = kc.makeApiClient(PolicyV1Api);
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  const cr = (group: string, plural: string) => ({ path: `/apis/${group}/v1/${plural}`, list: () => custom.listClusterCustomObject({ group, version: "v1", plural }) });
+  return {
+    pods: { path: "/api/v1/pods", list: () => core.listPodForAllNamespaces() },
+    nodes: { path: "/api/v1/nodes", list: () => core.listNode() },
+    nodepools: cr("karpenter.sh", "nodepools"),
+    nodeclaims: cr("karpenter.sh", "nodeclaims"),
+    ec2nodeclasses: cr("karpenter.k8s.aws", "ec2nodeclasses"),
+    daemonsets: { path: "/apis/apps/v1/daemonsets", list: () => apps.listDaemonSetForAllNamespaces() },
+    pdbs: { path: "/apis/policy/v1/poddisruptionbudgets", list: () => policy.listPodDisruptionBudgetForAllNamespaces() },
+  };
+}
+
+function failedByScheduler(pod: Pod): boolean {
+  const scheduled = pod.status?.conditions?.find((c) => c.type === "PodScheduled");
+  return scheduled?.status === "False" && scheduled.reason === "Unschedulable";
+}
+
+function boundOrNominated(pod: Pod): boolean {
+  return (pod.spec?.nodeName ?? "") !== "" || (pod.status?.nominatedNodeName ?? "") !== "";
+}
+
+function ownedByDaemonSetOrNode(pod: Pod): boolean {
+  return (pod.metadata?.ownerReferences ?? []).some((o) => o.controller === true && (o.kind === "DaemonSet" || o.kind === "Node"));
+}
+
+/** Whether kube-scheduler has given up on the pod and Karpenter may act on it (behaviour §1.1). */
+export function isProvisionable(pod: Pod): boolean {
+  return failedByScheduler(pod) && !boundOrNominated(pod) && pod.metadata?.deletionTimestamp === undefined && !ownedByDaemonSetOrNode(pod);
+}
+
+/** The informer-backed cluster state. */
+export class ClusterState {
+  private readonly informers = new Map<Kind, AnyInformer>();
+  private readonly listeners: ChangeListener[] = [];
+  private readonly dirty = new Set<Kind>(KINDS);
+  private nodeClaimIndex = new Map<string, NodeClaim>();
+  private nodeIndex = new Map<string, Node>();
+  private podIndex = new Map<string, Pod[]>();
+
+  constructor(options: ClusterStateOptions) {
+    for (const [kind, spec] of Object.entries(specs(options.kubeConfig)) as [Kind, { path: string; list: () => Promise<unknown> }][]) {
+      const informer = new ResilientInformer<KubernetesObject>({
+        kubeConfig: options.kubeConfig, path: spec.path, list: spec.list as never,
+        ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
+        onError: (error) => options.onError?.(kind, error),
+      });
+      for (const verb of ["add", "update", "delete"] as const) informer.on(verb, (obj) => this.changed(kind, verb, obj));
+      this.informers.set(kind, informer);
+    }
+  }
+
+  /** Subscribes to every change of every kind (after the caches have applied it). */
+  onChange(listener: ChangeListener): void { this.listeners.push(listener); }
+
+  /** Starts every informer; resolves after each has made its first attempt. */
+  async start(): Promise<void> { await Promise.all([...this.informers.values()].map((i) => i.start())); }
+  async stop(): Promise<void> { await Promise.all([...this.informers.values()].map((i) => i.stop())); }
+
+  /** True once every informer has listed at least once (Karpenter's state-sync gate, §1.3). */
+  get synced(): boolean { return [...this.informers.values()].every((i) => i.synced); }
+  /** Which kinds have not synced yet (for logs and /readyz). */
+  unsynced(): Kind[] { return KINDS.filter((k) => this.informers.get(k)?.synced !== true); }
+
+  pods(): readonly Pod[] { return this.list<Pod>("pods"); }
+  nodes(): readonly Node[] { return this.list<Node>("nodes"); }
+  nodeClaims(): readonly NodeClaim[] { return this.list<NodeClaim>("nodeclaims"); }
+  nodePools(): readonly CustomObject[] { return this.list<CustomObject>("nodepools"); }
+  nodeClasses(): readonly CustomObject[] { return this.list<CustomObject>("ec2nodeclasses"); }
+  daemonSets(): readonly V1DaemonSet[] { return this.list<V1DaemonSet>("daemonsets"); }
+  pdbs(): readonly V1PodDisruptionBudget[] { return this.list<V1PodDisruptionBudget>("pdbs"); }
+
+  node(name: string): Node | undefined { return this.informers.get("nodes")?.get(name) as unknown as Node | undefined; }
+  nodeClaim(name: string): NodeClaim | undefined { return this.informers.get("nodeclaims")?.get(name) as unknown as NodeClaim | undefined; }
+  nodePool(name: string): CustomObject | undefined { return this.informers.get("nodepools")?.get(name) as CustomObject | undefined; }
+  nodeClass(name: string): CustomObject | undefined { return this.informers.get("ec2nodeclasses")?.get(name) as CustomObject | undefined; }
+
+  /** The NodeClaim whose status.providerID is `providerID`. */
+  nodeClaimByProviderID(providerID: string): NodeClaim | undefined { this.reindex(); return this.nodeClaimIndex.get(providerID); }
+  /** The Node whose spec.providerID is `providerID`. */
+  nodeByProviderID(providerID: string): Node | undefined { this.reindex(); return this.nodeIndex.get(providerID); }
+  /** Pods bound to `nodeName`. */
+  podsOnNode(nodeName: string): readonly Pod[] { this.reindex(); return this.podIndex.get(nodeName) ?? []; }
+
+  /** Pods the provisioner should consider (PodScheduled=False/Unschedulable, unbound, not nominated, not DaemonSet/mirror). */
+  pendingPods(): Pod[] { return this.pods().filter(isProvisionable); }
+
+  /** A frozen copy of the caches for the pure core. */
+  snapshot(): ClusterSnapshot {
+    return Object.freeze({
+      pods: Object.freeze([...this.pods()]), nodes: Object.freeze([...this.nodes()]), nodeClaims: Object.freeze([...this.nodeClaims()]),
+      nodePools: Object.freeze([...this.nodePools()]), nodeClasses: Object.freeze([...this.nodeClasses()]),
+      daemonSets: Object.freeze([...this.daemonSets()]), pdbs: Object.freeze([...this.pdbs()]),
+    });
+  }
+
+  private list<T>(kind: Kind): readonly T[] { return (this.informers.get(kind)?.list() ?? []) as unknown as readonly T[]; }
+
+  private changed(kind: Kind, verb: ChangeVerb, obj: KubernetesObject): void {
+    this.dirty.add(kind);
+    for (const l of this.listeners) l(kind, verb, obj);
+  }
+
+  private reindex(): void {
+    if (this.dirty.delete("nodeclaims")) this.nodeClaimIndex = byKey(this.nodeClaims(), (nc) => nc.status?.providerID);
+    if (this.dirty.delete("nodes")) this.nodeIndex = byKey(this.nodes(), (n) => n.spec?.providerID);
+    if (this.dirty.delete("pods")) {
+      const index = new Map<string, Pod[]>();
+      for (const pod of this.pods()) {
+        const node = pod.spec?.nodeName;
+        if (node !== undefined && node !== "") index.set(node, [...(index.get(node) ?? []), pod]);
+      }
+      this.podIndex = index;
+    }
+  }
+}
+
+function byKey<T>(items: readonly T[], key: (t: T) => string | undefined): Map<string, T> {
+  const out = new Map<string, T>();
+  for (const item of items) {
+    const k = key(item);
+    if (k !== undefined && k !== "") out.set(k, item);
+  }
+  return out;
+}
