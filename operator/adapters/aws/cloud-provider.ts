@@ -1,0 +1,211 @@
+/**
+ * AwsCloudProvider: the cloud-provider port over EC2/SSM. create() resolves the EC2NodeClass, plans
+ * the fleet (core), ensures launch templates by content, calls CreateFleet and feeds capacity
+ * errors into the unavailable-offerings cache.
+ */
+import type { Catalog } from "../../../policies/domain/catalog/catalog.ts";
+import { toInstanceTypes } from "../../../policies/domain/catalog/catalog.ts";
+import { withUnavailableOfferings, type InstanceType } from "../../../policies/domain/instance-types.ts";
+import { parseResourceList } from "../../../policies/domain/quantity.ts";
+import { Requirements } from "../../../policies/domain/requirements.ts";
+import { CreateError, InsufficientCapacityError, NodeClaimNotFoundError, NodeClassNotReadyError } from "../../core/errors.ts";
+import { planFleet, type FleetPlan } from "../../core/fleet/plan.ts";
+import { typesByImage } from "../../core/launch-template/amis.ts";
+import type { EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
+import { buildLaunchTemplate } from "../../core/launch-template/template.ts";
+import { parseProviderID, type CloudInstance, type CloudProvider, type LaunchedInstance, type NodeClaimLike } from "../../ports/cloud-provider.ts";
+import { launchable, type NodeClassFacts, type NodeClassResolver } from "../../ports/node-class-resolver.ts";
+import { describeAwsError, errorCode, isLaunchTemplateNotFound, isNotFound, isUnfulfillableCapacity } from "./errors.ts";
+import { allocatableKubelet, instanceTags, launchedInstance, registrationLabels } from "./launch-facts.ts";
+import type { DefaultInstanceProvider, FleetOutcome, TemplateGroup } from "./providers/instance.ts";
+import type { LaunchTemplateProvider } from "./providers/launchtemplate.ts";
+import type { UnavailableOfferings } from "./providers/unavailable-offerings.ts";
+
+/** Cluster facts the launch templates need (from the operator config). */
+export interface ClusterInfo {
+  readonly name: string;
+  readonly endpoint: string;
+  readonly caBundle?: string | undefined;
+  readonly serviceCIDR?: string | undefined;
+}
+
+/** Dependencies of AwsCloudProvider (named, built in the composition root). */
+export interface AwsCloudProviderDeps {
+  readonly cluster: ClusterInfo;
+  readonly catalog: Catalog;
+  /** Reads an EC2NodeClass by name (informer cache or API); undefined when it does not exist. */
+  readonly nodeClass: (name: string) => Promise<EC2NodeClassLike | undefined>;
+  readonly resolver: NodeClassResolver;
+  readonly launchTemplates: LaunchTemplateProvider;
+  readonly instances: DefaultInstanceProvider;
+  readonly unavailable: UnavailableOfferings;
+}
+
+/** The CloudProvider over AWS. */
+export class AwsCloudProvider implements CloudProvider {
+  private readonly deps: AwsCloudProviderDeps;
+  private readonly typeCache = new Map<string, InstanceType[]>();
+
+  constructor(deps: AwsCloudProviderDeps) {
+    this.deps = deps;
+  }
+
+  async create(nodeClaim: NodeClaimLike): Promise<LaunchedInstance> {
+    const existing = await this.call("finding instance of NodeClaim", () => this.deps.instances.list(nodeClaim.metadata.name));
+    const nodeClass = await this.deps.nodeClass(nodeClaim.spec.nodeClassRef.name);
+    if (existing[0] !== undefined) return this.toLaunched(existing[0], nodeClass);
+    if (nodeClass === undefined) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClaim.spec.nodeClassRef.name} not found`);
+    const facts = await this.deps.resolver.resolve(nodeClass);
+    if (!launchable(facts)) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClass.metadata.name} resolves no ${missingPart(facts)}`);
+    const plan = this.plan(nodeClaim, nodeClass, facts);
+    const outcome = await this.launchWithRetry(nodeClaim, nodeClass, facts, plan);
+    const instanceID = this.recordErrors(outcome, plan);
+    const instance = await this.call("describing launched instance", () => this.deps.instances.get(instanceID));
+    if (instance === undefined) throw new CreateError("InstanceNotFound", `instance ${instanceID} vanished after launch`);
+    return this.toLaunched(instance, nodeClass);
+  }
+
+  async delete(providerID: string): Promise<void> {
+    const instance = await this.get(providerID);
+    try {
+      await this.deps.instances.terminate(instance.instanceID);
+    } catch (error) {
+      if (isNotFound(error)) throw new NodeClaimNotFoundError(`instance ${instance.instanceID} is gone`, { cause: error });
+      throw new Error(describeAwsError(`terminating instance ${instance.instanceID}`, error), { cause: error });
+    }
+  }
+
+  async get(providerID: string): Promise<CloudInstance> {
+    const parsed = parseProviderID(providerID);
+    if (parsed === undefined) throw new NodeClaimNotFoundError(`providerID ${providerID} is not an AWS instance`);
+    let instance: CloudInstance | undefined;
+    try {
+      instance = await this.deps.instances.get(parsed.instanceID);
+    } catch (error) {
+      if (isNotFound(error)) throw new NodeClaimNotFoundError(`instance ${parsed.instanceID} not found`, { cause: error });
+      throw new Error(describeAwsError(`describing instance ${parsed.instanceID}`, error), { cause: error });
+    }
+    if (instance === undefined) throw new NodeClaimNotFoundError(`instance ${parsed.instanceID} is terminated`);
+    return instance;
+  }
+
+  async list(): Promise<CloudInstance[]> {
+    try {
+      return await this.deps.instances.list();
+    } catch (error) {
+      throw new Error(describeAwsError("listing instances", error), { cause: error });
+    }
+  }
+
+  async getInstanceTypes(nodeClassName: string): Promise<InstanceType[]> {
+    const nodeClass = await this.deps.nodeClass(nodeClassName);
+    if (nodeClass === undefined) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClassName} not found`);
+    const facts = await this.deps.resolver.resolve(nodeClass);
+    if (facts.subnets.length === 0) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClassName} resolves no subnets`);
+    return this.instanceTypes(nodeClass, facts);
+  }
+
+  /** Catalog types offered in the node class's subnet zones, sized by its kubelet, minus ICE-cached offerings. */
+  private instanceTypes(nodeClass: EC2NodeClassLike, facts: NodeClassFacts): InstanceType[] {
+    const zones = [...new Set(facts.subnets.map((s) => s.zone))].sort();
+    const key = JSON.stringify([zones, nodeClass.spec.kubelet ?? {}]);
+    let types = this.typeCache.get(key);
+    if (types === undefined) {
+      types = toInstanceTypes(this.deps.catalog, { zones: new Set(zones), kubelet: allocatableKubelet(nodeClass.spec.kubelet) });
+      this.typeCache.set(key, types);
+    }
+    return withUnavailableOfferings(types, this.deps.unavailable.keys());
+  }
+
+  private plan(nodeClaim: NodeClaimLike, nodeClass: EC2NodeClassLike, facts: NodeClassFacts): FleetPlan {
+    const requirements = Requirements.fromSelectors(nodeClaim.spec.requirements);
+    const plan = planFleet({
+      instanceTypes: this.instanceTypes(nodeClass, facts), requirements, subnets: facts.subnets,
+      requests: parseResourceList(nodeClaim.spec.resources?.requests), unavailable: this.deps.unavailable.keys(),
+    });
+    if (plan.kind === "launch") return plan;
+    if (plan.reason === "no-compatible-offering") throw new InsufficientCapacityError(`all requested instance types were unavailable during launch (${plan.message})`);
+    throw new CreateError("NoSubnetInZone", plan.message);
+  }
+
+  private async templates(nodeClaim: NodeClaimLike, nodeClass: EC2NodeClassLike, facts: NodeClassFacts, plan: FleetPlan): Promise<TemplateGroup[]> {
+    const names = new Set(plan.overrides.map((o) => o.instanceType));
+    const types = this.instanceTypes(nodeClass, facts).filter((t) => names.has(t.name));
+    const groups: TemplateGroup[] = [];
+    for (const [imageId, instanceTypes] of typesByImage(facts.amis, types)) {
+      const spec = buildLaunchTemplate({
+        clusterName: this.deps.cluster.name, clusterEndpoint: this.deps.cluster.endpoint, caBundle: this.deps.cluster.caBundle, clusterCIDR: this.deps.cluster.serviceCIDR,
+        nodeClass: nodeClass.spec, imageId, securityGroupIds: facts.securityGroups.map((g) => g.id),
+        labels: registrationLabels(nodeClaim, plan.capacityType), taints: [...(nodeClaim.spec.taints ?? []), ...(nodeClaim.spec.startupTaints ?? [])],
+      });
+      const lt = await this.call("ensuring launch template", () => this.deps.launchTemplates.ensure(spec, nodeClass.metadata.name));
+      groups.push({ launchTemplateId: lt.id, launchTemplateName: lt.name, instanceTypes });
+    }
+    if (groups.length === 0) throw new CreateError("NoCompatibleAMI", "no AMI of the node class boots any of the planned instance types");
+    return groups;
+  }
+
+  /** CreateFleet; a stale launch-template error invalidates the cache and retries exactly once (as Karpenter does). */
+  private async launchWithRetry(nodeClaim: NodeClaimLike, nodeClass: EC2NodeClassLike, facts: NodeClassFacts, plan: FleetPlan): Promise<FleetOutcome> {
+    const tags = instanceTags(this.deps.cluster.name, nodeClaim, nodeClass);
+    const first = await this.templates(nodeClaim, nodeClass, facts, plan);
+    try {
+      return await this.deps.instances.launch({ plan, templates: first, tags });
+    } catch (error) {
+      if (!isLaunchTemplateNotFound(errorCode(error))) throw this.launchError(error, plan);
+      for (const t of first) this.deps.launchTemplates.invalidate(t.launchTemplateName);
+    }
+    const second = await this.templates(nodeClaim, nodeClass, facts, plan);
+    try {
+      return await this.deps.instances.launch({ plan, templates: second, tags });
+    } catch (error) {
+      throw this.launchError(error, plan);
+    }
+  }
+
+  /** A thrown CreateFleet exception as a typed error; a whole-call capacity code marks every planned offering. */
+  private launchError(error: unknown, plan: FleetPlan): Error {
+    const code = errorCode(error);
+    const message = describeAwsError("creating fleet", error);
+    if (!isUnfulfillableCapacity(code)) return new CreateError(code ?? "CreateFleetFailed", message, { cause: error });
+    for (const o of plan.overrides) this.deps.unavailable.markUnavailable(plan.capacityType, o.instanceType, o.zone);
+    return new InsufficientCapacityError(message, { offerings: plan.overrides.map((o) => `${plan.capacityType}:${o.instanceType}:${o.zone}`), cause: error });
+  }
+
+  /** Marks capacity errors unavailable; returns the launched id or throws the right typed error. */
+  private recordErrors(outcome: FleetOutcome, plan: FleetPlan): string {
+    const zoneOf = new Map(plan.overrides.map((o) => [o.subnetId, o.zone]));
+    const marked: string[] = [];
+    for (const e of outcome.errors) {
+      const zone = e.zone ?? zoneOf.get(e.subnetId ?? "");
+      if (!isUnfulfillableCapacity(e.code) || e.instanceType === undefined || zone === undefined) continue;
+      this.deps.unavailable.markUnavailable(plan.capacityType, e.instanceType, zone);
+      marked.push(`${plan.capacityType}:${e.instanceType}:${zone}`);
+    }
+    if (outcome.instanceID !== undefined) return outcome.instanceID;
+    const summary = outcome.errors.map((e) => `${e.code}: ${e.message}`).join("; ") || "no instance and no error returned";
+    if (marked.length > 0) throw new InsufficientCapacityError(summary, { offerings: marked });
+    throw new CreateError(outcome.errors[0]?.code ?? "FleetEmpty", `creating fleet: ${summary}`);
+  }
+
+  private toLaunched(instance: CloudInstance, nodeClass: EC2NodeClassLike | undefined): LaunchedInstance {
+    const kubelet = allocatableKubelet(nodeClass?.spec.kubelet);
+    const type = toInstanceTypes({ ...this.deps.catalog, instanceTypes: this.deps.catalog.instanceTypes.filter((e) => e.name === instance.instanceType) }, { kubelet })[0];
+    return launchedInstance(instance, type, this.deps.catalog.zoneIds[instance.zone]);
+  }
+
+  private async call<T>(doing: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof CreateError) throw error;
+      throw new CreateError(errorCode(error) ?? "AwsError", describeAwsError(doing, error), { cause: error });
+    }
+  }
+}
+
+function missingPart(facts: NodeClassFacts): string {
+  const parts = [facts.subnets.length === 0 ? "subnets" : "", facts.securityGroups.length === 0 ? "security groups" : "", facts.amis.length === 0 ? "AMIs" : ""].filter(Boolean);
+  const why = Object.values(facts.errors).join("; ");
+  return `${parts.join(", ")}${why === "" ? "" : ` (${why})`}`;
+}

@@ -1,0 +1,54 @@
+/** Builds the AWS provider graph (APIs → providers → resolver → AwsCloudProvider) from plain settings. */
+import type { Catalog } from "../../../policies/domain/catalog/catalog.ts";
+import type { EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
+import { AwsCloudProvider, type ClusterInfo } from "./cloud-provider.ts";
+import { AwsNodeClassResolver } from "./node-class-resolver.ts";
+import { DefaultAmiProvider } from "./providers/ami.ts";
+import { DefaultInstanceProvider } from "./providers/instance.ts";
+import { DefaultLaunchTemplateProvider } from "./providers/launchtemplate.ts";
+import { DefaultSecurityGroupProvider } from "./providers/securitygroup.ts";
+import { DefaultSubnetProvider } from "./providers/subnet.ts";
+import { UnavailableOfferings, type Clock } from "./providers/unavailable-offerings.ts";
+import { awsApis, type AwsClientConfig, type Ec2Api, type SsmApi } from "./sdk.ts";
+
+/** Settings from the operator config (never read from the environment here). */
+export interface AwsProviderSettings {
+  readonly cluster: ClusterInfo;
+  readonly aws: AwsClientConfig;
+  /** Kubernetes minor version for AMI alias paths, e.g. "1.36". */
+  readonly kubernetesVersion: string;
+  /** SSM prefix of the public AMI parameters (default "/aws/service"). */
+  readonly ssmPrefix?: string | undefined;
+}
+
+/** Runtime dependencies supplied by the composition root. */
+export interface AwsProviderDeps {
+  readonly catalog: Catalog;
+  readonly clock: Clock;
+  readonly nodeClass: (name: string) => Promise<EC2NodeClassLike | undefined>;
+  /** Overrides for tests that wrap the APIs; real SDK clients otherwise. */
+  readonly apis?: { ec2: Ec2Api; ssm: SsmApi } | undefined;
+}
+
+/** Everything built, so the operator can share the ICE cache (interruption) and the providers (GC, status). */
+export interface AwsProviderGraph {
+  readonly cloudProvider: AwsCloudProvider;
+  readonly resolver: AwsNodeClassResolver;
+  readonly unavailable: UnavailableOfferings;
+  readonly launchTemplates: DefaultLaunchTemplateProvider;
+  readonly instances: DefaultInstanceProvider;
+}
+
+export function createAwsProviders(settings: AwsProviderSettings, deps: AwsProviderDeps): AwsProviderGraph {
+  const { ec2, ssm } = deps.apis ?? awsApis(settings.aws);
+  const resolver = new AwsNodeClassResolver({
+    subnets: new DefaultSubnetProvider(ec2),
+    securityGroups: new DefaultSecurityGroupProvider(ec2),
+    amis: new DefaultAmiProvider({ ec2, ssm, clock: deps.clock, kubernetesVersion: settings.kubernetesVersion, ...(settings.ssmPrefix === undefined ? {} : { ssmPrefix: settings.ssmPrefix }) }),
+  });
+  const unavailable = new UnavailableOfferings({ clock: deps.clock });
+  const launchTemplates = new DefaultLaunchTemplateProvider({ ec2, clusterName: settings.cluster.name, clock: deps.clock });
+  const instances = new DefaultInstanceProvider({ ec2, clusterName: settings.cluster.name });
+  const cloudProvider = new AwsCloudProvider({ cluster: settings.cluster, catalog: deps.catalog, nodeClass: deps.nodeClass, resolver, launchTemplates, instances, unavailable });
+  return { cloudProvider, resolver, unavailable, launchTemplates, instances };
+}

@@ -1,0 +1,60 @@
+/** Helpers that shape what a launch writes and returns: instance tags, node labels, status quantities. */
+import type { InstanceType } from "../../../policies/domain/instance-types.ts";
+import { Label } from "../../../policies/domain/labels.ts";
+import { formatResource, type ResourceList } from "../../../policies/domain/quantity.ts";
+import type { KubeletConfig } from "../../../policies/domain/allocatable.ts";
+import type { EC2NodeClassLike, NodeClassKubelet } from "../../core/launch-template/node-class.ts";
+import type { CloudInstance, LaunchedInstance, NodeClaimLike } from "../../ports/cloud-provider.ts";
+
+/** The tags on every instance and volume kerf launches (Karpenter's keys; user spec.tags first, ours win). */
+export function instanceTags(clusterName: string, nodeClaim: NodeClaimLike, nodeClass: EC2NodeClassLike): Record<string, string> {
+  const nodePool = nodeClaim.metadata.labels?.[Label.nodePool] ?? "";
+  return {
+    ...(nodeClass.spec.tags ?? {}),
+    [Label.nodePool]: nodePool,
+    "karpenter.sh/nodeclaim": nodeClaim.metadata.name,
+    [Label.nodeClass]: nodeClass.metadata.name,
+    [`kubernetes.io/cluster/${clusterName}`]: "owned",
+    "eks:eks-cluster-name": clusterName,
+    Name: `${Label.nodePool}/${nodePool}`,
+  };
+}
+
+/** Node labels the user data registers (the NodeClaim's labels plus the launched capacity type). */
+export function registrationLabels(nodeClaim: NodeClaimLike, capacityType: string): Record<string, string> {
+  return { ...(nodeClaim.metadata.labels ?? {}), [Label.capacityType]: capacityType };
+}
+
+function quantity(name: string, value: number): string {
+  if (name === "memory" || name === "ephemeral-storage") {
+    for (const [suffix, size] of [["Gi", 2 ** 30], ["Mi", 2 ** 20], ["Ki", 2 ** 10]] as const) if (value % size === 0 && value >= size) return `${value / size}${suffix}`;
+    return String(Math.round(value));
+  }
+  return formatResource(name, value);
+}
+
+/** A resource list as Kubernetes quantity strings (exact, unlike the human formatter). */
+export function quantities(list: ResourceList): Record<string, string> {
+  return Object.fromEntries(Object.entries(list).map(([k, v]) => [k, quantity(k, v)]));
+}
+
+/** The NodeClaim-status view of an instance, with capacity and labels from its instance type when known. */
+export function launchedInstance(instance: CloudInstance, type: InstanceType | undefined, zoneId: string | undefined): LaunchedInstance {
+  const labels: Record<string, string> = {
+    ...(type?.labels ?? {}),
+    [Label.instanceType]: instance.instanceType,
+    [Label.zone]: instance.zone,
+    [Label.capacityType]: instance.capacityType,
+  };
+  if (zoneId !== undefined) labels[Label.zoneId] = zoneId;
+  return {
+    providerID: instance.providerID, instanceID: instance.instanceID, imageID: instance.imageID,
+    instanceType: instance.instanceType, zone: instance.zone, capacityType: instance.capacityType,
+    capacity: quantities(type?.capacity ?? {}), allocatable: quantities(type?.allocatable ?? {}), labels,
+  };
+}
+
+/** The kubelet fields the allocatable model reads, without undefined members. */
+export function allocatableKubelet(kubelet: NodeClassKubelet | undefined): KubeletConfig {
+  return Object.fromEntries(Object.entries(kubelet ?? {}).filter(([, v]) => v !== undefined)) as KubeletConfig;
+}

@@ -1,0 +1,69 @@
+/** Narrow EC2 and SSM interfaces (only the calls kerf makes) and their implementation over the AWS SDK v3 clients. */
+import {
+  CreateFleetCommand, CreateLaunchTemplateCommand, DeleteLaunchTemplateCommand, DescribeImagesCommand, DescribeInstancesCommand,
+  DescribeLaunchTemplatesCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand, EC2Client, TerminateInstancesCommand,
+  type CreateFleetCommandInput, type CreateFleetCommandOutput, type CreateLaunchTemplateCommandInput, type CreateLaunchTemplateCommandOutput,
+  type DeleteLaunchTemplateCommandInput, type DeleteLaunchTemplateCommandOutput, type DescribeImagesCommandInput, type DescribeImagesCommandOutput,
+  type DescribeInstancesCommandInput, type DescribeInstancesCommandOutput, type DescribeLaunchTemplatesCommandInput,
+  type DescribeLaunchTemplatesCommandOutput, type DescribeSecurityGroupsCommandInput, type DescribeSecurityGroupsCommandOutput,
+  type DescribeSubnetsCommandInput, type DescribeSubnetsCommandOutput, type TerminateInstancesCommandInput, type TerminateInstancesCommandOutput,
+} from "@aws-sdk/client-ec2";
+import { GetParameterCommand, SSMClient, type GetParameterCommandInput, type GetParameterCommandOutput } from "@aws-sdk/client-ssm";
+
+/** The EC2 calls kerf's cloud provider makes. */
+export interface Ec2Api {
+  describeSubnets(input: DescribeSubnetsCommandInput): Promise<DescribeSubnetsCommandOutput>;
+  describeSecurityGroups(input: DescribeSecurityGroupsCommandInput): Promise<DescribeSecurityGroupsCommandOutput>;
+  describeImages(input: DescribeImagesCommandInput): Promise<DescribeImagesCommandOutput>;
+  describeLaunchTemplates(input: DescribeLaunchTemplatesCommandInput): Promise<DescribeLaunchTemplatesCommandOutput>;
+  createLaunchTemplate(input: CreateLaunchTemplateCommandInput): Promise<CreateLaunchTemplateCommandOutput>;
+  deleteLaunchTemplate(input: DeleteLaunchTemplateCommandInput): Promise<DeleteLaunchTemplateCommandOutput>;
+  createFleet(input: CreateFleetCommandInput): Promise<CreateFleetCommandOutput>;
+  describeInstances(input: DescribeInstancesCommandInput): Promise<DescribeInstancesCommandOutput>;
+  terminateInstances(input: TerminateInstancesCommandInput): Promise<TerminateInstancesCommandOutput>;
+}
+
+/** The SSM call kerf makes (AMI aliases and ssmParameter terms). */
+export interface SsmApi {
+  getParameter(input: GetParameterCommandInput): Promise<GetParameterCommandOutput>;
+}
+
+/** Where and as whom to reach AWS; `endpoint` overrides the service endpoint (moto in tests). */
+export interface AwsClientConfig {
+  readonly region: string;
+  readonly endpoint?: string | undefined;
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string } | undefined;
+}
+
+function clientOptions(config: AwsClientConfig): { region: string; endpoint?: string; credentials?: { accessKeyId: string; secretAccessKey: string } } {
+  return {
+    region: config.region,
+    ...(config.endpoint === undefined ? {} : { endpoint: config.endpoint }),
+    ...(config.credentials === undefined ? {} : { credentials: { ...config.credentials } }),
+  };
+}
+
+/** Ec2Api over a real EC2Client. */
+export function ec2Api(client: EC2Client): Ec2Api {
+  return {
+    describeSubnets: (input) => client.send(new DescribeSubnetsCommand(input)),
+    describeSecurityGroups: (input) => client.send(new DescribeSecurityGroupsCommand(input)),
+    describeImages: (input) => client.send(new DescribeImagesCommand(input)),
+    describeLaunchTemplates: (input) => client.send(new DescribeLaunchTemplatesCommand(input)),
+    createLaunchTemplate: (input) => client.send(new CreateLaunchTemplateCommand(input)),
+    deleteLaunchTemplate: (input) => client.send(new DeleteLaunchTemplateCommand(input)),
+    createFleet: (input) => client.send(new CreateFleetCommand(input)),
+    describeInstances: (input) => client.send(new DescribeInstancesCommand(input)),
+    terminateInstances: (input) => client.send(new TerminateInstancesCommand(input)),
+  };
+}
+
+/** SsmApi over a real SSMClient. */
+export function ssmApi(client: SSMClient): SsmApi {
+  return { getParameter: (input) => client.send(new GetParameterCommand(input)) };
+}
+
+/** Builds both APIs from one configuration. */
+export function awsApis(config: AwsClientConfig): { ec2: Ec2Api; ssm: SsmApi } {
+  return { ec2: ec2Api(new EC2Client(clientOptions(config))), ssm: ssmApi(new SSMClient(clientOptions(config))) };
+}

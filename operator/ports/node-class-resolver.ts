@@ -1,0 +1,22 @@
+/** The node-class resolver port: selector terms → the subnets, security groups and AMIs they select right now. */
+import type { ResolvedAmi } from "../core/launch-template/amis.ts";
+import type { EC2NodeClassLike } from "../core/launch-template/node-class.ts";
+
+/** What an EC2NodeClass's selectors resolve to; a failed lookup leaves its list empty and says why. */
+export interface NodeClassFacts {
+  readonly subnets: readonly { readonly id: string; readonly zone: string; readonly zoneId?: string | undefined; readonly availableIpCount: number }[];
+  readonly securityGroups: readonly { readonly id: string; readonly name?: string | undefined }[];
+  readonly amis: readonly ResolvedAmi[];
+  /** Lookup failures by part ("subnets" | "securityGroups" | "amis"), as "doing X: cause" messages. */
+  readonly errors: Readonly<Partial<Record<"subnets" | "securityGroups" | "amis", string>>>;
+}
+
+/** Resolves selectors; never throws for AWS failures (they land in `errors`). */
+export interface NodeClassResolver {
+  resolve(nodeClass: EC2NodeClassLike): Promise<NodeClassFacts>;
+}
+
+/** Whether the facts are enough to launch: at least one subnet, security group and AMI. */
+export function launchable(facts: NodeClassFacts): boolean {
+  return facts.subnets.length > 0 && facts.securityGroups.length > 0 && facts.amis.length > 0;
+}

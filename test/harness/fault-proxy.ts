@@ -1,0 +1,156 @@
+/**
+ * A small HTTP proxy in front of moto that injects the capacity failures moto never produces.
+ * CreateFleet overrides matching a fault are removed from the request and reported back in the
+ * response's errorSet (the shape EC2 uses for an instant fleet); when none remain, moto is not
+ * called and the response holds only errors. It also records every CreateFleet request.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** A (type, zone) pool that has no capacity. */
+export interface FleetFault {
+  readonly instanceType: string;
+  readonly zone: string;
+  /** Default InsufficientInstanceCapacity. */
+  readonly code?: string;
+}
+
+/** One recorded CreateFleet request: its query parameters as sent by the SDK (before stripping). */
+export type RecordedRequest = Readonly<Record<string, string>>;
+
+interface Override {
+  readonly fields: Map<string, string>;
+}
+
+const OVERRIDE = /^LaunchTemplateConfigs\.(\d+)\.Overrides\.(\d+)\.(.+)$/;
+const CONFIG = /^LaunchTemplateConfigs\.(\d+)\.(?!Overrides\.)(.+)$/;
+
+function xml(value: string): string {
+  return value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function errorItem(config: Map<string, string>, o: Override, code: string): string {
+  const field = (name: string): string => (o.fields.has(name) ? `<${name[0]?.toLowerCase()}${name.slice(1)}>${xml(o.fields.get(name) ?? "")}</${name[0]?.toLowerCase()}${name.slice(1)}>` : "");
+  return `<item><launchTemplateAndOverrides><launchTemplateSpecification><launchTemplateId>${xml(config.get("LaunchTemplateSpecification.LaunchTemplateId") ?? "")}</launchTemplateId><version>1</version></launchTemplateSpecification>`
+    + `<overrides>${field("InstanceType")}${field("SubnetId")}${field("AvailabilityZone")}</overrides></launchTemplateAndOverrides>`
+    + `<errorCode>${xml(code)}</errorCode><errorMessage>We currently do not have sufficient ${xml(o.fields.get("InstanceType") ?? "")} capacity in the Availability Zone you requested (${xml(o.fields.get("AvailabilityZone") ?? "")}).</errorMessage></item>`;
+}
+
+/** The running proxy. */
+export class FaultProxy {
+  readonly url: string;
+  /** Every CreateFleet request seen, oldest first. */
+  readonly createFleetRequests: RecordedRequest[] = [];
+  private faults: FleetFault[] = [];
+  private readonly server: http.Server;
+
+  constructor(server: http.Server) {
+    this.server = server;
+    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  /** Makes these pools fail until clear(). */
+  injectFleetFaults(faults: readonly FleetFault[]): void {
+    this.faults = [...faults];
+  }
+
+  clear(): void {
+    this.faults = [];
+    this.createFleetRequests.length = 0;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Splits the request into kept overrides and faulted ones; returns the rewritten parameters. */
+  rewrite(params: URLSearchParams): { params: URLSearchParams; errors: string[]; kept: number } {
+    const configs = new Map<string, Map<string, string>>();
+    const overrides = new Map<string, Map<string, Override>>();
+    const rest = new URLSearchParams();
+    for (const [key, value] of params) {
+      const o = OVERRIDE.exec(key);
+      const c = CONFIG.exec(key);
+      if (o !== null) {
+        const byIndex = overrides.get(o[1] ?? "") ?? overrides.set(o[1] ?? "", new Map()).get(o[1] ?? "");
+        const entry = byIndex?.get(o[2] ?? "") ?? { fields: new Map<string, string>() };
+        entry.fields.set(o[3] ?? "", value);
+        byIndex?.set(o[2] ?? "", entry);
+      } else if (c !== null) {
+        (configs.get(c[1] ?? "") ?? configs.set(c[1] ?? "", new Map()).get(c[1] ?? ""))?.set(c[2] ?? "", value);
+      } else rest.append(key, value);
+    }
+    const errors: string[] = [];
+    let configIndex = 0;
+    let kept = 0;
+    for (const [index, config] of configs) {
+      const survivors: Override[] = [];
+      for (const o of overrides.get(index)?.values() ?? []) {
+        const fault = this.faults.find((f) => f.instanceType === o.fields.get("InstanceType") && f.zone === o.fields.get("AvailabilityZone"));
+        if (fault === undefined) survivors.push(o);
+        else errors.push(errorItem(config, o, fault.code ?? "InsufficientInstanceCapacity"));
+      }
+      if (survivors.length === 0) continue;
+      configIndex++;
+      for (const [k, v] of config) rest.append(`LaunchTemplateConfigs.${configIndex}.${k}`, v);
+      survivors.forEach((o, i) => { for (const [k, v] of o.fields) rest.append(`LaunchTemplateConfigs.${configIndex}.Overrides.${i + 1}.${k}`, v); });
+      kept += survivors.length;
+    }
+    return { params: rest, errors, kept };
+  }
+}
+
+async function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function forward(target: string, req: http.IncomingMessage, body: Buffer): Promise<{ status: number; headers: Headers; text: string }> {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && k !== "content-length" && k !== "host") headers.set(k, v);
+  const res = await fetch(`${target}${req.url ?? "/"}`, { method: req.method ?? "GET", headers, ...(body.length > 0 ? { body } : {}) });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+function withErrors(responseXml: string, errors: readonly string[]): string {
+  if (errors.length === 0) return responseXml;
+  const set = `<errorSet>${errors.join("")}</errorSet>`;
+  return responseXml.includes("<fleetInstanceSet") ? responseXml.replace("<fleetInstanceSet", `${set}<fleetInstanceSet`) : responseXml.replace("</CreateFleetResponse>", `${set}</CreateFleetResponse>`);
+}
+
+async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  let body = await readBody(req);
+  const form = (req.headers["content-type"] ?? "").includes("x-www-form-urlencoded") ? new URLSearchParams(body.toString("utf8")) : undefined;
+  let errors: string[] = [];
+  if (form?.get("Action") === "CreateFleet") {
+    proxy.createFleetRequests.push(Object.fromEntries(form));
+    const rewritten = proxy.rewrite(form);
+    errors = rewritten.errors;
+    if (rewritten.kept === 0) {
+      res.writeHead(200, { "content-type": "text/xml" });
+      res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<CreateFleetResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>kerf-fault-proxy</requestId><fleetId>fleet-00000000-0000-0000-0000-000000000000</fleetId><errorSet>${errors.join("")}</errorSet><fleetInstanceSet/></CreateFleetResponse>`);
+      return;
+    }
+    body = Buffer.from(rewritten.params.toString(), "utf8");
+  }
+  const out = await forward(target, req, body);
+  const headers: Record<string, string> = {};
+  out.headers.forEach((v, k) => { if (k !== "content-length" && k !== "transfer-encoding" && k !== "content-encoding") headers[k] = v; });
+  res.writeHead(out.status, headers);
+  res.end(withErrors(out.text, errors));
+}
+
+/** Starts a proxy on a free loopback port in front of `target` (moto's endpoint). */
+export async function startFaultProxy(target: string): Promise<FaultProxy> {
+  let proxy: FaultProxy | undefined;
+  const server = http.createServer((req, res) => {
+    handle(proxy as FaultProxy, target, req, res).catch((error: unknown) => {
+      res.writeHead(502, { "content-type": "text/plain" });
+      res.end(`fault proxy: forwarding to ${target}: ${String(error)}`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  proxy = new FaultProxy(server);
+  return proxy;
+}
