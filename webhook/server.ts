@@ -1,5 +1,5 @@
 /** buildServer(deps): the webhook's fastify instance with admission, health and metrics routes; it never listens. */
-import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyError, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { SecureContextOptions } from "node:tls";
 import type { Engine } from "./engine.ts";
@@ -50,7 +50,8 @@ function installErrorHandling(app: FastifyInstance, metrics: AdmissionMetrics): 
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const app = Fastify({
     loggerInstance: deps.logger,
-    disableRequestLogging: true,
+    // Per-request access logs would cost more than evaluation; the admission plugin logs each decision instead.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT,
     requestTimeout: 30_000,
     keepAliveTimeout: 90_000,

@@ -1,0 +1,61 @@
+/**
+ * `kerf check` over 1,000 manifests (500 NodePools + 500 EC2NodeClasses from the examples, one per
+ * file, unique names), wall time of the whole command including process start. Three runs; the
+ * median is the figure. Usage: node test/perf/webhook/check.bench.ts [--manifests 1000] [--runs 3]
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { parseAllDocuments } from "yaml";
+
+const root = path.resolve(import.meta.dirname, "../../..");
+const { values } = parseArgs({ options: { manifests: { type: "string", default: "1000" }, runs: { type: "string", default: "3" } } });
+const count = Number(values.manifests);
+
+/** Every object of the passing examples, as templates to copy. */
+function templates(): Array<Record<string, { name: string }>> {
+  const dir = path.join(root, "manifests/examples");
+  return readdirSync(dir).filter((f) => f.endsWith(".yaml")).flatMap((f) =>
+    parseAllDocuments(readFileSync(path.join(dir, f), "utf8")).map((d) => d.toJS() as Record<string, { name: string }>));
+}
+
+function writeCorpus(dir: string): void {
+  const all = templates();
+  const pools = all.filter((o) => (o.kind as unknown) === "NodePool");
+  const classes = all.filter((o) => (o.kind as unknown) === "EC2NodeClass");
+  for (let i = 0; i < count; i++) {
+    const source = i % 2 === 0 ? pools[(i / 2) % pools.length] : classes[((i - 1) / 2) % classes.length];
+    const copy = structuredClone(source) as Record<string, unknown> & { metadata: { name: string } };
+    copy.metadata.name = `${copy.metadata.name}-${i}`;
+    const text = `# generated for the kerf check benchmark\n${JSON.stringify(copy, null, 2)}\n`;
+    writeFileSync(path.join(dir, `manifest-${String(i).padStart(4, "0")}.yaml`), text);
+  }
+}
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "kerf-check-bench-"));
+try {
+  writeCorpus(dir);
+  const times: number[] = [];
+  let summary = "";
+  for (let run = 0; run < Number(values.runs); run++) {
+    const started = performance.now();
+    const result = spawnSync(process.execPath, [path.join(root, "webhook/cli/kerf.mjs"), "check", dir], { encoding: "utf8" });
+    times.push((performance.now() - started) / 1000);
+    summary = result.stdout.trim().split("\n").at(-1) ?? "";
+    if (result.status !== 0) throw new Error(`kerf check exited ${result.status}: ${result.stderr}`);
+  }
+  times.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)] ?? 0;
+  process.stdout.write(
+    [
+      `kerf check benchmark: ${count} manifests in ${count} files, wall time including process start`,
+      `runs (s): ${times.map((t) => t.toFixed(2)).join(", ")}; median ${median.toFixed(2)} s`,
+      `last run: ${summary}`,
+      "",
+    ].join("\n"),
+  );
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
