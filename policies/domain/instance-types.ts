@@ -75,8 +75,9 @@ export function cheapestOffering(type: InstanceType, requirements: Requirements)
 
 /** Types ordered by their cheapest compatible available offering, then by name (types without one last). */
 export function orderByPrice(types: readonly InstanceType[], requirements: Requirements): InstanceType[] {
-  const price = new Map(types.map((t) => [t, cheapestOffering(t, requirements)?.pricePerHour ?? Infinity]));
-  return [...types].sort((a, b) => (price.get(a) ?? 0) - (price.get(b) ?? 0) || a.name.localeCompare(b.name));
+  const priced = types.map((t) => ({ t, price: cheapestOffering(t, requirements)?.pricePerHour ?? Infinity }));
+  priced.sort((a, b) => a.price - b.price || (a.t.name < b.t.name ? -1 : a.t.name > b.t.name ? 1 : 0));
+  return priced.map((x) => x.t);
 }
 
 /** Whether `requests` fit within the type's allocatable (keys missing from allocatable count as zero). */

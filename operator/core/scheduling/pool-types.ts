@@ -51,6 +51,9 @@ export class PoolTypes {
   private readonly missing = new Map<string, Bitset>();
   private readonly offerings: OfferingBits[] = [];
   private readonly cache = new Map<string, Bitset>();
+  private readonly maxCache = { alloc: new WeakMap<Bitset, Float64Array>(), capacity: new WeakMap<Bitset, Float64Array>() };
+  /** Every type of the pool. */
+  readonly all: Bitset;
 
   constructor(pool: NodePoolView, space: ResourceSpace, daemonSets: readonly DaemonSetView[]) {
     this.pool = pool;
@@ -69,6 +72,7 @@ export class PoolTypes {
     this.alloc = new Float64Array(this.types.length * this.width);
     this.capacity = new Float64Array(this.types.length * this.width);
     this.types.forEach((t, i) => this.indexType(t, i, space, daemonSets));
+    this.all = fullBits(this.types.length);
   }
 
   private indexType(t: InstanceType, i: number, space: ResourceSpace, daemonSets: readonly DaemonSetView[]): void {
@@ -151,10 +155,13 @@ export class PoolTypes {
     return out;
   }
 
-  /** Slot-wise maximum of allocatable (or capacity) over `bits`. */
+  /** Slot-wise maximum of allocatable (or capacity) over `bits` (cached per bitset: bitsets are never mutated). */
   maxOf(bits: Bitset, of: "alloc" | "capacity" = "alloc"): Float64Array {
+    const cached = this.maxCache[of].get(bits);
+    if (cached !== undefined) return cached;
     const source = of === "alloc" ? this.alloc : this.capacity;
     const out = new Float64Array(this.width).fill(-Infinity);
+    this.maxCache[of].set(bits, out);
     forEachBit(bits, (i) => {
       for (let r = 0; r < this.width; r++) out[r] = Math.max(out[r]!, source[i * this.width + r]!);
     });

@@ -111,17 +111,16 @@ export class Solver {
   /** Tries every place for one pod; undefined on success, else the reason. */
   private place(state: PodState): string | undefined {
     const c = this.candidate(state);
-    const places: Place[] = [...this.nodes, ...this.claims];
+    const nodes = this.nodes.length;
     let cursor = this.cursors.get(state.key) ?? 0;
-    let first: string | undefined;
-    for (let i = cursor; i < places.length; i++) {
-      const result = places[i]!.tryAdd(c);
-      if (result.ok) return this.commit(result, c, places[i]!);
+    for (let i = cursor; i < nodes + this.claims.length; i++) {
+      const place = i < nodes ? this.nodes[i]! : this.claims[i - nodes]!;
+      const result = place.tryAdd(c);
+      if (result.ok) return this.commit(result, c, place);
       if (result.permanent && i === cursor) cursor++;
-      first ??= result.reason;
     }
     this.cursors.set(state.key, cursor);
-    return this.newClaim(c) ?? undefined;
+    return this.newClaim(c);
   }
 
   private commit(result: AddResult & { ok: true }, c: Candidate, place: Place): undefined {
@@ -149,14 +148,15 @@ export class Solver {
     if (taint !== undefined) return `NodePool ${name} has taint ${taint.key}:${taint.effect} that the pod does not tolerate`;
     const incompatible = pool.requirements.compatible(c.state.requirements());
     if (incompatible !== undefined) return `incompatible with NodePool ${name}: ${incompatible}`;
-    const allowed = limits.allowedTypes(this.claims);
+    const allowed = limits.allowedTypes();
     if (allowed === undefined) return `NodePool ${name} would exceed its limits`;
-    const claim = new ClaimTarget({ pool, hostname: `${name}-nodeclaim-${this.claims.length + 1}`, bits: allowed, topology: this.topology });
+    const claim = new ClaimTarget({ pool, hostname: `${name}-nodeclaim-${this.claims.length + 1}`, bits: allowed, topology: this.topology, onNarrow: limits.tracker() });
     const result = claim.tryAdd(c);
     if (!result.ok) {
       return result.noFit === true ? noFitReason({ pool, podReqs: c.state.requirements(), vector: c.vector, space: this.space, allowed }) : `NodePool ${name}: ${result.reason}`;
     }
     this.claims.push(claim);
+    limits.add(claim.bits);
     this.commit(result, c, claim);
     return undefined;
   }
@@ -170,9 +170,10 @@ function poolDomains(pool: PoolTypes, key: string): string[] {
   const add = (v: string | undefined): void => {
     if (v !== undefined && (r === undefined || r.has(v))) values.add(v);
   };
+  const offeringKey = OFFERING_LABELS.has(key);
   for (const t of pool.types) {
-    if (!OFFERING_LABELS.has(key)) add(t.labels[key]);
-    else for (const o of t.offerings) if (o.available) add(offeringValue(o, key));
+    if (offeringKey) t.offerings.filter((o) => o.available).forEach((o) => add(offeringValue(o, key)));
+    else add(t.labels[key]);
   }
   return [...values];
 }

@@ -111,10 +111,12 @@ export class ClaimTarget extends Target {
   requirements: Requirements;
   bits: Bitset;
   private maxAlloc: Float64Array;
+  private readonly onNarrow: ((before: Bitset, after: Bitset) => void) | undefined;
 
-  constructor(init: { pool: PoolTypes; hostname: string; bits: Bitset; topology: Topology }) {
+  constructor(init: { pool: PoolTypes; hostname: string; bits: Bitset; topology: Topology; onNarrow?: (before: Bitset, after: Bitset) => void }) {
     super(init.hostname, init.pool.width, init.topology);
     this.pool = init.pool;
+    this.onNarrow = init.onNarrow;
     this.requirements = init.pool.requirements;
     this.bits = init.bits;
     this.maxAlloc = init.pool.maxOf(init.bits);
@@ -168,6 +170,7 @@ export class ClaimTarget extends Target {
 
   private apply(c: Candidate, chosen: { reqs: Requirements; bits: Bitset }): void {
     this.requirements = chosen.reqs;
+    if (this.pods.length > 0) this.onNarrow?.(this.bits, chosen.bits);
     this.bits = chosen.bits;
     this.maxAlloc = this.pool.maxOf(chosen.bits);
     this.record(c);
