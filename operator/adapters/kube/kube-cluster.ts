@@ -1,0 +1,75 @@
+/** The cluster port over the apiserver: reads from ClusterState, writes NodeClaims/NodePools via CustomObjectsApi and Nodes/Pods via NodeOperations. */
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
+import type { Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
+import { toIso } from "../../core/lifecycle/objects.ts";
+import type { Cluster, CustomObjectLike, EvictionOutcome, NodeClaimStatusPatch, NodePatch } from "../../ports/cluster.ts";
+import { kube, kubeIgnoreNotFound, mergePatch } from "./client.ts";
+import type { ClusterState } from "./cluster-state.ts";
+import { NodeOperations, finalizerRemoval } from "./eviction.ts";
+
+const NODECLAIMS = { group: "karpenter.sh", version: "v1", plural: "nodeclaims" } as const;
+const NODEPOOLS = { group: "karpenter.sh", version: "v1", plural: "nodepools" } as const;
+
+function isoConditions(status: NodeClaimStatusPatch): NodeClaimStatusPatch {
+  if (status.conditions === undefined) return status;
+  return { ...status, conditions: status.conditions.map((c) => ({ ...c, lastTransitionTime: toIso(c.lastTransitionTime) })) };
+}
+
+/** Cluster reads and writes for controllers. */
+export class KubeCluster implements Cluster {
+  private readonly state: ClusterState;
+  private readonly custom: CustomObjectsApi;
+  private readonly nodesOps: NodeOperations;
+
+  constructor(kubeConfig: KubeConfig, state: ClusterState) {
+    this.state = state;
+    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.nodesOps = new NodeOperations(kubeConfig.makeApiClient(CoreV1Api));
+  }
+
+  get synced(): boolean { return this.state.synced; }
+  nodeClaim(name: string): NodeClaim | undefined { return this.state.nodeClaim(name); }
+  nodeClaims(): readonly NodeClaim[] { return this.state.nodeClaims(); }
+  node(name: string): Node | undefined { return this.state.node(name); }
+  nodes(): readonly Node[] { return this.state.nodes(); }
+  nodeByProviderID(providerID: string): Node | undefined { return this.state.nodeByProviderID(providerID); }
+  nodeClaimByProviderID(providerID: string): NodeClaim | undefined { return this.state.nodeClaimByProviderID(providerID); }
+  podsOnNode(nodeName: string): readonly Pod[] { return this.state.podsOnNode(nodeName); }
+  nodePool(name: string): CustomObjectLike | undefined { return this.state.nodePool(name); }
+  nodeClass(name: string): CustomObjectLike | undefined { return this.state.nodeClass(name); }
+
+  async patchNodeClaimStatus(nodeClaim: NodeClaim, status: NodeClaimStatusPatch): Promise<void> {
+    const name = nodeClaim.metadata?.name ?? "";
+    const body = { metadata: { resourceVersion: nodeClaim.metadata?.resourceVersion }, status: isoConditions(status) };
+    await kube(`patching status of nodeclaim ${name}`, () => this.custom.patchClusterCustomObjectStatus({ ...NODECLAIMS, name, body }, mergePatch));
+  }
+
+  async patchNodeClaimMetadata(nodeClaim: NodeClaim, meta: { labels?: Readonly<Record<string, string>>; annotations?: Readonly<Record<string, string>>; finalizers?: readonly string[] }): Promise<void> {
+    const name = nodeClaim.metadata?.name ?? "";
+    const body = { metadata: { resourceVersion: nodeClaim.metadata?.resourceVersion, ...meta } };
+    await kube(`patching nodeclaim ${name}`, () => this.custom.patchClusterCustomObject({ ...NODECLAIMS, name, body }, mergePatch));
+  }
+
+  async removeNodeClaimFinalizer(nodeClaim: NodeClaim, finalizer: string): Promise<void> {
+    const name = nodeClaim.metadata?.name ?? "";
+    const body = finalizerRemoval(nodeClaim.metadata?.finalizers ?? [], finalizer);
+    if (body === undefined) return;
+    await kubeIgnoreNotFound(`removing finalizer from nodeclaim ${name}`, () => this.custom.patchClusterCustomObject({ ...NODECLAIMS, name, body }));
+  }
+
+  async deleteNodeClaim(name: string): Promise<void> {
+    await kubeIgnoreNotFound(`deleting nodeclaim ${name}`, () => this.custom.deleteClusterCustomObject({ ...NODECLAIMS, name }));
+  }
+
+  patchNode(node: Node, patch: NodePatch): Promise<void> { return this.nodesOps.patchNode(node, patch); }
+  removeNodeFinalizer(node: Node, finalizer: string): Promise<void> { return this.nodesOps.removeNodeFinalizer(node, finalizer); }
+  deleteNode(name: string): Promise<void> { return this.nodesOps.deleteNode(name); }
+  evictPod(pod: Pod): Promise<EvictionOutcome> { return this.nodesOps.evictPod(pod); }
+  deletePod(pod: Pod, graceSeconds: number): Promise<void> { return this.nodesOps.deletePod(pod, graceSeconds); }
+
+  async patchNodePoolStatus(nodePool: CustomObjectLike, status: Readonly<Record<string, unknown>>): Promise<void> {
+    const name = nodePool.metadata?.name ?? "";
+    const body = { metadata: { resourceVersion: nodePool.metadata?.resourceVersion }, status };
+    await kube(`patching status of nodepool ${name}`, () => this.custom.patchClusterCustomObjectStatus({ ...NODEPOOLS, name, body }, mergePatch));
+  }
+}

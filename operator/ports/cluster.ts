@@ -1,0 +1,68 @@
+/** The cluster port: what controllers read from the informer caches and write to the apiserver. Implemented by adapters/kube/kube-cluster.ts. */
+import type { Condition, Node, NodeClaim, OwnerReference, Pod, Quantities, Taint } from "../core/lifecycle/objects.ts";
+
+/** A NodePool or EC2NodeClass as raw custom-object JSON. */
+export interface CustomObjectLike {
+  readonly metadata?: { readonly name?: string | undefined; readonly uid?: string | undefined; readonly resourceVersion?: string | undefined; readonly generation?: number | undefined } | undefined;
+  readonly spec?: Readonly<Record<string, unknown>> | undefined;
+  readonly status?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** Cache reads; every method answers from memory and never throws. */
+export interface ClusterReader {
+  readonly synced: boolean;
+  nodeClaim(name: string): NodeClaim | undefined;
+  nodeClaims(): readonly NodeClaim[];
+  node(name: string): Node | undefined;
+  nodes(): readonly Node[];
+  nodeByProviderID(providerID: string): Node | undefined;
+  nodeClaimByProviderID(providerID: string): NodeClaim | undefined;
+  podsOnNode(nodeName: string): readonly Pod[];
+  nodePool(name: string): CustomObjectLike | undefined;
+  nodeClass(name: string): CustomObjectLike | undefined;
+}
+
+/** The NodeClaim status fields the lifecycle writes. */
+export interface NodeClaimStatusPatch {
+  readonly providerID?: string;
+  readonly imageID?: string;
+  readonly nodeName?: string;
+  readonly capacity?: Quantities;
+  readonly allocatable?: Quantities;
+  readonly conditions?: readonly Condition[];
+}
+
+/** Node fields registration and termination write (each a full desired value). */
+export interface NodePatch {
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+  readonly taints?: readonly Taint[];
+  readonly finalizers?: readonly string[];
+  readonly ownerReferences?: readonly OwnerReference[];
+}
+
+/** The answer of the Eviction API for one pod. */
+export type EvictionOutcome = "evicted" | "gone" | "blocked";
+
+/**
+ * Writes. Every patch carries the object's resourceVersion (optimistic lock): a stale cache makes it
+ * throw a conflict (ConflictError/InvalidError from adapters/kube/client.ts) that the runtime requeues.
+ * Deletes and finalizer removals of objects already gone succeed.
+ */
+export interface ClusterWriter {
+  patchNodeClaimStatus(nodeClaim: NodeClaim, status: NodeClaimStatusPatch): Promise<void>;
+  patchNodeClaimMetadata(nodeClaim: NodeClaim, meta: { labels?: Readonly<Record<string, string>>; annotations?: Readonly<Record<string, string>>; finalizers?: readonly string[] }): Promise<void>;
+  removeNodeClaimFinalizer(nodeClaim: NodeClaim, finalizer: string): Promise<void>;
+  deleteNodeClaim(name: string): Promise<void>;
+  patchNode(node: Node, patch: NodePatch): Promise<void>;
+  removeNodeFinalizer(node: Node, finalizer: string): Promise<void>;
+  deleteNode(name: string): Promise<void>;
+  /** Evicts through the Eviction API; 429 (PDB) and "multiple PDBs" 500 answer "blocked". */
+  evictPod(pod: Pod): Promise<EvictionOutcome>;
+  /** Deletes directly (bypassing PDBs) with the given grace period. */
+  deletePod(pod: Pod, graceSeconds: number): Promise<void>;
+  patchNodePoolStatus(nodePool: CustomObjectLike, status: Readonly<Record<string, unknown>>): Promise<void>;
+}
+
+/** Reads and writes together, as controllers receive them. */
+export type Cluster = ClusterReader & ClusterWriter;
