@@ -60,21 +60,27 @@ export function listLiteral(rule: CelRule): ReadonlySet<string> {
   return new Set([...literal.matchAll(/"([^"]*)"|'([^']*)'/g)].map((m) => m[1] ?? m[2] ?? ""));
 }
 
+type Located = { path: string; value: unknown }[];
+
 /** Every value (with its apiserver path) at a rule location such as ".spec.template.spec.requirements[].key". */
-export function nodesAt(root: unknown, on: string): { path: string; value: unknown }[] {
-  let nodes: { path: string; value: unknown }[] = [{ path: "", value: root }];
-  for (const part of on.slice(1).split(".")) {
-    const isList = part.endsWith("[]");
-    const name = isList ? part.slice(0, -2) : part;
-    nodes = nodes.flatMap(({ path, value }) => {
-      const child = isObject(value) ? value[name] : undefined;
-      const childPath = path === "" ? name : `${path}.${name}`;
-      if (child === undefined) return [];
-      if (!isList) return [{ path: childPath, value: child }];
-      return Array.isArray(child) ? child.map((item, i) => ({ path: `${childPath}[${i}]`, value: item })) : [];
-    });
+export function nodesAt(root: unknown, on: string, memo: Map<string, Located> = new Map()): Located {
+  const cached = memo.get(on);
+  if (cached !== undefined) return cached;
+  const cut = on.lastIndexOf(".");
+  const parents = cut <= 0 ? [{ path: "", value: root }] : nodesAt(root, on.slice(0, cut), memo);
+  const part = on.slice(cut + 1);
+  const isList = part.endsWith("[]");
+  const name = isList ? part.slice(0, -2) : part;
+  const out: Located = [];
+  for (const { path, value } of parents) {
+    const child = isObject(value) ? value[name] : undefined;
+    const childPath = path === "" ? name : `${path}.${name}`;
+    if (child === undefined) continue;
+    if (!isList) out.push({ path: childPath, value: child });
+    else if (Array.isArray(child)) child.forEach((item, i) => out.push({ path: `${childPath}[${i}]`, value: item }));
   }
-  return nodes;
+  memo.set(on, out);
+  return out;
 }
 
 function oldValueAt(oldObject: unknown, on: string): { present: boolean; value: unknown } {
@@ -94,13 +100,14 @@ function holds(predicate: CelPredicate, self: unknown, oldSelf: unknown): boolea
 /** Evaluates rules against an object; transition rules only on UPDATE when the old value exists (as the apiserver does). */
 export function evaluateRules(rules: readonly CelRule[], predicates: Readonly<Record<string, CelPredicate>>, input: PolicyInput): Issue[] {
   const issues: Issue[] = [];
+  const located = new Map<string, Located>();
   for (const rule of rules) {
     const predicate = predicates[rule.id];
     if (predicate === undefined) throw new Error(`evaluating CEL rule ${rule.id}: no predicate`);
     const transition = isTransitionRule(rule);
     const old = transition && input.operation === "UPDATE" ? oldValueAt(input.oldObject, rule.on) : { present: false, value: undefined };
     if (transition && !old.present) continue;
-    for (const { path, value } of nodesAt(input.object, rule.on)) {
+    for (const { path, value } of nodesAt(input.object, rule.on, located)) {
       if (!holds(predicate, value, old.value)) issues.push({ path, message: rule.message });
     }
   }

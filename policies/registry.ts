@@ -4,6 +4,8 @@ import { EBS_ENCRYPTED_POLICY, IMDSV2_POLICY } from "./ec2nodeclass/security.ts"
 import { EC2NODECLASS_STRICT_POLICY } from "./ec2nodeclass/strict.ts";
 import { NODECLAIM_CEL_POLICY } from "./nodeclaim/parity.ts";
 import { BUDGET_SCHEDULE_POLICY } from "./nodepool/budgets.ts";
+import { REQUIREMENTS_SATISFIABLE_POLICY, SPOT_DIVERSITY_POLICY } from "./nodepool/catalog-checks.ts";
+import { LIMITS_REQUIRED_POLICY } from "./nodepool/limits.ts";
 import { NODECLASSREF_POLICY } from "./nodepool/nodeclassref.ts";
 import { NODEPOOL_CEL_POLICY } from "./nodepool/parity.ts";
 import { NODEPOOL_RUNTIME_POLICY } from "./nodepool/runtime.ts";
@@ -18,6 +20,9 @@ export const POLICIES: readonly Policy[] = [
   NODEPOOL_RUNTIME_POLICY,
   NODEPOOL_STRICT_POLICY,
   EC2NODECLASS_STRICT_POLICY,
+  REQUIREMENTS_SATISFIABLE_POLICY,
+  SPOT_DIVERSITY_POLICY,
+  LIMITS_REQUIRED_POLICY,
   BUDGET_SCHEDULE_POLICY,
   NODECLASSREF_POLICY,
   IMDSV2_POLICY,
