@@ -65,21 +65,7 @@ export class FaultProxy {
 
   /** Splits the request into kept overrides and faulted ones; returns the rewritten parameters. */
   rewrite(params: URLSearchParams): { params: URLSearchParams; errors: string[]; kept: number } {
-    const configs = new Map<string, Map<string, string>>();
-    const overrides = new Map<string, Map<string, Override>>();
-    const rest = new URLSearchParams();
-    for (const [key, value] of params) {
-      const o = OVERRIDE.exec(key);
-      const c = CONFIG.exec(key);
-      if (o !== null) {
-        const byIndex = overrides.get(o[1] ?? "") ?? overrides.set(o[1] ?? "", new Map()).get(o[1] ?? "");
-        const entry = byIndex?.get(o[2] ?? "") ?? { fields: new Map<string, string>() };
-        entry.fields.set(o[3] ?? "", value);
-        byIndex?.set(o[2] ?? "", entry);
-      } else if (c !== null) {
-        (configs.get(c[1] ?? "") ?? configs.set(c[1] ?? "", new Map()).get(c[1] ?? ""))?.set(c[2] ?? "", value);
-      } else rest.append(key, value);
-    }
+    const { configs, overrides, rest } = parseFleetParams(params);
     const errors: string[] = [];
     let configIndex = 0;
     let kept = 0;
@@ -92,12 +78,39 @@ export class FaultProxy {
       }
       if (survivors.length === 0) continue;
       configIndex++;
-      for (const [k, v] of config) rest.append(`LaunchTemplateConfigs.${configIndex}.${k}`, v);
-      survivors.forEach((o, i) => { for (const [k, v] of o.fields) rest.append(`LaunchTemplateConfigs.${configIndex}.Overrides.${i + 1}.${k}`, v); });
+      appendConfig(rest, configIndex, config, survivors);
       kept += survivors.length;
     }
     return { params: rest, errors, kept };
   }
+}
+
+function appendConfig(out: URLSearchParams, index: number, config: Map<string, string>, overrides: readonly Override[]): void {
+  for (const [k, v] of config) out.append(`LaunchTemplateConfigs.${index}.${k}`, v);
+  overrides.forEach((o, i) => { for (const [k, v] of o.fields) out.append(`LaunchTemplateConfigs.${index}.Overrides.${i + 1}.${k}`, v); });
+}
+
+function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  const found = map.get(key);
+  if (found !== undefined) return found;
+  const made = make();
+  map.set(key, made);
+  return made;
+}
+
+/** Groups CreateFleet query parameters into launch-template configs, their overrides and the rest. */
+function parseFleetParams(params: URLSearchParams): { configs: Map<string, Map<string, string>>; overrides: Map<string, Map<string, Override>>; rest: URLSearchParams } {
+  const configs = new Map<string, Map<string, string>>();
+  const overrides = new Map<string, Map<string, Override>>();
+  const rest = new URLSearchParams();
+  for (const [key, value] of params) {
+    const o = OVERRIDE.exec(key);
+    const c = CONFIG.exec(key);
+    if (o !== null) entry(entry(overrides, o[1] ?? "", () => new Map<string, Override>()), o[2] ?? "", () => ({ fields: new Map<string, string>() })).fields.set(o[3] ?? "", value);
+    else if (c !== null) entry(configs, c[1] ?? "", () => new Map<string, string>()).set(c[2] ?? "", value);
+    else rest.append(key, value);
+  }
+  return { configs, overrides, rest };
 }
 
 async function readBody(req: http.IncomingMessage): Promise<Buffer> {
@@ -143,14 +156,14 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
 
 /** Starts a proxy on a free loopback port in front of `target` (moto's endpoint). */
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
-  let proxy: FaultProxy | undefined;
+  const holder: { proxy?: FaultProxy } = {};
   const server = http.createServer((req, res) => {
-    handle(proxy as FaultProxy, target, req, res).catch((error: unknown) => {
+    handle(holder.proxy as FaultProxy, target, req, res).catch((error: unknown) => {
       res.writeHead(502, { "content-type": "text/plain" });
       res.end(`fault proxy: forwarding to ${target}: ${String(error)}`);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  proxy = new FaultProxy(server);
-  return proxy;
+  holder.proxy = new FaultProxy(server);
+  return holder.proxy;
 }

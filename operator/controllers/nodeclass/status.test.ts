@@ -1,0 +1,69 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
+import type { NodeClassFacts } from "../../ports/node-class-resolver.ts";
+import { computeNodeClassStatus, isNodeClassReady } from "./status.ts";
+
+const now = new Date(Date.UTC(2000, 0, 1));
+const later = new Date(Date.UTC(2000, 0, 1, 1));
+
+const nodeClass: EC2NodeClassLike = {
+  metadata: { name: "default", generation: 3 },
+  spec: { amiSelectorTerms: [{ alias: "al2023@latest" }], subnetSelectorTerms: [{ id: "subnet-1" }], securityGroupSelectorTerms: [{ id: "sg-1" }], role: "NodeRole" },
+};
+
+const facts: NodeClassFacts = {
+  subnets: [{ id: "subnet-1", zone: "us-east-1a", zoneId: "use1-az6", availableIpCount: 10 }],
+  securityGroups: [{ id: "sg-1", name: "default" }],
+  amis: [{ id: "ami-1", name: "al2023", deprecated: false, requirements: [{ key: "kubernetes.io/arch", operator: "In", values: ["amd64"] }] }],
+  errors: {},
+};
+
+function condition(status: ReturnType<typeof computeNodeClassStatus>, type: string): { status: string; reason: string; message: string; lastTransitionTime: string } | undefined {
+  return status.conditions?.find((c) => c.type === type);
+}
+
+void describe("EC2NodeClass status", () => {
+  void it("should list the resolved subnets, security groups and AMIs and be Ready", () => {
+    const status = computeNodeClassStatus(nodeClass, facts, now);
+    assert.deepEqual(status.subnets, [{ id: "subnet-1", zone: "us-east-1a", zoneID: "use1-az6" }]);
+    assert.deepEqual(status.securityGroups, [{ id: "sg-1", name: "default" }]);
+    assert.deepEqual(status.amis, [{ id: "ami-1", name: "al2023", requirements: [{ key: "kubernetes.io/arch", operator: "In", values: ["amd64"] }] }]);
+    assert.deepEqual(status.conditions?.map((c) => [c.type, c.status]), [
+      ["AMIsReady", "True"], ["SubnetsReady", "True"], ["SecurityGroupsReady", "True"], ["InstanceProfileReady", "True"], ["ValidationSucceeded", "True"], ["Ready", "True"],
+    ]);
+    assert.ok(status.conditions?.every((c) => c.observedGeneration === 3 && c.lastTransitionTime === "2000-01-01T00:00:00Z" && c.reason !== ""));
+    assert.ok(isNodeClassReady(status));
+  });
+
+  const failures = [
+    { part: "subnets", condition: "SubnetsReady", reason: "SubnetsNotFound", facts: { ...facts, subnets: [] } },
+    { part: "security groups", condition: "SecurityGroupsReady", reason: "SecurityGroupsNotFound", facts: { ...facts, securityGroups: [] } },
+    { part: "AMIs", condition: "AMIsReady", reason: "AMINotFound", facts: { ...facts, amis: [], errors: { amis: "reading SSM parameter: AccessDenied" } } },
+  ];
+  for (const f of failures) {
+    void it(`should not be Ready when no ${f.part} resolve`, () => {
+      const status = computeNodeClassStatus(nodeClass, f.facts, now);
+      assert.equal(condition(status, f.condition)?.status, "False");
+      assert.equal(condition(status, f.condition)?.reason, f.reason);
+      assert.equal(condition(status, "Ready")?.status, "False");
+      assert.equal(condition(status, "Ready")?.reason, "UnhealthyDependents");
+      assert.match(condition(status, "Ready")?.message ?? "", new RegExp(`${f.condition}=False`));
+      assert.ok(!isNodeClassReady(status));
+    });
+  }
+
+  void it("should carry a lookup error into the condition message", () => {
+    const status = computeNodeClassStatus(nodeClass, failures[2]?.facts ?? facts, now);
+    assert.equal(condition(status, "AMIsReady")?.message, "reading SSM parameter: AccessDenied");
+  });
+
+  void it("should keep lastTransitionTime while a condition's status holds and move it when it flips", () => {
+    const first = computeNodeClassStatus(nodeClass, facts, now);
+    const same = computeNodeClassStatus({ ...nodeClass, status: first }, facts, later);
+    assert.equal(condition(same, "Ready")?.lastTransitionTime, "2000-01-01T00:00:00Z");
+    const flipped = computeNodeClassStatus({ ...nodeClass, status: first }, { ...facts, subnets: [] }, later);
+    assert.equal(condition(flipped, "Ready")?.lastTransitionTime, "2000-01-01T01:00:00Z");
+    assert.equal(condition(flipped, "AMIsReady")?.lastTransitionTime, "2000-01-01T00:00:00Z");
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * EC2NodeClass status from resolved facts (pure): status.subnets, securityGroups, amis,
+ * instanceProfile and the conditions SubnetsReady, SecurityGroupsReady, AMIsReady,
+ * InstanceProfileReady, ValidationSucceeded and Ready (all True ⇒ Ready True).
+ */
+import type { Condition, EC2NodeClassLike, EC2NodeClassStatus } from "../../core/launch-template/node-class.ts";
+import type { NodeClassFacts } from "../../ports/node-class-resolver.ts";
+
+/** The dependent conditions, in the order Ready reports them. */
+export const DEPENDENT_CONDITIONS = ["AMIsReady", "SubnetsReady", "SecurityGroupsReady", "InstanceProfileReady", "ValidationSucceeded"] as const;
+
+type Verdict = Omit<Condition, "lastTransitionTime" | "observedGeneration">;
+
+function readiness(type: string, ok: boolean, failure: { reason: string; why?: string | undefined; what: string }): Verdict {
+  if (ok) return { type, status: "True", reason: type, message: "" };
+  return { type, status: "False", reason: failure.reason, message: failure.why ?? `${failure.what} did not match any resource` };
+}
+
+function verdicts(nodeClass: EC2NodeClassLike, facts: NodeClassFacts): Verdict[] {
+  const spec = nodeClass.spec;
+  const hasProfile = spec.instanceProfile !== undefined || spec.role !== undefined;
+  return [
+    readiness("AMIsReady", facts.amis.length > 0, { reason: "AMINotFound", why: facts.errors.amis, what: "amiSelectorTerms" }),
+    readiness("SubnetsReady", facts.subnets.length > 0, { reason: "SubnetsNotFound", why: facts.errors.subnets, what: "subnetSelectorTerms" }),
+    readiness("SecurityGroupsReady", facts.securityGroups.length > 0, { reason: "SecurityGroupsNotFound", why: facts.errors.securityGroups, what: "securityGroupSelectorTerms" }),
+    readiness("InstanceProfileReady", hasProfile, { reason: "InstanceProfileNotFound", what: "neither role nor instanceProfile" }),
+    { type: "ValidationSucceeded", status: "True", reason: "ValidationSucceeded", message: "" },
+  ];
+}
+
+function ready(list: readonly Verdict[]): Verdict {
+  const failing = list.filter((c) => c.status !== "True");
+  if (failing.length === 0) return { type: "Ready", status: "True", reason: "Ready", message: "" };
+  return { type: "Ready", status: "False", reason: "UnhealthyDependents", message: failing.map((c) => `${c.type}=${c.status}`).join(", ") };
+}
+
+function stamp(v: Verdict, previous: readonly Condition[], now: Date, generation: number | undefined): Condition {
+  const before = previous.find((c) => c.type === v.type);
+  const lastTransitionTime = before !== undefined && before.status === v.status ? before.lastTransitionTime : now.toISOString().replace(/\.\d{3}Z$/, "Z");
+  return { ...v, lastTransitionTime, ...(generation === undefined ? {} : { observedGeneration: generation }) };
+}
+
+/** The status to write; lastTransitionTime only moves when a condition's status changes. */
+export function computeNodeClassStatus(nodeClass: EC2NodeClassLike, facts: NodeClassFacts, now: Date): EC2NodeClassStatus {
+  const list = verdicts(nodeClass, facts);
+  const previous = nodeClass.status?.conditions ?? [];
+  const generation = nodeClass.metadata.generation;
+  return {
+    subnets: facts.subnets.map((s) => ({ id: s.id, zone: s.zone, ...(s.zoneId === undefined ? {} : { zoneID: s.zoneId }) })),
+    securityGroups: facts.securityGroups.map((g) => ({ id: g.id, ...(g.name === undefined ? {} : { name: g.name }) })),
+    amis: facts.amis.map((a) => ({
+      id: a.id, ...(a.name === undefined ? {} : { name: a.name }), ...(a.deprecated ? { deprecated: true } : {}),
+      requirements: a.requirements.map((r) => ({ key: r.key, operator: r.operator, ...(r.values === undefined ? {} : { values: [...r.values] }) })),
+    })),
+    ...(nodeClass.spec.instanceProfile === undefined ? {} : { instanceProfile: nodeClass.spec.instanceProfile }),
+    conditions: [...list, ready(list)].map((v) => stamp(v, previous, now, generation)),
+  };
+}
+
+/** Whether the status says the node class can launch. */
+export function isNodeClassReady(status: EC2NodeClassStatus | undefined): boolean {
+  return status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
+}
