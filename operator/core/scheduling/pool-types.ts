@@ -51,6 +51,7 @@ export class PoolTypes {
   private readonly missing = new Map<string, Bitset>();
   private readonly offerings: OfferingBits[] = [];
   private readonly cache = new Map<string, Bitset>();
+  private readonly domainCache = new Map<string, ReadonlySet<string>>();
   private readonly maxCache = { alloc: new WeakMap<Bitset, Float64Array>(), capacity: new WeakMap<Bitset, Float64Array>() };
   /** Every type of the pool. */
   readonly all: Bitset;
@@ -155,6 +156,22 @@ export class PoolTypes {
     return out;
   }
 
+  /** The domains of `key` this pool can launch into: its requirement's values, offering values or type labels (cached). */
+  domains(key: string): ReadonlySet<string> {
+    let out = this.domainCache.get(key);
+    if (out !== undefined) return out;
+    const r = this.requirements.get(key);
+    const values = new Set<string>();
+    const add = (v: string | undefined): void => {
+      if (v !== undefined && (r === undefined || r.has(v))) values.add(v);
+    };
+    if (r !== undefined && !r.complement) r.values.forEach(add);
+    else if (OFFERING_LABELS.has(key)) this.types.forEach((t) => t.offerings.filter((o) => o.available).forEach((o) => add(offeringValue(o, key))));
+    else this.types.forEach((t) => add(t.labels[key]));
+    this.domainCache.set(key, (out = values));
+    return out;
+  }
+
   /** Slot-wise maximum of allocatable (or capacity) over `bits` (cached per bitset: bitsets are never mutated). */
   maxOf(bits: Bitset, of: "alloc" | "capacity" = "alloc"): Float64Array {
     const cached = this.maxCache[of].get(bits);
@@ -167,4 +184,9 @@ export class PoolTypes {
     });
     return out;
   }
+}
+
+function offeringValue(o: InstanceType["offerings"][number], key: string): string | undefined {
+  if (key === Label.zone) return o.zone;
+  return key === Label.capacityType ? o.capacityType : o.zoneId;
 }

@@ -6,8 +6,6 @@
  * Speed: per pod class (pods that schedule identically) a cursor skips places that rejected the
  * class for good; instance-type sets are bitsets cached per requirement set.
  */
-import type { Offering } from "../../../policies/domain/instance-types.ts";
-import { Label, OFFERING_LABELS } from "../../../policies/domain/labels.ts";
 import { RequirementError } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint } from "../../../policies/domain/taints.ts";
 import { PoolLimits } from "./limits.ts";
@@ -38,6 +36,8 @@ export class Solver {
   private readonly limits: PoolLimits[];
   private readonly cursors = new Map<string, number>();
   private readonly constraintCache = new Map<string, TopologyConstraint[]>();
+  private readonly eligibleCache = new Map<string, ReadonlySet<string>>();
+  private nodeDomains = new Map<string, Set<string>>();
   private readonly options: SimulateOptions;
   private readonly softTaints: boolean;
 
@@ -63,8 +63,10 @@ export class Solver {
   private setUniverses(snapshot: Snapshot): void {
     for (const key of this.topology.keys()) {
       const domains = new Set<string>();
-      for (const pool of this.pools) for (const d of poolDomains(pool, key)) domains.add(d);
-      for (const n of snapshot.nodes) if (n.labels[key] !== undefined) domains.add(n.labels[key]);
+      for (const pool of this.pools) for (const d of pool.domains(key)) domains.add(d);
+      const onNodes = new Set(snapshot.nodes.map((n) => n.labels[key]).filter((v): v is string => v !== undefined));
+      for (const d of onNodes) domains.add(d);
+      this.nodeDomains.set(key, onNodes);
       this.topology.setUniverse(key, domains);
     }
   }
@@ -76,7 +78,23 @@ export class Solver {
       this.constraintCache.set(state.key, constraints);
     }
     const pod = state.pod;
-    return { state, vector: this.space.vector(pod.requests), constraints, countedIn: this.topology.countedIn(pod, [...pod.antiAffinity, ...pod.preferredAntiAffinity.map((w) => w.term)]) };
+    const eligible = (key: string): ReadonlySet<string> => this.eligible(state, key);
+    return { eligible, state, vector: this.space.vector(pod.requests), constraints, countedIn: this.topology.countedIn(pod, [...pod.antiAffinity, ...pod.preferredAntiAffinity.map((w) => w.term)]) };
+  }
+
+  /** Domains of `key` on nodes and in pools whose taints the pod tolerates and whose requirements it matches. */
+  private eligible(state: PodState, key: string): ReadonlySet<string> {
+    const id = `${state.key}|${key}`;
+    let out = this.eligibleCache.get(id);
+    if (out === undefined) {
+      const set = new Set(this.nodeDomains.get(key) ?? []);
+      for (const pool of this.pools) {
+        if (untoleratedTaint(pool.pool.taints, state.pod.tolerations) !== undefined || pool.requirements.compatible(state.requirements()) !== undefined) continue;
+        for (const d of pool.domains(key)) set.add(d);
+      }
+      this.eligibleCache.set(id, (out = set));
+    }
+    return out;
   }
 
   /** Runs the loop over `pods`; results land in `placements` and `errors`. */
@@ -160,25 +178,4 @@ export class Solver {
     this.commit(result, c, claim);
     return undefined;
   }
-}
-
-/** The domains of `key` a pool can launch into: offering values, its requirement's values, or its types' labels. */
-function poolDomains(pool: PoolTypes, key: string): string[] {
-  const r = pool.requirements.get(key);
-  if (r !== undefined && !r.complement) return [...r.values];
-  const values = new Set<string>();
-  const add = (v: string | undefined): void => {
-    if (v !== undefined && (r === undefined || r.has(v))) values.add(v);
-  };
-  const offeringKey = OFFERING_LABELS.has(key);
-  for (const t of pool.types) {
-    if (offeringKey) t.offerings.filter((o) => o.available).forEach((o) => add(offeringValue(o, key)));
-    else add(t.labels[key]);
-  }
-  return [...values];
-}
-
-function offeringValue(o: Offering, key: string): string | undefined {
-  if (key === Label.zone) return o.zone;
-  return key === Label.capacityType ? o.capacityType : o.zoneId;
 }

@@ -20,6 +20,8 @@ export interface Candidate {
   readonly vector: Float64Array;
   readonly constraints: readonly TopologyConstraint[];
   readonly countedIn: readonly Group[];
+  /** Domains of a key the pod could reach (for spread minimums). */
+  readonly eligible: (key: string) => ReadonlySet<string>;
 }
 
 export type AddResult = { readonly ok: true; readonly commit: () => void } | { readonly ok: false; readonly permanent: boolean; readonly reason: string; readonly noFit?: boolean };
@@ -99,7 +101,7 @@ export class NodeTarget extends Target {
     if (!fitsAt(this.used, c.vector, this.allocatable, 0)) return fail(`node ${this.name} does not have enough free resources`);
     const mismatch = c.state.requirements().matchLabels(this.labels);
     if (mismatch !== undefined) return fail(`node ${this.name}: ${mismatch}`);
-    const topo = this.topology.check(c.constraints, this, c.state.requirements(), (k) => (this.labels[k] === undefined ? [] : [this.labels[k]]));
+    const topo = this.topology.check(c.constraints, this, c.state.requirements(), (k) => (this.labels[k] === undefined ? [] : [this.labels[k]]), c.eligible);
     if (!(topo instanceof Map)) return fail(topo.reason, topo.permanent);
     return { ok: true, commit: () => this.record(c) };
   }
@@ -135,7 +137,7 @@ export class ClaimTarget extends Target {
     if (incompatible !== undefined) return fail(`incompatible with NodePool ${this.pool.pool.name}: ${incompatible}`);
     const merged = podReqs.size === 0 ? this.requirements : this.requirements.intersect(podReqs);
     const place: Place = { hostname: this.hostname, domainOf: (k) => singleValue(merged, k) };
-    const topo = this.topology.check(c.constraints, place, podReqs, (k) => this.possible(k, merged));
+    const topo = this.topology.check(c.constraints, place, podReqs, (k) => this.possible(k, merged), c.eligible);
     if (!(topo instanceof Map)) return fail(topo.reason, topo.permanent);
     const used = Float64Array.from(this.used, (v, i) => v + c.vector[i]!);
     const chosen = this.narrow(merged, topo, used);
@@ -147,7 +149,7 @@ export class ClaimTarget extends Target {
 
   private possible(key: string, reqs: Requirements): string[] {
     const r = reqs.get(key);
-    return [...this.topology.universe(key)].filter((d) => r === undefined || r.has(d));
+    return [...this.pool.domains(key)].filter((d) => r === undefined || r.has(d));
   }
 
   /** Pins undecided topology keys to the first allowed domain that still leaves an instance type. */

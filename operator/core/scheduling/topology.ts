@@ -106,11 +106,11 @@ export class Topology {
     g.total++;
   }
 
-  private minCount(c: TopologyConstraint, podReqs: Requirements): number {
+  private minCount(c: TopologyConstraint, podReqs: Requirements, domains: ReadonlySet<string>): number {
     const req = podReqs.get(c.group.key);
     let eligible = 0;
     let min = Infinity;
-    for (const d of this.universe(c.group.key)) {
+    for (const d of domains) {
       if (req !== undefined && !req.has(d)) continue;
       eligible++;
       min = Math.min(min, c.group.counts.get(d) ?? 0);
@@ -133,14 +133,16 @@ export class Topology {
    * Checks a place against the constraints. Undecided domains (a planned claim not yet pinned to a
    * zone) are narrowed: the answer lists, per key, the domains still allowed, best first
    * (least-loaded for spreads). Hostname is always decided (every place is its own domain).
+   * `eligible(key)` is the set of domains the pod could reach (pools it tolerates and matches, and
+   * nodes): only those count for a spread's minimum, so a zone only another pool serves is not a domain.
    */
-  check(constraints: readonly TopologyConstraint[], place: Place, podReqs: Requirements, possible: (key: string) => string[]): TopologyFailure | Map<string, string[]> {
+  check(constraints: readonly TopologyConstraint[], place: Place, podReqs: Requirements, possible: (key: string) => string[], eligible: (key: string) => ReadonlySet<string>): TopologyFailure | Map<string, string[]> {
     const narrowed = new Map<string, string[]>();
     for (const c of constraints) {
       const key = c.group.key;
       const decided = key === Label.hostname ? place.hostname : place.domainOf(key);
       const options = narrowed.get(key) ?? (decided !== undefined ? [decided] : possible(key));
-      const min = c.kind === "spread" && key !== Label.hostname ? this.minCount(c, podReqs) : 0;
+      const min = c.kind === "spread" && key !== Label.hostname ? this.minCount(c, podReqs, eligible(key)) : 0;
       const kept = options.filter((d) => this.allowed(c, d, min));
       if (kept.length === 0) return { reason: describe(c), permanent: decided !== undefined && c.kind !== "affinity" && !(c.kind === "spread" && key !== Label.hostname) };
       if (c.kind === "spread") kept.sort((a, b) => (c.group.counts.get(a) ?? 0) - (c.group.counts.get(b) ?? 0));
