@@ -1,0 +1,48 @@
+/**
+ * The consolidation questions the disruption controller asks, as pure functions over a snapshot:
+ * can these nodes' pods all fit on the other nodes (delete)? on the other nodes plus one cheaper
+ * replacement (replace)? Works for one node or a set (multi-node consolidation).
+ */
+import { Requirements } from "../../../policies/domain/requirements.ts";
+import { cheaperThan, rankOptions } from "../selection/select-offerings.ts";
+import { simulate } from "../scheduling/simulate.ts";
+import type { PlannedNodeClaim, Snapshot } from "../scheduling/types.ts";
+
+export type ConsolidationDecision =
+  | { readonly decision: "delete"; readonly savingsPerHour: number }
+  | { readonly decision: "replace"; readonly replacement: PlannedNodeClaim; readonly savingsPerHour: number }
+  | { readonly decision: "none"; readonly reason: string };
+
+function without(snapshot: Snapshot, names: ReadonlySet<string>): Snapshot {
+  return { ...snapshot, nodes: snapshot.nodes.filter((n) => !names.has(n.name)) };
+}
+
+/** Whether every pod of `candidates` fits on the remaining nodes (no launch). */
+export function canDelete(snapshot: Snapshot, candidates: readonly string[]): boolean {
+  const names = new Set(candidates);
+  const pods = snapshot.nodes.filter((n) => names.has(n.name)).flatMap((n) => n.pods);
+  return simulate(without(snapshot, names), pods, { maxNewClaims: 0 }).podErrors.length === 0;
+}
+
+/**
+ * Delete when the pods fit elsewhere; else replace when they fit with one new NodeClaim whose
+ * options, filtered to types cheaper than the candidates' summed price, are not empty.
+ */
+export function consolidate(snapshot: Snapshot, candidates: readonly string[]): ConsolidationDecision {
+  const names = new Set(candidates);
+  const nodes = snapshot.nodes.filter((n) => names.has(n.name));
+  if (nodes.length !== names.size) return { decision: "none", reason: "a candidate is not in the snapshot" };
+  const price = nodes.reduce((s, n) => s + (n.pricePerHour ?? 0), 0);
+  const pods = nodes.flatMap((n) => n.pods);
+  const rest = without(snapshot, names);
+  const onOthers = simulate(rest, pods, { maxNewClaims: 0 });
+  if (onOthers.podErrors.length === 0) return { decision: "delete", savingsPerHour: price };
+  const withOne = simulate(rest, pods, { maxNewClaims: 1 });
+  const claim = withOne.newClaims[0];
+  if (withOne.podErrors.length > 0 || claim === undefined) return { decision: "none", reason: withOne.podErrors[0]?.reason ?? "the pods need more than one new node" };
+  const reqs = Requirements.fromSelectors(claim.requirements);
+  const cheaper = rankOptions(cheaperThan(claim.instanceTypes, reqs, price), reqs);
+  if (cheaper === undefined || cheaper.minValuesProblem !== undefined) return { decision: "none", reason: cheaper?.minValuesProblem ?? "no replacement is cheaper than the candidates" };
+  const replacement = { ...claim, instanceTypes: cheaper.types, launch: cheaper.launch };
+  return { decision: "replace", replacement, savingsPerHour: price - cheaper.launch.pricePerHour };
+}
