@@ -101,7 +101,7 @@ export class NodeTarget extends Target {
     if (!fitsAt(this.used, c.vector, this.allocatable, 0)) return fail(`node ${this.name} does not have enough free resources`);
     const mismatch = c.state.requirements().matchLabels(this.labels);
     if (mismatch !== undefined) return fail(`node ${this.name}: ${mismatch}`);
-    const topo = this.topology.check(c.constraints, this, c.state.requirements(), (k) => (this.labels[k] === undefined ? [] : [this.labels[k]]), c.eligible);
+    const topo = this.topology.check(c.constraints, this, c.state.requirements(), { possible: (k) => (this.labels[k] === undefined ? [] : [this.labels[k]]), eligible: c.eligible });
     if (!(topo instanceof Map)) return fail(topo.reason, topo.permanent);
     return { ok: true, commit: () => this.record(c) };
   }
@@ -137,7 +137,7 @@ export class ClaimTarget extends Target {
     if (incompatible !== undefined) return fail(`incompatible with NodePool ${this.pool.pool.name}: ${incompatible}`);
     const merged = podReqs.size === 0 ? this.requirements : this.requirements.intersect(podReqs);
     const place: Place = { hostname: this.hostname, domainOf: (k) => singleValue(merged, k) };
-    const topo = this.topology.check(c.constraints, place, podReqs, (k) => this.possible(k, merged), c.eligible);
+    const topo = this.topology.check(c.constraints, place, podReqs, { possible: (k) => this.possible(k, merged), eligible: c.eligible });
     if (!(topo instanceof Map)) return fail(topo.reason, topo.permanent);
     const used = Float64Array.from(this.used, (v, i) => v + c.vector[i]!);
     const chosen = this.narrow(merged, topo, used);

@@ -42,6 +42,12 @@ export interface TopologyFailure {
   readonly permanent: boolean;
 }
 
+/** Where a place's undecided domains may go (`possible`) and which domains the pod could reach at all (`eligible`). */
+export interface DomainSources {
+  readonly possible: (key: string) => string[];
+  readonly eligible: (key: string) => ReadonlySet<string>;
+}
+
 export class Topology {
   private readonly groups = new Map<string, Group>();
   private readonly universes = new Map<string, ReadonlySet<string>>();
@@ -136,7 +142,8 @@ export class Topology {
    * `eligible(key)` is the set of domains the pod could reach (pools it tolerates and matches, and
    * nodes): only those count for a spread's minimum, so a zone only another pool serves is not a domain.
    */
-  check(constraints: readonly TopologyConstraint[], place: Place, podReqs: Requirements, possible: (key: string) => string[], eligible: (key: string) => ReadonlySet<string>): TopologyFailure | Map<string, string[]> {
+  check(constraints: readonly TopologyConstraint[], place: Place, podReqs: Requirements, domains: DomainSources): TopologyFailure | Map<string, string[]> {
+    const { possible, eligible } = domains;
     const narrowed = new Map<string, string[]>();
     for (const c of constraints) {
       const key = c.group.key;
