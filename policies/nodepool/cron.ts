@@ -12,8 +12,11 @@ const MACROS: Readonly<Record<string, string>> = {
   "@hourly": "0 * * * *",
 };
 const FIELD_NAMES = ["minute", "hour", "day of month", "month", "day of week"] as const;
-/** One comma-separated part in robfig syntax: * or ? or value[-value], optional /step. No L, W, # or H. */
-const PART = /^(\*|\?|[0-9A-Za-z]+(-[0-9A-Za-z]+)?)(\/[0-9]+)?$/;
+const MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec";
+const DAYS = "sun|mon|tue|wed|thu|fri|sat";
+/** One comma-separated part in robfig syntax: * or ? or value[-value], optional /step; names only for month and weekday. No L, W, # or H. */
+const part = (value: string): RegExp => new RegExp(`^(\\*|\\?|(${value})(-(${value}))?)(\\/[0-9]+)?$`, "i");
+const PARTS: readonly RegExp[] = [part("\\d+"), part("\\d+"), part("\\d+"), part(`\\d+|${MONTHS}`), part(`\\d+|${DAYS}`)];
 /** A fixed reference instant: pure code never reads the clock, and a period does not depend on "now". */
 const EPOCH = new Date(Date.UTC(2001, 0, 1));
 const SAMPLES = 400;
@@ -36,8 +39,8 @@ export class ScheduleError extends Error {
 function checkFields(schedule: string, fields: string[]): void {
   if (fields.length !== 5) throw new ScheduleError(schedule, `expected exactly 5 fields, found ${fields.length}`);
   fields.forEach((field, i) => {
-    for (const part of field.split(",")) {
-      if (!PART.test(part)) throw new ScheduleError(schedule, `invalid ${FIELD_NAMES[i] ?? "field"} "${part}"`);
+    for (const piece of field.split(",")) {
+      if (!(PARTS[i] as RegExp).test(piece)) throw new ScheduleError(schedule, `invalid ${FIELD_NAMES[i] ?? "field"} "${piece}"`);
     }
   });
   // robfig bounds day of week to 0-6 (cron-parser would also accept 7 as Sunday).

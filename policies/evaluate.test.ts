@@ -1,0 +1,94 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { evaluate, EXEMPT_ANNOTATION, isKarpenterKind } from "./evaluate.ts";
+import { defaultPolicyConfig, parsePolicyConfig } from "./config.ts";
+import { builtinCatalog } from "./domain/catalog/builtin.ts";
+import { applyPatch } from "./json-patch.ts";
+import { EC2NODECLASS_CEL_RULES, NODECLAIM_CEL_RULES, NODEPOOL_CEL_RULES } from "./api/cel-rules.ts";
+import { NODEPOOL_PREDICATES } from "./nodepool/parity.ts";
+import { NODECLAIM_PREDICATES } from "./nodeclaim/parity.ts";
+import { EC2NODECLASS_PREDICATES } from "./ec2nodeclass/parity.ts";
+import { CONFIGURABLE_POLICY_IDS } from "./config.ts";
+import { POLICIES } from "./registry.ts";
+
+const catalog = builtinCatalog();
+const nodePool = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  apiVersion: "karpenter.sh/v1",
+  kind: "NodePool",
+  metadata: { name: "p", ...extra },
+  spec: {
+    template: { spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "d" }, requirements: [{ key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["m5"] }] } },
+  },
+});
+
+void describe("evaluate", () => {
+  void it("maps apiVersion/kind to the kinds kerf checks", () => {
+    assert.equal(isKarpenterKind("karpenter.sh/v1", "NodePool"), "NodePool");
+    assert.equal(isKarpenterKind("karpenter.sh/v1", "NodeClaim"), "NodeClaim");
+    assert.equal(isKarpenterKind("karpenter.k8s.aws/v1", "EC2NodeClass"), "EC2NodeClass");
+    assert.equal(isKarpenterKind("karpenter.sh/v1beta1", "NodePool"), undefined);
+    assert.equal(isKarpenterKind("apps/v1", "Deployment"), undefined);
+  });
+
+  void it("denies a non-object without throwing", () => {
+    const v = evaluate({ kind: "NodePool", operation: "CREATE", object: "nope", context: { catalog, config: defaultPolicyConfig() } });
+    assert.equal(v.allowed, false);
+    assert.deepEqual(v.patch, []);
+  });
+
+  void it("returns a patch that turns the object into the defaulted object", () => {
+    const object = nodePool();
+    const v = evaluate({ kind: "NodePool", operation: "CREATE", object, context: { catalog, config: defaultPolicyConfig() } });
+    assert.ok(v.patch.length > 0);
+    assert.deepEqual(applyPatch(object, v.patch), v.defaulted);
+    const again = evaluate({ kind: "NodePool", operation: "CREATE", object: v.defaulted, context: { catalog, config: defaultPolicyConfig() } });
+    assert.deepEqual(again.patch, []);
+  });
+
+  void it("denies with default severities and allows when the config lowers them", () => {
+    const object = nodePool();
+    const strictVerdict = evaluate({ kind: "NodePool", operation: "CREATE", object, context: { catalog, config: defaultPolicyConfig() } });
+    assert.deepEqual(new Set(strictVerdict.findings.filter((f) => f.severity === "deny").map((f) => f.policy)), new Set(["spot-diversity", "limits-required"]));
+    const config = parsePolicyConfig("policies:\n  spot-diversity: warn\n  limits-required: off\n");
+    const relaxed = evaluate({ kind: "NodePool", operation: "CREATE", object, context: { catalog, config } });
+    assert.equal(relaxed.allowed, true);
+    assert.deepEqual(relaxed.findings.map((f) => [f.policy, f.severity]), [["spot-diversity", "warn"]]);
+  });
+
+  void it("honours the spot-diversity threshold from the config", () => {
+    const config = parsePolicyConfig("policies:\n  spot-diversity: { minInstanceTypes: 9 }\n  limits-required: off\n");
+    assert.equal(evaluate({ kind: "NodePool", operation: "CREATE", object: nodePool(), context: { catalog, config } }).allowed, true);
+  });
+
+  void it("downgrades exempted kerf policies but never schema or cel findings", () => {
+    const object = nodePool({ annotations: { [EXEMPT_ANNOTATION]: "spot-diversity, limits-required,cel" } });
+    (object["spec"] as Record<string, unknown>)["weight"] = 0;
+    const v = evaluate({ kind: "NodePool", operation: "CREATE", object, context: { catalog, config: defaultPolicyConfig() } });
+    assert.deepEqual(v.findings.filter((f) => f.severity === "deny").map((f) => f.policy), ["schema"]);
+    assert.ok(v.findings.some((f) => f.policy === "spot-diversity" && f.severity === "warn" && f.message.endsWith(`(exempted by ${EXEMPT_ANNOTATION})`)));
+  });
+
+  void it("skips rule stages when the object has type errors, as the apiserver skips CEL", () => {
+    const object = nodePool();
+    (object["spec"] as Record<string, unknown>)["template"] = { spec: { nodeClassRef: "x", requirements: "y" } };
+    const v = evaluate({ kind: "NodePool", operation: "CREATE", object, context: { catalog, config: defaultPolicyConfig() } });
+    assert.ok(v.findings.length > 0);
+    assert.ok(v.findings.every((f) => f.policy === "schema"));
+  });
+});
+
+void describe("registry", () => {
+  void it("has a predicate for every upstream CEL rule", () => {
+    const missing = [
+      ...NODEPOOL_CEL_RULES.filter((r) => NODEPOOL_PREDICATES[r.id] === undefined),
+      ...NODECLAIM_CEL_RULES.filter((r) => NODECLAIM_PREDICATES[r.id] === undefined),
+      ...EC2NODECLASS_CEL_RULES.filter((r) => EC2NODECLASS_PREDICATES[r.id] === undefined),
+    ].map((r) => r.id);
+    assert.deepEqual(missing, []);
+  });
+
+  void it("lists exactly the configurable policy ids the config accepts", () => {
+    const ids = new Set(["unknown-fields", ...POLICIES.filter((p) => p.fixed !== true).map((p) => p.id)]);
+    assert.deepEqual([...ids].sort(), [...CONFIGURABLE_POLICY_IDS].sort());
+  });
+});
