@@ -1,0 +1,75 @@
+/**
+ * Launch: calls CloudProvider.create for a NodeClaim without a providerID, writes the instance labels,
+ * then the status (providerID, imageID, capacity, allocatable, Launched=True). The result is cached
+ * per NodeClaim uid between the two writes; after a restart create() finds the tagged instance again.
+ */
+import { isInsufficientCapacityError, isNodeClassNotReadyError } from "../../core/errors.ts";
+import type { NodeClaim } from "../../core/lifecycle/objects.ts";
+import { isTrue } from "../../core/lifecycle/objects.ts";
+import { insufficientCapacity, nodeClassNotReady } from "../../observability/events.ts";
+import type { LaunchedInstance, NodeClaimLike } from "../../ports/cloud-provider.ts";
+import { nameOf, poolLabels, withCondition, type NodeClaimDeps, type StepResult } from "./deps.ts";
+
+const launched = new WeakMap<NodeClaimDeps, Map<string, LaunchedInstance>>();
+
+function cache(deps: NodeClaimDeps): Map<string, LaunchedInstance> {
+  let c = launched.get(deps);
+  if (c === undefined) { c = new Map(); launched.set(deps, c); }
+  return c;
+}
+
+function missingLabels(nodeClaim: NodeClaim, instance: LaunchedInstance): Record<string, string> | undefined {
+  const current = nodeClaim.metadata?.labels ?? {};
+  const missing = Object.entries(instance.labels).filter(([k, v]) => current[k] !== v);
+  return missing.length === 0 ? undefined : { ...current, ...instance.labels };
+}
+
+async function deleteForLaunchFailure(deps: NodeClaimDeps, nodeClaim: NodeClaim, error: Error): Promise<StepResult> {
+  const ice = isInsufficientCapacityError(error);
+  deps.events.publish(ice ? insufficientCapacity(nodeClaim, error.message) : nodeClassNotReady(nodeClaim, error.message));
+  deps.metrics.nodeClaimsDisrupted.inc({ reason: ice ? "insufficient_capacity" : "nodeclass_not_ready", ...poolLabels(nodeClaim) });
+  deps.logger.info({ nodeclaim: nodeClaim.metadata?.name, err: error }, "deleting nodeclaim after launch failure");
+  await deps.cluster.deleteNodeClaim(nodeClaim.metadata?.name ?? "");
+  return {};
+}
+
+async function create(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<LaunchedInstance | StepResult> {
+  const started = performance.now();
+  try {
+    const instance = await deps.cloud.create(nodeClaim as unknown as NodeClaimLike);
+    deps.metrics.cloudProviderDuration.observe({ controller: "nodeclaim.lifecycle", method: "Create", provider: "aws", error: "" }, (performance.now() - started) / 1000);
+    return instance;
+  } catch (error) {
+    const name = (error as Error).name;
+    deps.metrics.cloudProviderErrors.inc({ controller: "nodeclaim.lifecycle", method: "Create", provider: "aws", error: name });
+    if (isInsufficientCapacityError(error) || isNodeClassNotReadyError(error)) return deleteForLaunchFailure(deps, nodeClaim, error);
+    const conditions = withCondition(deps, nodeClaim, { type: "Launched", status: "Unknown", reason: "LaunchFailed", message: (error as Error).message.slice(0, 1000) });
+    await deps.cluster.patchNodeClaimStatus(nodeClaim, { conditions }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Runs the launch step; undefined once the NodeClaim is Launched. */
+export async function launch(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<StepResult> {
+  const uid = String(nodeClaim.metadata?.uid);
+  if (nodeClaim.status?.providerID !== undefined && nodeClaim.status.providerID !== "") {
+    cache(deps).delete(uid);
+    if (isTrue(nodeClaim.status?.conditions, "Launched")) return undefined;
+    await deps.cluster.patchNodeClaimStatus(nodeClaim, { conditions: withCondition(deps, nodeClaim, { type: "Launched", status: "True", reason: "Launched" }) });
+    return {};
+  }
+  const known = cache(deps).get(uid);
+  const outcome = known ?? await create(deps, nodeClaim);
+  if (!("providerID" in (outcome ?? {}))) return outcome as StepResult;
+  const instance = outcome as LaunchedInstance;
+  cache(deps).set(uid, instance);
+  const labels = missingLabels(nodeClaim, instance);
+  if (labels !== undefined) {
+    await deps.cluster.patchNodeClaimMetadata(nodeClaim, { labels });
+    return {};
+  }
+  const conditions = withCondition(deps, nodeClaim, { type: "Launched", status: "True", reason: "Launched" });
+  await deps.cluster.patchNodeClaimStatus(nodeClaim, { providerID: instance.providerID, imageID: instance.imageID, capacity: instance.capacity, allocatable: instance.allocatable, conditions });
+  deps.logger.info({ nodeclaim: nameOf(nodeClaim), providerID: instance.providerID, instanceType: instance.instanceType, zone: instance.zone }, "launched nodeclaim");
+  return {};
+}

@@ -1,0 +1,126 @@
+/**
+ * Termination (the karpenter.sh/termination finalizer): taint karpenter.sh/disrupted:NoSchedule, drain
+ * in Karpenter's order through the Eviction API (PDBs and do-not-disrupt honoured until the
+ * terminationGracePeriod deadline), terminate the instance, delete the Node, remove the finalizers.
+ * Every pass re-reads state, so a restart at any point resumes where it stopped.
+ */
+import { parseDuration } from "../../../policies/domain/duration.ts";
+import { isNodeClaimNotFoundError } from "../../core/errors.ts";
+import type { Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
+import { isTrue, timeMs, toIso } from "../../core/lifecycle/objects.ts";
+import { Keys } from "../../core/lifecycle/registration.ts";
+import { planDrain, terminationDeadline, type DrainPlan } from "../../core/termination/drain-plan.ts";
+import { evicted, failedDraining, failedTermination } from "../../observability/events.ts";
+import { poolLabels, withCondition, type NodeClaimDeps, type StepResult } from "./deps.ts";
+import { nodeFor } from "./registration.ts";
+
+const DRAIN_POLL_MS = 1000;
+
+function gracePeriodMs(nodeClaim: NodeClaim): number | undefined {
+  const raw = nodeClaim.spec?.terminationGracePeriod;
+  if (raw === undefined) return undefined;
+  const ms = parseDuration(raw);
+  return typeof ms === "number" ? ms : undefined;
+}
+
+function deadlineOf(nodeClaim: NodeClaim): number | undefined {
+  return terminationDeadline(nodeClaim.metadata?.annotations?.[Keys.terminationTimestamp], nodeClaim.metadata?.deletionTimestamp, gracePeriodMs(nodeClaim));
+}
+
+/** Stores the TGP deadline once, so it survives restarts and is visible to users. */
+async function ensureDeadline(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<StepResult> {
+  const deadline = deadlineOf(nodeClaim);
+  if (deadline === undefined || nodeClaim.metadata?.annotations?.[Keys.terminationTimestamp] !== undefined) return undefined;
+  await deps.cluster.patchNodeClaimMetadata(nodeClaim, { annotations: { ...(nodeClaim.metadata?.annotations ?? {}), [Keys.terminationTimestamp]: toIso(new Date(deadline)) ?? "" } });
+  return {};
+}
+
+async function ensureTainted(deps: NodeClaimDeps, node: Node): Promise<StepResult> {
+  const taints = node.spec?.taints ?? [];
+  const labels = node.metadata?.labels ?? {};
+  const hasTaint = taints.some((t) => t.key === Keys.disruptedTaint && t.effect === "NoSchedule");
+  if (hasTaint && labels[Keys.excludeFromLoadBalancers] === "karpenter") return undefined;
+  await deps.cluster.patchNode(node, {
+    taints: hasTaint ? taints : [...taints, { key: Keys.disruptedTaint, effect: "NoSchedule" }],
+    labels: { ...labels, [Keys.excludeFromLoadBalancers]: "karpenter" },
+  });
+  return {};
+}
+
+async function evictAll(deps: NodeClaimDeps, pods: readonly Pod[]): Promise<number> {
+  let blocked = 0;
+  await Promise.all(pods.map(async (pod) => {
+    const outcome = await deps.cluster.evictPod(pod);
+    deps.metrics.podsEvictionRequests.inc({ code: outcome === "blocked" ? "429" : "200" });
+    if (outcome === "blocked") blocked += 1;
+    if (outcome === "evicted") { deps.events.publish(evicted(pod)); deps.metrics.podsDrained.inc({ reason: "termination" }); }
+  }));
+  return blocked;
+}
+
+async function executeDrain(deps: NodeClaimDeps, node: Node, plan: DrainPlan): Promise<void> {
+  await Promise.all(plan.forceDelete.map((f) => deps.cluster.deletePod(f.pod, f.graceSeconds)));
+  const blocked = await evictAll(deps, plan.evict);
+  if (blocked > 0) deps.events.publish(failedDraining(node, `${blocked} pod(s) blocked by PodDisruptionBudgets`));
+  if (plan.blocked.length > 0) deps.events.publish(failedDraining(node, `${plan.blocked.length} pod(s) have karpenter.sh/do-not-disrupt`));
+}
+
+/** One drain pass; undefined once the node is drained. */
+async function drain(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node): Promise<StepResult> {
+  const pods = deps.cluster.podsOnNode(node.metadata?.name ?? "");
+  const plan = planDrain(pods, deps.clock.now().getTime(), deadlineOf(nodeClaim));
+  if (plan.drained) {
+    if (isTrue(nodeClaim.status?.conditions, "Drained")) return undefined;
+    await deps.cluster.patchNodeClaimStatus(nodeClaim, { conditions: withCondition(deps, nodeClaim, { type: "Drained", status: "True", reason: "Drained" }) });
+    deps.metrics.nodesDrained.inc({ nodepool: poolLabels(nodeClaim).nodepool });
+    return {};
+  }
+  await executeDrain(deps, node, plan);
+  return { requeueAfter: Math.min(DRAIN_POLL_MS, plan.nextDeadlineInMs ?? DRAIN_POLL_MS) };
+}
+
+/** Terminates the instance; undefined once the cloud reports it gone. */
+async function terminateInstance(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<StepResult> {
+  const providerID = nodeClaim.status?.providerID ?? "";
+  if (providerID === "") return undefined;
+  try {
+    await deps.cloud.delete(providerID);
+  } catch (error) {
+    if (isNodeClaimNotFoundError(error)) return undefined;
+    deps.events.publish(failedTermination(nodeClaim, (error as Error).message));
+    throw error;
+  }
+  if (!isTrue(nodeClaim.status?.conditions, "InstanceTerminating")) {
+    await deps.cluster.patchNodeClaimStatus(nodeClaim, { conditions: withCondition(deps, nodeClaim, { type: "InstanceTerminating", status: "True", reason: "InstanceTerminating" }) });
+  }
+  return { requeueAfter: 1000 };
+}
+
+async function finish(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node | undefined): Promise<StepResult> {
+  const pool = poolLabels(nodeClaim);
+  if (node !== undefined) {
+    if (node.metadata?.deletionTimestamp === undefined) await deps.cluster.deleteNode(node.metadata?.name ?? "");
+    await deps.cluster.removeNodeFinalizer(node, Keys.finalizer);
+    deps.metrics.nodesTerminated.inc({ nodepool: pool.nodepool });
+  }
+  await deps.cluster.removeNodeClaimFinalizer(nodeClaim, Keys.finalizer);
+  deps.metrics.nodeClaimsTerminated.inc(pool);
+  const deleted = timeMs(nodeClaim.metadata?.deletionTimestamp);
+  if (deleted !== undefined) deps.metrics.nodesTerminationDuration.observe({ nodepool: pool.nodepool }, (deps.clock.now().getTime() - deleted) / 1000);
+  deps.logger.info({ nodeclaim: nodeClaim.metadata?.name, node: node?.metadata?.name }, "terminated nodeclaim");
+  return {};
+}
+
+/** Runs one termination pass for a NodeClaim being deleted. */
+export async function terminate(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<StepResult> {
+  if (!(nodeClaim.metadata?.finalizers ?? []).includes(Keys.finalizer)) return {};
+  const node = nodeFor(deps, nodeClaim);
+  const steps: (() => Promise<StepResult>)[] = [() => ensureDeadline(deps, nodeClaim)];
+  if (node !== undefined) steps.push(() => ensureTainted(deps, node), () => drain(deps, nodeClaim, node));
+  steps.push(() => terminateInstance(deps, nodeClaim));
+  for (const step of steps) {
+    const result = await step();
+    if (result !== undefined) return result;
+  }
+  return finish(deps, nodeClaim, node);
+}
