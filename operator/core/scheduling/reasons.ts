@@ -23,6 +23,10 @@ export function noFitReason(init: { pool: PoolTypes; podReqs: Requirements; vect
   if (isEmptyBits(compatible)) return `no instance type in NodePool ${name} satisfies the pod's requirements${withReqs}`;
   const max = pool.maxOf(compatible);
   const parts = space.names.filter((_, i) => vector[i]! > max[i]!).map((n) => `${formatResource(n, vector[space.names.indexOf(n)]!)} ${n}`);
+  const limited = init.allowed !== pool.all;
+  if (limited && !isEmptyBits(pool.fitting(andBits(pool.all, pool.typesFor(pool.requirements.intersect(podReqs))), vector))) {
+    return `NodePool ${name} limits leave no instance type with room for the pod${withReqs}`;
+  }
   if (parts.length === 0) return `no instance type in NodePool ${name} has room for the pod${withReqs} and its daemonsets together`;
   return `no instance type in NodePool ${name} has ${parts.join(" and ")}${withReqs}`;
 }

@@ -51,6 +51,7 @@ export class Solver {
     this.pools = ordered.map((p) => new PoolTypes(p, this.space, snapshot.daemonSets));
     this.limits = this.pools.map((p) => new PoolLimits(p, this.space, snapshot.nodes));
     this.softTaints = ordered.some((p) => p.taints.some((t) => t.effect === "PreferNoSchedule"));
+    for (const p of [...pending, ...bound]) this.topology.registerOwner(p);
     for (const p of [...pending, ...bound]) this.topology.constraints(p, { spread: p.spread, affinity: [...p.affinity, ...p.preferredAffinity.map((w) => w.term)], anti: [...p.antiAffinity, ...p.preferredAntiAffinity.map((w) => w.term)] });
     this.setUniverses(snapshot);
     for (const n of snapshot.nodes) {
@@ -79,7 +80,7 @@ export class Solver {
     }
     const pod = state.pod;
     const eligible = (key: string): ReadonlySet<string> => this.eligible(state, key);
-    return { eligible, state, vector: this.space.vector(pod.requests), constraints, countedIn: this.topology.countedIn(pod, [...pod.antiAffinity, ...pod.preferredAntiAffinity.map((w) => w.term)]) };
+    return { eligible, state, vector: this.space.vector(pod.requests), constraints, countedIn: this.topology.countedIn(pod, pod.antiAffinity) };
   }
 
   /** Domains of `key` on nodes and in pools whose taints the pod tolerates and whose requirements it matches. */

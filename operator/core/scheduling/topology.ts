@@ -85,11 +85,13 @@ export class Topology {
     };
     for (const s of terms.spread) add("spread", this.group(false, s.topologyKey, [pod.namespace], s.selector), s.maxSkew, s.minDomains ?? 0);
     for (const t of terms.affinity) add("affinity", this.group(false, t.topologyKey, t.namespaces, t.selector));
-    for (const t of terms.anti) {
-      add("anti", this.group(false, t.topologyKey, t.namespaces, t.selector));
-      this.group(true, t.topologyKey, t.namespaces, t.selector);
-    }
+    for (const t of terms.anti) add("anti", this.group(false, t.topologyKey, t.namespaces, t.selector));
     return out;
+  }
+
+  /** Registers the owner groups of a pod's required anti-affinity (only required terms bind other pods). */
+  registerOwner(pod: SimPod): void {
+    for (const t of pod.antiAffinity) this.group(true, t.topologyKey, t.namespaces, t.selector);
   }
 
   /** Inverse anti-affinity: owner groups whose selector matches this pod (it may not join their domains). */
