@@ -1,0 +1,84 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { buildLaunchTemplate } from "../../../core/launch-template/template.ts";
+import { aliasParameters, AliasError } from "./ami-paths.ts";
+import { createFleetInput } from "./instance.ts";
+import { toLaunchTemplateData } from "./launchtemplate.ts";
+import { termFilters } from "./selector-filters.ts";
+
+void describe("selector filters", () => {
+  const cases = [
+    { term: { id: "subnet-1" }, want: [{ Name: "subnet-id", Values: ["subnet-1"] }] },
+    { term: { tags: { a: "1", b: "*" } }, want: [{ Name: "tag:a", Values: ["1"] }, { Name: "tag-key", Values: ["b"] }] },
+    { term: { name: "default" }, want: [{ Name: "group-name", Values: ["default"] }] },
+  ];
+  for (const c of cases) {
+    void it(`should turn ${JSON.stringify(c.term)} into ANDed filters`, () => {
+      assert.deepEqual(termFilters(c.term, { id: c.term.id === undefined ? "group-id" : "subnet-id", name: "group-name" }), c.want);
+    });
+  }
+});
+
+void describe("AMI alias parameters", () => {
+  void it("should read al2023 recommended images per arch and variant under the configured prefix", () => {
+    const paths = aliasParameters("al2023@latest", "/kerf-test/aws/service", "1.36").map((p) => p.path);
+    assert.deepEqual(paths, [
+      "/kerf-test/aws/service/eks/optimized-ami/1.36/amazon-linux-2023/x86_64/standard/recommended/image_id",
+      "/kerf-test/aws/service/eks/optimized-ami/1.36/amazon-linux-2023/x86_64/nvidia/recommended/image_id",
+      "/kerf-test/aws/service/eks/optimized-ami/1.36/amazon-linux-2023/x86_64/neuron/recommended/image_id",
+      "/kerf-test/aws/service/eks/optimized-ami/1.36/amazon-linux-2023/arm64/standard/recommended/image_id",
+      "/kerf-test/aws/service/eks/optimized-ami/1.36/amazon-linux-2023/arm64/nvidia/recommended/image_id",
+    ]);
+  });
+
+  void it("should pin al2023 and bottlerocket versions in the parameter path", () => {
+    assert.equal(aliasParameters("al2023@v20240807", "/aws/service", "1.30")[0]?.path, "/aws/service/eks/optimized-ami/1.30/amazon-linux-2023/x86_64/standard/amazon-eks-node-al2023-x86_64-standard-1.30-v20240807/image_id");
+    assert.equal(aliasParameters("bottlerocket@v1.20.3", "/aws/service", "1.30")[0]?.path, "/aws/service/bottlerocket/aws-k8s-1.30/x86_64/1.20.3/image_id");
+    assert.equal(aliasParameters("windows2022@latest", "/aws/service", "1.30")[0]?.path, "/aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Optimized-1.30/image_id");
+  });
+
+  void it("should refuse AL2 on Kubernetes 1.33 and later and unknown families", () => {
+    assert.throws(() => aliasParameters("al2@latest", "/aws/service", "1.33"), AliasError);
+    assert.equal(aliasParameters("al2@latest", "/aws/service", "1.32").length, 3);
+    assert.throws(() => aliasParameters("ubuntu@latest", "/aws/service", "1.32"), AliasError);
+  });
+});
+
+void describe("request shapes", () => {
+  const plan = {
+    kind: "launch" as const, capacityType: "spot" as const, allocationStrategy: "price-capacity-optimized" as const,
+    overrides: [
+      { instanceType: "m5.large", zone: "us-east-1b", subnetId: "subnet-b", priority: 0.03 },
+      { instanceType: "m6g.large", zone: "us-east-1a", subnetId: "subnet-a", priority: 0.035 },
+    ],
+  };
+
+  void it("should build an instant fleet with one config per launch template and tags for instance and volume", () => {
+    const input = createFleetInput({
+      plan, tags: { "karpenter.sh/nodeclaim": "c" },
+      templates: [{ launchTemplateId: "lt-x86", launchTemplateName: "a", instanceTypes: ["m5.large"] }, { launchTemplateId: "lt-arm", launchTemplateName: "b", instanceTypes: ["m6g.large"] }],
+    });
+    assert.equal(input.Type, "instant");
+    assert.deepEqual(input.TargetCapacitySpecification, { TotalTargetCapacity: 1, DefaultTargetCapacityType: "spot" });
+    assert.deepEqual(input.SpotOptions, { AllocationStrategy: "price-capacity-optimized" });
+    assert.equal(input.OnDemandOptions, undefined);
+    assert.deepEqual(input.LaunchTemplateConfigs?.map((c) => [c.LaunchTemplateSpecification?.LaunchTemplateId, c.Overrides?.map((o) => [o.InstanceType, o.SubnetId, o.AvailabilityZone, o.Priority])]), [
+      ["lt-x86", [["m5.large", "subnet-b", "us-east-1b", 0.03]]],
+      ["lt-arm", [["m6g.large", "subnet-a", "us-east-1a", 0.035]]],
+    ]);
+    assert.deepEqual(input.TagSpecifications?.map((t) => t.ResourceType), ["instance", "volume"]);
+  });
+
+  void it("should base64 the user data and carry devices and IMDS into the launch-template data", () => {
+    const spec = buildLaunchTemplate({
+      clusterName: "c", clusterEndpoint: "https://c", nodeClass: { amiSelectorTerms: [{ alias: "al2023@latest" }], subnetSelectorTerms: [], securityGroupSelectorTerms: [], instanceProfile: "prof" },
+      imageId: "ami-1", securityGroupIds: ["sg-1"], labels: {}, taints: [],
+    });
+    const data = toLaunchTemplateData(spec);
+    assert.equal(Buffer.from(data.UserData ?? "", "base64").toString("utf8"), spec.userData);
+    assert.deepEqual(data.SecurityGroupIds, ["sg-1"]);
+    assert.deepEqual(data.IamInstanceProfile, { Name: "prof" });
+    assert.deepEqual(data.MetadataOptions, { HttpEndpoint: "enabled", HttpProtocolIpv6: "disabled", HttpPutResponseHopLimit: 1, HttpTokens: "required" });
+    assert.equal(data.BlockDeviceMappings?.[0]?.Ebs?.VolumeSize, 20);
+  });
+});
