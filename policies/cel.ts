@@ -62,20 +62,33 @@ export function listLiteral(rule: CelRule): ReadonlySet<string> {
 
 type Located = { path: string; value: unknown }[];
 
+interface Step { parent: string; name: string; isList: boolean }
+const STEPS = new Map<string, Step>();
+
+/** The last step of a location (".a.b[]" → parent ".a", name "b", list); parsed once per distinct location. */
+function stepOf(on: string): Step {
+  let step = STEPS.get(on);
+  if (step === undefined) {
+    const cut = on.lastIndexOf(".");
+    const part = on.slice(cut + 1);
+    const isList = part.endsWith("[]");
+    step = { parent: cut <= 0 ? "" : on.slice(0, cut), name: isList ? part.slice(0, -2) : part, isList };
+    STEPS.set(on, step);
+  }
+  return step;
+}
+
 /** Every value (with its apiserver path) at a rule location such as ".spec.template.spec.requirements[].key". */
 export function nodesAt(root: unknown, on: string, memo: Map<string, Located> = new Map()): Located {
   const cached = memo.get(on);
   if (cached !== undefined) return cached;
-  const cut = on.lastIndexOf(".");
-  const parents = cut <= 0 ? [{ path: "", value: root }] : nodesAt(root, on.slice(0, cut), memo);
-  const part = on.slice(cut + 1);
-  const isList = part.endsWith("[]");
-  const name = isList ? part.slice(0, -2) : part;
+  const { parent, name, isList } = stepOf(on);
+  const parents = parent === "" ? [{ path: "", value: root }] : nodesAt(root, parent, memo);
   const out: Located = [];
   for (const { path, value } of parents) {
     const child = isObject(value) ? value[name] : undefined;
-    const childPath = path === "" ? name : `${path}.${name}`;
     if (child === undefined) continue;
+    const childPath = path === "" ? name : `${path}.${name}`;
     if (!isList) out.push({ path: childPath, value: child });
     else if (Array.isArray(child)) child.forEach((item, i) => out.push({ path: `${childPath}[${i}]`, value: item }));
   }
@@ -97,14 +110,25 @@ function holds(predicate: CelPredicate, self: unknown, oldSelf: unknown): boolea
   }
 }
 
+interface CompiledRule { rule: CelRule; predicate: CelPredicate; transition: boolean }
+
+function compileRules(rules: readonly CelRule[], predicates: Readonly<Record<string, CelPredicate>>): CompiledRule[] {
+  return rules.map((rule) => {
+    const predicate = predicates[rule.id];
+    if (predicate === undefined) throw new Error(`compiling CEL rule ${rule.id}: no predicate`);
+    return { rule, predicate, transition: isTransitionRule(rule) };
+  });
+}
+
 /** Evaluates rules against an object; transition rules only on UPDATE when the old value exists (as the apiserver does). */
 export function evaluateRules(rules: readonly CelRule[], predicates: Readonly<Record<string, CelPredicate>>, input: PolicyInput): Issue[] {
+  return evaluateCompiled(compileRules(rules, predicates), input);
+}
+
+function evaluateCompiled(compiled: readonly CompiledRule[], input: PolicyInput): Issue[] {
   const issues: Issue[] = [];
   const located = new Map<string, Located>();
-  for (const rule of rules) {
-    const predicate = predicates[rule.id];
-    if (predicate === undefined) throw new Error(`evaluating CEL rule ${rule.id}: no predicate`);
-    const transition = isTransitionRule(rule);
+  for (const { rule, predicate, transition } of compiled) {
     const old = transition && input.operation === "UPDATE" ? oldValueAt(input.oldObject, rule.on) : { present: false, value: undefined };
     if (transition && !old.present) continue;
     for (const { path, value } of nodesAt(input.object, rule.on, located)) {
@@ -116,12 +140,13 @@ export function evaluateRules(rules: readonly CelRule[], predicates: Readonly<Re
 
 /** The "cel" policy of a kind: its upstream rules with their exact messages. */
 export function celPolicy(kind: Kind, rules: readonly CelRule[], predicates: Readonly<Record<string, CelPredicate>>): Policy {
+  const compiled = compileRules(rules, predicates);
   return {
     id: "cel",
     kinds: [kind],
     defaultSeverity: "deny",
     fixed: true,
     description: `the ${rules.length} x-kubernetes-validations rules of the ${kind} CRD`,
-    check: (input) => evaluateRules(rules, predicates, input),
+    check: (input) => evaluateCompiled(compiled, input),
   };
 }
