@@ -21,6 +21,8 @@ import type { DefaultInstanceProvider, FleetOutcome, TemplateGroup } from "./pro
 import type { LaunchTemplateProvider } from "./providers/launchtemplate.ts";
 import type { UnavailableOfferings } from "./providers/unavailable-offerings.ts";
 
+const SPOT_ROLE_ERROR = "AuthFailure.ServiceLinkedRoleCreationNotPermitted";
+
 /** Cluster facts the launch templates need (from the operator config). */
 export interface ClusterInfo {
   readonly name: string;
@@ -51,7 +53,8 @@ export class AwsCloudProvider implements CloudProvider {
   }
 
   async create(nodeClaim: NodeClaimLike): Promise<LaunchedInstance> {
-    const existing = await this.call("finding instance of NodeClaim", () => this.deps.instances.list(nodeClaim.metadata.name));
+    // An instance already being terminated is not adopted: the claim gets a fresh one.
+    const existing = (await this.call("finding instance of NodeClaim", () => this.deps.instances.list(nodeClaim.metadata.name))).filter((i) => i.state !== "shutting-down");
     const nodeClass = await this.deps.nodeClass(nodeClaim.spec.nodeClassRef.name);
     if (existing[0] !== undefined) return this.toLaunched(existing[0], nodeClass);
     if (nodeClass === undefined) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClaim.spec.nodeClassRef.name} not found`);
@@ -114,7 +117,9 @@ export class AwsCloudProvider implements CloudProvider {
       types = toInstanceTypes(this.deps.catalog, { zones: new Set(zones), kubelet: allocatableKubelet(nodeClass.spec.kubelet) });
       this.typeCache.set(key, types);
     }
-    return withUnavailableOfferings(types, this.deps.unavailable.keys());
+    const spotOff = this.deps.unavailable.spotUnavailable();
+    const marked = withUnavailableOfferings(types, this.deps.unavailable.keys());
+    return spotOff ? marked.map((t) => ({ ...t, offerings: t.offerings.map((o) => (o.capacityType === "spot" ? { ...o, available: false } : o)) })) : marked;
   }
 
   private plan(nodeClaim: NodeClaimLike, nodeClass: EC2NodeClassLike, facts: NodeClassFacts): FleetPlan {
@@ -174,18 +179,26 @@ export class AwsCloudProvider implements CloudProvider {
 
   /** Marks capacity errors unavailable; returns the launched id or throws the right typed error. */
   private recordErrors(outcome: FleetOutcome, plan: FleetPlan): string {
-    const zoneOf = new Map(plan.overrides.map((o) => [o.subnetId, o.zone]));
-    const marked: string[] = [];
-    for (const e of outcome.errors) {
-      const zone = e.zone ?? zoneOf.get(e.subnetId ?? "");
-      if (!isUnfulfillableCapacity(e.code) || e.instanceType === undefined || zone === undefined) continue;
-      this.deps.unavailable.markUnavailable(plan.capacityType, e.instanceType, zone);
-      marked.push(`${plan.capacityType}:${e.instanceType}:${zone}`);
-    }
+    const marked = this.markUnavailable(outcome.errors, plan);
     if (outcome.instanceID !== undefined) return outcome.instanceID;
     const summary = outcome.errors.map((e) => `${e.code}: ${e.message}`).join("; ") || "no instance and no error returned";
     if (marked.length > 0) throw new InsufficientCapacityError(summary, { offerings: marked });
     throw new CreateError(outcome.errors[0]?.code ?? "FleetEmpty", `creating fleet: ${summary}`);
+  }
+
+  /** Feeds per-override errors into the ICE cache; returns the keys it marked. */
+  private markUnavailable(errors: FleetOutcome["errors"], plan: FleetPlan): string[] {
+    const zoneOf = new Map(plan.overrides.map((o) => [o.subnetId, o.zone]));
+    const marked: string[] = [];
+    for (const e of errors) {
+      const zone = e.zone ?? zoneOf.get(e.subnetId ?? "");
+      // Spot refused as a whole (no service-linked role): every spot offering is unavailable for the TTL.
+      if (e.code === SPOT_ROLE_ERROR && plan.capacityType === "spot") this.deps.unavailable.markSpotUnavailable();
+      if (!isUnfulfillableCapacity(e.code) || e.instanceType === undefined || zone === undefined) continue;
+      this.deps.unavailable.markUnavailable(plan.capacityType, e.instanceType, zone);
+      marked.push(`${plan.capacityType}:${e.instanceType}:${zone}`);
+    }
+    return marked;
   }
 
   private toLaunched(instance: CloudInstance, nodeClass: EC2NodeClassLike | undefined): LaunchedInstance {
