@@ -19,6 +19,7 @@ export interface ClusterReader {
   nodeClaimByProviderID(providerID: string): NodeClaim | undefined;
   podsOnNode(nodeName: string): readonly Pod[];
   nodePool(name: string): CustomObjectLike | undefined;
+  nodePools(): readonly CustomObjectLike[];
   nodeClass(name: string): CustomObjectLike | undefined;
 }
 

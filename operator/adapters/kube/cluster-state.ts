@@ -128,6 +128,9 @@ export class ClusterState {
   /** Pods the provisioner should consider (PodScheduled=False/Unschedulable, unbound, not nominated, not DaemonSet/mirror). */
   pendingPods(): Pod[] { return this.pods().filter(isProvisionable); }
 
+  /** Every cached object of `kind` (for the controller manager's resync). */
+  objects(kind: Kind): readonly KubernetesObject[] { return this.list<KubernetesObject>(kind); }
+
   /** A frozen copy of the caches for the pure core. */
   snapshot(): ClusterSnapshot {
     return Object.freeze({

@@ -37,6 +37,7 @@ export class KubeCluster implements Cluster {
   podsOnNode(nodeName: string): readonly Pod[] { return this.state.podsOnNode(nodeName); }
   nodePool(name: string): CustomObjectLike | undefined { return this.state.nodePool(name); }
   nodeClass(name: string): CustomObjectLike | undefined { return this.state.nodeClass(name); }
+  nodePools(): readonly CustomObjectLike[] { return this.state.nodePools(); }
 
   async patchNodeClaimStatus(nodeClaim: NodeClaim, status: NodeClaimStatusPatch): Promise<void> {
     const name = nodeClaim.metadata?.name ?? "";

@@ -1,0 +1,54 @@
+/** NodePool status: resources and node count summed over its NodeClaims (counter), NodeClassReady/ValidationSucceeded/Ready conditions (readiness). */
+import { addResources, formatResource, parseResourceList, type ResourceList } from "../../../policies/domain/quantity.ts";
+import type { Clock } from "../../core/clock.ts";
+import type { Condition, NodeClaim } from "../../core/lifecycle/objects.ts";
+import { isTrue, setCondition } from "../../core/lifecycle/objects.ts";
+import type { Metrics } from "../../observability/metrics.ts";
+import type { Cluster, CustomObjectLike } from "../../ports/cluster.ts";
+import type { Result } from "../runtime.ts";
+
+/** Named dependencies. */
+export interface NodePoolDeps { readonly cluster: Cluster; readonly clock: Clock; readonly metrics: Metrics }
+
+function usage(claims: readonly NodeClaim[]): ResourceList {
+  return addResources(...claims.map((c) => parseResourceList(c.status?.capacity)));
+}
+
+function poolClaims(cluster: Cluster, name: string): NodeClaim[] {
+  return cluster.nodeClaims().filter((c) => c.metadata?.labels?.["karpenter.sh/nodepool"] === name && c.metadata.deletionTimestamp === undefined);
+}
+
+function nodeClassReady(cluster: Cluster, nodePool: CustomObjectLike): Omit<Condition, "lastTransitionTime"> {
+  const ref = ((nodePool.spec?.["template"] as { spec?: { nodeClassRef?: { name?: string } } } | undefined)?.spec?.nodeClassRef?.name) ?? "";
+  const nodeClass = cluster.nodeClass(ref);
+  if (nodeClass === undefined) return { type: "NodeClassReady", status: "False", reason: "NodeClassNotFound", message: `EC2NodeClass "${ref}" not found` };
+  const ready = isTrue(nodeClass.status?.["conditions"] as Condition[] | undefined, "Ready");
+  return ready ? { type: "NodeClassReady", status: "True", reason: "NodeClassReady" } : { type: "NodeClassReady", status: "False", reason: "NodeClassNotReady", message: `EC2NodeClass "${ref}" is not ready` };
+}
+
+/** The NodePool status this controller owns, computed from the caches. */
+export function desiredStatus(cluster: Cluster, nodePool: CustomObjectLike, now: Date): Record<string, unknown> {
+  const name = nodePool.metadata?.name ?? "";
+  const claims = poolClaims(cluster, name);
+  const nodes = claims.filter((c) => (c.status?.nodeName ?? "") !== "").length;
+  const classReady = nodeClassReady(cluster, nodePool);
+  let conditions = setCondition(nodePool.status?.["conditions"] as Condition[] | undefined, { type: "ValidationSucceeded", status: "True", reason: "ValidationSucceeded" }, now);
+  conditions = setCondition(conditions, classReady, now);
+  const ready = classReady.status === "True";
+  conditions = setCondition(conditions, ready ? { type: "Ready", status: "True", reason: "Ready" } : { type: "Ready", status: "False", reason: "NodeClassNotReady", message: "NodeClassReady=False" }, now);
+  const resources = Object.fromEntries(Object.entries(usage(claims)).map(([k, v]) => [k, formatResource(k, v)]));
+  return { resources: { ...resources, nodes: String(nodes) }, nodes, conditions: conditions.map((c) => ({ ...c, observedGeneration: nodePool.metadata?.generation })) };
+}
+
+const comparable = (status: Readonly<Record<string, unknown>> | undefined): string => JSON.stringify({ r: status?.["resources"], n: status?.["nodes"], c: (status?.["conditions"] as Condition[] | undefined)?.map((c) => [c.type, c.status, c.reason, c.observedGeneration]) });
+
+/** Reconciles the NodePool called `name`. */
+export async function reconcileNodePool(deps: NodePoolDeps, name: string): Promise<Result> {
+  const nodePool = deps.cluster.nodePool(name);
+  if (nodePool === undefined) return {};
+  const status = desiredStatus(deps.cluster, nodePool, deps.clock.now());
+  for (const [resource, value] of Object.entries(usage(poolClaims(deps.cluster, name)))) deps.metrics.nodePoolUsage.set({ nodepool: name, resource_type: resource }, value);
+  if (comparable(status) === comparable(nodePool.status)) return {};
+  await deps.cluster.patchNodePoolStatus(nodePool, status);
+  return {};
+}

@@ -1,0 +1,128 @@
+/**
+ * Every controller with its triggers: the one place to read which controllers run and what wakes them.
+ * A controller is a keyed reconcile plus, per watched kind, a map from a changed object to keys. Adding
+ * one (e.g. the provisioner) is one entry in `controllers()`. The manager runs them only while leading.
+ */
+import type { Logger } from "pino";
+import type { Clock } from "../core/clock.ts";
+import type { LivenessTimeouts } from "../core/lifecycle/liveness.ts";
+import type { EventRecorder } from "../observability/events.ts";
+import type { Metrics } from "../observability/metrics.ts";
+import type { CloudProvider } from "../ports/cloud-provider.ts";
+import type { Cluster } from "../ports/cluster.ts";
+import { reconcileNodeDeletion } from "./node/finalizer.ts";
+import { reconcileNodeClaim } from "./nodeclaim/controller.ts";
+import { reconcileNodePool } from "./nodepool/status.ts";
+import { WorkQueue, type Reconcile } from "./runtime.ts";
+
+/** The kinds cluster state watches (names as in adapters/kube/cluster-state.ts). */
+export type WatchKind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs";
+
+/** A watched object, as much as the key mappers read. */
+export interface Watched {
+  readonly metadata?: { readonly name?: string | undefined; readonly labels?: Readonly<Record<string, string>> | undefined; readonly ownerReferences?: readonly { readonly kind: string; readonly name: string }[] | undefined } | undefined;
+  readonly spec?: { readonly providerID?: string | undefined; readonly nodeName?: string | undefined } | undefined;
+}
+
+/** Where changes come from (ClusterState implements it). */
+export interface ChangeSource {
+  onChange(listener: (kind: WatchKind, verb: "add" | "update" | "delete", obj: Watched) => void): void;
+  objects(kind: WatchKind): readonly Watched[];
+}
+
+/** One controller: name, reconcile, triggers, optional periodic resync of every key. */
+export interface ControllerSpec {
+  readonly name: string;
+  readonly reconcile: Reconcile;
+  readonly watches: Partial<Record<WatchKind, (obj: Watched) => readonly string[]>>;
+  readonly concurrency?: number;
+}
+
+/** Everything controllers may use (named, built in main.ts). */
+export interface ControllerDeps {
+  readonly cluster: Cluster;
+  readonly cloud: CloudProvider;
+  readonly clock: Clock;
+  readonly events: EventRecorder;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+  readonly timeouts: LivenessTimeouts;
+}
+
+const own = (obj: Watched): readonly string[] => (obj.metadata?.name === undefined ? [] : [obj.metadata.name]);
+
+function nodeClaimOfNode(deps: ControllerDeps, node: Watched): readonly string[] {
+  const byOwner = (node.metadata?.ownerReferences ?? []).filter((o) => o.kind === "NodeClaim").map((o) => o.name);
+  const providerID = node.spec?.providerID ?? "";
+  const byProvider = providerID === "" ? undefined : deps.cluster.nodeClaimByProviderID(providerID)?.metadata?.name;
+  return [...new Set([...byOwner, ...(byProvider === undefined ? [] : [byProvider])])];
+}
+
+function nodeClaimOfPod(deps: ControllerDeps, pod: Watched): readonly string[] {
+  const nodeName = pod.spec?.nodeName ?? "";
+  const node = nodeName === "" ? undefined : deps.cluster.node(nodeName);
+  return node === undefined ? [] : nodeClaimOfNode(deps, node);
+}
+
+const poolOf = (obj: Watched): readonly string[] => {
+  const pool = obj.metadata?.labels?.["karpenter.sh/nodepool"];
+  return pool === undefined ? [] : [pool];
+};
+
+/** Every controller the operator runs. */
+export function controllers(deps: ControllerDeps): ControllerSpec[] {
+  return [
+    {
+      name: "nodeclaim.lifecycle",
+      concurrency: 10,
+      reconcile: (key) => reconcileNodeClaim(deps, key),
+      watches: { nodeclaims: own, nodes: (n) => nodeClaimOfNode(deps, n), pods: (p) => nodeClaimOfPod(deps, p) },
+    },
+    { name: "node.termination", reconcile: (key) => reconcileNodeDeletion(deps.cluster, key), watches: { nodes: own } },
+    {
+      name: "nodepool.status",
+      reconcile: (key) => reconcileNodePool(deps, key),
+      watches: { nodepools: own, nodeclaims: poolOf, ec2nodeclasses: () => allPools(deps) },
+    },
+  ];
+}
+
+function allPools(deps: ControllerDeps): readonly string[] {
+  return deps.cluster.nodePools().map((p) => p.metadata?.name ?? "").filter((n) => n !== "");
+}
+
+/** Runs controllers' queues while this replica leads. */
+export class ControllerManager {
+  private readonly queues: { spec: ControllerSpec; queue: WorkQueue }[];
+  private readonly source: ChangeSource;
+  private active = false;
+
+  constructor(specs: readonly ControllerSpec[], source: ChangeSource, opts: { logger: Logger; metrics?: Metrics; isConflict: (e: unknown) => boolean }) {
+    this.source = source;
+    this.queues = specs.map((spec) => ({
+      spec,
+      queue: new WorkQueue({ name: spec.name, reconcile: spec.reconcile, logger: opts.logger, isConflict: opts.isConflict, ...(spec.concurrency === undefined ? {} : { concurrency: spec.concurrency }), ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }) }),
+    }));
+    source.onChange((kind, _verb, obj) => { if (this.active) this.route(kind, obj); });
+  }
+
+  /** Starts every queue and enqueues every existing object once (a full resync, as after a restart). */
+  start(): void {
+    this.active = true;
+    for (const { queue } of this.queues) queue.start();
+    for (const kind of ["nodepools", "nodeclaims", "nodes"] as const) for (const obj of this.source.objects(kind)) this.route(kind, obj);
+  }
+
+  /** Stops taking work and waits for in-flight reconciles. */
+  async stop(): Promise<void> {
+    this.active = false;
+    await Promise.all(this.queues.map(({ queue }) => queue.stop()));
+  }
+
+  private route(kind: WatchKind, obj: Watched): void {
+    for (const { spec, queue } of this.queues) {
+      const map = spec.watches[kind];
+      if (map !== undefined) for (const key of map(obj)) queue.add(key);
+    }
+  }
+}
