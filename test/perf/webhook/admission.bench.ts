@@ -75,6 +75,10 @@ process.stdout.write(
     row("bare fastify", bare),
     row("kerf /validate", kerf),
     `kerf overhead: p50 +${(kerf.p50Ms - bare.p50Ms).toFixed(2)} ms, p99 +${(kerf.p99Ms - bare.p99Ms).toFixed(2)} ms`,
+    ...(["bare", "kerf"] as const).map((name) => {
+      const r = name === "bare" ? bare : kerf;
+      return `BENCH_RESULT ${JSON.stringify({ name: `webhook-${name}-c${concurrency}`, reviewsPerSecond: Math.round(r.perSecond), p50Ms: r.p50Ms, p99Ms: r.p99Ms, errors: r.errors, requests: r.requests })}`;
+    }),
     "",
   ].join("\n"),
 );

@@ -15,22 +15,35 @@ const { values } = parseArgs({ options: { manifests: { type: "string", default: 
 const count = Number(values.manifests);
 
 /** Every object of the passing examples, as templates to copy. */
-function templates(): Array<Record<string, { name: string }>> {
+function templates(): unknown[] {
   const dir = path.join(root, "manifests/examples");
   return readdirSync(dir).filter((f) => f.endsWith(".yaml")).flatMap((f) =>
-    parseAllDocuments(readFileSync(path.join(dir, f), "utf8")).map((d) => d.toJS() as Record<string, { name: string }>));
+    parseAllDocuments(readFileSync(path.join(dir, f), "utf8")).map((d) => d.toJS() as unknown));
 }
 
+type Manifest = Record<string, unknown> & { kind: string; metadata: { name: string }; spec: { template?: { spec: { nodeClassRef: { name: string } } } } };
+
+/** Half EC2NodeClasses, half NodePools, each NodePool pointing at a renamed copy of its own class. */
 function writeCorpus(dir: string): void {
-  const all = templates();
-  const pools = all.filter((o) => (o.kind as unknown) === "NodePool");
-  const classes = all.filter((o) => (o.kind as unknown) === "EC2NodeClass");
-  for (let i = 0; i < count; i++) {
-    const source = i % 2 === 0 ? pools[(i / 2) % pools.length] : classes[((i - 1) / 2) % classes.length];
-    const copy = structuredClone(source) as Record<string, unknown> & { metadata: { name: string } };
+  const all = templates() as unknown as Manifest[];
+  const pools = all.filter((o) => o.kind === "NodePool");
+  const classes = all.filter((o) => o.kind === "EC2NodeClass");
+  const renamed = new Map<string, string>();
+  const write = (i: number, object: Manifest): void => {
+    writeFileSync(path.join(dir, `manifest-${String(i).padStart(4, "0")}.yaml`), `# generated for the kerf check benchmark\n${JSON.stringify(object, null, 2)}\n`);
+  };
+  for (let i = 1; i < count; i += 2) {
+    const copy = structuredClone(classes[((i - 1) / 2) % classes.length]!);
+    if (!renamed.has(copy.metadata.name)) renamed.set(copy.metadata.name, `${copy.metadata.name}-${i}`);
     copy.metadata.name = `${copy.metadata.name}-${i}`;
-    const text = `# generated for the kerf check benchmark\n${JSON.stringify(copy, null, 2)}\n`;
-    writeFileSync(path.join(dir, `manifest-${String(i).padStart(4, "0")}.yaml`), text);
+    write(i, copy);
+  }
+  for (let i = 0; i < count; i += 2) {
+    const copy = structuredClone(pools[(i / 2) % pools.length]!);
+    copy.metadata.name = `${copy.metadata.name}-${i}`;
+    const ref = copy.spec.template?.spec.nodeClassRef;
+    if (ref !== undefined) ref.name = renamed.get(ref.name) ?? ref.name;
+    write(i, copy);
   }
 }
 
@@ -53,6 +66,7 @@ try {
       `kerf check benchmark: ${count} manifests in ${count} files, wall time including process start`,
       `runs (s): ${times.map((t) => t.toFixed(2)).join(", ")}; median ${median.toFixed(2)} s`,
       `last run: ${summary}`,
+      `BENCH_RESULT ${JSON.stringify({ name: `kerf-check-${count}`, medianSeconds: median, runsSeconds: times })}`,
       "",
     ].join("\n"),
   );
