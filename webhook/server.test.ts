@@ -19,6 +19,7 @@ const nodePool = (overrides: Record<string, unknown> = {}): Record<string, unkno
         requirements: [{ key: "kubernetes.io/arch", operator: "In", values: ["amd64"] }],
       },
     },
+    limits: { cpu: "100", memory: "400Gi" },
     ...overrides,
   },
 });
