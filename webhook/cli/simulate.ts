@@ -3,9 +3,7 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
 // The simulation is the operator's pure core; this CLI only reads, converts and prints (architecture §1.1 entry-point wiring).
-// eslint-disable-next-line no-restricted-imports
 import { buildScenario, ScenarioError } from "../../operator/core/scheduling/scenario.ts";
-// eslint-disable-next-line no-restricted-imports
 import { simulate, type SimulationResult } from "../../operator/core/scheduling/simulate.ts";
 import { registerCommand } from "./commands.ts";
 import { parseDocuments, type SourceObject } from "./documents.ts";
