@@ -8,7 +8,11 @@ import type { Clock } from "../core/clock.ts";
 import type { LivenessTimeouts } from "../core/lifecycle/liveness.ts";
 import type { EventRecorder } from "../observability/events.ts";
 import type { Metrics } from "../observability/metrics.ts";
+import type { EC2NodeClassLike } from "../core/launch-template/node-class.ts";
 import type { CloudProvider } from "../ports/cloud-provider.ts";
+import type { NodeClassResolver } from "../ports/node-class-resolver.ts";
+import { collectGarbage } from "./gc/controller.ts";
+import { reconcileNodeClass } from "./nodeclass/controller.ts";
 import type { Cluster } from "../ports/cluster.ts";
 import { reconcileNodeDeletion } from "./node/finalizer.ts";
 import { reconcileNodeClaim } from "./nodeclaim/controller.ts";
@@ -36,6 +40,8 @@ export interface ControllerSpec {
   readonly reconcile: Reconcile;
   readonly watches: Partial<Record<WatchKind, (obj: Watched) => readonly string[]>>;
   readonly concurrency?: number;
+  /** A singleton loop: this key is enqueued on start and the reconcile requeues itself. */
+  readonly singleton?: string;
 }
 
 /** Everything controllers may use (named, built in main.ts). */
@@ -47,6 +53,8 @@ export interface ControllerDeps {
   readonly metrics: Metrics;
   readonly logger: Logger;
   readonly timeouts: LivenessTimeouts;
+  /** Present when the AWS provider graph is wired: enables EC2NodeClass status. */
+  readonly nodeClassResolver?: NodeClassResolver;
 }
 
 const own = (obj: Watched): readonly string[] => (obj.metadata?.name === undefined ? [] : [obj.metadata.name]);
@@ -84,7 +92,40 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
       reconcile: (key) => reconcileNodePool(deps, key),
       watches: { nodepools: own, nodeclaims: poolOf, ec2nodeclasses: () => allPools(deps) },
     },
+    gcController(deps),
+    ...(deps.nodeClassResolver === undefined ? [] : [nodeClassController(deps, deps.nodeClassResolver)]),
   ];
+}
+
+const GC_PERIOD_MS = 10_000;
+
+function gcController(deps: ControllerDeps): ControllerSpec {
+  return {
+    name: "nodeclaim.garbagecollection", singleton: "gc", watches: {},
+    reconcile: async () => {
+      if (!deps.cluster.synced) return { requeueAfter: 1000 };
+      const listNodeClaims = async () => deps.cluster.nodeClaims().map((nc) => {
+        const node = deps.cluster.nodeByProviderID(nc.status?.providerID ?? "");
+        const ready = node?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+        return { name: nc.metadata?.name ?? "", providerID: nc.status?.providerID, nodeReady: ready, deleting: nc.metadata?.deletionTimestamp !== undefined };
+      });
+      const result = await collectGarbage({ cloudProvider: deps.cloud, listNodeClaims, deleteNodeClaim: (n) => deps.cluster.deleteNodeClaim(n), clock: deps.clock });
+      if (result.errors.length > 0) deps.logger.warn({ errors: result.errors }, "garbage collection");
+      return { requeueAfter: GC_PERIOD_MS };
+    },
+  };
+}
+
+function nodeClassController(deps: ControllerDeps, resolver: NodeClassResolver): ControllerSpec {
+  return {
+    name: "nodeclass.status", watches: { ec2nodeclasses: own },
+    reconcile: async (key) => {
+      const nodeClass = deps.cluster.nodeClass(key) as EC2NodeClassLike | undefined;
+      if (nodeClass === undefined) return {};
+      const { requeueAfter } = await reconcileNodeClass({ resolver, clock: deps.clock, writeStatus: (name, status) => deps.cluster.patchNodeClassStatus(name, status) }, nodeClass);
+      return { requeueAfter };
+    },
+  };
 }
 
 function allPools(deps: ControllerDeps): readonly string[] {
@@ -109,8 +150,11 @@ export class ControllerManager {
   /** Starts every queue and enqueues every existing object once (a full resync, as after a restart). */
   start(): void {
     this.active = true;
-    for (const { queue } of this.queues) queue.start();
-    for (const kind of ["nodepools", "nodeclaims", "nodes"] as const) for (const obj of this.source.objects(kind)) this.route(kind, obj);
+    for (const { queue, spec } of this.queues) {
+      queue.start();
+      if (spec.singleton !== undefined) queue.add(spec.singleton);
+    }
+    for (const kind of ["nodepools", "nodeclaims", "nodes", "ec2nodeclasses"] as const) for (const obj of this.source.objects(kind)) this.route(kind, obj);
   }
 
   /** Stops taking work and waits for in-flight reconciles. */

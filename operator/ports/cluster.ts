@@ -63,6 +63,8 @@ export interface ClusterWriter {
   /** Deletes directly (bypassing PDBs) with the given grace period. */
   deletePod(pod: Pod, graceSeconds: number): Promise<void>;
   patchNodePoolStatus(nodePool: CustomObjectLike, status: Readonly<Record<string, unknown>>): Promise<void>;
+  /** Merge-patches an EC2NodeClass's status (no lock: the nodeclass controller owns the whole status). */
+  patchNodeClassStatus(name: string, status: unknown): Promise<void>;
 }
 
 /** Reads and writes together, as controllers receive them. */

@@ -2,3 +2,4 @@
 import "./check.ts";
 import "./webhook.ts";
 import "./simulate.ts";
+import "../../operator/cli.ts";

@@ -8,6 +8,7 @@ import type { ClusterState } from "./cluster-state.ts";
 import { NodeOperations, finalizerRemoval } from "./eviction.ts";
 
 const NODECLAIMS = { group: "karpenter.sh", version: "v1", plural: "nodeclaims" } as const;
+const NODECLASSES = { group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses" } as const;
 const NODEPOOLS = { group: "karpenter.sh", version: "v1", plural: "nodepools" } as const;
 
 function isoConditions(status: NodeClaimStatusPatch): NodeClaimStatusPatch {
@@ -72,5 +73,9 @@ export class KubeCluster implements Cluster {
     const name = nodePool.metadata?.name ?? "";
     const body = { metadata: { resourceVersion: nodePool.metadata?.resourceVersion }, status };
     await kube(`patching status of nodepool ${name}`, () => this.custom.patchClusterCustomObjectStatus({ ...NODEPOOLS, name, body }, mergePatch));
+  }
+
+  async patchNodeClassStatus(name: string, status: unknown): Promise<void> {
+    await kubeIgnoreNotFound(`patching status of ec2nodeclass ${name}`, () => this.custom.patchClusterCustomObjectStatus({ ...NODECLASSES, name, body: { status } }, mergePatch));
   }
 }

@@ -1,0 +1,16 @@
+/** Registers the `kerf operator` subcommand with the CLI's command registry. */
+import { registerCommand } from "../webhook/cli/commands.ts";
+import { usage } from "./config.ts";
+
+registerCommand({
+  name: "operator",
+  summary: "run the node autoscaling operator (Karpenter-compatible controllers with leader election)",
+  run: async (args, io) => {
+    if (args.includes("--help") || args.includes("-h")) {
+      io.stdout(`usage: kerf operator [flags]\n\nEvery flag can also be set with its environment variable.\n${usage()}\n`);
+      return 0;
+    }
+    const { runOperator } = await import("./main.ts");
+    return runOperator(args, io.stderr);
+  },
+});

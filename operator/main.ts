@@ -1,0 +1,119 @@
+/** Composition root of `kerf operator`: config → adapters → controllers → start; leader-gated controllers; graceful shutdown. The only file that wires everything. */
+import { hostname } from "node:os";
+import { KubeConfig, VersionApi } from "@kubernetes/client-node";
+import { builtinCatalog } from "../policies/domain/catalog/builtin.ts";
+import { createAwsProviders } from "./adapters/aws/factory.ts";
+import { isConflict } from "./adapters/kube/client.ts";
+import { ClusterState } from "./adapters/kube/cluster-state.ts";
+import { KubeEventRecorder } from "./adapters/kube/event-recorder.ts";
+import { KubeCluster } from "./adapters/kube/kube-cluster.ts";
+import { LeaderElector } from "./adapters/kube/lease.ts";
+import { loadConfig, type OperatorConfig } from "./config.ts";
+import type { Clock } from "./core/clock.ts";
+import type { EC2NodeClassLike } from "./core/launch-template/node-class.ts";
+import { ControllerManager, controllers, type ChangeSource } from "./controllers/registry.ts";
+import { serveProbes, type ListeningServer } from "./observability/http.ts";
+import { createLogger, type Logger } from "./observability/logger.ts";
+import { createMetrics, type Metrics } from "./observability/metrics.ts";
+import type { CloudProvider } from "./ports/cloud-provider.ts";
+import type { NodeClassResolver } from "./ports/node-class-resolver.ts";
+
+/** Overrides for tests and embedding; everything defaults to the real thing. */
+export interface OperatorOverrides {
+  readonly kubeConfig?: KubeConfig;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  /** AWS credentials (tests: moto's fake ones); the SDK's default chain otherwise. */
+  readonly awsCredentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  readonly serveHttp?: boolean;
+}
+
+/** A running operator. */
+export interface RunningOperator {
+  readonly config: OperatorConfig;
+  readonly state: ClusterState;
+  readonly metrics: Metrics;
+  readonly isLeader: () => boolean;
+  readonly servers: readonly ListeningServer[];
+  /** Releases the Lease, stops controllers and informers, closes servers. */
+  stop(): Promise<void>;
+}
+
+async function kubernetesMinor(kc: KubeConfig, logger: Logger): Promise<string> {
+  try {
+    const v = await kc.makeApiClient(VersionApi).getCode();
+    return `${v.major}.${v.minor.replace(/\D+$/, "")}`;
+  } catch (error) {
+    logger.warn({ err: error }, "reading the apiserver version failed; assuming 1.36");
+    return "1.36";
+  }
+}
+
+async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: ClusterState, o: { logger: Logger; clock: Clock; overrides: OperatorOverrides }): Promise<{ cloud: CloudProvider; resolver: NodeClassResolver }> {
+  const graph = createAwsProviders({
+    cluster: { name: config.clusterName, endpoint: kc.getCurrentCluster()?.server ?? "" },
+    aws: { region: config.region, ...(config.awsEndpoint === "" ? {} : { endpoint: config.awsEndpoint }), ...(o.overrides.awsCredentials === undefined ? {} : { credentials: o.overrides.awsCredentials }) },
+    kubernetesVersion: await kubernetesMinor(kc, o.logger),
+  }, { catalog: builtinCatalog(), clock: o.clock, nodeClass: async (name) => state.nodeClass(name) as EC2NodeClassLike | undefined });
+  return { cloud: graph.cloudProvider, resolver: graph.resolver };
+}
+
+function loadKubeConfig(config: OperatorConfig): KubeConfig {
+  const kc = new KubeConfig();
+  if (config.kubeconfig !== "") kc.loadFromFile(config.kubeconfig); else kc.loadFromDefault();
+  return kc;
+}
+
+/** Builds and starts the operator (informers on every replica; controllers only on the leader). */
+export async function startOperator(config: OperatorConfig, overrides: OperatorOverrides = {}): Promise<RunningOperator> {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const clock = overrides.clock ?? { now: () => new Date() };
+  const kc = overrides.kubeConfig ?? loadKubeConfig(config);
+  const metrics = createMetrics({ processMetrics: overrides.serveHttp !== false });
+  const state = new ClusterState({ kubeConfig: kc, onError: (kind, err) => logger.warn({ kind, err }, "informer failed; restarting") });
+  const cluster = new KubeCluster(kc, state);
+  const { cloud, resolver } = await cloudProvider(config, kc, state, { logger, clock, overrides });
+  const events = new KubeEventRecorder({ kubeConfig: kc, logger });
+  const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs }, nodeClassResolver: resolver });
+  const manager = new ControllerManager(specs, state as unknown as ChangeSource, { logger, metrics, isConflict });
+  await state.start();
+  const elector = config.disableLeaderElection ? undefined : new LeaderElector({
+    kubeConfig: kc, name: config.leaderElectionName, namespace: config.leaderElectionNamespace, identity: config.leaderElectionIdentity,
+    leaseDurationMs: config.leaseDurationMs, renewDeadlineMs: config.renewDeadlineMs, retryPeriodMs: config.retryPeriodMs, logger, metrics,
+    onStartedLeading: () => manager.start(),
+    onStoppedLeading: () => manager.stop(),
+  });
+  if (elector === undefined) manager.start(); else elector.start();
+  const servers = overrides.serveHttp === false ? [] : await serveProbes({ ready: () => state.synced, registry: metrics.registry }, { health: config.healthProbePort, metrics: config.metricsPort });
+  const syncTimer = setInterval(() => metrics.clusterStateSynced.set(state.synced ? 1 : 0), 1000);
+  logger.info({ cluster: config.clusterName, region: config.region, identity: config.leaderElectionIdentity }, "operator started");
+  return {
+    config, state, metrics, servers,
+    isLeader: () => elector?.isLeader ?? true,
+    stop: async () => {
+      clearInterval(syncTimer);
+      if (elector === undefined) await manager.stop(); else await elector.stop();
+      await manager.stop();
+      await state.stop();
+      await Promise.all(servers.map((s) => s.close()));
+    },
+  };
+}
+
+/** `kerf operator`: runs until SIGTERM/SIGINT; resolves to the exit code. */
+export async function runOperator(argv: readonly string[], log: (line: string) => void): Promise<number> {
+  let config: OperatorConfig;
+  try {
+    config = loadConfig({ argv, env: process.env, hostname: hostname(), pid: process.pid });
+  } catch (error) {
+    log(`${(error as Error).message}\n`);
+    return 2;
+  }
+  const operator = await startOperator(config);
+  await new Promise<void>((resolve) => {
+    process.once("SIGTERM", resolve);
+    process.once("SIGINT", resolve);
+  });
+  await operator.stop();
+  return 0;
+}
