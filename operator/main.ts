@@ -26,6 +26,8 @@ export interface OperatorOverrides {
   /** AWS credentials (tests: moto's fake ones); the SDK's default chain otherwise. */
   readonly awsCredentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
   readonly serveHttp?: boolean;
+  /** SSM prefix of the public AMI parameters (tests: moto refuses /aws/...). */
+  readonly ssmPrefix?: string;
 }
 
 /** A running operator. */
@@ -54,6 +56,7 @@ async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: Clus
     cluster: { name: config.clusterName, endpoint: kc.getCurrentCluster()?.server ?? "" },
     aws: { region: config.region, ...(config.awsEndpoint === "" ? {} : { endpoint: config.awsEndpoint }), ...(o.overrides.awsCredentials === undefined ? {} : { credentials: o.overrides.awsCredentials }) },
     kubernetesVersion: await kubernetesMinor(kc, o.logger),
+    ...(o.overrides.ssmPrefix === undefined ? {} : { ssmPrefix: o.overrides.ssmPrefix }),
   }, { catalog: builtinCatalog(), clock: o.clock, nodeClass: async (name) => state.nodeClass(name) as EC2NodeClassLike | undefined });
   return { cloud: graph.cloudProvider, resolver: graph.resolver };
 }
