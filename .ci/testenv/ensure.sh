@@ -121,6 +121,14 @@ build_kwok() {
   local out=$1
   log "building kwok v$KWOK_VERSION"
   GOBIN="$out/kwok.d" "$GO" install "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION" >&2
+  # The standalone kwok binary has no built-in stages (kwokctl injects them); take the "fast"
+  # node and pod stages from the same module release.
+  local mod; mod=$("$GO" mod download -json "sigs.k8s.io/kwok@v$KWOK_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+  : > "$out/stages.yaml.tmp"
+  for f in "$mod"/kustomize/stage/node/fast/node-initialize.yaml "$mod"/kustomize/stage/pod/fast/pod-*.yaml; do
+    printf -- '---\n' >> "$out/stages.yaml.tmp"; cat "$f" >> "$out/stages.yaml.tmp"
+  done
+  mv "$out/stages.yaml.tmp" "$out/stages.yaml"
   mv "$out/kwok.d/kwok" "$out/kwok" && rmdir "$out/kwok.d"
 }
 
@@ -154,7 +162,7 @@ main() {
   mkdir -p "$k8s_dir" "$etcd_dir" "$kwok_dir"
   [ -x "$k8s_dir/kube-controller-manager" ] || (build_kubernetes "$k8s_dir")
   [ -x "$etcd_dir/etcd" ] || (build_etcd "$etcd_dir")
-  [ -x "$kwok_dir/kwok" ] || (build_kwok "$kwok_dir")
+  [ -x "$kwok_dir/kwok" ] && [ -f "$kwok_dir/stages.yaml" ] || (build_kwok "$kwok_dir")
   wait "$moto_pid"
   local pyv; pyv=$(python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
   echo "KUBE_APISERVER=${APISERVER:-$k8s_dir/kube-apiserver}"
@@ -162,6 +170,7 @@ main() {
   echo "KUBE_CONTROLLER_MANAGER=$k8s_dir/kube-controller-manager"
   echo "ETCD=${ETCD:-$etcd_dir/etcd}"
   echo "KWOK=$kwok_dir/kwok"
+  echo "KWOK_STAGES=$kwok_dir/stages.yaml"
   echo "MOTO_SERVER=$KERF_CACHE_DIR/venv/moto-$MOTO_VERSION-py$pyv/bin/moto_server"
   log "test environment ready in $((SECONDS - started)) s"
 }

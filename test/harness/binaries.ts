@@ -12,6 +12,8 @@ export interface Binaries {
   readonly kubeControllerManager: string;
   readonly etcd: string;
   readonly kwok: string;
+  /** kwok's stage configuration (node and pod "fast" stages). */
+  readonly kwokStages: string;
   readonly motoServer: string;
 }
 
@@ -21,6 +23,7 @@ const keys: Record<string, keyof Binaries> = {
   KUBE_CONTROLLER_MANAGER: "kubeControllerManager",
   ETCD: "etcd",
   KWOK: "kwok",
+  KWOK_STAGES: "kwokStages",
   MOTO_SERVER: "motoServer",
 };
 

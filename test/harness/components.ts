@@ -102,7 +102,7 @@ export async function startKwok(ws: Workspace, kubeconfig: string): Promise<Star
   const port = await freePort();
   const proc = new ManagedProcess({
     name: "kwok", command: ws.binaries.kwok, logDir: ws.dir,
-    args: [`--kubeconfig=${kubeconfig}`, "--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
+    args: [`--kubeconfig=${kubeconfig}`, `--config=${ws.binaries.kwokStages}`, "--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
       `--server-address=127.0.0.1:${port}`, "--cidr=10.0.0.1/16", "--node-ip=10.0.0.1"],
   });
   const url = `http://127.0.0.1:${port}`;
