@@ -4,7 +4,7 @@
  * (test/run.ts) starts one per test run and hands its address to test files through the state file
  * named by KERF_TEST_ENV; a test file run on its own starts a private one (use-environment.ts).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ensureBinaries, type Binaries } from "./binaries.ts";
@@ -47,6 +47,8 @@ export function reapStaleEnvironments(): void {
     const dir = path.join(os.tmpdir(), name);
     let state: EnvironmentState | undefined;
     try { state = JSON.parse(readFileSync(path.join(dir, "state.json"), "utf8")) as EnvironmentState; } catch { state = undefined; }
+    // A directory without a state file may belong to an environment that is being created right now.
+    if (state === undefined && Date.now() - statSync(dir).mtimeMs < 10 * 60_000) continue;
     if (state !== undefined && alive(state.ownerPid)) continue;
     for (const pid of state?.pids ?? []) if (alive(pid)) process.kill(pid, "SIGKILL");
     rmSync(dir, { recursive: true, force: true });

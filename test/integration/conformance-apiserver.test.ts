@@ -1,0 +1,97 @@
+import { before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { CustomObjectsApi, type KubernetesObject } from "@kubernetes/client-node";
+import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
+import { installCrds } from "../harness/crds.ts";
+import { generatedCrds, upstreamCrds } from "../harness/karpenter-crds.ts";
+import { CASES } from "../conformance/cases/index.ts";
+import type { ConformanceCase } from "../conformance/case.ts";
+import { evaluate } from "../../policies/evaluate.ts";
+import { defaultPolicyConfig } from "../../policies/config.ts";
+import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
+import type { Kind } from "../../policies/types.ts";
+
+type ApiVerdict = "accept" | "reject";
+
+const resources: Record<Kind, { group: string; version: string; plural: string }> = {
+  NodePool: { group: "karpenter.sh", version: "v1", plural: "nodepools" },
+  NodeClaim: { group: "karpenter.sh", version: "v1", plural: "nodeclaims" },
+  EC2NodeClass: { group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses" },
+};
+
+const catalog = builtinCatalog();
+const config = defaultPolicyConfig();
+
+function kerfVerdict(c: ConformanceCase): { allowed: boolean; defaulted: unknown } {
+  const context = c.nodeClassNames === undefined ? { catalog, config } : { catalog, config, nodeClassNames: new Set(c.nodeClassNames) };
+  const base = { kind: c.kind, operation: c.operation ?? "CREATE", object: c.object, context } as const;
+  return evaluate(c.oldObject === undefined ? base : { ...base, oldObject: c.oldObject });
+}
+
+function rejected(error: unknown): boolean {
+  const code = (error as { code?: number }).code;
+  if (code === 422 || code === 400) return true;
+  throw error;
+}
+
+/** What kube-apiserver answers for the case: CREATE as a server-side dry run; UPDATE creates oldObject, then dry-runs the replace. */
+async function apiserverVerdict(api: CustomObjectsApi, c: ConformanceCase, object: unknown): Promise<ApiVerdict> {
+  const ref = resources[c.kind];
+  if (c.oldObject === undefined) {
+    try {
+      await api.createClusterCustomObject({ ...ref, body: object as object, dryRun: "All" });
+      return "accept";
+    } catch (error) {
+      return rejected(error) ? "reject" : "accept";
+    }
+  }
+  const created = (await api.createClusterCustomObject({ ...ref, body: c.oldObject })) as KubernetesObject;
+  const name = created.metadata?.name ?? "";
+  try {
+    const body = { ...(object as KubernetesObject), metadata: { ...(object as KubernetesObject).metadata, resourceVersion: created.metadata?.resourceVersion ?? "" } };
+    await api.replaceClusterCustomObject({ ...ref, name, body, dryRun: "All" });
+    return "accept";
+  } catch (error) {
+    return rejected(error) ? "reject" : "accept";
+  } finally {
+    await api.deleteClusterCustomObject({ ...ref, name, gracePeriodSeconds: 0 });
+  }
+}
+
+interface Row { name: string; kind: Kind; corpus: ApiVerdict; apiserver: ApiVerdict; kerfAllows: boolean }
+
+async function runCorpus(env: TestEnvironment): Promise<Row[]> {
+  const api = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const rows: Row[] = [];
+  for (const c of CASES) {
+    const verdict = kerfVerdict(c);
+    // Cases kerf fixes by defaulting go to the apiserver the way the mutating webhook would send them.
+    const object = c.fixedByDefaults === true ? verdict.defaulted : c.object;
+    rows.push({ name: `${c.kind}: ${c.name}`, kind: c.kind, corpus: c.apiserver, apiserver: await apiserverVerdict(api, c, object), kerfAllows: verdict.allowed });
+  }
+  return rows;
+}
+
+const looser = (rows: Row[]): string[] => rows.filter((r) => r.apiserver === "reject" && r.kerfAllows).map((r) => r.name);
+
+describe("kerf against a real kube-apiserver over the conformance corpus", () => {
+  let env: TestEnvironment;
+  before(async () => { env = await useEnvironment(); });
+
+  it("with kerf's generated CRDs, the apiserver answers every case as the corpus states", async () => {
+    await installCrds(env.kubeConfig, generatedCrds());
+    const rows = await runCorpus(env);
+    assert.ok(rows.length >= 100, `the corpus has ${rows.length} cases`);
+    const wrong = rows.filter((r) => r.apiserver !== r.corpus).map((r) => `${r.name}: corpus says ${r.corpus}, apiserver ${r.apiserver}`);
+    assert.deepEqual(wrong, []);
+    assert.deepEqual(looser(rows), [], "kerf accepts what the CRD + CEL reject");
+  });
+
+  it("with Karpenter's own v1.14.1 CRDs, kerf never accepts what they reject", async () => {
+    await installCrds(env.kubeConfig, await upstreamCrds("1.14.1"));
+    const rows = await runCorpus(env);
+    assert.deepEqual(looser(rows), [], "kerf accepts what Karpenter's CRD + CEL reject");
+    const differ = rows.filter((r) => r.apiserver !== r.corpus).map((r) => `${r.name}: generated-CRD verdict ${r.corpus}, upstream ${r.apiserver}`);
+    assert.deepEqual(differ, [], "kerf's generated CRDs and Karpenter's disagree");
+  });
+});
