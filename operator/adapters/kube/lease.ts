@@ -6,7 +6,7 @@
  * what keeps two replicas from acting at once. On stop the Lease is released for a prompt takeover.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { CoordinationV1Api, type KubeConfig, type V1Lease } from "@kubernetes/client-node";
+import { CoordinationV1Api, KubeConfig, type V1Lease } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import type { Metrics } from "../../observability/metrics.ts";
 import { ConflictError, NotFoundError, kube } from "./client.ts";
@@ -41,7 +41,10 @@ export class LeaderElector {
 
   constructor(options: LeaderElectionOptions) {
     this.o = options;
-    this.api = options.kubeConfig.makeApiClient(CoordinationV1Api);
+    // A private KubeConfig gives the Lease its own HTTP agent, so long-running watches on the shared one never delay a renew.
+    const own = new KubeConfig();
+    own.loadFromString(options.kubeConfig.exportConfig());
+    this.api = own.makeApiClient(CoordinationV1Api);
   }
 
   /** Whether this replica currently holds the Lease. */
