@@ -4,7 +4,8 @@ import { toInstanceTypes } from "./domain/catalog/catalog.ts";
 import { incompatibility, offeringMatches, type InstanceType, type Offering } from "./domain/instance-types.ts";
 import { Label, WELL_KNOWN_LABELS } from "./domain/labels.ts";
 import { Requirement, Requirements } from "./domain/requirements.ts";
-import { asString, objects, strings } from "./object.ts";
+import { asString, get, isObject, objects, strings } from "./object.ts";
+import type { PolicyInput } from "./types.ts";
 
 /** A catalog prepared for admission checks. */
 export interface CatalogView {
@@ -28,14 +29,24 @@ export function catalogView(catalog: Catalog): CatalogView {
 }
 
 /**
+ * The memo key of a requirement list: the (cached) signatures of its well-known requirements in list
+ * order. Cheaper than a canonical Requirements signature; a reordered list only costs one more entry.
+ */
+function memoKey(requirements: readonly Requirement[]): string {
+  let key = "";
+  for (const r of requirements) if (WELL_KNOWN_LABELS.has(r.key)) key += `${r.signature()}|`;
+  return key;
+}
+
+/**
  * The catalog types a set of requirements allows. Only well-known keys narrow instance types: a
  * custom label (team=a) becomes a node label and never excludes a type, as in Karpenter's scheduler.
  */
 export function matchingTypes(view: CatalogView, requirements: readonly Requirement[]): readonly InstanceType[] {
-  const relevant = new Requirements(requirements.filter((r) => WELL_KNOWN_LABELS.has(r.key)));
-  const key = relevant.signature();
+  const key = memoKey(requirements);
   let found = view.matches.get(key);
   if (found === undefined) {
+    const relevant = new Requirements(requirements.filter((r) => WELL_KNOWN_LABELS.has(r.key)));
     found = view.types.filter((t) => incompatibility(t, relevant) === undefined);
     if (view.matches.size >= MAX_MEMO) view.matches.clear();
     view.matches.set(key, found);
@@ -49,8 +60,44 @@ export interface IndexedRequirement {
   readonly requirement: Requirement;
 }
 
+/** Parsed lists by content: the same requirements arrive again and again (re-applied manifests, many NodePools). */
+const parsedByContent = new Map<string, readonly IndexedRequirement[] | undefined>();
+
+/** Exactly the fields parseList reads (non-objects are dropped there too), so lists with equal keys parse alike. */
+function contentKey(raw: readonly unknown[]): string {
+  let key = "";
+  for (const item of raw) {
+    if (!isObject(item)) continue;
+    const minValues = item["minValues"];
+    const fields = [asString(item["key"]) ?? null, asString(item["operator"]) ?? null, strings(item["values"]), typeof minValues === "number" ? String(minValues) : null];
+    key += `${JSON.stringify(fields)};`;
+  }
+  return key;
+}
+
 /** Parses a requirement list; undefined when any entry is malformed (the runtime policy reports those). */
-export function parseRequirements(raw: unknown): IndexedRequirement[] | undefined {
+export function parseRequirements(raw: unknown): readonly IndexedRequirement[] | undefined {
+  const list = Array.isArray(raw) ? raw : [];
+  const key = contentKey(list);
+  if (parsedByContent.has(key)) return parsedByContent.get(key);
+  const result = parseList(list);
+  if (parsedByContent.size >= MAX_MEMO) parsedByContent.clear();
+  parsedByContent.set(key, result);
+  return result;
+}
+
+/** Parsed template requirements per evaluation: every policy of one evaluate() call gets the same input object. */
+const perEvaluation = new WeakMap<PolicyInput, readonly IndexedRequirement[] | undefined>();
+
+/** The NodePool's spec.template.spec.requirements, parsed once per evaluation (undefined when malformed). */
+export function templateRequirements(input: PolicyInput): readonly IndexedRequirement[] | undefined {
+  if (perEvaluation.has(input)) return perEvaluation.get(input);
+  const result = parseRequirements(get(input.object, "spec", "template", "spec", "requirements"));
+  perEvaluation.set(input, result);
+  return result;
+}
+
+function parseList(raw: readonly unknown[]): IndexedRequirement[] | undefined {
   try {
     return objects(raw).map((r, index) => ({
       index,
@@ -74,10 +121,10 @@ const OFFERING_VALUE: Readonly<Record<string, (o: Offering) => string | undefine
 
 /** The distinct values a key takes over the types the requirements allow (offering keys read compatible offerings). */
 export function distinctValues(view: CatalogView, key: string, requirements: readonly Requirement[]): ReadonlySet<string> {
-  const relevant = new Requirements(requirements.filter((r) => WELL_KNOWN_LABELS.has(r.key)));
-  const memoKey = `${relevant.signature()}#${key}`;
-  let out = view.distinct.get(memoKey);
+  const distinctKey = `${memoKey(requirements)}#${key}`;
+  let out = view.distinct.get(distinctKey);
   if (out !== undefined) return out;
+  const relevant = new Requirements(requirements.filter((r) => WELL_KNOWN_LABELS.has(r.key)));
   const values = new Set<string>();
   const offeringValue = OFFERING_VALUE[key];
   for (const t of matchingTypes(view, requirements)) {
@@ -92,6 +139,6 @@ export function distinctValues(view: CatalogView, key: string, requirements: rea
   }
   out = values;
   if (view.distinct.size >= MAX_MEMO) view.distinct.clear();
-  view.distinct.set(memoKey, out);
+  view.distinct.set(distinctKey, out);
   return out;
 }

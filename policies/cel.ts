@@ -60,44 +60,59 @@ export function listLiteral(rule: CelRule): ReadonlySet<string> {
   return new Set([...literal.matchAll(/"([^"]*)"|'([^']*)'/g)].map((m) => m[1] ?? m[2] ?? ""));
 }
 
-type Located = { path: string; value: unknown }[];
+/** One step of a rule location: a property, and whether the property is a list whose items are visited. */
+interface Step { readonly name: string; readonly isList: boolean }
 
-interface Step { parent: string; name: string; isList: boolean }
-const STEPS = new Map<string, Step>();
+/** A value found at a location; its apiserver path is only built when a rule fails there. */
+interface Located {
+  readonly value: unknown;
+  readonly parent: Located | undefined;
+  readonly name: string;
+  /** The list index of the value, or -1 when the step is not a list. */
+  readonly index: number;
+}
 
-/** The last step of a location (".a.b[]" → parent ".a", name "b", list); parsed once per distinct location. */
-function stepOf(on: string): Step {
-  let step = STEPS.get(on);
-  if (step === undefined) {
-    const cut = on.lastIndexOf(".");
-    const part = on.slice(cut + 1);
-    const isList = part.endsWith("[]");
-    step = { parent: cut <= 0 ? "" : on.slice(0, cut), name: isList ? part.slice(0, -2) : part, isList };
-    STEPS.set(on, step);
+const ROOT_NAME = "";
+
+/** Parses a location such as ".spec.template.spec.requirements[].key" into steps (once, at compile time). */
+function compileLocation(on: string): readonly Step[] {
+  return on
+    .split(".")
+    .filter((part) => part !== "")
+    .map((part) => (part.endsWith("[]") ? { name: part.slice(0, -2), isList: true } : { name: part, isList: false }));
+}
+
+/** Every value at a compiled location, list items expanded, in document order. */
+function walk(root: unknown, steps: readonly Step[]): Located[] {
+  let current: Located[] = [{ value: root, parent: undefined, name: ROOT_NAME, index: -1 }];
+  for (const { name, isList } of steps) {
+    const next: Located[] = [];
+    for (const parent of current) {
+      const child = isObject(parent.value) ? parent.value[name] : undefined;
+      if (child === undefined) continue;
+      if (!isList) next.push({ value: child, parent, name, index: -1 });
+      else if (Array.isArray(child)) child.forEach((item, index) => next.push({ value: item, parent, name, index }));
+    }
+    if (next.length === 0) return next;
+    current = next;
   }
-  return step;
+  return current;
+}
+
+/** The apiserver path of a located value ("spec.template.spec.requirements[2].key"). */
+function pathOf(node: Located): string {
+  const parts: string[] = [];
+  for (let n: Located | undefined = node; n?.parent !== undefined; n = n.parent) parts.push(n.index < 0 ? n.name : `${n.name}[${n.index}]`);
+  return parts.reverse().join(".");
 }
 
 /** Every value (with its apiserver path) at a rule location such as ".spec.template.spec.requirements[].key". */
-export function nodesAt(root: unknown, on: string, memo: Map<string, Located> = new Map()): Located {
-  const cached = memo.get(on);
-  if (cached !== undefined) return cached;
-  const { parent, name, isList } = stepOf(on);
-  const parents = parent === "" ? [{ path: "", value: root }] : nodesAt(root, parent, memo);
-  const out: Located = [];
-  for (const { path, value } of parents) {
-    const child = isObject(value) ? value[name] : undefined;
-    if (child === undefined) continue;
-    const childPath = path === "" ? name : `${path}.${name}`;
-    if (!isList) out.push({ path: childPath, value: child });
-    else if (Array.isArray(child)) child.forEach((item, i) => out.push({ path: `${childPath}[${i}]`, value: item }));
-  }
-  memo.set(on, out);
-  return out;
+export function nodesAt(root: unknown, on: string): { path: string; value: unknown }[] {
+  return walk(root, compileLocation(on)).map((node) => ({ path: pathOf(node), value: node.value }));
 }
 
-function oldValueAt(oldObject: unknown, on: string): { present: boolean; value: unknown } {
-  const found = oldObject === undefined ? [] : nodesAt(oldObject, on);
+function oldValueAt(oldObject: unknown, steps: readonly Step[]): { present: boolean; value: unknown } {
+  const found = oldObject === undefined ? [] : walk(oldObject, steps);
   return found.length === 1 ? { present: true, value: found[0]?.value } : { present: false, value: undefined };
 }
 
@@ -110,14 +125,23 @@ function holds(predicate: CelPredicate, self: unknown, oldSelf: unknown): boolea
   }
 }
 
-interface CompiledRule { rule: CelRule; predicate: CelPredicate; transition: boolean }
+interface CompiledRule { readonly rule: CelRule; readonly predicate: CelPredicate; readonly transition: boolean }
 
-function compileRules(rules: readonly CelRule[], predicates: Readonly<Record<string, CelPredicate>>): CompiledRule[] {
-  return rules.map((rule) => {
+/** Consecutive rules attached to the same location: the location is walked once for all of them. */
+interface CompiledLocation { readonly steps: readonly Step[]; readonly rules: readonly CompiledRule[] }
+
+function compileRules(rules: readonly CelRule[], predicates: Readonly<Record<string, CelPredicate>>): CompiledLocation[] {
+  const groups: { on: string; steps: readonly Step[]; rules: CompiledRule[] }[] = [];
+  for (const rule of rules) {
     const predicate = predicates[rule.id];
     if (predicate === undefined) throw new Error(`compiling CEL rule ${rule.id}: no predicate`);
-    return { rule, predicate, transition: isTransitionRule(rule) };
-  });
+    const compiled = { rule, predicate, transition: isTransitionRule(rule) };
+    const last = groups.at(-1);
+    // Only consecutive rules share a group, so findings keep the rules' order.
+    if (last?.on === rule.on) last.rules.push(compiled);
+    else groups.push({ on: rule.on, steps: compileLocation(rule.on), rules: [compiled] });
+  }
+  return groups.map(({ steps, rules: grouped }) => ({ steps, rules: grouped }));
 }
 
 /** Evaluates rules against an object; transition rules only on UPDATE when the old value exists (as the apiserver does). */
@@ -125,16 +149,21 @@ export function evaluateRules(rules: readonly CelRule[], predicates: Readonly<Re
   return evaluateCompiled(compileRules(rules, predicates), input);
 }
 
-function evaluateCompiled(compiled: readonly CompiledRule[], input: PolicyInput): Issue[] {
-  const issues: Issue[] = [];
-  const located = new Map<string, Located>();
-  for (const { rule, predicate, transition } of compiled) {
-    const old = transition && input.operation === "UPDATE" ? oldValueAt(input.oldObject, rule.on) : { present: false, value: undefined };
-    if (transition && !old.present) continue;
-    for (const { path, value } of nodesAt(input.object, rule.on, located)) {
-      if (!holds(predicate, value, old.value)) issues.push({ path, message: rule.message });
+function evaluateLocation(location: CompiledLocation, input: PolicyInput, issues: Issue[]): void {
+  let nodes: Located[] | undefined;
+  for (const { rule, predicate, transition } of location.rules) {
+    const old = transition && input.operation === "UPDATE" ? oldValueAt(input.oldObject, location.steps) : undefined;
+    if (transition && old?.present !== true) continue;
+    nodes ??= walk(input.object, location.steps);
+    for (const node of nodes) {
+      if (!holds(predicate, node.value, old?.value)) issues.push({ path: pathOf(node), message: rule.message });
     }
   }
+}
+
+function evaluateCompiled(compiled: readonly CompiledLocation[], input: PolicyInput): Issue[] {
+  const issues: Issue[] = [];
+  for (const location of compiled) evaluateLocation(location, input, issues);
   return issues;
 }
 

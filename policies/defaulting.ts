@@ -14,27 +14,81 @@ export function cloneJson<T>(value: T): T {
   return out as T;
 }
 
+/** The properties of an object schema that carry a default, computed once per schema node. */
+const withDefaults = new WeakMap<SchemaNode, readonly (readonly [string, SchemaNode])[]>();
+
+function defaultedProperties(schema: SchemaNode): readonly (readonly [string, SchemaNode])[] {
+  let found = withDefaults.get(schema);
+  if (found === undefined) {
+    found = Object.entries(schema.properties ?? {}).filter(([, child]) => child.default !== undefined);
+    withDefaults.set(schema, found);
+  }
+  return found;
+}
+
 /**
- * Returns a defaulted deep copy of `value`. Like the apiserver: a property that is absent or null gets a
- * copy of its default and is then defaulted itself (so `disruption: {}` and an absent `disruption` both
- * gain nested defaults); null without a default is pruned; present values are never rewritten.
+ * Returns `value` with its schema defaults applied. Like the apiserver: a property that is absent or
+ * null gets a copy of its default and is then defaulted itself (so `disruption: {}` and an absent
+ * `disruption` both gain nested defaults); null without a default is pruned; present values are never
+ * rewritten. Copy-on-write: the input is never modified, and a subtree that needs no default is
+ * returned as the same reference (so an object without defaults to add costs a walk, not a copy).
  */
 export function applySchemaDefaults(schema: SchemaNode, value: unknown): unknown {
-  if (Array.isArray(value)) return schema.items === undefined ? cloneJson(value) : value.map((v) => applySchemaDefaults(schema.items as SchemaNode, v));
-  if (!isObject(value)) return cloneJson(value);
+  if (Array.isArray(value)) return schema.items === undefined ? value : defaultItems(schema.items, value);
+  if (!isObject(value)) return value;
   return defaultObject(schema, value);
 }
 
-function defaultObject(schema: SchemaNode, value: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const properties = schema.properties ?? {};
-  for (const [key, child] of Object.entries(value)) {
-    const childSchema = properties[key] ?? schema.additionalProperties;
-    if (child === null && childSchema !== undefined && schema.properties !== undefined) continue;
-    out[key] = childSchema === undefined ? cloneJson(child) : applySchemaDefaults(childSchema, child);
+function defaultItems(schema: SchemaNode, value: readonly unknown[]): unknown[] {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < value.length; i++) {
+    const next = applySchemaDefaults(schema, value[i]);
+    if (out === undefined && next !== value[i]) out = value.slice(0, i);
+    out?.push(next);
   }
-  for (const [key, childSchema] of Object.entries(properties)) {
-    if (out[key] === undefined && childSchema.default !== undefined) out[key] = applySchemaDefaults(childSchema, cloneJson(childSchema.default));
+  return out ?? (value as unknown[]);
+}
+
+/** A shallow copy of the first `count` entries (all unchanged so far). */
+function copyOf(value: Record<string, unknown>, keys: readonly string[], count: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < count; i++) {
+    const key = keys[i] as string;
+    out[key] = value[key];
   }
   return out;
+}
+
+/** Whether the apiserver prunes `child`: null where the schema knows the field (it has properties). */
+function pruned(schema: SchemaNode, child: unknown, childSchema: SchemaNode | undefined): boolean {
+  return child === null && childSchema !== undefined && schema.properties !== undefined;
+}
+
+function defaultObject(schema: SchemaNode, value: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(value);
+  let out: Record<string, unknown> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const child = value[key];
+    const childSchema = schema.properties?.[key] ?? schema.additionalProperties;
+    if (pruned(schema, child, childSchema)) {
+      out ??= copyOf(value, keys, i); // the copy simply lacks the pruned field
+      continue;
+    }
+    const next = childSchema === undefined ? child : applySchemaDefaults(childSchema, child);
+    if (out === undefined && next !== child) out = copyOf(value, keys, i);
+    if (out !== undefined) out[key] = next;
+  }
+  return addDefaults(schema, value, keys, out);
+}
+
+/** Fills absent properties with (defaulted copies of) their defaults; copies `value` on the first one. */
+function addDefaults(schema: SchemaNode, value: Record<string, unknown>, keys: readonly string[], copied: Record<string, unknown> | undefined): Record<string, unknown> {
+  let out = copied;
+  for (const [key, childSchema] of defaultedProperties(schema)) {
+    if ((out ?? value)[key] !== undefined) continue;
+    out ??= copyOf(value, keys, keys.length);
+    out[key] = applySchemaDefaults(childSchema, cloneJson(childSchema.default));
+  }
+  return out ?? value;
 }

@@ -5,7 +5,7 @@ import { SCHEMAS } from "./schema.ts";
 import type { Kind } from "./types.ts";
 
 /**
- * A defaulted deep copy of `object`: exactly the CRD's structural defaults (karpenter-v1-api.md §9) and,
+ * `object` with its defaults applied (copy-on-write: unchanged subtrees are shared, the input is never modified): exactly the CRD's structural defaults (karpenter-v1-api.md §9) and,
  * for NodePools, `consolidateAfter: 0s` inside a `disruption` block that lacks it (the released CRDs
  * require it, which breaks server-side dry-run: §9, §10.17). Present values are never rewritten.
  */

@@ -23,12 +23,13 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 
 /** The operations that turn `from` into `to`: objects are diffed key by key, other values replaced whole. */
 export function diff(from: unknown, to: unknown, base = ""): JsonPatchOp[] {
-  if (jsonEqual(from, to)) return [];
+  // Defaulting shares unchanged subtrees, so identity settles most of the walk; equal containers diff to [].
+  if (from === to) return [];
   if (isObject(from) && isObject(to)) return diffObjects(from, to, base);
   if (Array.isArray(from) && Array.isArray(to) && from.length === to.length) {
     return from.flatMap((item, i) => diff(item, to[i], `${base}/${i}`));
   }
-  return [{ op: "replace", path: base, value: to }];
+  return jsonEqual(from, to) ? [] : [{ op: "replace", path: base, value: to }];
 }
 
 function diffObjects(from: Record<string, unknown>, to: Record<string, unknown>, base: string): JsonPatchOp[] {

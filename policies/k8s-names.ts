@@ -5,8 +5,22 @@ const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const NAME_HINT = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
+/** Label keys repeat across objects and requests: results are memoised (bounded; cleared when full). */
+const qualifiedNameMemo = new Map<string, readonly string[]>();
+const MAX_MEMO = 4096;
+
 /** Problems with a qualified name ("prefix/name" or "name"); [] when valid. */
-export function qualifiedNameErrors(value: string): string[] {
+export function qualifiedNameErrors(value: string): readonly string[] {
+  let errors = qualifiedNameMemo.get(value);
+  if (errors === undefined) {
+    errors = checkQualifiedName(value);
+    if (qualifiedNameMemo.size >= MAX_MEMO) qualifiedNameMemo.clear();
+    qualifiedNameMemo.set(value, errors);
+  }
+  return errors;
+}
+
+function checkQualifiedName(value: string): string[] {
   const parts = value.split("/");
   if (parts.length > 2) return [`a qualified name ${NAME_HINT}, with an optional DNS subdomain prefix and '/'`];
   const name = parts.length === 2 ? (parts[1] ?? "") : value;

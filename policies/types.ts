@@ -47,7 +47,7 @@ export interface Verdict {
   /** false iff some finding has severity "deny". */
   allowed: boolean;
   findings: Finding[];
-  /** The object with CRD (and kerf) defaults applied. */
+  /** The object with CRD (and kerf) defaults applied; shares unchanged subtrees with the input (treat both as read-only). */
   defaulted: unknown;
   /** RFC 6902 patch from object to defaulted; [] when nothing was defaulted. */
   patch: JsonPatchOp[];

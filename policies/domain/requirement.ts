@@ -73,6 +73,7 @@ export class Requirement {
   /** Exclusive integer upper bound. */
   readonly lessThan: number | undefined;
   readonly minValues: number | undefined;
+  private cachedSignature: string | undefined;
 
   constructor(init: RequirementInit) {
     this.key = init.key;
@@ -159,6 +160,12 @@ export class Requirement {
     if (op === "Lt") return { key: this.key, operator: "Lt", values: [String(this.lessThan)], ...withMin };
     const values = [...this.values].sort();
     return { key: this.key, operator: op, ...(values.length > 0 ? { values } : {}), ...withMin };
+  }
+
+  /** A stable string, equal for equal requirements; computed once (requirements are immutable). */
+  signature(): string {
+    this.cachedSignature ??= JSON.stringify(this.toSelector());
+    return this.cachedSignature;
   }
 
   /** `key In [a b]`, `key Exists`, `key Gt 4`, as Karpenter prints requirements. */

@@ -134,7 +134,11 @@ export class Requirements implements Iterable<Requirement> {
 
   /** A stable string that is equal for equal requirements (used as a cache key). */
   signature(): string {
-    this.cachedSignature ??= this.toSelectors().map((s) => JSON.stringify(s)).join("|");
+    // Code-point order (not localeCompare, which is slow): any fixed order makes a canonical key.
+    this.cachedSignature ??= [...this.byKey.values()]
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map((r) => r.signature())
+      .join("|");
     return this.cachedSignature;
   }
 

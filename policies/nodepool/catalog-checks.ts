@@ -1,8 +1,7 @@
 // Catalog policies: spot-diversity (enough instance types for spot) and requirements-satisfiable (≥ 1 type, minValues).
-import { catalogView, distinctValues, matchingTypes, parseRequirements, type CatalogView, type IndexedRequirement } from "../catalog-index.ts";
+import { catalogView, distinctValues, matchingTypes, templateRequirements, type CatalogView, type IndexedRequirement } from "../catalog-index.ts";
 import { Label } from "../domain/labels.ts";
 import { Requirement } from "../domain/requirements.ts";
-import { get } from "../object.ts";
 import type { Issue, Policy, PolicyInput } from "../types.ts";
 
 const REQUIREMENTS_PATH = "spec.template.spec.requirements";
@@ -31,7 +30,7 @@ function allowsSpot(reqs: readonly IndexedRequirement[]): boolean {
 }
 
 function spotDiversity(input: PolicyInput): Issue[] {
-  const reqs = parseRequirements(get(input.object, "spec", "template", "spec", "requirements"));
+  const reqs = templateRequirements(input);
   if (reqs === undefined || !allowsSpot(reqs)) return [];
   const view = catalogView(input.context.catalog);
   const spot = [Requirement.in(Label.capacityType, ["spot"])];
@@ -58,7 +57,7 @@ function minValuesIssues(view: CatalogView, reqs: readonly IndexedRequirement[])
 }
 
 function satisfiable(input: PolicyInput): Issue[] {
-  const reqs = parseRequirements(get(input.object, "spec", "template", "spec", "requirements"));
+  const reqs = templateRequirements(input);
   if (reqs === undefined) return [];
   const view = catalogView(input.context.catalog);
   const count = matchingTypes(view, reqs.map((r) => r.requirement)).length;

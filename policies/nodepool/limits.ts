@@ -1,5 +1,5 @@
 // limits-required: spec.limits sets cpu and memory; advisory warning when a limit is below the smallest matching node.
-import { catalogView, matchingTypes, parseRequirements } from "../catalog-index.ts";
+import { catalogView, matchingTypes, templateRequirements } from "../catalog-index.ts";
 import type { InstanceType } from "../domain/instance-types.ts";
 import { formatResource, resourceValue, tryParseQuantity } from "../domain/quantity.ts";
 import { asObject, get } from "../object.ts";
@@ -27,7 +27,7 @@ function scanSmallest(types: readonly InstanceType[], resource: string): Instanc
 }
 
 function belowSmallest(input: PolicyInput, limits: Record<string, unknown>): Issue[] {
-  const reqs = parseRequirements(get(input.object, "spec", "template", "spec", "requirements"));
+  const reqs = templateRequirements(input);
   if (reqs === undefined) return [];
   const types = matchingTypes(catalogView(input.context.catalog), reqs.map((r) => r.requirement));
   return REQUIRED.flatMap((resource) => {
