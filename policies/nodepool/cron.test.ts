@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { CronExpressionParser } from "cron-parser";
 import { parseSchedule, ScheduleError } from "./cron.ts";
 
 const HOUR = 3_600_000;
@@ -37,4 +38,25 @@ void describe("budget schedules (robfig/cron standard syntax, UTC)", () => {
       assert.throws(() => parseSchedule(schedule), (e: unknown) => e instanceof ScheduleError && e.message.includes(reason));
     });
   }
+
+  // parseSchedule walks the calendar itself (cron-parser's iterator costs ~100 ms per schedule): the
+  // periods must be exactly those of 400 cron-parser firings from the same instant, in UTC.
+  const reference = (expression: string): { min: number; max: number } => {
+    const cron = CronExpressionParser.parse(expression, { currentDate: new Date(Date.UTC(2001, 0, 1)), tz: "UTC" });
+    const hits = cron.take(400).map((d) => d.getTime());
+    const gaps = hits.slice(1).map((t, i) => t - (hits[i] as number));
+    return { min: Math.min(...gaps), max: Math.max(...gaps) };
+  };
+  const compared = ["0 0 29 2 *", "0 0 29 2 1", "0 0 13 * 5", "0 0 31 * *", "*/7 1-5 * * *", "15,45 */6 1-7 * mon", "0 12 1 jan-mar/2 *", "5 4 ? * sat,sun", "0 0 1 1 *"];
+  for (const expression of compared) {
+    void it(`computes the periods of "${expression}" as cron-parser's iteration`, () => {
+      const { min, max } = reference(expression);
+      const parsed = parseSchedule(expression);
+      assert.deepEqual([parsed.minPeriodMs, parsed.maxPeriodMs], [min, max]);
+    });
+  }
+
+  void it("rejects a schedule that never fires", () => {
+    assert.throws(() => parseSchedule("0 0 30 2 *"), (e: unknown) => e instanceof ScheduleError && /never fires|Invalid/.test(e.message));
+  });
 });

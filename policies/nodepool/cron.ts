@@ -47,24 +47,98 @@ function checkFields(schedule: string, fields: string[]): void {
   if (/(^|[,-])7(\/|,|-|$)/.test(fields[4] ?? "")) throw new ScheduleError(schedule, "day of week 7 is above the maximum (6)");
 }
 
-function periods(expression: string, schedule: string): { minPeriodMs: number; maxPeriodMs: number } {
-  let previous: number | undefined;
-  let best = Number.POSITIVE_INFINITY;
-  let worst = 0;
-  try {
-    const cron = CronExpressionParser.parse(expression, { currentDate: EPOCH, tz: "UTC" });
-    for (let i = 0; i < SAMPLES && cron.hasNext(); i++) {
-      const at = cron.next().getTime();
-      if (previous !== undefined) {
-        best = Math.min(best, at - previous);
-        worst = Math.max(worst, at - previous);
-      }
-      previous = at;
+/** The parsed fields the period walk needs (cron-parser's own parse, so acceptance and messages stay cron-parser's). */
+interface Fields {
+  readonly minutes: readonly number[];
+  readonly hours: readonly number[];
+  readonly months: readonly number[];
+  readonly days: ReadonlySet<number>;
+  readonly weekdays: ReadonlySet<number>;
+  readonly dayWildcard: boolean;
+  readonly weekdayWildcard: boolean;
+}
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+/** Every firing schedule fires again within 8 years (29 February across a skipped leap year); none at all within 10 means never. */
+const MAX_GAP_YEARS = 10;
+
+function numbers(values: readonly unknown[]): number[] {
+  return values.filter((v): v is number => typeof v === "number").sort((a, b) => a - b);
+}
+
+function parseFields(expression: string): Fields {
+  const { fields } = CronExpressionParser.parse(expression, { currentDate: EPOCH, tz: "UTC" });
+  return {
+    minutes: numbers(fields.minute.values),
+    hours: numbers(fields.hour.values),
+    months: numbers(fields.month.values),
+    days: new Set(numbers(fields.dayOfMonth.values)),
+    weekdays: new Set(numbers(fields.dayOfWeek.values)),
+    dayWildcard: fields.dayOfMonth.isWildcard,
+    weekdayWildcard: fields.dayOfWeek.isWildcard,
+  };
+}
+
+/** cron-parser's day rule: both fields restricted → either matches; otherwise the restricted one (or any day). */
+function dayMatches(f: Fields, day: number, weekday: number): boolean {
+  if (!f.dayWildcard && !f.weekdayWildcard) return f.days.has(day) || f.weekdays.has(weekday);
+  return f.weekdayWildcard ? f.days.has(day) : f.weekdays.has(weekday);
+}
+
+/** Appends the day's firings after `after` to `out` (at most `limit` in total). */
+function fireOnDay(f: Fields, midnight: number, after: number, out: number[], limit: number): void {
+  for (const hour of f.hours) {
+    for (const minute of f.minutes) {
+      const at = midnight + hour * HOUR_MS + minute * MINUTE_MS;
+      if (at > after && out.length < limit) out.push(at);
     }
+  }
+}
+
+/** Appends one month's firings; answers whether any day of it matched. */
+function fireInMonth(f: Fields, year: number, month: number, out: number[], limit: number): boolean {
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const before = out.length;
+  for (let day = 1; day <= daysInMonth && out.length < limit; day++) {
+    const midnight = Date.UTC(year, month - 1, day);
+    const weekday = (Math.floor(midnight / DAY_MS) + 4) % 7; // 1970-01-01 was a Thursday
+    if (dayMatches(f, day, weekday)) fireOnDay(f, midnight, EPOCH.getTime(), out, limit);
+  }
+  return out.length > before;
+}
+
+/**
+ * The first `limit` firings strictly after EPOCH, walked in UTC calendar order (the same instants
+ * cron-parser's next() yields, without its per-step date objects); fewer when the schedule stops firing.
+ */
+function firings(f: Fields, limit: number): number[] {
+  const out: number[] = [];
+  let lastYear = EPOCH.getUTCFullYear();
+  for (let year = lastYear; out.length < limit && year - lastYear <= MAX_GAP_YEARS; year++) {
+    for (const month of f.months) {
+      if (fireInMonth(f, year, month, out, limit)) lastYear = year;
+    }
+  }
+  return out;
+}
+
+function periods(expression: string, schedule: string): { minPeriodMs: number; maxPeriodMs: number } {
+  let hits: number[];
+  try {
+    hits = firings(parseFields(expression), SAMPLES);
   } catch (error) {
     throw new ScheduleError(schedule, (error as Error).message);
   }
-  if (previous === undefined) throw new ScheduleError(schedule, "the schedule never fires");
+  if (hits.length === 0) throw new ScheduleError(schedule, "the schedule never fires");
+  let best = Number.POSITIVE_INFINITY;
+  let worst = 0;
+  for (let i = 1; i < hits.length; i++) {
+    const gap = (hits[i] as number) - (hits[i - 1] as number);
+    best = Math.min(best, gap);
+    worst = Math.max(worst, gap);
+  }
   return { minPeriodMs: best, maxPeriodMs: worst };
 }
 
