@@ -87,41 +87,48 @@ function dayMatches(f: Fields, day: number, weekday: number): boolean {
   return f.weekdayWildcard ? f.days.has(day) : f.weekdays.has(weekday);
 }
 
-/** Appends the day's firings after `after` to `out` (at most `limit` in total). */
-function fireOnDay(f: Fields, midnight: number, after: number, out: number[], limit: number): void {
-  for (const hour of f.hours) {
-    for (const minute of f.minutes) {
+/** A walk in progress: the schedule, the firings found so far and how many are wanted. */
+interface Walk {
+  readonly fields: Fields;
+  readonly out: number[];
+  readonly limit: number;
+}
+
+/** Appends the day's firings after EPOCH. */
+function fireOnDay(walk: Walk, midnight: number): void {
+  for (const hour of walk.fields.hours) {
+    for (const minute of walk.fields.minutes) {
       const at = midnight + hour * HOUR_MS + minute * MINUTE_MS;
-      if (at > after && out.length < limit) out.push(at);
+      if (at > EPOCH.getTime() && walk.out.length < walk.limit) walk.out.push(at);
     }
   }
 }
 
 /** Appends one month's firings; answers whether any day of it matched. */
-function fireInMonth(f: Fields, year: number, month: number, out: number[], limit: number): boolean {
+function fireInMonth(walk: Walk, year: number, month: number): boolean {
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  const before = out.length;
-  for (let day = 1; day <= daysInMonth && out.length < limit; day++) {
+  const before = walk.out.length;
+  for (let day = 1; day <= daysInMonth && walk.out.length < walk.limit; day++) {
     const midnight = Date.UTC(year, month - 1, day);
     const weekday = (Math.floor(midnight / DAY_MS) + 4) % 7; // 1970-01-01 was a Thursday
-    if (dayMatches(f, day, weekday)) fireOnDay(f, midnight, EPOCH.getTime(), out, limit);
+    if (dayMatches(walk.fields, day, weekday)) fireOnDay(walk, midnight);
   }
-  return out.length > before;
+  return walk.out.length > before;
 }
 
 /**
  * The first `limit` firings strictly after EPOCH, walked in UTC calendar order (the same instants
  * cron-parser's next() yields, without its per-step date objects); fewer when the schedule stops firing.
  */
-function firings(f: Fields, limit: number): number[] {
-  const out: number[] = [];
+function firings(fields: Fields, limit: number): number[] {
+  const walk: Walk = { fields, out: [], limit };
   let lastYear = EPOCH.getUTCFullYear();
-  for (let year = lastYear; out.length < limit && year - lastYear <= MAX_GAP_YEARS; year++) {
-    for (const month of f.months) {
-      if (fireInMonth(f, year, month, out, limit)) lastYear = year;
+  for (let year = lastYear; walk.out.length < limit && year - lastYear <= MAX_GAP_YEARS; year++) {
+    for (const month of fields.months) {
+      if (fireInMonth(walk, year, month)) lastYear = year;
     }
   }
-  return out;
+  return walk.out;
 }
 
 function periods(expression: string, schedule: string): { minPeriodMs: number; maxPeriodMs: number } {
