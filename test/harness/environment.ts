@@ -100,6 +100,19 @@ export class Environment {
     rmSync(path.join("/dev/shm", `kerf-etcd-${path.basename(this.state.dir)}`), { recursive: true, force: true });
   }
 
+  /**
+   * For a test file that owns a private environment: tear it down when the test process exits
+   * (children killed, files removed, synchronously), without keeping the process alive.
+   */
+  stopOnExit(): void {
+    for (const c of this.components.values()) c.process.unref();
+    process.once("exit", () => {
+      for (const c of this.components.values()) if (c.process.pid !== undefined && c.process.running) process.kill(c.process.pid, "SIGKILL");
+      rmSync(this.state.dir, { recursive: true, force: true });
+      rmSync(path.join("/dev/shm", `kerf-etcd-${path.basename(this.state.dir)}`), { recursive: true, force: true });
+    });
+  }
+
   /** Records the current pids so a later run can reap them if this process dies. */
   writeState(): void {
     const pids = [...this.components.values()].flatMap((c) => (c.process.pid === undefined ? [] : [c.process.pid]));

@@ -68,6 +68,11 @@ export class ManagedProcess {
     throw new Error(`starting ${this.name}: not ready after ${timeoutMs} ms; log tail:\n${this.tail()}`);
   }
 
+  /** Lets this process exit while the child runs; the exit hook above still kills the child. */
+  unref(): void {
+    this.child.unref();
+  }
+
   /** Stops the process; resolves once it has exited. Idempotent. */
   async stop(graceMs = 5_000): Promise<void> {
     if (this.exited) return;

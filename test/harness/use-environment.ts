@@ -3,7 +3,6 @@
  * to the one environment the orchestrator started (KERF_TEST_ENV); a file run on its own with
  * `node --test` starts a private environment and stops it when the file ends.
  */
-import { after } from "node:test";
 import { readFileSync } from "node:fs";
 import { KubeConfig } from "@kubernetes/client-node";
 import { startEnvironment, type EnvironmentOptions, type EnvironmentState } from "./environment.ts";
@@ -34,8 +33,10 @@ function loadState(file: string): EnvironmentState {
 async function attachOrStart(options: EnvironmentOptions): Promise<EnvironmentState> {
   const shared = process.env["KERF_TEST_ENV"];
   if (shared !== undefined && shared !== "") return loadState(shared);
+  // node:test's after() called from a before() hook runs when that hook ends, not when the file
+  // ends, so a private environment is torn down at process exit instead.
   const env = await startEnvironment({ controlPlane: true, kwok: true, moto: true, ...options });
-  after(() => env.stop());
+  env.stopOnExit();
   return env.state;
 }
 

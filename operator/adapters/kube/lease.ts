@@ -9,7 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { CoordinationV1Api, KubeConfig, type V1Lease } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import type { Metrics } from "../../observability/metrics.ts";
-import { ConflictError, NotFoundError, kube } from "./client.ts";
+import { ConflictError, NotFoundError, kube, mergePatch } from "./client.ts";
 
 /** Settings of one elector. */
 export interface LeaderElectionOptions {
@@ -105,15 +105,28 @@ export class LeaderElector {
     await this.o.onStoppedLeading(released);
   }
 
-  private spec(previous: V1Lease["spec"], acquiring: boolean): NonNullable<V1Lease["spec"]> {
-    const now = new Date();
+  /**
+   * The Lease spec to write, times as MicroTime strings. client-node serialises Date fields with
+   * millisecond precision, which the apiserver refuses for MicroTime, so times never go through its models.
+   */
+  private spec(previous: V1Lease["spec"], acquiring: boolean): Record<string, unknown> {
+    const now = microTime(new Date());
+    const acquireTime = previous?.acquireTime === undefined ? now : microTime(new Date(previous.acquireTime));
     return {
       holderIdentity: this.o.identity,
       leaseDurationSeconds: Math.ceil(this.o.leaseDurationMs / 1000),
-      acquireTime: acquiring ? now : (previous?.acquireTime ?? now),
+      acquireTime: acquiring ? now : acquireTime,
       renewTime: now,
-      leaseTransitions: (previous?.leaseTransitions ?? 0) + (acquiring && (previous?.holderIdentity ?? "") !== "" ? 1 : 0),
+      // As client-go: every change of holder counts, including taking over a released Lease.
+      leaseTransitions: (previous?.leaseTransitions ?? 0) + (acquiring && previous !== undefined ? 1 : 0),
     };
+  }
+
+  /** Merge-patches the Lease with resourceVersion as a precondition: a concurrent writer makes it fail with 409. */
+  private async write(what: string, lease: V1Lease, spec: Record<string, unknown>): Promise<void> {
+    const { name, namespace } = this.o;
+    const body = { metadata: { resourceVersion: lease.metadata?.resourceVersion }, spec };
+    await kube(what, () => this.api.patchNamespacedLease({ name, namespace, body }, mergePatch));
   }
 
   /** True when this replica holds the Lease after the attempt. */
@@ -124,14 +137,21 @@ export class LeaderElector {
       lease = await kube("reading leader lease", () => this.api.readNamespacedLease({ name, namespace }));
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
-      await kube("creating leader lease", () => this.api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec: this.spec(undefined, true) } }));
+      // Create is exclusive (409 when another replica won the race); times are set by the next renew.
+      const spec = { holderIdentity: this.o.identity, leaseDurationSeconds: Math.ceil(this.o.leaseDurationMs / 1000), leaseTransitions: 0 };
+      try {
+        await kube("creating leader lease", () => this.api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec } }));
+      } catch (error) {
+        if (error instanceof ConflictError) return false;
+        throw error;
+      }
       return true;
     }
     const holder = lease.spec?.holderIdentity ?? "";
     const mine = holder === this.o.identity;
     if (!mine && holder !== "" && !this.expired(lease)) return false;
     try {
-      await kube("updating leader lease", () => this.api.replaceNamespacedLease({ name, namespace, body: { ...lease, spec: this.spec(lease.spec, !mine) } }));
+      await this.write("updating leader lease", lease, this.spec(lease.spec, !mine));
     } catch (error) {
       if (error instanceof ConflictError) return false;
       throw error;
@@ -155,7 +175,11 @@ export class LeaderElector {
     const { name, namespace } = this.o;
     const lease = await kube("reading leader lease", () => this.api.readNamespacedLease({ name, namespace }));
     if (lease.spec?.holderIdentity !== this.o.identity) return;
-    const spec = { ...lease.spec, holderIdentity: "", leaseDurationSeconds: 1, renewTime: new Date() };
-    await kube("releasing leader lease", () => this.api.replaceNamespacedLease({ name, namespace, body: { ...lease, spec } }));
+    await this.write("releasing leader lease", lease, { holderIdentity: "", leaseDurationSeconds: 1, renewTime: microTime(new Date()) });
   }
+}
+
+/** RFC 3339 with exactly six fractional digits, the apiserver's MicroTime wire format. */
+export function microTime(date: Date): string {
+  return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }
