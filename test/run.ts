@@ -4,6 +4,8 @@
  * then run one file at a time against that single environment, which is reset between files and
  * always torn down, also when a test fails or the run is interrupted.
  *
+ * Without filters it also type-checks and lints the whole tree, each counted as one test.
+ *
  * Usage: node test/run.ts [--unit-only] [FILTER...]   (FILTER: substring of a test file path)
  */
 import { globSync, mkdtempSync, readFileSync } from "node:fs";
@@ -42,6 +44,34 @@ function tallyTap(file: string): Tally {
   return { passed: count("pass"), failed: count("fail") + count("cancelled"), skipped: count("skipped") + count("todo") };
 }
 
+/** Type check and lint, each counted as one test; their output is shown only when they fail. */
+async function staticChecks(): Promise<Tally> {
+  const checks: [string, string[]][] = [
+    ["typecheck", [path.join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", "tsconfig.json"]],
+    ["lint", [path.join(root, "node_modules", "eslint", "bin", "eslint.js"), "--config", ".ci/eslint.config.mjs", "--max-warnings", "0", "."]],
+  ];
+  const tally: Tally = { passed: 0, failed: 0, skipped: 0 };
+  for (const [name, argv] of checks) {
+    const started = performance.now();
+    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      let output = "";
+      const child = spawn(process.execPath, argv, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+      child.stdout.on("data", (c: Buffer) => { output += c.toString(); });
+      child.stderr.on("data", (c: Buffer) => { output += c.toString(); });
+      child.on("exit", (c) => resolve({ code: c, output }));
+    });
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    if (code === 0) {
+      tally.passed += 1;
+      process.stdout.write(`✔ ${name} (${seconds} s)\n`);
+    } else {
+      tally.failed += 1;
+      process.stdout.write(`✖ ${name} failed (${seconds} s)\n${output}\n`);
+    }
+  }
+  return tally;
+}
+
 async function main(): Promise<number> {
   const unitFiles = find(["policies/**/*.test.ts", "operator/**/*.test.ts", "webhook/**/*.test.ts", "test/unit/**/*.test.ts"]);
   const integrationFiles = unitOnly ? [] : find(["test/integration/**/*.test.ts"]);
@@ -55,6 +85,7 @@ async function main(): Promise<number> {
   const totals: Tally = { passed: 0, failed: 0, skipped: 0 };
   const add = (t: Tally): void => { totals.passed += t.passed; totals.failed += t.failed; totals.skipped += t.skipped; };
   try {
+    if (filters.length === 0) add(await staticChecks());
     if (unitFiles.length > 0) add(await runNodeTest(unitFiles, 2, process.env));
     if (envStarting !== undefined) {
       environment = await envStarting;
