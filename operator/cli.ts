@@ -1,12 +1,13 @@
 /** Registers the `kerf operator` subcommand with the CLI's command registry. */
 import { registerCommand } from "../webhook/cli/commands.ts";
-import { usage } from "./config.ts";
 
 registerCommand({
   name: "operator",
   summary: "run the node autoscaling operator (Karpenter-compatible controllers with leader election)",
   run: async (args, io) => {
     if (args.includes("--help") || args.includes("-h")) {
+      // Imported here: config.ts compiles its flag schema with ajv, which every other kerf command would pay for.
+      const { usage } = await import("./config.ts");
       io.stdout(`usage: kerf operator [flags]\n\nEvery flag can also be set with its environment variable.\n${usage()}\n`);
       return 0;
     }

@@ -4,7 +4,8 @@ import { settingFor } from "./config.ts";
 import { applyDefaults } from "./defaults.ts";
 import { diff } from "./json-patch.ts";
 import { policiesFor } from "./registry.ts";
-import { validateStructure } from "./schema.ts";
+import { catalogView } from "./catalog-index.ts";
+import { compileSchemas, validateStructure } from "./schema.ts";
 import type { EvaluateInput, EvaluationContext, Finding, Issue, JsonPatchOp, Kind, Policy, Severity, Verdict } from "./types.ts";
 
 export type { EvaluateInput, EvaluationContext, Finding, JsonPatchOp, Kind, PolicyConfig, Severity, Verdict };
@@ -53,6 +54,12 @@ function resolve(policy: Policy, issues: Issue[], ctx: { config: PolicyConfig; e
 
 const SCHEMA_POLICY: Policy = { id: "schema", kinds: ["NodePool", "NodeClaim", "EC2NodeClass"], defaultSeverity: "deny", fixed: true, description: "CRD OpenAPI schema", check: () => [] };
 const UNKNOWN_FIELDS_POLICY: Policy = { id: "unknown-fields", kinds: ["NodePool", "NodeClaim", "EC2NodeClass"], defaultSeverity: "warn", description: "fields the apiserver prunes", check: () => [] };
+
+/** Does the one-time work evaluate() otherwise does lazily (schema compilation, the catalog index): for servers, before they listen. */
+export function prepareEvaluation(context: EvaluationContext): void {
+  compileSchemas();
+  catalogView(context.catalog);
+}
 
 /** Evaluates one object: never throws for bad input (a non-object is a schema finding). */
 export function evaluate(input: EvaluateInput): Verdict {

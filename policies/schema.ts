@@ -40,23 +40,36 @@ export function toAjvSchema(node: SchemaNode, isRoot = true): Record<string, unk
   return out;
 }
 
-function compile(): Record<Kind, ValidateFunction> {
+function newAjv(): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false, verbose: true });
   ajv.addFormat("date-time", fullFormats["date-time"]);
   ajv.addFormat("int32", fullFormats.int32);
   ajv.addFormat("int64", fullFormats.int64);
-  return {
-    NodePool: ajv.compile(toAjvSchema(NODEPOOL_SCHEMA)),
-    NodeClaim: ajv.compile(toAjvSchema(NODECLAIM_SCHEMA)),
-    EC2NodeClass: ajv.compile(toAjvSchema(EC2NODECLASS_SCHEMA)),
-  };
+  return ajv;
 }
 
-const VALIDATORS = compile();
+let ajv: Ajv | undefined;
+const VALIDATORS = new Map<Kind, ValidateFunction>();
+
+/** A kind's compiled validator; compiled on first use (~50-80 ms each), so a run that never sees a kind never pays for it. */
+function validatorFor(kind: Kind): ValidateFunction {
+  let validate = VALIDATORS.get(kind);
+  if (validate === undefined) {
+    ajv ??= newAjv();
+    validate = ajv.compile(toAjvSchema(SCHEMAS[kind]));
+    VALIDATORS.set(kind, validate);
+  }
+  return validate;
+}
+
+/** Compiles every kind's validator now (a server does it before listening, so no review pays for it). */
+export function compileSchemas(): void {
+  for (const kind of Object.keys(SCHEMAS) as Kind[]) validatorFor(kind);
+}
 
 /** Validates a (defaulted) object against its kind's structural schema. */
 export function validateStructure(kind: Kind, object: unknown): SchemaIssue[] {
-  const validate = VALIDATORS[kind];
+  const validate = validatorFor(kind);
   if (validate(object)) return [];
   const issues: SchemaIssue[] = [];
   for (const error of validate.errors ?? []) {

@@ -18,7 +18,7 @@ export interface RunningWebhook {
 
 /** Starts the webhook; rejects with a KerfError for bad certificates or policy config. */
 export async function startWebhook(config: WebhookConfig, logger: Logger = pino({ level: config.logLevel })): Promise<RunningWebhook> {
-  const engine = await loadEngine({ policyConfigFile: config.policyConfig });
+  const engine = await loadEngine({ policyConfigFile: config.policyConfig, eager: true });
   const tls = loadTlsMaterial(config.tlsCert, config.tlsKey);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

@@ -1,6 +1,5 @@
 /** `kerf check`: reads manifests, evaluates every Karpenter object with the policy engine, reports, and sets the exit code. */
 import { parseArgs } from "node:util";
-import { registerCommand } from "./commands.ts";
 import { ExitCode } from "./exit-codes.ts";
 import type { CliIo } from "./io.ts";
 import { readInputs } from "./inputs.ts";
@@ -124,5 +123,3 @@ function isArgError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
 }
-
-registerCommand({ name: "check", summary: "check NodePool/EC2NodeClass manifests (files, directories or -)", run: runCheck });

@@ -9,15 +9,39 @@ export const STDIN_NAME = "<stdin>";
 
 const manifestExtensions = new Set([".yaml", ".yml", ".json"]);
 
+/** Files read at once: enough to keep the I/O threads busy, few enough to stay far below the open-file limit. */
+const READ_CONCURRENCY = 32;
+
 /** Every object in `paths`, files in argument order and directories walked in sorted order. Throws KerfError. */
 export async function readInputs(paths: readonly string[], readStdin: () => Promise<string>): Promise<SourceObject[]> {
   const files = await expandPaths(paths);
+  const texts = await readAll(files, readStdin);
   const objects: SourceObject[] = [];
-  for (const file of files) {
-    const text = file === "-" ? await readStdin() : await readText(file);
-    objects.push(...parseDocuments(file === "-" ? STDIN_NAME : file, text));
-  }
+  // In file order, so the error reported is the first file's (unreadable or unparseable), as with one-by-one reads.
+  files.forEach((file, i) => {
+    const text = texts[i] as PromiseSettledResult<string>;
+    if (text.status === "rejected") throw text.reason;
+    objects.push(...parseDocuments(file === "-" ? STDIN_NAME : file, text.value));
+  });
   return objects;
+}
+
+/** Reads every file (READ_CONCURRENCY at a time, not one round trip after another); results in input order. */
+async function readAll(files: readonly string[], readStdin: () => Promise<string>): Promise<PromiseSettledResult<string>[]> {
+  const results: PromiseSettledResult<string>[] = new Array(files.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < files.length; i = next++) {
+      const file = files[i] as string;
+      try {
+        results[i] = { status: "fulfilled", value: file === "-" ? await readStdin() : await readText(file) };
+      } catch (reason) {
+        results[i] = { status: "rejected", reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, files.length) }, worker));
+  return results;
 }
 
 /** The files named by `paths`: directories expanded recursively to their manifest files, duplicates removed. */

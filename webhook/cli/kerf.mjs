@@ -4,6 +4,7 @@
 // dependency installs into node_modules, so `npx kerf` works wherever npm does.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import module from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import path from "node:path";
 
@@ -23,6 +24,10 @@ if (!existsSync(path.join(root, "node_modules", "yaml"))) {
 }
 
 if (modern) {
+  // Reuse V8 code caches (and stripped TypeScript) across runs: kerf check starts ~0.5 s faster once the
+  // cache is warm. Node picks the directory (NODE_COMPILE_CACHE, else <tmpdir>/node-compile-cache) and
+  // NODE_DISABLE_COMPILE_CACHE=1 turns it off; a cache that cannot be written is silently skipped.
+  module.enableCompileCache?.();
   const { run } = await import(pathToFileURL(path.join(here, "main.ts")).href);
   process.exitCode = await run(process.argv.slice(2));
 } else {

@@ -5,7 +5,6 @@ import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
 // The simulation is the operator's pure core; this CLI only reads, converts and prints (architecture §1.1 entry-point wiring).
 import { buildScenario, ScenarioError } from "../../operator/core/scheduling/scenario.ts";
 import { simulate, type SimulationResult } from "../../operator/core/scheduling/simulate.ts";
-import { registerCommand } from "./commands.ts";
 import { parseDocuments, type SourceObject } from "./documents.ts";
 import { ExitCode } from "./exit-codes.ts";
 import type { CliIo } from "./io.ts";
@@ -45,7 +44,8 @@ export function formatText(plan: Plan): string {
   return `${lines.join("\n")}\n`;
 }
 
-async function runSimulate(args: readonly string[], io: CliIo): Promise<number> {
+/** Runs `kerf simulate`. */
+export async function runSimulate(args: readonly string[], io: CliIo): Promise<number> {
   let file: string | undefined;
   let format: string;
   try {
@@ -87,5 +87,3 @@ async function simulateFile(file: string, format: "text" | "json", io: CliIo): P
     return ExitCode.usage;
   }
 }
-
-registerCommand({ name: "simulate", summary: "simulate scheduling of a scenario: which nodes would be launched, at what price", run: runSimulate });

@@ -2,7 +2,6 @@
 import { flagUsage, loadWebhookConfig } from "../config.ts";
 import { causeText, isKerfError } from "../errors.ts";
 import { startWebhook } from "../main.ts";
-import { registerCommand } from "./commands.ts";
 import { ExitCode } from "./exit-codes.ts";
 import type { CliIo } from "./io.ts";
 
@@ -41,5 +40,3 @@ export async function runWebhook(args: readonly string[], io: CliIo): Promise<nu
     return ExitCode.usage;
   }
 }
-
-registerCommand({ name: "webhook", summary: "serve the validating/mutating admission webhook over HTTPS", run: runWebhook });
