@@ -98,15 +98,19 @@ void describe("kerf webhook behind a real kube-apiserver", () => {
     });
   });
 
-  void it("stores a valid NodePool with its defaults, and the mutating webhook reports them", async () => {
+  // The apiserver applies the CRD's own defaults before any webhook runs; kerf's mutation matters
+  // where it goes further: a disruption block without consolidateAfter, which Karpenter's v1.14 CRD
+  // rejects, is stored with kerf's default instead.
+  void it("stores a valid NodePool with its defaults, including the consolidateAfter only kerf's mutating webhook adds", async () => {
     const pool = exampleNodePool("valid");
     delete (pool.spec.template as { spec: Record<string, unknown> }).spec.expireAfter;
+    pool.spec.disruption = { consolidationPolicy: "WhenEmptyOrUnderutilized" };
     await objects.createClusterCustomObject({ ...nodePools, body: pool });
     const stored = (await objects.getClusterCustomObject({ ...nodePools, name: "valid" })) as { spec: { template: { spec: { expireAfter?: string } }; disruption: { consolidateAfter?: string } } };
     assert.equal(stored.spec.template.spec.expireAfter, "720h");
-    assert.equal(stored.spec.disruption.consolidateAfter, "10m");
+    assert.equal(stored.spec.disruption.consolidateAfter, "0s");
     const metrics = await fetchMetrics(webhook.port);
-    assert.match(metrics, /kerf_defaults_injected_total\{field="\/spec\/template\/spec\/expireAfter"\} [1-9]/);
+    assert.match(metrics, /kerf_defaults_injected_total\{field="\/spec\/disruption\/consolidateAfter"\} [1-9]/);
     assert.match(metrics, /kerf_admission_requests_total\{webhook="validate",kind="NodePool",operation="CREATE",verdict="allowed",dry_run="false"\} [1-9]/);
   });
 
