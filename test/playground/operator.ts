@@ -1,0 +1,28 @@
+/**
+ * The kerf operator, in this process: the same composition root as `kerf operator` (startOperator),
+ * pointed at the environment's apiserver and moto. In-process rather than a child because moto's SSM
+ * refuses /aws/… paths, and only the embedding overrides can move the AMI parameter prefix.
+ */
+import type { KubeConfig } from "@kubernetes/client-node";
+import { pino } from "pino";
+import { loadConfig } from "../../operator/config.ts";
+import { startOperator, type RunningOperator } from "../../operator/main.ts";
+import { createLogger } from "../../operator/observability/logger.ts";
+import type { AwsTestConfig } from "../harness/use-environment.ts";
+
+/** Starts one replica without leader election; its JSON logs go to `logFile`. */
+export async function startPlaygroundOperator(o: { kubeConfig: KubeConfig; aws: AwsTestConfig; clusterName: string; ssmPrefix: string; logFile: string }): Promise<RunningOperator> {
+  const config = loadConfig({
+    argv: [],
+    env: {
+      CLUSTER_NAME: o.clusterName, AWS_REGION: o.aws.region, AWS_ENDPOINT_URL: o.aws.endpoint,
+      DISABLE_LEADER_ELECTION: "true", LEADER_ELECTION_IDENTITY: "kerf-playground", METRICS_PORT: "0", HEALTH_PROBE_PORT: "0",
+    },
+  });
+  const logger = createLogger("info", pino.destination({ dest: o.logFile, sync: true }));
+  try {
+    return await startOperator(config, { kubeConfig: o.kubeConfig, logger, serveHttp: false, awsCredentials: o.aws.credentials, ssmPrefix: o.ssmPrefix });
+  } catch (error) {
+    throw new Error(`starting the kerf operator: ${(error as Error).message}`, { cause: error });
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The kerf admission webhook for the playground: served over HTTPS with a certificate signed by the
+ * environment's CA, and registered with the apiserver through the shipped webhook configurations
+ * (manifests/webhook/) pointed at https://127.0.0.1:PORT instead of the in-cluster Service.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { AdmissionregistrationV1Api, CustomObjectsApi, type KubeConfig, type V1MutatingWebhookConfiguration, type V1ValidatingWebhookConfiguration } from "@kubernetes/client-node";
+import { pino } from "pino";
+import { parse } from "yaml";
+import { eventually } from "../harness/wait.ts";
+import { issueServingCertificate, type KeyPair } from "../harness/certs.ts";
+import { loadWebhookConfig } from "../../webhook/config.ts";
+import { startWebhook } from "../../webhook/main.ts";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+
+/** A started and registered webhook. */
+export interface PlaygroundWebhook {
+  readonly port: number;
+  /** Closes the server (the registrations go with the environment). */
+  stop(): Promise<void>;
+}
+
+function registration<T extends V1ValidatingWebhookConfiguration | V1MutatingWebhookConfiguration>(file: string, port: number, caBundle: string): T {
+  const config = parse(readFileSync(path.join(root, "manifests", "webhook", file), "utf8")) as T;
+  config.metadata = { name: config.metadata?.name ?? "kerf", labels: { "app.kubernetes.io/part-of": "kerf-playground" } };
+  for (const webhook of config.webhooks ?? []) {
+    webhook.clientConfig = { url: `https://127.0.0.1:${port}${webhook.clientConfig.service?.path ?? "/"}`, caBundle };
+  }
+  return config;
+}
+
+/**
+ * The apiserver picks up new webhook configurations asynchronously: a NodePool applied too early would
+ * skip kerf. Waits until a server-side dry run of a NodePool with a six-field cron is denied by kerf.
+ */
+async function waitActive(kc: KubeConfig): Promise<void> {
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  const probe = {
+    apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name: "kerf-playground-probe" },
+    spec: {
+      template: { spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" }, requirements: [] } },
+      disruption: { budgets: [{ nodes: "0", schedule: "0 0 9 * * mon-fri", duration: "8h" }] },
+    },
+  };
+  await eventually("the kerf webhook to be called by the apiserver", async () => {
+    try {
+      await custom.createClusterCustomObject({ group: "karpenter.sh", version: "v1", plural: "nodepools", body: probe, dryRun: "All" });
+      return false;
+    } catch (error) {
+      return JSON.stringify((error as { body?: unknown }).body ?? "").includes("kerf.dev");
+    }
+  }, 30_000, 200);
+}
+
+/** Starts the webhook (logs to `logFile`) and registers both configurations. */
+export async function startPlaygroundWebhook(o: { kubeConfig: KubeConfig; ca: KeyPair; dir: string; logFile: string }): Promise<PlaygroundWebhook> {
+  const serving = await issueServingCertificate(o.ca, o.dir, "kerf-webhook");
+  const config = loadWebhookConfig(["--host", "127.0.0.1", "--port", "0", "--tls-cert", serving.cert, "--tls-key", serving.key], {});
+  const webhook = await startWebhook(config, pino({ level: "info" }, pino.destination({ dest: o.logFile, sync: true })));
+  const admission = o.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+  const caBundle = readFileSync(o.ca.cert).toString("base64");
+  const validating = registration<V1ValidatingWebhookConfiguration>("validatingwebhookconfiguration.yaml", webhook.port, caBundle);
+  const mutating = registration<V1MutatingWebhookConfiguration>("mutatingwebhookconfiguration.yaml", webhook.port, caBundle);
+  try {
+    await admission.createMutatingWebhookConfiguration({ body: mutating });
+    await admission.createValidatingWebhookConfiguration({ body: validating });
+  } catch (error) {
+    await webhook.close();
+    throw new Error(`registering the kerf webhook: ${(error as Error).message}`, { cause: error });
+  }
+  await waitActive(o.kubeConfig).catch(async (error: unknown) => { await webhook.close(); throw error; });
+  return { port: webhook.port, stop: () => webhook.close() };
+}
