@@ -2,6 +2,7 @@
 import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node } from "yaml";
 import { KerfError } from "../errors.ts";
 import { parseFieldPath, type PathSegment } from "./field-path.ts";
+import { jsonDocument, type JsonDocument } from "./json-document.ts";
 
 /** A 1-based line and column in a source file. */
 export interface Position {
@@ -21,6 +22,34 @@ export interface SourceObject {
 
 /** Parses every document of `text`; `kind: List` documents are expanded into their items. Throws KerfError naming file and line. */
 export function parseDocuments(file: string, text: string): SourceObject[] {
+  const json = jsonDocument(text);
+  if (json !== undefined && listItemsOf(json.value) === undefined) return [jsonSourceObject(file, text, json)];
+  return parseYamlDocuments(file, text);
+}
+
+/** 1-based line and column of an offset (as the YAML parser's LineCounter reports them). */
+function positionAt(text: string, offset: number): Position {
+  let line = 1;
+  for (let i = text.indexOf("\n"); i >= 0 && i < offset; i = text.indexOf("\n", i + 1)) line++;
+  return { line, column: offset - text.lastIndexOf("\n", offset - 1) };
+}
+
+/** A JSON object's source: the value now, the YAML source map only when a finding needs a position. */
+function jsonSourceObject(file: string, text: string, json: JsonDocument): SourceObject {
+  const position = positionAt(text, json.offset);
+  let locate: ((path: string) => Position) | undefined;
+  return {
+    file,
+    position,
+    value: json.value,
+    locate: (path) => {
+      locate ??= parseYamlDocuments(file, text)[0]?.locate ?? (() => position);
+      return locate(path);
+    },
+  };
+}
+
+function parseYamlDocuments(file: string, text: string): SourceObject[] {
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, keepSourceTokens: false });
   const list = Array.isArray(docs) ? docs : [];
@@ -52,10 +81,15 @@ function expand(file: string, root: Node, value: unknown, lineCounter: LineCount
   return items.map(([node, item]) => sourceObject(file, node, item, lineCounter));
 }
 
+/** The items of a `kind: List` (or `*List`) value. */
+function listItemsOf(value: unknown): unknown[] | undefined {
+  if (!isRecord(value) || typeof value.kind !== "string" || !value.kind.endsWith("List")) return undefined;
+  return Array.isArray(value.items) ? (value.items as unknown[]) : undefined;
+}
+
 /** The items of a `kind: List` (or `*List`) document, paired with their nodes. */
 function listItems(root: Node, value: unknown): Array<[Node, unknown]> | undefined {
-  if (!isRecord(value) || typeof value.kind !== "string" || !value.kind.endsWith("List")) return undefined;
-  if (!Array.isArray(value.items) || !isMap(root)) return undefined;
+  if (listItemsOf(value) === undefined || !isRecord(value) || !isMap(root)) return undefined;
   const seq = root.get("items", true);
   if (!isSeq(seq)) return undefined;
   const values = value.items as unknown[];
