@@ -1,0 +1,152 @@
+/**
+ * The cluster as the provisioning plan reads it (plain objects from the informer caches), and the
+ * places pods can already go: Nodes, and in-flight NodeClaims (created, not yet a registered Node)
+ * sized by their launched allocatable or, before launch, by the smallest of their instance-type
+ * options. Counting in-flight claims as capacity is what keeps a pending pod from getting a
+ * second NodeClaim while its first one boots (Karpenter's in-flight state nodes).
+ */
+import type { InstanceType } from "../../../policies/domain/instance-types.ts";
+import { Label } from "../../../policies/domain/labels.ts";
+import { parseResourceList, type ResourceList } from "../../../policies/domain/quantity.ts";
+import { Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
+import { untoleratedTaint, type Taint } from "../../../policies/domain/taints.ts";
+import type { Meta, Node, NodeClaim, Pod } from "../lifecycle/objects.ts";
+import { isTrue } from "../lifecycle/objects.ts";
+import { simPodFromPod, simPodFromSpec } from "../scheduling/pod-spec.ts";
+import { nodeSelectorRequirements } from "../scheduling/pool-types.ts";
+import type { DaemonSetView, ExistingNode, SimPod } from "../scheduling/types.ts";
+
+/** A NodePool as raw custom-object JSON. */
+export interface NodePoolObject {
+  readonly metadata?: Meta | undefined;
+  readonly spec?: Readonly<Record<string, unknown>> | undefined;
+  readonly status?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** A DaemonSet, as much as the plan reads (its pod template). */
+export interface DaemonSetObject {
+  readonly metadata?: Meta | undefined;
+  readonly spec?: { readonly template?: { readonly metadata?: unknown; readonly spec?: unknown } | undefined } | undefined;
+}
+
+/** The informer caches at one instant. */
+export interface ClusterView {
+  readonly pods: readonly Pod[];
+  readonly nodes: readonly Node[];
+  readonly nodeClaims: readonly NodeClaim[];
+  readonly nodePools: readonly NodePoolObject[];
+  readonly daemonSets: readonly DaemonSetObject[];
+}
+
+/** Taints a booting node carries that pods will not have to tolerate (Karpenter's known ephemeral taints). */
+const EPHEMERAL_TAINTS = new Set(["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable", "node.cloudprovider.kubernetes.io/uninitialized", "karpenter.sh/unregistered"]);
+
+/** A place in the simulation and what to call it in a Nominated event. */
+export interface Target { readonly node: ExistingNode; readonly ref: string }
+
+/** Existing places plus the pods that must move because their node is being deleted. */
+export interface Places { readonly targets: readonly Target[]; readonly reschedulable: readonly Pod[] }
+
+const deleting = (o: { readonly metadata?: Meta | undefined }): boolean => o.metadata?.deletionTimestamp !== undefined;
+const active = (pod: Pod): boolean => pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed" && !deleting(pod);
+const daemonOrMirror = (pod: Pod): boolean => (pod.metadata?.ownerReferences ?? []).some((o) => o.controller === true && (o.kind === "DaemonSet" || o.kind === "Node"));
+
+/** The DaemonSets as the simulation sees them. */
+export function daemonSetViews(daemonSets: readonly DaemonSetObject[]): DaemonSetView[] {
+  return daemonSets.map((ds) => {
+    const name = ds.metadata?.name ?? "";
+    const namespace = ds.metadata?.namespace ?? "default";
+    return { name, pod: simPodFromSpec(ds.spec?.template?.metadata, ds.spec?.template?.spec, { name: `${name}-daemon`, namespace, uid: `daemonset/${namespace}/${name}` }) };
+  });
+}
+
+/** The instance-type names a NodeClaim may still launch as (its node.kubernetes.io/instance-type In values). */
+export function claimOptions(claim: NodeClaim, types: ReadonlyMap<string, InstanceType>): InstanceType[] {
+  const reqs = (claim.spec?.requirements ?? []) as readonly NodeSelectorRequirement[];
+  const names = reqs.find((r) => r.key === Label.instanceType && r.operator === "In")?.values ?? [];
+  return names.map((n) => types.get(n)).filter((t): t is InstanceType => t !== undefined);
+}
+
+/** Per resource, the smallest value among `lists` (a resource some list lacks counts as 0). */
+function smallest(lists: readonly ResourceList[]): ResourceList {
+  if (lists.length === 0) return {};
+  const keys = new Set(lists.flatMap((l) => Object.keys(l)));
+  return Object.fromEntries([...keys].map((k) => [k, Math.min(...lists.map((l) => l[k] ?? 0))]));
+}
+
+/** Labels an in-flight claim's node will have: its own, single-valued requirements, the hostname. */
+function claimLabels(claim: NodeClaim, name: string): Record<string, string> {
+  const labels: Record<string, string> = { ...(claim.metadata?.labels ?? {}) };
+  for (const r of (claim.spec?.requirements ?? []) as readonly NodeSelectorRequirement[]) {
+    if (r.operator === "In" && r.values?.length === 1 && r.values[0] !== undefined) labels[r.key] = r.values[0];
+  }
+  labels[Label.hostname] = name;
+  return labels;
+}
+
+/** DaemonSet pods that will land on a claim's node (they reserve room before the node exists). */
+function daemonPodsFor(claim: NodeClaim, daemonSets: readonly DaemonSetView[]): SimPod[] {
+  const reqs = Requirements.fromSelectors((claim.spec?.requirements ?? []) as readonly NodeSelectorRequirement[]);
+  const taints = (claim.spec?.taints ?? []) as readonly Taint[];
+  return daemonSets.map((d) => d.pod).filter((pod) => untoleratedTaint(taints, pod.tolerations) === undefined
+    && (pod.requiredTerms.length === 0 ? [[]] : pod.requiredTerms).some((term) => reqs.compatible(nodeSelectorRequirements(pod, term)) === undefined));
+}
+
+function inFlight(claim: NodeClaim, types: ReadonlyMap<string, InstanceType>, daemonSets: readonly DaemonSetView[]): Target {
+  const name = claim.metadata?.name ?? "";
+  const launched = claim.status?.allocatable;
+  const allocatable = launched === undefined ? smallest(claimOptions(claim, types).map((t) => t.allocatable)) : parseResourceList(launched);
+  const node: ExistingNode = { name, labels: claimLabels(claim, name), taints: (claim.spec?.taints ?? []) as readonly Taint[], allocatable, pods: daemonPodsFor(claim, daemonSets), initialized: false };
+  return { node, ref: `nodeclaim/${name}` };
+}
+
+const nameOf = (o: { readonly metadata?: Meta | undefined }): string => o.metadata?.name ?? "";
+const nodeProvider = (node: Node): string => node.spec?.providerID ?? "";
+const claimProvider = (claim: NodeClaim): string => claim.status?.providerID ?? "";
+
+interface NodeInput { readonly node: Node; readonly claim: NodeClaim | undefined; readonly pods: readonly Pod[] }
+
+/** Until the NodeClaim is initialized its startup and ephemeral taints are about to go away. */
+function lastingTaints(node: Node, claim: NodeClaim | undefined, initialized: boolean): readonly Taint[] {
+  const taints = (node.spec?.taints ?? []) as readonly Taint[];
+  if (initialized) return taints;
+  const startup = new Set((claim?.spec?.startupTaints ?? []).map((t) => t.key));
+  return taints.filter((t) => !EPHEMERAL_TAINTS.has(t.key) && !startup.has(t.key));
+}
+
+function fromNode({ node, claim, pods }: NodeInput): Target {
+  const name = nameOf(node);
+  const initialized = claim === undefined || isTrue(claim.status?.conditions, "Initialized");
+  const allocatable = parseResourceList(node.status?.allocatable ?? node.status?.capacity);
+  const simPods = pods.filter(active).map((p) => simPodFromPod(p));
+  return { node: { name, labels: { ...(node.metadata?.labels ?? {}) }, taints: lastingTaints(node, claim, initialized), allocatable, pods: simPods, initialized }, ref: `node/${name}` };
+}
+
+function podsByNode(pods: readonly Pod[]): Map<string, Pod[]> {
+  const out = new Map<string, Pod[]>();
+  for (const pod of pods) {
+    const n = pod.spec?.nodeName ?? "";
+    if (n !== "") out.set(n, [...(out.get(n) ?? []), pod]);
+  }
+  return out;
+}
+
+/** Every place pods can go, and the pods on NodeClaims or Nodes being deleted (to re-place them early). */
+export function existingPlaces(view: ClusterView, types: ReadonlyMap<string, InstanceType>): Places {
+  const daemonSets = daemonSetViews(view.daemonSets);
+  const bound = podsByNode(view.pods);
+  const claimByProvider = new Map(view.nodeClaims.filter((c) => claimProvider(c) !== "").map((c) => [claimProvider(c), c]));
+  const targets: Target[] = [];
+  const reschedulable: Pod[] = [];
+  for (const node of view.nodes) {
+    const claim = claimByProvider.get(nodeProvider(node));
+    const pods = bound.get(nameOf(node)) ?? [];
+    if (deleting(node) || (claim !== undefined && deleting(claim))) reschedulable.push(...pods.filter((p) => active(p) && !daemonOrMirror(p)));
+    else if (node.spec?.unschedulable !== true) targets.push(fromNode({ node, claim, pods }));
+  }
+  const nodeProviders = new Set(view.nodes.map(nodeProvider).filter((p) => p !== ""));
+  for (const claim of view.nodeClaims) {
+    if (!deleting(claim) && !nodeProviders.has(claimProvider(claim))) targets.push(inFlight(claim, types, daemonSets));
+  }
+  return { targets, reschedulable };
+}

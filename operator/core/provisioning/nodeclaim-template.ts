@@ -1,0 +1,80 @@
+/**
+ * A planned NodeClaim as the karpenter.sh/v1 object to create (Karpenter's NodeClaimTemplate): the
+ * NodePool template's labels, annotations, taints, startup taints, nodeClassRef, expireAfter and
+ * terminationGracePeriod; the simulation's requirements (pool ∩ pods, instance-type options as an
+ * In list, minValues kept); the pods' requests; an owner reference to the NodePool.
+ */
+import { Label } from "../../../policies/domain/labels.ts";
+import { formatResource } from "../../../policies/domain/quantity.ts";
+import type { NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
+import type { Taint } from "../../../policies/domain/taints.ts";
+import type { PlannedNodeClaim } from "../scheduling/types.ts";
+import type { NodePoolObject } from "./cluster-view.ts";
+
+/** The NodeClaim object the provisioner creates (metadata.generateName gives it a unique name). */
+export interface NodeClaimManifest {
+  readonly apiVersion: "karpenter.sh/v1";
+  readonly kind: "NodeClaim";
+  readonly metadata: {
+    readonly generateName: string;
+    readonly labels: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+    readonly ownerReferences?: readonly { apiVersion: string; kind: string; name: string; uid: string; blockOwnerDeletion: boolean }[];
+  };
+  readonly spec: {
+    readonly nodeClassRef: { readonly group: string; readonly kind: string; readonly name: string };
+    readonly requirements: readonly NodeSelectorRequirement[];
+    readonly taints?: readonly Taint[];
+    readonly startupTaints?: readonly Taint[];
+    readonly expireAfter?: string;
+    readonly terminationGracePeriod?: string;
+    readonly resources: { readonly requests: Readonly<Record<string, string>> };
+  };
+}
+
+type Obj = Readonly<Record<string, unknown>>;
+const obj = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+const strings = (v: unknown): Record<string, string> => Object.fromEntries(Object.entries(obj(v)).map(([k, x]) => [k, String(x)]));
+const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
+
+/** The template parts of a NodePool: `spec.template.metadata` and `spec.template.spec`. */
+export function templateOf(pool: NodePoolObject): { meta: Obj; spec: Obj } {
+  const template = obj(obj(pool.spec)["template"]);
+  return { meta: obj(template["metadata"]), spec: obj(template["spec"]) };
+}
+
+function optional<K extends string>(key: K, value: unknown): Partial<Record<K, string>> {
+  return typeof value === "string" && value !== "" ? ({ [key]: value } as Record<K, string>) : {};
+}
+
+function nonEmpty<K extends string>(key: K, value: unknown): Partial<Record<K, Taint[]>> {
+  const items = list<Taint>(value);
+  return items.length === 0 ? {} : ({ [key]: items } as Record<K, Taint[]>);
+}
+
+/** The NodeClaim to create for one planned claim of `pool`. */
+export function nodeClaimManifest(pool: NodePoolObject, claim: PlannedNodeClaim): NodeClaimManifest {
+  const name = pool.metadata?.name ?? claim.nodePool;
+  const { meta, spec } = templateOf(pool);
+  const annotations = strings(meta["annotations"]);
+  const uid = pool.metadata?.uid;
+  const ref = obj(spec["nodeClassRef"]);
+  const requests = Object.fromEntries(Object.entries(claim.requests).filter(([, v]) => v > 0).map(([k, v]) => [k, formatResource(k, v)]));
+  return {
+    apiVersion: "karpenter.sh/v1", kind: "NodeClaim",
+    metadata: {
+      generateName: `${name}-`,
+      labels: { ...strings(meta["labels"]), [Label.nodePool]: name },
+      ...(Object.keys(annotations).length === 0 ? {} : { annotations }),
+      ...(uid === undefined ? {} : { ownerReferences: [{ apiVersion: "karpenter.sh/v1", kind: "NodePool", name, uid, blockOwnerDeletion: true }] }),
+    },
+    spec: {
+      nodeClassRef: { group: String(ref["group"] ?? "karpenter.k8s.aws"), kind: String(ref["kind"] ?? "EC2NodeClass"), name: String(ref["name"] ?? "") },
+      // The hostname is the simulation's placeholder for a node that has no name yet (and the CRD refuses it).
+      requirements: claim.requirements.filter((r) => r.key !== Label.hostname),
+      ...nonEmpty("taints", spec["taints"]), ...nonEmpty("startupTaints", spec["startupTaints"]),
+      ...optional("expireAfter", spec["expireAfter"]), ...optional("terminationGracePeriod", spec["terminationGracePeriod"]),
+      resources: { requests },
+    },
+  };
+}
