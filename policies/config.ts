@@ -1,5 +1,5 @@
 // Policy configuration: per-policy severity (deny | warn | off) and options, parsed from YAML/JSON text or a ConfigMap.
-import { Ajv } from "ajv";
+import { Ajv, type ValidateFunction } from "ajv";
 import { parse as parseYaml } from "yaml";
 import type { Severity } from "./types.ts";
 
@@ -49,7 +49,14 @@ const fileSchema = {
   },
   additionalProperties: false,
 };
-const validateFile = new Ajv({ allErrors: true }).compile(fileSchema);
+
+let compiledFileSchema: ValidateFunction | undefined;
+
+/** The config file validator, compiled on first use: runs with the default configuration never pay for it. */
+function fileValidator(): ValidateFunction {
+  compiledFileSchema ??= new Ajv({ allErrors: true }).compile(fileSchema);
+  return compiledFileSchema;
+}
 
 /** The configuration used when none is given: every policy at its default severity, spot threshold 15. */
 export function defaultPolicyConfig(): PolicyConfig {
@@ -82,6 +89,7 @@ export function policyConfigFromConfigMap(configMap: unknown): PolicyConfig {
 
 /** Validates an already-parsed configuration object and freezes it. */
 export function policyConfigFromObject(doc: unknown): PolicyConfig {
+  const validateFile = fileValidator();
   if (!validateFile(doc)) {
     const detail = (validateFile.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`).join("; ");
     throw new PolicyConfigError(`validating policy config: ${detail}`);
