@@ -4,7 +4,7 @@ import { toInstanceTypes } from "./domain/catalog/catalog.ts";
 import { incompatibility, offeringMatches, type InstanceType, type Offering } from "./domain/instance-types.ts";
 import { Label, WELL_KNOWN_LABELS } from "./domain/labels.ts";
 import { Requirement, Requirements } from "./domain/requirements.ts";
-import { asString, get, isObject, objects, strings } from "./object.ts";
+import { asString, get, objects, strings } from "./object.ts";
 import type { PolicyInput } from "./types.ts";
 
 /** A catalog prepared for admission checks. */
@@ -12,6 +12,8 @@ export interface CatalogView {
   readonly region: string;
   readonly types: readonly InstanceType[];
   readonly matches: Map<string, readonly InstanceType[]>;
+  /** The same answers by list identity: a requirement list parsed once is asked about by several policies and reviews. */
+  readonly matchesByList: WeakMap<readonly Requirement[], readonly InstanceType[]>;
   readonly distinct: Map<string, ReadonlySet<string>>;
 }
 
@@ -22,7 +24,7 @@ const MAX_MEMO = 2000;
 export function catalogView(catalog: Catalog): CatalogView {
   let view = views.get(catalog);
   if (view === undefined) {
-    view = { region: catalog.region, types: toInstanceTypes(catalog), matches: new Map(), distinct: new Map() };
+    view = { region: catalog.region, types: toInstanceTypes(catalog), matches: new Map(), matchesByList: new WeakMap(), distinct: new Map() };
     views.set(catalog, view);
   }
   return view;
@@ -43,14 +45,17 @@ function memoKey(requirements: readonly Requirement[]): string {
  * custom label (team=a) becomes a node label and never excludes a type, as in Karpenter's scheduler.
  */
 export function matchingTypes(view: CatalogView, requirements: readonly Requirement[]): readonly InstanceType[] {
+  let found = view.matchesByList.get(requirements);
+  if (found !== undefined) return found;
   const key = memoKey(requirements);
-  let found = view.matches.get(key);
+  found = view.matches.get(key);
   if (found === undefined) {
     const relevant = new Requirements(requirements.filter((r) => WELL_KNOWN_LABELS.has(r.key)));
     found = view.types.filter((t) => incompatibility(t, relevant) === undefined);
     if (view.matches.size >= MAX_MEMO) view.matches.clear();
     view.matches.set(key, found);
   }
+  view.matchesByList.set(requirements, found);
   return found;
 }
 
@@ -65,14 +70,23 @@ const parsedByContent = new Map<string, readonly IndexedRequirement[] | undefine
 
 /** Exactly the fields parseList reads (non-objects are dropped there too), so lists with equal keys parse alike. */
 function contentKey(raw: readonly unknown[]): string {
-  let key = "";
-  for (const item of raw) {
-    if (!isObject(item)) continue;
+  const fields = objects(raw).map((item) => {
     const minValues = item["minValues"];
-    const fields = [asString(item["key"]) ?? null, asString(item["operator"]) ?? null, strings(item["values"]), typeof minValues === "number" ? String(minValues) : null];
-    key += `${JSON.stringify(fields)};`;
+    return [asString(item["key"]) ?? null, asString(item["operator"]) ?? null, strings(item["values"]), typeof minValues === "number" ? String(minValues) : null];
+  });
+  return JSON.stringify(fields);
+}
+
+const requirementLists = new WeakMap<readonly IndexedRequirement[], readonly Requirement[]>();
+
+/** The requirements of a parsed list as one array per list (so matchingTypes recognises the list by identity). */
+export function requirementsOf(indexed: readonly IndexedRequirement[]): readonly Requirement[] {
+  let list = requirementLists.get(indexed);
+  if (list === undefined) {
+    list = indexed.map((r) => r.requirement);
+    requirementLists.set(indexed, list);
   }
-  return key;
+  return list;
 }
 
 /** Parses a requirement list; undefined when any entry is malformed (the runtime policy reports those). */

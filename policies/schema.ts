@@ -40,8 +40,38 @@ export function toAjvSchema(node: SchemaNode, isRoot = true): Record<string, unk
   return out;
 }
 
+/** Strings longer than this are tested directly: memoising them would hold on to large values. */
+const MEMO_MAX_LENGTH = 256;
+const MEMO_ENTRIES = 1024;
+
+/**
+ * A RegExp for ajv's `pattern` keyword whose results are memoised per string: label keys, durations and
+ * schedules recur across objects and reviews, and some upstream patterns backtrack heavily
+ * (BUDGET_SCHEDULE's five `(.+)` groups cost ~10 µs per test).
+ */
+function memoizedRegExp(pattern: string, flags: string): { test: (s: string) => boolean; toString: () => string } {
+  const rx = new RegExp(pattern, flags);
+  const results = new Map<string, boolean>();
+  return {
+    test: (s) => {
+      if (s.length > MEMO_MAX_LENGTH) return rx.test(s);
+      let result = results.get(s);
+      if (result === undefined) {
+        result = rx.test(s);
+        if (results.size >= MEMO_ENTRIES) results.clear();
+        results.set(s, result);
+      }
+      return result;
+    },
+    toString: () => rx.toString(),
+  };
+}
+
+/** `code` names the engine in standalone code, which kerf does not generate. */
+const regExpEngine = Object.assign(memoizedRegExp, { code: "memoizedRegExp" });
+
 function newAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false, verbose: true });
+  const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false, verbose: true, code: { regExp: regExpEngine } });
   ajv.addFormat("date-time", fullFormats["date-time"]);
   ajv.addFormat("int32", fullFormats.int32);
   ajv.addFormat("int64", fullFormats.int64);

@@ -14,12 +14,26 @@ export class QuantityError extends Error {
   }
 }
 
+/** Parsed quantity strings: the same limits and sizes recur across objects (bounded; cleared when full). */
+const parsed = new Map<string, number>();
+const MAX_PARSED = 1024;
+
 /** Parses a quantity to its value in base units (cores, bytes, count); throws QuantityError. */
 export function parseQuantity(input: string | number): number {
   if (typeof input === "number") {
     if (!Number.isFinite(input)) throw new QuantityError(String(input));
     return input;
   }
+  let value = parsed.get(input);
+  if (value === undefined) {
+    value = parseQuantityText(input);
+    if (parsed.size >= MAX_PARSED) parsed.clear();
+    parsed.set(input, value);
+  }
+  return value;
+}
+
+function parseQuantityText(input: string): number {
   const match = PATTERN.exec(input.trim());
   if (match === null || input.trim() === "") throw new QuantityError(input);
   const sign = match[1] === "-" ? -1 : 1;

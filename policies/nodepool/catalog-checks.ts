@@ -1,5 +1,5 @@
 // Catalog policies: spot-diversity (enough instance types for spot) and requirements-satisfiable (≥ 1 type, minValues).
-import { catalogView, distinctValues, matchingTypes, templateRequirements, type CatalogView, type IndexedRequirement } from "../catalog-index.ts";
+import { catalogView, distinctValues, matchingTypes, requirementsOf, templateRequirements, type CatalogView, type IndexedRequirement } from "../catalog-index.ts";
 import { Label } from "../domain/labels.ts";
 import { Requirement } from "../domain/requirements.ts";
 import type { Issue, Policy, PolicyInput } from "../types.ts";
@@ -43,7 +43,7 @@ function spotDiversity(input: PolicyInput): Issue[] {
 }
 
 function minValuesIssues(view: CatalogView, reqs: readonly IndexedRequirement[]): Issue[] {
-  const all = reqs.map((r) => r.requirement);
+  const all = requirementsOf(reqs);
   const types = matchingTypes(view, all);
   return reqs.flatMap(({ index, requirement }) => {
     const needed = requirement.minValues;
@@ -60,7 +60,7 @@ function satisfiable(input: PolicyInput): Issue[] {
   const reqs = templateRequirements(input);
   if (reqs === undefined) return [];
   const view = catalogView(input.context.catalog);
-  const count = matchingTypes(view, reqs.map((r) => r.requirement)).length;
+  const count = matchingTypes(view, requirementsOf(reqs)).length;
   if (count === 0) {
     const worst = narrowest(view, reqs, [], 0);
     const message = `the requirements match no instance type of the ${view.region} catalog, so the NodePool can never launch a node; ${narrowestText(worst)}`;

@@ -1,5 +1,5 @@
 // limits-required: spec.limits sets cpu and memory; advisory warning when a limit is below the smallest matching node.
-import { catalogView, matchingTypes, templateRequirements } from "../catalog-index.ts";
+import { catalogView, matchingTypes, requirementsOf, templateRequirements } from "../catalog-index.ts";
 import type { InstanceType } from "../domain/instance-types.ts";
 import { formatResource, resourceValue, tryParseQuantity } from "../domain/quantity.ts";
 import { asObject, get } from "../object.ts";
@@ -29,7 +29,7 @@ function scanSmallest(types: readonly InstanceType[], resource: string): Instanc
 function belowSmallest(input: PolicyInput, limits: Record<string, unknown>): Issue[] {
   const reqs = templateRequirements(input);
   if (reqs === undefined) return [];
-  const types = matchingTypes(catalogView(input.context.catalog), reqs.map((r) => r.requirement));
+  const types = matchingTypes(catalogView(input.context.catalog), requirementsOf(reqs));
   return REQUIRED.flatMap((resource) => {
     const raw = limits[resource];
     const limit = tryParseQuantity(raw) === undefined ? undefined : resourceValue(resource, raw as string | number);
