@@ -11,7 +11,7 @@ import { loadEngine } from "../../../webhook/engine.ts";
 import { createAdmissionMetrics } from "../../../webhook/plugins/metrics.ts";
 
 async function kerf(): Promise<ReturnType<typeof Fastify>> {
-  const engine = await loadEngine();
+  const engine = await loadEngine({ eager: true }); // as `kerf webhook` does
   return buildServer({
     engine,
     metrics: createAdmissionMetrics(new Registry()),
