@@ -77,7 +77,7 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   const cluster = new KubeCluster(kc, state);
   const { cloud, resolver } = await cloudProvider(config, kc, state, { logger, clock, overrides });
   const events = new KubeEventRecorder({ kubeConfig: kc, logger });
-  const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs }, nodeClassResolver: resolver });
+  const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs }, nodeClassResolver: resolver, batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs } });
   const manager = new ControllerManager(specs, state as unknown as ChangeSource, { logger, metrics, isConflict });
   await state.start();
   const elector = config.disableLeaderElection ? undefined : new LeaderElector({

@@ -17,20 +17,27 @@ import type { Cluster } from "../ports/cluster.ts";
 import { reconcileNodeDeletion } from "./node/finalizer.ts";
 import { reconcileNodeClaim } from "./nodeclaim/controller.ts";
 import { reconcileNodePool } from "./nodepool/status.ts";
+import { provisioningController, type BatchDurations } from "./provisioning/controller.ts";
 import { WorkQueue, type Reconcile } from "./runtime.ts";
 
 /** The kinds cluster state watches (names as in adapters/kube/cluster-state.ts). */
 export type WatchKind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs";
 
+/** What happened to a watched object. */
+export type WatchVerb = "add" | "update" | "delete";
+
 /** A watched object, as much as the key mappers read. */
 export interface Watched {
-  readonly metadata?: { readonly name?: string | undefined; readonly labels?: Readonly<Record<string, string>> | undefined; readonly ownerReferences?: readonly { readonly kind: string; readonly name: string }[] | undefined } | undefined;
+  readonly metadata?: {
+    readonly name?: string | undefined; readonly uid?: string | undefined; readonly generation?: number | undefined; readonly deletionTimestamp?: unknown;
+    readonly labels?: Readonly<Record<string, string>> | undefined; readonly ownerReferences?: readonly { readonly kind: string; readonly name: string }[] | undefined;
+  } | undefined;
   readonly spec?: { readonly providerID?: string | undefined; readonly nodeName?: string | undefined } | undefined;
 }
 
 /** Where changes come from (ClusterState implements it). */
 export interface ChangeSource {
-  onChange(listener: (kind: WatchKind, verb: "add" | "update" | "delete", obj: Watched) => void): void;
+  onChange(listener: (kind: WatchKind, verb: WatchVerb, obj: Watched) => void): void;
   objects(kind: WatchKind): readonly Watched[];
 }
 
@@ -38,7 +45,7 @@ export interface ChangeSource {
 export interface ControllerSpec {
   readonly name: string;
   readonly reconcile: Reconcile;
-  readonly watches: Partial<Record<WatchKind, (obj: Watched) => readonly string[]>>;
+  readonly watches: Partial<Record<WatchKind, (obj: Watched, verb: WatchVerb) => readonly string[]>>;
   readonly concurrency?: number;
   /** A singleton loop: this key is enqueued on start and the reconcile requeues itself. */
   readonly singleton?: string;
@@ -55,6 +62,8 @@ export interface ControllerDeps {
   readonly timeouts: LivenessTimeouts;
   /** Present when the AWS provider graph is wired: enables EC2NodeClass status. */
   readonly nodeClassResolver?: NodeClassResolver;
+  /** The provisioning batch window (--batch-idle-duration, --batch-max-duration); defaults 1 s and 10 s. */
+  readonly batch?: BatchDurations;
 }
 
 const own = (obj: Watched): readonly string[] => (obj.metadata?.name === undefined ? [] : [obj.metadata.name]);
@@ -93,6 +102,7 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
       watches: { nodepools: own, nodeclaims: poolOf, ec2nodeclasses: () => allPools(deps) },
     },
     gcController(deps),
+    provisioningController(deps),
     ...(deps.nodeClassResolver === undefined ? [] : [nodeClassController(deps, deps.nodeClassResolver)]),
   ];
 }
@@ -144,7 +154,7 @@ export class ControllerManager {
       spec,
       queue: new WorkQueue({ name: spec.name, reconcile: spec.reconcile, logger: opts.logger, isConflict: opts.isConflict, ...(spec.concurrency === undefined ? {} : { concurrency: spec.concurrency }), ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }) }),
     }));
-    source.onChange((kind, _verb, obj) => { if (this.active) this.route(kind, obj); });
+    source.onChange((kind, verb, obj) => { if (this.active) this.route(kind, obj, verb); });
   }
 
   /** Starts every queue and enqueues every existing object once (a full resync, as after a restart). */
@@ -154,7 +164,7 @@ export class ControllerManager {
       queue.start();
       if (spec.singleton !== undefined) queue.add(spec.singleton);
     }
-    for (const kind of ["nodepools", "nodeclaims", "nodes", "ec2nodeclasses"] as const) for (const obj of this.source.objects(kind)) this.route(kind, obj);
+    for (const kind of ["nodepools", "nodeclaims", "nodes", "ec2nodeclasses"] as const) for (const obj of this.source.objects(kind)) this.route(kind, obj, "add");
   }
 
   /** Stops taking work and waits for in-flight reconciles. */
@@ -163,10 +173,10 @@ export class ControllerManager {
     await Promise.all(this.queues.map(({ queue }) => queue.stop()));
   }
 
-  private route(kind: WatchKind, obj: Watched): void {
+  private route(kind: WatchKind, obj: Watched, verb: WatchVerb): void {
     for (const { spec, queue } of this.queues) {
       const map = spec.watches[kind];
-      if (map !== undefined) for (const key of map(obj)) queue.add(key);
+      if (map !== undefined) for (const key of map(obj, verb)) queue.add(key);
     }
   }
 }

@@ -1,5 +1,6 @@
 /** The cluster port: what controllers read from the informer caches and write to the apiserver. Implemented by adapters/kube/kube-cluster.ts. */
 import type { Condition, Node, NodeClaim, OwnerReference, Pod, Quantities, Taint } from "../core/lifecycle/objects.ts";
+import type { ClusterView, NodeClaimManifest } from "../core/provisioning/plan.ts";
 
 /** A NodePool or EC2NodeClass as raw custom-object JSON. */
 export interface CustomObjectLike {
@@ -21,6 +22,12 @@ export interface ClusterReader {
   nodePool(name: string): CustomObjectLike | undefined;
   nodePools(): readonly CustomObjectLike[];
   nodeClass(name: string): CustomObjectLike | undefined;
+  /** Pods kube-scheduler failed that Karpenter may act on (behaviour §1.1). */
+  pendingPods(): readonly Pod[];
+  /** Whether one pod is provisionable (the rule pendingPods() applies). */
+  isProvisionable(pod: Pod): boolean;
+  /** Every cached object the provisioning plan reads, at one instant. */
+  snapshot(): ClusterView;
 }
 
 /** The NodeClaim status fields the lifecycle writes. */
@@ -51,6 +58,8 @@ export type EvictionOutcome = "evicted" | "gone" | "blocked";
  * Deletes and finalizer removals of objects already gone succeed.
  */
 export interface ClusterWriter {
+  /** Creates a NodeClaim (metadata.generateName names it) and returns it as stored. */
+  createNodeClaim(manifest: NodeClaimManifest): Promise<NodeClaim>;
   patchNodeClaimStatus(nodeClaim: NodeClaim, status: NodeClaimStatusPatch): Promise<void>;
   patchNodeClaimMetadata(nodeClaim: NodeClaim, meta: { labels?: Readonly<Record<string, string>>; annotations?: Readonly<Record<string, string>>; finalizers?: readonly string[] }): Promise<void>;
   removeNodeClaimFinalizer(nodeClaim: NodeClaim, finalizer: string): Promise<void>;

@@ -2,7 +2,8 @@
  * A small HTTP proxy in front of moto that injects the capacity failures moto never produces.
  * CreateFleet overrides matching a fault are removed from the request and reported back in the
  * response's errorSet (the shape EC2 uses for an instant fleet); when none remain, moto is not
- * called and the response holds only errors. It also records every CreateFleet request.
+ * called and the response holds only errors. It also records every CreateFleet request, and can
+ * play a crash: from the next CreateFleet on it answers nothing at all (holdFromCreateFleet).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -36,6 +37,9 @@ function errorItem(config: Map<string, string>, o: Override, code: string): stri
     + `<errorCode>${xml(code)}</errorCode><errorMessage>We currently do not have sufficient ${xml(o.fields.get("InstanceType") ?? "")} capacity in the Availability Zone you requested (${xml(o.fields.get("AvailabilityZone") ?? "")}).</errorMessage></item>`;
 }
 
+/** Where a crash falls: before CreateFleet reaches moto, or after moto launched but before the caller hears of it. */
+export type CrashPoint = "before-create-fleet" | "after-create-fleet";
+
 /** The running proxy. */
 export class FaultProxy {
   readonly url: string;
@@ -43,6 +47,10 @@ export class FaultProxy {
   readonly createFleetRequests: RecordedRequest[] = [];
   private faults: FleetFault[] = [];
   private readonly server: http.Server;
+  private hold: { point: CrashPoint; reached: () => void } | undefined;
+  /** Set once the crash point passed: every response from then on is withheld. */
+  holding = false;
+  private readonly held: http.ServerResponse[] = [];
 
   constructor(server: http.Server) {
     this.server = server;
@@ -59,8 +67,34 @@ export class FaultProxy {
     this.createFleetRequests.length = 0;
   }
 
+  /**
+   * Plays a crash of the caller at `point` of its next CreateFleet: from then on no request gets an
+   * answer (the caller's SDK calls hang, as a dead process's would end), so nothing after that
+   * point reaches the cluster. Resolves when the point is reached; stop() drops the held requests.
+   */
+  holdFromCreateFleet(point: CrashPoint): Promise<void> {
+    return new Promise((resolve) => { this.hold = { point, reached: () => { this.holding = true; resolve(); } }; });
+  }
+
+  /** Keeps `res` open without answering (see holdFromCreateFleet). */
+  withhold(res: http.ServerResponse): void {
+    this.held.push(res);
+  }
+
+  /** Called by the handler at each crash point of a CreateFleet; true when the response must be withheld. */
+  crashAt(point: CrashPoint): boolean {
+    if (this.hold?.point !== point) return false;
+    const { reached } = this.hold;
+    this.hold = undefined;
+    reached();
+    return true;
+  }
+
   async stop(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const res of this.held.splice(0)) res.destroy();
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    await closed;
   }
 
   /** Splits the request into kept overrides and faulted ones; returns the rewritten parameters. */
@@ -134,9 +168,12 @@ function withErrors(responseXml: string, errors: readonly string[]): string {
 
 async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   let body = await readBody(req);
+  if (proxy.holding) { proxy.withhold(res); return; }
   const form = (req.headers["content-type"] ?? "").includes("x-www-form-urlencoded") ? new URLSearchParams(body.toString("utf8")) : undefined;
   let errors: string[] = [];
-  if (form?.get("Action") === "CreateFleet") {
+  const createFleet = form?.get("Action") === "CreateFleet";
+  if (createFleet && proxy.crashAt("before-create-fleet")) { proxy.withhold(res); return; }
+  if (form !== undefined && createFleet) {
     proxy.createFleetRequests.push(Object.fromEntries(form));
     const rewritten = proxy.rewrite(form);
     errors = rewritten.errors;
@@ -148,6 +185,7 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
     body = Buffer.from(rewritten.params.toString(), "utf8");
   }
   const out = await forward(target, req, body);
+  if (createFleet && proxy.crashAt("after-create-fleet")) { proxy.withhold(res); return; }
   const headers: Record<string, string> = {};
   out.headers.forEach((v, k) => { if (k !== "content-length" && k !== "transfer-encoding" && k !== "content-encoding") headers[k] = v; });
   res.writeHead(out.status, headers);

@@ -2,9 +2,10 @@
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import type { Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
 import { toIso } from "../../core/lifecycle/objects.ts";
+import type { ClusterView, NodeClaimManifest } from "../../core/provisioning/plan.ts";
 import type { Cluster, CustomObjectLike, EvictionOutcome, NodeClaimStatusPatch, NodePatch } from "../../ports/cluster.ts";
 import { kube, kubeIgnoreNotFound, mergePatch } from "./client.ts";
-import type { ClusterState } from "./cluster-state.ts";
+import { isProvisionable, type ClusterState } from "./cluster-state.ts";
 import { NodeOperations, finalizerRemoval } from "./eviction.ts";
 
 const NODECLAIMS = { group: "karpenter.sh", version: "v1", plural: "nodeclaims" } as const;
@@ -39,6 +40,13 @@ export class KubeCluster implements Cluster {
   nodePool(name: string): CustomObjectLike | undefined { return this.state.nodePool(name); }
   nodeClass(name: string): CustomObjectLike | undefined { return this.state.nodeClass(name); }
   nodePools(): readonly CustomObjectLike[] { return this.state.nodePools(); }
+  pendingPods(): readonly Pod[] { return this.state.pendingPods(); }
+  isProvisionable(pod: Pod): boolean { return isProvisionable(pod); }
+  snapshot(): ClusterView { return this.state.snapshot(); }
+
+  async createNodeClaim(manifest: NodeClaimManifest): Promise<NodeClaim> {
+    return kube(`creating a nodeclaim for nodepool ${manifest.metadata.labels["karpenter.sh/nodepool"] ?? ""}`, async () => (await this.custom.createClusterCustomObject({ ...NODECLAIMS, body: manifest })) as NodeClaim);
+  }
 
   async patchNodeClaimStatus(nodeClaim: NodeClaim, status: NodeClaimStatusPatch): Promise<void> {
     const name = nodeClaim.metadata?.name ?? "";

@@ -73,6 +73,14 @@ void describe("planFleet", () => {
     assert.ok(!plan.overrides.some((o) => o.instanceType === "c5.large" && o.zone === "us-east-1a"));
   });
 
+  void it("should not filter types by the nodepool label or template labels a provisioned NodeClaim carries", () => {
+    const claim = Requirements.fromSelectors([
+      { key: Label.nodePool, operator: "In", values: ["default"] }, { key: "team", operator: "In", values: ["a"] },
+      { key: Label.capacityType, operator: "In", values: ["on-demand"] }, { key: Label.instanceType, operator: "In", values: ["m5.large"] },
+    ]);
+    assert.deepEqual(launch(planFleet({ instanceTypes: [m5, c5], requirements: claim, subnets })).overrides.map((o) => o.instanceType), ["m5.large", "m5.large"]);
+  });
+
   void it("should restrict overrides to the claim's instance types and zones", () => {
     const requirements = reqs([{ key: Label.instanceType, operator: "In", values: ["m5.large"] }, { key: Label.zone, operator: "In", values: ["us-east-1a"] }, { key: Label.capacityType, operator: "In", values: ["on-demand"] }]);
     const plan = launch(planFleet({ instanceTypes: [m5, c5], requirements, subnets }));

@@ -3,9 +3,9 @@
  * which priority, with which allocation strategy. Pure; the AWS adapter turns it into the request.
  */
 import { fits, labelsMismatch, type InstanceType } from "../../../policies/domain/instance-types.ts";
-import type { CapacityType } from "../../../policies/domain/labels.ts";
+import { Label, WELL_KNOWN_LABELS, type CapacityType } from "../../../policies/domain/labels.ts";
 import type { ResourceList } from "../../../policies/domain/quantity.ts";
-import type { Requirements } from "../../../policies/domain/requirements.ts";
+import { Requirements } from "../../../policies/domain/requirements.ts";
 import { candidates, chooseCapacityType, withoutExotic, type Candidate } from "./filters.ts";
 import { subnetPerZone, type SubnetChoice } from "./subnets.ts";
 
@@ -47,8 +47,19 @@ export interface FleetInput {
   readonly maxInstanceTypes?: number;
 }
 
+/**
+ * Requirements on keys no instance type describes (karpenter.sh/nodepool, template and custom
+ * labels, which a provisioned NodeClaim carries) label the node; they do not pick types — the
+ * scheduler's rule (scheduling/pool-types.ts).
+ */
+function typeRequirements(input: FleetInput): Requirements {
+  const carried = new Set(input.instanceTypes.flatMap((t) => Object.keys(t.labels)));
+  return new Requirements([...input.requirements].filter((r) => r.key !== Label.nodePool && (carried.has(r.key) || WELL_KNOWN_LABELS.has(r.key))));
+}
+
 function compatibleTypes(input: FleetInput): InstanceType[] {
-  return input.instanceTypes.filter((t) => labelsMismatch(t, input.requirements) === undefined && fits(t, input.requests ?? {}));
+  const requirements = typeRequirements(input);
+  return input.instanceTypes.filter((t) => labelsMismatch(t, requirements) === undefined && fits(t, input.requests ?? {}));
 }
 
 function byPrice(a: FleetOverride, b: FleetOverride): number {

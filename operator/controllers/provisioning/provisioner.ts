@@ -1,0 +1,127 @@
+/**
+ * The provisioner (behaviour §1): a singleton loop that waits for a batch window, then — once the
+ * cluster state has synced — plans (core/provisioning/plan.ts) and applies the plan: creates the
+ * NodeClaims, nominates pods, reports pods that fit nowhere. NodeClaims it created count as
+ * capacity from the moment they exist, also before the informer has delivered them, so a pod never
+ * gets two NodeClaims. After an ICE the launch deletes the NodeClaim; that deletion triggers a new
+ * batch whose instance types no longer offer the failed offering.
+ */
+import type { Logger } from "pino";
+import type { InstanceType } from "../../../policies/domain/instance-types.ts";
+import type { NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
+import { planProvisioning, takesPart, type ClusterView, type NodePoolObject, type PlannedClaim, type ProvisioningPlan } from "../../core/provisioning/plan.ts";
+import { templateOf } from "../../core/provisioning/nodeclaim-template.ts";
+import { failedScheduling, noCompatibleInstanceTypes, nominated, type EventRecorder } from "../../observability/events.ts";
+import type { Metrics } from "../../observability/metrics.ts";
+import type { CloudProvider } from "../../ports/cloud-provider.ts";
+import type { Cluster } from "../../ports/cluster.ts";
+import type { Result } from "../runtime.ts";
+import type { Batcher } from "./batcher.ts";
+
+/** Named dependencies. */
+export interface ProvisionerDeps {
+  readonly cluster: Cluster;
+  readonly cloud: Pick<CloudProvider, "getInstanceTypes">;
+  readonly events: EventRecorder;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+  readonly batcher: Batcher;
+}
+
+/** How long a created NodeClaim is added to the view while the informer has not delivered it. */
+const UNSEEN_TTL_MS = 60_000;
+const CONTROLLER = "provisioner";
+
+/** The provisioning loop and its triggers. */
+export class Provisioner {
+  private readonly deps: ProvisionerDeps;
+  private readonly unseen = new Map<string, { readonly claim: NodeClaim; readonly at: number }>();
+  private retries = 0;
+
+  constructor(deps: ProvisionerDeps) { this.deps = deps; }
+
+  /** A pod UID or another change that may need capacity: opens or extends the batch window. */
+  trigger(id: string): void { this.deps.batcher.trigger(id); }
+
+  /** The informer delivered an event for this NodeClaim: the cache is authoritative for it from now on. */
+  observed(name: string): void { this.unseen.delete(name); }
+
+  /** One loop turn: wait for a batch, provision, come back at once. */
+  async reconcile(signal: AbortSignal): Promise<Result> {
+    if (!this.deps.cluster.synced) return { requeueAfter: 1000 };
+    const batch = await this.deps.batcher.wait(signal);
+    if (signal.aborted) return {};
+    // No trigger within the poll period: still look once if pods wait (a missed event, a new leader).
+    if (batch !== undefined || this.deps.cluster.pendingPods().length > 0) await this.provision();
+    return { requeueAfter: 0 };
+  }
+
+  /** Plans against the current caches and applies the plan; returns it (undefined when nothing is pending). */
+  async provision(): Promise<ProvisioningPlan | undefined> {
+    const view = this.view();
+    const pending = this.deps.cluster.pendingPods();
+    if (pending.length === 0 && !view.nodeClaims.some((c) => c.metadata?.deletionTimestamp !== undefined) && !view.nodes.some((n) => n.metadata?.deletionTimestamp !== undefined)) return undefined;
+    const instanceTypes = await this.instanceTypes(view.nodePools);
+    const started = performance.now();
+    const plan = planProvisioning({ cluster: view, pending, instanceTypes });
+    this.deps.metrics.schedulingDuration.observe({ controller: CONTROLLER }, (performance.now() - started) / 1000);
+    this.deps.metrics.schedulerQueueDepth.set({ controller: CONTROLLER }, pending.length);
+    this.deps.metrics.unschedulablePods.set({ controller: CONTROLLER }, plan.podErrors.length);
+    await this.apply(plan);
+    return plan;
+  }
+
+  /** The caches plus the NodeClaims created here that the informer has not delivered yet. */
+  private view(): ClusterView {
+    const snapshot = this.deps.cluster.snapshot();
+    const now = performance.now();
+    for (const [name, { at }] of this.unseen) {
+      if (this.deps.cluster.nodeClaim(name) !== undefined || now - at > UNSEEN_TTL_MS) this.unseen.delete(name);
+    }
+    if (this.unseen.size === 0) return snapshot;
+    return { ...snapshot, nodeClaims: [...snapshot.nodeClaims, ...[...this.unseen.values()].map((u) => u.claim)] };
+  }
+
+  /** Instance types per taking-part NodePool, one cloud call per EC2NodeClass; a pool whose class fails is left out. */
+  private async instanceTypes(pools: readonly NodePoolObject[]): Promise<Map<string, readonly InstanceType[]>> {
+    const byClass = new Map<string, Promise<InstanceType[] | undefined>>();
+    const out = new Map<string, readonly InstanceType[]>();
+    for (const pool of pools.filter(takesPart)) {
+      const className = String((templateOf(pool).spec["nodeClassRef"] as { name?: unknown } | undefined)?.name ?? "");
+      if (!byClass.has(className)) {
+        byClass.set(className, this.deps.cloud.getInstanceTypes(className).catch((error: unknown) => {
+          this.deps.logger.warn({ nodeclass: className, err: error }, "listing instance types failed; its NodePools sit this batch out");
+          return undefined;
+        }));
+      }
+      const types = await byClass.get(className);
+      if (types !== undefined) out.set(pool.metadata?.name ?? "", types);
+    }
+    return out;
+  }
+
+  private async apply(plan: ProvisioningPlan): Promise<void> {
+    const results = await Promise.allSettled(plan.claims.map((c) => this.create(c)));
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    for (const f of failed) this.deps.logger.error({ err: f.reason }, "creating a nodeclaim failed; retrying in the next batch");
+    if (failed.length > 0) this.trigger(`retry/${++this.retries}`);
+    for (const n of plan.nominations) this.deps.events.publish(nominated(n.pod, n.target));
+    for (const e of plan.podErrors) this.deps.events.publish(failedScheduling(e.pod, e.reason));
+    for (const pool of plan.incompatiblePools) this.deps.events.publish(noCompatibleInstanceTypes(pool));
+    if (plan.podErrors.length > 0) this.deps.logger.info({ pods: plan.podErrors.length, reason: plan.podErrors[0]?.reason }, "could not schedule pods");
+  }
+
+  private async create(planned: PlannedClaim): Promise<void> {
+    const claim = await this.deps.cluster.createNodeClaim(planned.manifest);
+    const name = claim.metadata?.name ?? "";
+    this.unseen.set(name, { claim, at: performance.now() });
+    this.deps.metrics.nodeClaimsCreated.inc({ reason: "provisioning", nodepool: planned.nodePool, capacity_type: planned.launch.capacityType });
+    for (const pod of planned.pods) this.deps.events.publish(nominated(pod, `nodeclaim/${name}`));
+    this.deps.logger.info({ nodeclaim: name, nodepool: planned.nodePool, pods: planned.pods.length, cheapest: `${planned.launch.instanceType}/${planned.launch.zone}` }, "created nodeclaim");
+  }
+}
+
+/** Trigger ids for a watched change (undefined: the change cannot need new capacity). */
+export function podTrigger(cluster: Pick<Cluster, "isProvisionable">, pod: Pod): string | undefined {
+  return cluster.isProvisionable(pod) ? `pod/${pod.metadata?.uid ?? ""}` : undefined;
+}

@@ -1,0 +1,81 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
+import type { RunningOperator } from "../../operator/main.ts";
+import { KubeletSim } from "../harness/kubelet-sim.ts";
+import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
+import { eventually } from "../harness/wait.ts";
+import { CLUSTER } from "./aws-fixtures.ts";
+import { replica } from "./operator-fixtures.ts";
+import { NODECLAIMS, ON_DEMAND, WORKSHOP_FAMILIES, consistency, createInflate, createNodePool, isReady, liveInstances, nodeClaims, prepareCluster, runningPods, scaleInflate, type Claim } from "./provisioning-fixtures.ts";
+
+const instanceTypeOf = (c: Claim): string => c.metadata.labels?.["node.kubernetes.io/instance-type"] ?? "";
+const created = async (op: RunningOperator): Promise<number> => (await op.metrics.nodeClaimsCreated.get()).values.reduce((n, v) => n + v.value, 0);
+
+void describe("the EKS workshop inflate scenario on the real apiserver, scheduler, kwok and moto", () => {
+  let env: TestEnvironment;
+  let replicas: RunningOperator[] = [];
+  let sim: KubeletSim;
+  let namespace: string;
+  const started = performance.now();
+  const log = (step: string): void => console.log(`# ${step} at ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+  before(async () => {
+    env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
+    await prepareCluster(env);
+    await createNodePool(env, "default", { requirements: [ON_DEMAND, WORKSHOP_FAMILIES], limits: { cpu: "100" } });
+    // Two replicas on one Lease: only the leader may create NodeClaims.
+    replicas = await Promise.all([replica(env, "workshop-a"), replica(env, "workshop-b")]);
+    sim = new KubeletSim({ kubeConfig: env.kubeConfig, aws: env.aws(), clusterName: CLUSTER });
+    sim.start();
+    namespace = await createInflate(env, 0);
+    log("set up");
+  });
+  after(async () => { await sim.stop(); await Promise.all(replicas.map((r) => r.stop())); });
+
+  void it("should run 5 replicas on one m5.large, the cheapest type whose allocatable memory holds five 1Gi pods", async () => {
+    await scaleInflate(env, namespace, 5);
+    const pods = await eventually("5 inflate pods Running", async () => ((await runningPods(env, namespace)).length === 5 ? runningPods(env, namespace) : undefined), 60_000, 250);
+    log("5 replicas running");
+    const claims = await nodeClaims(env);
+    assert.equal(claims.length, 1);
+    assert.ok(claims.every(isReady));
+    assert.deepEqual(claims.map(instanceTypeOf), ["m5.large"]);
+    assert.equal(claims[0]?.metadata.labels?.["karpenter.sh/nodepool"], "default");
+    const instances = await liveInstances(env);
+    assert.deepEqual(instances.map((i) => [i.type, i.nodeClaim, i.providerID]), [["m5.large", claims[0]?.metadata.name, claims[0]?.status?.providerID]]);
+    assert.deepEqual([...new Set(pods.map((p) => p.node))], [claims[0]?.status?.nodeName]);
+  });
+
+  void it("should add one more m5.large when scaled to 12: the first node takes a sixth pod, six more fit a second m5.large", async () => {
+    await scaleInflate(env, namespace, 12);
+    await eventually("12 inflate pods Running", async () => (await runningPods(env, namespace)).length === 12, 60_000, 250);
+    log("12 replicas running");
+    const claims = await nodeClaims(env);
+    assert.deepEqual(claims.map(instanceTypeOf).sort(), ["m5.large", "m5.large"]);
+    assert.ok(claims.every(isReady));
+    const { instances, leaked, withoutInstance } = await consistency(env);
+    assert.deepEqual(instances.map((i) => i.type).sort(), ["m5.large", "m5.large"]);
+    assert.deepEqual([leaked, withoutInstance], [[], []]);
+    const counts = await Promise.all(replicas.map(created));
+    assert.deepEqual(counts.sort(), [0, 2], "one replica created both NodeClaims, the other none");
+  });
+
+  void it("should drain and terminate a deleted NodeClaim's instance and give its pods a replacement", async () => {
+    const victim = (await nodeClaims(env)).find((c) => c.status?.providerID !== undefined);
+    assert.ok(victim !== undefined);
+    const instanceID = victim.status?.providerID?.split("/").pop() ?? "";
+    await env.kubeConfig.makeApiClient(CustomObjectsApi).deleteClusterCustomObject({ ...NODECLAIMS, name: victim.metadata.name });
+    await eventually("the deleted NodeClaim's instance to be terminated and its Node gone", async () => {
+      const live = await liveInstances(env);
+      const nodes = await env.kubeConfig.makeApiClient(CoreV1Api).listNode();
+      return !live.some((i) => i.id === instanceID) && !nodes.items.some((n) => n.metadata?.name === victim.status?.nodeName);
+    }, 60_000, 250);
+    await eventually("12 inflate pods Running again on two NodeClaims with an instance each", async () => {
+      const { claims, leaked, withoutInstance } = await consistency(env);
+      return (await runningPods(env, namespace)).length === 12 && claims.length === 2 && claims.every(isReady) && leaked.length === 0 && withoutInstance.length === 0;
+    }, 60_000, 250);
+    log("replacement running");
+    assert.ok(!(await nodeClaims(env)).some((c) => c.metadata.name === victim.metadata.name));
+  });
+});

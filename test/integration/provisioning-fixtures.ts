@@ -1,0 +1,91 @@
+/** Shared set-up for the operator-provisioning tests: the workshop NodePool, the `inflate` Deployment, and reads of NodeClaims, instances and pods. */
+import { DescribeInstancesCommand } from "@aws-sdk/client-ec2";
+import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
+import { mergePatch } from "../../operator/adapters/kube/client.ts";
+import { createTestNamespace } from "../harness/reset.ts";
+import type { TestEnvironment } from "../harness/use-environment.ts";
+import { CLUSTER, clients, nodeClass, seedAl2023Alias, tagDefaultSubnets } from "./aws-fixtures.ts";
+import { installKarpenterCrds } from "./operator-fixtures.ts";
+
+export const NODECLAIMS = { group: "karpenter.sh", version: "v1", plural: "nodeclaims" } as const;
+const NODEPOOLS = { group: "karpenter.sh", version: "v1", plural: "nodepools" } as const;
+
+/** The NodeClaim fields the tests read. */
+export interface Claim {
+  metadata: { name: string; labels?: Record<string, string>; deletionTimestamp?: string };
+  spec: { requirements: { key: string; operator: string; values?: string[] }[] };
+  status?: { providerID?: string; nodeName?: string; conditions?: { type: string; status: string }[] };
+}
+
+/** A running (or pending) instance of the test cluster in moto. */
+export interface Instance { id: string; type: string; zone: string; nodeClaim: string; providerID: string }
+
+export const ON_DEMAND = { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] };
+export const WORKSHOP_FAMILIES = { key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["c5", "m5", "r5"] };
+
+/** CRDs, the al2023 alias AMI and tagged subnets in two zones, and the `default` EC2NodeClass. */
+export async function prepareCluster(env: TestEnvironment): Promise<void> {
+  await installKarpenterCrds(env);
+  await seedAl2023Alias(env.aws(), "x86_64");
+  await tagDefaultSubnets(env.aws(), ["us-east-1a", "us-east-1b"]);
+  await env.kubeConfig.makeApiClient(CustomObjectsApi).createClusterCustomObject({ group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses", body: { apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "default" }, spec: nodeClass("default").spec } });
+}
+
+/** Creates a NodePool on the `default` EC2NodeClass. */
+export async function createNodePool(env: TestEnvironment, name: string, opts: { requirements: readonly object[]; weight?: number; limits?: Record<string, string> }): Promise<void> {
+  await env.kubeConfig.makeApiClient(CustomObjectsApi).createClusterCustomObject({ ...NODEPOOLS, body: {
+    apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name },
+    spec: {
+      ...(opts.weight === undefined ? {} : { weight: opts.weight }), ...(opts.limits === undefined ? {} : { limits: opts.limits }),
+      template: { spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" }, requirements: opts.requirements } },
+    },
+  } });
+}
+
+/** The `inflate` Deployment of pause pods requesting 1Gi of memory each; returns its namespace. */
+export async function createInflate(env: TestEnvironment, replicas: number): Promise<string> {
+  const namespace = await createTestNamespace(env.kubeConfig, "inflate");
+  await env.kubeConfig.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace, body: {
+    metadata: { name: "inflate" },
+    spec: {
+      replicas, selector: { matchLabels: { app: "inflate" } },
+      template: { metadata: { labels: { app: "inflate" } }, spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "inflate", image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7", resources: { requests: { memory: "1Gi" } } }] } },
+    },
+  } });
+  return namespace;
+}
+
+export async function scaleInflate(env: TestEnvironment, namespace: string, replicas: number): Promise<void> {
+  await env.kubeConfig.makeApiClient(AppsV1Api).patchNamespacedDeployment({ name: "inflate", namespace, body: { spec: { replicas } } }, mergePatch);
+}
+
+export async function runningPods(env: TestEnvironment, namespace: string): Promise<{ name: string; node: string }[]> {
+  const pods = await env.kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({ namespace });
+  return pods.items.filter((p) => p.status?.phase === "Running" && p.metadata?.deletionTimestamp === undefined).map((p) => ({ name: p.metadata?.name ?? "", node: p.spec?.nodeName ?? "" }));
+}
+
+export async function nodeClaims(env: TestEnvironment): Promise<Claim[]> {
+  return ((await env.kubeConfig.makeApiClient(CustomObjectsApi).listClusterCustomObject(NODECLAIMS)) as { items: Claim[] }).items;
+}
+
+export const isReady = (c: Claim): boolean => c.status?.conditions?.some((x) => x.type === "Ready" && x.status === "True") ?? false;
+
+/** The cluster's instances that are pending or running in moto. */
+export async function liveInstances(env: TestEnvironment): Promise<Instance[]> {
+  const out = await clients(env.aws()).ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: "tag-key", Values: [`kubernetes.io/cluster/${CLUSTER}`] }, { Name: "instance-state-name", Values: ["pending", "running"] }] }));
+  return (out.Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => {
+    const zone = i.Placement?.AvailabilityZone ?? "";
+    return { id: i.InstanceId ?? "", type: i.InstanceType ?? "", zone, nodeClaim: i.Tags?.find((t) => t.Key === "karpenter.sh/nodeclaim")?.Value ?? "", providerID: `aws:///${zone}/${i.InstanceId ?? ""}` };
+  });
+}
+
+/**
+ * The convergence check of the restart tests: as many live instances as NodeClaims, every NodeClaim
+ * with a providerID of a live instance, and no live instance without its NodeClaim (leaked).
+ */
+export async function consistency(env: TestEnvironment): Promise<{ claims: Claim[]; instances: Instance[]; leaked: Instance[]; withoutInstance: Claim[] }> {
+  const [claims, instances] = await Promise.all([nodeClaims(env), liveInstances(env)]);
+  const providers = new Set(instances.map((i) => i.providerID));
+  const claimed = new Set(claims.map((c) => c.status?.providerID ?? ""));
+  return { claims, instances, leaked: instances.filter((i) => !claimed.has(i.providerID)), withoutInstance: claims.filter((c) => !providers.has(c.status?.providerID ?? "")) };
+}
