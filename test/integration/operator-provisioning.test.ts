@@ -35,9 +35,11 @@ void describe("the EKS workshop inflate scenario on the real apiserver, schedule
 
   void it("should run 5 replicas on one m5.large, the cheapest type whose allocatable memory holds five 1Gi pods", async () => {
     await scaleInflate(env, namespace, 5);
-    const pods = await eventually("5 inflate pods Running", async () => ((await runningPods(env, namespace)).length === 5 ? runningPods(env, namespace) : undefined), 60_000, 250);
+    const { pods, claims } = await eventually("5 inflate pods Running on Ready NodeClaims", async () => {
+      const [running, all] = await Promise.all([runningPods(env, namespace), nodeClaims(env)]);
+      return running.length === 5 && all.length > 0 && all.every(isReady) ? { pods: running, claims: all } : undefined;
+    }, 60_000, 250);
     log("5 replicas running");
-    const claims = await nodeClaims(env);
     assert.equal(claims.length, 1);
     assert.ok(claims.every(isReady));
     assert.deepEqual(claims.map(instanceTypeOf), ["m5.large"]);
@@ -49,9 +51,11 @@ void describe("the EKS workshop inflate scenario on the real apiserver, schedule
 
   void it("should add one more m5.large when scaled to 12: the first node takes a sixth pod, six more fit a second m5.large", async () => {
     await scaleInflate(env, namespace, 12);
-    await eventually("12 inflate pods Running", async () => (await runningPods(env, namespace)).length === 12, 60_000, 250);
+    const claims = await eventually("12 inflate pods Running on Ready NodeClaims", async () => {
+      const [running, all] = await Promise.all([runningPods(env, namespace), nodeClaims(env)]);
+      return running.length === 12 && all.length > 1 && all.every(isReady) ? all : undefined;
+    }, 60_000, 250);
     log("12 replicas running");
-    const claims = await nodeClaims(env);
     assert.deepEqual(claims.map(instanceTypeOf).sort(), ["m5.large", "m5.large"]);
     assert.ok(claims.every(isReady));
     const { instances, leaked, withoutInstance } = await consistency(env);
