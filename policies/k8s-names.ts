@@ -5,20 +5,30 @@ const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const NAME_HINT = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
-/** Label keys repeat across objects and requests: results are memoised (bounded; cleared when full). */
-const qualifiedNameMemo = new Map<string, readonly string[]>();
 const MAX_MEMO = 4096;
+/** Longer strings (never valid names or values) are checked directly rather than held in the memo. */
+const MAX_MEMO_LENGTH = 320;
+
+/** `check` memoised per string: label keys and values repeat across objects and requests (bounded; cleared when full). */
+function memoised(check: (value: string) => readonly string[]): (value: string) => readonly string[] {
+  const memo = new Map<string, readonly string[]>();
+  return (value) => {
+    if (value.length > MAX_MEMO_LENGTH) return check(value);
+    let errors = memo.get(value);
+    if (errors === undefined) {
+      errors = check(value);
+      if (memo.size >= MAX_MEMO) memo.clear();
+      memo.set(value, errors);
+    }
+    return errors;
+  };
+}
 
 /** Problems with a qualified name ("prefix/name" or "name"); [] when valid. */
-export function qualifiedNameErrors(value: string): readonly string[] {
-  let errors = qualifiedNameMemo.get(value);
-  if (errors === undefined) {
-    errors = checkQualifiedName(value);
-    if (qualifiedNameMemo.size >= MAX_MEMO) qualifiedNameMemo.clear();
-    qualifiedNameMemo.set(value, errors);
-  }
-  return errors;
-}
+export const qualifiedNameErrors = memoised(checkQualifiedName);
+
+/** Problems with a label value; [] when valid (the empty string is valid). */
+export const labelValueErrors = memoised(checkLabelValue);
 
 function checkQualifiedName(value: string): string[] {
   const parts = value.split("/");
@@ -37,8 +47,7 @@ function checkQualifiedName(value: string): string[] {
   return errors;
 }
 
-/** Problems with a label value; [] when valid (the empty string is valid). */
-export function labelValueErrors(value: string): string[] {
+function checkLabelValue(value: string): string[] {
   if (value.length > 63) return ["must be no more than 63 characters"];
   return LABEL_VALUE.test(value) ? [] : [`a valid label ${NAME_HINT}`];
 }
