@@ -100,15 +100,21 @@ export function parseRequirements(raw: unknown): readonly IndexedRequirement[] |
   return result;
 }
 
-/** Parsed template requirements per evaluation: every policy of one evaluate() call gets the same input object. */
-const perEvaluation = new WeakMap<PolicyInput, readonly IndexedRequirement[] | undefined>();
+/**
+ * The last evaluation's parse: every policy of one evaluate() call gets the same input object, and
+ * evaluations run one at a time. (A single entry rather than a WeakMap: one new key per evaluation
+ * would churn the GC's weak tables on a busy webhook.)
+ */
+let lastInput: PolicyInput | undefined;
+let lastParse: readonly IndexedRequirement[] | undefined;
 
 /** The NodePool's spec.template.spec.requirements, parsed once per evaluation (undefined when malformed). */
 export function templateRequirements(input: PolicyInput): readonly IndexedRequirement[] | undefined {
-  if (perEvaluation.has(input)) return perEvaluation.get(input);
-  const result = parseRequirements(get(input.object, "spec", "template", "spec", "requirements"));
-  perEvaluation.set(input, result);
-  return result;
+  if (input !== lastInput) {
+    lastParse = parseRequirements(get(input.object, "spec", "template", "spec", "requirements"));
+    lastInput = input;
+  }
+  return lastParse;
 }
 
 function parseList(raw: readonly unknown[]): IndexedRequirement[] | undefined {
