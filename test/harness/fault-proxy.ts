@@ -45,6 +45,8 @@ export class FaultProxy {
   readonly url: string;
   /** Every CreateFleet request seen, oldest first. */
   readonly createFleetRequests: RecordedRequest[] = [];
+  /** When each of createFleetRequests arrived (Date.now()), for latency measurements. */
+  readonly createFleetTimes: number[] = [];
   private faults: FleetFault[] = [];
   private readonly server: http.Server;
   private hold: { point: CrashPoint; reached: () => void } | undefined;
@@ -65,6 +67,7 @@ export class FaultProxy {
   clear(): void {
     this.faults = [];
     this.createFleetRequests.length = 0;
+    this.createFleetTimes.length = 0;
   }
 
   /**
@@ -175,6 +178,7 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
   if (createFleet && proxy.crashAt("before-create-fleet")) { proxy.withhold(res); return; }
   if (form !== undefined && createFleet) {
     proxy.createFleetRequests.push(Object.fromEntries(form));
+    proxy.createFleetTimes.push(Date.now());
     const rewritten = proxy.rewrite(form);
     errors = rewritten.errors;
     if (rewritten.kept === 0) {

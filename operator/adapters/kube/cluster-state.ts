@@ -3,9 +3,10 @@
  * providerID and node-name indexes, the pending-pod view the provisioner starts from (behaviour §1.1)
  * and a frozen snapshot value for the pure core. Objects in the caches are shared: never mutate them.
  */
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, PolicyV1Api, type KubeConfig, type KubernetesObject, type V1DaemonSet, type V1PodDisruptionBudget } from "@kubernetes/client-node";
+import type { KubeConfig, KubernetesObject, V1DaemonSet, V1PodDisruptionBudget } from "@kubernetes/client-node";
 import type { Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
 import { ResilientInformer, type Backoff } from "./informers.ts";
+import { pagedList, stripManagedFields } from "./paged-list.ts";
 
 /** The kinds the state watches. */
 export type Kind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs";
@@ -38,19 +39,15 @@ export interface ClusterStateOptions {
 type AnyInformer = ResilientInformer<KubernetesObject>;
 
 function specs(kc: KubeConfig): Record<Kind, { path: string; list: () => Promise<unknown> }> {
-  const core = kc.makeApiClient(CoreV1Api);
-  const apps = kc.makeApiClient(AppsV1Api);
-  const policy = kc.makeApiClient(PolicyV1Api);
-  const custom = kc.makeApiClient(CustomObjectsApi);
-  const cr = (group: string, plural: string) => ({ path: `/apis/${group}/v1/${plural}`, list: () => custom.listClusterCustomObject({ group, version: "v1", plural }) });
+  const at = (path: string) => ({ path, list: () => pagedList(kc, path, { transform: stripManagedFields }) });
   return {
-    pods: { path: "/api/v1/pods", list: () => core.listPodForAllNamespaces() },
-    nodes: { path: "/api/v1/nodes", list: () => core.listNode() },
-    nodepools: cr("karpenter.sh", "nodepools"),
-    nodeclaims: cr("karpenter.sh", "nodeclaims"),
-    ec2nodeclasses: cr("karpenter.k8s.aws", "ec2nodeclasses"),
-    daemonsets: { path: "/apis/apps/v1/daemonsets", list: () => apps.listDaemonSetForAllNamespaces() },
-    pdbs: { path: "/apis/policy/v1/poddisruptionbudgets", list: () => policy.listPodDisruptionBudgetForAllNamespaces() },
+    pods: at("/api/v1/pods"),
+    nodes: at("/api/v1/nodes"),
+    nodepools: at("/apis/karpenter.sh/v1/nodepools"),
+    nodeclaims: at("/apis/karpenter.sh/v1/nodeclaims"),
+    ec2nodeclasses: at("/apis/karpenter.k8s.aws/v1/ec2nodeclasses"),
+    daemonsets: at("/apis/apps/v1/daemonsets"),
+    pdbs: at("/apis/policy/v1/poddisruptionbudgets"),
   };
 }
 
@@ -84,7 +81,7 @@ export class ClusterState {
   constructor(options: ClusterStateOptions) {
     for (const [kind, spec] of Object.entries(specs(options.kubeConfig)) as [Kind, { path: string; list: () => Promise<unknown> }][]) {
       const informer = new ResilientInformer<KubernetesObject>({
-        kubeConfig: options.kubeConfig, path: spec.path, list: spec.list as never,
+        kubeConfig: options.kubeConfig, path: spec.path, list: spec.list as never, transform: stripManagedFields,
         ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
         onError: (error) => options.onError?.(kind, error),
       });

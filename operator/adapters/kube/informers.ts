@@ -16,6 +16,8 @@ export interface InformerSpec<T extends KubernetesObject> {
   readonly list: ListPromise<T>;
   readonly labelSelector?: string;
   readonly backoff?: Backoff;
+  /** Applied in place to every listed or watched object before anyone else sees it (e.g. stripManagedFields). */
+  readonly transform?: (obj: T) => T;
   /** Called with every watch/list failure before the restart is scheduled. */
   readonly onError?: (error: unknown) => void;
 }
@@ -41,6 +43,9 @@ export class ResilientInformer<T extends KubernetesObject> implements ObjectCach
     this.backoff = spec.backoff ?? { initialMs: 500, maxMs: 30_000 };
     this.delayMs = this.backoff.initialMs;
     this.inner = makeInformer(spec.kubeConfig, spec.path, spec.list, spec.labelSelector);
+    // Registered first, so the cache and every later handler hold the transformed object.
+    const transform = spec.transform;
+    if (transform !== undefined) for (const verb of ["add", "update"] as const) this.inner.on(verb, (obj) => { transform(obj); });
     this.inner.on("error", (error) => this.failed(error));
     this.inner.on("connect", () => { this.delayMs = this.backoff.initialMs; });
   }
