@@ -2,6 +2,7 @@
 import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node } from "yaml";
 import { KerfError } from "../errors.ts";
 import { parseFieldPath, type PathSegment } from "./field-path.ts";
+import { fastYamlDocuments } from "./fast-yaml.ts";
 import { jsonDocument, type JsonDocument } from "./json-document.ts";
 
 /** A 1-based line and column in a source file. */
@@ -24,7 +25,26 @@ export interface SourceObject {
 export function parseDocuments(file: string, text: string): SourceObject[] {
   const json = jsonDocument(text);
   if (json !== undefined && listItemsOf(json.value) === undefined) return [jsonSourceObject(file, text, json)];
-  return parseYamlDocuments(file, text);
+  return fastSourceObjects(file, text) ?? parseYamlDocuments(file, text);
+}
+
+/** Block YAML read by the fast parser; the source-mapped parse of the file runs once, on the first locate(). */
+function fastSourceObjects(file: string, text: string): SourceObject[] | undefined {
+  const documents = fastYamlDocuments(text);
+  if (documents === undefined) return undefined;
+  let mapped: SourceObject[] | undefined;
+  return documents.map((doc, index) => {
+    const position = { line: doc.line, column: doc.column };
+    return {
+      file,
+      position,
+      value: doc.value,
+      locate: (path: string) => {
+        mapped ??= parseYamlDocuments(file, text);
+        return mapped[index]?.locate(path) ?? position;
+      },
+    };
+  });
 }
 
 /** 1-based line and column of an offset (as the YAML parser's LineCounter reports them). */
