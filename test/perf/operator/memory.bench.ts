@@ -1,9 +1,12 @@
 /**
  * Operator memory with a large cluster in its caches (issue 5, item 8): 1,000 Nodes and 10,000
  * Running Pods bound to them, written into a private real apiserver (+ moto for the AWS providers),
- * then the whole operator started in a child process. Reports the time to sync and the child's RSS
- * (from /proc, after a settle period and a full GC), its peak RSS, and its V8 heap.
+ * then the whole operator started in a child process, once per V8 flag variant. Reports the time to
+ * sync and the child's RSS (from /proc, after a settle period and a full GC), its peak RSS, and its
+ * V8 heap. V8 grows the young generation up to 2 × 64 MiB under allocation bursts (the initial
+ * list) and keeps it, so the variants bound it (--max-semi-space-size) or trade JIT speed for size.
  * Usage: node test/perf/operator/memory.bench.ts [--nodes 1000] [--pods 10000] [--concurrency 48] [--settle 10s]
+ *          [--variants default,semi-space-2,optimize-for-size]
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -16,12 +19,18 @@ import { installCrds } from "../../harness/crds.ts";
 import { generatedCrds } from "../../harness/karpenter-crds.ts";
 import { benchNode, benchPod, create, forEachConcurrently, patchPodStatus, runningStatus } from "./cluster-objects.ts";
 
-const { values } = parseArgs({ options: { nodes: { type: "string", default: "1000" }, pods: { type: "string", default: "10000" }, concurrency: { type: "string", default: "48" }, settle: { type: "string", default: "10s" } } });
+const { values } = parseArgs({ options: { nodes: { type: "string", default: "1000" }, pods: { type: "string", default: "10000" }, concurrency: { type: "string", default: "48" }, settle: { type: "string", default: "10s" }, variants: { type: "string", default: "default,semi-space-2,optimize-for-size" } } });
 const nodeCount = Number(values.nodes);
 const podCount = Number(values.pods);
 const concurrency = Number(values.concurrency);
 const settleMs = Number(parseDuration(values.settle));
 const NAMESPACES = 10;
+const VARIANTS: Readonly<Record<string, readonly string[]>> = { "default": [], "semi-space-2": ["--max-semi-space-size=2"], "optimize-for-size": ["--optimize-for-size"] };
+const variants = values.variants.split(",").map((v) => {
+  const flags = VARIANTS[v];
+  if (flags === undefined) throw new Error(`--variants: unknown variant ${v} (known: ${Object.keys(VARIANTS).join(", ")})`);
+  return { name: v, flags };
+});
 
 function procStatus(pid: number): { rssMiB: number; peakMiB: number } {
   const text = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -41,9 +50,9 @@ async function populate(kc: KubeConfig): Promise<{ seconds: number }> {
   return { seconds: (performance.now() - t) / 1000 };
 }
 
-function runOperator(kubeconfig: string, awsEndpoint: string): Promise<{ synced: Record<string, number>; memory: Record<string, number>; proc: { rssMiB: number; peakMiB: number } }> {
+function runOperator(kubeconfig: string, awsEndpoint: string, flags: readonly string[]): Promise<{ synced: Record<string, number>; memory: Record<string, number>; proc: { rssMiB: number; peakMiB: number } }> {
   const args = ["--kubeconfig", kubeconfig, "--aws-endpoint", awsEndpoint, "--nodes", String(nodeCount), "--pods", String(podCount), "--memory-after", String(settleMs)];
-  const child = spawn(process.execPath, ["--expose-gc", path.join(import.meta.dirname, "operator-process.ts"), ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...flags, "--expose-gc", path.join(import.meta.dirname, "operator-process.ts"), ...args], { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     let synced: Record<string, number> = {};
     let buffer = "";
@@ -71,16 +80,25 @@ try {
   await installCrds(kc, generatedCrds());
   const written = await populate(kc);
   process.stdout.write(`wrote ${nodeCount} Nodes and ${podCount} Running Pods in ${written.seconds.toFixed(1)} s\n`);
-  const { synced, memory, proc } = await runOperator(env.state.kubeconfig, env.state.awsEndpoint ?? "");
   const f = (n: number | undefined): string => (n ?? 0).toFixed(1);
+  const rows: string[] = [];
+  const results: string[] = [];
+  let defaultRss = Number.NaN;
+  for (const variant of variants) {
+    const { synced, memory, proc } = await runOperator(env.state.kubeconfig, env.state.awsEndpoint ?? "", variant.flags);
+    if (variant.name === "default") defaultRss = proc.rssMiB;
+    const syncSeconds = (synced["syncMs"] ?? 0) / 1000;
+    rows.push(`| ${variant.name} | ${nodeCount} | ${podCount} | ${syncSeconds.toFixed(2)} | ${f(proc.rssMiB)} | ${f(proc.peakMiB)} | ${f(memory["heapUsedMiB"])} | ${f(memory["heapTotalMiB"])} |`);
+    results.push(`BENCH_RESULT ${JSON.stringify({ name: `operator-memory-${nodeCount}n-${podCount}p-${variant.name}`, flags: variant.flags.join(" "), nodes: nodeCount, pods: podCount, syncSeconds, rssMiB: proc.rssMiB, peakRssMiB: proc.peakMiB, heapUsedMiB: memory["heapUsedMiB"], heapTotalMiB: memory["heapTotalMiB"], target: "rss <= 300 MiB", met: proc.rssMiB <= 300 })}`);
+  }
   process.stdout.write([
     `operator memory with ${nodeCount} Nodes / ${podCount} Pods in its caches (own process, settled ${settleMs / 1000} s, after full GC)`,
-    "| nodes | pods | sync s | RSS MiB | peak RSS MiB | heap used MiB | heap total MiB |",
-    "|---|---|---|---|---|---|---|",
-    `| ${nodeCount} | ${podCount} | ${((synced["syncMs"] ?? 0) / 1000).toFixed(2)} | ${f(proc.rssMiB)} | ${f(proc.peakMiB)} | ${f(memory["heapUsedMiB"])} | ${f(memory["heapTotalMiB"])} |`,
-    `BENCH_RESULT ${JSON.stringify({ name: `operator-memory-${nodeCount}n-${podCount}p`, nodes: nodeCount, pods: podCount, syncSeconds: (synced["syncMs"] ?? 0) / 1000, rssMiB: proc.rssMiB, peakRssMiB: proc.peakMiB, heapUsedMiB: memory["heapUsedMiB"], target: "rss <= 300 MiB", met: proc.rssMiB <= 300 })}`,
+    "| V8 flags | nodes | pods | sync s | RSS MiB | peak RSS MiB | heap used MiB | heap total MiB |",
+    "|---|---|---|---|---|---|---|---|",
+    ...rows, ...results,
   ].join("\n") + "\n");
-  process.exitCode = proc.rssMiB <= 300 ? 0 : 1;
+  // The target is judged on the default flags (what `kerf operator` runs with); the variants are reported for sizing.
+  process.exitCode = Number.isNaN(defaultRss) || defaultRss <= 300 ? 0 : 1;
 } finally {
   await env.stop();
 }
