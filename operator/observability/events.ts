@@ -18,7 +18,7 @@ export interface OperatorEvent {
   readonly dedupeKey?: string;
 }
 
-interface Meta { readonly metadata?: { readonly name?: string | undefined; readonly namespace?: string | undefined; readonly uid?: string | undefined } }
+interface Meta { readonly metadata?: { readonly name?: string | undefined; readonly namespace?: string | undefined; readonly uid?: string | undefined } | undefined }
 
 function ref(apiVersion: string, kind: string, obj: Meta): InvolvedObject {
   const m = obj.metadata ?? {};
