@@ -4,18 +4,14 @@
  * one (e.g. the provisioner) is one entry in `controllers()`. The manager runs them only while leading.
  */
 import type { Logger } from "pino";
-import type { Clock } from "../core/clock.ts";
-import type { LivenessTimeouts } from "../core/lifecycle/liveness.ts";
-import type { EventRecorder } from "../observability/events.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { EC2NodeClassLike } from "../core/launch-template/node-class.ts";
-import type { CloudProvider } from "../ports/cloud-provider.ts";
 import type { NodeClassResolver } from "../ports/node-class-resolver.ts";
 import { collectGarbage } from "./gc/controller.ts";
 import { reconcileNodeClass } from "./nodeclass/controller.ts";
-import type { Cluster } from "../ports/cluster.ts";
 import { reconcileNodeDeletion } from "./node/finalizer.ts";
 import { reconcileNodeClaim } from "./nodeclaim/controller.ts";
+import type { NodeClaimDeps } from "./nodeclaim/deps.ts";
 import { reconcileNodePool } from "./nodepool/status.ts";
 import { provisioningController, type BatchDurations } from "./provisioning/controller.ts";
 import { WorkQueue, type Reconcile } from "./runtime.ts";
@@ -52,14 +48,7 @@ export interface ControllerSpec {
 }
 
 /** Everything controllers may use (named, built in main.ts). */
-export interface ControllerDeps {
-  readonly cluster: Cluster;
-  readonly cloud: CloudProvider;
-  readonly clock: Clock;
-  readonly events: EventRecorder;
-  readonly metrics: Metrics;
-  readonly logger: Logger;
-  readonly timeouts: LivenessTimeouts;
+export interface ControllerDeps extends NodeClaimDeps {
   /** Present when the AWS provider graph is wired: enables EC2NodeClass status. */
   readonly nodeClassResolver?: NodeClassResolver;
   /** The provisioning batch window (--batch-idle-duration, --batch-max-duration); defaults 1 s and 10 s. */
