@@ -1,4 +1,4 @@
-/** A deterministic content hash (FNV-1a 64 over canonical JSON) for naming launch templates by content. */
+/** Deterministic FNV hashes: FNV-1a 64 over canonical JSON names launch templates by content; FNV-1 64 names managed instance profiles. */
 
 const OFFSET = 0xcbf29ce484222325n;
 const PRIME = 0x100000001b3n;
@@ -20,6 +20,19 @@ export function fnv64(text: string): string {
   for (const byte of new TextEncoder().encode(text)) {
     hash ^= BigInt(byte);
     hash = (hash * PRIME) & MASK;
+  }
+  return hash.toString(10);
+}
+
+/**
+ * FNV-1 (multiply, then xor) 64 of the UTF-8 bytes of `text`, as an unsigned decimal string: what Go's
+ * hashstructure v2 returns for a plain string (it hashes strings with hash/fnv New64, FNV-1).
+ */
+export function fnv1Hash64(text: string): string {
+  let hash = OFFSET;
+  for (const byte of new TextEncoder().encode(text)) {
+    hash = (hash * PRIME) & MASK;
+    hash ^= BigInt(byte);
   }
   return hash.toString(10);
 }

@@ -61,6 +61,11 @@ export interface LaunchOptions {
   readonly labels: Readonly<Record<string, string>>;
   /** NodeClaim taints and startup taints; the unregistered taint is added here. */
   readonly taints: readonly BootstrapTaint[];
+  /**
+   * The resolved instance profile (launchInstanceProfile: spec.instanceProfile, or the managed profile
+   * for spec.role). Omitted: spec.instanceProfile. Part of the content hash.
+   */
+  readonly instanceProfile?: string | undefined;
 }
 
 /** CRD defaults for metadataOptions (IMDSv2 required, hop limit 1). */
@@ -103,7 +108,7 @@ export function buildLaunchTemplate(options: LaunchOptions): LaunchTemplateSpec 
     imageId: options.imageId,
     userData,
     securityGroupIds: [...options.securityGroupIds].sort(),
-    instanceProfile: spec.instanceProfile,
+    instanceProfile: options.instanceProfile ?? spec.instanceProfile,
     blockDeviceMappings: (spec.blockDeviceMappings ?? defaultBlockDevices(family)).map(toBlockDevice),
     metadataOptions: { ...DEFAULT_IMDS, ...definedOnly(spec.metadataOptions ?? {}) } as Imds,
     detailedMonitoring: spec.detailedMonitoring ?? false,
