@@ -64,13 +64,17 @@ export async function startApiserver(ws: Workspace, pki: Pki, etcdUrl: string, p
   return { process: proc, url };
 }
 
-/** kube-scheduler, no leader election. */
+/**
+ * kube-scheduler, no leader election. Its client is allowed 500 requests/s (default 50): at the
+ * default, marking a burst of 1,000 pods Unschedulable alone takes 20 s, which would measure the
+ * scheduler's client throttle instead of kerf (managed control planes raise it too).
+ */
 export async function startScheduler(ws: Workspace, kubeconfig: string): Promise<Started> {
   const port = await freePort();
   const proc = new ManagedProcess({
     name: "kube-scheduler", command: ws.binaries.kubeScheduler, logDir: ws.dir,
     args: [`--kubeconfig=${kubeconfig}`, `--authentication-kubeconfig=${kubeconfig}`, `--authorization-kubeconfig=${kubeconfig}`,
-      "--leader-elect=false", "--bind-address=127.0.0.1", `--secure-port=${port}`],
+      "--leader-elect=false", "--bind-address=127.0.0.1", `--secure-port=${port}`, "--kube-api-qps=500", "--kube-api-burst=1000"],
   });
   const url = `https://127.0.0.1:${port}`;
   await proc.waitReady(answers200(`${url}/healthz`, { insecure: true }), 60_000);

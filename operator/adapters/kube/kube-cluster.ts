@@ -45,7 +45,9 @@ export class KubeCluster implements Cluster {
   snapshot(): ClusterView { return this.state.snapshot(); }
 
   async createNodeClaim(manifest: NodeClaimManifest): Promise<NodeClaim> {
-    return kube(`creating a nodeclaim for nodepool ${manifest.metadata.labels["karpenter.sh/nodepool"] ?? ""}`, async () => (await this.custom.createClusterCustomObject({ ...NODECLAIMS, body: manifest })) as NodeClaim);
+    const created = await kube(`creating a nodeclaim for nodepool ${manifest.metadata.labels["karpenter.sh/nodepool"] ?? ""}`, async () => (await this.custom.createClusterCustomObject({ ...NODECLAIMS, body: manifest })) as NodeClaim);
+    this.state.recordCreated(created);
+    return created;
   }
 
   async patchNodeClaimStatus(nodeClaim: NodeClaim, status: NodeClaimStatusPatch): Promise<void> {

@@ -2,12 +2,14 @@
  * A planned NodeClaim as the karpenter.sh/v1 object to create (Karpenter's NodeClaimTemplate): the
  * NodePool template's labels, annotations, taints, startup taints, nodeClassRef, expireAfter and
  * terminationGracePeriod; the simulation's requirements (pool ∩ pods, instance-type options as an
- * In list, minValues kept); the pods' requests; an owner reference to the NodePool.
+ * In list, minValues kept); the pods' requests; an owner reference to the NodePool; the
+ * karpenter.sh/termination finalizer.
  */
 import { Label } from "../../../policies/domain/labels.ts";
 import { formatResource } from "../../../policies/domain/quantity.ts";
 import type { NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import type { Taint } from "../../../policies/domain/taints.ts";
+import { Keys } from "../lifecycle/registration.ts";
 import type { PlannedNodeClaim } from "../scheduling/types.ts";
 import type { NodePoolObject } from "./cluster-view.ts";
 
@@ -19,6 +21,7 @@ export interface NodeClaimManifest {
     readonly generateName: string;
     readonly labels: Readonly<Record<string, string>>;
     readonly annotations?: Readonly<Record<string, string>>;
+    readonly finalizers: readonly string[];
     readonly ownerReferences?: readonly { apiVersion: string; kind: string; name: string; uid: string; blockOwnerDeletion: boolean }[];
   };
   readonly spec: {
@@ -66,6 +69,9 @@ export function nodeClaimManifest(pool: NodePoolObject, claim: PlannedNodeClaim)
       generateName: `${name}-`,
       labels: { ...strings(meta["labels"]), [Label.nodePool]: name },
       ...(Object.keys(annotations).length === 0 ? {} : { annotations }),
+      // Set at creation (Karpenter adds it in its first reconcile): no window in which a deletion
+      // could skip termination, and one write less before the launch.
+      finalizers: [Keys.finalizer],
       ...(uid === undefined ? {} : { ownerReferences: [{ apiVersion: "karpenter.sh/v1", kind: "NodePool", name, uid, blockOwnerDeletion: true }] }),
     },
     spec: {
