@@ -5,6 +5,7 @@
  */
 import type { KubeConfig, KubernetesObject, V1DaemonSet, V1PodDisruptionBudget } from "@kubernetes/client-node";
 import type { Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
+import { optsOutOfKarpenter, type SchedulingPod } from "../../core/provisioning/intake.ts";
 import { ResilientInformer, type Backoff } from "./informers.ts";
 import { pagedList, stripManagedFields } from "./paged-list.ts";
 
@@ -64,9 +65,13 @@ function ownedByDaemonSetOrNode(pod: Pod): boolean {
   return (pod.metadata?.ownerReferences ?? []).some((o) => o.controller === true && (o.kind === "DaemonSet" || o.kind === "Node"));
 }
 
-/** Whether kube-scheduler has given up on the pod and Karpenter may act on it (behaviour §1.1). */
+/**
+ * Whether kube-scheduler has given up on the pod and Karpenter may act on it (behaviour §1.1); pods
+ * asking for no Karpenter node are ignored silently. Cached pods are whole V1Pods, so they carry the
+ * scheduling fields the narrow core Pod type leaves out.
+ */
 export function isProvisionable(pod: Pod): boolean {
-  return failedByScheduler(pod) && !boundOrNominated(pod) && pod.metadata?.deletionTimestamp === undefined && !ownedByDaemonSetOrNode(pod);
+  return failedByScheduler(pod) && !boundOrNominated(pod) && pod.metadata?.deletionTimestamp === undefined && !ownedByDaemonSetOrNode(pod) && !optsOutOfKarpenter(pod as SchedulingPod);
 }
 
 /** The informer-backed cluster state. */
