@@ -74,11 +74,16 @@ export function isProvisionable(pod: Pod): boolean {
   return failedByScheduler(pod) && !boundOrNominated(pod) && pod.metadata?.deletionTimestamp === undefined && !ownedByDaemonSetOrNode(pod) && !optsOutOfKarpenter(pod as SchedulingPod);
 }
 
+/** How long a created NodeClaim stays readable without the informer confirming it. */
+const CREATED_TTL_MS = 60_000;
+
 /** The informer-backed cluster state. */
 export class ClusterState {
   private readonly informers = new Map<Kind, AnyInformer>();
   private readonly listeners: ChangeListener[] = [];
   private readonly dirty = new Set<Kind>(KINDS);
+  /** NodeClaims this process created that the informer has not delivered yet (name → object, performance.now()). */
+  private readonly created = new Map<string, { readonly obj: NodeClaim; readonly at: number }>();
   private nodeClaimIndex = new Map<string, NodeClaim>();
   private nodeIndex = new Map<string, Node>();
   private podIndex = new Map<string, Pod[]>();
@@ -90,7 +95,7 @@ export class ClusterState {
         ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
         onError: (error) => options.onError?.(kind, error),
       });
-      for (const verb of ["add", "update", "delete"] as const) informer.on(verb, (obj) => this.changed(kind, verb, obj));
+      for (const verb of ["add", "update", "delete"] as const) informer.on(verb, (obj) => this.observed(kind, verb, obj));
       this.informers.set(kind, informer);
     }
   }
@@ -109,14 +114,27 @@ export class ClusterState {
 
   pods(): readonly Pod[] { return this.list<Pod>("pods"); }
   nodes(): readonly Node[] { return this.list<Node>("nodes"); }
-  nodeClaims(): readonly NodeClaim[] { return this.list<NodeClaim>("nodeclaims"); }
+  nodeClaims(): readonly NodeClaim[] { return this.withCreated(this.list<NodeClaim>("nodeclaims")); }
   nodePools(): readonly CustomObject[] { return this.list<CustomObject>("nodepools"); }
   nodeClasses(): readonly CustomObject[] { return this.list<CustomObject>("ec2nodeclasses"); }
   daemonSets(): readonly V1DaemonSet[] { return this.list<V1DaemonSet>("daemonsets"); }
   pdbs(): readonly V1PodDisruptionBudget[] { return this.list<V1PodDisruptionBudget>("pdbs"); }
 
   node(name: string): Node | undefined { return this.informers.get("nodes")?.get(name) as unknown as Node | undefined; }
-  nodeClaim(name: string): NodeClaim | undefined { return this.informers.get("nodeclaims")?.get(name) as unknown as NodeClaim | undefined; }
+  nodeClaim(name: string): NodeClaim | undefined { return (this.informers.get("nodeclaims")?.get(name) as unknown as NodeClaim | undefined) ?? this.created.get(name)?.obj; }
+
+  /**
+   * Write-through for a NodeClaim this process just created: readable at once and announced to the
+   * change listeners as an "add", so its launch starts without waiting for the watch to deliver it
+   * and garbage collection never mistakes its instance for an orphan. The informer's first event
+   * for the name replaces it; an entry the informer never confirms expires after a minute.
+   */
+  recordCreated(nodeClaim: NodeClaim): void {
+    const name = nodeClaim.metadata?.name ?? "";
+    if (name === "" || this.informers.get("nodeclaims")?.get(name) !== undefined) return;
+    this.created.set(name, { obj: nodeClaim, at: performance.now() });
+    this.changed("nodeclaims", "add", nodeClaim as KubernetesObject);
+  }
   nodePool(name: string): CustomObject | undefined { return this.informers.get("nodepools")?.get(name) as CustomObject | undefined; }
   nodeClass(name: string): CustomObject | undefined { return this.informers.get("ec2nodeclasses")?.get(name) as CustomObject | undefined; }
 
@@ -131,7 +149,7 @@ export class ClusterState {
   pendingPods(): Pod[] { return this.pods().filter(isProvisionable); }
 
   /** Every cached object of `kind` (for the controller manager's resync). */
-  objects(kind: Kind): readonly KubernetesObject[] { return this.list<KubernetesObject>(kind); }
+  objects(kind: Kind): readonly KubernetesObject[] { return kind === "nodeclaims" ? this.nodeClaims() as readonly KubernetesObject[] : this.list<KubernetesObject>(kind); }
 
   /** A frozen copy of the caches for the pure core. */
   snapshot(): ClusterSnapshot {
@@ -143,6 +161,18 @@ export class ClusterState {
   }
 
   private list<T>(kind: Kind): readonly T[] { return (this.informers.get(kind)?.list() ?? []) as unknown as readonly T[]; }
+
+  private withCreated(cached: readonly NodeClaim[]): readonly NodeClaim[] {
+    if (this.created.size === 0) return cached;
+    const now = performance.now();
+    for (const [name, { at }] of this.created) if (now - at > CREATED_TTL_MS) this.created.delete(name);
+    return [...cached, ...[...this.created.values()].map((c) => c.obj)];
+  }
+
+  private observed(kind: Kind, verb: ChangeVerb, obj: KubernetesObject): void {
+    if (kind === "nodeclaims") this.created.delete(obj.metadata?.name ?? "");
+    this.changed(kind, verb, obj);
+  }
 
   private changed(kind: Kind, verb: ChangeVerb, obj: KubernetesObject): void {
     this.dirty.add(kind);
@@ -156,7 +186,9 @@ export class ClusterState {
       const index = new Map<string, Pod[]>();
       for (const pod of this.pods()) {
         const node = pod.spec?.nodeName;
-        if (node !== undefined && node !== "") index.set(node, [...(index.get(node) ?? []), pod]);
+        if (node === undefined || node === "") continue;
+        const onNode = index.get(node);
+        if (onNode === undefined) index.set(node, [pod]); else onNode.push(pod);
       }
       this.podIndex = index;
     }
