@@ -11,9 +11,12 @@ export interface NodeClassFacts {
   readonly errors: Readonly<Partial<Record<"subnets" | "securityGroups" | "amis", string>>>;
 }
 
+/** `fresh`: ask the cloud now even if a cached answer exists (and refresh the cache). */
+export interface ResolveOptions { readonly fresh?: boolean }
+
 /** Resolves selectors; never throws for AWS failures (they land in `errors`). */
 export interface NodeClassResolver {
-  resolve(nodeClass: EC2NodeClassLike): Promise<NodeClassFacts>;
+  resolve(nodeClass: EC2NodeClassLike, options?: ResolveOptions): Promise<NodeClassFacts>;
 }
 
 /** Whether the facts are enough to launch: at least one subnet, security group and AMI. */
