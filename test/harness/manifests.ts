@@ -1,0 +1,100 @@
+/**
+ * Reading shipped manifests as a cluster would see them: a kustomization's resources in order, the
+ * environment of a Deployment's container resolved the way the kubelet resolves it (literal values,
+ * ConfigMap keys, the downward API), and the throwaway copy an integration test applies (every
+ * namespaced object moved to a test namespace, cluster-scoped names suffixed, RBAC references
+ * rewritten to match) so tests never touch the real install's objects.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { KubernetesObject, V1ConfigMap, V1Container, V1Deployment } from "@kubernetes/client-node";
+import { parse, parseAllDocuments } from "yaml";
+
+/** A parsed manifest object, with the fields the helpers read. */
+export interface ManifestObject extends KubernetesObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  metadata: { name: string; namespace?: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/** The files a kustomization.yaml lists under `resources`, as paths relative to `dir`. */
+export function kustomizationResources(dir: string): string[] {
+  const k = parse(readFileSync(path.join(dir, "kustomization.yaml"), "utf8")) as { resources?: string[] };
+  return k.resources ?? [];
+}
+
+/** Every object of every resource file of the kustomization in `dir`, in kustomization order. */
+export function kustomizationObjects(dir: string): ManifestObject[] {
+  return kustomizationResources(dir).flatMap((file) => parseAllDocuments(readFileSync(path.join(dir, file), "utf8"))
+    .map((doc) => {
+      if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join("; ")}`);
+      return doc.toJS() as ManifestObject | null;
+    })
+    .filter((o): o is ManifestObject => o !== null));
+}
+
+/** The one object of `kind` (and `name`, when given); throws when absent or ambiguous. */
+export function only<T = ManifestObject>(objects: readonly ManifestObject[], kind: string, name?: string): T {
+  const found = objects.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+  if (found.length !== 1) throw new Error(`expected one ${kind}${name === undefined ? "" : ` ${name}`}, found ${found.length}`);
+  return found[0] as T;
+}
+
+/** The pod a container runs in, for the downward API. */
+export interface PodIdentity { readonly name: string; readonly namespace: string }
+
+function fieldValue(fieldPath: string, pod: PodIdentity): string {
+  if (fieldPath === "metadata.name") return pod.name;
+  if (fieldPath === "metadata.namespace") return pod.namespace;
+  throw new Error(`downward API field ${fieldPath} is not modelled by this helper`);
+}
+
+/**
+ * The container's environment as the kubelet builds it: `value`, `configMapKeyRef` (from
+ * `configMaps`; a missing key is an error unless the ref is optional, as for the kubelet) and
+ * `fieldRef` (metadata.name / metadata.namespace). Any other source throws, so a manifest change the
+ * tests cannot resolve fails loudly instead of being skipped.
+ */
+export function containerEnvironment(container: V1Container, configMaps: readonly V1ConfigMap[], pod: PodIdentity): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const variable of container.env ?? []) {
+    const from = variable.valueFrom;
+    if (from === undefined) { env[variable.name] = variable.value ?? ""; continue; }
+    if (from.fieldRef !== undefined) { env[variable.name] = fieldValue(from.fieldRef.fieldPath, pod); continue; }
+    const ref = from.configMapKeyRef;
+    if (ref === undefined) throw new Error(`env ${variable.name}: only value, configMapKeyRef and fieldRef are modelled`);
+    const value = configMaps.find((c) => c.metadata?.name === ref.name)?.data?.[ref.key];
+    if (value === undefined && ref.optional !== true) throw new Error(`env ${variable.name}: ConfigMap ${ref.name} has no key ${ref.key}`);
+    if (value !== undefined) env[variable.name] = value;
+  }
+  return env;
+}
+
+/** The Deployment's one container named `name`. */
+export function deploymentContainer(deployment: V1Deployment, name: string): V1Container {
+  const container = deployment.spec?.template.spec?.containers.find((c) => c.name === name);
+  if (container === undefined) throw new Error(`Deployment ${deployment.metadata?.name ?? ""} has no container ${name}`);
+  return container;
+}
+
+const RBAC_KINDS = new Set(["ClusterRoleBinding", "RoleBinding"]);
+
+/**
+ * A copy for a test: namespaced objects move from `from` to `to`, the Namespace object itself is
+ * dropped, cluster-scoped objects get `suffix` appended to their names, and bindings follow both
+ * (roleRef to a ClusterRole suffixed, ServiceAccount subjects moved to `to`).
+ */
+export function relocate(objects: readonly ManifestObject[], o: { from: string; to: string; suffix: string; clusterScoped: (kind: string) => boolean }): ManifestObject[] {
+  return objects.filter((obj) => obj.kind !== "Namespace").map((original) => {
+    const obj = structuredClone(original);
+    if (o.clusterScoped(obj.kind)) obj.metadata.name = `${obj.metadata.name}${o.suffix}`;
+    else if (obj.metadata.namespace === o.from) obj.metadata.namespace = o.to;
+    if (RBAC_KINDS.has(obj.kind)) {
+      const binding = obj as unknown as { roleRef: { kind: string; name: string }; subjects?: { kind: string; namespace?: string }[] };
+      if (binding.roleRef.kind === "ClusterRole") binding.roleRef.name = `${binding.roleRef.name}${o.suffix}`;
+      for (const s of binding.subjects ?? []) if (s.kind === "ServiceAccount" && s.namespace === o.from) s.namespace = o.to;
+    }
+    return obj;
+  });
+}
