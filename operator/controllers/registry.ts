@@ -12,6 +12,7 @@ import { reconcileNodeClass } from "./nodeclass/controller.ts";
 import { reconcileNodeDeletion } from "./node/finalizer.ts";
 import { reconcileNodeClaim } from "./nodeclaim/controller.ts";
 import type { NodeClaimDeps } from "./nodeclaim/deps.ts";
+import { reconcileNodePoolHash } from "./nodepool/hash.ts";
 import { reconcileNodePool } from "./nodepool/status.ts";
 import { provisioningController, type BatchDurations } from "./provisioning/controller.ts";
 import { WorkQueue, type Reconcile } from "./runtime.ts";
@@ -90,6 +91,7 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
       reconcile: (key) => reconcileNodePool(deps, key),
       watches: { nodepools: own, nodeclaims: poolOf, ec2nodeclasses: () => allPools(deps) },
     },
+    { name: "nodepool.hash", reconcile: (key) => reconcileNodePoolHash(deps, key), watches: { nodepools: own } },
     gcController(deps),
     provisioningController(deps),
     ...(deps.nodeClassResolver === undefined ? [] : [nodeClassController(deps, deps.nodeClassResolver)]),

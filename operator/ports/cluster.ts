@@ -4,7 +4,10 @@ import type { ClusterView, NodeClaimManifest } from "../core/provisioning/plan.t
 
 /** A NodePool or EC2NodeClass as raw custom-object JSON. */
 export interface CustomObjectLike {
-  readonly metadata?: { readonly name?: string | undefined; readonly uid?: string | undefined; readonly resourceVersion?: string | undefined; readonly generation?: number | undefined } | undefined;
+  readonly metadata?: {
+    readonly name?: string | undefined; readonly uid?: string | undefined; readonly resourceVersion?: string | undefined; readonly generation?: number | undefined;
+    readonly annotations?: Readonly<Record<string, string>> | undefined;
+  } | undefined;
   readonly spec?: Readonly<Record<string, unknown>> | undefined;
   readonly status?: Readonly<Record<string, unknown>> | undefined;
 }
@@ -72,6 +75,8 @@ export interface ClusterWriter {
   /** Deletes directly (bypassing PDBs) with the given grace period. */
   deletePod(pod: Pod, graceSeconds: number): Promise<void>;
   patchNodePoolStatus(nodePool: CustomObjectLike, status: Readonly<Record<string, unknown>>): Promise<void>;
+  /** Merge-patches the given NodePool annotations (other keys are kept). */
+  patchNodePoolAnnotations(nodePool: CustomObjectLike, annotations: Readonly<Record<string, string>>): Promise<void>;
   /** Merge-patches an EC2NodeClass's status (no lock: the nodeclass controller owns the whole status). */
   patchNodeClassStatus(name: string, status: unknown): Promise<void>;
 }

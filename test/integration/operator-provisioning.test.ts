@@ -1,6 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
+import { nodePoolHash } from "../../operator/core/nodepool/hash.ts";
 import type { RunningOperator } from "../../operator/main.ts";
 import { KubeletSim } from "../harness/kubelet-sim.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
@@ -47,6 +48,16 @@ void describe("the EKS workshop inflate scenario on the real apiserver, schedule
     const instances = await liveInstances(env);
     assert.deepEqual(instances.map((i) => [i.type, i.nodeClaim, i.providerID]), [["m5.large", claims[0]?.metadata.name, claims[0]?.status?.providerID]]);
     assert.deepEqual([...new Set(pods.map((p) => p.node))], [claims[0]?.status?.nodeName]);
+
+    // The NodePool carries the drift hash of its template, and the NodeClaim created from it the same two annotations.
+    const pool = await eventually("the NodePool to carry karpenter.sh/nodepool-hash", async () => {
+      const np = (await env.kubeConfig.makeApiClient(CustomObjectsApi).getClusterCustomObject({ group: "karpenter.sh", version: "v1", plural: "nodepools", name: "default" })) as { metadata: { annotations?: Record<string, string> }; spec: Record<string, unknown> };
+      return np.metadata.annotations?.["karpenter.sh/nodepool-hash"] === undefined ? undefined : np;
+    }, 10_000, 100);
+    const stamp = { "karpenter.sh/nodepool-hash": nodePoolHash(pool), "karpenter.sh/nodepool-hash-version": "v3" };
+    assert.deepEqual({ "karpenter.sh/nodepool-hash": pool.metadata.annotations?.["karpenter.sh/nodepool-hash"], "karpenter.sh/nodepool-hash-version": pool.metadata.annotations?.["karpenter.sh/nodepool-hash-version"] }, stamp);
+    const claimAnnotations = (claims[0]?.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {};
+    assert.deepEqual({ "karpenter.sh/nodepool-hash": claimAnnotations["karpenter.sh/nodepool-hash"], "karpenter.sh/nodepool-hash-version": claimAnnotations["karpenter.sh/nodepool-hash-version"] }, stamp);
   });
 
   void it("should add one more m5.large when scaled to 12: the first node takes a sixth pod, six more fit a second m5.large", async () => {

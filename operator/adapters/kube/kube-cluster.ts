@@ -85,6 +85,13 @@ export class KubeCluster implements Cluster {
     await kube(`patching status of nodepool ${name}`, () => this.custom.patchClusterCustomObjectStatus({ ...NODEPOOLS, name, body }, mergePatch));
   }
 
+  async patchNodePoolAnnotations(nodePool: CustomObjectLike, annotations: Readonly<Record<string, string>>): Promise<void> {
+    const name = nodePool.metadata?.name ?? "";
+    // Locked: a hash computed from a stale spec must not land on a NodePool that changed since.
+    const body = { metadata: { resourceVersion: nodePool.metadata?.resourceVersion, annotations } };
+    await kube(`annotating nodepool ${name}`, () => this.custom.patchClusterCustomObject({ ...NODEPOOLS, name, body }, mergePatch));
+  }
+
   async patchNodeClassStatus(name: string, status: unknown): Promise<void> {
     await kubeIgnoreNotFound(`patching status of ec2nodeclass ${name}`, () => this.custom.patchClusterCustomObjectStatus({ ...NODECLASSES, name, body: { status } }, mergePatch));
   }

@@ -3,13 +3,14 @@
  * NodePool template's labels, annotations, taints, startup taints, nodeClassRef, expireAfter and
  * terminationGracePeriod; the simulation's requirements (pool ∩ pods, instance-type options as an
  * In list, minValues kept); the pods' requests; an owner reference to the NodePool; the
- * karpenter.sh/termination finalizer.
+ * karpenter.sh/termination finalizer; the NodePool's drift hash and hash version (core/nodepool/hash.ts).
  */
 import { Label } from "../../../policies/domain/labels.ts";
 import { formatResource } from "../../../policies/domain/quantity.ts";
 import type { NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import type { Taint } from "../../../policies/domain/taints.ts";
 import { Keys } from "../lifecycle/registration.ts";
+import { hashAnnotations } from "../nodepool/hash.ts";
 import type { PlannedNodeClaim } from "../scheduling/types.ts";
 import type { NodePoolObject } from "./cluster-view.ts";
 
@@ -59,7 +60,8 @@ function nonEmpty<K extends string>(key: K, value: unknown): Partial<Record<K, T
 export function nodeClaimManifest(pool: NodePoolObject, claim: PlannedNodeClaim): NodeClaimManifest {
   const name = pool.metadata?.name ?? claim.nodePool;
   const { meta, spec } = templateOf(pool);
-  const annotations = strings(meta["annotations"]);
+  // The hash is computed from the pool as the plan saw it (as Karpenter does), not read from its annotation.
+  const annotations = { ...strings(meta["annotations"]), ...hashAnnotations(pool) };
   const uid = pool.metadata?.uid;
   const ref = obj(spec["nodeClassRef"]);
   const requests = Object.fromEntries(Object.entries(claim.requests).filter(([, v]) => v > 0).map(([k, v]) => [k, formatResource(k, v)]));
@@ -68,7 +70,7 @@ export function nodeClaimManifest(pool: NodePoolObject, claim: PlannedNodeClaim)
     metadata: {
       generateName: `${name}-`,
       labels: { ...strings(meta["labels"]), [Label.nodePool]: name },
-      ...(Object.keys(annotations).length === 0 ? {} : { annotations }),
+      annotations,
       // Set at creation (Karpenter adds it in its first reconcile): no window in which a deletion
       // could skip termination, and one write less before the launch.
       finalizers: [Keys.finalizer],
