@@ -7,6 +7,7 @@ import { isConflict } from "./adapters/kube/client.ts";
 import { ClusterState } from "./adapters/kube/cluster-state.ts";
 import { KubeEventRecorder } from "./adapters/kube/event-recorder.ts";
 import { KubeCluster } from "./adapters/kube/kube-cluster.ts";
+import { KubeNodeClassFinalizers } from "./adapters/kube/nodeclass-finalizers.ts";
 import { LeaderElector } from "./adapters/kube/lease.ts";
 import { loadConfig, type OperatorConfig } from "./config.ts";
 import type { Clock } from "./core/clock.ts";
@@ -16,6 +17,7 @@ import { serveProbes, type ListeningServer } from "./observability/http.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
 import { createMetrics, type Metrics } from "./observability/metrics.ts";
 import type { CloudProvider } from "./ports/cloud-provider.ts";
+import type { NodeClassCloud } from "./ports/node-class-cloud.ts";
 import type { NodeClassResolver } from "./ports/node-class-resolver.ts";
 
 /** Overrides for tests and embedding; everything defaults to the real thing. */
@@ -51,14 +53,14 @@ async function kubernetesMinor(kc: KubeConfig, logger: Logger): Promise<string> 
   }
 }
 
-async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: ClusterState, o: { logger: Logger; clock: Clock; overrides: OperatorOverrides }): Promise<{ cloud: CloudProvider; resolver: NodeClassResolver }> {
+async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: ClusterState, o: { logger: Logger; clock: Clock; overrides: OperatorOverrides }): Promise<{ cloud: CloudProvider; resolver: NodeClassResolver; nodeClassCloud: NodeClassCloud }> {
   const graph = createAwsProviders({
     cluster: { name: config.clusterName, endpoint: kc.getCurrentCluster()?.server ?? "" },
     aws: { region: config.region, ...(config.awsEndpoint === "" ? {} : { endpoint: config.awsEndpoint }), ...(o.overrides.awsCredentials === undefined ? {} : { credentials: o.overrides.awsCredentials }) },
     kubernetesVersion: await kubernetesMinor(kc, o.logger),
     ...(o.overrides.ssmPrefix === undefined ? {} : { ssmPrefix: o.overrides.ssmPrefix }),
   }, { catalog: builtinCatalog(), clock: o.clock, nodeClass: async (name) => state.nodeClass(name) as EC2NodeClassLike | undefined });
-  return { cloud: graph.cloudProvider, resolver: graph.resolver };
+  return { cloud: graph.cloudProvider, resolver: graph.resolver, nodeClassCloud: graph.nodeClassCloud };
 }
 
 function loadKubeConfig(config: OperatorConfig): KubeConfig {
@@ -75,9 +77,9 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   const metrics = createMetrics({ processMetrics: overrides.serveHttp !== false });
   const state = new ClusterState({ kubeConfig: kc, onError: (kind, err) => logger.warn({ kind, err }, "informer failed; restarting") });
   const cluster = new KubeCluster(kc, state);
-  const { cloud, resolver } = await cloudProvider(config, kc, state, { logger, clock, overrides });
+  const { cloud, resolver, nodeClassCloud } = await cloudProvider(config, kc, state, { logger, clock, overrides });
   const events = new KubeEventRecorder({ kubeConfig: kc, logger });
-  const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs }, nodeClassResolver: resolver, batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs } });
+  const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs }, nodeClassResolver: resolver, nodeClassCloud, nodeClassFinalizers: new KubeNodeClassFinalizers(kc), batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs } });
   const manager = new ControllerManager(specs, state as unknown as ChangeSource, { logger, metrics, isConflict });
   await state.start();
   const elector = config.disableLeaderElection ? undefined : new LeaderElector({

@@ -6,9 +6,11 @@
 import type { Logger } from "pino";
 import type { Metrics } from "../observability/metrics.ts";
 import type { EC2NodeClassLike } from "../core/launch-template/node-class.ts";
+import type { NodeClassFinalizerWriter } from "../ports/cluster.ts";
+import type { NodeClassCloud } from "../ports/node-class-cloud.ts";
 import type { NodeClassResolver } from "../ports/node-class-resolver.ts";
 import { collectGarbage } from "./gc/controller.ts";
-import { reconcileNodeClass } from "./nodeclass/controller.ts";
+import { reconcileNodeClassLifecycle, type NodeClassLifecycleDeps } from "./nodeclass/controller.ts";
 import { reconcileNodeDeletion } from "./node/finalizer.ts";
 import { reconcileNodeClaim } from "./nodeclaim/controller.ts";
 import type { NodeClaimDeps } from "./nodeclaim/deps.ts";
@@ -50,8 +52,12 @@ export interface ControllerSpec {
 
 /** Everything controllers may use (named, built in main.ts). */
 export interface ControllerDeps extends NodeClaimDeps {
-  /** Present when the AWS provider graph is wired: enables EC2NodeClass status. */
+  /** With nodeClassCloud and nodeClassFinalizers (all present when the AWS provider graph is wired): enables the EC2NodeClass controller. */
   readonly nodeClassResolver?: NodeClassResolver;
+  /** Instance profiles and cleanup of EC2NodeClasses. */
+  readonly nodeClassCloud?: NodeClassCloud;
+  /** The EC2NodeClass termination finalizer's writes. */
+  readonly nodeClassFinalizers?: NodeClassFinalizerWriter;
   /** The provisioning batch window (--batch-idle-duration, --batch-max-duration); defaults 1 s and 10 s. */
   readonly batch?: BatchDurations;
 }
@@ -94,7 +100,7 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
     { name: "nodepool.hash", reconcile: (key) => reconcileNodePoolHash(deps, key), watches: { nodepools: own } },
     gcController(deps),
     provisioningController(deps),
-    ...(deps.nodeClassResolver === undefined ? [] : [nodeClassController(deps, deps.nodeClassResolver)]),
+    ...nodeClassControllers(deps),
   ];
 }
 
@@ -117,16 +123,32 @@ function gcController(deps: ControllerDeps): ControllerSpec {
   };
 }
 
-function nodeClassController(deps: ControllerDeps, resolver: NodeClassResolver): ControllerSpec {
-  return {
-    name: "nodeclass.status", watches: { ec2nodeclasses: own },
+function nodeClaimNamesOf(deps: ControllerDeps, nodeClassName: string): string[] {
+  return deps.cluster.nodeClaims().filter((c) => c.spec?.nodeClassRef?.name === nodeClassName).map((c) => c.metadata?.name ?? "");
+}
+
+/** A deleted NodeClaim wakes its node class when that one is waiting on it to finish terminating. */
+function deletingNodeClassOf(deps: ControllerDeps, nodeClaim: Watched, verb: WatchVerb): readonly string[] {
+  const name = (nodeClaim as { spec?: { nodeClassRef?: { name?: string } } }).spec?.nodeClassRef?.name;
+  if (verb !== "delete" || name === undefined) return [];
+  return (deps.cluster.nodeClass(name) as EC2NodeClassLike | undefined)?.metadata.deletionTimestamp === undefined ? [] : [name];
+}
+
+function nodeClassControllers(deps: ControllerDeps): ControllerSpec[] {
+  const { nodeClassResolver: resolver, nodeClassCloud: cloud, nodeClassFinalizers: finalizers } = deps;
+  if (resolver === undefined || cloud === undefined || finalizers === undefined) return [];
+  const lifecycle: NodeClassLifecycleDeps = {
+    resolver, cloud, finalizers, clock: deps.clock, events: deps.events,
+    writeStatus: (name, status) => deps.cluster.patchNodeClassStatus(name, status),
+    nodeClaimsOf: (name) => nodeClaimNamesOf(deps, name),
+  };
+  return [{
+    name: "nodeclass.status", watches: { ec2nodeclasses: own, nodeclaims: (c, verb) => deletingNodeClassOf(deps, c, verb) },
     reconcile: async (key) => {
       const nodeClass = deps.cluster.nodeClass(key) as EC2NodeClassLike | undefined;
-      if (nodeClass === undefined) return {};
-      const { requeueAfter } = await reconcileNodeClass({ resolver, clock: deps.clock, writeStatus: (name, status) => deps.cluster.patchNodeClassStatus(name, status) }, nodeClass);
-      return { requeueAfter };
+      return nodeClass === undefined ? {} : reconcileNodeClassLifecycle(lifecycle, nodeClass);
     },
-  };
+  }];
 }
 
 function allPools(deps: ControllerDeps): readonly string[] {

@@ -85,6 +85,12 @@ export function failedTermination(nc: Meta, error: string): OperatorEvent {
   return { involved: nodeClaimRef(nc), type: "Warning", reason: "FailedTermination", message: `Failed to terminate NodeClaim, ${error}`, dedupeKey: error };
 }
 
+/** A deleted EC2NodeClass keeps its finalizer until the NodeClaims that use it are gone. */
+export function waitingOnNodeClaimTermination(nodeClass: Meta, nodeClaims: readonly string[]): OperatorEvent {
+  const shown = nodeClaims.length > 5 ? `${nodeClaims.slice(0, 5).join(", ")} and ${nodeClaims.length - 5} other(s)` : nodeClaims.join(", ");
+  return { involved: ref("karpenter.k8s.aws/v1", "EC2NodeClass", nodeClass), type: "Normal", reason: "WaitingOnNodeClaimTermination", message: `Waiting on NodeClaim termination for ${shown}`, dedupeKey: shown };
+}
+
 /** Writes Events; implemented by the kube adapter (adapters/kube/event-recorder.ts). */
 export interface EventRecorder {
   publish(event: OperatorEvent): void;

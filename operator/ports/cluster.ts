@@ -81,5 +81,20 @@ export interface ClusterWriter {
   patchNodeClassStatus(name: string, status: unknown): Promise<void>;
 }
 
+/**
+ * EC2NodeClass finalizer writes (the nodeclass controller's). Adding is locked to the object's
+ * resourceVersion (a stale cache throws a conflict the runtime requeues); removing from an object
+ * that is already gone, or lacks the finalizer, succeeds.
+ */
+export interface NodeClassFinalizerWriter {
+  addNodeClassFinalizer(nodeClass: FinalizedObject, finalizer: string): Promise<void>;
+  removeNodeClassFinalizer(nodeClass: FinalizedObject, finalizer: string): Promise<void>;
+}
+
+/** The metadata a finalizer write reads. */
+export interface FinalizedObject {
+  readonly metadata?: { readonly name?: string | undefined; readonly resourceVersion?: string | undefined; readonly finalizers?: readonly string[] | undefined } | undefined;
+}
+
 /** Reads and writes together, as controllers receive them. */
 export type Cluster = ClusterReader & ClusterWriter;

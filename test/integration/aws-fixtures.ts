@@ -1,5 +1,6 @@
-/** Shared set-up for the aws-* integration tests: seeded alias AMIs in moto, node class / claim builders, the provider graph. */
+/** Shared set-up for the aws-* integration tests: seeded alias AMIs and node role in moto, node class / claim builders, the provider graph. */
 import { CreateTagsCommand, DescribeSubnetsCommand, EC2Client, RegisterImageCommand } from "@aws-sdk/client-ec2";
+import { CreateRoleCommand, IAMClient } from "@aws-sdk/client-iam";
 import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
 import type { NodeSelectorRequirement } from "../../policies/domain/requirements.ts";
@@ -12,6 +13,11 @@ export const CLUSTER = "kerf-test";
 export const K8S_VERSION = "1.36";
 /** moto refuses PutParameter under /aws/…, so the tests publish the "public" parameters here. */
 export const SSM_PREFIX = "/kerf-test/aws/service";
+/** The IAM role of the fixtures' node class (spec.role); seedNodeRole creates it. */
+export const NODE_ROLE = "KarpenterNodeRole-kerf-test";
+
+/** EC2 assumes node roles: the trust policy every node role carries. */
+export const NODE_TRUST_POLICY = JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" }] });
 
 /** A clock the test moves by hand. */
 export interface TestClock {
@@ -25,8 +31,14 @@ export function testClock(start = new Date()): TestClock {
   return { now: () => new Date(t), set: (at) => { t = at.getTime(); }, advance: (ms) => { t += ms; } };
 }
 
-export function clients(aws: AwsTestConfig): { ec2: EC2Client; ssm: SSMClient } {
-  return { ec2: new EC2Client({ ...aws }), ssm: new SSMClient({ ...aws }) };
+export function clients(aws: AwsTestConfig): { ec2: EC2Client; ssm: SSMClient; iam: IAMClient } {
+  return { ec2: new EC2Client({ ...aws }), ssm: new SSMClient({ ...aws }), iam: new IAMClient({ ...aws }) };
+}
+
+/** Creates a node IAM role in moto (the managed instance profile of a `role` node class needs it to exist). */
+export async function seedNodeRole(aws: AwsTestConfig, name = NODE_ROLE): Promise<string> {
+  const out = await clients(aws).iam.send(new CreateRoleCommand({ RoleName: name, AssumeRolePolicyDocument: NODE_TRUST_POLICY }));
+  return out.Role?.Arn ?? "";
 }
 
 /** Registers an AMI and publishes it as the al2023 `standard` recommended image for an arch. */
@@ -55,7 +67,7 @@ export function nodeClass(name: string, spec: Partial<EC2NodeClassSpec> = {}): E
       amiSelectorTerms: [{ alias: "al2023@latest" }],
       subnetSelectorTerms: [{ tags: { "karpenter.sh/discovery": CLUSTER } }],
       securityGroupSelectorTerms: [{ name: "default" }],
-      role: "KarpenterNodeRole-kerf-test",
+      role: NODE_ROLE,
       ...spec,
     },
   };

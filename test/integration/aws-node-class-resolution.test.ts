@@ -5,7 +5,7 @@ import { PutParameterCommand } from "@aws-sdk/client-ssm";
 import { reconcileNodeClass } from "../../operator/controllers/nodeclass/controller.ts";
 import type { EC2NodeClassStatus } from "../../operator/core/launch-template/node-class.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
-import { clients, nodeClass, providers, seedAl2023Alias, testClock } from "./aws-fixtures.ts";
+import { clients, nodeClass, providers, seedAl2023Alias, seedNodeRole, testClock } from "./aws-fixtures.ts";
 
 void describe("EC2NodeClass selectors against moto", () => {
   let env: TestEnvironment;
@@ -79,9 +79,10 @@ void describe("EC2NodeClass selectors against moto", () => {
     const created = await ec2.send(new CreateSubnetCommand({ VpcId: vpc.Vpc?.VpcId, CidrBlock: "10.20.1.0/24", AvailabilityZone: "us-east-1c" }));
     const subnetId = created.Subnet?.SubnetId ?? "";
     const condition = (status: EC2NodeClassStatus, type: string): string | undefined => status.conditions?.find((c) => c.type === type)?.status;
-    const { resolver } = providers(env.aws(), testClock(), new Map());
+    await seedNodeRole(env.aws());
+    const { resolver, nodeClassCloud } = providers(env.aws(), testClock(), new Map());
     const written: EC2NodeClassStatus[] = [];
-    const deps = { resolver, clock: testClock(new Date(Date.UTC(2000, 0, 1))), writeStatus: async (_: string, s: EC2NodeClassStatus) => { written.push(s); } };
+    const deps = { resolver, cloud: nodeClassCloud, clock: testClock(new Date(Date.UTC(2000, 0, 1))), writeStatus: async (_: string, s: EC2NodeClassStatus) => { written.push(s); } };
     const ready = await reconcileNodeClass(deps, nodeClass("ok", { subnetSelectorTerms: [{ id: subnetId }] }));
     assert.deepEqual(ready.status.subnets, [{ id: subnetId, zone: "us-east-1c", zoneID: created.Subnet?.AvailabilityZoneId }]);
     assert.equal(condition(ready.status, "Ready"), "True");

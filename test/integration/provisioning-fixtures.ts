@@ -4,7 +4,7 @@ import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node"
 import { mergePatch } from "../../operator/adapters/kube/client.ts";
 import { createTestNamespace } from "../harness/reset.ts";
 import type { TestEnvironment } from "../harness/use-environment.ts";
-import { CLUSTER, clients, nodeClass, seedAl2023Alias, tagDefaultSubnets } from "./aws-fixtures.ts";
+import { CLUSTER, clients, nodeClass, seedAl2023Alias, seedNodeRole, tagDefaultSubnets } from "./aws-fixtures.ts";
 import { installKarpenterCrds } from "./operator-fixtures.ts";
 
 export const NODECLAIMS = { group: "karpenter.sh", version: "v1", plural: "nodeclaims" } as const;
@@ -23,10 +23,11 @@ export interface Instance { id: string; type: string; zone: string; nodeClaim: s
 export const ON_DEMAND = { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] };
 export const WORKSHOP_FAMILIES = { key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["c5", "m5", "r5"] };
 
-/** CRDs, the al2023 alias AMI and tagged subnets in two zones, and the `default` EC2NodeClass. */
+/** CRDs, the al2023 alias AMI, tagged subnets in two zones, the node role, and the `default` EC2NodeClass. */
 export async function prepareCluster(env: TestEnvironment): Promise<void> {
   await installKarpenterCrds(env);
   await seedAl2023Alias(env.aws(), "x86_64");
+  await seedNodeRole(env.aws());
   await tagDefaultSubnets(env.aws(), ["us-east-1a", "us-east-1b"]);
   await env.kubeConfig.makeApiClient(CustomObjectsApi).createClusterCustomObject({ group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses", body: { apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "default" }, spec: nodeClass("default").spec } });
 }

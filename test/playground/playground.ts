@@ -117,7 +117,7 @@ async function bringUp(options: PlaygroundOptions, io: PlaygroundIo, teardown: T
   const aws: AwsTestConfig = { endpoint: env.state.awsEndpoint ?? "", region: "us-east-1", credentials: { accessKeyId: "testing", secretAccessKey: "testing" } };
   await installCrds(kc, generatedCrds());
   const seeded = await seedMoto(aws, { clusterName: CLUSTER, ssmPrefix: options.ssmPrefix, kubernetesVersion: await kubernetesMinor(kc), zones: ZONES });
-  io.out(`moto seeded: subnets ${[...seeded.subnets.values()].join(", ")}, security groups ${seeded.securityGroups.join(", ")}, AMIs ${Object.values(seeded.amis).join(", ")} under ${options.ssmPrefix}`);
+  io.out(`moto seeded: subnets ${[...seeded.subnets.values()].join(", ")}, security groups ${seeded.securityGroups.join(", ")}, AMIs ${Object.values(seeded.amis).join(", ")} under ${options.ssmPrefix}, node role ${seeded.nodeRole}`);
   check(io.signal);
   const webhook = await startPlaygroundWebhook({ kubeConfig: kc, ca: env.state.ca, dir: logDir, logFile: path.join(logDir, "webhook.log") });
   teardown.add("the webhook", () => webhook.stop());

@@ -1,9 +1,11 @@
 /**
  * Seeds the playground's moto with what the example EC2NodeClass selects: default-VPC subnets and the
- * default security group tagged karpenter.sh/discovery=<cluster>, and an AL2023 AMI per architecture
- * published as the recommended image under the playground's SSM prefix (as the integration tests do).
+ * default security group tagged karpenter.sh/discovery=<cluster>, an AL2023 AMI per architecture
+ * published as the recommended image under the playground's SSM prefix (as the integration tests do),
+ * and the node role `KarpenterNodeRole-<cluster>` its `role:` names (kerf puts it into the managed instance profile).
  */
 import { CreateTagsCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand, EC2Client, RegisterImageCommand } from "@aws-sdk/client-ec2";
+import { CreateRoleCommand, IAMClient } from "@aws-sdk/client-iam";
 import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import type { AwsTestConfig } from "../harness/use-environment.ts";
 
@@ -21,6 +23,7 @@ export interface Seeded {
   readonly subnets: ReadonlyMap<string, string>;
   readonly securityGroups: readonly string[];
   readonly amis: Readonly<Record<string, string>>;
+  readonly nodeRole: string;
 }
 
 async function tagDiscovery(ec2: EC2Client, o: SeedOptions): Promise<{ subnets: Map<string, string>; securityGroups: string[] }> {
@@ -44,19 +47,33 @@ async function publishAmi(ec2: EC2Client, ssm: SSMClient, o: SeedOptions, arch: 
   return id;
 }
 
-/** Tags the discovery targets and publishes the AMIs; throws "seeding moto: …". */
+const TRUST_EC2 = JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" }] });
+
+/** Creates the node role; one left by an earlier run is kept. */
+async function createNodeRole(iam: IAMClient, name: string): Promise<string> {
+  try {
+    await iam.send(new CreateRoleCommand({ RoleName: name, AssumeRolePolicyDocument: TRUST_EC2 }));
+  } catch (error) {
+    if ((error as Error).name !== "EntityAlreadyExistsException") throw error;
+  }
+  return name;
+}
+
+/** Tags the discovery targets, publishes the AMIs and creates the node role; throws "seeding moto: …". */
 export async function seedMoto(aws: AwsTestConfig, o: SeedOptions): Promise<Seeded> {
   const ec2 = new EC2Client({ ...aws });
   const ssm = new SSMClient({ ...aws });
+  const iam = new IAMClient({ ...aws });
   try {
     const { subnets, securityGroups } = await tagDiscovery(ec2, o);
-    const [x86, arm] = await Promise.all([publishAmi(ec2, ssm, o, "x86_64"), publishAmi(ec2, ssm, o, "arm64")]);
-    return { subnets, securityGroups, amis: { x86_64: x86, arm64: arm } };
+    const [x86, arm, nodeRole] = await Promise.all([publishAmi(ec2, ssm, o, "x86_64"), publishAmi(ec2, ssm, o, "arm64"), createNodeRole(iam, `KarpenterNodeRole-${o.clusterName}`)]);
+    return { subnets, securityGroups, amis: { x86_64: x86, arm64: arm }, nodeRole };
   } catch (error) {
     if ((error as Error).message.startsWith("seeding moto")) throw error;
     throw new Error(`seeding moto: ${(error as Error).message}`, { cause: error });
   } finally {
     ec2.destroy();
     ssm.destroy();
+    iam.destroy();
   }
 }

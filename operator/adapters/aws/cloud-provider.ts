@@ -18,6 +18,7 @@ import { launchable, type NodeClassFacts, type NodeClassResolver } from "../../p
 import { describeAwsError, errorCode, isLaunchTemplateNotFound, isNotFound, isUnfulfillableCapacity } from "./errors.ts";
 import { allocatableKubelet, instanceTags, launchedInstance, registrationLabels } from "./launch-facts.ts";
 import type { DefaultInstanceProvider, FleetOutcome, TemplateGroup } from "./providers/instance.ts";
+import type { InstanceProfileProvider } from "./providers/instanceprofile.ts";
 import type { LaunchTemplateProvider } from "./providers/launchtemplate.ts";
 import type { UnavailableOfferings } from "./providers/unavailable-offerings.ts";
 
@@ -39,6 +40,8 @@ export interface AwsCloudProviderDeps {
   readonly nodeClass: (name: string) => Promise<EC2NodeClassLike | undefined>;
   readonly resolver: NodeClassResolver;
   readonly launchTemplates: LaunchTemplateProvider;
+  /** Names the instance profile launch templates carry (the managed one for spec.role). */
+  readonly instanceProfiles: Pick<InstanceProfileProvider, "profileName">;
   readonly instances: DefaultInstanceProvider;
   readonly unavailable: UnavailableOfferings;
 }
@@ -140,7 +143,7 @@ export class AwsCloudProvider implements CloudProvider {
     for (const [imageId, instanceTypes] of typesByImage(facts.amis, types)) {
       const spec = buildLaunchTemplate({
         clusterName: this.deps.cluster.name, clusterEndpoint: this.deps.cluster.endpoint, caBundle: this.deps.cluster.caBundle, clusterCIDR: this.deps.cluster.serviceCIDR,
-        nodeClass: nodeClass.spec, imageId, securityGroupIds: facts.securityGroups.map((g) => g.id),
+        nodeClass: nodeClass.spec, imageId, securityGroupIds: facts.securityGroups.map((g) => g.id), instanceProfile: this.deps.instanceProfiles.profileName(nodeClass),
         labels: registrationLabels(nodeClaim, plan.capacityType), taints: [...(nodeClaim.spec.taints ?? []), ...(nodeClaim.spec.startupTaints ?? [])],
       });
       const lt = await this.call("ensuring launch template", () => this.deps.launchTemplates.ensure(spec, nodeClass.metadata.name));

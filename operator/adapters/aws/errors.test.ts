@@ -33,6 +33,13 @@ void describe("AWS error classification", () => {
     assert.ok(!isLaunchTemplateNotFound("InsufficientInstanceCapacity"));
   });
 
+  void it("should recognise IAM's NoSuchEntity and EntityAlreadyExists", () => {
+    assert.ok(isNotFound(sdkError("NoSuchEntityException")));
+    assert.ok(isNotFound({ Code: "NoSuchEntity", name: "NoSuchEntityException" }));
+    assert.ok(isAlreadyExists(sdkError("EntityAlreadyExistsException")));
+    assert.ok(!isAlreadyExists(sdkError("LimitExceededException")));
+  });
+
   void it("should phrase messages as doing X: code: cause", () => {
     assert.equal(describeAwsError("creating fleet", sdkError("UnauthorizedOperation", "not allowed")), "creating fleet: UnauthorizedOperation: not allowed");
   });

@@ -10,6 +10,12 @@ export const UNFULFILLABLE_CAPACITY_CODES: ReadonlySet<string> = new Set([
 export const NOT_FOUND_CODES: ReadonlySet<string> = new Set([
   "InvalidInstanceID.NotFound", "InvalidLaunchTemplateName.NotFoundException", "InvalidLaunchTemplateId.NotFound",
   "InvalidLaunchTemplateId.Malformed", "ParameterNotFound", "InvalidAMIID.NotFound", "InvalidSubnetID.NotFound", "InvalidGroup.NotFound",
+  "NoSuchEntity", "NoSuchEntityException",
+]);
+
+/** Codes meaning the resource to create exists already. */
+export const ALREADY_EXISTS_CODES: ReadonlySet<string> = new Set([
+  "InvalidLaunchTemplateName.AlreadyExistsException", "EntityAlreadyExists", "EntityAlreadyExistsException",
 ]);
 
 /** Codes meaning a launch template the request named is gone: the cache is stale, retry once. */
@@ -39,7 +45,8 @@ export function isLaunchTemplateNotFound(code: string | undefined): boolean {
 }
 
 export function isAlreadyExists(error: unknown): boolean {
-  return errorCode(error) === "InvalidLaunchTemplateName.AlreadyExistsException";
+  const code = errorCode(error);
+  return code !== undefined && ALREADY_EXISTS_CODES.has(code);
 }
 
 /** "doing X: cause" with the AWS code when there is one. */

@@ -2,14 +2,16 @@
 import type { Catalog } from "../../../policies/domain/catalog/catalog.ts";
 import type { EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
 import { AwsCloudProvider, type ClusterInfo } from "./cloud-provider.ts";
+import { AwsNodeClassCloud } from "./node-class-cloud.ts";
 import { AwsNodeClassResolver } from "./node-class-resolver.ts";
 import { DefaultAmiProvider } from "./providers/ami.ts";
 import { DefaultInstanceProvider } from "./providers/instance.ts";
+import { DefaultInstanceProfileProvider } from "./providers/instanceprofile.ts";
 import { DefaultLaunchTemplateProvider } from "./providers/launchtemplate.ts";
 import { DefaultSecurityGroupProvider } from "./providers/securitygroup.ts";
 import { DefaultSubnetProvider } from "./providers/subnet.ts";
 import { UnavailableOfferings, type Clock } from "./providers/unavailable-offerings.ts";
-import { awsApis, type AwsClientConfig, type Ec2Api, type SsmApi } from "./sdk.ts";
+import { awsApis, awsIamApi, type AwsClientConfig, type Ec2Api, type IamApi, type SsmApi } from "./sdk.ts";
 
 /** Settings from the operator config (never read from the environment here). */
 export interface AwsProviderSettings {
@@ -26,8 +28,8 @@ export interface AwsProviderDeps {
   readonly catalog: Catalog;
   readonly clock: Clock;
   readonly nodeClass: (name: string) => Promise<EC2NodeClassLike | undefined>;
-  /** Overrides for tests that wrap the APIs; real SDK clients otherwise. */
-  readonly apis?: { ec2: Ec2Api; ssm: SsmApi } | undefined;
+  /** Overrides for tests that wrap the APIs; real SDK clients otherwise (also for IAM when `iam` is left out). */
+  readonly apis?: { ec2: Ec2Api; ssm: SsmApi; iam?: IamApi | undefined } | undefined;
 }
 
 /** Everything built, so the operator can share the ICE cache (interruption) and the providers (GC, status). */
@@ -37,6 +39,9 @@ export interface AwsProviderGraph {
   readonly unavailable: UnavailableOfferings;
   readonly launchTemplates: DefaultLaunchTemplateProvider;
   readonly instances: DefaultInstanceProvider;
+  readonly instanceProfiles: DefaultInstanceProfileProvider;
+  /** Instance profiles and cleanup of EC2NodeClasses (the nodeclass controller's cloud side). */
+  readonly nodeClassCloud: AwsNodeClassCloud;
 }
 
 export function createAwsProviders(settings: AwsProviderSettings, deps: AwsProviderDeps): AwsProviderGraph {
@@ -49,6 +54,9 @@ export function createAwsProviders(settings: AwsProviderSettings, deps: AwsProvi
   const unavailable = new UnavailableOfferings({ clock: deps.clock });
   const launchTemplates = new DefaultLaunchTemplateProvider({ ec2, clusterName: settings.cluster.name, clock: deps.clock });
   const instances = new DefaultInstanceProvider({ ec2, clusterName: settings.cluster.name });
-  const cloudProvider = new AwsCloudProvider({ cluster: settings.cluster, catalog: deps.catalog, nodeClass: deps.nodeClass, resolver, launchTemplates, instances, unavailable });
-  return { cloudProvider, resolver, unavailable, launchTemplates, instances };
+  const iam = deps.apis?.iam ?? awsIamApi(settings.aws);
+  const instanceProfiles = new DefaultInstanceProfileProvider({ iam, clusterName: settings.cluster.name, region: settings.aws.region, clock: deps.clock });
+  const nodeClassCloud = new AwsNodeClassCloud({ instanceProfiles, launchTemplates });
+  const cloudProvider = new AwsCloudProvider({ cluster: settings.cluster, catalog: deps.catalog, nodeClass: deps.nodeClass, resolver, launchTemplates, instanceProfiles, instances, unavailable });
+  return { cloudProvider, resolver, unavailable, launchTemplates, instances, instanceProfiles, nodeClassCloud };
 }

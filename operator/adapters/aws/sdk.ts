@@ -1,4 +1,4 @@
-/** Narrow EC2 and SSM interfaces (only the calls kerf makes) and their implementation over the AWS SDK v3 clients. */
+/** Narrow EC2, SSM and IAM interfaces (only the calls kerf makes) and their implementation over the AWS SDK v3 clients. */
 import {
   CreateFleetCommand, CreateLaunchTemplateCommand, DeleteLaunchTemplateCommand, DescribeImagesCommand, DescribeInstancesCommand,
   DescribeLaunchTemplatesCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand, EC2Client, TerminateInstancesCommand,
@@ -8,6 +8,13 @@ import {
   type DescribeLaunchTemplatesCommandOutput, type DescribeSecurityGroupsCommandInput, type DescribeSecurityGroupsCommandOutput,
   type DescribeSubnetsCommandInput, type DescribeSubnetsCommandOutput, type TerminateInstancesCommandInput, type TerminateInstancesCommandOutput,
 } from "@aws-sdk/client-ec2";
+import {
+  AddRoleToInstanceProfileCommand, CreateInstanceProfileCommand, DeleteInstanceProfileCommand, GetInstanceProfileCommand, IAMClient,
+  RemoveRoleFromInstanceProfileCommand, type AddRoleToInstanceProfileCommandInput, type AddRoleToInstanceProfileCommandOutput,
+  type CreateInstanceProfileCommandInput, type CreateInstanceProfileCommandOutput, type DeleteInstanceProfileCommandInput,
+  type DeleteInstanceProfileCommandOutput, type GetInstanceProfileCommandInput, type GetInstanceProfileCommandOutput,
+  type RemoveRoleFromInstanceProfileCommandInput, type RemoveRoleFromInstanceProfileCommandOutput,
+} from "@aws-sdk/client-iam";
 import { GetParameterCommand, SSMClient, type GetParameterCommandInput, type GetParameterCommandOutput } from "@aws-sdk/client-ssm";
 
 /** The EC2 calls kerf's cloud provider makes. */
@@ -26,6 +33,15 @@ export interface Ec2Api {
 /** The SSM call kerf makes (AMI aliases and ssmParameter terms). */
 export interface SsmApi {
   getParameter(input: GetParameterCommandInput): Promise<GetParameterCommandOutput>;
+}
+
+/** The IAM calls kerf makes (instance profiles of EC2NodeClasses with spec.role). */
+export interface IamApi {
+  getInstanceProfile(input: GetInstanceProfileCommandInput): Promise<GetInstanceProfileCommandOutput>;
+  createInstanceProfile(input: CreateInstanceProfileCommandInput): Promise<CreateInstanceProfileCommandOutput>;
+  addRoleToInstanceProfile(input: AddRoleToInstanceProfileCommandInput): Promise<AddRoleToInstanceProfileCommandOutput>;
+  removeRoleFromInstanceProfile(input: RemoveRoleFromInstanceProfileCommandInput): Promise<RemoveRoleFromInstanceProfileCommandOutput>;
+  deleteInstanceProfile(input: DeleteInstanceProfileCommandInput): Promise<DeleteInstanceProfileCommandOutput>;
 }
 
 /** Where and as whom to reach AWS; `endpoint` overrides the service endpoint (moto in tests). */
@@ -63,7 +79,23 @@ export function ssmApi(client: SSMClient): SsmApi {
   return { getParameter: (input) => client.send(new GetParameterCommand(input)) };
 }
 
-/** Builds both APIs from one configuration. */
+/** IamApi over a real IAMClient. */
+export function iamApi(client: IAMClient): IamApi {
+  return {
+    getInstanceProfile: (input) => client.send(new GetInstanceProfileCommand(input)),
+    createInstanceProfile: (input) => client.send(new CreateInstanceProfileCommand(input)),
+    addRoleToInstanceProfile: (input) => client.send(new AddRoleToInstanceProfileCommand(input)),
+    removeRoleFromInstanceProfile: (input) => client.send(new RemoveRoleFromInstanceProfileCommand(input)),
+    deleteInstanceProfile: (input) => client.send(new DeleteInstanceProfileCommand(input)),
+  };
+}
+
+/** IamApi from one configuration (IAM is global; the SDK signs for the configured region). */
+export function awsIamApi(config: AwsClientConfig): IamApi {
+  return iamApi(new IAMClient(clientOptions(config)));
+}
+
+/** Builds the EC2 and SSM APIs from one configuration. */
 export function awsApis(config: AwsClientConfig): { ec2: Ec2Api; ssm: SsmApi } {
   return { ec2: ec2Api(new EC2Client(clientOptions(config))), ssm: ssmApi(new SSMClient(clientOptions(config))) };
 }

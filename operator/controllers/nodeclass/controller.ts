@@ -1,26 +1,46 @@
-/** Reconciles one EC2NodeClass: resolve its selectors, compute the status, write it when it changed. */
+/**
+ * Reconciles one EC2NodeClass. A live one gets the termination finalizer, its instance profile
+ * (created for spec.role, checked for spec.instanceProfile) and its status (selectors resolved,
+ * written when it changed). A deleted one is finalized (termination.ts).
+ */
 import type { EC2NodeClassLike, EC2NodeClassStatus } from "../../core/launch-template/node-class.ts";
+import type { NodeClassCloud } from "../../ports/node-class-cloud.ts";
 import type { NodeClassResolver } from "../../ports/node-class-resolver.ts";
+import type { Result } from "../runtime.ts";
 import { computeNodeClassStatus } from "./status.ts";
+import { NODE_CLASS_FINALIZER, finalizeNodeClass, type NodeClassTerminationDeps } from "./termination.ts";
 
 /** Karpenter's SUBNET_REFRESH_INTERVAL / AMI_REFRESH_INTERVAL: re-resolve every minute. */
 export const NODE_CLASS_REFRESH_MS = 60_000;
 
-/** What the reconciler needs; the status write (PATCH .../status) is the runtime's. */
+/** What the status reconcile needs; the status write (PATCH .../status) is the runtime's. */
 export interface NodeClassControllerDeps {
   readonly resolver: NodeClassResolver;
+  readonly cloud: Pick<NodeClassCloud, "reconcileInstanceProfile">;
   readonly writeStatus: (name: string, status: EC2NodeClassStatus) => Promise<void>;
   readonly clock: { now(): Date };
 }
+
+/** Everything the whole reconcile (status, finalizer, termination) needs. */
+export type NodeClassLifecycleDeps = NodeClassControllerDeps & NodeClassTerminationDeps;
 
 function sameStatus(a: EC2NodeClassStatus | undefined, b: EC2NodeClassStatus): boolean {
   return JSON.stringify(a ?? {}) === JSON.stringify(b);
 }
 
-/** One reconcile; the status write is skipped when nothing changed. Returns when to look again. */
+/** One status reconcile; the status write is skipped when nothing changed. Returns when to look again. */
 export async function reconcileNodeClass(deps: NodeClassControllerDeps, nodeClass: EC2NodeClassLike): Promise<{ requeueAfter: number; status: EC2NodeClassStatus }> {
-  const facts = await deps.resolver.resolve(nodeClass);
-  const status = computeNodeClassStatus(nodeClass, facts, deps.clock.now());
+  const [facts, profile] = await Promise.all([deps.resolver.resolve(nodeClass), deps.cloud.reconcileInstanceProfile(nodeClass)]);
+  const status = computeNodeClassStatus(nodeClass, facts, profile, deps.clock.now());
   if (!sameStatus(nodeClass.status, status)) await deps.writeStatus(nodeClass.metadata.name, status);
   return { requeueAfter: NODE_CLASS_REFRESH_MS, status };
+}
+
+/** The full reconcile of an EC2NodeClass as the cache holds it. */
+export async function reconcileNodeClassLifecycle(deps: NodeClassLifecycleDeps, nodeClass: EC2NodeClassLike): Promise<Result> {
+  if (nodeClass.metadata.deletionTimestamp !== undefined) return finalizeNodeClass(deps, nodeClass);
+  // The finalizer goes on before anything is created, so nothing kerf creates outlives the node class.
+  await deps.finalizers.addNodeClassFinalizer(nodeClass, NODE_CLASS_FINALIZER);
+  const { requeueAfter } = await reconcileNodeClass(deps, nodeClass);
+  return { requeueAfter };
 }

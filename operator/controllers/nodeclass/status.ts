@@ -1,9 +1,11 @@
 /**
- * EC2NodeClass status from resolved facts (pure): status.subnets, securityGroups, amis,
- * instanceProfile and the conditions SubnetsReady, SecurityGroupsReady, AMIsReady,
- * InstanceProfileReady, ValidationSucceeded and Ready (all True ⇒ Ready True).
+ * EC2NodeClass status from resolved facts and the instance-profile outcome (pure): status.subnets,
+ * securityGroups, amis, instanceProfile (the profile instances launch with) and the conditions
+ * SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady, ValidationSucceeded and Ready
+ * (all True ⇒ Ready True).
  */
 import type { Condition, EC2NodeClassLike, EC2NodeClassStatus } from "../../core/launch-template/node-class.ts";
+import type { InstanceProfileOutcome } from "../../ports/node-class-cloud.ts";
 import type { NodeClassFacts } from "../../ports/node-class-resolver.ts";
 
 /** The dependent conditions, in the order Ready reports them. */
@@ -16,14 +18,17 @@ function readiness(type: string, ok: boolean, failure: { reason: string; why?: s
   return { type, status: "False", reason: failure.reason, message: failure.why ?? `${failure.what} did not match any resource` };
 }
 
-function verdicts(nodeClass: EC2NodeClassLike, facts: NodeClassFacts): Verdict[] {
-  const spec = nodeClass.spec;
-  const hasProfile = spec.instanceProfile !== undefined || spec.role !== undefined;
+function profileVerdict(profile: InstanceProfileOutcome): Verdict {
+  if (profile.ready) return { type: "InstanceProfileReady", status: "True", reason: "InstanceProfileReady", message: "" };
+  return { type: "InstanceProfileReady", status: "False", reason: profile.reason, message: profile.message };
+}
+
+function verdicts(facts: NodeClassFacts, profile: InstanceProfileOutcome): Verdict[] {
   return [
     readiness("AMIsReady", facts.amis.length > 0, { reason: "AMINotFound", why: facts.errors.amis, what: "amiSelectorTerms" }),
     readiness("SubnetsReady", facts.subnets.length > 0, { reason: "SubnetsNotFound", why: facts.errors.subnets, what: "subnetSelectorTerms" }),
     readiness("SecurityGroupsReady", facts.securityGroups.length > 0, { reason: "SecurityGroupsNotFound", why: facts.errors.securityGroups, what: "securityGroupSelectorTerms" }),
-    readiness("InstanceProfileReady", hasProfile, { reason: "InstanceProfileNotFound", what: "neither role nor instanceProfile" }),
+    profileVerdict(profile),
     { type: "ValidationSucceeded", status: "True", reason: "ValidationSucceeded", message: "" },
   ];
 }
@@ -41,8 +46,8 @@ function stamp(v: Verdict, previous: readonly Condition[], now: Date, generation
 }
 
 /** The status to write; lastTransitionTime only moves when a condition's status changes. */
-export function computeNodeClassStatus(nodeClass: EC2NodeClassLike, facts: NodeClassFacts, now: Date): EC2NodeClassStatus {
-  const list = verdicts(nodeClass, facts);
+export function computeNodeClassStatus(nodeClass: EC2NodeClassLike, facts: NodeClassFacts, profile: InstanceProfileOutcome, now: Date): EC2NodeClassStatus {
+  const list = verdicts(facts, profile);
   const previous = nodeClass.status?.conditions ?? [];
   const generation = nodeClass.metadata.generation;
   return {
@@ -52,7 +57,7 @@ export function computeNodeClassStatus(nodeClass: EC2NodeClassLike, facts: NodeC
       id: a.id, ...(a.name === undefined ? {} : { name: a.name }), ...(a.deprecated ? { deprecated: true } : {}),
       requirements: a.requirements.map((r) => ({ key: r.key, operator: r.operator, ...(r.values === undefined ? {} : { values: [...r.values] }) })),
     })),
-    ...(nodeClass.spec.instanceProfile === undefined ? {} : { instanceProfile: nodeClass.spec.instanceProfile }),
+    ...(profile.name === undefined ? {} : { instanceProfile: profile.name }),
     conditions: [...list, ready(list)].map((v) => stamp(v, previous, now, generation)),
   };
 }

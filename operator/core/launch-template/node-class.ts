@@ -103,7 +103,10 @@ export interface EC2NodeClassStatus {
 
 /** An EC2NodeClass object. */
 export interface EC2NodeClassLike {
-  readonly metadata: { readonly name: string; readonly generation?: number | undefined; readonly uid?: string | undefined };
+  readonly metadata: {
+    readonly name: string; readonly generation?: number | undefined; readonly uid?: string | undefined;
+    readonly resourceVersion?: string | undefined; readonly finalizers?: readonly string[] | undefined; readonly deletionTimestamp?: string | undefined;
+  };
   readonly spec: EC2NodeClassSpec;
   readonly status?: EC2NodeClassStatus | undefined;
 }
