@@ -7,7 +7,8 @@ import type { KubeConfig, KubernetesObject, V1DaemonSet, V1PodDisruptionBudget }
 import type { Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
 import { optsOutOfKarpenter, type SchedulingPod } from "../../core/provisioning/intake.ts";
 import { ResilientInformer, type Backoff } from "./informers.ts";
-import { pagedList, stripManagedFields } from "./paged-list.ts";
+import { slimNode, slimObject, slimPod } from "./cache-transforms.ts";
+import { pagedList } from "./paged-list.ts";
 
 /** The kinds the state watches. */
 export type Kind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs";
@@ -39,11 +40,13 @@ export interface ClusterStateOptions {
 
 type AnyInformer = ResilientInformer<KubernetesObject>;
 
-function specs(kc: KubeConfig): Record<Kind, { path: string; list: () => Promise<unknown> }> {
-  const at = (path: string) => ({ path, list: () => pagedList(kc, path, { transform: stripManagedFields }) });
+interface InformerSpec { readonly path: string; readonly list: () => Promise<unknown>; readonly transform: (obj: KubernetesObject) => KubernetesObject }
+
+function specs(kc: KubeConfig): Record<Kind, InformerSpec> {
+  const at = (path: string, transform: InformerSpec["transform"] = slimObject): InformerSpec => ({ path, transform, list: () => pagedList(kc, path, { transform }) });
   return {
-    pods: at("/api/v1/pods"),
-    nodes: at("/api/v1/nodes"),
+    pods: at("/api/v1/pods", slimPod),
+    nodes: at("/api/v1/nodes", slimNode),
     nodepools: at("/apis/karpenter.sh/v1/nodepools"),
     nodeclaims: at("/apis/karpenter.sh/v1/nodeclaims"),
     ec2nodeclasses: at("/apis/karpenter.k8s.aws/v1/ec2nodeclasses"),
@@ -89,9 +92,9 @@ export class ClusterState {
   private podIndex = new Map<string, Pod[]>();
 
   constructor(options: ClusterStateOptions) {
-    for (const [kind, spec] of Object.entries(specs(options.kubeConfig)) as [Kind, { path: string; list: () => Promise<unknown> }][]) {
+    for (const [kind, spec] of Object.entries(specs(options.kubeConfig)) as [Kind, InformerSpec][]) {
       const informer = new ResilientInformer<KubernetesObject>({
-        kubeConfig: options.kubeConfig, path: spec.path, list: spec.list as never, transform: stripManagedFields,
+        kubeConfig: options.kubeConfig, path: spec.path, list: spec.list as never, transform: spec.transform,
         ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
         onError: (error) => options.onError?.(kind, error),
       });
@@ -120,6 +123,7 @@ export class ClusterState {
   daemonSets(): readonly V1DaemonSet[] { return this.list<V1DaemonSet>("daemonsets"); }
   pdbs(): readonly V1PodDisruptionBudget[] { return this.list<V1PodDisruptionBudget>("pdbs"); }
 
+  pod(namespace: string, name: string): Pod | undefined { return this.informers.get("pods")?.get(name, namespace) as unknown as Pod | undefined; }
   node(name: string): Node | undefined { return this.informers.get("nodes")?.get(name) as unknown as Node | undefined; }
   nodeClaim(name: string): NodeClaim | undefined { return (this.informers.get("nodeclaims")?.get(name) as unknown as NodeClaim | undefined) ?? this.created.get(name)?.obj; }
 

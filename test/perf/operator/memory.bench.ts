@@ -5,31 +5,52 @@
  * sync and the child's RSS (from /proc, after a settle period and a full GC), its peak RSS, and its
  * V8 heap. V8 grows the young generation up to 2 × 64 MiB under allocation bursts (the initial
  * list) and keeps it, so the variants bound it (--max-semi-space-size) or trade JIT speed for size.
+ * "shipped" runs the operator as manifests/operator/deployment.yaml does (its NODE_OPTIONS and malloc
+ * settings, Node's compile cache warm as the image ships it); the 300 MiB target is judged on it.
  * Usage: node test/perf/operator/memory.bench.ts [--nodes 1000] [--pods 10000] [--concurrency 48] [--settle 10s]
- *          [--variants default,semi-space-2,optimize-for-size]
+ *          [--variants shipped,default,semi-space-2,optimize-for-size]
  */
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { KubeConfig } from "@kubernetes/client-node";
+import { parse as parseYaml } from "yaml";
 import { parseDuration } from "../../../policies/domain/duration.ts";
 import { startEnvironment } from "../../harness/environment.ts";
 import { installCrds } from "../../harness/crds.ts";
 import { generatedCrds } from "../../harness/karpenter-crds.ts";
 import { benchNode, benchPod, create, forEachConcurrently, patchPodStatus, runningStatus } from "./cluster-objects.ts";
 
-const { values } = parseArgs({ options: { nodes: { type: "string", default: "1000" }, pods: { type: "string", default: "10000" }, concurrency: { type: "string", default: "48" }, settle: { type: "string", default: "10s" }, variants: { type: "string", default: "default,semi-space-2,optimize-for-size" } } });
+const { values } = parseArgs({ options: { nodes: { type: "string", default: "1000" }, pods: { type: "string", default: "10000" }, concurrency: { type: "string", default: "48" }, settle: { type: "string", default: "10s" }, variants: { type: "string", default: "shipped,default,semi-space-2,optimize-for-size" } } });
 const nodeCount = Number(values.nodes);
 const podCount = Number(values.pods);
 const concurrency = Number(values.concurrency);
 const settleMs = Number(parseDuration(values.settle));
 const NAMESPACES = 10;
-const VARIANTS: Readonly<Record<string, readonly string[]>> = { "default": [], "semi-space-2": ["--max-semi-space-size=2"], "optimize-for-size": ["--optimize-for-size"] };
+/** How the operator process runs: V8 flags, extra environment, and whether Node's compile cache is on (and warm). */
+interface Variant { readonly name: string; readonly flags: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly compileCache: boolean }
+
+/** The Node/glibc settings manifests/operator/deployment.yaml gives the operator container. */
+function shippedEnv(): Record<string, string> {
+  const doc = parseYaml(readFileSync(path.join(import.meta.dirname, "../../../manifests/operator/deployment.yaml"), "utf8")) as { spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } } };
+  const env = doc.spec.template.spec.containers[0]?.env ?? [];
+  return Object.fromEntries(env.filter((e) => /^(NODE_OPTIONS|MALLOC_|UV_)/.test(e.name) && e.value !== undefined).map((e) => [e.name, e.value ?? ""]));
+}
+
+const VARIANTS: Readonly<Record<string, () => Variant>> = {
+  "default": () => ({ name: "default", flags: [], env: {}, compileCache: false }),
+  "semi-space-2": () => ({ name: "semi-space-2", flags: ["--max-semi-space-size=2"], env: {}, compileCache: false }),
+  "optimize-for-size": () => ({ name: "optimize-for-size", flags: ["--optimize-for-size"], env: {}, compileCache: false }),
+  // What a Deployment from manifests/operator runs: its env, and the compile cache the image ships warm.
+  "shipped": () => ({ name: "shipped", flags: [], env: shippedEnv(), compileCache: true }),
+};
 const variants = values.variants.split(",").map((v) => {
-  const flags = VARIANTS[v];
-  if (flags === undefined) throw new Error(`--variants: unknown variant ${v} (known: ${Object.keys(VARIANTS).join(", ")})`);
-  return { name: v, flags };
+  const variant = VARIANTS[v];
+  if (variant === undefined) throw new Error(`--variants: unknown variant ${v} (known: ${Object.keys(VARIANTS).join(", ")})`);
+  return variant();
 });
 
 function procStatus(pid: number): { rssMiB: number; peakMiB: number } {
@@ -50,9 +71,21 @@ async function populate(kc: KubeConfig): Promise<{ seconds: number }> {
   return { seconds: (performance.now() - t) / 1000 };
 }
 
-function runOperator(kubeconfig: string, awsEndpoint: string, flags: readonly string[]): Promise<{ synced: Record<string, number>; memory: Record<string, number>; proc: { rssMiB: number; peakMiB: number } }> {
+/** Loads every operator module once with the compile cache on, as the image build does. */
+function warmCompileCache(dir: string): void {
+  const main = pathToFileURL(path.join(import.meta.dirname, "../../../operator/main.ts")).href;
+  const warm = spawnSync(process.execPath, ["--input-type=module", "-e", `import m from "node:module"; m.enableCompileCache(${JSON.stringify(dir)}); await import(${JSON.stringify(main)}); m.flushCompileCache();`], { stdio: "inherit" });
+  if (warm.status !== 0) throw new Error("warming the compile cache failed");
+}
+
+function runOperator(kubeconfig: string, awsEndpoint: string, variant: Variant): Promise<{ synced: Record<string, number>; memory: Record<string, number>; proc: { rssMiB: number; peakMiB: number } }> {
   const args = ["--kubeconfig", kubeconfig, "--aws-endpoint", awsEndpoint, "--nodes", String(nodeCount), "--pods", String(podCount), "--memory-after", String(settleMs)];
-  const child = spawn(process.execPath, [...flags, "--expose-gc", path.join(import.meta.dirname, "operator-process.ts"), ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  if (variant.compileCache) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "kerf-compile-cache-"));
+    warmCompileCache(dir);
+    args.push("--compile-cache", dir);
+  }
+  const child = spawn(process.execPath, [...variant.flags, "--expose-gc", path.join(import.meta.dirname, "operator-process.ts"), ...args], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...variant.env } });
   return new Promise((resolve, reject) => {
     let synced: Record<string, number> = {};
     let buffer = "";
@@ -83,22 +116,22 @@ try {
   const f = (n: number | undefined): string => (n ?? 0).toFixed(1);
   const rows: string[] = [];
   const results: string[] = [];
-  let defaultRss = Number.NaN;
+  let shippedRss = Number.NaN;
   for (const variant of variants) {
-    const { synced, memory, proc } = await runOperator(env.state.kubeconfig, env.state.awsEndpoint ?? "", variant.flags);
-    if (variant.name === "default") defaultRss = proc.rssMiB;
+    const { synced, memory, proc } = await runOperator(env.state.kubeconfig, env.state.awsEndpoint ?? "", variant);
+    if (variant.name === "shipped") shippedRss = proc.rssMiB;
     const syncSeconds = (synced["syncMs"] ?? 0) / 1000;
     rows.push(`| ${variant.name} | ${nodeCount} | ${podCount} | ${syncSeconds.toFixed(2)} | ${f(proc.rssMiB)} | ${f(proc.peakMiB)} | ${f(memory["heapUsedMiB"])} | ${f(memory["heapTotalMiB"])} |`);
-    results.push(`BENCH_RESULT ${JSON.stringify({ name: `operator-memory-${nodeCount}n-${podCount}p-${variant.name}`, flags: variant.flags.join(" "), nodes: nodeCount, pods: podCount, syncSeconds, rssMiB: proc.rssMiB, peakRssMiB: proc.peakMiB, heapUsedMiB: memory["heapUsedMiB"], heapTotalMiB: memory["heapTotalMiB"], target: "rss <= 300 MiB", met: proc.rssMiB <= 300 })}`);
+    results.push(`BENCH_RESULT ${JSON.stringify({ name: `operator-memory-${nodeCount}n-${podCount}p-${variant.name}`, flags: variant.flags.join(" "), env: variant.env, compileCache: variant.compileCache, nodes: nodeCount, pods: podCount, syncSeconds, rssMiB: proc.rssMiB, peakRssMiB: proc.peakMiB, heapUsedMiB: memory["heapUsedMiB"], heapTotalMiB: memory["heapTotalMiB"], target: "rss <= 300 MiB", met: proc.rssMiB <= 300 })}`);
   }
   process.stdout.write([
     `operator memory with ${nodeCount} Nodes / ${podCount} Pods in its caches (own process, settled ${settleMs / 1000} s, after full GC)`,
-    "| V8 flags | nodes | pods | sync s | RSS MiB | peak RSS MiB | heap used MiB | heap total MiB |",
+    "| variant | nodes | pods | sync s | RSS MiB | peak RSS MiB | heap used MiB | heap total MiB |",
     "|---|---|---|---|---|---|---|---|",
     ...rows, ...results,
   ].join("\n") + "\n");
-  // The target is judged on the default flags (what `kerf operator` runs with); the variants are reported for sizing.
-  process.exitCode = Number.isNaN(defaultRss) || defaultRss <= 300 ? 0 : 1;
+  // The target is judged on the shipped configuration (what the operator Deployment runs); the others are reported for sizing.
+  process.exitCode = Number.isNaN(shippedRss) || shippedRss <= 300 ? 0 : 1;
 } finally {
   await env.stop();
 }

@@ -4,22 +4,27 @@
  * providers), no HTTP servers. Prints `SYNCED {json}` once the caches hold the expected objects and,
  * with --memory-after, `MEMORY {json}` after that settle period and a full GC; exits on SIGTERM.
  * Usage: node --expose-gc operator-process.ts --kubeconfig FILE --aws-endpoint URL [--ssm-prefix P]
- *          [--cluster-name N] [--nodes N] [--pods N] [--memory-after MS] [--log FILE]
+ *          [--cluster-name N] [--nodes N] [--pods N] [--memory-after MS] [--log FILE] [--compile-cache DIR]
+ * --compile-cache enables Node's compile cache in DIR before any operator module loads, as the
+ * `kerf` launcher does (and the image ships it warm), so the operator's code is not re-stripped and
+ * re-compiled from source.
  */
+import module from "node:module";
 import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import v8 from "node:v8";
-import { KubeConfig } from "@kubernetes/client-node";
-import { pino } from "pino";
-import { loadConfig } from "../../../operator/config.ts";
-import { startOperator } from "../../../operator/main.ts";
-import { createLogger, silentLogger } from "../../../operator/observability/logger.ts";
 
 const { values } = parseArgs({ options: {
   kubeconfig: { type: "string", default: "" }, "aws-endpoint": { type: "string", default: "" }, "ssm-prefix": { type: "string", default: "/kerf-bench/aws/service" },
   "cluster-name": { type: "string", default: "kerf-bench" }, nodes: { type: "string", default: "0" }, pods: { type: "string", default: "0" },
-  "memory-after": { type: "string" }, log: { type: "string" },
+  "memory-after": { type: "string" }, log: { type: "string" }, "compile-cache": { type: "string" },
 } });
+if (values["compile-cache"] !== undefined) module.enableCompileCache(values["compile-cache"]);
+const { KubeConfig } = await import("@kubernetes/client-node");
+const { pino } = await import("pino");
+const { loadConfig } = await import("../../../operator/config.ts");
+const { startOperator } = await import("../../../operator/main.ts");
+const { createLogger, silentLogger } = await import("../../../operator/observability/logger.ts");
 const started = performance.now();
 const kc = new KubeConfig();
 kc.loadFromFile(values.kubeconfig);
