@@ -17,6 +17,8 @@ export interface RecordedCall {
   readonly path: string;
   readonly query: string;
   readonly status: number;
+  /** When the answer's status line arrived (Date.now()). */
+  readonly at: number;
 }
 
 /** The running proxy; `url` is an https://127.0.0.1:<port> server signed by the environment's CA. */
@@ -41,8 +43,11 @@ export class RecordingProxy {
       const headers = { ...req.headers, host: target.host };
       const upstream = https.request({ hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers, ca: caCert }, (answer) => {
         const [path = "", query = ""] = (req.url ?? "").split("?");
-        calls.push({ method: req.method ?? "", path, query, status: answer.statusCode ?? 0 });
+        calls.push({ method: req.method ?? "", path, query, status: answer.statusCode ?? 0, at: Date.now() });
         res.writeHead(answer.statusCode ?? 502, answer.headers);
+        // Node holds headers back until the first body chunk; a quiet watch would then look
+        // unanswered to its client (client-node's watch() resolves on the headers).
+        res.flushHeaders();
         answer.pipe(res);
       });
       upstream.on("error", () => { if (!res.headersSent) res.writeHead(502); res.end(); });
