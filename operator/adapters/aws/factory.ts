@@ -3,6 +3,7 @@ import type { Catalog } from "../../../policies/domain/catalog/catalog.ts";
 import type { EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
 import { AwsCloudProvider, type ClusterInfo } from "./cloud-provider.ts";
 import { AwsNodeClassCloud } from "./node-class-cloud.ts";
+import { CachedNodeClassResolver } from "./cached-node-class-resolver.ts";
 import { AwsNodeClassResolver } from "./node-class-resolver.ts";
 import { DefaultAmiProvider } from "./providers/ami.ts";
 import { DefaultInstanceProvider } from "./providers/instance.ts";
@@ -35,7 +36,8 @@ export interface AwsProviderDeps {
 /** Everything built, so the operator can share the ICE cache (interruption) and the providers (GC, status). */
 export interface AwsProviderGraph {
   readonly cloudProvider: AwsCloudProvider;
-  readonly resolver: AwsNodeClassResolver;
+  /** Cached for a minute; `resolve(nc, { fresh: true })` asks AWS (the status controller does). */
+  readonly resolver: CachedNodeClassResolver;
   readonly unavailable: UnavailableOfferings;
   readonly launchTemplates: DefaultLaunchTemplateProvider;
   readonly instances: DefaultInstanceProvider;
@@ -46,11 +48,11 @@ export interface AwsProviderGraph {
 
 export function createAwsProviders(settings: AwsProviderSettings, deps: AwsProviderDeps): AwsProviderGraph {
   const { ec2, ssm } = deps.apis ?? awsApis(settings.aws);
-  const resolver = new AwsNodeClassResolver({
+  const resolver = new CachedNodeClassResolver({ now: () => deps.clock.now().getTime(), inner: new AwsNodeClassResolver({
     subnets: new DefaultSubnetProvider(ec2),
     securityGroups: new DefaultSecurityGroupProvider(ec2),
     amis: new DefaultAmiProvider({ ec2, ssm, clock: deps.clock, kubernetesVersion: settings.kubernetesVersion, ...(settings.ssmPrefix === undefined ? {} : { ssmPrefix: settings.ssmPrefix }) }),
-  });
+  }) });
   const unavailable = new UnavailableOfferings({ clock: deps.clock });
   const launchTemplates = new DefaultLaunchTemplateProvider({ ec2, clusterName: settings.cluster.name, clock: deps.clock });
   const instances = new DefaultInstanceProvider({ ec2, clusterName: settings.cluster.name });

@@ -30,7 +30,8 @@ function sameStatus(a: EC2NodeClassStatus | undefined, b: EC2NodeClassStatus): b
 
 /** One status reconcile; the status write is skipped when nothing changed. Returns when to look again. */
 export async function reconcileNodeClass(deps: NodeClassControllerDeps, nodeClass: EC2NodeClassLike): Promise<{ requeueAfter: number; status: EC2NodeClassStatus }> {
-  const [facts, profile] = await Promise.all([deps.resolver.resolve(nodeClass), deps.cloud.reconcileInstanceProfile(nodeClass)]);
+  // Fresh: the status shows what the selectors select now, and this refreshes the launch path's cache.
+  const [facts, profile] = await Promise.all([deps.resolver.resolve(nodeClass, { fresh: true }), deps.cloud.reconcileInstanceProfile(nodeClass)]);
   const status = computeNodeClassStatus(nodeClass, facts, profile, deps.clock.now());
   if (!sameStatus(nodeClass.status, status)) await deps.writeStatus(nodeClass.metadata.name, status);
   return { requeueAfter: NODE_CLASS_REFRESH_MS, status };
