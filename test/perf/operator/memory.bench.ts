@@ -17,7 +17,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { KubeConfig } from "@kubernetes/client-node";
-import { parse as parseYaml } from "yaml";
+import { parseAllDocuments } from "yaml";
 import { parseDuration } from "../../../policies/domain/duration.ts";
 import { startEnvironment } from "../../harness/environment.ts";
 import { installCrds } from "../../harness/crds.ts";
@@ -35,8 +35,11 @@ interface Variant { readonly name: string; readonly flags: readonly string[]; re
 
 /** The Node/glibc settings manifests/operator/deployment.yaml gives the operator container. */
 function shippedEnv(): Record<string, string> {
-  const doc = parseYaml(readFileSync(path.join(import.meta.dirname, "../../../manifests/operator/deployment.yaml"), "utf8")) as { spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } } };
-  const env = doc.spec.template.spec.containers[0]?.env ?? [];
+  type Deployment = { kind: string; spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } } };
+  const docs = parseAllDocuments(readFileSync(path.join(import.meta.dirname, "../../../manifests/operator/deployment.yaml"), "utf8")).map((d) => d.toJS() as Deployment);
+  const deployment = docs.find((d) => d.kind === "Deployment");
+  if (deployment === undefined) throw new Error("manifests/operator/deployment.yaml: no Deployment");
+  const env = deployment.spec.template.spec.containers[0]?.env ?? [];
   return Object.fromEntries(env.filter((e) => /^(NODE_OPTIONS|MALLOC_|UV_)/.test(e.name) && e.value !== undefined).map((e) => [e.name, e.value ?? ""]));
 }
 
