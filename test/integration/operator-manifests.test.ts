@@ -45,7 +45,7 @@ async function resourceOf(kc: KubeConfig, obj: ManifestObject): Promise<Resource
   return { base, plural: resource.name, namespaced: resource.namespaced };
 }
 
-/** Server-side apply; `dryRun` persists nothing. Strict field validation turns unknown or duplicate fields into a 422. */
+/** Server-side apply; `dryRun` persists nothing. Strict field validation rejects unknown or duplicate fields (SSA answers 500 "field not declared in schema"). */
 async function apply(kc: KubeConfig, obj: ManifestObject, o: { dryRun: boolean }): Promise<unknown> {
   const r = await resourceOf(kc, obj);
   const collection = `${r.base}/${r.namespaced ? `namespaces/${obj.metadata.namespace ?? ""}/` : ""}${r.plural}`;
