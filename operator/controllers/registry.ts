@@ -10,6 +10,7 @@ import type { NodeClassFinalizerWriter } from "../ports/cluster.ts";
 import type { NodeClassCloud } from "../ports/node-class-cloud.ts";
 import type { NodeClassResolver } from "../ports/node-class-resolver.ts";
 import { collectGarbage } from "./gc/controller.ts";
+import { podMetricsController } from "./metrics/pods.ts";
 import { reconcileNodeClassLifecycle, type NodeClassLifecycleDeps } from "./nodeclass/controller.ts";
 import { reconcileNodeDeletion } from "./node/finalizer.ts";
 import { reconcileNodeClaim } from "./nodeclaim/controller.ts";
@@ -28,7 +29,7 @@ export type WatchVerb = "add" | "update" | "delete";
 /** A watched object, as much as the key mappers read. */
 export interface Watched {
   readonly metadata?: {
-    readonly name?: string | undefined; readonly uid?: string | undefined; readonly generation?: number | undefined; readonly deletionTimestamp?: unknown;
+    readonly name?: string | undefined; readonly namespace?: string | undefined; readonly uid?: string | undefined; readonly generation?: number | undefined; readonly deletionTimestamp?: unknown;
     readonly labels?: Readonly<Record<string, string>> | undefined; readonly ownerReferences?: readonly { readonly kind: string; readonly name: string }[] | undefined;
   } | undefined;
   readonly spec?: { readonly providerID?: string | undefined; readonly nodeName?: string | undefined } | undefined;
@@ -99,6 +100,7 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
     },
     { name: "nodepool.hash", reconcile: (key) => reconcileNodePoolHash(deps, key), watches: { nodepools: own } },
     gcController(deps),
+    podMetricsController(deps),
     provisioningController(deps),
     ...nodeClassControllers(deps),
   ];

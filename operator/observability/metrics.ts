@@ -1,5 +1,6 @@
 /** Every Prometheus metric the operator exports, under Karpenter's names (karpenter-behaviour.md §8), in one place. */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from "prom-client";
+import { POD_STATE_LABELS } from "../core/metrics/pods.ts";
 
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
@@ -16,6 +17,9 @@ function metrics(registry: Registry) {
     nodesTerminationDuration: new Histogram({ name: "karpenter_nodes_termination_duration_seconds", help: "The time taken between a node's deletion request and the removal of its finalizer.", labelNames: ["nodepool"], buckets: durationBuckets, registers: r }),
     nodesDrained: new Counter({ name: "karpenter_nodes_drained_total", help: "The total number of nodes drained by Karpenter.", labelNames: ["nodepool"], registers: r }),
     podsDrained: new Counter({ name: "karpenter_pods_drained_total", help: "Number of pods drained during node termination.", labelNames: ["reason"], registers: r }),
+    podsState: new Gauge({ name: "karpenter_pods_state", help: "Pod state is the current state of pods. This metric can be used several ways as it is labeled by the pod name, namespace, owner, node, nodepool name, zone, architecture, capacity type, instance type and pod phase.", labelNames: POD_STATE_LABELS, registers: r }),
+    // Karpenter's summary: objectives 0, 0.5, 0.9, 0.99 and 1 over client_golang's default 10-minute window of 5 age buckets.
+    podsStartupDuration: new Summary({ name: "karpenter_pods_startup_duration_seconds", help: "The time from pod creation until the pod is running.", percentiles: [0, 0.5, 0.9, 0.99, 1], maxAgeSeconds: 600, ageBuckets: 5, registers: r }),
     podsEvictionRequests: new Counter({ name: "karpenter_pods_eviction_requests_total", help: "The number of eviction requests, by response code.", labelNames: ["code"], registers: r }),
     clusterStateSynced: new Gauge({ name: "karpenter_cluster_state_synced", help: "1 when the cluster state is synced with the apiserver, else 0.", registers: r }),
     clusterStateNodeCount: new Gauge({ name: "karpenter_cluster_state_node_count", help: "Current count of nodes in cluster state.", registers: r }),

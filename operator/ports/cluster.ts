@@ -22,6 +22,8 @@ export interface ClusterReader {
   nodeByProviderID(providerID: string): Node | undefined;
   nodeClaimByProviderID(providerID: string): NodeClaim | undefined;
   podsOnNode(nodeName: string): readonly Pod[];
+  pod(namespace: string, name: string): Pod | undefined;
+  pods(): readonly Pod[];
   nodePool(name: string): CustomObjectLike | undefined;
   nodePools(): readonly CustomObjectLike[];
   nodeClass(name: string): CustomObjectLike | undefined;

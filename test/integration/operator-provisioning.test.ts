@@ -11,6 +11,14 @@ import { replica } from "./operator-fixtures.ts";
 import { NODECLAIMS, ON_DEMAND, WORKSHOP_FAMILIES, consistency, createInflate, createNodePool, isReady, liveInstances, nodeClaims, prepareCluster, runningPods, scaleInflate, type Claim } from "./provisioning-fixtures.ts";
 
 const instanceTypeOf = (c: Claim): string => c.metadata.labels?.["node.kubernetes.io/instance-type"] ?? "";
+const leaderOf = (replicas: readonly RunningOperator[]): RunningOperator => {
+  const leader = replicas.find((r) => r.isLeader());
+  assert.ok(leader !== undefined, "one replica leads");
+  return leader;
+};
+/** The leader's karpenter_pods_state series of one namespace (only the leader runs controllers). */
+const podStates = async (op: RunningOperator, namespace: string): Promise<Record<string, string>[]> =>
+  (await op.metrics.podsState.get()).values.filter((v) => v.labels["namespace"] === namespace && v.value === 1).map((v) => v.labels as Record<string, string>);
 const created = async (op: RunningOperator): Promise<number> => (await op.metrics.nodeClaimsCreated.get()).values.reduce((n, v) => n + v.value, 0);
 
 void describe("the EKS workshop inflate scenario on the real apiserver, scheduler, kwok and moto", () => {
@@ -54,6 +62,22 @@ void describe("the EKS workshop inflate scenario on the real apiserver, schedule
       const np = (await env.kubeConfig.makeApiClient(CustomObjectsApi).getClusterCustomObject({ group: "karpenter.sh", version: "v1", plural: "nodepools", name: "default" })) as { metadata: { annotations?: Record<string, string> }; spec: Record<string, unknown> };
       return np.metadata.annotations?.["karpenter.sh/nodepool-hash"] === undefined ? undefined : np;
     }, 10_000, 100);
+    // karpenter_pods_state: one series per inflate pod, labelled with its phase, owner and its Node's labels; startups observed.
+    const node = await env.kubeConfig.makeApiClient(CoreV1Api).readNode({ name: claims[0]?.status?.nodeName ?? "" });
+    const nodeLabels = node.metadata?.labels ?? {};
+    const states = await eventually("a Running karpenter_pods_state series per inflate pod", async () => {
+      const all = await podStates(leaderOf(replicas), namespace);
+      return all.length === 5 && all.every((s) => s["phase"] === "Running") ? all : undefined;
+    }, 10_000, 100);
+    assert.deepEqual(states.map((s) => s["name"]).sort(), pods.map((p) => p.name).sort());
+    for (const s of states) {
+      assert.match(s["owner"] ?? "", new RegExp(`^/apis/apps/v1/namespaces/${namespace}/replicasets/inflate-`));
+      assert.deepEqual([s["node"], s["nodepool"], s["instance_type"], s["capacity_type"], s["zone"], s["arch"]],
+        [node.metadata?.name, "default", "m5.large", "on-demand", nodeLabels["topology.kubernetes.io/zone"] ?? "", nodeLabels["kubernetes.io/arch"] ?? ""]);
+    }
+    const startups = (await leaderOf(replicas).metrics.podsStartupDuration.get()).values.find((v) => v.metricName === "karpenter_pods_startup_duration_seconds_count")?.value ?? 0;
+    assert.ok(startups >= 5, `5 inflate pods seen Pending then Ready (${startups} observed)`);
+
     const stamp = { "karpenter.sh/nodepool-hash": nodePoolHash(pool), "karpenter.sh/nodepool-hash-version": "v3" };
     assert.deepEqual({ "karpenter.sh/nodepool-hash": pool.metadata.annotations?.["karpenter.sh/nodepool-hash"], "karpenter.sh/nodepool-hash-version": pool.metadata.annotations?.["karpenter.sh/nodepool-hash-version"] }, stamp);
     const claimAnnotations = (claims[0]?.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {};
@@ -92,5 +116,10 @@ void describe("the EKS workshop inflate scenario on the real apiserver, schedule
     }, 60_000, 250);
     log("replacement running");
     assert.ok(!(await nodeClaims(env)).some((c) => c.metadata.name === victim.metadata.name));
+    // The drained pods' karpenter_pods_state series went with them: exactly one series per pod that exists.
+    await eventually("karpenter_pods_state to hold exactly the inflate pods that exist", async () => {
+      const [states, existing] = await Promise.all([podStates(leaderOf(replicas), namespace), env.kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({ namespace })]);
+      return JSON.stringify(states.map((s) => s["name"]).sort()) === JSON.stringify(existing.items.map((p) => p.metadata?.name).sort());
+    }, 30_000, 250);
   });
 });

@@ -37,6 +37,8 @@ export class KubeCluster implements Cluster {
   nodeByProviderID(providerID: string): Node | undefined { return this.state.nodeByProviderID(providerID); }
   nodeClaimByProviderID(providerID: string): NodeClaim | undefined { return this.state.nodeClaimByProviderID(providerID); }
   podsOnNode(nodeName: string): readonly Pod[] { return this.state.podsOnNode(nodeName); }
+  pod(namespace: string, name: string): Pod | undefined { return this.state.pod(namespace, name); }
+  pods(): readonly Pod[] { return this.state.pods(); }
   nodePool(name: string): CustomObjectLike | undefined { return this.state.nodePool(name); }
   nodeClass(name: string): CustomObjectLike | undefined { return this.state.nodeClass(name); }
   nodePools(): readonly CustomObjectLike[] { return this.state.nodePools(); }
