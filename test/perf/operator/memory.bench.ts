@@ -49,6 +49,10 @@ const VARIANTS: Readonly<Record<string, () => Variant>> = {
   "optimize-for-size": () => ({ name: "optimize-for-size", flags: ["--optimize-for-size"], env: {}, compileCache: false }),
   // What a Deployment from manifests/operator runs: its env, and the compile cache the image ships warm.
   "shipped": () => ({ name: "shipped", flags: [], env: shippedEnv(), compileCache: true }),
+  // Candidates for the shipped settings: the shipped ones plus one change each.
+  "shipped+optimize-for-size": () => ({ name: "shipped+optimize-for-size", flags: ["--optimize-for-size"], env: shippedEnv(), compileCache: true }),
+  "shipped+trim": () => ({ name: "shipped+trim", flags: [], env: { ...shippedEnv(), MALLOC_TRIM_THRESHOLD_: "131072" }, compileCache: true }),
+  "shipped+semi-space-2": () => ({ name: "shipped+semi-space-2", flags: ["--max-semi-space-size=2"], env: shippedEnv(), compileCache: true }),
 };
 const variants = values.variants.split(",").map((v) => {
   const variant = VARIANTS[v];
