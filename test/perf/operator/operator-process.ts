@@ -28,7 +28,7 @@ const { createLogger, silentLogger } = await import("../../../operator/observabi
 const started = performance.now();
 const kc = new KubeConfig();
 kc.loadFromFile(values.kubeconfig);
-const config = loadConfig({ argv: [], env: { CLUSTER_NAME: values["cluster-name"], AWS_REGION: "us-east-1", AWS_ENDPOINT_URL: values["aws-endpoint"], DISABLE_LEADER_ELECTION: "true", LEADER_ELECTION_IDENTITY: "bench" } });
+const config = loadConfig({ argv: [], env: { CLUSTER_NAME: values["cluster-name"], AWS_REGION: "us-east-1", AWS_ENDPOINT_URL: values["aws-endpoint"], CLUSTER_ENDPOINT: kc.getCurrentCluster()?.server ?? "", DISABLE_LEADER_ELECTION: "true", LEADER_ELECTION_IDENTITY: "bench" } });
 const logger = values.log === undefined ? silentLogger() : createLogger("info", pino.destination({ dest: values.log, sync: false }));
 const operator = await startOperator(config, { kubeConfig: kc, logger, serveHttp: false, awsCredentials: { accessKeyId: "testing", secretAccessKey: "testing" }, ssmPrefix: values["ssm-prefix"] });
 while (!(operator.state.synced && operator.state.nodes().length >= Number(values.nodes) && operator.state.pods().length >= Number(values.pods))) await sleep(100);
