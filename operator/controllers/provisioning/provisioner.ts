@@ -61,10 +61,14 @@ export class Provisioner {
     const view = this.view();
     const pending = this.deps.cluster.pendingPods();
     if (pending.length === 0 && !view.nodeClaims.some((c) => c.metadata?.deletionTimestamp !== undefined) && !view.nodes.some((n) => n.metadata?.deletionTimestamp !== undefined)) return undefined;
+    const listed = performance.now();
     const instanceTypes = await this.instanceTypes(view.nodePools);
     const started = performance.now();
     const plan = planProvisioning({ cluster: view, pending, instanceTypes });
-    this.deps.metrics.schedulingDuration.observe({ controller: CONTROLLER }, (performance.now() - started) / 1000);
+    const solved = performance.now();
+    this.deps.metrics.schedulingDuration.observe({ controller: CONTROLLER }, (solved - started) / 1000);
+    // Karpenter's message, so log queries carry over; durations say where a slow batch spent its time.
+    if (plan.claims.length > 0) this.deps.logger.info({ pods: pending.length, nodeclaims: plan.claims.length, instanceTypesMs: Math.round(started - listed), solveMs: Math.round(solved - started) }, "computed new nodeclaim(s) to fit pod(s)");
     this.deps.metrics.schedulerQueueDepth.set({ controller: CONTROLLER }, pending.length);
     this.deps.metrics.unschedulablePods.set({ controller: CONTROLLER }, plan.podErrors.length);
     await this.apply(plan);
