@@ -21,7 +21,7 @@ import { provisioningController, type BatchDurations } from "./provisioning/cont
 import { WorkQueue, type Reconcile } from "./runtime.ts";
 
 /** The kinds cluster state watches (names as in adapters/kube/cluster-state.ts). */
-export type WatchKind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs";
+export type WatchKind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs" | "volumeattachments";
 
 /** What happened to a watched object. */
 export type WatchVerb = "add" | "update" | "delete";
@@ -90,7 +90,8 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
       name: "nodeclaim.lifecycle",
       concurrency: 10,
       reconcile: (key) => reconcileNodeClaim(deps, key),
-      watches: { nodeclaims: own, nodes: (n) => nodeClaimOfNode(deps, n), pods: (p) => nodeClaimOfPod(deps, p) },
+      // A VolumeAttachment names its Node in spec.nodeName, as a pod does: its deletion wakes a termination waiting on it.
+      watches: { nodeclaims: own, nodes: (n) => nodeClaimOfNode(deps, n), pods: (p) => nodeClaimOfPod(deps, p), volumeattachments: (va) => nodeClaimOfPod(deps, va) },
     },
     { name: "node.termination", reconcile: (key) => reconcileNodeDeletion(deps.cluster, key), watches: { nodes: own } },
     {

@@ -1,6 +1,7 @@
 /** The cluster port: what controllers read from the informer caches and write to the apiserver. Implemented by adapters/kube/kube-cluster.ts. */
 import type { Condition, Node, NodeClaim, OwnerReference, Pod, Quantities, Taint } from "../core/lifecycle/objects.ts";
 import type { ClusterView, NodeClaimManifest } from "../core/provisioning/plan.ts";
+import type { ClaimRef, VolumeAttachmentLike } from "../core/termination/volume-detach.ts";
 
 /** A NodePool or EC2NodeClass as raw custom-object JSON. */
 export interface CustomObjectLike {
@@ -22,6 +23,8 @@ export interface ClusterReader {
   nodeByProviderID(providerID: string): Node | undefined;
   nodeClaimByProviderID(providerID: string): NodeClaim | undefined;
   podsOnNode(nodeName: string): readonly Pod[];
+  /** storage.k8s.io/v1 VolumeAttachments whose spec.nodeName is `nodeName`. */
+  volumeAttachmentsOnNode(nodeName: string): readonly VolumeAttachmentLike[];
   pod(namespace: string, name: string): Pod | undefined;
   pods(): readonly Pod[];
   nodePool(name: string): CustomObjectLike | undefined;
@@ -98,5 +101,11 @@ export interface FinalizedObject {
   readonly metadata?: { readonly name?: string | undefined; readonly resourceVersion?: string | undefined; readonly finalizers?: readonly string[] | undefined } | undefined;
 }
 
+/** Reads not served from the caches: each is an apiserver request and may throw a KubeApiError. */
+export interface ClusterLookups {
+  /** The PersistentVolume names bound to `claims` (one GET each); claims that do not exist or are not bound yet are left out. */
+  persistentVolumeNames(claims: readonly ClaimRef[]): Promise<ReadonlySet<string>>;
+}
+
 /** Reads and writes together, as controllers receive them. */
-export type Cluster = ClusterReader & ClusterWriter;
+export type Cluster = ClusterReader & ClusterWriter & ClusterLookups;

@@ -1,9 +1,9 @@
 /**
- * The operator's in-memory cluster state: self-restarting informers for the seven kinds it reads,
+ * The operator's in-memory cluster state: self-restarting informers for the eight kinds it reads,
  * providerID and node-name indexes, the pending-pod view the provisioner starts from (behaviour §1.1)
  * and a frozen snapshot value for the pure core. Objects in the caches are shared: never mutate them.
  */
-import type { KubeConfig, KubernetesObject, V1DaemonSet, V1PodDisruptionBudget } from "@kubernetes/client-node";
+import type { KubeConfig, KubernetesObject, V1DaemonSet, V1PodDisruptionBudget, V1VolumeAttachment } from "@kubernetes/client-node";
 import type { Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
 import { optsOutOfKarpenter, type SchedulingPod } from "../../core/provisioning/intake.ts";
 import { ResilientInformer, type Backoff } from "./informers.ts";
@@ -11,8 +11,8 @@ import { slimNode, slimObject, slimPod } from "./cache-transforms.ts";
 import { pagedList } from "./paged-list.ts";
 
 /** The kinds the state watches. */
-export type Kind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs";
-export const KINDS: readonly Kind[] = ["pods", "nodes", "nodepools", "nodeclaims", "ec2nodeclasses", "daemonsets", "pdbs"];
+export type Kind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs" | "volumeattachments";
+export const KINDS: readonly Kind[] = ["pods", "nodes", "nodepools", "nodeclaims", "ec2nodeclasses", "daemonsets", "pdbs", "volumeattachments"];
 
 /** A NodePool or EC2NodeClass as the state keeps it (raw custom object JSON). */
 export interface CustomObject extends KubernetesObject { readonly spec?: Record<string, unknown>; readonly status?: Record<string, unknown> }
@@ -52,6 +52,8 @@ function specs(kc: KubeConfig): Record<Kind, InformerSpec> {
     ec2nodeclasses: at("/apis/karpenter.k8s.aws/v1/ec2nodeclasses"),
     daemonsets: at("/apis/apps/v1/daemonsets"),
     pdbs: at("/apis/policy/v1/poddisruptionbudgets"),
+    // Termination waits for a drained Node's CSI volumes to detach (behaviour §3.2).
+    volumeattachments: at("/apis/storage.k8s.io/v1/volumeattachments"),
   };
 }
 
@@ -122,6 +124,7 @@ export class ClusterState {
   nodeClasses(): readonly CustomObject[] { return this.list<CustomObject>("ec2nodeclasses"); }
   daemonSets(): readonly V1DaemonSet[] { return this.list<V1DaemonSet>("daemonsets"); }
   pdbs(): readonly V1PodDisruptionBudget[] { return this.list<V1PodDisruptionBudget>("pdbs"); }
+  volumeAttachments(): readonly V1VolumeAttachment[] { return this.list<V1VolumeAttachment>("volumeattachments"); }
 
   pod(namespace: string, name: string): Pod | undefined { return this.informers.get("pods")?.get(name, namespace) as unknown as Pod | undefined; }
   node(name: string): Node | undefined { return this.informers.get("nodes")?.get(name) as unknown as Node | undefined; }

@@ -3,6 +3,7 @@ import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client
 import type { Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
 import { toIso } from "../../core/lifecycle/objects.ts";
 import type { ClusterView, NodeClaimManifest } from "../../core/provisioning/plan.ts";
+import type { ClaimRef, VolumeAttachmentLike } from "../../core/termination/volume-detach.ts";
 import type { Cluster, CustomObjectLike, EvictionOutcome, NodeClaimStatusPatch, NodePatch } from "../../ports/cluster.ts";
 import { kube, kubeIgnoreNotFound, mergePatch } from "./client.ts";
 import { isProvisionable, type ClusterState } from "./cluster-state.ts";
@@ -22,11 +23,13 @@ export class KubeCluster implements Cluster {
   private readonly state: ClusterState;
   private readonly custom: CustomObjectsApi;
   private readonly nodesOps: NodeOperations;
+  private readonly core: CoreV1Api;
 
   constructor(kubeConfig: KubeConfig, state: ClusterState) {
     this.state = state;
     this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
-    this.nodesOps = new NodeOperations(kubeConfig.makeApiClient(CoreV1Api));
+    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.nodesOps = new NodeOperations(this.core);
   }
 
   get synced(): boolean { return this.state.synced; }
@@ -37,6 +40,13 @@ export class KubeCluster implements Cluster {
   nodeByProviderID(providerID: string): Node | undefined { return this.state.nodeByProviderID(providerID); }
   nodeClaimByProviderID(providerID: string): NodeClaim | undefined { return this.state.nodeClaimByProviderID(providerID); }
   podsOnNode(nodeName: string): readonly Pod[] { return this.state.podsOnNode(nodeName); }
+  volumeAttachmentsOnNode(nodeName: string): readonly VolumeAttachmentLike[] { return this.state.volumeAttachments().filter((va) => va.spec?.nodeName === nodeName); }
+
+  async persistentVolumeNames(claims: readonly ClaimRef[]): Promise<ReadonlySet<string>> {
+    const read = (c: ClaimRef) => kubeIgnoreNotFound(`reading persistentvolumeclaim ${c.namespace}/${c.name}`, () => this.core.readNamespacedPersistentVolumeClaim(c));
+    const pvcs = await Promise.all(claims.map(read));
+    return new Set(pvcs.map((pvc) => pvc?.spec?.volumeName ?? "").filter((v) => v !== ""));
+  }
   pod(namespace: string, name: string): Pod | undefined { return this.state.pod(namespace, name); }
   pods(): readonly Pod[] { return this.state.pods(); }
   nodePool(name: string): CustomObjectLike | undefined { return this.state.nodePool(name); }

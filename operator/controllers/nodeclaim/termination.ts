@@ -1,15 +1,17 @@
 /**
  * Termination (the karpenter.sh/termination finalizer): taint karpenter.sh/disrupted:NoSchedule, drain
  * in Karpenter's order through the Eviction API (PDBs and do-not-disrupt honoured until the
- * terminationGracePeriod deadline), terminate the instance, delete the Node, remove the finalizers.
+ * terminationGracePeriod deadline), wait for the Node's VolumeAttachments to go (also until the
+ * deadline), terminate the instance, delete the Node, remove the finalizers.
  * Every pass re-reads state, so a restart at any point resumes where it stopped.
  */
 import { parseDuration } from "../../../policies/domain/duration.ts";
 import { isNodeClaimNotFoundError } from "../../core/errors.ts";
-import type { Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
-import { isTrue, timeMs, toIso } from "../../core/lifecycle/objects.ts";
+import type { Condition, Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
+import { findCondition, isTrue, timeMs, toIso } from "../../core/lifecycle/objects.ts";
 import { Keys } from "../../core/lifecycle/registration.ts";
 import { planDrain, terminationDeadline, type DrainPlan } from "../../core/termination/drain-plan.ts";
+import { blockingAttachments, claimsOfUndrainablePods, deadlinePassed, volumeDetachDecision, type PodWithVolumes, type VolumeAttachmentLike } from "../../core/termination/volume-detach.ts";
 import { evicted, failedDraining, failedTermination } from "../../observability/events.ts";
 import { poolLabels, withCondition, type NodeClaimDeps, type StepResult } from "./deps.ts";
 import { nodeFor } from "./registration.ts";
@@ -79,6 +81,34 @@ async function drain(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node): Pro
   return { requeueAfter: Math.min(DRAIN_POLL_MS, plan.nextDeadlineInMs ?? DRAIN_POLL_MS) };
 }
 
+const differs = (current: Condition | undefined, want: Omit<Condition, "lastTransitionTime">): boolean =>
+  current?.status !== want.status || current.reason !== want.reason || (current.message ?? "") !== (want.message ?? "");
+
+/**
+ * The PersistentVolumes of the Node's undrainable pods (their attachments do not block). Read from
+ * the apiserver only when attachments are left, the deadline has not passed and such a pod holds a claim.
+ */
+async function exemptVolumes(deps: NodeClaimDeps, nodeName: string, attachments: readonly VolumeAttachmentLike[], deadline: number | undefined): Promise<ReadonlySet<string>> {
+  const now = deps.clock.now().getTime();
+  if (attachments.length === 0 || deadlinePassed(now, deadline)) return new Set();
+  // Cached pods are whole V1Pods: spec.volumes is there, the narrow core Pod type just does not declare it.
+  const claims = claimsOfUndrainablePods(deps.cluster.podsOnNode(nodeName) as readonly PodWithVolumes[], now);
+  return claims.length === 0 ? new Set() : deps.cluster.persistentVolumeNames(claims);
+}
+
+/** Waits for the drained Node's VolumeAttachments to go, recording VolumesDetached; undefined once termination may go on. */
+async function awaitVolumeDetachment(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node): Promise<StepResult> {
+  const nodeName = node.metadata?.name ?? "";
+  const deadline = deadlineOf(nodeClaim);
+  const attachments = deps.cluster.volumeAttachmentsOnNode(nodeName);
+  const blocking = blockingAttachments(attachments, nodeName, await exemptVolumes(deps, nodeName, attachments, deadline));
+  const decision = volumeDetachDecision(blocking, deps.clock.now().getTime(), deadline);
+  const changed = differs(findCondition(nodeClaim.status?.conditions, decision.condition.type), decision.condition);
+  if (changed) await deps.cluster.patchNodeClaimStatus(nodeClaim, { conditions: withCondition(deps, nodeClaim, decision.condition) });
+  if (!decision.proceed) return { requeueAfter: decision.retryInMs ?? DRAIN_POLL_MS };
+  return changed ? {} : undefined;
+}
+
 /** Terminates the instance; undefined once the cloud reports it gone. */
 async function terminateInstance(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<StepResult> {
   const providerID = nodeClaim.status?.providerID ?? "";
@@ -116,7 +146,7 @@ export async function terminate(deps: NodeClaimDeps, nodeClaim: NodeClaim): Prom
   if (!(nodeClaim.metadata?.finalizers ?? []).includes(Keys.finalizer)) return {};
   const node = nodeFor(deps, nodeClaim);
   const steps: (() => Promise<StepResult>)[] = [() => ensureDeadline(deps, nodeClaim)];
-  if (node !== undefined) steps.push(() => ensureTainted(deps, node), () => drain(deps, nodeClaim, node));
+  if (node !== undefined) steps.push(() => ensureTainted(deps, node), () => drain(deps, nodeClaim, node), () => awaitVolumeDetachment(deps, nodeClaim, node));
   steps.push(() => terminateInstance(deps, nodeClaim));
   for (const step of steps) {
     const result = await step();

@@ -36,7 +36,8 @@ function tolerates(t: Toleration): boolean {
   return effectOk && t.key === DISRUPTED_TAINT.key && (t.value ?? "") === "";
 }
 
-function isMirror(pod: Pod): boolean {
+/** Whether the pod is a mirror (static) pod: the kubelet owns it, the API cannot evict it. */
+export function isMirror(pod: Pod): boolean {
   return pod.metadata?.annotations?.["kubernetes.io/config.mirror"] !== undefined || (pod.metadata?.ownerReferences ?? []).some((o) => o.kind === "Node");
 }
 
@@ -44,12 +45,17 @@ function isDaemonSetPod(pod: Pod): boolean {
   return (pod.metadata?.ownerReferences ?? []).some((o) => o.kind === "DaemonSet" && o.controller === true);
 }
 
+/** Whether the pod tolerates karpenter.sh/disrupted:NoSchedule (the drain leaves it running). */
+export function toleratesDisruption(pod: Pod): boolean {
+  return (pod.spec?.tolerations ?? []).some(tolerates);
+}
+
 /** Whether the pod needs draining at all: not terminal, not a mirror pod, not tolerating karpenter.sh/disrupted. */
 export function needsDrain(pod: Pod): boolean {
   const phase = pod.status?.phase;
   if (phase === "Succeeded" || phase === "Failed") return false;
   if (isMirror(pod)) return false;
-  return !(pod.spec?.tolerations ?? []).some(tolerates);
+  return !toleratesDisruption(pod);
 }
 
 /** 0..3: Karpenter's eviction priority group. */
