@@ -35,12 +35,30 @@ void describe("operator configuration", () => {
     assert.equal(cfg.leaderElectionNamespace, "karpenter");
   });
 
+  void it("should leave the cluster endpoint and CA bundle to discovery and assume a reachable EKS API by default", () => {
+    const cfg = loadConfig({ argv: [], env: base });
+    assert.equal(cfg.clusterEndpoint, "");
+    assert.equal(cfg.clusterCABundle, "");
+    assert.equal(cfg.isolatedVPC, false);
+  });
+
+  void it("should read Karpenter's cluster endpoint, CA bundle and isolated-VPC settings from flags or their environment variables", () => {
+    const fromEnv = loadConfig({ argv: [], env: { ...base, CLUSTER_ENDPOINT: "https://ABC.gr7.us-east-1.eks.amazonaws.com", CLUSTER_CA_BUNDLE: "Q0E=", ISOLATED_VPC: "true" } });
+    assert.deepEqual([fromEnv.clusterEndpoint, fromEnv.clusterCABundle, fromEnv.isolatedVPC], ["https://ABC.gr7.us-east-1.eks.amazonaws.com", "Q0E=", true]);
+    const fromFlags = loadConfig({ argv: ["--cluster-endpoint", "https://10.0.1.5:6443", "--isolated-vpc"], env: { ...base, CLUSTER_ENDPOINT: "https://ignored.example" } });
+    assert.deepEqual([fromFlags.clusterEndpoint, fromFlags.isolatedVPC], ["https://10.0.1.5:6443", true]);
+  });
+
   const bad: { name: string; argv: string[]; env: Record<string, string>; message: RegExp }[] = [
     { name: "a missing cluster name", argv: [], env: { AWS_REGION: "us-east-1" }, message: /clusterName/ },
     { name: "a malformed region", argv: ["--region", "mars"], env: { CLUSTER_NAME: "c" }, message: /region/ },
     { name: "a bad duration", argv: ["--batch-max-duration", "10 s"], env: base, message: /--batch-max-duration/ },
     { name: "an unknown flag", argv: ["--nope"], env: base, message: /nope/ },
     { name: "a bad feature gate", argv: ["--feature-gates", "NodeRepair=yes"], env: base, message: /feature-gates/ },
+    { name: "a cluster endpoint that is not an http(s) URL", argv: [], env: { ...base, CLUSTER_ENDPOINT: "ABC.gr7.us-east-1.eks.amazonaws.com" }, message: /--cluster-endpoint \(CLUSTER_ENDPOINT\): "ABC\.gr7/ },
+    { name: "a cluster endpoint without a host", argv: ["--cluster-endpoint", "https://"], env: base, message: /--cluster-endpoint/ },
+    { name: "a CA bundle that is PEM rather than base64", argv: [], env: { ...base, CLUSTER_CA_BUNDLE: "-----BEGIN CERTIFICATE-----" }, message: /clusterCABundle/ },
+    { name: "an isolated VPC without a cluster endpoint", argv: ["--isolated-vpc"], env: base, message: /--cluster-endpoint \(CLUSTER_ENDPOINT\) is required with --isolated-vpc/ },
     { name: "a port out of range", argv: ["--metrics-port", "70000"], env: base, message: /metrics-port/ },
   ];
   for (const c of bad) {
@@ -49,5 +67,6 @@ void describe("operator configuration", () => {
 
   void it("should document every flag with its environment variable", () => {
     assert.match(usage(), /--interruption-queue .*env INTERRUPTION_QUEUE/);
+    assert.match(usage(), /--cluster-endpoint .*DescribeCluster.*env CLUSTER_ENDPOINT/);
   });
 });

@@ -6,6 +6,12 @@ import { parseDuration } from "../policies/domain/duration.ts";
 /** Every setting the operator reads; durations in milliseconds. */
 export interface OperatorConfig {
   readonly clusterName: string;
+  /** API server URL written into node user data; "" = discovered with EKS DescribeCluster at start. */
+  readonly clusterEndpoint: string;
+  /** Base64 PEM CA of that API server for node user data; "" = DescribeCluster's (discovered endpoint) or the kubeconfig's. */
+  readonly clusterCABundle: string;
+  /** Only AWS services with VPC endpoints are reachable: kerf makes no EKS calls (clusterEndpoint is then required). */
+  readonly isolatedVPC: boolean;
   readonly region: string;
   readonly interruptionQueue: string;
   readonly awsEndpoint: string;
@@ -35,12 +41,15 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = "string" | "duration" | "port" | "boolean";
+type Kind = "string" | "duration" | "port" | "boolean" | "url";
 interface FlagDef { readonly key: keyof OperatorConfig; readonly kind: Kind; readonly def: string; readonly usage: string }
 
 /** Flag name → definition; the env var is the upper snake case of the flag (Karpenter's convention). */
 const FLAGS: Readonly<Record<string, FlagDef>> = {
   "cluster-name": { key: "clusterName", kind: "string", def: "", usage: "EKS cluster name (required); tags and discovery use it" },
+  "cluster-endpoint": { key: "clusterEndpoint", kind: "url", def: "", usage: "API server URL nodes join with (written into user data); empty: discovered with EKS DescribeCluster at start" },
+  "cluster-ca-bundle": { key: "clusterCABundle", kind: "string", def: "", usage: "base64 PEM CA of the API server for user data; empty: DescribeCluster's for a discovered endpoint, else the kubeconfig's" },
+  "isolated-vpc": { key: "isolatedVPC", kind: "boolean", def: "false", usage: "only AWS services with VPC endpoints are reachable: no EKS calls (--cluster-endpoint required; kerf never calls the Pricing API)" },
   "region": { key: "region", kind: "string", def: "", usage: "AWS region (falls back to AWS_REGION)" },
   "interruption-queue": { key: "interruptionQueue", kind: "string", def: "", usage: "SQS queue for interruption events; empty disables interruption handling" },
   "aws-endpoint": { key: "awsEndpoint", kind: "string", def: "", usage: "override the AWS API endpoint (tests: moto)" },
@@ -67,6 +76,7 @@ const schema = {
   required: ["clusterName", "region"],
   properties: {
     clusterName: { type: "string", minLength: 1 },
+    clusterCABundle: { type: "string", pattern: "^[A-Za-z0-9+/]*={0,2}$" },
     region: { type: "string", pattern: "^[a-z]{2}(-[a-z]+)+-[0-9]+$" },
     awsEndpoint: { type: "string", pattern: "^(https?://.+)?$" },
     batchMaxDurationMs: { type: "number", exclusiveMinimum: 0 },
@@ -97,8 +107,22 @@ function parseGates(raw: string): Record<string, boolean> {
   return out;
 }
 
+/** Karpenter's check: an absolute URL with a host (http or https); "" stays "" (discover it). */
+function parseUrl(flag: string, raw: string): string {
+  if (raw === "") return raw;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || !["http:", "https:"].includes(url.protocol) || url.hostname === "") throw new ConfigError(`--${flag} (${envName(flag)}): "${raw}" is not an http(s) URL with a host`);
+  return raw;
+}
+
 function convert(flag: string, def: FlagDef, raw: string): unknown {
   if (def.key === "featureGates") return parseGates(raw);
+  if (def.kind === "url") return parseUrl(flag, raw);
   if (def.kind === "boolean") return raw === "true" || raw === "";
   if (def.kind === "port") {
     const port = Number(raw);
@@ -158,6 +182,8 @@ export function loadConfig(src: ConfigSources): OperatorConfig {
     const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}`);
     throw new ConfigError(problems.join("; "));
   }
+  // Discovery is an EKS call, which an isolated VPC rules out: refuse here rather than at the first launch.
+  if (out["isolatedVPC"] === true && out["clusterEndpoint"] === "") throw new ConfigError("--cluster-endpoint (CLUSTER_ENDPOINT) is required with --isolated-vpc (ISOLATED_VPC): kerf makes no EKS DescribeCluster call there to discover it");
   return Object.freeze({ ...out, featureGates: Object.freeze(out["featureGates"]) }) as unknown as OperatorConfig;
 }
 

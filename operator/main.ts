@@ -2,7 +2,10 @@
 import { hostname } from "node:os";
 import { KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { builtinCatalog } from "../policies/domain/catalog/builtin.ts";
+import { discoverCluster } from "./adapters/aws/cluster-discovery.ts";
 import { createAwsProviders } from "./adapters/aws/factory.ts";
+import { awsEksApi, type AwsClientConfig } from "./adapters/aws/sdk.ts";
+import { kubeconfigCABundle } from "./adapters/kube/ca-bundle.ts";
 import { isConflict } from "./adapters/kube/client.ts";
 import { ClusterState } from "./adapters/kube/cluster-state.ts";
 import { KubeEventRecorder } from "./adapters/kube/event-recorder.ts";
@@ -11,6 +14,7 @@ import { KubeNodeClassFinalizers } from "./adapters/kube/nodeclass-finalizers.ts
 import { LeaderElector } from "./adapters/kube/lease.ts";
 import { loadConfig, type OperatorConfig } from "./config.ts";
 import type { Clock } from "./core/clock.ts";
+import { ClusterDiscoveryError, type ClusterInfo } from "./core/launch-template/cluster-info.ts";
 import type { EC2NodeClassLike } from "./core/launch-template/node-class.ts";
 import { ControllerManager, controllers, type ChangeSource } from "./controllers/registry.ts";
 import { serveProbes, type ListeningServer } from "./observability/http.ts";
@@ -53,10 +57,26 @@ async function kubernetesMinor(kc: KubeConfig, logger: Logger): Promise<string> 
   }
 }
 
-async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: ClusterState, o: { logger: Logger; clock: Clock; overrides: OperatorOverrides }): Promise<{ cloud: CloudProvider; resolver: NodeClassResolver; nodeClassCloud: NodeClassCloud }> {
+function awsClientConfig(config: OperatorConfig, overrides: OperatorOverrides): AwsClientConfig {
+  return { region: config.region, ...(config.awsEndpoint === "" ? {} : { endpoint: config.awsEndpoint }), ...(overrides.awsCredentials === undefined ? {} : { credentials: overrides.awsCredentials }) };
+}
+
+/**
+ * The endpoint, CA and service CIDR node user data carries. Never the operator's own kubeconfig
+ * server: in a pod that is the `kubernetes` Service address, which a booting node cannot reach.
+ */
+async function nodeCluster(config: OperatorConfig, kc: KubeConfig, logger: Logger, overrides: OperatorOverrides): Promise<ClusterInfo> {
+  const settings = { name: config.clusterName, endpoint: config.clusterEndpoint, caBundle: config.clusterCABundle, isolatedVPC: config.isolatedVPC };
+  const cluster = await discoverCluster(settings, { eks: awsEksApi(awsClientConfig(config, overrides)), kubeconfigCA: () => kubeconfigCABundle(kc), logger });
+  if (cluster.caBundle === undefined) logger.warn("no cluster CA bundle (kubeconfig without one, no --cluster-ca-bundle): node user data carries none and AL2023 nodes will not join");
+  logger.info({ endpoint: cluster.endpoint, caBundle: cluster.caBundle !== undefined, serviceCIDR: cluster.serviceCIDR ?? "not discovered" }, "cluster facts for node user data");
+  return cluster;
+}
+
+async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: ClusterState, o: { cluster: ClusterInfo; logger: Logger; clock: Clock; overrides: OperatorOverrides }): Promise<{ cloud: CloudProvider; resolver: NodeClassResolver; nodeClassCloud: NodeClassCloud }> {
   const graph = createAwsProviders({
-    cluster: { name: config.clusterName, endpoint: kc.getCurrentCluster()?.server ?? "" },
-    aws: { region: config.region, ...(config.awsEndpoint === "" ? {} : { endpoint: config.awsEndpoint }), ...(o.overrides.awsCredentials === undefined ? {} : { credentials: o.overrides.awsCredentials }) },
+    cluster: o.cluster,
+    aws: awsClientConfig(config, o.overrides),
     kubernetesVersion: await kubernetesMinor(kc, o.logger),
     ...(o.overrides.ssmPrefix === undefined ? {} : { ssmPrefix: o.overrides.ssmPrefix }),
   }, { catalog: builtinCatalog(), clock: o.clock, nodeClass: async (name) => state.nodeClass(name) as EC2NodeClassLike | undefined });
@@ -74,10 +94,12 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const clock = overrides.clock ?? { now: () => new Date() };
   const kc = overrides.kubeConfig ?? loadKubeConfig(config);
+  // First, before anything starts: without these facts no launched node could join.
+  const nodeClusterInfo = await nodeCluster(config, kc, logger, overrides);
   const metrics = createMetrics({ processMetrics: overrides.serveHttp !== false });
   const state = new ClusterState({ kubeConfig: kc, onError: (kind, err) => logger.warn({ kind, err }, "informer failed; restarting") });
   const cluster = new KubeCluster(kc, state);
-  const { cloud, resolver, nodeClassCloud } = await cloudProvider(config, kc, state, { logger, clock, overrides });
+  const { cloud, resolver, nodeClassCloud } = await cloudProvider(config, kc, state, { cluster: nodeClusterInfo, logger, clock, overrides });
   const events = new KubeEventRecorder({ kubeConfig: kc, logger });
   const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs }, nodeClassResolver: resolver, nodeClassCloud, nodeClassFinalizers: new KubeNodeClassFinalizers(kc), batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs } });
   const manager = new ControllerManager(specs, state as unknown as ChangeSource, { logger, metrics, isConflict });
@@ -114,7 +136,15 @@ export async function runOperator(argv: readonly string[], log: (line: string) =
     log(`${(error as Error).message}\n`);
     return 2;
   }
-  const operator = await startOperator(config);
+  let operator: RunningOperator;
+  try {
+    operator = await startOperator(config);
+  } catch (error) {
+    // A setting to fix, like a config error: one line naming it, no stack trace.
+    if (!(error instanceof ClusterDiscoveryError)) throw error;
+    log(`${error.message.replace(/\s*\n\s*/g, " ")}\n`);
+    return 2;
+  }
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
     process.once("SIGINT", resolve);

@@ -16,13 +16,17 @@ export async function installKarpenterCrds(env: TestEnvironment): Promise<void> 
   await installCrds(env.kubeConfig, crds);
 }
 
-/** A config for a test replica: fast leader election, moto endpoint. */
+/**
+ * A config for a test replica: fast leader election, moto endpoint, and the test apiserver as the
+ * endpoint nodes join with (moto holds no EKS cluster to discover it from; `CLUSTER_ENDPOINT: ""`
+ * in `extra` makes the replica discover it).
+ */
 export function operatorConfig(env: TestEnvironment, identity: string, extra: Record<string, string> = {}): OperatorConfig {
   const aws = env.aws();
   return loadConfig({
     argv: [],
     env: {
-      CLUSTER_NAME: CLUSTER, AWS_REGION: aws.region, AWS_ENDPOINT_URL: aws.endpoint,
+      CLUSTER_NAME: CLUSTER, AWS_REGION: aws.region, AWS_ENDPOINT_URL: aws.endpoint, CLUSTER_ENDPOINT: env.state.apiserverUrl,
       LEADER_ELECTION_NAMESPACE: "default", LEADER_ELECTION_IDENTITY: identity, LEADER_ELECTION_NAME: "kerf-test-leader",
       LEADER_ELECTION_LEASE_DURATION: "3s", LEADER_ELECTION_RENEW_DEADLINE: "2s", LEADER_ELECTION_RETRY_PERIOD: "250ms",
       ...extra,

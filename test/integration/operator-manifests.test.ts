@@ -163,9 +163,11 @@ void describe("manifests/operator on the real apiserver, with the operator runni
     const container = deploymentContainer(deployment, "controller");
     const settings = only<V1ConfigMap>(moved, "ConfigMap");
     const filled = { ...settings, data: { ...settings.data, clusterName: CLUSTER, awsRegion: env.aws().region, logLevel: "debug" } };
-    const environment = { ...containerEnvironment(container, [filled], { name: "kerf-operator-0", namespace }), AWS_ENDPOINT_URL: env.aws().endpoint };
+    // moto holds no EKS cluster to discover the endpoint from: nodes join the test apiserver.
+    const environment = { ...containerEnvironment(container, [filled], { name: "kerf-operator-0", namespace }), AWS_ENDPOINT_URL: env.aws().endpoint, CLUSTER_ENDPOINT: env.state.apiserverUrl };
     const argv = [...(container.command ?? []), ...(container.args ?? [])].slice(2).map((a) => a.replace(/^(--(metrics|health-probe)-port)=\d+$/, "$1=0"));
     const config = loadConfig({ argv, env: environment });
+    assert.equal(config.clusterEndpoint, env.state.apiserverUrl);
     assert.equal(config.disableLeaderElection, false);
     assert.equal(config.leaderElectionNamespace, namespace);
 

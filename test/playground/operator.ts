@@ -16,6 +16,8 @@ export async function startPlaygroundOperator(o: { kubeConfig: KubeConfig; aws: 
     argv: [],
     env: {
       CLUSTER_NAME: o.clusterName, AWS_REGION: o.aws.region, AWS_ENDPOINT_URL: o.aws.endpoint,
+      // Nodes join the local apiserver; moto holds no EKS cluster to discover it from.
+      CLUSTER_ENDPOINT: o.kubeConfig.getCurrentCluster()?.server ?? "",
       DISABLE_LEADER_ELECTION: "true", LEADER_ELECTION_IDENTITY: "kerf-playground", METRICS_PORT: "0", HEALTH_PROBE_PORT: "0",
     },
   });

@@ -57,9 +57,17 @@ void describe("manifests/operator", () => {
     assert.equal(config.leaderElectionNamespace, pod.namespace);
     assert.equal(config.leaderElectionIdentity, pod.name);
     assert.equal(config.awsEndpoint, "", "the real AWS endpoints");
+    assert.equal(config.clusterEndpoint, "", "the endpoint nodes join with is discovered with EKS DescribeCluster");
     assert.equal(config.kubeconfig, "", "in-cluster credentials");
     assert.equal(config.metricsPort, port("http-metrics"));
     assert.equal(config.healthProbePort, port("http"));
+  });
+
+  void it("should pass a configured cluster endpoint to the operator, and refuse one that is not a URL, naming it", () => {
+    const { argv, env } = sources(container, configured({ clusterName: "prod-eu", awsRegion: "eu-west-1", clusterEndpoint: "https://ABC.gr7.eu-west-1.eks.amazonaws.com" }));
+    assert.equal(loadConfig({ argv, env }).clusterEndpoint, "https://ABC.gr7.eu-west-1.eks.amazonaws.com");
+    const typo = sources(container, configured({ clusterName: "prod-eu", awsRegion: "eu-west-1", clusterEndpoint: "ABC.gr7.eu-west-1.eks.amazonaws.com" }));
+    assert.throws(() => loadConfig(typo), (e: unknown) => e instanceof ConfigError && /CLUSTER_ENDPOINT/.test(e.message));
   });
 
   void it("should refuse to start on the shipped placeholders, naming the region", () => {

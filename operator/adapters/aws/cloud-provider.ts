@@ -11,6 +11,7 @@ import { Requirements } from "../../../policies/domain/requirements.ts";
 import { CreateError, InsufficientCapacityError, NodeClaimNotFoundError, NodeClassNotReadyError } from "../../core/errors.ts";
 import { planFleet, type FleetPlan } from "../../core/fleet/plan.ts";
 import { typesByImage } from "../../core/launch-template/amis.ts";
+import type { ClusterInfo } from "../../core/launch-template/cluster-info.ts";
 import type { EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
 import { buildLaunchTemplate } from "../../core/launch-template/template.ts";
 import { parseProviderID, type CloudInstance, type CloudProvider, type LaunchedInstance, type NodeClaimLike } from "../../ports/cloud-provider.ts";
@@ -24,13 +25,8 @@ import type { UnavailableOfferings } from "./providers/unavailable-offerings.ts"
 
 const SPOT_ROLE_ERROR = "AuthFailure.ServiceLinkedRoleCreationNotPermitted";
 
-/** Cluster facts the launch templates need (from the operator config). */
-export interface ClusterInfo {
-  readonly name: string;
-  readonly endpoint: string;
-  readonly caBundle?: string | undefined;
-  readonly serviceCIDR?: string | undefined;
-}
+/** Cluster facts the launch templates need (settings, then EKS DescribeCluster, then the kubeconfig: see discoverCluster). */
+export type { ClusterInfo } from "../../core/launch-template/cluster-info.ts";
 
 /** Dependencies of AwsCloudProvider (named, built in the composition root). */
 export interface AwsCloudProviderDeps {

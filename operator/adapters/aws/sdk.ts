@@ -1,4 +1,4 @@
-/** Narrow EC2, SSM and IAM interfaces (only the calls kerf makes) and their implementation over the AWS SDK v3 clients. */
+/** Narrow EC2, SSM, IAM and EKS interfaces (only the calls kerf makes) and their implementation over the AWS SDK v3 clients. */
 import {
   CreateFleetCommand, CreateLaunchTemplateCommand, DeleteLaunchTemplateCommand, DescribeImagesCommand, DescribeInstancesCommand,
   DescribeLaunchTemplatesCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand, EC2Client, TerminateInstancesCommand,
@@ -8,6 +8,7 @@ import {
   type DescribeLaunchTemplatesCommandOutput, type DescribeSecurityGroupsCommandInput, type DescribeSecurityGroupsCommandOutput,
   type DescribeSubnetsCommandInput, type DescribeSubnetsCommandOutput, type TerminateInstancesCommandInput, type TerminateInstancesCommandOutput,
 } from "@aws-sdk/client-ec2";
+import { DescribeClusterCommand, EKSClient, type DescribeClusterCommandInput, type DescribeClusterCommandOutput } from "@aws-sdk/client-eks";
 import {
   AddRoleToInstanceProfileCommand, CreateInstanceProfileCommand, DeleteInstanceProfileCommand, GetInstanceProfileCommand, IAMClient,
   RemoveRoleFromInstanceProfileCommand, type AddRoleToInstanceProfileCommandInput, type AddRoleToInstanceProfileCommandOutput,
@@ -42,6 +43,11 @@ export interface IamApi {
   addRoleToInstanceProfile(input: AddRoleToInstanceProfileCommandInput): Promise<AddRoleToInstanceProfileCommandOutput>;
   removeRoleFromInstanceProfile(input: RemoveRoleFromInstanceProfileCommandInput): Promise<RemoveRoleFromInstanceProfileCommandOutput>;
   deleteInstanceProfile(input: DeleteInstanceProfileCommandInput): Promise<DeleteInstanceProfileCommandOutput>;
+}
+
+/** The EKS call kerf makes (cluster endpoint, CA and service CIDR at start). */
+export interface EksApi {
+  describeCluster(input: DescribeClusterCommandInput): Promise<DescribeClusterCommandOutput>;
 }
 
 /** Where and as whom to reach AWS; `endpoint` overrides the service endpoint (moto in tests). */
@@ -88,6 +94,16 @@ export function iamApi(client: IAMClient): IamApi {
     removeRoleFromInstanceProfile: (input) => client.send(new RemoveRoleFromInstanceProfileCommand(input)),
     deleteInstanceProfile: (input) => client.send(new DeleteInstanceProfileCommand(input)),
   };
+}
+
+/** EksApi over a real EKSClient. */
+export function eksApi(client: EKSClient): EksApi {
+  return { describeCluster: (input) => client.send(new DescribeClusterCommand(input)) };
+}
+
+/** EksApi from one configuration. */
+export function awsEksApi(config: AwsClientConfig): EksApi {
+  return eksApi(new EKSClient(clientOptions(config)));
 }
 
 /** IamApi from one configuration (IAM is global; the SDK signs for the configured region). */

@@ -14,7 +14,7 @@ export interface BootstrapOptions {
   readonly clusterEndpoint: string;
   /** Base64 PEM of the cluster CA; omitted when unknown. */
   readonly caBundle?: string | undefined;
-  /** Service CIDR (AL2023 nodeadm needs it). */
+  /** Service CIDR from DescribeCluster; undefined when not discovered (each family falls back on its own). */
   readonly clusterCIDR?: string | undefined;
   readonly kubelet: NodeClassKubelet;
   /** Node labels to register with, e.g. karpenter.sh/nodepool and karpenter.sh/capacity-type. */
@@ -36,6 +36,33 @@ export function labelFlag(labels: Readonly<Record<string, string>>): string {
 /** Taints as the kubelet flag spells them: `key=value:Effect,key:Effect`. */
 export function taintFlag(taints: readonly BootstrapTaint[]): string {
   return taints.map((t) => (t.value === undefined || t.value === "" ? `${t.key}:${t.effect}` : `${t.key}=${t.value}:${t.effect}`)).join(",");
+}
+
+/** Whether a CIDR is IPv6 (EKS reports serviceIpv6Cidr for IPv6 clusters). */
+export function isIPv6CIDR(cidr: string): boolean {
+  return cidr.includes(":");
+}
+
+/**
+ * The cluster DNS address bootstrap.sh and nodeadm derive from a service CIDR: the 10th address
+ * (`172.20.0.0/16` → `172.20.0.10`, `fd00:1::/108` → `fd00:1::a`). Undefined when the CIDR has
+ * another shape, so callers leave the choice to the node.
+ */
+export function clusterDNSFromCIDR(cidr: string | undefined): string | undefined {
+  const [address, bits] = (cidr ?? "").split("/");
+  if (address === undefined || bits === undefined) return undefined;
+  if (isIPv6CIDR(address)) return address.endsWith("::") ? `${address}a` : undefined;
+  const value = ipv4Value(address);
+  const prefix = Number(bits);
+  if (value === undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > 28) return undefined;
+  const dns = value - (value % 2 ** (32 - prefix)) + 10;
+  return [24, 16, 8, 0].map((shift) => Math.floor(dns / 2 ** shift) % 256).join(".");
+}
+
+function ipv4Value(address: string): number | undefined {
+  const octets = address.split(".").map(Number);
+  if (octets.length !== 4 || octets.some((o) => !Number.isInteger(o) || o < 0 || o > 255)) return undefined;
+  return octets.reduce((n, o) => n * 256 + o, 0);
 }
 
 /** Mime boundary Karpenter uses. */

@@ -1,5 +1,5 @@
 /** Bottlerocket user data: TOML settings for the kubelet, labels and taints. */
-import type { BootstrapOptions } from "./bootstrap.ts";
+import { clusterDNSFromCIDR, type BootstrapOptions } from "./bootstrap.ts";
 
 function str(value: string): string {
   return JSON.stringify(value);
@@ -15,13 +15,21 @@ function table(name: string, entries: Readonly<Record<string, string | readonly 
   return lines;
 }
 
+/** spec.kubelet.clusterDNS, else the address derived from the discovered service CIDR (else Bottlerocket detects it at boot). */
+function clusterDNS(options: BootstrapOptions): readonly string[] {
+  if (options.kubelet.clusterDNS !== undefined && options.kubelet.clusterDNS.length > 0) return options.kubelet.clusterDNS;
+  const derived = clusterDNSFromCIDR(options.clusterCIDR);
+  return derived === undefined ? [] : [derived];
+}
+
 function scalars(options: BootstrapOptions): string[] {
   const k = options.kubelet;
   const lines = [`api-server = ${str(options.clusterEndpoint)}`, `cluster-name = ${str(options.clusterName)}`];
   if (options.caBundle !== undefined) lines.push(`cluster-certificate = ${str(options.caBundle)}`);
   if (k.maxPods !== undefined) lines.push(`max-pods = ${k.maxPods}`);
   if (k.podsPerCore !== undefined) lines.push(`pods-per-core = ${k.podsPerCore}`);
-  if (k.clusterDNS !== undefined && k.clusterDNS.length > 0) lines.push(`cluster-dns-ip = [${k.clusterDNS.map(str).join(", ")}]`);
+  const dns = clusterDNS(options);
+  if (dns.length > 0) lines.push(`cluster-dns-ip = [${dns.map(str).join(", ")}]`);
   if (k.cpuCFSQuota !== undefined) lines.push(`cpu-cfs-quota-enforced = ${k.cpuCFSQuota}`);
   if (k.imageGCHighThresholdPercent !== undefined) lines.push(`image-gc-high-threshold-percent = ${k.imageGCHighThresholdPercent}`);
   if (k.imageGCLowThresholdPercent !== undefined) lines.push(`image-gc-low-threshold-percent = ${k.imageGCLowThresholdPercent}`);

@@ -5,6 +5,13 @@ import type { NodeClassKubelet } from "./node-class.ts";
 
 const NODEADM_TYPE = "application/node.eks.aws";
 
+/**
+ * The cidr when DescribeCluster did not report one: EKS's default Services CIDR (for VPCs outside
+ * 10.0.0.0/8). nodeadm refuses a NodeConfig without a cidr, and derives the cluster DNS from it
+ * unless spec.kubelet.clusterDNS is set.
+ */
+export const DEFAULT_SERVICE_CIDR = "10.100.0.0/16";
+
 /** The kubelet config keys of EC2NodeClass spec.kubelet, copied as the KubeletConfiguration spells them. */
 const KUBELET_KEYS = [
   "maxPods", "podsPerCore", "clusterDNS", "cpuCFSQuota", "evictionHard", "evictionSoft", "evictionSoftGracePeriod",
@@ -21,7 +28,7 @@ function kubeletConfig(options: BootstrapOptions): Record<string, unknown> {
 function cluster(options: BootstrapOptions): Record<string, unknown> {
   const out: Record<string, unknown> = { name: options.clusterName, apiServerEndpoint: options.clusterEndpoint };
   if (options.caBundle !== undefined) out["certificateAuthority"] = options.caBundle;
-  if (options.clusterCIDR !== undefined) out["cidr"] = options.clusterCIDR;
+  out["cidr"] = options.clusterCIDR ?? DEFAULT_SERVICE_CIDR;
   return out;
 }
 
