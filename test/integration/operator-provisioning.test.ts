@@ -78,7 +78,7 @@ void describe("the EKS workshop inflate scenario on the real apiserver, schedule
     const startups = (await leaderOf(replicas).metrics.podsStartupDuration.get()).values.find((v) => v.metricName === "karpenter_pods_startup_duration_seconds_count")?.value ?? 0;
     assert.ok(startups >= 5, `5 inflate pods seen Pending then Ready (${startups} observed)`);
 
-    const stamp = { "karpenter.sh/nodepool-hash": nodePoolHash(pool), "karpenter.sh/nodepool-hash-version": "v3" };
+    const stamp = { "karpenter.sh/nodepool-hash": nodePoolHash(pool), "karpenter.sh/nodepool-hash-version": "kerf-1" };
     assert.deepEqual({ "karpenter.sh/nodepool-hash": pool.metadata.annotations?.["karpenter.sh/nodepool-hash"], "karpenter.sh/nodepool-hash-version": pool.metadata.annotations?.["karpenter.sh/nodepool-hash-version"] }, stamp);
     const claimAnnotations = (claims[0]?.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {};
     assert.deepEqual({ "karpenter.sh/nodepool-hash": claimAnnotations["karpenter.sh/nodepool-hash"], "karpenter.sh/nodepool-hash-version": claimAnnotations["karpenter.sh/nodepool-hash-version"] }, stamp);

@@ -72,25 +72,31 @@ const claim = (name: string, annotations: Record<string, string>, drifted = fals
 
 void describe("the nodepool.hash controller's decision", () => {
   void it("should write nothing when the NodePool already carries the current hash and version", () => {
-    assert.deepEqual(planHashUpdate(stamped(base, "v3"), [claim("a", {})]), { claims: [] });
+    assert.deepEqual(planHashUpdate(stamped(base, NodePoolHash.version), [claim("a", {})]), { claims: [] });
   });
 
   void it("should re-hash a NodePool whose template changed without touching its NodeClaims (they drift)", () => {
-    const update = planHashUpdate(stamped("123", "v3"), [claim("a", { [NodePoolHash.key]: "123", [NodePoolHash.versionKey]: "v3" })]);
-    assert.deepEqual(update, { pool: { [NodePoolHash.key]: base, [NodePoolHash.versionKey]: "v3" }, claims: [] });
+    const update = planHashUpdate(stamped("123", NodePoolHash.version), [claim("a", { [NodePoolHash.key]: "123", [NodePoolHash.versionKey]: NodePoolHash.version })]);
+    assert.deepEqual(update, { pool: { [NodePoolHash.key]: base, [NodePoolHash.versionKey]: NodePoolHash.version }, claims: [] });
   });
 
   void it("should re-stamp NodeClaims of another hash version with the new hash, keeping their other annotations", () => {
-    const update = planHashUpdate(stamped("123", "v2"), [claim("old", { keep: "me", [NodePoolHash.key]: "123", [NodePoolHash.versionKey]: "v2" }), claim("unstamped", {}), claim("current", { [NodePoolHash.key]: "9", [NodePoolHash.versionKey]: "v3" })]);
-    assert.deepEqual(update.pool, { [NodePoolHash.key]: base, [NodePoolHash.versionKey]: "v3" });
+    const update = planHashUpdate(stamped("123", "v2"), [claim("old", { keep: "me", [NodePoolHash.key]: "123", [NodePoolHash.versionKey]: "v2" }), claim("unstamped", {}), claim("current", { [NodePoolHash.key]: "9", [NodePoolHash.versionKey]: NodePoolHash.version })]);
+    assert.deepEqual(update.pool, { [NodePoolHash.key]: base, [NodePoolHash.versionKey]: NodePoolHash.version });
     assert.deepEqual(update.claims.map((c) => [c.claim.name, c.annotations]), [
-      ["old", { keep: "me", [NodePoolHash.key]: base, [NodePoolHash.versionKey]: "v3" }],
-      ["unstamped", { [NodePoolHash.key]: base, [NodePoolHash.versionKey]: "v3" }],
+      ["old", { keep: "me", [NodePoolHash.key]: base, [NodePoolHash.versionKey]: NodePoolHash.version }],
+      ["unstamped", { [NodePoolHash.key]: base, [NodePoolHash.versionKey]: NodePoolHash.version }],
     ]);
+  });
+
+  void it("should re-stamp, not drift, the NodeClaims of a NodePool Karpenter stamped with its hash version v3", () => {
+    assert.notEqual(NodePoolHash.version, "v3");
+    const update = planHashUpdate(stamped("8392010442519486542", "v3"), [claim("karpenters", { [NodePoolHash.key]: "8392010442519486542", [NodePoolHash.versionKey]: "v3" })]);
+    assert.deepEqual(update.claims.map((c) => [c.claim.name, c.annotations]), [["karpenters", { [NodePoolHash.key]: base, [NodePoolHash.versionKey]: NodePoolHash.version }]]);
   });
 
   void it("should keep the old hash of a NodeClaim that is already Drifted, so it stays drifted", () => {
     const update = planHashUpdate({ ...pool(), metadata: {} }, [claim("drifted", { [NodePoolHash.key]: "123", [NodePoolHash.versionKey]: "v2" }, true)]);
-    assert.deepEqual(update.claims.map((c) => c.annotations), [{ [NodePoolHash.key]: "123", [NodePoolHash.versionKey]: "v3" }]);
+    assert.deepEqual(update.claims.map((c) => c.annotations), [{ [NodePoolHash.key]: "123", [NodePoolHash.versionKey]: NodePoolHash.version }]);
   });
 });

@@ -33,10 +33,12 @@ export const NodePoolHash = {
   key: "karpenter.sh/nodepool-hash",
   versionKey: "karpenter.sh/nodepool-hash-version",
   /**
-   * Karpenter's current NodePool hash version (v3 at v1.0.0 and v1.14.1). Bump it whenever the
-   * hashed fields or their normalisation change, so stamped NodeClaims are re-stamped, not drifted.
+   * kerf's own hash version. Karpenter writes "v3" (v1.0.0–v1.14.1) over Go hashstructure bytes that
+   * kerf does not reproduce, so sharing "v3" would make either tool see the other's NodeClaims as
+   * drifted and replace the fleet; a different version makes both re-stamp instead (behaviour §4.10).
+   * Bump it whenever the hashed fields or their normalisation change.
    */
-  version: "v3",
+  version: "kerf-1",
 } as const;
 
 type Obj = Readonly<Record<string, unknown>>;

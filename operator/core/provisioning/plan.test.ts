@@ -63,7 +63,7 @@ void describe("the provisioning plan's NodeClaims", () => {
     const { metadata, spec } = p.claims[0]!.manifest;
     assert.equal(metadata.generateName, "team-a-");
     assert.deepEqual(metadata.labels, { team: "a", "karpenter.sh/nodepool": "team-a" });
-    assert.deepEqual(metadata.annotations, { "example.com/owner": "a", "karpenter.sh/nodepool-hash": nodePoolHash(pool), "karpenter.sh/nodepool-hash-version": "v3" });
+    assert.deepEqual(metadata.annotations, { "example.com/owner": "a", "karpenter.sh/nodepool-hash": nodePoolHash(pool), "karpenter.sh/nodepool-hash-version": "kerf-1" });
     assert.deepEqual(metadata.ownerReferences, [{ apiVersion: "karpenter.sh/v1", kind: "NodePool", name: "team-a", uid: "uid-team-a", blockOwnerDeletion: true }]);
     assert.deepEqual(spec.nodeClassRef, { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" });
     assert.deepEqual(spec.taints, [{ key: "dedicated", value: "a", effect: "NoSchedule" }]);
