@@ -32,7 +32,7 @@ const CLUSTER = "kerf-bench";
 const SSM_PREFIX = "/kerf-bench/aws/service";
 const IDLE_MS = 1000;
 
-interface BurstResult { readonly pods: number; readonly claims: number; readonly fleets: number; readonly entryMs: number; readonly own: number[]; readonly afterLast: number[]; readonly launch: number[]; readonly joined: number; readonly unmapped: number }
+interface BurstResult { readonly pods: number; readonly claims: number; readonly fleets: number; readonly entryMs: number; readonly pendingMs: number; readonly own: number[]; readonly afterLast: number[]; readonly launch: number[]; readonly joined: number; readonly unmapped: number }
 
 function quantile(sorted: readonly number[], q: number): number {
   return sorted.length === 0 ? Number.NaN : (sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN);
@@ -180,7 +180,10 @@ async function burst(kc: KubeConfig, n: number, o: { proxy: FaultProxy; seen: Ma
   afterLast.sort((a, b) => a - b);
   launch.sort((a, b) => a - b);
   await clean(kc, namespace);
-  return { pods: n, claims: new Set(nominations.values()).size, fleets: o.proxy.createFleetTimes.length - fleetsBefore, entryMs, own, afterLast, launch, joined, unmapped };
+  const pendingAt = [...nominations.keys()].map((pod) => o.seen.get(`${namespace}/${pod}`)).filter((t): t is number => t !== undefined);
+  // From the first create to the last pod turning Unschedulable: how long the burst took to become pending.
+  const pendingMs = pendingAt.length === 0 ? Number.NaN : Math.max(...pendingAt) - start;
+  return { pods: n, claims: new Set(nominations.values()).size, fleets: o.proxy.createFleetTimes.length - fleetsBefore, entryMs, pendingMs, own, afterLast, launch, joined, unmapped };
 }
 
 const env = await startEnvironment({ controlPlane: true, moto: true });
@@ -207,10 +210,10 @@ try {
   const ms = (x: number): string => x.toFixed(0);
   process.stdout.write([
     `pending-pod → CreateFleet latency (batch idle ${IDLE_MS} ms, max 10 s; operator in its own process; moto behind the recording proxy)`,
-    "| pods | burst entry ms | NodeClaims | CreateFleet calls | p50 ms (own) | p99 ms (own) | p50 ms (after last) | p99 ms (after last) | p50 ms NodeClaim → CreateFleet | p99 ms NodeClaim → CreateFleet | joined in-flight | unmapped |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ...results.map((r) => `| ${r.pods} | ${ms(r.entryMs)} | ${r.claims} | ${r.fleets} | ${ms(quantile(r.own, 0.5))} | ${ms(quantile(r.own, 0.99))} | ${ms(quantile(r.afterLast, 0.5))} | ${ms(quantile(r.afterLast, 0.99))} | ${ms(quantile(r.launch, 0.5))} | ${ms(quantile(r.launch, 0.99))} | ${r.joined} | ${r.unmapped} |`),
-    ...results.map((r) => `BENCH_RESULT ${JSON.stringify({ name: `operator-pod-to-createfleet-${r.pods}`, pods: r.pods, nodeClaims: r.claims, createFleetCalls: r.fleets, burstEntryMs: r.entryMs, p50Ms: quantile(r.own, 0.5), p99Ms: quantile(r.own, 0.99), p50AfterLastMs: quantile(r.afterLast, 0.5), p99AfterLastMs: quantile(r.afterLast, 0.99), p50ClaimToFleetMs: quantile(r.launch, 0.5), p99ClaimToFleetMs: quantile(r.launch, 0.99), joinedInFlight: r.joined, unmapped: r.unmapped, target: `p99 after last <= ${IDLE_MS + 500} ms`, met: quantile(r.afterLast, 0.99) <= IDLE_MS + 500 })}`),
+    "| pods | burst entry ms | all pending ms | NodeClaims | CreateFleet calls | p50 ms (own) | p99 ms (own) | p50 ms (after last) | p99 ms (after last) | p50 ms NodeClaim → CreateFleet | p99 ms NodeClaim → CreateFleet | joined in-flight | unmapped |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ...results.map((r) => `| ${r.pods} | ${ms(r.entryMs)} | ${ms(r.pendingMs)} | ${r.claims} | ${r.fleets} | ${ms(quantile(r.own, 0.5))} | ${ms(quantile(r.own, 0.99))} | ${ms(quantile(r.afterLast, 0.5))} | ${ms(quantile(r.afterLast, 0.99))} | ${ms(quantile(r.launch, 0.5))} | ${ms(quantile(r.launch, 0.99))} | ${r.joined} | ${r.unmapped} |`),
+    ...results.map((r) => `BENCH_RESULT ${JSON.stringify({ name: `operator-pod-to-createfleet-${r.pods}`, pods: r.pods, nodeClaims: r.claims, createFleetCalls: r.fleets, burstEntryMs: r.entryMs, allPendingMs: r.pendingMs, p50Ms: quantile(r.own, 0.5), p99Ms: quantile(r.own, 0.99), p50AfterLastMs: quantile(r.afterLast, 0.5), p99AfterLastMs: quantile(r.afterLast, 0.99), p50ClaimToFleetMs: quantile(r.launch, 0.5), p99ClaimToFleetMs: quantile(r.launch, 0.99), joinedInFlight: r.joined, unmapped: r.unmapped, target: `p99 after last <= ${IDLE_MS + 500} ms`, met: quantile(r.afterLast, 0.99) <= IDLE_MS + 500 })}`),
   ].join("\n") + "\n");
 } finally {
   if (operator !== undefined && operator.exitCode === null) {
