@@ -59,6 +59,12 @@ export interface CloudInstance {
   readonly tags: Readonly<Record<string, string>>;
 }
 
+/**
+ * `knownNew`: the caller guarantees no instance can exist for this NodeClaim yet (it created the
+ * NodeClaim in this process and has never called create for it), so the idempotency lookup is skipped.
+ */
+export interface CreateOptions { readonly knownNew?: boolean }
+
 /** The port every controller uses; AwsCloudProvider implements it, tests may fake it. */
 export interface CloudProvider {
   /**
@@ -69,7 +75,7 @@ export interface CloudProvider {
    * caller deletes the NodeClaim and re-simulates), NodeClassNotReadyError (missing or unresolved
    * EC2NodeClass; delete the NodeClaim) or CreateError (anything else; retry).
    */
-  create(nodeClaim: NodeClaimLike): Promise<LaunchedInstance>;
+  create(nodeClaim: NodeClaimLike, options?: CreateOptions): Promise<LaunchedInstance>;
   /** Terminates the instance; throws NodeClaimNotFoundError when it is already gone. */
   delete(providerID: string): Promise<void>;
   /** The instance behind a providerID; throws NodeClaimNotFoundError when it is gone or terminated. */

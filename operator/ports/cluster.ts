@@ -36,6 +36,12 @@ export interface ClusterReader {
   isProvisionable(pod: Pod): boolean;
   /** Every cached object the provisioning plan reads, at one instant. */
   snapshot(): ClusterView;
+  /**
+   * True exactly once per NodeClaim uid that this process created (later calls, other processes and
+   * other NodeClaims answer false): before the first launch attempt for such a NodeClaim no instance
+   * can exist for it, so the launch may skip looking for an earlier one.
+   */
+  takeUnlaunched(uid: string): boolean;
 }
 
 /** The NodeClaim status fields the lifecycle writes. */

@@ -45,6 +45,8 @@ export class FaultProxy {
   readonly url: string;
   /** Every CreateFleet request seen, oldest first. */
   readonly createFleetRequests: RecordedRequest[] = [];
+  /** The Query API Action of every request seen (DescribeInstances, CreateFleet, …), oldest first. */
+  readonly actions: string[] = [];
   /** When each of createFleetRequests arrived (Date.now()), for latency measurements. */
   readonly createFleetTimes: number[] = [];
   private faults: FleetFault[] = [];
@@ -68,6 +70,7 @@ export class FaultProxy {
     this.faults = [];
     this.createFleetRequests.length = 0;
     this.createFleetTimes.length = 0;
+    this.actions.length = 0;
   }
 
   /**
@@ -174,7 +177,9 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
   if (proxy.holding) { proxy.withhold(res); return; }
   const form = (req.headers["content-type"] ?? "").includes("x-www-form-urlencoded") ? new URLSearchParams(body.toString("utf8")) : undefined;
   let errors: string[] = [];
-  const createFleet = form?.get("Action") === "CreateFleet";
+  const action = form?.get("Action");
+  if (action !== undefined && action !== null) proxy.actions.push(action);
+  const createFleet = action === "CreateFleet";
   if (createFleet && proxy.crashAt("before-create-fleet")) { proxy.withhold(res); return; }
   if (form !== undefined && createFleet) {
     proxy.createFleetRequests.push(Object.fromEntries(form));

@@ -119,6 +119,15 @@ void describe("launching through AwsCloudProvider against moto", () => {
     assert.equal(listed.length, 1);
   });
 
+  void it("should skip the lookup of an earlier launch only when the caller knows the NodeClaim is new", async () => {
+    const cloud = providers(viaProxy(), testClock(), nodeClasses).cloudProvider;
+    await cloud.create(nodeClaim("claim-known-new", onDemandM5), { knownNew: true });
+    assert.deepEqual(proxy.actions.slice(0, proxy.actions.indexOf("CreateFleet")).filter((a) => a === "DescribeInstances"), []);
+    proxy.clear();
+    await cloud.create(nodeClaim("claim-maybe-launched", onDemandM5));
+    assert.ok(proxy.actions.slice(0, proxy.actions.indexOf("CreateFleet")).includes("DescribeInstances"), `actions before CreateFleet: ${proxy.actions.join(", ")}`);
+  });
+
   void it("should fail with NodeClassNotReadyError when the node class is missing or selects nothing", async () => {
     const { cloudProvider } = providers(env.aws(), testClock(), new Map([["empty", nodeClass("empty", { subnetSelectorTerms: [{ tags: { no: "match" } }] })]]));
     await assert.rejects(cloudProvider.create(nodeClaim("c", onDemandM5, "missing")), { name: "NodeClassNotReadyError" });

@@ -14,7 +14,7 @@ import { typesByImage } from "../../core/launch-template/amis.ts";
 import type { ClusterInfo } from "../../core/launch-template/cluster-info.ts";
 import type { EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
 import { buildLaunchTemplate } from "../../core/launch-template/template.ts";
-import { parseProviderID, type CloudInstance, type CloudProvider, type LaunchedInstance, type NodeClaimLike } from "../../ports/cloud-provider.ts";
+import { parseProviderID, type CloudInstance, type CloudProvider, type CreateOptions, type LaunchedInstance, type NodeClaimLike } from "../../ports/cloud-provider.ts";
 import { launchable, type NodeClassFacts, type NodeClassResolver } from "../../ports/node-class-resolver.ts";
 import { describeAwsError, errorCode, isLaunchTemplateNotFound, isNotFound, isUnfulfillableCapacity } from "./errors.ts";
 import { allocatableKubelet, instanceTags, launchedInstance, registrationLabels } from "./launch-facts.ts";
@@ -51,9 +51,9 @@ export class AwsCloudProvider implements CloudProvider {
     this.deps = deps;
   }
 
-  async create(nodeClaim: NodeClaimLike): Promise<LaunchedInstance> {
+  async create(nodeClaim: NodeClaimLike, options?: CreateOptions): Promise<LaunchedInstance> {
     // An instance already being terminated is not adopted: the claim gets a fresh one.
-    const existing = (await this.call("finding instance of NodeClaim", () => this.deps.instances.list(nodeClaim.metadata.name))).filter((i) => i.state !== "shutting-down");
+    const existing = options?.knownNew === true ? [] : (await this.call("finding instance of NodeClaim", () => this.deps.instances.list(nodeClaim.metadata.name))).filter((i) => i.state !== "shutting-down");
     const nodeClass = await this.deps.nodeClass(nodeClaim.spec.nodeClassRef.name);
     if (existing[0] !== undefined) return this.toLaunched(existing[0], nodeClass);
     if (nodeClass === undefined) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClaim.spec.nodeClassRef.name} not found`);

@@ -21,6 +21,8 @@ function isoConditions(status: NodeClaimStatusPatch): NodeClaimStatusPatch {
 /** Cluster reads and writes for controllers. */
 export class KubeCluster implements Cluster {
   private readonly state: ClusterState;
+  /** Uids of NodeClaims created here whose first launch attempt has not started. */
+  private readonly unlaunched = new Set<string>();
   private readonly custom: CustomObjectsApi;
   private readonly nodesOps: NodeOperations;
   private readonly core: CoreV1Api;
@@ -55,10 +57,13 @@ export class KubeCluster implements Cluster {
   pendingPods(): readonly Pod[] { return this.state.pendingPods(); }
   isProvisionable(pod: Pod): boolean { return isProvisionable(pod); }
   snapshot(): ClusterView { return this.state.snapshot(); }
+  takeUnlaunched(uid: string): boolean { return this.unlaunched.delete(uid); }
 
   async createNodeClaim(manifest: NodeClaimManifest): Promise<NodeClaim> {
     const created = await kube(`creating a nodeclaim for nodepool ${manifest.metadata.labels["karpenter.sh/nodepool"] ?? ""}`, async () => (await this.custom.createClusterCustomObject({ ...NODECLAIMS, body: manifest })) as NodeClaim);
     this.state.recordCreated(created);
+    if (this.unlaunched.size > 10_000) this.unlaunched.clear();
+    if (created.metadata?.uid !== undefined) this.unlaunched.add(created.metadata.uid);
     return created;
   }
 

@@ -36,7 +36,9 @@ async function deleteForLaunchFailure(deps: NodeClaimDeps, nodeClaim: NodeClaim,
 async function create(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<LaunchedInstance | StepResult> {
   const started = performance.now();
   try {
-    const instance = await deps.cloud.create(nodeClaim as unknown as NodeClaimLike);
+    // Consumed before the call: only the very first attempt may skip the lookup of an earlier launch.
+    const knownNew = deps.cluster.takeUnlaunched(String(nodeClaim.metadata?.uid));
+    const instance = await deps.cloud.create(nodeClaim as unknown as NodeClaimLike, { knownNew });
     deps.metrics.cloudProviderDuration.observe({ controller: "nodeclaim.lifecycle", method: "Create", provider: "aws", error: "" }, (performance.now() - started) / 1000);
     return instance;
   } catch (error) {
