@@ -98,3 +98,20 @@ export function relocate(objects: readonly ManifestObject[], o: { from: string; 
     return obj;
   });
 }
+
+/** How a container starts kerf: Node's command-line flags (none when it runs the `kerf` executable), the kerf subcommand and its argv. */
+export interface KerfInvocation { readonly nodeFlags: readonly string[]; readonly subcommand: string; readonly argv: readonly string[] }
+
+/**
+ * Reads `command` + `args` of a container that runs kerf, either as `kerf SUB …` or as
+ * `node [FLAGS] …/webhook/cli/kerf.mjs SUB …` (the form that can pass V8 flags Node refuses in
+ * NODE_OPTIONS, such as --optimize-for-size). Throws on anything else.
+ */
+export function kerfInvocation(container: V1Container): KerfInvocation {
+  const words = [...(container.command ?? []), ...(container.args ?? [])];
+  if (words[0] === "kerf") return { nodeFlags: [], subcommand: words[1] ?? "", argv: words.slice(2) };
+  if (words[0] !== "node") throw new Error(`container ${container.name} runs ${words[0] ?? "nothing"}, not kerf`);
+  const script = words.findIndex((w, i) => i > 0 && !w.startsWith("-"));
+  if (script < 0 || !(words[script] ?? "").endsWith("/webhook/cli/kerf.mjs")) throw new Error(`container ${container.name}: node runs ${words[script] ?? "no script"}, not webhook/cli/kerf.mjs`);
+  return { nodeFlags: words.slice(1, script), subcommand: words[script + 1] ?? "", argv: words.slice(script + 2) };
+}

@@ -5,6 +5,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { V1ClusterRoleBinding, V1ConfigMap, V1Container, V1Deployment, V1PodDisruptionBudget, V1Role, V1RoleBinding, V1Service } from "@kubernetes/client-node";
@@ -12,7 +13,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { ConfigError, loadConfig, usage } from "../../operator/config.ts";
 import { commands } from "../../webhook/cli/commands.ts";
 import "../../webhook/cli/command-list.ts";
-import { containerEnvironment, deploymentContainer, kustomizationObjects, kustomizationResources, only } from "../harness/manifests.ts";
+import { containerEnvironment, deploymentContainer, kerfInvocation, kustomizationObjects, kustomizationResources, only } from "../harness/manifests.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const dir = path.join(root, "manifests/operator");
@@ -29,9 +30,9 @@ function configured(data: Record<string, string>): V1ConfigMap {
 
 /** What `kerf operator` receives: argv after the subcommand, and the resolved environment. */
 function sources(container: V1Container, configMap: V1ConfigMap): { argv: string[]; env: Record<string, string> } {
-  const command = [...(container.command ?? []), ...(container.args ?? [])];
-  assert.deepEqual(command.slice(0, 2), ["kerf", "operator"]);
-  return { argv: command.slice(2), env: containerEnvironment(container, [configMap], pod) };
+  const invocation = kerfInvocation(container);
+  assert.equal(invocation.subcommand, "operator");
+  return { argv: [...invocation.argv], env: containerEnvironment(container, [configMap], pod) };
 }
 
 function port(name: string): number {
@@ -99,7 +100,17 @@ void describe("manifests/operator", () => {
     assert.deepEqual(pdb.spec?.selector?.matchLabels, deployment.spec?.selector.matchLabels);
   });
 
+  void it("should start Node with flags it accepts on its command line and in NODE_OPTIONS", () => {
+    // Node exits 9 on a flag NODE_OPTIONS may not carry (--optimize-for-size is one): run it for real.
+    const { nodeFlags } = kerfInvocation(container);
+    const env = containerEnvironment(container, [configured({ clusterName: "demo", region: "us-east-1" })], pod);
+    const run = spawnSync(process.execPath, [...nodeFlags, "-e", "0"], { env: { PATH: process.env["PATH"] ?? "", ...(env["NODE_OPTIONS"] === undefined ? {} : { NODE_OPTIONS: env["NODE_OPTIONS"] }) }, encoding: "utf8" });
+    assert.equal(run.status, 0, run.stderr);
+  });
+
   void it("should run `kerf operator` from the image of this version as the non-root user the Dockerfile sets", () => {
+    const script = (container.command ?? []).find((w) => w.endsWith("kerf.mjs"));
+    if (script !== undefined) assert.equal(script, "/app/webhook/cli/kerf.mjs", "the Dockerfile copies webhook/ to /app/webhook");
     assert.equal(container.image, `ghcr.io/kerf-dev/kerf:${pkg.version}`);
     assert.ok(commands().some((c) => c.name === "operator"), "kerf has an operator command");
     const dockerfile = readFileSync(path.join(root, "Dockerfile"), "utf8");

@@ -17,7 +17,9 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { KubeConfig } from "@kubernetes/client-node";
+import type { V1Container, V1Deployment } from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
+import { deploymentContainer, kerfInvocation } from "../../harness/manifests.ts";
 import { parseDuration } from "../../../policies/domain/duration.ts";
 import { startEnvironment } from "../../harness/environment.ts";
 import { installCrds } from "../../harness/crds.ts";
@@ -33,14 +35,23 @@ const NAMESPACES = 10;
 /** How the operator process runs: V8 flags, extra environment, and whether Node's compile cache is on (and warm). */
 interface Variant { readonly name: string; readonly flags: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly compileCache: boolean }
 
-/** The Node/glibc settings manifests/operator/deployment.yaml gives the operator container. */
-function shippedEnv(): Record<string, string> {
-  type Deployment = { kind: string; spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } } };
-  const docs = parseAllDocuments(readFileSync(path.join(import.meta.dirname, "../../../manifests/operator/deployment.yaml"), "utf8")).map((d) => d.toJS() as Deployment);
+/** The operator container of manifests/operator/deployment.yaml. */
+function shippedContainer(): V1Container {
+  const docs = parseAllDocuments(readFileSync(path.join(import.meta.dirname, "../../../manifests/operator/deployment.yaml"), "utf8")).map((d) => d.toJS() as V1Deployment & { kind: string });
   const deployment = docs.find((d) => d.kind === "Deployment");
   if (deployment === undefined) throw new Error("manifests/operator/deployment.yaml: no Deployment");
-  const env = deployment.spec.template.spec.containers[0]?.env ?? [];
+  return deploymentContainer(deployment, "controller");
+}
+
+/** The Node/glibc settings the operator container gets from its environment. */
+function shippedEnv(): Record<string, string> {
+  const env = shippedContainer().env ?? [];
   return Object.fromEntries(env.filter((e) => /^(NODE_OPTIONS|MALLOC_|UV_)/.test(e.name) && e.value !== undefined).map((e) => [e.name, e.value ?? ""]));
+}
+
+/** The V8 flags the operator container passes on Node's command line. */
+function shippedFlags(): readonly string[] {
+  return kerfInvocation(shippedContainer()).nodeFlags;
 }
 
 const VARIANTS: Readonly<Record<string, () => Variant>> = {
@@ -48,11 +59,11 @@ const VARIANTS: Readonly<Record<string, () => Variant>> = {
   "semi-space-2": () => ({ name: "semi-space-2", flags: ["--max-semi-space-size=2"], env: {}, compileCache: false }),
   "optimize-for-size": () => ({ name: "optimize-for-size", flags: ["--optimize-for-size"], env: {}, compileCache: false }),
   // What a Deployment from manifests/operator runs: its env, and the compile cache the image ships warm.
-  "shipped": () => ({ name: "shipped", flags: [], env: shippedEnv(), compileCache: true }),
+  "shipped": () => ({ name: "shipped", flags: shippedFlags(), env: shippedEnv(), compileCache: true }),
   // Candidates for the shipped settings: the shipped ones plus one change each.
-  "shipped+optimize-for-size": () => ({ name: "shipped+optimize-for-size", flags: ["--optimize-for-size"], env: shippedEnv(), compileCache: true }),
-  "shipped+trim": () => ({ name: "shipped+trim", flags: [], env: { ...shippedEnv(), MALLOC_TRIM_THRESHOLD_: "131072" }, compileCache: true }),
-  "shipped+semi-space-2": () => ({ name: "shipped+semi-space-2", flags: ["--max-semi-space-size=2"], env: shippedEnv(), compileCache: true }),
+  "shipped+trim": () => ({ name: "shipped+trim", flags: shippedFlags(), env: { ...shippedEnv(), MALLOC_TRIM_THRESHOLD_: "131072" }, compileCache: true }),
+  "shipped+semi-space-2": () => ({ name: "shipped+semi-space-2", flags: [...shippedFlags(), "--max-semi-space-size=2"], env: shippedEnv(), compileCache: true }),
+  "shipped-without-optimize-for-size": () => ({ name: "shipped-without-optimize-for-size", flags: shippedFlags().filter((f) => f !== "--optimize-for-size"), env: shippedEnv(), compileCache: true }),
 };
 const variants = values.variants.split(",").map((v) => {
   const variant = VARIANTS[v];
