@@ -19,7 +19,7 @@ import { loadConfig } from "../../operator/config.ts";
 import { startOperator, type RunningOperator } from "../../operator/main.ts";
 import { createLogger } from "../../operator/observability/logger.ts";
 import { KubeletSim } from "../harness/kubelet-sim.ts";
-import { containerEnvironment, deploymentContainer, kustomizationObjects, only, relocate, type ManifestObject } from "../harness/manifests.ts";
+import { containerEnvironment, deploymentContainer, kerfInvocation, kustomizationObjects, only, relocate, type ManifestObject } from "../harness/manifests.ts";
 import { get } from "../harness/probes.ts";
 import { rawRequest } from "../harness/raw.ts";
 import { RecordingProxy, type RecordedCall } from "../harness/recording-proxy.ts";
@@ -165,7 +165,7 @@ void describe("manifests/operator on the real apiserver, with the operator runni
     const filled = { ...settings, data: { ...settings.data, clusterName: CLUSTER, awsRegion: env.aws().region, logLevel: "debug" } };
     // moto holds no EKS cluster to discover the endpoint from: nodes join the test apiserver.
     const environment = { ...containerEnvironment(container, [filled], { name: "kerf-operator-0", namespace }), AWS_ENDPOINT_URL: env.aws().endpoint, CLUSTER_ENDPOINT: env.state.apiserverUrl };
-    const argv = [...(container.command ?? []), ...(container.args ?? [])].slice(2).map((a) => a.replace(/^(--(metrics|health-probe)-port)=\d+$/, "$1=0"));
+    const argv = kerfInvocation(container).argv.map((a) => a.replace(/^(--(metrics|health-probe)-port)=\d+$/, "$1=0"));
     const config = loadConfig({ argv, env: environment });
     assert.equal(config.clusterEndpoint, env.state.apiserverUrl);
     assert.equal(config.disableLeaderElection, false);
