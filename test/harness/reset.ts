@@ -14,15 +14,30 @@ function notFound(error: unknown): boolean {
   return (error as { code?: number }).code === 404;
 }
 
+/**
+ * Runs `call`, retrying while the apiserver answers 429: right after a CRD is (re)installed its
+ * storage re-initializes and lists say "storage is (re)initializing" with Retry-After 1 for a moment.
+ */
+async function retryingTooManyRequests<T>(call: () => Promise<T>, attempts = 20): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if ((error as { code?: number }).code !== 429 || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
 async function clearCustomObjects(kc: KubeConfig): Promise<void> {
   const api = kc.makeApiClient(CustomObjectsApi);
   for (const kind of karpenterKinds) {
     try {
-      const list = (await api.listClusterCustomObject(kind)) as { items: { metadata: V1ObjectMeta }[] };
+      const list = (await retryingTooManyRequests(() => api.listClusterCustomObject(kind))) as { items: { metadata: V1ObjectMeta }[] };
       // Finalizers of a stopped operator would keep the objects Terminating forever.
       await Promise.all(list.items.filter((o) => (o.metadata.finalizers ?? []).length > 0).map((o) =>
         api.patchClusterCustomObject({ ...kind, name: o.metadata.name ?? "", body: [{ op: "remove", path: "/metadata/finalizers" }] })));
-      await api.deleteCollectionClusterCustomObject({ ...kind, gracePeriodSeconds: 0 });
+      await retryingTooManyRequests(() => api.deleteCollectionClusterCustomObject({ ...kind, gracePeriodSeconds: 0 }));
     } catch (error) {
       if (!notFound(error)) throw error;
     }
