@@ -72,7 +72,11 @@ export type EvictionOutcome = "evicted" | "gone" | "blocked";
  * Deletes and finalizer removals of objects already gone succeed.
  */
 export interface ClusterWriter {
-  /** Creates a NodeClaim (metadata.generateName names it) and returns it as stored. */
+  /**
+   * Creates a NodeClaim (metadata.generateName names it) and returns it as stored. Read-your-own-
+   * creates: from the moment this resolves, nodeClaim(name), nodeClaims() and snapshot() include it,
+   * also while the informer has not delivered it yet.
+   */
   createNodeClaim(manifest: NodeClaimManifest): Promise<NodeClaim>;
   patchNodeClaimStatus(nodeClaim: NodeClaim, status: NodeClaimStatusPatch): Promise<void>;
   patchNodeClaimMetadata(nodeClaim: NodeClaim, meta: { labels?: Readonly<Record<string, string>>; annotations?: Readonly<Record<string, string>>; finalizers?: readonly string[] }): Promise<void>;

@@ -7,8 +7,9 @@ import { KubeletSim } from "../harness/kubelet-sim.ts";
 import { createTestNamespace } from "../harness/reset.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
-import { CLUSTER, clients, nodeClass, seedAl2023Alias, seedNodeRole, tagDefaultSubnets } from "./aws-fixtures.ts";
-import { installKarpenterCrds, replica } from "./operator-fixtures.ts";
+import { CLUSTER, clients } from "./aws-fixtures.ts";
+import { replica } from "./operator-fixtures.ts";
+import { prepareCluster } from "./provisioning-fixtures.ts";
 
 const NC = { group: "karpenter.sh", version: "v1", plural: "nodeclaims" };
 interface Claim { metadata?: { finalizers?: string[] }; status?: { providerID?: string; nodeName?: string; conditions?: { type: string; status: string }[] } }
@@ -21,12 +22,7 @@ void describe("NodeClaim lifecycle on the real apiserver, kwok and moto", () => 
 
   before(async () => {
     env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
-    await installKarpenterCrds(env);
-    await seedAl2023Alias(env.aws(), "x86_64");
-    await tagDefaultSubnets(env.aws(), ["us-east-1a", "us-east-1b"]);
-    await seedNodeRole(env.aws());
-    const nc = nodeClass("default");
-    await env.kubeConfig.makeApiClient(CustomObjectsApi).createClusterCustomObject({ group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses", body: { apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "default" }, spec: nc.spec } });
+    await prepareCluster(env);
     operator = await replica(env, "lifecycle", { DISABLE_LEADER_ELECTION: "true" });
     sim = new KubeletSim({ kubeConfig: env.kubeConfig, aws: env.aws(), clusterName: CLUSTER });
     sim.start();

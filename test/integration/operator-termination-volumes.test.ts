@@ -6,8 +6,9 @@ import type { RunningOperator } from "../../operator/main.ts";
 import { KubeletSim } from "../harness/kubelet-sim.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
-import { CLUSTER, clients, nodeClass, seedAl2023Alias, seedNodeRole, tagDefaultSubnets } from "./aws-fixtures.ts";
-import { installKarpenterCrds, replica } from "./operator-fixtures.ts";
+import { CLUSTER, clients } from "./aws-fixtures.ts";
+import { replica } from "./operator-fixtures.ts";
+import { prepareCluster } from "./provisioning-fixtures.ts";
 
 const NC = { group: "karpenter.sh", version: "v1", plural: "nodeclaims" };
 interface Condition { type: string; status: string; reason?: string }
@@ -23,13 +24,9 @@ void describe("termination waits for VolumeAttachments on the real apiserver, kw
 
   before(async () => {
     env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
-    await installKarpenterCrds(env);
-    await seedAl2023Alias(env.aws(), "x86_64");
-    await tagDefaultSubnets(env.aws(), ["us-east-1a", "us-east-1b"]);
-    await seedNodeRole(env.aws());
+    await prepareCluster(env);
     custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
     storage = env.kubeConfig.makeApiClient(StorageV1Api);
-    await custom.createClusterCustomObject({ group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses", body: { apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "default" }, spec: nodeClass("default").spec } });
     operator = await replica(env, "termination-volumes", { DISABLE_LEADER_ELECTION: "true" });
     sim = new KubeletSim({ kubeConfig: env.kubeConfig, aws: env.aws(), clusterName: CLUSTER });
     sim.start();

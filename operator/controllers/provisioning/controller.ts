@@ -37,10 +37,7 @@ export function provisioningController(deps: ControllerDeps): ControllerSpec {
         const id = podTrigger(deps.cluster, pod as Pod);
         return id === undefined ? [] : trigger(id);
       },
-      nodeclaims: (claim, verb) => {
-        provisioner.observed(claim.metadata?.name ?? "");
-        return gone(claim, verb) ? trigger(`nodeclaim/${claim.metadata?.uid ?? ""}`) : [];
-      },
+      nodeclaims: (claim, verb) => (gone(claim, verb) ? trigger(`nodeclaim/${claim.metadata?.uid ?? ""}`) : []),
       nodes: (node, verb) => (gone(node, verb) ? trigger(`node/${node.metadata?.uid ?? ""}`) : []),
       nodepools: (pool) => trigger(`nodepool/${pool.metadata?.name ?? ""}/${pool.metadata?.generation ?? 0}/${readiness(pool)}`),
     },

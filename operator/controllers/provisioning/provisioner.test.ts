@@ -23,20 +23,22 @@ const pending: Pod[] = Array.from({ length: 3 }, (_, i) => ({
   status: { phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable" }] },
 }));
 
-/** A cluster whose cache never delivers what is created (an informer that lags behind). */
+/** A cluster whose informer never delivers what is created, but which reads its own creates, as the port promises. */
 function laggingCluster(failCreates = 0): { cluster: Cluster; created: NodeClaimManifest[] } {
   const created: NodeClaimManifest[] = [];
+  const ownCreates: NodeClaim[] = [];
   let failures = failCreates;
-  const view: ClusterView = { pods: pending, nodes: [], nodeClaims: [], nodePools: [pool], daemonSets: [] };
   const cluster = {
     synced: true,
-    snapshot: () => view,
+    snapshot: (): ClusterView => ({ pods: pending, nodes: [], nodeClaims: [...ownCreates], nodePools: [pool], daemonSets: [] }),
     pendingPods: () => pending,
-    nodeClaim: () => undefined,
+    nodeClaim: (name: string) => ownCreates.find((c) => c.metadata?.name === name),
     createNodeClaim: async (manifest: NodeClaimManifest): Promise<NodeClaim> => {
       if (failures-- > 0) throw new Error("creating a nodeclaim: apiserver unavailable");
       created.push(manifest);
-      return { metadata: { ...manifest.metadata, name: `${manifest.metadata.generateName}${created.length}` }, spec: manifest.spec as NodeClaim["spec"] };
+      const claim = { metadata: { ...manifest.metadata, name: `${manifest.metadata.generateName}${created.length}` }, spec: manifest.spec as NodeClaim["spec"] };
+      ownCreates.push(claim);
+      return claim;
     },
   } as unknown as Cluster;
   return { cluster, created };

@@ -2,14 +2,15 @@
  * The provisioner (behaviour §1): a singleton loop that waits for a batch window, then — once the
  * cluster state has synced — plans (core/provisioning/plan.ts) and applies the plan: creates the
  * NodeClaims, nominates pods, reports pods that fit nowhere. NodeClaims it created count as
- * capacity from the moment they exist, also before the informer has delivered them, so a pod never
- * gets two NodeClaims. After an ICE the launch deletes the NodeClaim; that deletion triggers a new
- * batch whose instance types no longer offer the failed offering.
+ * capacity from the moment they exist, also before the informer has delivered them (the Cluster
+ * port reads its own creates), so a pod never gets two NodeClaims. After an ICE the launch deletes
+ * the NodeClaim; that deletion triggers a new batch whose instance types no longer offer the
+ * failed offering.
  */
 import type { Logger } from "pino";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
-import type { NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
-import { planProvisioning, takesPart, type ClusterView, type NodePoolObject, type PlannedClaim, type ProvisioningPlan } from "../../core/provisioning/plan.ts";
+import type { Pod } from "../../core/lifecycle/objects.ts";
+import { planProvisioning, takesPart, type NodePoolObject, type PlannedClaim, type ProvisioningPlan } from "../../core/provisioning/plan.ts";
 import { templateOf } from "../../core/provisioning/nodeclaim-template.ts";
 import { failedScheduling, noCompatibleInstanceTypes, nominated, type EventRecorder } from "../../observability/events.ts";
 import type { Metrics } from "../../observability/metrics.ts";
@@ -28,14 +29,11 @@ export interface ProvisionerDeps {
   readonly batcher: Batcher;
 }
 
-/** How long a created NodeClaim is added to the view while the informer has not delivered it. */
-const UNSEEN_TTL_MS = 60_000;
 const CONTROLLER = "provisioner";
 
 /** The provisioning loop and its triggers. */
 export class Provisioner {
   private readonly deps: ProvisionerDeps;
-  private readonly unseen = new Map<string, { readonly claim: NodeClaim; readonly at: number }>();
   private retries = 0;
 
   constructor(deps: ProvisionerDeps) { this.deps = deps; }
@@ -43,8 +41,6 @@ export class Provisioner {
   /** A pod UID or another change that may need capacity: opens or extends the batch window. */
   trigger(id: string): void { this.deps.batcher.trigger(id); }
 
-  /** The informer delivered an event for this NodeClaim: the cache is authoritative for it from now on. */
-  observed(name: string): void { this.unseen.delete(name); }
 
   /** One loop turn: wait for a batch, provision, come back at once. */
   async reconcile(signal: AbortSignal): Promise<Result> {
@@ -58,7 +54,7 @@ export class Provisioner {
 
   /** Plans against the current caches and applies the plan; returns it (undefined when nothing is pending). */
   async provision(): Promise<ProvisioningPlan | undefined> {
-    const view = this.view();
+    const view = this.deps.cluster.snapshot();
     const pending = this.deps.cluster.pendingPods();
     if (pending.length === 0 && !view.nodeClaims.some((c) => c.metadata?.deletionTimestamp !== undefined) && !view.nodes.some((n) => n.metadata?.deletionTimestamp !== undefined)) return undefined;
     const listed = performance.now();
@@ -73,17 +69,6 @@ export class Provisioner {
     this.deps.metrics.unschedulablePods.set({ controller: CONTROLLER }, plan.podErrors.length);
     await this.apply(plan);
     return plan;
-  }
-
-  /** The caches plus the NodeClaims created here that the informer has not delivered yet. */
-  private view(): ClusterView {
-    const snapshot = this.deps.cluster.snapshot();
-    const now = performance.now();
-    for (const [name, { at }] of this.unseen) {
-      if (this.deps.cluster.nodeClaim(name) !== undefined || now - at > UNSEEN_TTL_MS) this.unseen.delete(name);
-    }
-    if (this.unseen.size === 0) return snapshot;
-    return { ...snapshot, nodeClaims: [...snapshot.nodeClaims, ...[...this.unseen.values()].map((u) => u.claim)] };
   }
 
   /** Instance types per taking-part NodePool, one cloud call per EC2NodeClass; a pool whose class fails is left out. */
@@ -118,7 +103,6 @@ export class Provisioner {
   private async create(planned: PlannedClaim): Promise<void> {
     const claim = await this.deps.cluster.createNodeClaim(planned.manifest);
     const name = claim.metadata?.name ?? "";
-    this.unseen.set(name, { claim, at: performance.now() });
     this.deps.metrics.nodeClaimsCreated.inc({ reason: "provisioning", nodepool: planned.nodePool, capacity_type: planned.launch.capacityType });
     for (const pod of planned.pods) this.deps.events.publish(nominated(pod, `nodeclaim/${name}`));
     this.deps.logger.info({ nodeclaim: name, nodepool: planned.nodePool, pods: planned.pods.length, cheapest: `${planned.launch.instanceType}/${planned.launch.zone}` }, "created nodeclaim");
