@@ -12,6 +12,7 @@ import { KubeEventRecorder } from "./adapters/kube/event-recorder.ts";
 import { KubeCluster } from "./adapters/kube/kube-cluster.ts";
 import { KubeNodeClassFinalizers } from "./adapters/kube/nodeclass-finalizers.ts";
 import { LeaderElector } from "./adapters/kube/lease.ts";
+import { sharingConnections } from "./adapters/kube/shared-connections.ts";
 import { loadConfig, type OperatorConfig } from "./config.ts";
 import type { Clock } from "./core/clock.ts";
 import { ClusterDiscoveryError, type ClusterInfo } from "./core/launch-template/cluster-info.ts";
@@ -93,7 +94,7 @@ function loadKubeConfig(config: OperatorConfig): KubeConfig {
 export async function startOperator(config: OperatorConfig, overrides: OperatorOverrides = {}): Promise<RunningOperator> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const clock = overrides.clock ?? { now: () => new Date() };
-  const kc = overrides.kubeConfig ?? loadKubeConfig(config);
+  const kc = sharingConnections(overrides.kubeConfig ?? loadKubeConfig(config));
   // First, before anything starts: without these facts no launched node could join.
   const nodeClusterInfo = await nodeCluster(config, kc, logger, overrides);
   const metrics = createMetrics({ processMetrics: overrides.serveHttp !== false });
@@ -123,6 +124,7 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
       await manager.stop();
       await state.stop();
       await Promise.all(servers.map((s) => s.close()));
+      await kc.closeConnections();
     },
   };
 }

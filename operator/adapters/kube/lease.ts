@@ -6,10 +6,11 @@
  * what keeps two replicas from acting at once. On stop the Lease is released for a prompt takeover.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { CoordinationV1Api, KubeConfig, type V1Lease } from "@kubernetes/client-node";
+import { CoordinationV1Api, type KubeConfig, type V1Lease } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import type { Metrics } from "../../observability/metrics.ts";
 import { ConflictError, NotFoundError, kube, mergePatch } from "./client.ts";
+import { sharingConnections, type SharedConnectionsKubeConfig } from "./shared-connections.ts";
 
 /** Settings of one elector. */
 export interface LeaderElectionOptions {
@@ -32,6 +33,7 @@ export interface LeaderElectionOptions {
 export class LeaderElector {
   private readonly o: LeaderElectionOptions;
   private readonly api: CoordinationV1Api;
+  private readonly connections: SharedConnectionsKubeConfig;
   private readonly abort = new AbortController();
   private leading = false;
   private lastRenewMs = 0;
@@ -41,10 +43,9 @@ export class LeaderElector {
 
   constructor(options: LeaderElectionOptions) {
     this.o = options;
-    // A private KubeConfig gives the Lease its own HTTP agent, so long-running watches on the shared one never delay a renew.
-    const own = new KubeConfig();
-    own.loadFromString(options.kubeConfig.exportConfig());
-    this.api = own.makeApiClient(CoordinationV1Api);
+    // Its own connection pool, so a busy pool (watches, bursts of writes) never delays a renew.
+    this.connections = sharingConnections(options.kubeConfig);
+    this.api = this.connections.makeApiClient(CoordinationV1Api);
   }
 
   /** Whether this replica currently holds the Lease. */
@@ -57,13 +58,15 @@ export class LeaderElector {
   async stop(): Promise<void> {
     this.abort.abort();
     await this.loop;
-    if (!this.leading) return;
-    try {
-      await this.release();
-    } catch (error) {
-      this.o.logger.warn({ err: error }, "releasing leader lease failed; the next leader waits for expiry");
+    if (this.leading) {
+      try {
+        await this.release();
+      } catch (error) {
+        this.o.logger.warn({ err: error }, "releasing leader lease failed; the next leader waits for expiry");
+      }
+      await this.stepDown(true);
     }
-    await this.stepDown(true);
+    await this.connections.closeConnections();
   }
 
   private async run(): Promise<void> {
