@@ -59,11 +59,17 @@ void describe("operator configuration", () => {
     { name: "a cluster endpoint without a host", argv: ["--cluster-endpoint", "https://"], env: base, message: /--cluster-endpoint/ },
     { name: "a CA bundle that is PEM rather than base64", argv: [], env: { ...base, CLUSTER_CA_BUNDLE: "-----BEGIN CERTIFICATE-----" }, message: /clusterCABundle/ },
     { name: "an isolated VPC without a cluster endpoint", argv: ["--isolated-vpc"], env: base, message: /--cluster-endpoint \(CLUSTER_ENDPOINT\) is required with --isolated-vpc/ },
+    { name: "an interruption queue that is neither an SQS queue name nor a URL", argv: ["--interruption-queue", "arn:aws:sqs:us-east-1:123456789012:q"], env: base, message: /interruptionQueue/ },
     { name: "a port out of range", argv: ["--metrics-port", "70000"], env: base, message: /metrics-port/ },
   ];
   for (const c of bad) {
     void it(`should reject ${c.name}`, () => assert.throws(() => loadConfig({ argv: c.argv, env: c.env }), (e: Error) => e instanceof ConfigError && c.message.test(e.message)));
   }
+
+  void it("should accept an interruption queue by name or by URL", () => {
+    assert.equal(loadConfig({ argv: [], env: { ...base, INTERRUPTION_QUEUE: "prod-eu" } }).interruptionQueue, "prod-eu");
+    assert.equal(loadConfig({ argv: ["--interruption-queue", "https://sqs.eu-west-1.amazonaws.com/123456789012/prod-eu"], env: base }).interruptionQueue, "https://sqs.eu-west-1.amazonaws.com/123456789012/prod-eu");
+  });
 
   void it("should document every flag with its environment variable", () => {
     assert.match(usage(), /--interruption-queue .*env INTERRUPTION_QUEUE/);

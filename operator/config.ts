@@ -51,7 +51,7 @@ const FLAGS: Readonly<Record<string, FlagDef>> = {
   "cluster-ca-bundle": { key: "clusterCABundle", kind: "string", def: "", usage: "base64 PEM CA of the API server for user data; empty: DescribeCluster's for a discovered endpoint, else the kubeconfig's" },
   "isolated-vpc": { key: "isolatedVPC", kind: "boolean", def: "false", usage: "only AWS services with VPC endpoints are reachable: no EKS calls (--cluster-endpoint required; kerf never calls the Pricing API)" },
   "region": { key: "region", kind: "string", def: "", usage: "AWS region (falls back to AWS_REGION)" },
-  "interruption-queue": { key: "interruptionQueue", kind: "string", def: "", usage: "SQS queue for interruption events; empty disables interruption handling" },
+  "interruption-queue": { key: "interruptionQueue", kind: "string", def: "", usage: "name or URL of the SQS queue of EventBridge interruption events; empty disables interruption handling" },
   "aws-endpoint": { key: "awsEndpoint", kind: "string", def: "", usage: "override the AWS API endpoint (tests: moto)" },
   "kubeconfig": { key: "kubeconfig", kind: "string", def: "", usage: "kubeconfig path; empty means in-cluster or ~/.kube/config" },
   "batch-max-duration": { key: "batchMaxDurationMs", kind: "duration", def: "10s", usage: "maximum length of a provisioning batch" },
@@ -79,6 +79,8 @@ const schema = {
     clusterCABundle: { type: "string", pattern: "^[A-Za-z0-9+/]*={0,2}$" },
     region: { type: "string", pattern: "^[a-z]{2}(-[a-z]+)+-[0-9]+$" },
     awsEndpoint: { type: "string", pattern: "^(https?://.+)?$" },
+    // An SQS queue name (1–80 letters, digits, - and _, optionally .fifo) or a queue URL; empty disables.
+    interruptionQueue: { type: "string", pattern: "^(|https?://\\S+|[A-Za-z0-9_-]{1,80}(\\.fifo)?)$" },
     batchMaxDurationMs: { type: "number", exclusiveMinimum: 0 },
     batchIdleDurationMs: { type: "number", exclusiveMinimum: 0 },
     logLevel: { enum: ["debug", "info", "warn", "error"] },

@@ -4,7 +4,8 @@ import { KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { builtinCatalog } from "../policies/domain/catalog/builtin.ts";
 import { discoverCluster } from "./adapters/aws/cluster-discovery.ts";
 import { createAwsProviders } from "./adapters/aws/factory.ts";
-import { awsEksApi, type AwsClientConfig } from "./adapters/aws/sdk.ts";
+import { SqsInterruptionQueue } from "./adapters/aws/interruption-queue.ts";
+import { awsEksApi, awsSqsApi, type AwsClientConfig } from "./adapters/aws/sdk.ts";
 import { kubeconfigCABundle } from "./adapters/kube/ca-bundle.ts";
 import { isConflict } from "./adapters/kube/client.ts";
 import { ClusterState } from "./adapters/kube/cluster-state.ts";
@@ -17,6 +18,7 @@ import { loadConfig, type OperatorConfig } from "./config.ts";
 import type { Clock } from "./core/clock.ts";
 import { ClusterDiscoveryError, type ClusterInfo } from "./core/launch-template/cluster-info.ts";
 import type { EC2NodeClassLike } from "./core/launch-template/node-class.ts";
+import type { OfferingAvailability } from "./controllers/interruption/controller.ts";
 import { ControllerManager, controllers, type ChangeSource } from "./controllers/registry.ts";
 import { serveProbes, type ListeningServer } from "./observability/http.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
@@ -74,14 +76,14 @@ async function nodeCluster(config: OperatorConfig, kc: KubeConfig, logger: Logge
   return cluster;
 }
 
-async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: ClusterState, o: { cluster: ClusterInfo; logger: Logger; clock: Clock; overrides: OperatorOverrides }): Promise<{ cloud: CloudProvider; resolver: NodeClassResolver; nodeClassCloud: NodeClassCloud }> {
+async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: ClusterState, o: { cluster: ClusterInfo; logger: Logger; clock: Clock; overrides: OperatorOverrides }): Promise<{ cloud: CloudProvider; resolver: NodeClassResolver; nodeClassCloud: NodeClassCloud; offerings: OfferingAvailability }> {
   const graph = createAwsProviders({
     cluster: o.cluster,
     aws: awsClientConfig(config, o.overrides),
     kubernetesVersion: await kubernetesMinor(kc, o.logger),
     ...(o.overrides.ssmPrefix === undefined ? {} : { ssmPrefix: o.overrides.ssmPrefix }),
   }, { catalog: builtinCatalog(), clock: o.clock, nodeClass: async (name) => state.nodeClass(name) as EC2NodeClassLike | undefined });
-  return { cloud: graph.cloudProvider, resolver: graph.resolver, nodeClassCloud: graph.nodeClassCloud };
+  return { cloud: graph.cloudProvider, resolver: graph.resolver, nodeClassCloud: graph.nodeClassCloud, offerings: graph.unavailable };
 }
 
 function loadKubeConfig(config: OperatorConfig): KubeConfig {
@@ -100,9 +102,11 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   const metrics = createMetrics({ processMetrics: overrides.serveHttp !== false });
   const state = new ClusterState({ kubeConfig: kc, onError: (kind, err) => logger.warn({ kind, err }, "informer failed; restarting") });
   const cluster = new KubeCluster(kc, state);
-  const { cloud, resolver, nodeClassCloud } = await cloudProvider(config, kc, state, { cluster: nodeClusterInfo, logger, clock, overrides });
+  const { cloud, resolver, nodeClassCloud, offerings } = await cloudProvider(config, kc, state, { cluster: nodeClusterInfo, logger, clock, overrides });
+  // Karpenter's switch: interruption handling runs exactly when a queue is configured.
+  const interruption = config.interruptionQueue === "" ? undefined : { queue: new SqsInterruptionQueue({ sqs: awsSqsApi(awsClientConfig(config, overrides)), queue: config.interruptionQueue }), offerings };
   const events = new KubeEventRecorder({ kubeConfig: kc, logger });
-  const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs }, nodeClassResolver: resolver, nodeClassCloud, nodeClassFinalizers: new KubeNodeClassFinalizers(kc), batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs } });
+  const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs }, nodeClassResolver: resolver, nodeClassCloud, nodeClassFinalizers: new KubeNodeClassFinalizers(kc), batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs }, ...(interruption === undefined ? {} : { interruption }) });
   const manager = new ControllerManager(specs, state as unknown as ChangeSource, { logger, metrics, isConflict });
   await state.start();
   const elector = config.disableLeaderElection ? undefined : new LeaderElector({

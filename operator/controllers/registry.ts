@@ -9,7 +9,9 @@ import type { EC2NodeClassLike } from "../core/launch-template/node-class.ts";
 import type { NodeClassFinalizerWriter } from "../ports/cluster.ts";
 import type { NodeClassCloud } from "../ports/node-class-cloud.ts";
 import type { NodeClassResolver } from "../ports/node-class-resolver.ts";
+import type { InterruptionQueue } from "../ports/interruption-queue.ts";
 import { collectGarbage } from "./gc/controller.ts";
+import { interruptionController, type OfferingAvailability } from "./interruption/controller.ts";
 import { podMetricsController } from "./metrics/pods.ts";
 import { reconcileNodeClassLifecycle, type NodeClassLifecycleDeps } from "./nodeclass/controller.ts";
 import { reconcileNodeDeletion } from "./node/finalizer.ts";
@@ -61,6 +63,8 @@ export interface ControllerDeps extends NodeClaimDeps {
   readonly nodeClassFinalizers?: NodeClassFinalizerWriter;
   /** The provisioning batch window (--batch-idle-duration, --batch-max-duration); defaults 1 s and 10 s. */
   readonly batch?: BatchDurations;
+  /** Set when --interruption-queue names a queue: enables the interruption controller. */
+  readonly interruption?: { readonly queue: InterruptionQueue; readonly offerings: OfferingAvailability };
 }
 
 const own = (obj: Watched): readonly string[] => (obj.metadata?.name === undefined ? [] : [obj.metadata.name]);
@@ -104,6 +108,7 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
     podMetricsController(deps),
     provisioningController(deps),
     ...nodeClassControllers(deps),
+    ...(deps.interruption === undefined ? [] : [interruptionController({ ...deps, ...deps.interruption })]),
   ];
 }
 

@@ -91,6 +91,12 @@ export function waitingOnNodeClaimTermination(nodeClass: Meta, nodeClaims: reado
   return { involved: ref("karpenter.k8s.aws/v1", "EC2NodeClass", nodeClass), type: "Normal", reason: "WaitingOnNodeClaimTermination", message: `Waiting on NodeClaim termination for ${shown}`, dedupeKey: shown };
 }
 
+/** An interruption notice (SpotInterrupted, InstanceStopping, …, TerminatingOnInterruption) on a NodeClaim or its Node. */
+export function interruptionNotice(on: "NodeClaim" | "Node", obj: Meta, notice: { readonly reason: string; readonly message: string; readonly type: "Normal" | "Warning" }): OperatorEvent {
+  const message = notice.reason === "TerminatingOnInterruption" ? `${notice.message.replace(/NodeClaim$/, on)}` : notice.message;
+  return { involved: on === "NodeClaim" ? nodeClaimRef(obj) : nodeRef(obj), type: notice.type, reason: notice.reason, message };
+}
+
 /** Writes Events; implemented by the kube adapter (adapters/kube/event-recorder.ts). */
 export interface EventRecorder {
   publish(event: OperatorEvent): void;

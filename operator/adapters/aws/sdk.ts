@@ -16,6 +16,10 @@ import {
   type DeleteInstanceProfileCommandOutput, type GetInstanceProfileCommandInput, type GetInstanceProfileCommandOutput,
   type RemoveRoleFromInstanceProfileCommandInput, type RemoveRoleFromInstanceProfileCommandOutput,
 } from "@aws-sdk/client-iam";
+import {
+  DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SQSClient, type DeleteMessageCommandInput, type DeleteMessageCommandOutput,
+  type GetQueueUrlCommandInput, type GetQueueUrlCommandOutput, type ReceiveMessageCommandInput, type ReceiveMessageCommandOutput,
+} from "@aws-sdk/client-sqs";
 import { GetParameterCommand, SSMClient, type GetParameterCommandInput, type GetParameterCommandOutput } from "@aws-sdk/client-ssm";
 
 /** The EC2 calls kerf's cloud provider makes. */
@@ -48,6 +52,13 @@ export interface IamApi {
 /** The EKS call kerf makes (cluster endpoint, CA and service CIDR at start). */
 export interface EksApi {
   describeCluster(input: DescribeClusterCommandInput): Promise<DescribeClusterCommandOutput>;
+}
+
+/** The SQS calls the interruption controller makes; `signal` aborts a long poll (leadership lost, shutdown). */
+export interface SqsApi {
+  getQueueUrl(input: GetQueueUrlCommandInput): Promise<GetQueueUrlCommandOutput>;
+  receiveMessage(input: ReceiveMessageCommandInput, signal?: AbortSignal): Promise<ReceiveMessageCommandOutput>;
+  deleteMessage(input: DeleteMessageCommandInput): Promise<DeleteMessageCommandOutput>;
 }
 
 /** Where and as whom to reach AWS; `endpoint` overrides the service endpoint (moto in tests). */
@@ -99,6 +110,20 @@ export function iamApi(client: IAMClient): IamApi {
 /** EksApi over a real EKSClient. */
 export function eksApi(client: EKSClient): EksApi {
   return { describeCluster: (input) => client.send(new DescribeClusterCommand(input)) };
+}
+
+/** SqsApi over a real SQSClient. */
+export function sqsApi(client: SQSClient): SqsApi {
+  return {
+    getQueueUrl: (input) => client.send(new GetQueueUrlCommand(input)),
+    receiveMessage: (input, signal) => client.send(new ReceiveMessageCommand(input), signal === undefined ? {} : { abortSignal: signal }),
+    deleteMessage: (input) => client.send(new DeleteMessageCommand(input)),
+  };
+}
+
+/** SqsApi from one configuration. */
+export function awsSqsApi(config: AwsClientConfig): SqsApi {
+  return sqsApi(new SQSClient(clientOptions(config)));
 }
 
 /** EksApi from one configuration. */
