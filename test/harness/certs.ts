@@ -4,6 +4,7 @@
  * service-account signing key pair.
  */
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -37,7 +38,10 @@ export async function issueCertificate(ca: KeyPair, dir: string, options: { name
   const pair = { cert: `${base}.crt`, key: `${base}.key` };
   await openssl(["req", ...ecKey, "-keyout", pair.key, "-out", `${base}.csr`, "-subj", options.subject]);
   await writeFile(`${base}.ext`, options.extensions.join("\n") + "\n");
-  await openssl(["x509", "-req", "-in", `${base}.csr`, "-CA", ca.cert, "-CAkey", ca.key, "-CAcreateserial", "-out", pair.cert, "-days", "30", "-extfile", `${base}.ext`]);
+  // A random serial per certificate, not -CAcreateserial: certificates issued concurrently from one
+  // CA would race on its shared serial file (seen as "Unable to load number from ca.srl").
+  const serial = `0x1${randomBytes(15).toString("hex")}`;
+  await openssl(["x509", "-req", "-in", `${base}.csr`, "-CA", ca.cert, "-CAkey", ca.key, "-set_serial", serial, "-out", pair.cert, "-days", "30", "-extfile", `${base}.ext`]);
   return pair;
 }
 
