@@ -16,6 +16,7 @@ import { podMetricsController } from "./metrics/pods.ts";
 import { reconcileNodeClassLifecycle, type NodeClassLifecycleDeps } from "./nodeclass/controller.ts";
 import { reconcileNodeDeletion } from "./node/finalizer.ts";
 import { reconcileNodeClaim } from "./nodeclaim/controller.ts";
+import { reconcileExpiration } from "./nodeclaim/expiration.ts";
 import type { NodeClaimDeps } from "./nodeclaim/deps.ts";
 import { reconcileNodePoolHash } from "./nodepool/hash.ts";
 import { reconcileNodePool } from "./nodepool/status.ts";
@@ -98,6 +99,7 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
       watches: { nodeclaims: own, nodes: (n) => nodeClaimOfNode(deps, n), pods: (p) => nodeClaimOfPod(deps, p), volumeattachments: (va) => nodeClaimOfPod(deps, va) },
     },
     { name: "node.termination", reconcile: (key) => reconcileNodeDeletion(deps.cluster, key), watches: { nodes: own } },
+    { name: "nodeclaim.expiration", reconcile: (key) => reconcileExpiration(deps, key), watches: { nodeclaims: own } },
     {
       name: "nodepool.status",
       reconcile: (key) => reconcileNodePool(deps, key),

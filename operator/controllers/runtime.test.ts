@@ -28,6 +28,17 @@ void describe("work queue", () => {
     assert.deepEqual(calls, ["a", "b"]);
   });
 
+  void it("should wait, not spin, when a reconcile asks to come back in 30 days (past setTimeout's 24.8-day limit)", async () => {
+    let calls = 0;
+    const q = queue(async () => { calls += 1; return { requeueAfter: 30 * 24 * 3_600_000 }; });
+    q.start();
+    q.add("k");
+    await until(() => calls >= 1);
+    await sleep(50);
+    await q.stop();
+    assert.equal(calls, 1);
+  });
+
   void it("should never run one key concurrently, and rerun it when added during its reconcile", async () => {
     let running = 0; let maxRunning = 0; let calls = 0;
     const q = queue(async () => {

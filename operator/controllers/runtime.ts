@@ -9,6 +9,9 @@ import type { Metrics } from "../observability/metrics.ts";
 /** What a reconcile asks for next; an empty result means "done until something changes". */
 export interface Result { readonly requeueAfter?: number }
 
+/** The longest delay setTimeout honours. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Marks an error that retrying cannot fix: logged once, not requeued. */
 export class TerminalError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -64,8 +67,10 @@ export class WorkQueue {
   }
 
   /** Enqueues `key` after `ms`; an earlier pending timer for the key wins. */
-  addAfter(key: string, ms: number): void {
-    if (ms <= 0) { this.add(key); return; }
+  addAfter(key: string, requested: number): void {
+    if (requested <= 0) { this.add(key); return; }
+    // setTimeout fires at once for delays past 2^31-1 ms (~24.8 days); a key due later is looked at then and requeues itself.
+    const ms = Math.min(requested, MAX_TIMER_MS);
     const at = performance.now() + ms;
     const existing = this.timers.get(key);
     if (existing !== undefined && existing.at <= at) return;

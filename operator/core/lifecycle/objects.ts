@@ -70,6 +70,7 @@ export interface NodeClaim {
     readonly startupTaints?: readonly Taint[] | undefined;
     readonly resources?: { readonly requests?: Quantities | undefined } | undefined;
     readonly terminationGracePeriod?: string | undefined;
+    readonly expireAfter?: string | undefined;
     readonly nodeClassRef?: { readonly group: string; readonly kind: string; readonly name: string } | undefined;
     readonly requirements?: readonly unknown[] | undefined;
   } | undefined;
