@@ -93,8 +93,8 @@ export function waitingOnNodeClaimTermination(nodeClass: Meta, nodeClaims: reado
 
 /** An interruption notice (SpotInterrupted, InstanceStopping, …, TerminatingOnInterruption) on a NodeClaim or its Node. */
 export function interruptionNotice(on: "NodeClaim" | "Node", obj: Meta, notice: { readonly reason: string; readonly message: string; readonly type: "Normal" | "Warning" }): OperatorEvent {
-  const message = notice.reason === "TerminatingOnInterruption" ? `${notice.message.replace(/NodeClaim$/, on)}` : notice.message;
-  return { involved: on === "NodeClaim" ? nodeClaimRef(obj) : nodeRef(obj), type: notice.type, reason: notice.reason, message };
+  // A message naming the NodeClaim ("…termination for the NodeClaim") names the Node on the Node's Event.
+  return { involved: on === "NodeClaim" ? nodeClaimRef(obj) : nodeRef(obj), type: notice.type, reason: notice.reason, message: notice.message.replace(/NodeClaim$/, on) };
 }
 
 /** Writes Events; implemented by the kube adapter (adapters/kube/event-recorder.ts). */

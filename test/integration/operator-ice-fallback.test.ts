@@ -2,12 +2,9 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { RunningOperator } from "../../operator/main.ts";
 import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
-import { KubeletSim } from "../harness/kubelet-sim.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
-import { CLUSTER } from "./aws-fixtures.ts";
-import { replica } from "./operator-fixtures.ts";
-import { ON_DEMAND, WORKSHOP_FAMILIES, consistency, createInflate, createNodePool, isReady, prepareCluster, runningPods } from "./provisioning-fixtures.ts";
+import { ON_DEMAND, WORKSHOP_FAMILIES, consistency, createInflate, createNodePool, isReady, runOperatorOnCluster, runningPods, type OperatorOnCluster } from "./provisioning-fixtures.ts";
 
 /** The (type/zone) overrides of one recorded CreateFleet request. */
 function overridesOf(request: Readonly<Record<string, string>>): string[] {
@@ -18,18 +15,16 @@ function overridesOf(request: Readonly<Record<string, string>>): string[] {
 void describe("insufficient capacity during provisioning, with CreateFleet failures injected in front of moto", () => {
   let env: TestEnvironment;
   let proxy: FaultProxy;
+  let running: OperatorOnCluster;
   let operator: RunningOperator;
-  let sim: KubeletSim;
 
   before(async () => {
     env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
     proxy = await startFaultProxy(env.aws().endpoint);
-    await prepareCluster(env);
-    operator = await replica(env, "ice", { AWS_ENDPOINT_URL: proxy.url, DISABLE_LEADER_ELECTION: "true" });
-    sim = new KubeletSim({ kubeConfig: env.kubeConfig, aws: env.aws(), clusterName: CLUSTER });
-    sim.start();
+    running = await runOperatorOnCluster(env, "ice", { AWS_ENDPOINT_URL: proxy.url });
+    operator = running.operator;
   });
-  after(async () => { await sim.stop(); await operator.stop(); await proxy.stop(); });
+  after(async () => { await running.stop(); await proxy.stop(); });
 
   void it("should delete the NodeClaim whose offerings all failed and run the pods on the next offering of a lower-weight NodePool, never retrying the failed one", async () => {
     // The preferred pool can only buy m5.large; there is none in either zone.

@@ -8,13 +8,12 @@ import assert from "node:assert/strict";
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { CoreV1Api } from "@kubernetes/client-node";
 import type { RunningOperator } from "../../operator/main.ts";
-import { KubeletSim } from "../harness/kubelet-sim.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
-import { CLUSTER } from "./aws-fixtures.ts";
-import { replica } from "./operator-fixtures.ts";
-import { consistency, createInflate, createNodePool, isReady, liveInstances, runningPods, WORKSHOP_FAMILIES, type Claim } from "./provisioning-fixtures.ts";
-import { prepareCluster } from "./provisioning-fixtures.ts";
+import {
+  consistency, createInflate, createNodePool, liveInstances, replacementClaim, runOperatorOnCluster, singleReadyClaim, WORKSHOP_FAMILIES,
+  type Claim, type OperatorOnCluster,
+} from "./provisioning-fixtures.ts";
 
 const SPOT = { key: "karpenter.sh/capacity-type", operator: "In", values: ["spot"] };
 
@@ -27,8 +26,8 @@ const label = (c: Claim, key: string): string => c.metadata.labels?.[key] ?? "";
 
 void describe("interruption messages from an SQS queue in moto", () => {
   let env: TestEnvironment;
+  let running: OperatorOnCluster;
   let operator: RunningOperator;
-  let sim: KubeletSim;
   let sqs: SQSClient;
   let queueUrl: string;
 
@@ -42,23 +41,18 @@ void describe("interruption messages from an SQS queue in moto", () => {
 
   before(async () => {
     env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
-    await prepareCluster(env);
     sqs = new SQSClient(env.aws());
     const name = `kerf-interruption-${Date.now()}`;
     queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: name }))).QueueUrl ?? "";
-    operator = await replica(env, "interruption", { DISABLE_LEADER_ELECTION: "true", INTERRUPTION_QUEUE: name });
-    sim = new KubeletSim({ kubeConfig: env.kubeConfig, aws: env.aws(), clusterName: CLUSTER });
-    sim.start();
+    running = await runOperatorOnCluster(env, "interruption", { INTERRUPTION_QUEUE: name });
+    operator = running.operator;
   });
-  after(async () => { await sim.stop(); await operator.stop(); });
+  after(async () => { await running.stop(); });
 
   void it("should drain and replace a spot node on its interruption warning, avoiding the interrupted offering, and empty the queue", async () => {
     await createNodePool(env, "spot", { requirements: [SPOT, WORKSHOP_FAMILIES] });
     const namespace = await createInflate(env, 3);
-    const first = await eventually("3 inflate pods Running on one Ready spot NodeClaim", async () => {
-      const { claims } = await consistency(env);
-      return (await runningPods(env, namespace)).length === 3 && claims.length === 1 && isReady(claims[0]!) ? claims[0] : undefined;
-    }, 60_000, 250);
+    const first = await singleReadyClaim(env, namespace, 3);
     assert.equal(label(first, "karpenter.sh/capacity-type"), "spot");
     const instance = instanceOf(first);
     const offering = `${label(first, "node.kubernetes.io/instance-type")}/${label(first, "topology.kubernetes.io/zone")}`;
@@ -72,12 +66,7 @@ void describe("interruption messages from an SQS queue in moto", () => {
     assert.deepEqual(unchanged.map((c) => [c.metadata.name, c.metadata.deletionTimestamp]), [[first.metadata.name, undefined]]);
 
     await send(ec2Event("EC2 Spot Instance Interruption Warning", { "instance-id": instance, "instance-action": "terminate" }));
-    const replacement = await eventually("the pods Running again on a new Ready NodeClaim, the interrupted one gone", async () => {
-      const { claims, leaked, withoutInstance } = await consistency(env);
-      const running = await runningPods(env, namespace);
-      const ok = running.length === 3 && claims.length === 1 && claims[0]?.metadata.name !== first.metadata.name && isReady(claims[0]!) && leaked.length === 0 && withoutInstance.length === 0;
-      return ok ? claims[0] : undefined;
-    }, 90_000, 250);
+    const replacement = await replacementClaim(env, namespace, 3, first);
     assert.ok(!(await liveInstances(env)).some((i) => i.id === instance), "the interrupted instance is terminated");
     assert.notEqual(`${label(replacement, "node.kubernetes.io/instance-type")}/${label(replacement, "topology.kubernetes.io/zone")}`, offering, "the replacement avoids the interrupted spot offering");
     assert.equal(await counter("interruptionReceived", "spot_interrupted"), 1);

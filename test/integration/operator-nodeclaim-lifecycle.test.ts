@@ -3,36 +3,31 @@ import assert from "node:assert/strict";
 import { DescribeInstancesCommand } from "@aws-sdk/client-ec2";
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, PolicyV1Api } from "@kubernetes/client-node";
 import type { RunningOperator } from "../../operator/main.ts";
-import { KubeletSim } from "../harness/kubelet-sim.ts";
 import { createTestNamespace } from "../harness/reset.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
-import { CLUSTER, clients } from "./aws-fixtures.ts";
-import { replica } from "./operator-fixtures.ts";
-import { prepareCluster } from "./provisioning-fixtures.ts";
+import { clients } from "./aws-fixtures.ts";
+import { NODECLAIMS, runOperatorOnCluster, type OperatorOnCluster } from "./provisioning-fixtures.ts";
 
-const NC = { group: "karpenter.sh", version: "v1", plural: "nodeclaims" };
 interface Claim { metadata?: { finalizers?: string[] }; status?: { providerID?: string; nodeName?: string; conditions?: { type: string; status: string }[] } }
 const condition = (c: Claim, type: string): boolean => c.status?.conditions?.some((x) => x.type === type && x.status === "True") ?? false;
 
 void describe("NodeClaim lifecycle on the real apiserver, kwok and moto", () => {
   let env: TestEnvironment;
+  let running: OperatorOnCluster;
   let operator: RunningOperator;
-  let sim: KubeletSim;
 
   before(async () => {
     env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
-    await prepareCluster(env);
-    operator = await replica(env, "lifecycle", { DISABLE_LEADER_ELECTION: "true" });
-    sim = new KubeletSim({ kubeConfig: env.kubeConfig, aws: env.aws(), clusterName: CLUSTER });
-    sim.start();
+    running = await runOperatorOnCluster(env, "lifecycle");
+    operator = running.operator;
   });
-  after(async () => { await sim.stop(); await operator.stop(); });
+  after(async () => { await running.stop(); });
 
   void it("should launch, register and initialize a NodeClaim, then drain it past a PDB and terminate its instance on delete", async () => {
     const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
-    await custom.createClusterCustomObject({ ...NC, body: {
+    await custom.createClusterCustomObject({ ...NODECLAIMS, body: {
       apiVersion: "karpenter.sh/v1", kind: "NodeClaim", metadata: { name: "lifecycle-a", labels: { "karpenter.sh/nodepool": "default" } },
       spec: {
         nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
@@ -44,7 +39,7 @@ void describe("NodeClaim lifecycle on the real apiserver, kwok and moto", () => 
       },
     } });
     const ready = await eventually("the NodeClaim to be Launched, Registered and Initialized", async () => {
-      const c = (await custom.getClusterCustomObject({ ...NC, name: "lifecycle-a" })) as Claim;
+      const c = (await custom.getClusterCustomObject({ ...NODECLAIMS, name: "lifecycle-a" })) as Claim;
       return condition(c, "Launched") && condition(c, "Registered") && condition(c, "Initialized") && condition(c, "Ready") ? c : undefined;
     }, 120_000, 250);
     const providerID = ready.status?.providerID ?? "";
@@ -74,9 +69,9 @@ void describe("NodeClaim lifecycle on the real apiserver, kwok and moto", () => 
     await core.createNode({ body: { metadata: { name: "spare", annotations: { "kwok.x-k8s.io/node": "fake" }, labels: { "kubernetes.io/hostname": "spare" } }, status: { capacity: { cpu: "8", memory: "32Gi", pods: "110" }, allocatable: { cpu: "8", memory: "32Gi", pods: "110" } } } });
     await eventually("the spare Node to be Ready", async () => (await core.readNode({ name: "spare" })).status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"), 60_000);
 
-    await custom.deleteClusterCustomObject({ ...NC, name: "lifecycle-a" });
+    await custom.deleteClusterCustomObject({ ...NODECLAIMS, name: "lifecycle-a" });
     await eventually("the NodeClaim to be gone", async () => {
-      try { await custom.getClusterCustomObject({ ...NC, name: "lifecycle-a" }); return false; } catch (e) { return (e as { code?: number }).code === 404; }
+      try { await custom.getClusterCustomObject({ ...NODECLAIMS, name: "lifecycle-a" }); return false; } catch (e) { return (e as { code?: number }).code === 404; }
     }, 120_000, 250);
     await assert.rejects(core.readNode({ name: node.metadata?.name ?? "" }), (e: { code?: number }) => e.code === 404);
     const pods = await core.listNamespacedPod({ namespace });

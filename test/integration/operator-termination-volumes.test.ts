@@ -3,43 +3,37 @@ import assert from "node:assert/strict";
 import { DescribeInstancesCommand } from "@aws-sdk/client-ec2";
 import { CustomObjectsApi, StorageV1Api } from "@kubernetes/client-node";
 import type { RunningOperator } from "../../operator/main.ts";
-import { KubeletSim } from "../harness/kubelet-sim.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
-import { CLUSTER, clients } from "./aws-fixtures.ts";
-import { replica } from "./operator-fixtures.ts";
-import { prepareCluster } from "./provisioning-fixtures.ts";
+import { clients } from "./aws-fixtures.ts";
+import { NODECLAIMS, runOperatorOnCluster, type OperatorOnCluster } from "./provisioning-fixtures.ts";
 
-const NC = { group: "karpenter.sh", version: "v1", plural: "nodeclaims" };
 interface Condition { type: string; status: string; reason?: string }
 interface Claim { status?: { providerID?: string; nodeName?: string; conditions?: Condition[] } }
 const conditionOf = (c: Claim, type: string): Condition | undefined => c.status?.conditions?.find((x) => x.type === type);
 
 void describe("termination waits for VolumeAttachments on the real apiserver, kwok and moto", () => {
   let env: TestEnvironment;
+  let running: OperatorOnCluster;
   let operator: RunningOperator;
-  let sim: KubeletSim;
   let custom: CustomObjectsApi;
   let storage: StorageV1Api;
 
   before(async () => {
     env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
-    await prepareCluster(env);
     custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
     storage = env.kubeConfig.makeApiClient(StorageV1Api);
-    operator = await replica(env, "termination-volumes", { DISABLE_LEADER_ELECTION: "true" });
-    sim = new KubeletSim({ kubeConfig: env.kubeConfig, aws: env.aws(), clusterName: CLUSTER });
-    sim.start();
+    running = await runOperatorOnCluster(env, "termination-volumes");
+    operator = running.operator;
   });
   after(async () => {
-    await sim.stop();
-    await operator.stop();
+    await running.stop();
     for (const name of ["csi-volumes-a", "csi-volumes-b"]) await storage.deleteVolumeAttachment({ name }).catch(() => undefined);
   });
 
   /** Creates a NodeClaim and waits until its Node is initialized; returns its node name and instance id. */
   async function readyNodeClaim(name: string, terminationGracePeriod?: string): Promise<{ nodeName: string; instanceID: string }> {
-    await custom.createClusterCustomObject({ ...NC, body: {
+    await custom.createClusterCustomObject({ ...NODECLAIMS, body: {
       apiVersion: "karpenter.sh/v1", kind: "NodeClaim", metadata: { name, labels: { "karpenter.sh/nodepool": "default" } },
       spec: {
         nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
@@ -52,7 +46,7 @@ void describe("termination waits for VolumeAttachments on the real apiserver, kw
       },
     } });
     const claim = await eventually(`NodeClaim ${name} to be Initialized`, async () => {
-      const c = (await custom.getClusterCustomObject({ ...NC, name })) as Claim;
+      const c = (await custom.getClusterCustomObject({ ...NODECLAIMS, name })) as Claim;
       return conditionOf(c, "Initialized")?.status === "True" ? c : undefined;
     }, 120_000, 250);
     return { nodeName: claim.status?.nodeName ?? "", instanceID: claim.status?.providerID?.split("/").pop() ?? "" };
@@ -66,7 +60,7 @@ void describe("termination waits for VolumeAttachments on the real apiserver, kw
     (await clients(env.aws()).ec2.send(new DescribeInstancesCommand({ InstanceIds: [id] }))).Reservations?.[0]?.Instances?.[0]?.State?.Name;
 
   const gone = async (name: string): Promise<boolean> => {
-    try { await custom.getClusterCustomObject({ ...NC, name }); return false; } catch (e) { return (e as { code?: number }).code === 404; }
+    try { await custom.getClusterCustomObject({ ...NODECLAIMS, name }); return false; } catch (e) { return (e as { code?: number }).code === 404; }
   };
 
   const lifecycleRequeues = async (): Promise<number> =>
@@ -77,9 +71,9 @@ void describe("termination waits for VolumeAttachments on the real apiserver, kw
     await attach("csi-volumes-a", nodeName);
     await eventually("the VolumeAttachment in the operator's cache", () => operator.state.volumeAttachments().some((va) => va.metadata?.name === "csi-volumes-a"), 10_000);
 
-    await custom.deleteClusterCustomObject({ ...NC, name: "volumes-a" });
+    await custom.deleteClusterCustomObject({ ...NODECLAIMS, name: "volumes-a" });
     const waiting = await eventually("the drained NodeClaim to await volume detachment", async () => {
-      const c = (await custom.getClusterCustomObject({ ...NC, name: "volumes-a" })) as Claim;
+      const c = (await custom.getClusterCustomObject({ ...NODECLAIMS, name: "volumes-a" })) as Claim;
       return conditionOf(c, "Drained")?.status === "True" && conditionOf(c, "VolumesDetached")?.reason === "AwaitingVolumeDetachment" ? c : undefined;
     }, 30_000, 100);
     assert.equal(conditionOf(waiting, "VolumesDetached")?.status, "Unknown");
@@ -87,7 +81,7 @@ void describe("termination waits for VolumeAttachments on the real apiserver, kw
     const before = await lifecycleRequeues();
     await eventually("three more termination passes", async () => (await lifecycleRequeues()) >= before + 3, 15_000, 200);
     assert.equal(await instanceState(instanceID), "running", "the instance is kept while the attachment exists");
-    const still = (await custom.getClusterCustomObject({ ...NC, name: "volumes-a" })) as Claim;
+    const still = (await custom.getClusterCustomObject({ ...NODECLAIMS, name: "volumes-a" })) as Claim;
     assert.equal(conditionOf(still, "InstanceTerminating"), undefined);
 
     await storage.deleteVolumeAttachment({ name: "csi-volumes-a" });
@@ -99,9 +93,9 @@ void describe("termination waits for VolumeAttachments on the real apiserver, kw
     const { nodeName, instanceID } = await readyNodeClaim("volumes-b", "5s");
     await attach("csi-volumes-b", nodeName);
     await eventually("the VolumeAttachment in the operator's cache", () => operator.state.volumeAttachments().some((va) => va.metadata?.name === "csi-volumes-b"), 10_000);
-    await custom.deleteClusterCustomObject({ ...NC, name: "volumes-b" });
+    await custom.deleteClusterCustomObject({ ...NODECLAIMS, name: "volumes-b" });
     await eventually("the NodeClaim to await volume detachment within its 5 s terminationGracePeriod", async () => {
-      const c = (await custom.getClusterCustomObject({ ...NC, name: "volumes-b" })) as Claim;
+      const c = (await custom.getClusterCustomObject({ ...NODECLAIMS, name: "volumes-b" })) as Claim;
       return conditionOf(c, "VolumesDetached")?.reason === "AwaitingVolumeDetachment";
     }, 4_000, 100);
     await eventually("the NodeClaim to be gone after its terminationGracePeriod, the attachment still there", () => gone("volumes-b"), 30_000, 250);

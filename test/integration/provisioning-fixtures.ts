@@ -2,10 +2,13 @@
 import { DescribeInstancesCommand } from "@aws-sdk/client-ec2";
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { mergePatch } from "../../operator/adapters/kube/client.ts";
+import type { RunningOperator } from "../../operator/main.ts";
+import { KubeletSim } from "../harness/kubelet-sim.ts";
 import { createTestNamespace } from "../harness/reset.ts";
 import type { TestEnvironment } from "../harness/use-environment.ts";
+import { eventually } from "../harness/wait.ts";
 import { CLUSTER, clients, nodeClass, seedAl2023Alias, seedNodeRole, tagDefaultSubnets } from "./aws-fixtures.ts";
-import { installKarpenterCrds } from "./operator-fixtures.ts";
+import { installKarpenterCrds, replica } from "./operator-fixtures.ts";
 
 export const NODECLAIMS = { group: "karpenter.sh", version: "v1", plural: "nodeclaims" } as const;
 const NODEPOOLS = { group: "karpenter.sh", version: "v1", plural: "nodepools" } as const;
@@ -30,6 +33,18 @@ export async function prepareCluster(env: TestEnvironment): Promise<void> {
   await seedNodeRole(env.aws());
   await tagDefaultSubnets(env.aws(), ["us-east-1a", "us-east-1b"]);
   await env.kubeConfig.makeApiClient(CustomObjectsApi).createClusterCustomObject({ group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses", body: { apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "default" }, spec: nodeClass("default").spec } });
+}
+
+/** One operator replica (no leader election) and the kubelet simulation on a prepared cluster. */
+export interface OperatorOnCluster { readonly operator: RunningOperator; readonly sim: KubeletSim; stop(): Promise<void> }
+
+/** prepareCluster, then a replica named `identity` (settings in `extra`) and the kubelet simulation. */
+export async function runOperatorOnCluster(env: TestEnvironment, identity: string, extra: Record<string, string> = {}): Promise<OperatorOnCluster> {
+  await prepareCluster(env);
+  const operator = await replica(env, identity, { DISABLE_LEADER_ELECTION: "true", ...extra });
+  const sim = new KubeletSim({ kubeConfig: env.kubeConfig, aws: env.aws(), clusterName: CLUSTER });
+  sim.start();
+  return { operator, sim, stop: async () => { await sim.stop(); await operator.stop(); } };
 }
 
 /** Creates a NodePool on the `default` EC2NodeClass. */
@@ -89,4 +104,25 @@ export async function consistency(env: TestEnvironment): Promise<{ claims: Claim
   const providers = new Set(instances.map((i) => i.providerID));
   const claimed = new Set(claims.map((c) => c.status?.providerID ?? ""));
   return { claims, instances, leaked: instances.filter((i) => !claimed.has(i.providerID)), withoutInstance: claims.filter((c) => !providers.has(c.status?.providerID ?? "")) };
+}
+
+/**
+ * Waits until the `pods` inflate pods run on a single Ready NodeClaim other than `replacing`, with no
+ * leaked instance and no NodeClaim without one (a replaced node's pods have moved); returns it.
+ */
+export function replacementClaim(env: TestEnvironment, namespace: string, pods: number, replacing: Claim): Promise<Claim> {
+  return eventually(`${pods} pods Running on one Ready NodeClaim replacing ${replacing.metadata.name}, no leaked instance`, async () => {
+    const { claims, leaked, withoutInstance } = await consistency(env);
+    const running = await runningPods(env, namespace);
+    const ok = running.length === pods && claims.length === 1 && claims[0]?.metadata.name !== replacing.metadata.name && isReady(claims[0]!) && leaked.length === 0 && withoutInstance.length === 0;
+    return ok ? claims[0] : undefined;
+  }, 90_000, 250);
+}
+
+/** Waits until the `pods` inflate pods run and the cluster has exactly one NodeClaim, Ready; returns it. */
+export function singleReadyClaim(env: TestEnvironment, namespace: string, pods: number): Promise<Claim> {
+  return eventually(`${pods} pods Running on one Ready NodeClaim`, async () => {
+    const { claims } = await consistency(env);
+    return (await runningPods(env, namespace)).length === pods && claims.length === 1 && isReady(claims[0]!) ? claims[0] : undefined;
+  }, 60_000, 250);
 }

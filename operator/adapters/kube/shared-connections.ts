@@ -16,12 +16,15 @@ type Dispatcher = NonNullable<ReturnType<RequestContext["getDispatcher"]>>;
 /** How long one pool serves before a new one takes over for new requests. */
 export const POOL_MAX_AGE_MS = 10 * 60_000;
 
+/** `maxAgeMs` defaults to POOL_MAX_AGE_MS; `now` (ms, monotonic) to performance.now. */
+export interface PoolOptions { readonly maxAgeMs?: number; readonly now?: () => number }
+
 export class SharedConnectionsKubeConfig extends KubeConfig {
   private pool: { readonly dispatcher: Dispatcher; readonly at: number } | undefined;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
 
-  constructor(o: { maxAgeMs?: number; now?: () => number } = {}) {
+  constructor(o: PoolOptions = {}) {
     super();
     this.maxAgeMs = o.maxAgeMs ?? POOL_MAX_AGE_MS;
     this.now = o.now ?? (() => performance.now());
@@ -53,7 +56,7 @@ export class SharedConnectionsKubeConfig extends KubeConfig {
 }
 
 /** A copy of `kc` (same clusters, users, contexts and current context) with a connection pool of its own. */
-export function sharingConnections(kc: KubeConfig, o: { maxAgeMs?: number; now?: () => number } = {}): SharedConnectionsKubeConfig {
+export function sharingConnections(kc: KubeConfig, o: PoolOptions = {}): SharedConnectionsKubeConfig {
   const shared = new SharedConnectionsKubeConfig(o);
   shared.loadFromString(kc.exportConfig());
   return shared;
