@@ -14,6 +14,12 @@ void describe("budget schedules (robfig/cron standard syntax, UTC)", () => {
     ["*/15 * * * *", HOUR / 4, HOUR / 4],
     ["0 0 * * 0", 168 * HOUR, 168 * HOUR],
     ["30 2 ? * SUN", 168 * HOUR, 168 * HOUR],
+    // robfig semantics cron-parser alone gets wrong: "*/1" keeps the star bit (the 1st AND any weekday: monthly),
+    // and "1/2" in day of week is 1-6/2 (Monday, Wednesday, Friday; cron-parser would add Sunday as 7).
+    ["0 0 1 * */1", 28 * 24 * HOUR, 31 * 24 * HOUR],
+    ["0 0 * * 1/2", 48 * HOUR, 72 * HOUR],
+    ["0 0 * * mon/2", 48 * HOUR, 72 * HOUR],
+    ["0 0 ?/2 * *", 24 * HOUR, 48 * HOUR],
   ];
   for (const [schedule, min, max] of valid) {
     void it(`parses "${schedule}" with periods ${min / HOUR}h..${max / HOUR}h`, () => {

@@ -23,6 +23,7 @@ const SAMPLES = 400;
 
 /** A parsed schedule: its 5-field form and the shortest and longest gaps between consecutive hits (ms). */
 export interface Schedule {
+  /** The 5-field form, rewritten so cron-parser reads it as robfig does (see robfigForCronParser). */
   readonly expression: string;
   readonly minPeriodMs: number;
   readonly maxPeriodMs: number;
@@ -30,8 +31,8 @@ export interface Schedule {
 
 /** A schedule robfig/cron would refuse; Karpenter then fails the budget closed (0 disruptions allowed). */
 export class ScheduleError extends Error {
-  constructor(schedule: string, reason: string) {
-    super(`parsing schedule "${schedule}": ${reason}`);
+  constructor(schedule: string, reason: string, options?: ErrorOptions) {
+    super(`parsing schedule "${schedule}": ${reason}`, options);
     this.name = "ScheduleError";
   }
 }
@@ -45,6 +46,31 @@ function checkFields(schedule: string, fields: string[]): void {
   });
   // robfig bounds day of week to 0-6 (cron-parser would also accept 7 as Sunday).
   if (/(^|[,-])7(\/|,|-|$)/.test(fields[4] ?? "")) throw new ScheduleError(schedule, "day of week 7 is above the maximum (6)");
+}
+
+/** robfig's upper bound per field, for "N/step" (robfig reads it as N-max/step; names keep names in the range). */
+const FIELD_MAX: readonly [string, string][] = [["59", "59"], ["23", "23"], ["31", "31"], ["12", "dec"], ["6", "sat"]];
+
+/**
+ * Rewrites robfig syntax whose meaning cron-parser does not share into an equivalent cron-parser reads the same way:
+ * "?" is "*" in every field; "N/step" runs to the field's maximum (cron-parser's day of week runs to 7, so "1/2"
+ * would add Sunday); a lone "*\/1" is "*" (robfig keeps its star bit, which decides whether day of month and day of
+ * week combine with AND rather than OR; cron-parser would treat it as a restriction and OR the two).
+ */
+function robfigForCronParser(fields: readonly string[]): string {
+  return fields
+    .map((field, i) => {
+      const [numberMax, nameMax] = FIELD_MAX[i] ?? ["", ""];
+      const parts = field.split(",").map((piece) => {
+        const part = piece.replace(/^\?/, "*");
+        const single = /^([0-9]+|[a-z]+)\/([0-9]+)$/i.exec(part);
+        if (single === null) return part;
+        const start = single[1] ?? "";
+        return `${start}-${/^[0-9]+$/.test(start) ? numberMax : nameMax}/${single[2] ?? ""}`;
+      });
+      return parts.length === 1 && parts[0] === "*/1" ? "*" : parts.join(",");
+    })
+    .join(" ");
 }
 
 /** The parsed fields the period walk needs (cron-parser's own parse, so acceptance and messages stay cron-parser's). */
@@ -167,8 +193,10 @@ function compute(schedule: string): Schedule | ScheduleError {
   try {
     const expression = schedule.startsWith("@") ? MACROS[schedule] : schedule;
     if (expression === undefined) throw new ScheduleError(schedule, `unrecognized descriptor ${schedule}`);
-    checkFields(schedule, expression.trim().split(/\s+/));
-    return { expression, ...periods(expression, schedule) };
+    const fields = expression.trim().split(/\s+/);
+    checkFields(schedule, fields);
+    const normalised = robfigForCronParser(fields);
+    return { expression: normalised, ...periods(normalised, schedule) };
   } catch (error) {
     return error instanceof ScheduleError ? error : new ScheduleError(schedule, String(error));
   }
