@@ -19,6 +19,7 @@ import type { Clock } from "./core/clock.ts";
 import { ClusterDiscoveryError, type ClusterInfo } from "./core/launch-template/cluster-info.ts";
 import type { EC2NodeClassLike } from "./core/launch-template/node-class.ts";
 import type { OfferingAvailability } from "./controllers/interruption/controller.ts";
+import { DEFAULT_DISRUPTION_SETTINGS, type DisruptionSettings } from "./controllers/disruption/controller.ts";
 import { ControllerManager, controllers, type ChangeSource } from "./controllers/registry.ts";
 import { serveProbes, type ListeningServer } from "./observability/http.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
@@ -37,6 +38,8 @@ export interface OperatorOverrides {
   readonly serveHttp?: boolean;
   /** SSM prefix of the public AMI parameters (tests: moto refuses /aws/...). */
   readonly ssmPrefix?: string;
+  /** Disruption timings (tests and the playground shorten Karpenter's 15 s validation delay and 10 s poll). */
+  readonly disruption?: Partial<Omit<DisruptionSettings, "spotToSpot">>;
 }
 
 /** A running operator. */
@@ -106,7 +109,9 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   // Karpenter's switch: interruption handling runs exactly when a queue is configured.
   const interruption = config.interruptionQueue === "" ? undefined : { queue: new SqsInterruptionQueue({ sqs: awsSqsApi(awsClientConfig(config, overrides)), queue: config.interruptionQueue }), offerings };
   const events = new KubeEventRecorder({ kubeConfig: kc, logger });
-  const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs }, nodeClassResolver: resolver, nodeClassCloud, nodeClassFinalizers: new KubeNodeClassFinalizers(kc), batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs }, ...(interruption === undefined ? {} : { interruption }) });
+  const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs }, nodeClassResolver: resolver, nodeClassCloud, nodeClassFinalizers: new KubeNodeClassFinalizers(kc), batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs }, ...(interruption === undefined ? {} : { interruption }),
+    disruption: { ...DEFAULT_DISRUPTION_SETTINGS, ...overrides.disruption, spotToSpot: config.featureGates["SpotToSpotConsolidation"] === true },
+  });
   const manager = new ControllerManager(specs, state as unknown as ChangeSource, { logger, metrics, isConflict });
   await state.start();
   const elector = config.disableLeaderElection ? undefined : new LeaderElector({

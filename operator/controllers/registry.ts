@@ -6,10 +6,15 @@
 import type { Logger } from "pino";
 import type { Metrics } from "../observability/metrics.ts";
 import type { EC2NodeClassLike } from "../core/launch-template/node-class.ts";
+import type { Pod } from "../core/lifecycle/objects.ts";
 import type { NodeClassFinalizerWriter } from "../ports/cluster.ts";
 import type { NodeClassCloud } from "../ports/node-class-cloud.ts";
 import type { NodeClassResolver } from "../ports/node-class-resolver.ts";
 import type { InterruptionQueue } from "../ports/interruption-queue.ts";
+import { DEFAULT_DISRUPTION_SETTINGS, DisruptionController, type DisruptionSettings } from "./disruption/controller.ts";
+import { Nominations } from "./disruption/nominations.ts";
+import { PodEventTracker } from "./disruption/pod-events.ts";
+import { reconcileDisruptionStatus, type DisruptionStatusDeps } from "./disruption/status.ts";
 import { collectGarbage } from "./gc/controller.ts";
 import { interruptionController, type OfferingAvailability } from "./interruption/controller.ts";
 import { podMetricsController } from "./metrics/pods.ts";
@@ -66,6 +71,8 @@ export interface ControllerDeps extends NodeClaimDeps {
   readonly batch?: BatchDurations;
   /** Set when --interruption-queue names a queue: enables the interruption controller. */
   readonly interruption?: { readonly queue: InterruptionQueue; readonly offerings: OfferingAvailability };
+  /** Disruption timings and the SpotToSpotConsolidation gate; Karpenter's defaults when absent. */
+  readonly disruption?: DisruptionSettings;
 }
 
 const own = (obj: Watched): readonly string[] => (obj.metadata?.name === undefined ? [] : [obj.metadata.name]);
@@ -90,7 +97,9 @@ const poolOf = (obj: Watched): readonly string[] => {
 
 /** Every controller the operator runs. */
 export function controllers(deps: ControllerDeps): ControllerSpec[] {
+  const nominations = new Nominations((deps.batch ?? { maxMs: 10_000 }).maxMs, deps.clock);
   return [
+    ...disruptionControllers(deps, nominations),
     {
       name: "nodeclaim.lifecycle",
       concurrency: 10,
@@ -108,9 +117,39 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
     { name: "nodepool.hash", reconcile: (key) => reconcileNodePoolHash(deps, key), watches: { nodepools: own } },
     gcController(deps),
     podMetricsController(deps),
-    provisioningController(deps),
+    provisioningController(deps, nominations),
     ...nodeClassControllers(deps),
     ...(deps.interruption === undefined ? [] : [interruptionController({ ...deps, ...deps.interruption })]),
+  ];
+}
+
+function claimsOfPool(deps: ControllerDeps, pool: Watched): readonly string[] {
+  const name = pool.metadata?.name ?? "";
+  return deps.cluster.nodeClaims().filter((c) => c.metadata?.labels?.["karpenter.sh/nodepool"] === name).map((c) => c.metadata?.name ?? "");
+}
+
+/** The per-NodeClaim disruption status (pod events, hash stamp, Drifted, Consolidatable) and the disruption pass. */
+function disruptionControllers(deps: ControllerDeps, nominations: Nominations): ControllerSpec[] {
+  const podEvents = new PodEventTracker();
+  const status: DisruptionStatusDeps = { ...deps, podEvents, networkCache: new Map() };
+  const settings = deps.disruption ?? DEFAULT_DISRUPTION_SETTINGS;
+  const pass = new DisruptionController({ ...deps, nominations, settings });
+  return [
+    {
+      name: "nodeclaim.disruption", concurrency: 4,
+      reconcile: (key) => reconcileDisruptionStatus(status, key),
+      watches: {
+        nodeclaims: own,
+        // The tracker sees every pod event here: a bind or a departure restarts the node's consolidateAfter clock.
+        pods: (pod, verb) => {
+          const node = podEvents.observe(pod as Pod, verb, deps.clock.now().getTime());
+          return node === undefined ? [] : nodeClaimOfPod(deps, { spec: { nodeName: node } });
+        },
+        nodepools: (pool) => claimsOfPool(deps, pool),
+        ec2nodeclasses: (nc) => nodeClaimNamesOf(deps, nc.metadata?.name ?? ""),
+      },
+    },
+    { name: "disruption", singleton: "disruption", watches: {}, reconcile: (_key, signal) => pass.reconcile(signal) },
   ];
 }
 

@@ -97,6 +97,32 @@ export function interruptionNotice(on: "NodeClaim" | "Node", obj: Meta, notice: 
   return { involved: on === "NodeClaim" ? nodeClaimRef(obj) : nodeRef(obj), type: notice.type, reason: notice.reason, message: notice.message.replace(/NodeClaim$/, on) };
 }
 
+/** A NodeClaim/Node (or a whole NodePool) cannot be disrupted now, and why (budget, PDB, do-not-disrupt, nomination). */
+export function disruptionBlocked(on: "NodeClaim" | "Node" | "NodePool", obj: Meta, why: string): OperatorEvent {
+  const involved = on === "NodeClaim" ? nodeClaimRef(obj) : on === "Node" ? nodeRef(obj) : nodePoolRef(obj);
+  return { involved, type: "Normal", reason: "DisruptionBlocked", message: `Cannot disrupt ${on}: ${why}`, dedupeKey: why };
+}
+
+/** Consolidation looked at the node and found nothing cheaper or no place for its pods. */
+export function unconsolidatable(on: "NodeClaim" | "Node", obj: Meta, why: string): OperatorEvent {
+  return { involved: on === "NodeClaim" ? nodeClaimRef(obj) : nodeRef(obj), type: "Normal", reason: "Unconsolidatable", message: why, dedupeKey: why };
+}
+
+/** A replacement is being launched for a disruption. */
+export function disruptionLaunching(nc: Meta, reason: string): OperatorEvent {
+  return { involved: nodeClaimRef(nc), type: "Normal", reason: "DisruptionLaunching", message: `Launching NodeClaim: ${reason}` };
+}
+
+/** The disruption waits for its replacements to initialize. */
+export function disruptionWaitingReadiness(nc: Meta): OperatorEvent {
+  return { involved: nodeClaimRef(nc), type: "Normal", reason: "DisruptionWaitingReadiness", message: "Waiting on readiness to continue disruption", dedupeKey: "waiting" };
+}
+
+/** The candidate is being deleted for a disruption. */
+export function disruptionTerminating(on: "NodeClaim" | "Node", obj: Meta, reason: string): OperatorEvent {
+  return { involved: on === "NodeClaim" ? nodeClaimRef(obj) : nodeRef(obj), type: "Normal", reason: "DisruptionTerminating", message: `Disrupting ${on}: ${reason}` };
+}
+
 /** Writes Events; implemented by the kube adapter (adapters/kube/event-recorder.ts). */
 export interface EventRecorder {
   publish(event: OperatorEvent): void;

@@ -52,6 +52,10 @@ export interface CloudInstance {
   /** pending | running | shutting-down | stopping | stopped (terminated instances are never returned). */
   readonly state: string;
   readonly launchTime: Date;
+  /** Security group ids of the instance (its own and its network interfaces'). */
+  readonly securityGroupIDs?: readonly string[];
+  /** Subnet of the instance ("" when unknown). */
+  readonly subnetID?: string;
   /** Value of the karpenter.sh/nodeclaim tag ("" when absent). */
   readonly nodeClaimName: string;
   readonly nodePoolName: string;

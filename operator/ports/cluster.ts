@@ -48,6 +48,7 @@ export interface ClusterReader {
 export interface NodeClaimStatusPatch {
   readonly providerID?: string;
   readonly imageID?: string;
+  readonly lastPodEventTime?: string;
   readonly nodeName?: string;
   readonly capacity?: Quantities;
   readonly allocatable?: Quantities;

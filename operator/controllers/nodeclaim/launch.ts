@@ -3,6 +3,8 @@
  * then the status (providerID, imageID, capacity, allocatable, Launched=True). The result is cached
  * per NodeClaim uid between the two writes; after a restart create() finds the tagged instance again.
  */
+import { needsNodeClassStamp } from "../../core/disruption/drift.ts";
+import { nodeClassHashAnnotations } from "../../core/disruption/nodeclass-hash.ts";
 import { isInsufficientCapacityError, isNodeClassNotReadyError } from "../../core/errors.ts";
 import type { NodeClaim } from "../../core/lifecycle/objects.ts";
 import { isTrue } from "../../core/lifecycle/objects.ts";
@@ -22,6 +24,22 @@ function missingLabels(nodeClaim: NodeClaim, instance: LaunchedInstance): Record
   const current = nodeClaim.metadata?.labels ?? {};
   const missing = Object.entries(instance.labels).filter(([k, v]) => current[k] !== v);
   return missing.length === 0 ? undefined : { ...current, ...instance.labels };
+}
+
+/** The EC2NodeClass hash the instance launched from (NodeClassDrift compares against it), when not stamped yet. */
+function classStamp(deps: NodeClaimDeps, nodeClaim: NodeClaim): Record<string, string> | undefined {
+  const nodeClass = deps.cluster.nodeClass(nodeClaim.spec?.nodeClassRef?.name ?? "");
+  if (nodeClass === undefined || !needsNodeClassStamp(nodeClaim)) return undefined;
+  return { ...(nodeClaim.metadata?.annotations ?? {}), ...nodeClassHashAnnotations(nodeClass) };
+}
+
+/** Writes the instance labels and the EC2NodeClass hash when missing; true when it wrote. */
+async function writeMetadata(deps: NodeClaimDeps, nodeClaim: NodeClaim, instance: LaunchedInstance): Promise<boolean> {
+  const labels = missingLabels(nodeClaim, instance);
+  const stamp = classStamp(deps, nodeClaim);
+  if (labels === undefined && stamp === undefined) return false;
+  await deps.cluster.patchNodeClaimMetadata(nodeClaim, { ...(labels === undefined ? {} : { labels }), ...(stamp === undefined ? {} : { annotations: stamp }) });
+  return true;
 }
 
 async function deleteForLaunchFailure(deps: NodeClaimDeps, nodeClaim: NodeClaim, error: Error): Promise<StepResult> {
@@ -65,11 +83,7 @@ export async function launch(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise
   if (!("providerID" in (outcome ?? {}))) return outcome as StepResult;
   const instance = outcome as LaunchedInstance;
   cache(deps).set(uid, instance);
-  const labels = missingLabels(nodeClaim, instance);
-  if (labels !== undefined) {
-    await deps.cluster.patchNodeClaimMetadata(nodeClaim, { labels });
-    return {};
-  }
+  if (await writeMetadata(deps, nodeClaim, instance)) return {};
   const conditions = withCondition(deps, nodeClaim, { type: "Launched", status: "True", reason: "Launched" });
   await deps.cluster.patchNodeClaimStatus(nodeClaim, { providerID: instance.providerID, imageID: instance.imageID, capacity: instance.capacity, allocatable: instance.allocatable, conditions });
   deps.logger.info({ nodeclaim: nameOf(nodeClaim), providerID: instance.providerID, instanceType: instance.instanceType, zone: instance.zone }, "launched nodeclaim");

@@ -22,11 +22,12 @@ function readiness(obj: Watched): string {
 }
 
 /** Builds the provisioner and its controller spec. */
-export function provisioningController(deps: ControllerDeps): ControllerSpec {
+export function provisioningController(deps: ControllerDeps, nominations?: { nominate(node: string): void }): ControllerSpec {
   const batch = deps.batch ?? { idleMs: 1_000, maxMs: 10_000 };
   const provisioner = new Provisioner({
     cluster: deps.cluster, cloud: deps.cloud, events: deps.events, metrics: deps.metrics, logger: deps.logger,
     batcher: new Batcher({ idleMs: batch.idleMs, maxMs: batch.maxMs, pollMs: POLL_MS }),
+    ...(nominations === undefined ? {} : { nominations }),
   });
   const trigger = (id: string): readonly string[] => { provisioner.trigger(id); return []; };
   return {

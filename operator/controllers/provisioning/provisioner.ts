@@ -27,6 +27,8 @@ export interface ProvisionerDeps {
   readonly metrics: Metrics;
   readonly logger: Logger;
   readonly batcher: Batcher;
+  /** Records nodes promised to pending pods (disruption leaves them alone for the nomination window). */
+  readonly nominations?: { nominate(node: string): void };
 }
 
 const CONTROLLER = "provisioner";
@@ -71,22 +73,8 @@ export class Provisioner {
     return plan;
   }
 
-  /** Instance types per taking-part NodePool, one cloud call per EC2NodeClass; a pool whose class fails is left out. */
-  private async instanceTypes(pools: readonly NodePoolObject[]): Promise<Map<string, readonly InstanceType[]>> {
-    const byClass = new Map<string, Promise<InstanceType[] | undefined>>();
-    const out = new Map<string, readonly InstanceType[]>();
-    for (const pool of pools.filter(takesPart)) {
-      const className = String((templateOf(pool).spec["nodeClassRef"] as { name?: unknown } | undefined)?.name ?? "");
-      if (!byClass.has(className)) {
-        byClass.set(className, this.deps.cloud.getInstanceTypes(className).catch((error: unknown) => {
-          this.deps.logger.warn({ nodeclass: className, err: error }, "listing instance types failed; its NodePools sit this batch out");
-          return undefined;
-        }));
-      }
-      const types = await byClass.get(className);
-      if (types !== undefined) out.set(pool.metadata?.name ?? "", types);
-    }
-    return out;
+  private instanceTypes(pools: readonly NodePoolObject[]): Promise<Map<string, readonly InstanceType[]>> {
+    return instanceTypesByPool(this.deps, pools);
   }
 
   private async apply(plan: ProvisioningPlan): Promise<void> {
@@ -94,7 +82,10 @@ export class Provisioner {
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
     for (const f of failed) this.deps.logger.error({ err: f.reason }, "creating a nodeclaim failed; retrying in the next batch");
     if (failed.length > 0) this.trigger(`retry/${++this.retries}`);
-    for (const n of plan.nominations) this.deps.events.publish(nominated(n.pod, n.target));
+    for (const n of plan.nominations) {
+      this.deps.events.publish(nominated(n.pod, n.target));
+      if (n.target.startsWith("node/")) this.deps.nominations?.nominate(n.target.slice("node/".length));
+    }
     for (const e of plan.podErrors) this.deps.events.publish(failedScheduling(e.pod, e.reason));
     for (const pool of plan.incompatiblePools) this.deps.events.publish(noCompatibleInstanceTypes(pool));
     if (plan.podErrors.length > 0) this.deps.logger.info({ pods: plan.podErrors.length, reason: plan.podErrors[0]?.reason }, "could not schedule pods");
@@ -107,6 +98,24 @@ export class Provisioner {
     for (const pod of planned.pods) this.deps.events.publish(nominated(pod, `nodeclaim/${name}`));
     this.deps.logger.info({ nodeclaim: name, nodepool: planned.nodePool, pods: planned.pods.length, cheapest: `${planned.launch.instanceType}/${planned.launch.zone}` }, "created nodeclaim");
   }
+}
+
+/** Instance types per taking-part NodePool, one cloud call per EC2NodeClass; a pool whose class fails is left out. */
+export async function instanceTypesByPool(deps: Pick<ProvisionerDeps, "cloud" | "logger">, pools: readonly NodePoolObject[]): Promise<Map<string, readonly InstanceType[]>> {
+  const byClass = new Map<string, Promise<InstanceType[] | undefined>>();
+  const out = new Map<string, readonly InstanceType[]>();
+  for (const pool of pools.filter(takesPart)) {
+    const className = String((templateOf(pool).spec["nodeClassRef"] as { name?: unknown } | undefined)?.name ?? "");
+    if (!byClass.has(className)) {
+      byClass.set(className, deps.cloud.getInstanceTypes(className).catch((error: unknown) => {
+        deps.logger.warn({ nodeclass: className, err: error }, "listing instance types failed; its NodePools sit this batch out");
+        return undefined;
+      }));
+    }
+    const types = await byClass.get(className);
+    if (types !== undefined) out.set(pool.metadata?.name ?? "", types);
+  }
+  return out;
 }
 
 /** Trigger ids for a watched change (undefined: the change cannot need new capacity). */

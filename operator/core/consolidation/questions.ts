@@ -8,6 +8,12 @@ import { cheaperThan, rankOptions } from "../selection/select-offerings.ts";
 import { simulate } from "../scheduling/simulate.ts";
 import type { PlannedNodeClaim, Snapshot } from "../scheduling/types.ts";
 
+/**
+ * `stays`: UIDs of pods that go away with their node instead of moving (DaemonSet and mirror pods);
+ * every other pod of a candidate must find a place.
+ */
+export interface QuestionOptions { readonly stays?: ReadonlySet<string> }
+
 export type ConsolidationDecision =
   | { readonly decision: "delete"; readonly savingsPerHour: number }
   | { readonly decision: "replace"; readonly replacement: PlannedNodeClaim; readonly savingsPerHour: number }
@@ -18,9 +24,9 @@ function without(snapshot: Snapshot, names: ReadonlySet<string>): Snapshot {
 }
 
 /** Whether every pod of `candidates` fits on the remaining nodes (no launch). */
-export function canDelete(snapshot: Snapshot, candidates: readonly string[]): boolean {
+export function canDelete(snapshot: Snapshot, candidates: readonly string[], options: QuestionOptions = {}): boolean {
   const names = new Set(candidates);
-  const pods = snapshot.nodes.filter((n) => names.has(n.name)).flatMap((n) => n.pods);
+  const pods = snapshot.nodes.filter((n) => names.has(n.name)).flatMap((n) => n.pods).filter((p) => options.stays?.has(p.uid) !== true);
   return simulate(without(snapshot, names), pods, { maxNewClaims: 0 }).podErrors.length === 0;
 }
 
@@ -28,12 +34,12 @@ export function canDelete(snapshot: Snapshot, candidates: readonly string[]): bo
  * Delete when the pods fit elsewhere; else replace when they fit with one new NodeClaim whose
  * options, filtered to types cheaper than the candidates' summed price, are not empty.
  */
-export function consolidate(snapshot: Snapshot, candidates: readonly string[]): ConsolidationDecision {
+export function consolidate(snapshot: Snapshot, candidates: readonly string[], options: QuestionOptions = {}): ConsolidationDecision {
   const names = new Set(candidates);
   const nodes = snapshot.nodes.filter((n) => names.has(n.name));
   if (nodes.length !== names.size) return { decision: "none", reason: "a candidate is not in the snapshot" };
   const price = nodes.reduce((s, n) => s + (n.pricePerHour ?? 0), 0);
-  const pods = nodes.flatMap((n) => n.pods);
+  const pods = nodes.flatMap((n) => n.pods).filter((p) => options.stays?.has(p.uid) !== true);
   const rest = without(snapshot, names);
   const onOthers = simulate(rest, pods, { maxNewClaims: 0 });
   if (onOthers.podErrors.length === 0) return { decision: "delete", savingsPerHour: price };

@@ -78,10 +78,24 @@ export interface NodeClaim {
     readonly providerID?: string | undefined;
     readonly nodeName?: string | undefined;
     readonly imageID?: string | undefined;
+    /** When a pod last bound to or left the node (deduplicated at 10 s); consolidateAfter counts from it. */
+    readonly lastPodEventTime?: Timestamp | undefined;
     readonly capacity?: Quantities | undefined;
     readonly allocatable?: Quantities | undefined;
     readonly conditions?: readonly Condition[] | undefined;
   } | undefined;
+}
+
+/** A policy/v1 PodDisruptionBudget, as much as disruption eligibility reads. */
+export interface PdbLike {
+  readonly metadata?: { readonly name?: string | undefined; readonly namespace?: string | undefined } | undefined;
+  readonly spec?: {
+    readonly selector?: {
+      readonly matchLabels?: Readonly<Record<string, string>> | undefined;
+      readonly matchExpressions?: readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] | undefined }[] | undefined;
+    } | null | undefined;
+  } | undefined;
+  readonly status?: { readonly disruptionsAllowed?: number | undefined } | undefined;
 }
 
 /** Milliseconds since the epoch of a Kubernetes timestamp, or undefined. */

@@ -10,7 +10,7 @@ import { Label } from "../../../policies/domain/labels.ts";
 import { parseResourceList, type ResourceList } from "../../../policies/domain/quantity.ts";
 import { Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint, type Taint } from "../../../policies/domain/taints.ts";
-import type { Meta, Node, NodeClaim, Pod } from "../lifecycle/objects.ts";
+import type { Meta, Node, NodeClaim, PdbLike, Pod } from "../lifecycle/objects.ts";
 import { isTrue } from "../lifecycle/objects.ts";
 import { simPodFromPod, simPodFromSpec } from "../scheduling/pod-spec.ts";
 import { nodeSelectorRequirements } from "../scheduling/pool-types.ts";
@@ -36,6 +36,10 @@ export interface ClusterView {
   readonly nodeClaims: readonly NodeClaim[];
   readonly nodePools: readonly NodePoolObject[];
   readonly daemonSets: readonly DaemonSetObject[];
+  /** PodDisruptionBudgets (disruption eligibility); absent where only provisioning reads the view. */
+  readonly pdbs?: readonly PdbLike[] | undefined;
+  /** EC2NodeClasses as raw objects (drift, disruption previews). */
+  readonly nodeClasses?: readonly NodePoolObject[] | undefined;
 }
 
 /** Taints a booting node carries that pods will not have to tolerate (Karpenter's known ephemeral taints). */

@@ -57,7 +57,7 @@ export function takesPart(pool: NodePoolObject): boolean {
   return ready && pool.metadata?.deletionTimestamp === undefined && pool.spec?.["replicas"] === undefined;
 }
 
-function poolView(pool: NodePoolObject, types: readonly InstanceType[], input: PlanInput, byName: ReadonlyMap<string, InstanceType>): NodePoolView {
+function poolView(pool: NodePoolObject, types: readonly InstanceType[], input: Pick<PlanInput, "cluster">, byName: ReadonlyMap<string, InstanceType>): NodePoolView {
   const name = pool.metadata?.name ?? "";
   const { meta, spec } = templateOf(pool);
   const limits = pool.spec?.["limits"] === undefined ? undefined : parseResourceList(pool.spec["limits"] as Obj);
@@ -105,12 +105,23 @@ function uniqueByUid(pods: readonly Pod[]): Pod[] {
   });
 }
 
+/** Every instance type of every pool, by name (first wins: the catalog is one). */
+export function typesByName(instanceTypes: ReadonlyMap<string, readonly InstanceType[]>): Map<string, InstanceType> {
+  const byName = new Map<string, InstanceType>();
+  for (const types of instanceTypes.values()) for (const t of types) if (!byName.has(t.name)) byName.set(t.name, t);
+  return byName;
+}
+
+/** The simulation's view of the pools that take part: weight, template, requirements, remaining limits, types. */
+export function takingPartPools(input: Pick<PlanInput, "cluster" | "instanceTypes">, byName: ReadonlyMap<string, InstanceType>): { pools: NodePoolObject[]; views: NodePoolView[] } {
+  const pools = input.cluster.nodePools.filter((p) => takesPart(p) && input.instanceTypes.has(p.metadata?.name ?? ""));
+  return { pools, views: pools.map((p) => poolView(p, input.instanceTypes.get(p.metadata?.name ?? "") ?? [], input, byName)) };
+}
+
 /** Computes what to create, whom to nominate and who cannot be placed. */
 export function planProvisioning(input: PlanInput): ProvisioningPlan {
-  const byName = new Map<string, InstanceType>();
-  for (const types of input.instanceTypes.values()) for (const t of types) if (!byName.has(t.name)) byName.set(t.name, t);
-  const pools = input.cluster.nodePools.filter((p) => takesPart(p) && input.instanceTypes.has(p.metadata?.name ?? ""));
-  const views = pools.map((p) => poolView(p, input.instanceTypes.get(p.metadata?.name ?? "") ?? [], input, byName));
+  const byName = typesByName(input.instanceTypes);
+  const { pools, views } = takingPartPools(input, byName);
   const places = existingPlaces(input.cluster, byName);
   const { sims, errors } = simPods(uniqueByUid([...input.pending, ...places.reschedulable]));
   const result = simulate({ nodes: places.targets.map((t) => t.node), nodePools: views, daemonSets: daemonSetViews(input.cluster.daemonSets) }, [...sims.keys()], input.options ?? {});

@@ -65,8 +65,20 @@ export function toCloudInstance(i: Instance): CloudInstance {
     providerID: formatProviderID(zone, id), instanceID: id, imageID: i.ImageId ?? "", instanceType: i.InstanceType ?? "", zone,
     capacityType: i.InstanceLifecycle === "spot" ? "spot" : "on-demand",
     state: i.State?.Name ?? "", launchTime: i.LaunchTime ?? new Date(0),
-    ...tagFields(tags), tags,
+    ...network(i), ...tagFields(tags), tags,
   };
+}
+
+/**
+ * Security groups and subnet of the instance. Read from the instance and from its network interfaces:
+ * a CreateFleet instance may report its groups only under NetworkInterfaces[].Groups (moto does),
+ * and reading one place alone would make every such node look security-group drifted.
+ */
+function network(i: Instance): { securityGroupIDs: string[]; subnetID: string } {
+  const direct = (i.SecurityGroups ?? []).map((g) => g.GroupId ?? "");
+  const viaEni = (i.NetworkInterfaces ?? []).flatMap((n) => (n.Groups ?? []).map((g) => g.GroupId ?? ""));
+  const subnetID = i.SubnetId ?? i.NetworkInterfaces?.find((n) => n.SubnetId !== undefined)?.SubnetId ?? "";
+  return { securityGroupIDs: [...new Set([...direct, ...viaEni].filter((g) => g !== ""))], subnetID };
 }
 
 function tagFields(tags: Record<string, string>): { nodeClaimName: string; nodePoolName: string; nodeClassName: string } {

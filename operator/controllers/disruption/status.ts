@@ -1,0 +1,99 @@
+/**
+ * The nodeclaim.disruption controller: per NodeClaim, keeps what the disruption pass reads current —
+ * status.lastPodEventTime (from the pod-event tracker, deduplicated), the EC2NodeClass hash stamp
+ * (written once a NodeClaim has launched without it, e.g. taken over from Karpenter: a re-stamp,
+ * never a drift), the Drifted condition (core/disruption/drift.ts; the instance's network is asked of
+ * the cloud at most every 5 minutes) and the Consolidatable condition (core/disruption/consolidatable.ts).
+ */
+import { Label } from "../../../policies/domain/labels.ts";
+import { consolidatableDecision, consolidateAfterOf, shouldRecordPodEvent } from "../../core/disruption/consolidatable.ts";
+import { driftOf, needsNodeClassStamp, type Drift, type InstanceNetwork } from "../../core/disruption/drift.ts";
+import { nodeClassHashAnnotations } from "../../core/disruption/nodeclass-hash.ts";
+import type { Condition, NodeClaim } from "../../core/lifecycle/objects.ts";
+import { findCondition, setCondition, toIso } from "../../core/lifecycle/objects.ts";
+import type { CustomObjectLike } from "../../ports/cluster.ts";
+import type { NodeClaimDeps } from "../nodeclaim/deps.ts";
+import type { Result } from "../runtime.ts";
+import type { PodEventTracker } from "./pod-events.ts";
+
+/** Karpenter re-checks drift every 5 minutes; cloud lookups (security groups, subnet) follow that pace. */
+export const DRIFT_RECHECK_MS = 5 * 60_000;
+
+export interface DisruptionStatusDeps extends NodeClaimDeps {
+  readonly podEvents: PodEventTracker;
+  /** Last instance lookup per NodeClaim uid (kept by the controller between reconciles). */
+  readonly networkCache: Map<string, { readonly at: number; readonly network: InstanceNetwork | undefined }>;
+}
+
+async function instanceNetwork(deps: DisruptionStatusDeps, claim: NodeClaim, now: number): Promise<InstanceNetwork | undefined> {
+  const uid = claim.metadata?.uid ?? "";
+  const cached = deps.networkCache.get(uid);
+  if (cached !== undefined && now - cached.at < DRIFT_RECHECK_MS) return cached.network;
+  let network: InstanceNetwork | undefined;
+  try {
+    const instance = await deps.cloud.get(claim.status?.providerID ?? "");
+    network = instance.securityGroupIDs === undefined ? undefined : { securityGroupIDs: instance.securityGroupIDs, subnetID: instance.subnetID ?? "" };
+  } catch (error) {
+    deps.logger.debug({ nodeclaim: claim.metadata?.name, err: error }, "reading the instance for drift failed; network drift not checked this time");
+  }
+  deps.networkCache.set(uid, { at: now, network });
+  return network;
+}
+
+function driftCondition(conditions: readonly Condition[] | undefined, drift: Drift | undefined, now: Date): Condition[] {
+  if (drift !== undefined) return setCondition(conditions, { type: "Drifted", status: "True", reason: drift.reason, message: drift.message }, now);
+  return (conditions ?? []).filter((c) => c.type !== "Drifted");
+}
+
+const same = (a: readonly Condition[] | undefined, b: readonly Condition[]): boolean =>
+  JSON.stringify((a ?? []).map((c) => [c.type, c.status, c.reason, c.message])) === JSON.stringify(b.map((c) => [c.type, c.status, c.reason, c.message]));
+
+/** Writes the last pod event or the hash stamp when due; true when it wrote (the update event brings the claim back). */
+async function recordFacts(deps: DisruptionStatusDeps, claim: NodeClaim, nodeClass: CustomObjectLike | undefined): Promise<boolean> {
+  const podEvent = deps.podEvents.last(claim.status?.nodeName ?? "");
+  if (podEvent !== undefined && shouldRecordPodEvent(claim, podEvent)) {
+    await deps.cluster.patchNodeClaimStatus(claim, { lastPodEventTime: toIso(new Date(podEvent)) ?? "" });
+    return true;
+  }
+  if (nodeClass === undefined || !needsNodeClassStamp(claim)) return false;
+  await deps.cluster.patchNodeClaimMetadata(claim, { annotations: { ...claim.metadata?.annotations, ...nodeClassHashAnnotations(nodeClass) } });
+  return true;
+}
+
+/** The claim's conditions with Drifted and Consolidatable as they should be now, and when to look again. */
+async function desiredConditions(deps: DisruptionStatusDeps, claim: NodeClaim, pool: CustomObjectLike, nodeClass: CustomObjectLike | undefined): Promise<{ conditions: Condition[]; requeueAfterMs: number }> {
+  const now = deps.clock.now();
+  const instance = nodeClass === undefined ? undefined : await instanceNetwork(deps, claim, now.getTime());
+  let conditions = driftCondition(claim.status?.conditions, driftOf({ nodeClaim: claim, nodePool: pool, nodeClass, instance }), now);
+  const decision = consolidatableDecision({ ...claim, status: { ...claim.status, conditions } }, consolidateAfterOf(pool), now.getTime());
+  if (decision.action === "set") conditions = setCondition(conditions, decision.condition, now);
+  if (decision.action === "clear") conditions = conditions.filter((c) => c.type !== "Consolidatable");
+  const wait = decision.action === "set" ? undefined : decision.requeueAfterMs;
+  return { conditions, requeueAfterMs: Math.min(wait ?? DRIFT_RECHECK_MS, DRIFT_RECHECK_MS) };
+}
+
+/** Reconciles the disruption status of the NodeClaim called `name`. */
+/** A launched NodeClaim that is not being deleted, with its NodePool; undefined when there is nothing to keep. */
+function subject(deps: DisruptionStatusDeps, name: string): { claim: NodeClaim; pool: CustomObjectLike } | undefined {
+  const claim = deps.cluster.nodeClaim(name);
+  if (claim === undefined || claim.metadata?.deletionTimestamp !== undefined || (claim.status?.providerID ?? "") === "") return undefined;
+  const pool = deps.cluster.nodePool(claim.metadata?.labels?.[Label.nodePool] ?? "");
+  return pool === undefined ? undefined : { claim, pool };
+}
+
+/** Reconciles the disruption status of the NodeClaim called `name`. */
+export async function reconcileDisruptionStatus(deps: DisruptionStatusDeps, name: string): Promise<Result> {
+  const found = subject(deps, name);
+  if (found === undefined) return {};
+  const { claim, pool } = found;
+  const nodeClass = deps.cluster.nodeClass(claim.spec?.nodeClassRef?.name ?? "");
+  if (await recordFacts(deps, claim, nodeClass)) return {};
+  const { conditions, requeueAfterMs } = await desiredConditions(deps, claim, pool, nodeClass);
+  if (same(claim.status?.conditions, conditions)) return { requeueAfter: requeueAfterMs };
+  const drifted = findCondition(conditions, "Drifted");
+  if (drifted !== undefined && findCondition(claim.status?.conditions, "Drifted") === undefined) {
+    deps.logger.info({ nodeclaim: name, reason: drifted.reason, message: drifted.message }, "nodeclaim drifted");
+  }
+  await deps.cluster.patchNodeClaimStatus(claim, { conditions });
+  return { requeueAfter: requeueAfterMs };
+}

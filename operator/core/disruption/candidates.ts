@@ -1,0 +1,143 @@
+/**
+ * Candidate eligibility (behaviour §4.2): which NodeClaims the disruption methods may look at, and
+ * for each one that is not eligible, the blocker users see in a DisruptionBlocked Event. Pod-level
+ * blockers are kept on the candidate, not decided here: drift with a terminationGracePeriod is
+ * "eventual" and ignores them, every other method does not.
+ */
+import { NEVER, tryParseDuration } from "../../../policies/domain/duration.ts";
+import type { InstanceType } from "../../../policies/domain/instance-types.ts";
+import { Label } from "../../../policies/domain/labels.ts";
+import { DEFAULT_EXPIRE_AFTER } from "../lifecycle/expiration.ts";
+import type { Meta, Node, NodeClaim, Pod } from "../lifecycle/objects.ts";
+import { findCondition, isTrue, timeMs } from "../lifecycle/objects.ts";
+import { isMirror } from "../termination/drain-plan.ts";
+import { DO_NOT_DISRUPT, PdbIndex, podBlocker, type PdbLike } from "./pod-blockers.ts";
+import type { Candidate, Skipped } from "./types.ts";
+
+export interface CandidateInput {
+  readonly now: number;
+  readonly nodeClaims: readonly NodeClaim[];
+  readonly nodes: readonly Node[];
+  readonly pods: readonly Pod[];
+  readonly pdbs: readonly PdbLike[];
+  /** NodePool names that exist. */
+  readonly nodePools: ReadonlySet<string>;
+  /** Catalog types by name, for the price of the running offering. */
+  readonly types: ReadonlyMap<string, InstanceType>;
+  /** Nodes a pending pod was nominated to within the nomination window. */
+  readonly nominated: ReadonlySet<string>;
+  /** NodeClaims already in a command being executed. */
+  readonly inFlight: ReadonlySet<string>;
+}
+
+const deleting = (o: { readonly metadata?: Meta | undefined }): boolean => o.metadata?.deletionTimestamp !== undefined;
+const nameOf = (o: { readonly metadata?: Meta | undefined }): string => o.metadata?.name ?? "";
+
+/** Whether a pod would have to move if its node went away. */
+export function isReschedulable(pod: Pod): boolean {
+  const phase = pod.status?.phase;
+  if (phase === "Succeeded" || phase === "Failed" || deleting(pod) || isMirror(pod)) return false;
+  return !(pod.metadata?.ownerReferences ?? []).some((o) => o.kind === "DaemonSet" && o.controller === true);
+}
+
+/** The hourly price of the offering a NodeClaim runs on (0 when the catalog does not know it). */
+export function runningPrice(labels: Readonly<Record<string, string>>, types: ReadonlyMap<string, InstanceType>): number {
+  const type = types.get(labels[Label.instanceType] ?? "");
+  const offering = type?.offerings.find((o) => o.zone === labels[Label.zone] && o.capacityType === labels[Label.capacityType]);
+  return offering?.pricePerHour ?? 0;
+}
+
+function podCost(pod: Pod): number {
+  const deletionCost = Number(pod.metadata?.annotations?.["controller.kubernetes.io/pod-deletion-cost"] ?? 0);
+  const priority = pod.spec?.priority ?? 0;
+  // Karpenter's ReschedulingCost: 1 per pod, nudged by deletion cost and priority, never below 0.
+  return Math.max(0, 1 + (Number.isFinite(deletionCost) ? deletionCost / 2 ** 27 : 0) + priority / 2 ** 25);
+}
+
+/** Rescheduling cost × the fraction of the NodeClaim's lifetime left (behaviour §4.2). */
+function disruptionCost(claim: NodeClaim, pods: readonly Pod[], now: number): number {
+  const cost = pods.reduce((s, p) => s + podCost(p), 0);
+  const ttl = tryParseDuration(claim.spec?.expireAfter ?? DEFAULT_EXPIRE_AFTER);
+  const created = timeMs(claim.metadata?.creationTimestamp) ?? now;
+  if (typeof ttl !== "number" || ttl <= 0) return cost;
+  return cost * Math.min(1, Math.max(0, 1 - (now - created) / ttl));
+}
+
+function indexPods(pods: readonly Pod[]): Map<string, Pod[]> {
+  const out = new Map<string, Pod[]>();
+  for (const pod of pods) {
+    const node = pod.spec?.nodeName ?? "";
+    if (node !== "") out.set(node, [...(out.get(node) ?? []), pod]);
+  }
+  return out;
+}
+
+interface Context { readonly input: CandidateInput; readonly pdbs: PdbIndex; readonly podsByNode: Map<string, Pod[]>; readonly nodeByProvider: Map<string, Node> }
+
+function nodeBlocker(ctx: Context, claim: NodeClaim, node: Node): Skipped | undefined {
+  if (!isTrue(claim.status?.conditions, "Initialized")) return { nodeClaim: claim, node, blocker: { kind: "not-initialized", message: "node is not initialized" } };
+  if (node.metadata?.annotations?.[DO_NOT_DISRUPT] === "true") return { nodeClaim: claim, node, blocker: { kind: "do-not-disrupt", message: `node has "${DO_NOT_DISRUPT}": "true"` } };
+  if (ctx.input.nominated.has(node.metadata?.name ?? "")) return { nodeClaim: claim, node, blocker: { kind: "nominated", message: "node is nominated for a pending pod" } };
+  return undefined;
+}
+
+/** The claim's Node when the claim is ours to look at: registered, nobody deleting either, not in a command, pool exists. */
+function managedNode(ctx: Context, claim: NodeClaim): { node: Node; pool: string } | undefined {
+  const node = ctx.nodeByProvider.get(claim.status?.providerID ?? "");
+  if (node === undefined || deleting(claim) || deleting(node) || ctx.input.inFlight.has(nameOf(claim))) return undefined;
+  const pool = node.metadata?.labels?.[Label.nodePool] ?? "";
+  return ctx.input.nodePools.has(pool) ? { node, pool } : undefined;
+}
+
+function driftReasonOf(claim: NodeClaim): string | undefined {
+  const drifted = findCondition(claim.status?.conditions, "Drifted");
+  return drifted?.status === "True" ? (drifted.reason ?? "Drifted") : undefined;
+}
+
+/** Instance type, capacity type and zone from the Node's (else the NodeClaim's) labels. */
+function offeringOf(claim: NodeClaim, node: Node): { labels: Readonly<Record<string, string>>; instanceType: string; capacityType: string; zone: string } {
+  const labels: Readonly<Record<string, string>> = { ...claim.metadata?.labels, ...node.metadata?.labels };
+  return { labels, instanceType: labels[Label.instanceType] ?? "", capacityType: labels[Label.capacityType] ?? "", zone: labels[Label.zone] ?? "" };
+}
+
+function candidateOf(ctx: Context, claim: NodeClaim): Candidate | Skipped | undefined {
+  const managed = managedNode(ctx, claim);
+  if (managed === undefined) return undefined;
+  const { node, pool } = managed;
+  const blocked = nodeBlocker(ctx, claim, node);
+  if (blocked !== undefined) return blocked;
+  const nodeName = nameOf(node);
+  const pods = (ctx.podsByNode.get(nodeName) ?? []).filter(isReschedulable);
+  const { labels, ...offering } = offeringOf(claim, node);
+  return {
+    nodeClaim: claim, node, name: nameOf(claim), nodeName, nodePool: pool, ...offering,
+    pricePerHour: runningPrice(labels, ctx.input.types), pods,
+    createdAt: timeMs(claim.metadata?.creationTimestamp) ?? ctx.input.now,
+    consolidatable: isTrue(claim.status?.conditions, "Consolidatable"),
+    driftReason: driftReasonOf(claim),
+    podBlocker: podBlocker(pods, ctx.pdbs, ctx.input.now),
+    disruptionCost: disruptionCost(claim, pods, ctx.input.now),
+  };
+}
+
+/** Every candidate, and every NodeClaim held back with its blocker. */
+export function findCandidates(input: CandidateInput): { candidates: Candidate[]; blocked: Skipped[] } {
+  const ctx: Context = {
+    input, pdbs: new PdbIndex(input.pdbs), podsByNode: indexPods(input.pods),
+    nodeByProvider: new Map(input.nodes.filter((n) => (n.spec?.providerID ?? "") !== "").map((n) => [n.spec?.providerID ?? "", n])),
+  };
+  const candidates: Candidate[] = [];
+  const blocked: Skipped[] = [];
+  for (const claim of input.nodeClaims) {
+    const result = candidateOf(ctx, claim);
+    if (result === undefined) continue;
+    if ("blocker" in result) blocked.push(result); else candidates.push(result);
+  }
+  return { candidates, blocked };
+}
+
+/** Whether the NodeClaim has a terminationGracePeriod (drift then ignores pod-level blockers). */
+export function hasGracePeriod(claim: NodeClaim): boolean {
+  const tgp = tryParseDuration(claim.spec?.terminationGracePeriod);
+  return tgp !== undefined && tgp !== NEVER;
+}

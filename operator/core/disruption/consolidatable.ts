@@ -1,0 +1,46 @@
+/**
+ * The `Consolidatable` condition (behaviour §4.3): True once now − max(lastPodEventTime, the time
+ * the NodeClaim initialized) ≥ the NodePool's `consolidateAfter`; `Never` removes the condition.
+ * A NodeClaim that is not initialized yet is left alone. Pod events are deduplicated at 10 s, so a
+ * busy node does not turn every pod churn into a status write.
+ */
+import { NEVER, tryParseDuration } from "../../../policies/domain/duration.ts";
+import type { Condition, NodeClaim } from "../lifecycle/objects.ts";
+import { findCondition, timeMs } from "../lifecycle/objects.ts";
+
+export const POD_EVENT_DEDUPE_MS = 10_000;
+
+export type ConsolidatableDecision =
+  | { readonly action: "none"; readonly requeueAfterMs?: number }
+  | { readonly action: "set"; readonly condition: Omit<Condition, "lastTransitionTime"> }
+  | { readonly action: "clear"; readonly requeueAfterMs?: number };
+
+/** The pool's consolidateAfter in ms, "Never", or undefined when unreadable (then nothing changes). */
+export function consolidateAfterOf(pool: { readonly spec?: Readonly<Record<string, unknown>> | undefined }): number | typeof NEVER | undefined {
+  const disruption = (pool.spec?.["disruption"] ?? {}) as { consolidateAfter?: unknown };
+  // kerf's webhook defaults an absent value to 0s, as Karpenter's newest CRDs do.
+  return tryParseDuration(disruption.consolidateAfter ?? "0s");
+}
+
+/** What the Consolidatable condition should be at `now`. */
+export function consolidatableDecision(claim: NodeClaim, consolidateAfter: number | typeof NEVER | undefined, now: number): ConsolidatableDecision {
+  const conditions = claim.status?.conditions;
+  const current = findCondition(conditions, "Consolidatable");
+  const initialized = findCondition(conditions, "Initialized");
+  if (consolidateAfter === undefined || initialized?.status !== "True") return { action: "none" };
+  if (consolidateAfter === NEVER) return current === undefined ? { action: "none" } : { action: "clear" };
+  const left = quietSince(claim, initialized) + consolidateAfter - now;
+  if (left <= 0) return current?.status === "True" ? { action: "none" } : { action: "set", condition: { type: "Consolidatable", status: "True", reason: "Consolidatable" } };
+  return current === undefined ? { action: "none", requeueAfterMs: left } : { action: "clear", requeueAfterMs: left };
+}
+
+/** The later of the last pod event and the initialization. */
+function quietSince(claim: NodeClaim, initialized: Condition): number {
+  return Math.max(timeMs(claim.status?.lastPodEventTime) ?? 0, timeMs(initialized.lastTransitionTime) ?? 0);
+}
+
+/** Whether a pod event at `at` should be written to status.lastPodEventTime (deduplicated). */
+export function shouldRecordPodEvent(claim: NodeClaim, at: number): boolean {
+  const last = timeMs(claim.status?.lastPodEventTime);
+  return last === undefined || at - last >= POD_EVENT_DEDUPE_MS;
+}

@@ -1,0 +1,103 @@
+/**
+ * One consolidation question for a set of candidates (behaviour §4.3, §4.7): delete when their pods
+ * fit on the other nodes; else replace with one strictly cheaper NodeClaim. Karpenter's capacity-type
+ * rules apply to the replacement: a replacement that may be spot or on-demand is pinned to spot (its
+ * options were priced as spot); replacing spot with spot needs the SpotToSpotConsolidation gate, 15
+ * cheaper spot types and, for one node, that its own type is not among the 15 cheapest. `Balanced`
+ * pools also need the savings to be worth the disruption (score ≥ 1/2, design balanced-consolidation).
+ */
+import { cheapestOffering, type InstanceType } from "../../../policies/domain/instance-types.ts";
+import { Label } from "../../../policies/domain/labels.ts";
+import { Requirement, Requirements } from "../../../policies/domain/requirements.ts";
+import { consolidate } from "../consolidation/questions.ts";
+import { cheaperThan, rankOptions } from "../selection/select-offerings.ts";
+import type { PlannedNodeClaim, Snapshot } from "../scheduling/types.ts";
+import type { Candidate } from "./types.ts";
+
+/** Karpenter's MinInstanceTypesForSpotToSpotConsolidation. */
+export const SPOT_TO_SPOT_MIN_TYPES = 15;
+
+export type Evaluation =
+  | { readonly ok: true; readonly decision: "delete" | "replace"; readonly replacement?: PlannedNodeClaim; readonly savingsPerHour: number }
+  | { readonly ok: false; readonly reason: string };
+
+/** What every evaluation in a pass shares. */
+export interface EvaluationContext {
+  readonly snapshot: Snapshot;
+  /** Pods that go away with their node (DaemonSet, mirror). */
+  readonly stays: ReadonlySet<string>;
+  readonly spotToSpot: boolean;
+  /** Per pool: hourly price and disruption cost of all its candidates' nodes (Balanced scoring). */
+  readonly poolTotals: ReadonlyMap<string, { readonly price: number; readonly cost: number }>;
+  /** Per pool: its consolidationPolicy. */
+  readonly policies: ReadonlyMap<string, string>;
+}
+
+const hasOffering = (types: readonly InstanceType[], reqs: Requirements, capacityType: string): boolean => {
+  const pinned = reqs.with(Requirement.in(Label.capacityType, [capacityType]));
+  return types.some((t) => cheapestOffering(t, pinned) !== undefined);
+};
+
+function pinned(replacement: PlannedNodeClaim, reqs: Requirements, ceiling: number, keep: number | undefined): PlannedNodeClaim | string {
+  const spot = reqs.with(Requirement.in(Label.capacityType, ["spot"]));
+  const cheaper = cheaperThan(replacement.instanceTypes, spot, ceiling);
+  const ranked = rankOptions(cheaper, spot, keep);
+  if (ranked === undefined || ranked.minValuesProblem !== undefined) return ranked?.minValuesProblem ?? "no spot replacement is cheaper than the candidates";
+  return { ...replacement, requirements: spot.with(Requirement.in(Label.instanceType, ranked.types.map((t) => t.name))).toSelectors(), instanceTypes: ranked.types, launch: ranked.launch };
+}
+
+function spotToSpot(ctx: EvaluationContext, candidates: readonly Candidate[], replacement: PlannedNodeClaim, price: number): PlannedNodeClaim | string {
+  if (!ctx.spotToSpot) return "spot nodes are only deleted, not replaced, unless the SpotToSpotConsolidation feature gate is on";
+  const reqs = Requirements.fromSelectors(replacement.requirements);
+  const full = pinned(replacement, reqs, price, undefined);
+  if (typeof full === "string") return full;
+  if (full.instanceTypes.length < SPOT_TO_SPOT_MIN_TYPES) {
+    return `spot-to-spot consolidation needs ${SPOT_TO_SPOT_MIN_TYPES} cheaper spot instance types, found ${full.instanceTypes.length}`;
+  }
+  const cheapest = full.instanceTypes.slice(0, SPOT_TO_SPOT_MIN_TYPES).map((t) => t.name);
+  const only = candidates.length === 1 ? candidates[0] : undefined;
+  if (only !== undefined && cheapest.includes(only.instanceType)) {
+    return `${only.instanceType} is already among the ${SPOT_TO_SPOT_MIN_TYPES} cheapest spot options (avoids churn)`;
+  }
+  const keep = Math.max(SPOT_TO_SPOT_MIN_TYPES, ...[...reqs.minValues().values()]);
+  return pinned(replacement, reqs, price, keep);
+}
+
+/** Applies the capacity-type rules to a cheaper replacement; a string says why there is none. */
+function capacityRules(ctx: EvaluationContext, candidates: readonly Candidate[], replacement: PlannedNodeClaim, price: number): PlannedNodeClaim | string {
+  const reqs = Requirements.fromSelectors(replacement.requirements);
+  const spot = hasOffering(replacement.instanceTypes, reqs, "spot");
+  if (candidates.every((c) => c.capacityType === "spot") && spot) return spotToSpot(ctx, candidates, replacement, price);
+  return spot && hasOffering(replacement.instanceTypes, reqs, "on-demand") ? pinned(replacement, reqs, price, undefined) : replacement;
+}
+
+/** Balanced: the fraction of the pools' cost saved must be at least half the fraction of disruption caused. */
+function balancedRejects(ctx: EvaluationContext, candidates: readonly Candidate[], savings: number): string | undefined {
+  const pools = [...new Set(candidates.map((c) => c.nodePool))].filter((p) => ctx.policies.get(p) === "Balanced");
+  if (pools.length === 0) return undefined;
+  const totals = pools.map((p) => ctx.poolTotals.get(p) ?? { price: 0, cost: 0 });
+  const price = totals.reduce((s, t) => s + t.price, 0);
+  const cost = totals.reduce((s, t) => s + t.cost, 0);
+  const disruption = candidates.filter((c) => pools.includes(c.nodePool)).reduce((s, c) => s + c.disruptionCost, 0);
+  const saved = price > 0 ? savings / price : 0;
+  const disrupted = cost > 0 ? disruption / cost : 0;
+  if (disrupted === 0 || saved >= disrupted / 2) return undefined;
+  return `Balanced policy: saves ${(saved * 100).toFixed(1)}% of the pool's cost for ${(disrupted * 100).toFixed(1)}% of its disruption (needs at least half)`;
+}
+
+/** Delete, replace or why not, for this set of candidates. */
+export function evaluate(ctx: EvaluationContext, candidates: readonly Candidate[]): Evaluation {
+  const result = consolidate(ctx.snapshot, candidates.map((c) => c.nodeName), { stays: ctx.stays });
+  if (result.decision === "none") return { ok: false, reason: result.reason };
+  const price = candidates.reduce((s, c) => s + c.pricePerHour, 0);
+  let replacement: PlannedNodeClaim | undefined;
+  if (result.decision === "replace") {
+    const ruled = capacityRules(ctx, candidates, result.replacement, price);
+    if (typeof ruled === "string") return { ok: false, reason: ruled };
+    replacement = ruled;
+  }
+  const savingsPerHour = price - (replacement?.launch.pricePerHour ?? 0);
+  const rejected = balancedRejects(ctx, candidates, savingsPerHour);
+  if (rejected !== undefined) return { ok: false, reason: rejected };
+  return replacement === undefined ? { ok: true, decision: "delete", savingsPerHour } : { ok: true, decision: "replace", replacement, savingsPerHour };
+}

@@ -1,0 +1,54 @@
+/**
+ * The EC2NodeClass static drift hash (behaviour §4.10): `karpenter.k8s.aws/ec2nodeclass-hash` with
+ * `karpenter.k8s.aws/ec2nodeclass-hash-version`, stamped on each NodeClaim at launch. Hashed: every
+ * field of `spec` except the selector terms (subnets, security groups, AMIs and capacity
+ * reservations drift through their own checks against what they resolve to), `amiFamily` (the
+ * resolved family is hashed instead, so `amiFamily: AL2023` and an `al2023@…` alias agree) and
+ * `ipPrefixCount`. Empty values are ignored (hashstructure's IgnoreZeroValue); map key order never
+ * matters. FNV-1a 64 over canonical JSON: kerf cannot reproduce Karpenter's Go hash bytes, so the
+ * version is kerf's own and a NodeClaim stamped by Karpenter is re-stamped, never drifted.
+ */
+import { canonicalJson, fnv64 } from "../launch-template/hash.ts";
+import { amiFamilyOf, type EC2NodeClassSpec } from "../launch-template/node-class.ts";
+
+export const NodeClassHash = {
+  key: "karpenter.k8s.aws/ec2nodeclass-hash",
+  versionKey: "karpenter.k8s.aws/ec2nodeclass-hash-version",
+  /** Bump when the hashed fields or their normalisation change (re-stamps instead of drifting). */
+  version: "kerf-1",
+} as const;
+
+const EXCLUDED = new Set([
+  "subnetSelectorTerms", "securityGroupSelectorTerms", "amiSelectorTerms", "capacityReservationSelectorTerms", "amiFamily", "ipPrefixCount",
+]);
+
+type Obj = Readonly<Record<string, unknown>>;
+
+function pruned(value: unknown): unknown {
+  if (value === null || value === undefined || value === "") return undefined;
+  if (Array.isArray(value)) {
+    const items = value.map(pruned).filter((v) => v !== undefined);
+    return items.length === 0 ? undefined : items;
+  }
+  if (typeof value !== "object") return value;
+  const entries = Object.entries(value as Obj).map(([k, v]) => [k, pruned(v)] as const).filter(([, v]) => v !== undefined);
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
+/** The normalised part of an EC2NodeClass the hash covers. */
+export function hashedNodeClass(nodeClass: { readonly spec?: Obj | undefined }): unknown {
+  const spec = nodeClass.spec ?? {};
+  const kept = Object.fromEntries(Object.entries(spec).filter(([k]) => !EXCLUDED.has(k)));
+  const family = amiFamilyOf({ amiSelectorTerms: [], ...spec } as unknown as EC2NodeClassSpec);
+  return { ...(pruned(kept) as Obj | undefined), resolvedAMIFamily: family };
+}
+
+/** The hash value of an EC2NodeClass (decimal uint64). */
+export function nodeClassHash(nodeClass: { readonly spec?: Obj | undefined }): string {
+  return fnv64(canonicalJson(hashedNodeClass(nodeClass)));
+}
+
+/** The two annotations a NodeClaim launched from `nodeClass` carries. */
+export function nodeClassHashAnnotations(nodeClass: { readonly spec?: Obj | undefined }): Record<string, string> {
+  return { [NodeClassHash.key]: nodeClassHash(nodeClass), [NodeClassHash.versionKey]: NodeClassHash.version };
+}

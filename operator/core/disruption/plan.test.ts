@@ -1,0 +1,189 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { input, machine, pool, view, NOW } from "./fixtures.ts";
+import { planDisruption } from "./plan.ts";
+import { revalidate } from "./validation.ts";
+
+const names = (p: ReturnType<typeof planDisruption>): string[] => (p.command?.candidates ?? []).map((c) => c.name).sort();
+
+void describe("a disruption pass", () => {
+  void it("deletes empty consolidatable nodes, as many as the Empty budget allows", () => {
+    const cases = [
+      { budgets: undefined, want: 1, why: "default 10% of 2 nodes rounds up to 1" },
+      { budgets: [{ nodes: "100%" }], want: 2, why: "100%" },
+      { budgets: [{ nodes: "5" }], want: 2, why: "a count above the node count" },
+      { budgets: [{ nodes: "1", reasons: ["Drifted"] }], want: 2, why: "a budget for another reason does not limit emptiness" },
+    ];
+    for (const c of cases) {
+      const p = pool("default", c.budgets === undefined ? {} : { budgets: c.budgets });
+      const plan = planDisruption(input(view([machine("a", { pool: p }), machine("b", { pool: p })], [p])));
+      assert.equal(plan.command?.method, "emptiness", c.why);
+      assert.equal(plan.command?.candidates.length, c.want, c.why);
+      assert.equal(plan.command?.decision, "delete");
+    }
+  });
+
+  void it("disrupts nothing while a budget allows 0 and says which budget blocks", () => {
+    const p = pool("default", { budgets: [{ nodes: "0" }] });
+    const plan = planDisruption(input(view([machine("a", { pool: p }), machine("b", { pool: p, pods: 1 })], [p])));
+    assert.equal(plan.command, undefined);
+    assert.ok(plan.blocked.some((b) => b.blocker.kind === "budget" && b.nodeClaim.metadata?.name === "a"));
+    assert.equal(plan.budgets.find((b) => b.reason === "Empty")?.allowed, 0);
+  });
+
+  void it("counts nodes already disrupting against the budget", () => {
+    const p = pool("default", { budgets: [{ nodes: "1" }] });
+    const deleting = machine("gone", { pool: p });
+    const d = { ...deleting, claim: { ...deleting.claim, metadata: { ...deleting.claim.metadata, deletionTimestamp: NOW.toISOString() } } };
+    const plan = planDisruption(input(view([d, machine("a", { pool: p })], [p])));
+    assert.equal(plan.command, undefined, "one node is deleting, the budget of 1 is spent");
+    const inFlight = planDisruption(input(view([machine("x", { pool: p }), machine("a", { pool: p })], [p]), { inFlight: new Set(["x"]) }));
+    assert.equal(inFlight.command, undefined, "a node in an executing command counts too");
+  });
+
+  void it("leaves nodes that are not consolidatable, not initialized, nominated or annotated do-not-disrupt", () => {
+    const cases = [
+      { m: machine("a", { consolidatable: false }), blocker: undefined },
+      { m: machine("a", { initialized: false }), blocker: "not-initialized" },
+      { m: machine("a", { nodeAnnotations: { "karpenter.sh/do-not-disrupt": "true" } }), blocker: "do-not-disrupt" },
+    ];
+    for (const c of cases) {
+      const plan = planDisruption(input(view([c.m])));
+      assert.equal(plan.command, undefined);
+      assert.equal(plan.blocked.find((b) => b.nodeClaim.metadata?.name === "a")?.blocker.kind, c.blocker);
+    }
+    const nominated = planDisruption(input(view([machine("a")]), { nominated: new Set(["a"]) }));
+    assert.equal(nominated.command, undefined);
+    assert.equal(nominated.blocked[0]?.blocker.kind, "nominated");
+  });
+
+  void it("deletes an underutilized node whose pods fit on another", () => {
+    const plan = planDisruption(input(view([machine("a", { pods: 1 }), machine("b", { pods: 1 })])));
+    assert.equal(plan.command?.decision, "delete");
+    assert.equal(plan.command?.reason, "Underutilized");
+    assert.equal(plan.command?.candidates.length, 1);
+    assert.ok((plan.command?.savingsPerHour ?? 0) > 0.09);
+  });
+
+  void it("replaces an oversized node with one strictly cheaper node", () => {
+    const plan = planDisruption(input(view([machine("big", { type: "m5.4xlarge", pods: 2 })])));
+    assert.equal(plan.command?.decision, "replace");
+    assert.equal(plan.command?.method, "single-node-consolidation");
+    const launch = plan.command?.replacements[0]?.launch;
+    assert.ok(launch !== undefined && launch.pricePerHour < 0.768, `${launch?.instanceType} costs less than m5.4xlarge`);
+  });
+
+  void it("merges several half-empty nodes with multi-node consolidation", () => {
+    const p = pool("default", { budgets: [{ nodes: "100%" }] });
+    const machines = ["a", "b", "c", "d"].map((n) => machine(n, { pool: p, type: "m5.xlarge", pods: 1, memory: "2Gi" }));
+    const plan = planDisruption(input(view(machines, [p])));
+    assert.equal(plan.command?.method, "multi-node-consolidation");
+    assert.equal(plan.command?.candidates.length, 4, "all four fit on one cheaper node");
+    assert.equal(plan.command?.decision, "replace");
+    const limited = planDisruption(input(view(machines.map((m) => machine(m.claim.metadata?.name ?? "", { type: "m5.xlarge", pods: 1, memory: "2Gi" })))));
+    assert.equal(limited.command?.candidates.length, 1, "the default budget (10% of 4 rounds up to 1) leaves one candidate: single-node");
+  });
+
+  void it("never consolidates underutilized nodes of a WhenEmpty pool", () => {
+    const p = pool("default", { policy: "WhenEmpty" });
+    const plan = planDisruption(input(view([machine("big", { pool: p, type: "m5.4xlarge", pods: 1 })], [p])));
+    assert.equal(plan.command, undefined);
+    assert.equal(plan.eligible.Underutilized, 0);
+  });
+
+  void it("keeps nodes whose pods are protected by do-not-disrupt or a PodDisruptionBudget", () => {
+    const cases = [
+      { m: machine("big", { type: "m5.4xlarge", pods: 1, podAnnotations: { "karpenter.sh/do-not-disrupt": "true" } }), pdbs: [], kind: "do-not-disrupt" },
+      { m: machine("big", { type: "m5.4xlarge", pods: 1, podAnnotations: { "karpenter.sh/do-not-disrupt": "2h" } }), pdbs: [], kind: "do-not-disrupt" },
+      {
+        m: machine("big", { type: "m5.4xlarge", pods: 1 }), kind: "pdb",
+        pdbs: [{ metadata: { name: "p", namespace: "default" }, spec: { selector: { matchLabels: { app: "big" } } }, status: { disruptionsAllowed: 0 } }],
+      },
+      {
+        m: machine("big", { type: "m5.4xlarge", pods: 1 }), kind: "pdb",
+        pdbs: ["p1", "p2"].map((n) => ({ metadata: { name: n, namespace: "default" }, spec: { selector: {} }, status: { disruptionsAllowed: 5 } })),
+      },
+    ];
+    for (const c of cases) {
+      const plan = planDisruption(input(view([c.m], undefined, { pdbs: c.pdbs })));
+      assert.equal(plan.command, undefined, c.kind);
+      assert.equal(plan.unconsolidatable[0]?.blocker.kind, c.kind);
+    }
+    const expired = machine("big", { type: "m5.4xlarge", pods: 1, podAnnotations: { "karpenter.sh/do-not-disrupt": "30m" } });
+    assert.equal(planDisruption(input(view([expired]))).command?.decision, "replace", "a do-not-disrupt duration counts from the pod's creation (an hour ago)");
+  });
+
+  void it("replaces drifted nodes one per command, empty first, under the Drifted budget", () => {
+    const older = machine("old", { drifted: "NodePoolDrifted", pods: 2, createdAt: "2026-11-01T00:00:00Z", consolidatable: false });
+    const empty = machine("empty", { drifted: "NodePoolDrifted", consolidatable: false });
+    const plan = planDisruption(input(view([older, empty])));
+    assert.equal(plan.command?.method, "drift");
+    assert.deepEqual(names(plan), ["empty"]);
+    const busy = planDisruption(input(view([older])));
+    assert.deepEqual(names(busy), ["old"]);
+    assert.equal(busy.command?.decision, "replace");
+    assert.equal(busy.command?.replacements.reduce((s, r) => s + r.pods.length, 0), 2);
+    const p = pool("default", { budgets: [{ nodes: "0", reasons: ["Drifted"] }] });
+    assert.equal(planDisruption(input(view([machine("old", { pool: p, drifted: "AMIDrift", consolidatable: false, pods: 1 })], [p]))).command, undefined);
+  });
+
+  void it("lets drift through pod-level blockers only when the NodeClaim has a terminationGracePeriod", () => {
+    const protectedPods = { pods: 1, podAnnotations: { "karpenter.sh/do-not-disrupt": "true" }, drifted: "NodePoolDrifted", consolidatable: false };
+    assert.equal(planDisruption(input(view([machine("a", protectedPods)]))).command, undefined);
+    assert.equal(planDisruption(input(view([machine("a", { ...protectedPods, terminationGracePeriod: "1h" })]))).command?.method, "drift");
+  });
+
+  void it("tries the methods in v1.14's order: emptiness before drift before consolidation", () => {
+    const plan = planDisruption(input(view([machine("empty"), machine("drifted", { drifted: "NodePoolDrifted", pods: 1 }), machine("big", { type: "m5.4xlarge", pods: 1 })])));
+    assert.equal(plan.command?.method, "emptiness");
+    const noEmpty = planDisruption(input(view([machine("drifted", { drifted: "NodePoolDrifted", pods: 1 }), machine("big", { type: "m5.4xlarge", pods: 1 })])));
+    assert.equal(noEmpty.command?.method, "drift");
+  });
+
+  void it("only deletes spot nodes unless SpotToSpotConsolidation is on, then pins the replacement to spot", () => {
+    const spotPool = pool("default", { requirements: [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["spot", "on-demand"] }] });
+    const spot = machine("big", { pool: spotPool, type: "m5.8xlarge", capacityType: "spot", pods: 1 });
+    const off = planDisruption(input(view([spot], [spotPool])));
+    assert.equal(off.command, undefined);
+    assert.match(off.unconsolidatable[0]?.blocker.message ?? "", /SpotToSpotConsolidation/);
+    const on = planDisruption(input(view([spot], [spotPool]), { spotToSpot: true }));
+    assert.equal(on.command?.decision, "replace");
+    const capacity = on.command?.replacements[0]?.requirements.find((r) => r.key === "karpenter.sh/capacity-type");
+    assert.deepEqual(capacity?.values, ["spot"]);
+    assert.ok((on.command?.replacements[0]?.instanceTypes.length ?? 0) >= 15);
+    const onDemand = machine("big", { pool: spotPool, type: "m5.8xlarge", capacityType: "on-demand", pods: 1 });
+    const pinned = planDisruption(input(view([onDemand], [spotPool])));
+    assert.deepEqual(pinned.command?.replacements[0]?.requirements.find((r) => r.key === "karpenter.sh/capacity-type")?.values, ["spot"], "an on-demand node replaced by a pool that allows spot is pinned to spot");
+  });
+
+  void it("bounds single-node evaluations per pass and resumes after the last one", () => {
+    // Nodes that cannot be consolidated (each pod fills its node), so every evaluation fails.
+    const machines = ["a", "b", "c"].map((n) => machine(n, { type: "m5.large", pods: 1, memory: "6Gi" }));
+    const first = planDisruption(input(view(machines), { maxSingleNodeEvaluations: 1 }));
+    assert.equal(first.command, undefined);
+    assert.ok(first.resumeAfter !== undefined);
+    const second = planDisruption(input(view(machines), { maxSingleNodeEvaluations: 1, resumeAfter: first.resumeAfter }));
+    assert.notEqual(second.resumeAfter, first.resumeAfter, "the next pass starts after where the last one stopped");
+  });
+
+  void it("counts eligible nodes per reason", () => {
+    const plan = planDisruption(input(view([machine("e"), machine("d", { drifted: "AMIDrift", pods: 1 }), machine("u", { pods: 1 })])));
+    assert.deepEqual(plan.eligible, { Empty: 1, Drifted: 1, Underutilized: 3 }, "an empty node is also an underutilized one");
+  });
+});
+
+void describe("command validation", () => {
+  void it("holds while nothing changed and fails when a pod arrived or the budget closed", () => {
+    const machines = [machine("a"), machine("b", { pods: 1 })];
+    const plan = planDisruption(input(view(machines)));
+    assert.ok(plan.command !== undefined);
+    assert.equal(revalidate(input(view(machines)), plan.command).ok, true);
+    const busy = [machine("a", { pods: 1 }), machine("b", { pods: 1 })];
+    const changed = revalidate(input(view(busy)), plan.command);
+    assert.equal(changed.ok, false);
+    const p = pool("default", { budgets: [{ nodes: "0" }] });
+    const closed = revalidate(input(view([machine("a", { pool: p }), machine("b", { pool: p, pods: 1 })], [p])), plan.command);
+    assert.equal(closed.ok, false);
+    if (!closed.ok) assert.match(closed.reason, /budget/);
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * One disruption pass as a pure function (behaviour §4.1): candidates, budgets, then the methods in
+ * v1.14 order — Emptiness → StaticDrift → Drift → MultiNodeConsolidation → SingleNodeConsolidation —
+ * and the first command found wins. StaticDrift acts on static NodePools (`replicas`), which kerf
+ * does not provision, so it never yields a command here. Single-node consolidation evaluates at most
+ * `maxSingleNodeEvaluations` candidates per pass and reports where it stopped, so the next pass
+ * resumes there instead of starting over (Karpenter's 3-minute timeout restarts from the top).
+ */
+import type { InstanceType } from "../../../policies/domain/instance-types.ts";
+import { existingPlaces, type ClusterView } from "../provisioning/cluster-view.ts";
+import { takingPartPools, typesByName } from "../provisioning/plan.ts";
+import { simPodFromPod } from "../scheduling/pod-spec.ts";
+import type { Snapshot } from "../scheduling/types.ts";
+import { daemonSetViews } from "../provisioning/cluster-view.ts";
+import { findCandidates, isReschedulable } from "./candidates.ts";
+import { consolidationCandidates, drift, emptiness, multiNode, singleNode, type MethodContext } from "./methods.ts";
+import { BudgetLedger, poolBudgets } from "./pool-budgets.ts";
+import type { Candidate, Command, DisruptionPlan, Method, PoolBudget, Skipped } from "./types.ts";
+
+export interface DisruptionInput {
+  readonly now: Date;
+  /** The caches at one instant, with pdbs. */
+  readonly cluster: ClusterView;
+  /** Instance types per NodePool (as provisioning reads them). */
+  readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
+  /** Node names nominated for pending pods within the window. */
+  readonly nominated: ReadonlySet<string>;
+  /** NodeClaims in commands being executed. */
+  readonly inFlight: ReadonlySet<string>;
+  readonly spotToSpot: boolean;
+  readonly maxSingleNodeEvaluations?: number;
+  readonly resumeAfter?: string | undefined;
+}
+
+export const DEFAULT_MAX_SINGLE_NODE_EVALUATIONS = 500;
+
+const DEFAULT_POLICY = "WhenEmptyOrUnderutilized";
+
+function policies(cluster: ClusterView): Map<string, string> {
+  return new Map(cluster.nodePools.map((p) => {
+    const disruption = (p.spec?.["disruption"] ?? {}) as { consolidationPolicy?: unknown };
+    return [p.metadata?.name ?? "", typeof disruption.consolidationPolicy === "string" ? disruption.consolidationPolicy : DEFAULT_POLICY];
+  }));
+}
+
+/** The scheduling snapshot with each candidate's price, and the pods that go away with their node. */
+function schedulingView(input: DisruptionInput, candidates: readonly Candidate[]): { snapshot: Snapshot; stays: Set<string> } {
+  const byName = typesByName(input.instanceTypes);
+  const { views } = takingPartPools({ cluster: input.cluster, instanceTypes: input.instanceTypes }, byName);
+  const price = new Map(candidates.map((c) => [c.nodeName, c.pricePerHour]));
+  const nodes = existingPlaces(input.cluster, byName).targets.map((t) => (price.has(t.node.name) ? { ...t.node, pricePerHour: price.get(t.node.name) } : t.node));
+  const stays = new Set<string>();
+  for (const pod of input.cluster.pods) {
+    if (price.has(pod.spec?.nodeName ?? "") && !isReschedulable(pod)) stays.add(simPodFromPod(pod).uid);
+  }
+  return { snapshot: { nodes, nodePools: views, daemonSets: daemonSetViews(input.cluster.daemonSets) }, stays };
+}
+
+function poolTotals(candidates: readonly Candidate[]): Map<string, { price: number; cost: number }> {
+  const out = new Map<string, { price: number; cost: number }>();
+  for (const c of candidates) {
+    const t = out.get(c.nodePool) ?? { price: 0, cost: 0 };
+    out.set(c.nodePool, { price: t.price + c.pricePerHour, cost: t.cost + c.disruptionCost });
+  }
+  return out;
+}
+
+/** Everything one pass (or one re-validation) reads, computed once. */
+export interface Pass {
+  readonly candidates: readonly Candidate[];
+  readonly blocked: readonly Skipped[];
+  readonly budgets: readonly PoolBudget[];
+  readonly ctx: MethodContext;
+  /** Candidates consolidation may move, in evaluation order. */
+  readonly consolidating: readonly Candidate[];
+}
+
+/** Candidates, budgets and the scheduling view for `input`. */
+export function preparePass(input: DisruptionInput): Pass {
+  const now = input.now.getTime();
+  const { nodeClaims, nodes, pods } = input.cluster;
+  const found = findCandidates({
+    now, nodeClaims, nodes, pods, pdbs: input.cluster.pdbs ?? [], types: typesByName(input.instanceTypes),
+    nodePools: new Set(input.cluster.nodePools.map((p) => p.metadata?.name ?? "")), nominated: input.nominated, inFlight: input.inFlight,
+  });
+  const budgets = poolBudgets({ now: input.now, nodePools: input.cluster.nodePools, nodeClaims, nodes, inFlight: input.inFlight });
+  const { snapshot, stays } = schedulingView(input, found.candidates);
+  const ctx: MethodContext = {
+    snapshot, stays, spotToSpot: input.spotToSpot, poolTotals: poolTotals(found.candidates), policies: policies(input.cluster),
+    ledger: new BudgetLedger(budgets), skipped: [], budgetBlocked: [],
+  };
+  return { candidates: found.candidates, blocked: found.blocked, budgets, ctx, consolidating: consolidationCandidates(ctx, found.candidates) };
+}
+
+/** Computes the pass: what to do now (at most one command), and why the rest is left alone. */
+export function planDisruption(input: DisruptionInput): DisruptionPlan {
+  const pass = preparePass(input);
+  const { ctx, candidates, consolidating } = pass;
+  const eligible = {
+    Empty: candidates.filter((c) => c.pods.length === 0 && c.consolidatable).length,
+    Drifted: candidates.filter((c) => c.driftReason !== undefined).length,
+    Underutilized: consolidating.length,
+  };
+  let resumeAfter: string | undefined;
+  const methods: readonly [Method, () => Command | undefined][] = [
+    ["emptiness", () => emptiness(ctx, candidates)],
+    ["static-drift", () => undefined],
+    ["drift", () => drift(ctx, candidates)],
+    ["multi-node-consolidation", () => multiNode(ctx, consolidating)],
+    ["single-node-consolidation", () => {
+      const r = singleNode(ctx, consolidating, { maxEvaluations: input.maxSingleNodeEvaluations ?? DEFAULT_MAX_SINGLE_NODE_EVALUATIONS, resumeAfter: input.resumeAfter });
+      resumeAfter = r.stoppedAt;
+      return r.command;
+    }],
+  ];
+  let command: Command | undefined;
+  let method: Method | undefined;
+  for (const [name, run] of methods) {
+    method = name;
+    command = run();
+    if (command !== undefined) break;
+  }
+  return { command, method, budgets: pass.budgets, eligible, blocked: [...pass.blocked, ...ctx.budgetBlocked], unconsolidatable: ctx.skipped, resumeAfter };
+}

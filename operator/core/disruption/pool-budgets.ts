@@ -1,0 +1,88 @@
+/**
+ * Budgets per NodePool and reason (api §8, behaviour §4.9): the minimum over active budgets
+ * (policies/domain/budgets.ts, shared with the webhook), less the pool's nodes already disrupting
+ * (deleting, NotReady, tainted karpenter.sh/disrupted, or in a command being executed).
+ */
+import {
+  allowedDisruptions, BUDGET_TIMEZONE_ANNOTATION, DISRUPTION_REASONS, type BudgetSpec, type DisruptionReason,
+} from "../../../policies/domain/budgets.ts";
+import { Label } from "../../../policies/domain/labels.ts";
+import type { Meta, Node, NodeClaim } from "../lifecycle/objects.ts";
+import { isTrue } from "../lifecycle/objects.ts";
+import type { PoolBudget } from "./types.ts";
+
+export interface PoolObject {
+  readonly metadata?: Meta | undefined;
+  readonly spec?: Readonly<Record<string, unknown>> | undefined;
+}
+
+export interface BudgetInput {
+  readonly now: Date;
+  readonly nodePools: readonly PoolObject[];
+  readonly nodeClaims: readonly NodeClaim[];
+  readonly nodes: readonly Node[];
+  readonly inFlight: ReadonlySet<string>;
+}
+
+const DISRUPTED_TAINT = "karpenter.sh/disrupted";
+
+/** The pool's budgets as written (undefined: the API default applies). */
+export function budgetsOf(pool: PoolObject): readonly BudgetSpec[] | undefined {
+  const disruption = pool.spec?.["disruption"] as { budgets?: unknown } | undefined;
+  return Array.isArray(disruption?.budgets) ? (disruption.budgets as BudgetSpec[]) : undefined;
+}
+
+/** The pool's schedule time zone (kerf.dev/budget-timezone), UTC without it. */
+export function timeZoneOf(pool: PoolObject): string | undefined {
+  return pool.metadata?.annotations?.[BUDGET_TIMEZONE_ANNOTATION];
+}
+
+function nodeDisrupting(node: Node): boolean {
+  if (!isTrue(node.status?.conditions, "Ready") || node.metadata?.deletionTimestamp !== undefined) return true;
+  return (node.spec?.taints ?? []).some((t) => t.key === DISRUPTED_TAINT);
+}
+
+function disrupting(claim: NodeClaim, node: Node | undefined, inFlight: ReadonlySet<string>): boolean {
+  if (claim.metadata?.deletionTimestamp !== undefined || inFlight.has(claim.metadata?.name ?? "")) return true;
+  return node !== undefined && nodeDisrupting(node);
+}
+
+/** Allowed disruptions for every pool and reason. */
+export function poolBudgets(input: BudgetInput): PoolBudget[] {
+  const nodeByProvider = new Map(input.nodes.map((n) => [n.spec?.providerID ?? "", n]));
+  const out: PoolBudget[] = [];
+  for (const pool of input.nodePools) {
+    const name = pool.metadata?.name ?? "";
+    const claims = input.nodeClaims.filter((c) => c.metadata?.labels?.[Label.nodePool] === name);
+    // Percentages are of managed, initialized nodes whose instance is not already terminating.
+    const counted = claims.filter((c) => isTrue(c.status?.conditions, "Initialized") && !isTrue(c.status?.conditions, "InstanceTerminating"));
+    // A booting node is NotReady but not disrupting: only initialized NodeClaims count.
+    const busy = claims.filter((c) => isTrue(c.status?.conditions, "Initialized") && disrupting(c, nodeByProvider.get(c.status?.providerID ?? ""), input.inFlight)).length;
+    for (const reason of DISRUPTION_REASONS) {
+      const { allowed, explanation } = allowedDisruptions(budgetsOf(pool), reason, counted.length, input.now, timeZoneOf(pool));
+      out.push({ nodePool: name, reason, nodes: counted.length, disrupting: busy, allowed: Math.max(allowed - busy, 0), explanation });
+    }
+  }
+  return out;
+}
+
+/** A mutable view of what is left to spend in this pass. */
+export class BudgetLedger {
+  private readonly left = new Map<string, number>();
+
+  constructor(budgets: readonly PoolBudget[]) {
+    for (const b of budgets) this.left.set(`${b.nodePool}/${b.reason}`, b.allowed);
+  }
+
+  remaining(pool: string, reason: DisruptionReason): number {
+    return this.left.get(`${pool}/${reason}`) ?? 0;
+  }
+
+  /** Takes one; false (and nothing taken) when the budget is spent. */
+  take(pool: string, reason: DisruptionReason): boolean {
+    const n = this.remaining(pool, reason);
+    if (n <= 0) return false;
+    this.left.set(`${pool}/${reason}`, n - 1);
+    return true;
+  }
+}

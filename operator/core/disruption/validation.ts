@@ -1,0 +1,51 @@
+/**
+ * Command re-validation (behaviour §4.8): after the validation delay the cluster is read again and
+ * the command still has to hold — every candidate still eligible and, for its method, still empty,
+ * drifted or consolidatable; the budgets still allow it; and a consolidation still saves money (a
+ * delete must still be a delete). The fresh command (with a fresh replacement) is what executes.
+ */
+import { hasGracePeriod } from "./candidates.ts";
+import { evaluate } from "./consolidation.ts";
+import { preparePass, type DisruptionInput, type Pass } from "./plan.ts";
+import type { Candidate, Command } from "./types.ts";
+
+export type Validation = { readonly ok: true; readonly command: Command } | { readonly ok: false; readonly reason: string };
+
+function methodHolds(command: Command, c: Candidate): string | undefined {
+  if (command.method === "emptiness") return c.pods.length === 0 && c.consolidatable ? undefined : `${c.name} is no longer empty`;
+  if (command.method === "drift") {
+    if (c.driftReason === undefined) return `${c.name} is no longer drifted`;
+    return c.podBlocker !== undefined && !hasGracePeriod(c.nodeClaim) ? c.podBlocker.message : undefined;
+  }
+  if (!c.consolidatable) return `${c.name} is no longer consolidatable`;
+  return c.podBlocker?.message;
+}
+
+function stillHolds(pass: Pass, command: Command, c: Candidate): string | undefined {
+  const why = methodHolds(command, c);
+  if (why !== undefined) return why;
+  return pass.ctx.ledger.take(c.nodePool, command.reason) ? undefined : `the disruption budget of NodePool ${c.nodePool} for ${command.reason} no longer allows it`;
+}
+
+/**
+ * Re-checks `command` against `input`, whose inFlight must not list the command's own candidates
+ * (they would count against their own budget and be skipped as in flight).
+ */
+export function revalidate(input: DisruptionInput, command: Command): Validation {
+  const pass = preparePass(input);
+  const byName = new Map(pass.candidates.map((c) => [c.name, c]));
+  const blockedBy = new Map(pass.blocked.map((b) => [b.nodeClaim.metadata?.name ?? "", b.blocker.message]));
+  const fresh: Candidate[] = [];
+  for (const old of command.candidates) {
+    const c = byName.get(old.name);
+    if (c === undefined) return { ok: false, reason: `${old.name} is no longer a candidate: ${blockedBy.get(old.name) ?? "gone, deleting or in another command"}` };
+    const why = stillHolds(pass, command, c);
+    if (why !== undefined) return { ok: false, reason: why };
+    fresh.push(c);
+  }
+  if (command.method === "emptiness" || command.method === "drift") return { ok: true, command: { ...command, candidates: fresh } };
+  const e = evaluate(pass.ctx, fresh);
+  if (!e.ok) return { ok: false, reason: e.reason };
+  if (command.decision === "delete" && e.decision !== "delete") return { ok: false, reason: "the candidates' pods no longer fit without a replacement" };
+  return { ok: true, command: { ...command, decision: e.decision, replacements: e.replacement === undefined ? [] : [e.replacement], savingsPerHour: e.savingsPerHour } };
+}
