@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import type { V1CustomResourceDefinition } from "@kubernetes/client-node";
 import { loadConfig, type OperatorConfig } from "../../operator/config.ts";
-import { startOperator, type RunningOperator } from "../../operator/main.ts";
+import { startOperator, type OperatorOverrides, type RunningOperator } from "../../operator/main.ts";
 import { createLogger, silentLogger } from "../../operator/observability/logger.ts";
 import { installCrds } from "../harness/crds.ts";
 import type { TestEnvironment } from "../harness/use-environment.ts";
@@ -35,6 +35,6 @@ export function operatorConfig(env: TestEnvironment, identity: string, extra: Re
 }
 
 /** Starts one in-process replica against the test environment. */
-export function replica(env: TestEnvironment, identity: string, extra: Record<string, string> = {}): Promise<RunningOperator> {
-  return startOperator(operatorConfig(env, identity, extra), { kubeConfig: env.kubeConfig, logger: process.env["KERF_TEST_OPERATOR_LOGS"] === "1" ? createLogger("debug") : silentLogger(), serveHttp: false, awsCredentials: env.aws().credentials, ssmPrefix: SSM_PREFIX });
+export function replica(env: TestEnvironment, identity: string, extra: Record<string, string> = {}, overrides: Pick<OperatorOverrides, "disruption"> = {}): Promise<RunningOperator> {
+  return startOperator(operatorConfig(env, identity, extra), { ...overrides, kubeConfig: env.kubeConfig, logger: process.env["KERF_TEST_OPERATOR_LOGS"] === "1" ? createLogger("debug") : silentLogger(), serveHttp: false, awsCredentials: env.aws().credentials, ssmPrefix: SSM_PREFIX });
 }

@@ -2,7 +2,7 @@
 import { DescribeInstancesCommand } from "@aws-sdk/client-ec2";
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { mergePatch } from "../../operator/adapters/kube/client.ts";
-import type { RunningOperator } from "../../operator/main.ts";
+import type { OperatorOverrides, RunningOperator } from "../../operator/main.ts";
 import { KubeletSim } from "../harness/kubelet-sim.ts";
 import { createTestNamespace } from "../harness/reset.ts";
 import type { TestEnvironment } from "../harness/use-environment.ts";
@@ -39,9 +39,9 @@ export async function prepareCluster(env: TestEnvironment): Promise<void> {
 export interface OperatorOnCluster { readonly operator: RunningOperator; readonly sim: KubeletSim; stop(): Promise<void> }
 
 /** prepareCluster, then a replica named `identity` (settings in `extra`) and the kubelet simulation. */
-export async function runOperatorOnCluster(env: TestEnvironment, identity: string, extra: Record<string, string> = {}): Promise<OperatorOnCluster> {
+export async function runOperatorOnCluster(env: TestEnvironment, identity: string, extra: Record<string, string> = {}, overrides: Pick<OperatorOverrides, "disruption"> = {}): Promise<OperatorOnCluster> {
   await prepareCluster(env);
-  const operator = await replica(env, identity, { DISABLE_LEADER_ELECTION: "true", ...extra });
+  const operator = await replica(env, identity, { DISABLE_LEADER_ELECTION: "true", ...extra }, overrides);
   const sim = new KubeletSim({ kubeConfig: env.kubeConfig, aws: env.aws(), clusterName: CLUSTER });
   sim.start();
   return { operator, sim, stop: async () => { await sim.stop(); await operator.stop(); } };
