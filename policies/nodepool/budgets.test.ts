@@ -51,6 +51,7 @@ void describe("the budget-schedule policy's period warnings", () => {
     ["a daily 02:30 window is fine in UTC", { nodes: "0", schedule: "30 2 * * *", duration: "2h" }, undefined, undefined, ""],
     ["a daily 02:30 window is fine in Tokyo, which keeps its clocks", { nodes: "0", schedule: "30 2 * * *", duration: "2h" }, "Asia/Tokyo", undefined, ""],
     ["a weekday window longer than a day overlaps", { nodes: "0", schedule: "0 9 * * mon-fri", duration: "30h" }, "Europe/Berlin", "duration", "exceeds the schedule's period (24h0m0s): consecutive windows overlap"],
+    ["every minute of the 1st for 5m overlaps but ends each month", { nodes: "0", schedule: "* * 1 * *", duration: "5m" }, undefined, "duration", "(1m0s): consecutive windows overlap"],
     ["a bad cron fails closed whatever the zone", { nodes: "1", schedule: "0 9 * * * *", duration: "1h" }, "Europe/Berlin", "schedule", "fails closed"],
   ];
   for (const [title, budget, zone, field, text] of cases) {
