@@ -10,7 +10,7 @@
 //
 // Deliberate divergence: a schedule that never fires ("0 0 30 2 *") is a parse error here, so it fails closed; robfig
 // accepts it, Next returns the zero time and Karpenter then treats the budget as always active.
-import { parseSchedule, ScheduleError } from "../nodepool/cron.ts";
+import { parseSchedule, ScheduleError } from "./cron.ts";
 import { NEVER, parseDuration } from "./duration.ts";
 import { isValidTimeZone, offsetTransitions, TRANSITION_MARGIN_MS } from "./time-zone.ts";
 import { hitsAfter } from "./zoned-schedule.ts";
