@@ -1,9 +1,9 @@
-// Property: isBudgetActive agrees with a brute-force, minute-by-minute reading of robfig's cron semantics, for random
-// 5-field schedules, durations, days and zones (daylight-saving days included).
+// Properties: isBudgetActive and budgetWindow agree with a brute-force, minute-by-minute reading of robfig's cron
+// semantics, for random 5-field schedules, durations, days and zones (daylight-saving days included).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { isBudgetActive, ScheduleError } from "./budgets.ts";
+import { budgetWindow, isBudgetActive, ScheduleError } from "./budgets.ts";
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -103,9 +103,10 @@ function offsetMinutesAt(format: Intl.DateTimeFormat, instant: number): number {
 function matchingMinutes(s: Schedule, zone: string, fromMs: number, toMs: number): number[] {
   const format = new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "longOffset" });
   const out: number[] = [];
-  for (let block = Math.floor(fromMs / BLOCK) * BLOCK; block < toMs; block += BLOCK) {
+  const first = Math.ceil(fromMs / MINUTE) * MINUTE;
+  for (let block = Math.floor(first / BLOCK) * BLOCK; block < toMs; block += BLOCK) {
     const offset = offsetMinutesAt(format, block) * MINUTE;
-    for (let m = Math.max(block, fromMs); m < block + BLOCK; m += MINUTE) if (matches(s, new Date(m + offset))) out.push(m);
+    for (let m = Math.max(block, first); m < block + BLOCK && m < toMs; m += MINUTE) if (matches(s, new Date(m + offset))) out.push(m);
   }
   return out;
 }
@@ -150,6 +151,47 @@ void describe("isBudgetActive against a minute-by-minute brute force", () => {
         }
       }),
       { numRuns: 250 },
+    );
+  });
+});
+
+/** The end of the window open at `t` from the brute-force hits: later hits no later than the end extend it. */
+function windowEndOf(hits: readonly number[], t: number, durationMs: number): { end: number; hits: number } | undefined {
+  const from = hits.findIndex((h) => h > t - durationMs);
+  if (from < 0 || (hits[from] as number) > t) return undefined;
+  let end = (hits[from] as number) + durationMs;
+  let count = 1;
+  for (const h of hits.slice(from + 1)) {
+    if (h > end) return { end, hits: count };
+    end = h + durationMs;
+    count++;
+  }
+  return { end: Number.POSITIVE_INFINITY, hits: count }; // still open where the brute force stops
+}
+
+void describe("budgetWindow against a minute-by-minute brute force", () => {
+  void it("opens at the next hit and closes where the brute force's windows stop overlapping", () => {
+    fc.assert(
+      fc.property(schedule, durationMinutes, zoneDay, fc.integer({ min: 0, max: DAY - 1 }), (s, minutes, [zone, dayIndex], offset) => {
+        fc.pre(everFires(s));
+        const cron = s.map((f) => f.text).join(" ");
+        const durationMs = minutes * MINUTE;
+        const t = dayIndex * DAY + offset;
+        const horizon = t + 3 * DAY;
+        const hits = matchingMinutes(s, zone, t - DAY - MINUTE, horizon);
+        const window = budgetWindow({ schedule: cron, duration: durationText(minutes) }, new Date(t), zone);
+        const label = `"${cron}" for ${durationText(minutes)} at ${new Date(t).toISOString()} in ${zone}`;
+        assert.ok(window !== undefined, label);
+        const open = windowEndOf(hits, t, durationMs);
+        assert.equal(window.active, open !== undefined, label);
+        const next = hits.find((h) => h > t);
+        if (next !== undefined) assert.equal(window.opensAt?.getTime(), next, label);
+        else assert.ok((window.opensAt?.getTime() ?? 0) >= horizon, label);
+        if (open === undefined) return assert.equal(window.closesAt, undefined, label);
+        if (window.closesAt === undefined) return assert.ok(open.end === Number.POSITIVE_INFINITY || open.hits > 2000, label);
+        if (open.end < horizon) assert.equal(window.closesAt.getTime(), open.end, label);
+      }),
+      { numRuns: 100 },
     );
   });
 });

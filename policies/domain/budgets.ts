@@ -10,7 +10,7 @@
 //
 // Deliberate divergence: a schedule that never fires ("0 0 30 2 *") is a parse error here, so it fails closed; robfig
 // accepts it, Next returns the zero time and Karpenter then treats the budget as always active.
-import { parseSchedule, ScheduleError } from "../nodepool/cron.ts";
+import { parseSchedule, ScheduleError } from "./cron.ts";
 import { NEVER, parseDuration } from "./duration.ts";
 import { isValidTimeZone, offsetTransitions, TRANSITION_MARGIN_MS } from "./time-zone.ts";
 import { hitsAfter } from "./zoned-schedule.ts";
@@ -236,8 +236,12 @@ export function budgetWindow(budget: BudgetSpec, now: Date, timeZone = "UTC"): {
 
 /** Shortest and longest gaps between consecutive hits of a schedule read in a zone (ms). */
 export interface SchedulePeriods {
+  /** Real time, clock changes included: a daily 02:00 in Europe/Berlin is 1h apart once a year (02:00 twice). */
   readonly minPeriodMs: number;
   readonly maxPeriodMs: number;
+  /** On the wall clock, as in UTC: what the schedule's fields alone say (24h for any daily schedule). */
+  readonly clockMinPeriodMs: number;
+  readonly clockMaxPeriodMs: number;
 }
 
 /** The years whose daylight-saving transitions schedulePeriods examines (the zone rules as this runtime knows them). */
@@ -260,19 +264,19 @@ function gapsAround(compiled: Compiled, transitionMs: number, maxPeriodMs: numbe
 
 function computePeriods(schedule: string, timeZone: string): SchedulePeriods {
   const { minPeriodMs, maxPeriodMs } = parseSchedule(schedule);
-  const utc = { minPeriodMs, maxPeriodMs };
+  const utc = { minPeriodMs, maxPeriodMs, clockMinPeriodMs: minPeriodMs, clockMaxPeriodMs: maxPeriodMs };
   if (timeZone === "UTC") return utc;
   const compiled = compile({ schedule, duration: "0s" }, timeZone);
   if (compiled === undefined) return utc;
-  // Between transitions a zone is UTC shifted by a constant, so the UTC walk's gaps hold; only gaps that straddle
-  // a transition stretch or shrink.
-  const gaps = offsetTransitions(timeZone, REFERENCE_FROM_MS, REFERENCE_TO_MS).flatMap((t) => gapsAround(compiled, t, utc.maxPeriodMs));
-  return { minPeriodMs: Math.min(utc.minPeriodMs, ...gaps), maxPeriodMs: Math.max(utc.maxPeriodMs, ...gaps) };
+  // Between clock changes a zone is UTC shifted by a constant, so the UTC walk's gaps hold; only gaps that straddle
+  // a change stretch or shrink.
+  const gaps = offsetTransitions(timeZone, REFERENCE_FROM_MS, REFERENCE_TO_MS).flatMap((t) => gapsAround(compiled, t, maxPeriodMs));
+  return { ...utc, minPeriodMs: Math.min(minPeriodMs, ...gaps), maxPeriodMs: Math.max(maxPeriodMs, ...gaps) };
 }
 
 /**
- * The schedule's periods read in `timeZone`: cron.ts's UTC periods, widened by the gaps around the zone's offset
- * transitions in 2026–2027 (a daily 02:00 in Europe/Berlin is 23h apart once a year and 25h once). Memoised; throws
+ * The schedule's periods read in `timeZone`: cron.ts's UTC periods, widened by the gaps around the zone's clock
+ * changes in 2026–2027 (a daily 09:00 in Europe/Berlin is 23h apart once a year and 25h once). Memoised; throws
  * like isBudgetActive.
  */
 export function schedulePeriods(schedule: string, timeZone = "UTC"): SchedulePeriods {

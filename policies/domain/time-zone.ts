@@ -31,6 +31,12 @@ export function isValidTimeZone(zone: string): boolean {
   return resolved === zone || resolved.toLowerCase() !== zone.toLowerCase();
 }
 
+/** The zone Intl reads `zone` as when it is not a valid spelling ("europe/berlin" → "Europe/Berlin"), else undefined. */
+export function suggestTimeZone(zone: string): string | undefined {
+  if (!IANA_NAME.test(zone) || isValidTimeZone(zone)) return undefined;
+  return offsetFormat(zone)?.resolvedOptions().timeZone;
+}
+
 /** The zone's offset from UTC at `instantMs`, in minutes east of Greenwich; throws RangeError for an unknown zone. */
 export function utcOffsetMinutes(zone: string, instantMs: number): number {
   const format = offsetFormat(zone);

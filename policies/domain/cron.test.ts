@@ -20,6 +20,9 @@ void describe("budget schedules (robfig/cron standard syntax, UTC)", () => {
     ["0 0 * * 1/2", 48 * HOUR, 72 * HOUR],
     ["0 0 * * mon/2", 48 * HOUR, 72 * HOUR],
     ["0 0 ?/2 * *", 24 * HOUR, 48 * HOUR],
+    // Dense hits on few days: the longest gap is between days, far beyond the first 400 hits.
+    ["* * 1 * *", HOUR / 60, 720 * HOUR + HOUR / 60],
+    ["*/10 * * 1 *", HOUR / 6, 336 * 24 * HOUR - 23 * HOUR - 50 * (HOUR / 60)],
   ];
   for (const [schedule, min, max] of valid) {
     void it(`parses "${schedule}" with periods ${min / HOUR}h..${max / HOUR}h`, () => {

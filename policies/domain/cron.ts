@@ -19,6 +19,7 @@ const part = (value: string): RegExp => new RegExp(`^(\\*|\\?|(${value})(-(${val
 const PARTS: readonly RegExp[] = [part("\\d+"), part("\\d+"), part("\\d+"), part(`\\d+|${MONTHS}`), part(`\\d+|${DAYS}`)];
 /** A fixed reference instant: pure code never reads the clock, and a period does not depend on "now". */
 const EPOCH = new Date(Date.UTC(2001, 0, 1));
+/** Matching days the period walk visits (400 covers 1,600 years of 29 February, so 2100 and its 8-year gap). */
 const SAMPLES = 400;
 
 /** A parsed schedule: its 5-field form and the shortest and longest gaps between consecutive hits (ms). */
@@ -113,66 +114,59 @@ function dayMatches(f: Fields, day: number, weekday: number): boolean {
   return f.weekdayWildcard ? f.days.has(day) : f.weekdays.has(weekday);
 }
 
-/** A walk in progress: the schedule, the firings found so far and how many are wanted. */
+/** A walk in progress: the schedule, the midnights of the matching days found so far and how many are wanted. */
 interface Walk {
   readonly fields: Fields;
   readonly out: number[];
   readonly limit: number;
 }
 
-/** Appends the day's firings after EPOCH. */
-function fireOnDay(walk: Walk, midnight: number): void {
-  for (const hour of walk.fields.hours) {
-    for (const minute of walk.fields.minutes) {
-      const at = midnight + hour * HOUR_MS + minute * MINUTE_MS;
-      if (at > EPOCH.getTime() && walk.out.length < walk.limit) walk.out.push(at);
-    }
-  }
-}
-
-/** Appends one month's firings; answers whether any day of it matched. */
-function fireInMonth(walk: Walk, year: number, month: number): boolean {
+/** Appends one month's matching days; answers whether any day of it matched. */
+function walkMonth(walk: Walk, year: number, month: number): boolean {
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   const before = walk.out.length;
   for (let day = 1; day <= daysInMonth && walk.out.length < walk.limit; day++) {
     const midnight = Date.UTC(year, month - 1, day);
     const weekday = (Math.floor(midnight / DAY_MS) + 4) % 7; // 1970-01-01 was a Thursday
-    if (dayMatches(walk.fields, day, weekday)) fireOnDay(walk, midnight);
+    if (dayMatches(walk.fields, day, weekday)) walk.out.push(midnight);
   }
   return walk.out.length > before;
 }
 
-/**
- * The first `limit` firings strictly after EPOCH, walked in UTC calendar order (the same instants
- * cron-parser's next() yields, without its per-step date objects); fewer when the schedule stops firing.
- */
-function firings(fields: Fields, limit: number): number[] {
+/** The midnights of the first `limit` matching days from EPOCH, in UTC calendar order; fewer when the schedule stops. */
+function matchingDays(fields: Fields, limit: number): number[] {
   const walk: Walk = { fields, out: [], limit };
   let lastYear = EPOCH.getUTCFullYear();
   for (let year = lastYear; walk.out.length < limit && year - lastYear <= MAX_GAP_YEARS; year++) {
     for (const month of fields.months) {
-      if (fireInMonth(walk, year, month)) lastYear = year;
+      if (walkMonth(walk, year, month)) lastYear = year;
     }
   }
   return walk.out;
 }
 
+/**
+ * Shortest and longest gaps between hits. Every matching day fires at the same times, so the gaps are those inside
+ * one day and those from one matching day's last hit to the next one's first, over SAMPLES matching days (counting
+ * days, not hits: "* * 1 * *" must reach the gap between two months, not stop after 400 minutes).
+ */
 function periods(expression: string, schedule: string): { minPeriodMs: number; maxPeriodMs: number } {
-  let hits: number[];
+  let fields: Fields;
   try {
-    hits = firings(parseFields(expression), SAMPLES);
+    fields = parseFields(expression);
   } catch (error) {
     throw new ScheduleError(schedule, (error as Error).message);
   }
-  if (hits.length === 0) throw new ScheduleError(schedule, "the schedule never fires");
-  let best = Number.POSITIVE_INFINITY;
-  let worst = 0;
-  for (let i = 1; i < hits.length; i++) {
-    const gap = (hits[i] as number) - (hits[i - 1] as number);
-    best = Math.min(best, gap);
-    worst = Math.max(worst, gap);
-  }
-  return { minPeriodMs: best, maxPeriodMs: worst };
+  const days = matchingDays(fields, SAMPLES);
+  if (days.length === 0) throw new ScheduleError(schedule, "the schedule never fires");
+  const times = fields.hours.flatMap((hour) => fields.minutes.map((minute) => hour * HOUR_MS + minute * MINUTE_MS));
+  const first = times[0] ?? 0;
+  const last = times[times.length - 1] ?? 0;
+  const gaps = [
+    ...times.slice(1).map((t, i) => t - (times[i] as number)),
+    ...days.slice(1).map((midnight, i) => midnight + first - ((days[i] as number) + last)),
+  ];
+  return { minPeriodMs: Math.min(...gaps), maxPeriodMs: Math.max(...gaps) };
 }
 
 const cache = new Map<string, Schedule | ScheduleError>();
