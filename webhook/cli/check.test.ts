@@ -46,6 +46,21 @@ spec:
           values: ["amd64"]
 `;
 
+const validPool = `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: general
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - key: karpenter.k8s.aws/instance-category
+          operator: In
+          values: ["c", "m", "r"]
+  limits: {cpu: "100", memory: 400Gi}
+`;
+
 void describe("kerf check", () => {
   let dir = "";
   before(() => {
@@ -85,6 +100,20 @@ void describe("kerf check", () => {
     const c = capture(badWeight);
     await runCheck(["-", "--show-defaults"], c.io);
     assert.match(c.out(), /^ {2}add \/spec\/template\/spec\/expireAfter "720h"$/m);
+  });
+
+  void it("passes a valid NodePool checked on its own with --show-defaults, noting the unchecked EC2NodeClass", async () => {
+    const c = capture(validPool);
+    assert.equal(await runCheck(["-", "--show-defaults"], c.io), 0, c.out() + c.err());
+    assert.match(c.out(), /^<stdin>:8:\d+: notice NodePool\/general spec\.template\.spec\.nodeClassRef\.name: EC2NodeClass "default" was not checked/m);
+    assert.match(c.out(), /^ {2}add \/spec\/template\/spec\/expireAfter "720h"$/m);
+    assert.match(c.out(), /nothing denied, 1 notice$/m);
+  });
+
+  void it("denies a NodePool whose EC2NodeClass is misspelt among the checked ones, suggesting the closest", async () => {
+    const c = capture(`${nodeClass}---\n${validPool.replace("name: default}", "name: defualt}")}`);
+    assert.equal(await runCheck(["-"], c.io), 1);
+    assert.match(c.out(), /deny NodePool\/general spec\.template\.spec\.nodeClassRef\.name: .*did you mean "default"\?/);
   });
 
   const usageErrors: Array<[string, string[], RegExp]> = [
