@@ -150,3 +150,20 @@ void describe("kerf check", () => {
     assert.match(c.err(), new RegExp(`parsing policy config ${config.replace(/[.\\]/g, "\\$&")}: `));
   });
 });
+
+void describe("kerf check: hostile YAML", () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ["an unresolved alias", "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: *nowhere\n", /^kerf check: parsing <stdin>:4:9: alias \*nowhere has no anchor/],
+    ["an alias bomb", `apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: lol}\nspec:\n  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n${
+      Array.from({ length: 8 }, (_, i) => `  ${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array.from({ length: 10 }, () => `*${String.fromCharCode(97 + i)}`).join(", ")}]`).join("\n")}\n`, /^kerf check: parsing <stdin>:6:\d+: YAML aliases expand beyond the limit/],
+    ["JSON nested too deep", `{"a": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`, /^kerf check: parsing <stdin>:1:\d+: /],
+  ];
+  for (const [what, text, message] of cases) {
+    void it(`exits 2 for ${what} with file:line and no stack trace`, async () => {
+      const c = capture(text);
+      assert.equal(await runCheck(["-"], c.io), 2);
+      assert.match(c.err(), message);
+      assert.doesNotMatch(c.err(), /\n\s+at /);
+    });
+  }
+});

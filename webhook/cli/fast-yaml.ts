@@ -2,10 +2,12 @@
  * The fast path for block YAML: js-yaml reads values about ten times faster than the `yaml`
  * package builds its source-mapped documents, so every document is read with js-yaml and the
  * source map (for file:line:column) is built only when a finding asks for a position.
- * Anything unusual — a parse error, directives, `...` markers, `kind: List` — returns undefined
- * and goes to the `yaml` path, so errors and edge cases keep one behaviour.
+ * Anything unusual — a parse error, directives, `...` markers, `kind: List`, anchors and aliases
+ * (js-yaml expands them without a bound, and into cycles) — returns undefined and goes to the
+ * `yaml` path, so errors and edge cases keep one behaviour.
  */
 import { CORE_SCHEMA, loadAll } from "js-yaml";
+import { mayHoldAliases } from "./yaml-aliases.ts";
 
 /** A document's value and where its content starts (1-based). */
 export interface FastDocument {
@@ -39,6 +41,7 @@ function contentStarts(lines: readonly string[]): Array<{ line: number; column: 
 
 /** Values of every non-empty document in `text`, or undefined when the full YAML parser must read it. */
 export function fastYamlDocuments(text: string): FastDocument[] | undefined {
+  if (mayHoldAliases(text)) return undefined;
   const starts = contentStarts(text.split("\n"));
   if (starts === undefined) return undefined;
   let values: unknown[];
