@@ -15,7 +15,7 @@ import { catalogView, matchingTypes, parseRequirements, requirementsOf } from ".
 import type { Catalog } from "../../policies/domain/catalog/catalog.ts";
 import { cheapestOffering, type InstanceType } from "../../policies/domain/instance-types.ts";
 import { Label, WELL_KNOWN_LABELS } from "../../policies/domain/labels.ts";
-import { formatResource, resourceValue, tryParseQuantity } from "../../policies/domain/quantity.ts";
+import { resourceValue, tryParseQuantity } from "../../policies/domain/quantity.ts";
 import { Requirement, Requirements } from "../../policies/domain/requirements.ts";
 import { asObject, get } from "../../policies/object.ts";
 
@@ -45,17 +45,18 @@ export interface CapacityTypeExplanation {
   readonly worstCase: CostCeiling | null;
 }
 
-/** The smallest and largest allocatable value over the matching types, formatted as quantities. */
+/** The smallest and largest allocatable value over the matching types. */
 export interface Range {
-  readonly min: string;
-  readonly max: string;
+  readonly min: number;
+  readonly max: number;
 }
 
 export interface NodePoolExplanation {
   readonly instanceTypes: number;
   readonly spot: CapacityTypeExplanation;
   readonly onDemand: CapacityTypeExplanation;
-  readonly allocatable: { readonly cpu: Range; readonly memory: Range; readonly pods: Range } | null;
+  /** Allocatable per node (Karpenter's AL2023 model): cpu in cores, memory in GiB, pods; null when nothing matches. */
+  readonly allocatable: { readonly cpuCores: Range; readonly memoryGiB: Range; readonly pods: Range } | null;
 }
 
 const CAPACITY_TYPES = { spot: "spot", onDemand: "on-demand" } as const;
@@ -108,9 +109,15 @@ function explainCapacityType(types: readonly InstanceType[], requirements: Requi
   return { instanceTypes: priced.length, cheapest, dearest, worstCase };
 }
 
-function range(types: readonly InstanceType[], resource: string): Range {
-  const values = types.map((t) => t.allocatable[resource] ?? 0);
-  return { min: formatResource(resource, Math.min(...values)), max: formatResource(resource, Math.max(...values)) };
+function range(types: readonly InstanceType[], resource: string, perUnit = 1): Range {
+  let min = Number.POSITIVE_INFINITY;
+  let max = 0;
+  for (const t of types) {
+    const value = (t.allocatable[resource] ?? 0) / perUnit;
+    min = Math.min(min, value);
+    max = Math.max(max, value);
+  }
+  return { min: Math.round(min * 1000) / 1000, max: Math.round(max * 1000) / 1000 };
 }
 
 /** The explanation of one NodePool object, or undefined when its requirements cannot be read (the policies report why). */
@@ -130,6 +137,6 @@ export function explainNodePool(nodePool: unknown, catalog: Catalog): NodePoolEx
     instanceTypes: all.length,
     spot: per(CAPACITY_TYPES.spot),
     onDemand: per(CAPACITY_TYPES.onDemand),
-    allocatable: all.length === 0 ? null : { cpu: range(all, "cpu"), memory: range(all, "memory"), pods: range(all, "pods") },
+    allocatable: all.length === 0 ? null : { cpuCores: range(all, "cpu", 1000), memoryGiB: range(all, "memory", GIB), pods: range(all, "pods") },
   };
 }

@@ -1,4 +1,5 @@
 /** The result model every `kerf check` reporter renders: one entry per Karpenter object, findings with source positions. */
+import type { NodePoolExplanation } from "../explain.ts";
 
 /** A policy finding placed in the source file. */
 export interface Violation {
@@ -29,6 +30,8 @@ export interface ObjectResult {
   readonly allowed: boolean;
   readonly violations: readonly Violation[];
   readonly patch: readonly PatchOperation[];
+  /** With --explain, for NodePools whose requirements can be read. */
+  readonly explain?: NodePoolExplanation;
 }
 
 /** Everything one `kerf check` run found. */

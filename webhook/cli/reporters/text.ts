@@ -1,4 +1,5 @@
 /** `--format text` (default): one `file:line:column` line per finding, grouped by object, coloured on a terminal. */
+import type { CapacityTypeExplanation, NodePoolExplanation, PricedType } from "../explain.ts";
 import { objectLabel, tally, type ObjectResult, type RenderOptions, type Reporter } from "./report.ts";
 
 const codes = { red: "31", yellow: "33", green: "32", cyan: "36", dim: "2", bold: "1" } as const;
@@ -22,6 +23,37 @@ function renderObject(result: ObjectResult, options: RenderOptions): string[] {
       const value = "value" in op ? ` ${JSON.stringify(op.value)}` : "";
       lines.push(`  ${op.op} ${op.path}${value}`);
     }
+  }
+  if (result.explain !== undefined) {
+    lines.push(`${result.file}:${result.line}:${result.column}: ${paint(options, "bold", "explain")} ${objectLabel(result)}:`);
+    lines.push(...explainLines(result.explain));
+  }
+  return lines;
+}
+
+function dollars(amount: number): string {
+  return `$${amount < 1 ? amount.toFixed(4) : amount.toFixed(2)}/h`;
+}
+
+function priced(type: PricedType | null): string {
+  return type === null ? "none" : `${type.instanceType} ${dollars(type.pricePerHour)}`;
+}
+
+function capacityTypeLine(name: string, e: CapacityTypeExplanation): string {
+  if (e.instanceTypes === 0) return `  ${name}: no instance type`;
+  const worst = e.worstCase === null
+    ? "unbounded (no limit bounds every matching type)"
+    : `${dollars(e.worstCase.pricePerHour)} (limit ${e.worstCase.resource}=${e.worstCase.limit} at $${e.worstCase.ratePerUnit.toFixed(4)} per ${e.worstCase.unit}-hour on ${e.worstCase.instanceType})`;
+  return `  ${name}: ${e.instanceTypes} types, cheapest ${priced(e.cheapest)}, dearest ${priced(e.dearest)}; worst case under limits ${worst}`;
+}
+
+/** The --explain block of one NodePool, indented under its heading. */
+function explainLines(e: NodePoolExplanation): string[] {
+  const lines = [`  instance types: ${e.instanceTypes} match (spot ${e.spot.instanceTypes}, on-demand ${e.onDemand.instanceTypes})`];
+  lines.push(capacityTypeLine("on-demand", e.onDemand), capacityTypeLine("spot", e.spot));
+  if (e.allocatable !== null) {
+    const { cpuCores: cpu, memoryGiB: memory, pods } = e.allocatable;
+    lines.push(`  allocatable per node: cpu ${cpu.min}–${cpu.max} cores, memory ${memory.min}–${memory.max} GiB, pods ${pods.min}–${pods.max}`);
   }
   return lines;
 }
