@@ -2,12 +2,11 @@
  * The fast path for block YAML: js-yaml reads values about ten times faster than the `yaml`
  * package builds its source-mapped documents, so every document is read with js-yaml and the
  * source map (for file:line:column) is built only when a finding asks for a position.
- * Anything unusual — a parse error, directives, `...` markers, `kind: List`, anchors and aliases
- * (js-yaml expands them without a bound, and into cycles) — returns undefined and goes to the
- * `yaml` path, so errors and edge cases keep one behaviour.
+ * Anything unusual — a parse error, directives, `...` markers, `kind: List`, aliases of maps and
+ * lists (which js-yaml shares without a bound on how often, or makes recursive) — returns undefined
+ * and goes to the `yaml` path, so errors and edge cases keep one behaviour.
  */
 import { CORE_SCHEMA, loadAll } from "js-yaml";
-import { mayHoldAliases } from "./yaml-aliases.ts";
 
 /** A document's value and where its content starts (1-based). */
 export interface FastDocument {
@@ -41,7 +40,6 @@ function contentStarts(lines: readonly string[]): Array<{ line: number; column: 
 
 /** Values of every non-empty document in `text`, or undefined when the full YAML parser must read it. */
 export function fastYamlDocuments(text: string): FastDocument[] | undefined {
-  if (mayHoldAliases(text)) return undefined;
   const starts = contentStarts(text.split("\n"));
   if (starts === undefined) return undefined;
   let values: unknown[];
@@ -51,7 +49,7 @@ export function fastYamlDocuments(text: string): FastDocument[] | undefined {
   } catch {
     return undefined;
   }
-  if (values.length !== starts.length) return undefined;
+  if (values.length !== starts.length || sharesNodes(values)) return undefined;
   const documents: FastDocument[] = [];
   for (const [i, value] of values.entries()) {
     const start = starts[i];
@@ -64,4 +62,22 @@ export function fastYamlDocuments(text: string): FastDocument[] | undefined {
 
 function isList(value: unknown): boolean {
   return typeof value === "object" && value !== null && typeof (value as { kind?: unknown }).kind === "string" && ((value as { kind: string }).kind.endsWith("List"));
+}
+
+/**
+ * Whether a map or list is reached twice: js-yaml turns an alias of a collection into the same
+ * object, so this finds every alias that could multiply (and every recursive one) without
+ * expanding anything. Aliases of scalars cannot multiply and are left alone. Iterative, for deep input.
+ */
+function sharesNodes(values: readonly unknown[]): boolean {
+  const seen = new Set<object>();
+  const stack: unknown[] = [...values];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value !== "object" || value === null) continue;
+    if (seen.has(value)) return true;
+    seen.add(value);
+    for (const child of Array.isArray(value) ? value : Object.values(value)) stack.push(child);
+  }
+  return false;
 }

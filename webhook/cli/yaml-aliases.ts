@@ -52,12 +52,3 @@ export function firstAliasOffset(doc: Document.Parsed): number | undefined {
   });
   return offset;
 }
-
-/**
- * Whether `text` may hold an anchor or alias: `&name` or `*name` where a YAML node can start (line
- * start, after indentation, `- `, `: `, `? `, `[`, `{` or `,`). Also true for some quoted strings;
- * callers use it only to choose the parser that bounds expansion, so a false positive costs speed.
- */
-export function mayHoldAliases(text: string): boolean {
-  return /(?:^|[\s[{,])[&*][^\s,[\]{}]/m.test(text);
-}
