@@ -53,7 +53,7 @@ void describe("kerf check --explain", () => {
   });
 
   void it("takes the tightest of several limits (nodes: count times the dearest type)", () => {
-    const e = explain(pool(["m5.large", "m5.xlarge"], { cpu: "1000", nodes: "3" }));
+    const e = explain(pool(["m5.large", "m5.xlarge"], { cpu: "1k", nodes: "3" }));
     close(e.onDemand.worstCase?.pricePerHour, 3 * entry("m5.xlarge").onDemand);
     assert.equal(e.onDemand.worstCase?.resource, "nodes");
   });

@@ -77,7 +77,7 @@ function amountOn(type: InstanceType, resource: string): number {
 /** The ceiling `limit` of `resource` sets on a pool of `priced` types, or undefined when it sets none. */
 function ceilingFor(resource: string, raw: unknown, priced: ReadonlyArray<{ type: InstanceType; price: number }>): CostCeiling | undefined {
   if (tryParseQuantity(raw) === undefined) return undefined;
-  const limit = resource === "nodes" ? Number(raw) : resourceValue(resource, raw as string | number);
+  const limit = resourceValue(resource, raw as string | number);
   let worst: { rate: number; type: InstanceType } | undefined;
   for (const { type, price } of priced) {
     const amount = amountOn(type, resource);
@@ -85,7 +85,7 @@ function ceilingFor(resource: string, raw: unknown, priced: ReadonlyArray<{ type
     const rate = price / amount;
     if (worst === undefined || rate > worst.rate) worst = { rate, type };
   }
-  if (worst === undefined || !Number.isFinite(limit)) return undefined;
+  if (worst === undefined) return undefined;
   const { unit, perUnit } = unitOf(resource);
   return { pricePerHour: limit * worst.rate, resource, limit: String(raw), ratePerUnit: worst.rate * perUnit, unit, instanceType: worst.type.name };
 }
