@@ -1,6 +1,6 @@
 // Per-catalog precomputation for the catalog policies: InstanceTypes built once, matches memoised by requirement signature.
 import type { Catalog } from "./domain/catalog/catalog.ts";
-import { osVariants } from "./domain/catalog/catalog.ts";
+import { toInstanceTypes, windowsVariants } from "./domain/catalog/catalog.ts";
 import { incompatibility, offeringMatches, type InstanceType, type Offering } from "./domain/instance-types.ts";
 import { Label, WELL_KNOWN_LABELS } from "./domain/labels.ts";
 import { Requirement, Requirements } from "./domain/requirements.ts";
@@ -12,8 +12,8 @@ export interface CatalogView {
   readonly region: string;
   /** Every type as a Linux node (kubernetes.io/os=linux, no windows-build). */
   readonly types: readonly InstanceType[];
-  /** The amd64 types under each Windows AMI family (os=windows, the family's windows-build). */
-  readonly windowsTypes: readonly InstanceType[];
+  /** The amd64 types under each Windows AMI family (os=windows, the family's windows-build), built on first use. */
+  readonly windowsTypes: () => readonly InstanceType[];
   readonly matches: Map<string, readonly InstanceType[]>;
   /** The same answers by list identity: a requirement list parsed once is asked about by several policies and reviews. */
   readonly matchesByList: WeakMap<readonly Requirement[], readonly InstanceType[]>;
@@ -27,8 +27,9 @@ const MAX_MEMO = 2000;
 export function catalogView(catalog: Catalog): CatalogView {
   let view = views.get(catalog);
   if (view === undefined) {
-    const { linux, windows } = osVariants(catalog);
-    view = { region: catalog.region, types: linux, windowsTypes: windows, matches: new Map(), matchesByList: new WeakMap(), distinct: new Map() };
+    let windows: readonly InstanceType[] | undefined;
+    const windowsTypes = (): readonly InstanceType[] => (windows ??= windowsVariants(catalog));
+    view = { region: catalog.region, types: toInstanceTypes(catalog), windowsTypes, matches: new Map(), matchesByList: new WeakMap(), distinct: new Map() };
     views.set(catalog, view);
   }
   return view;
@@ -52,7 +53,7 @@ function memoKey(requirements: readonly Requirement[]): string {
 function variantsFor(view: CatalogView, requirements: readonly Requirement[]): readonly InstanceType[] {
   const osSensitive = requirements.some((r) => r.key === Label.os || r.key === Label.windowsBuild);
   const windowsAllowed = requirements.every((r) => r.key !== Label.os || r.has("windows"));
-  return osSensitive && windowsAllowed ? [...view.types, ...view.windowsTypes] : view.types;
+  return osSensitive && windowsAllowed ? [...view.types, ...view.windowsTypes()] : view.types;
 }
 
 /** Every OS variant the requirements allow (a type may appear once for Linux and once per Windows family). */

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { builtinCatalog } from "./builtin.ts";
-import { osVariants, toInstanceTypes, WINDOWS_BUILDS } from "./catalog.ts";
+import { toInstanceTypes, WINDOWS_BUILDS, windowsVariants } from "./catalog.ts";
 
 const OS = "kubernetes.io/os";
 const BUILD = "node.kubernetes.io/windows-build";
@@ -25,7 +25,7 @@ void describe("catalog: operating system by AMI family", () => {
   }
 
   void it("offers every type for Linux and each amd64 type once per Windows family", () => {
-    const { linux, windows } = osVariants(builtinCatalog());
+    const [linux, windows] = [toInstanceTypes(builtinCatalog()), windowsVariants(builtinCatalog())];
     const amd64 = builtinCatalog().instanceTypes.filter((e) => e.arch === "amd64").length;
     assert.equal(linux.length, builtinCatalog().instanceTypes.length);
     assert.equal(windows.length, amd64 * Object.keys(WINDOWS_BUILDS).length);

@@ -192,13 +192,12 @@ export function toInstanceTypes(catalog: Catalog, options: InstanceTypeOptions =
 }
 
 /**
- * Every instance type once per operating system Karpenter can run on it, for checks made without
- * an EC2NodeClass (whose AMI family would decide): the Linux types, then the amd64 types under each
- * Windows family. Karpenter offers every type for Linux and every x86-64 type for Windows.
+ * The Windows side of the catalog, for checks made without an EC2NodeClass (whose AMI family would
+ * decide): the amd64 types once per Windows family. With `toInstanceTypes(catalog)` (Linux, every
+ * type) these are all the types Karpenter can offer: every type for Linux, every x86-64 type for Windows.
  */
-export function osVariants(catalog: Catalog, options: InstanceTypeOptions = {}): { linux: InstanceType[]; windows: InstanceType[] } {
-  const windows = Object.keys(WINDOWS_BUILDS).flatMap((amiFamily) => toInstanceTypes(catalog, { ...options, amiFamily }));
-  return { linux: toInstanceTypes(catalog, options), windows };
+export function windowsVariants(catalog: Catalog, options: InstanceTypeOptions = {}): InstanceType[] {
+  return Object.keys(WINDOWS_BUILDS).flatMap((amiFamily) => toInstanceTypes(catalog, { ...options, amiFamily }));
 }
 
 /** The built-in us-east-1 catalog (same as builtinCatalog in builtin.ts; kept for callers importing it from here). */
