@@ -27,11 +27,14 @@ function refIssues(input: PolicyInput): Issue[] {
   if (names.has(name)) return [];
   // Checked on its own (a pre-commit hook on one changed file): the class may well exist elsewhere.
   if (names.size === 0) {
-    return [{ path: NAME_PATH, notice: true, message: `EC2NodeClass "${name}" was not checked (no EC2NodeClass among the checked files), so the reference is not verified` }];
+    const message = `EC2NodeClass "${name}" was not checked (no EC2NodeClass among the checked files), so the reference is not verified`;
+    return [{ path: NAME_PATH, notice: true, message }];
   }
   const near = suggestion(name, names);
-  const hint = near === undefined ? `the checked EC2NodeClasses are ${[...names].sort().map((n) => `"${n}"`).join(", ")}` : `did you mean "${near}"?`;
-  return [{ path: NAME_PATH, message: `EC2NodeClass "${name}" is not among the checked EC2NodeClasses (${hint}); the NodePool would stay NodeClassReady=False` }];
+  const known = [...names].sort().map((n) => `"${n}"`).join(", ");
+  const hint = near === undefined ? `the checked EC2NodeClasses are ${known}` : `did you mean "${near}"?`;
+  const message = `EC2NodeClass "${name}" is not among the checked EC2NodeClasses (${hint}); the NodePool would stay NodeClassReady=False`;
+  return [{ path: NAME_PATH, message }];
 }
 
 /**

@@ -87,10 +87,15 @@ function ceilingFor(resource: string, raw: unknown, priced: ReadonlyArray<{ type
   }
   if (worst === undefined) return undefined;
   const { unit, perUnit } = unitOf(resource);
-  return { pricePerHour: limit * worst.rate, resource, limit: String(raw), ratePerUnit: worst.rate * perUnit, unit, instanceType: worst.type.name };
+  const ratePerUnit = worst.rate * perUnit;
+  return { pricePerHour: limit * worst.rate, resource, limit: String(raw), ratePerUnit, unit, instanceType: worst.type.name };
 }
 
-function explainCapacityType(types: readonly InstanceType[], requirements: Requirements, limits: Readonly<Record<string, unknown>>): CapacityTypeExplanation {
+function explainCapacityType(
+  types: readonly InstanceType[],
+  requirements: Requirements,
+  limits: Readonly<Record<string, unknown>>,
+): CapacityTypeExplanation {
   const priced = types.flatMap((type) => {
     const offering = cheapestOffering(type, requirements);
     return offering === undefined ? [] : [{ type, price: offering.pricePerHour }];
@@ -137,6 +142,8 @@ export function explainNodePool(nodePool: unknown, catalog: Catalog): NodePoolEx
     instanceTypes: all.length,
     spot: per(CAPACITY_TYPES.spot),
     onDemand: per(CAPACITY_TYPES.onDemand),
-    allocatable: all.length === 0 ? null : { cpuCores: range(all, "cpu", 1000), memoryGiB: range(all, "memory", GIB), pods: range(all, "pods") },
+    allocatable: all.length === 0
+      ? null
+      : { cpuCores: range(all, "cpu", 1000), memoryGiB: range(all, "memory", GIB), pods: range(all, "pods") },
   };
 }

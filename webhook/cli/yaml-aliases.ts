@@ -28,8 +28,9 @@ export function aliasProblem(doc: Document.Parsed): AliasProblem | undefined {
       if (isAlias(node)) {
         const source = anchors.get(node.source);
         const offset = node.range?.[0] ?? 0;
-        if (source === undefined) problem = { offset, message: `alias *${node.source} has no anchor &${node.source} before it` };
-        else if (path.includes(source)) problem = { offset, message: `alias *${node.source} is inside its own anchor &${node.source} (a recursive value)` };
+        const name = node.source;
+        if (source === undefined) problem = { offset, message: `alias *${name} has no anchor &${name} before it` };
+        else if (path.includes(source)) problem = { offset, message: `alias *${name} is inside its own anchor &${name} (a recursive value)` };
         if (problem !== undefined) return visit.BREAK;
       } else if (node.anchor !== undefined) {
         // The last anchor of a name before an alias is the one it refers to.

@@ -41,9 +41,10 @@ function priced(type: PricedType | null): string {
 
 function capacityTypeLine(name: string, e: CapacityTypeExplanation): string {
   if (e.instanceTypes === 0) return `  ${name}: no instance type`;
-  const worst = e.worstCase === null
+  const w = e.worstCase;
+  const worst = w === null
     ? "unbounded (no limit bounds every matching type)"
-    : `${dollars(e.worstCase.pricePerHour)} (limit ${e.worstCase.resource}=${e.worstCase.limit} at $${e.worstCase.ratePerUnit.toFixed(4)} per ${e.worstCase.unit}-hour on ${e.worstCase.instanceType})`;
+    : `${dollars(w.pricePerHour)} (limit ${w.resource}=${w.limit} at $${w.ratePerUnit.toFixed(4)} per ${w.unit}-hour on ${w.instanceType})`;
   return `  ${name}: ${e.instanceTypes} types, cheapest ${priced(e.cheapest)}, dearest ${priced(e.dearest)}; worst case under limits ${worst}`;
 }
 
