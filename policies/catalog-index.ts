@@ -1,6 +1,6 @@
 // Per-catalog precomputation for the catalog policies: InstanceTypes built once, matches memoised by requirement signature.
 import type { Catalog } from "./domain/catalog/catalog.ts";
-import { toInstanceTypes } from "./domain/catalog/catalog.ts";
+import { toInstanceTypes, windowsVariants } from "./domain/catalog/catalog.ts";
 import { incompatibility, offeringMatches, type InstanceType, type Offering } from "./domain/instance-types.ts";
 import { Label, WELL_KNOWN_LABELS } from "./domain/labels.ts";
 import { Requirement, Requirements } from "./domain/requirements.ts";
@@ -10,7 +10,10 @@ import type { PolicyInput } from "./types.ts";
 /** A catalog prepared for admission checks. */
 export interface CatalogView {
   readonly region: string;
+  /** Every type as a Linux node (kubernetes.io/os=linux, no windows-build). */
   readonly types: readonly InstanceType[];
+  /** The amd64 types under each Windows AMI family (os=windows, the family's windows-build), built on first use. */
+  readonly windowsTypes: () => readonly InstanceType[];
   readonly matches: Map<string, readonly InstanceType[]>;
   /** The same answers by list identity: a requirement list parsed once is asked about by several policies and reviews. */
   readonly matchesByList: WeakMap<readonly Requirement[], readonly InstanceType[]>;
@@ -24,7 +27,9 @@ const MAX_MEMO = 2000;
 export function catalogView(catalog: Catalog): CatalogView {
   let view = views.get(catalog);
   if (view === undefined) {
-    view = { region: catalog.region, types: toInstanceTypes(catalog), matches: new Map(), matchesByList: new WeakMap(), distinct: new Map() };
+    let windows: readonly InstanceType[] | undefined;
+    const windowsTypes = (): readonly InstanceType[] => (windows ??= windowsVariants(catalog));
+    view = { region: catalog.region, types: toInstanceTypes(catalog), windowsTypes, matches: new Map(), matchesByList: new WeakMap(), distinct: new Map() };
     views.set(catalog, view);
   }
   return view;
@@ -41,8 +46,32 @@ function memoKey(requirements: readonly Requirement[]): string {
 }
 
 /**
- * The catalog types a set of requirements allows. Only well-known keys narrow instance types: a
- * custom label (team=a) becomes a node label and never excludes a type, as in Karpenter's scheduler.
+ * The OS variants to match. A Windows variant differs from its type's Linux variant only in the OS
+ * and windows-build labels, so it can add a type only when a requirement names one of them and
+ * no OS requirement excludes windows (the common `kubernetes.io/os In [linux]` scans Linux alone).
+ */
+function variantsFor(view: CatalogView, requirements: readonly Requirement[]): readonly InstanceType[] {
+  const osSensitive = requirements.some((r) => r.key === Label.os || r.key === Label.windowsBuild);
+  const windowsAllowed = requirements.every((r) => r.key !== Label.os || r.has("windows"));
+  return osSensitive && windowsAllowed ? [...view.types, ...view.windowsTypes()] : view.types;
+}
+
+/** Every OS variant the requirements allow (a type may appear once for Linux and once per Windows family). */
+function matchingVariants(view: CatalogView, requirements: readonly Requirement[]): InstanceType[] {
+  const relevant = new Requirements(requirements.filter((r) => WELL_KNOWN_LABELS.has(r.key)));
+  return variantsFor(view, requirements).filter((t) => incompatibility(t, relevant) === undefined);
+}
+
+function firstPerName(types: readonly InstanceType[]): InstanceType[] {
+  const byName = new Map<string, InstanceType>();
+  for (const t of types) if (!byName.has(t.name)) byName.set(t.name, t);
+  return [...byName.values()];
+}
+
+/**
+ * The catalog types a set of requirements allows, each name once (its first matching OS variant).
+ * Only well-known keys narrow instance types: a custom label (team=a) becomes a node label and never
+ * excludes a type, as in Karpenter's scheduler.
  */
 export function matchingTypes(view: CatalogView, requirements: readonly Requirement[]): readonly InstanceType[] {
   let found = view.matchesByList.get(requirements);
@@ -50,8 +79,7 @@ export function matchingTypes(view: CatalogView, requirements: readonly Requirem
   const key = memoKey(requirements);
   found = view.matches.get(key);
   if (found === undefined) {
-    const relevant = new Requirements(requirements.filter((r) => WELL_KNOWN_LABELS.has(r.key)));
-    found = view.types.filter((t) => incompatibility(t, relevant) === undefined);
+    found = firstPerName(matchingVariants(view, requirements));
     if (view.matches.size >= MAX_MEMO) view.matches.clear();
     view.matches.set(key, found);
   }
@@ -147,7 +175,7 @@ export function distinctValues(view: CatalogView, key: string, requirements: rea
   const relevant = new Requirements(requirements.filter((r) => WELL_KNOWN_LABELS.has(r.key)));
   const values = new Set<string>();
   const offeringValue = OFFERING_VALUE[key];
-  for (const t of matchingTypes(view, requirements)) {
+  for (const t of matchingVariants(view, requirements)) {
     if (offeringValue === undefined) {
       if (t.labels[key] !== undefined) values.add(t.labels[key]);
       continue;

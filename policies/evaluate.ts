@@ -6,9 +6,9 @@ import { diff } from "./json-patch.ts";
 import { policiesFor } from "./registry.ts";
 import { catalogView } from "./catalog-index.ts";
 import { compileSchemas, validateStructure } from "./schema.ts";
-import type { EvaluateInput, EvaluationContext, Finding, Issue, JsonPatchOp, Kind, Policy, Severity, Verdict } from "./types.ts";
+import type { EvaluateInput, EvaluationContext, Finding, FindingSeverity, Issue, JsonPatchOp, Kind, Policy, Severity, Verdict } from "./types.ts";
 
-export type { EvaluateInput, EvaluationContext, Finding, JsonPatchOp, Kind, PolicyConfig, Severity, Verdict };
+export type { EvaluateInput, EvaluationContext, Finding, FindingSeverity, JsonPatchOp, Kind, PolicyConfig, Severity, Verdict };
 
 /**
  * Per-object exemption: `kerf.dev/exempt: "spot-diversity,limits-required"`. Findings of an exempted
@@ -46,7 +46,7 @@ function resolve(policy: Policy, issues: Issue[], ctx: { config: PolicyConfig; e
   const exempt = policy.fixed !== true && ctx.exempt.has(policy.id);
   return issues.map((issue) => ({
     policy: policy.id,
-    severity: exempt || issue.advisory === true ? "warn" : setting,
+    severity: issue.notice === true ? "notice" : exempt || issue.advisory === true ? "warn" : setting,
     path: issue.path,
     message: exempt ? `${issue.message} (exempted by ${EXEMPT_ANNOTATION})` : issue.message,
   }));

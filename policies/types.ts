@@ -7,6 +7,11 @@ export type { Catalog };
 
 export type Kind = "NodePool" | "EC2NodeClass" | "NodeClaim";
 export type Severity = "deny" | "warn";
+/**
+ * A finding's severity: a configured Severity, or "notice" for a check that could not be made with
+ * what was given (e.g. a NodePool checked without any EC2NodeClass). A notice never fails a run.
+ */
+export type FindingSeverity = Severity | "notice";
 
 /**
  * One problem found in an object. `path` is apiserver style ("spec.disruption.budgets[1].schedule");
@@ -14,7 +19,7 @@ export type Severity = "deny" | "warn";
  */
 export interface Finding {
   policy: string;
-  severity: Severity;
+  severity: FindingSeverity;
   path: string;
   message: string;
 }
@@ -59,6 +64,8 @@ export interface Issue {
   message: string;
   /** Caps the severity at "warn" whatever the policy's configured severity (advisory sub-checks). */
   advisory?: boolean;
+  /** Reported with severity "notice" (unless the policy is off): the check lacked the context to decide. */
+  notice?: boolean;
 }
 
 /** Read-only view a policy gets: the defaulted object plus the evaluation context. */

@@ -46,6 +46,21 @@ spec:
           values: ["amd64"]
 `;
 
+const validPool = `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: general
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - key: karpenter.k8s.aws/instance-category
+          operator: In
+          values: ["c", "m", "r"]
+  limits: {cpu: "100", memory: 400Gi}
+`;
+
 void describe("kerf check", () => {
   let dir = "";
   before(() => {
@@ -87,6 +102,20 @@ void describe("kerf check", () => {
     assert.match(c.out(), /^ {2}add \/spec\/template\/spec\/expireAfter "720h"$/m);
   });
 
+  void it("passes a valid NodePool checked on its own with --show-defaults, noting the unchecked EC2NodeClass", async () => {
+    const c = capture(validPool);
+    assert.equal(await runCheck(["-", "--show-defaults"], c.io), 0, c.out() + c.err());
+    assert.match(c.out(), /^<stdin>:8:\d+: notice NodePool\/general spec\.template\.spec\.nodeClassRef\.name: EC2NodeClass "default" was not checked/m);
+    assert.match(c.out(), /^ {2}add \/spec\/template\/spec\/expireAfter "720h"$/m);
+    assert.match(c.out(), /nothing denied, 1 notice$/m);
+  });
+
+  void it("denies a NodePool whose EC2NodeClass is misspelt among the checked ones, suggesting the closest", async () => {
+    const c = capture(`${nodeClass}---\n${validPool.replace("name: default}", "name: defualt}")}`);
+    assert.equal(await runCheck(["-"], c.io), 1);
+    assert.match(c.out(), /deny NodePool\/general spec\.template\.spec\.nodeClassRef\.name: .*did you mean "default"\?/);
+  });
+
   const usageErrors: Array<[string, string[], RegExp]> = [
     ["no input", [], /no input/],
     ["an unknown format", ["--format", "xml", "x"], /unknown --format "xml"/],
@@ -120,4 +149,21 @@ void describe("kerf check", () => {
     assert.equal(await runCheck(["--policy-config", config, path.join(dir, "class.yaml")], c.io), 2);
     assert.match(c.err(), new RegExp(`parsing policy config ${config.replace(/[.\\]/g, "\\$&")}: `));
   });
+});
+
+void describe("kerf check: hostile YAML", () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ["an unresolved alias", "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: *nowhere\n", /^kerf check: parsing <stdin>:4:9: alias \*nowhere has no anchor/],
+    ["an alias bomb", `apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: lol}\nspec:\n  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n${
+      Array.from({ length: 8 }, (_, i) => `  ${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array.from({ length: 10 }, () => `*${String.fromCharCode(97 + i)}`).join(", ")}]`).join("\n")}\n`, /^kerf check: parsing <stdin>:6:\d+: YAML aliases expand beyond the limit/],
+    ["JSON nested too deep", `{"a": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`, /^kerf check: parsing <stdin>:1:\d+: /],
+  ];
+  for (const [what, text, message] of cases) {
+    void it(`exits 2 for ${what} with file:line and no stack trace`, async () => {
+      const c = capture(text);
+      assert.equal(await runCheck(["-"], c.io), 2);
+      assert.match(c.err(), message);
+      assert.doesNotMatch(c.err(), /\n\s+at /);
+    });
+  }
 });

@@ -8,6 +8,7 @@ import { formatNames, reporters } from "./reporters/registry.ts";
 import type { ObjectResult, Report } from "./reporters/report.ts";
 import { causeText, isKerfError } from "../errors.ts";
 import { loadEngine, type Engine, type Kind } from "../engine.ts";
+import { explainNodePool } from "./explain.ts";
 
 const usage = `Usage: kerf check [PATH...|-] [options]
 
@@ -19,6 +20,9 @@ Options:
   -f, --format FORMAT       ${formatNames.join("|")} (default: text)
       --policy-config FILE  policy configuration (YAML or JSON)
       --show-defaults       print the JSON Patch defaulting would apply to each object
+      --explain             per NodePool: matching instance types (spot, on-demand), cheapest and
+                            dearest, allocatable range, worst-case hourly cost its limits allow
+                            (text and json formats)
       --color, --no-color   force or disable colour (default: on when stdout is a terminal)
   -h, --help                show this help
 
@@ -29,6 +33,7 @@ const options = {
   format: { type: "string", short: "f", default: "text" },
   "policy-config": { type: "string" },
   "show-defaults": { type: "boolean", default: false },
+  explain: { type: "boolean", default: false },
   color: { type: "boolean" },
   "no-color": { type: "boolean" },
   help: { type: "boolean", short: "h", default: false },
@@ -57,9 +62,10 @@ function classify(engine: Engine, sources: readonly SourceObject[]): KarpenterOb
   });
 }
 
-function checkObject(engine: Engine, object: KarpenterObject, nodeClassNames: ReadonlySet<string>): ObjectResult {
+function checkObject(engine: Engine, object: KarpenterObject, nodeClassNames: ReadonlySet<string>, explain: boolean): ObjectResult {
   const { source, kind } = object;
   const verdict = engine.evaluate({ kind, operation: "CREATE", object: source.value, context: { ...engine.context, nodeClassNames } });
+  const explanation = explain && kind === "NodePool" ? explainNodePool(source.value, engine.context.catalog) : undefined;
   return {
     file: source.file,
     line: source.position.line,
@@ -69,14 +75,15 @@ function checkObject(engine: Engine, object: KarpenterObject, nodeClassNames: Re
     allowed: verdict.allowed,
     violations: verdict.findings.map((f) => ({ policy: f.policy, severity: f.severity, path: f.path, message: f.message, ...source.locate(f.path) })),
     patch: verdict.patch,
+    ...(explanation === undefined ? {} : { explain: explanation }),
   };
 }
 
-function evaluateAll(engine: Engine, objects: readonly KarpenterObject[]): ObjectResult[] {
+function evaluateAll(engine: Engine, objects: readonly KarpenterObject[], explain: boolean): ObjectResult[] {
   const nodeClassNames = new Set(objects.filter((o) => o.kind === "EC2NodeClass").map((o) => nameOf(o.source.value)));
   return objects.map((object) => {
     try {
-      return checkObject(engine, object, nodeClassNames);
+      return checkObject(engine, object, nodeClassNames, explain);
     } catch (error) {
       const { file, position } = object.source;
       throw new Error(`evaluating ${object.kind}/${nameOf(object.source.value)} at ${file}:${position.line}: ${causeText(error)}`, { cause: error });
@@ -93,10 +100,11 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
   const reporter = reporters[values.format];
   if (reporter === undefined) throw new UsageError(`unknown --format "${values.format}" (one of ${formatNames.join(", ")})`);
   if (positionals.length === 0) throw new UsageError("no input: name files, directories or - for standard input");
+  if (values.explain && values.format !== "text" && values.format !== "json") throw new UsageError(`--explain works with --format text or json, not "${values.format}"`);
   const engine = await loadEngine({ policyConfigFile: values["policy-config"] });
   const sources = await readInputs(positionals, io.readStdin);
   const objects = classify(engine, sources);
-  const report: Report = { results: evaluateAll(engine, objects), skipped: sources.length - objects.length, files: new Set(sources.map((s) => s.file)).size };
+  const report: Report = { results: evaluateAll(engine, objects, values.explain), skipped: sources.length - objects.length, files: new Set(sources.map((s) => s.file)).size };
   const color = values["no-color"] === true ? false : (values.color ?? io.isTty);
   io.stdout(reporter(report, { color, showDefaults: values["show-defaults"] }));
   return report.results.some((r) => !r.allowed) ? ExitCode.denied : ExitCode.ok;

@@ -4,6 +4,7 @@ import { KerfError } from "../errors.ts";
 import { parseFieldPath, type PathSegment } from "./field-path.ts";
 import { fastYamlDocuments } from "./fast-yaml.ts";
 import { jsonDocument, type JsonDocument } from "./json-document.ts";
+import { aliasProblem, firstAliasOffset, MAX_ALIAS_COUNT } from "./yaml-aliases.ts";
 
 /** A 1-based line and column in a source file. */
 export interface Position {
@@ -77,7 +78,7 @@ function parseYamlDocuments(file: string, text: string): SourceObject[] {
   for (const doc of list) {
     failOnErrors(file, doc, lineCounter);
     if (doc.contents === null) continue;
-    const value: unknown = doc.toJS({ maxAliasCount: 1000 });
+    const value = toValue(file, doc, lineCounter);
     if (value === null || value === undefined) continue;
     objects.push(...expand(file, doc.contents, value, lineCounter));
   }
@@ -87,12 +88,36 @@ function parseYamlDocuments(file: string, text: string): SourceObject[] {
 function failOnErrors(file: string, doc: Document.Parsed, lineCounter: LineCounter): void {
   const error = doc.errors[0];
   if (error === undefined) return;
-  const { line, col } = lineCounter.linePos(error.pos[0]);
   const reason = error.message.split("\n")[0] ?? error.message;
-  throw new KerfError("KERF_ERR_INPUT_UNPARSEABLE", `parsing ${file}:${line}:${col}: ${reason}`, {
-    cause: error,
+  throw inputError({ file, offset: error.pos[0], lineCounter }, reason, error);
+}
+
+interface InputPlace {
+  readonly file: string;
+  readonly offset: number;
+  readonly lineCounter: LineCounter;
+}
+
+function inputError({ file, offset, lineCounter }: InputPlace, reason: string, cause?: unknown): KerfError {
+  const { line, col } = lineCounter.linePos(offset);
+  return new KerfError("KERF_ERR_INPUT_UNPARSEABLE", `parsing ${file}:${line}:${col}: ${reason}`, {
+    ...(cause === undefined ? {} : { cause }),
     location: { file, line, column: col },
   });
+}
+
+/** The document's value, with aliases resolved and their expansion bounded; throws KerfError at the offending alias. */
+function toValue(file: string, doc: Document.Parsed, lineCounter: LineCounter): unknown {
+  const problem = aliasProblem(doc);
+  if (problem !== undefined) throw inputError({ file, offset: problem.offset, lineCounter }, problem.message);
+  try {
+    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    // The only failure left is the expansion bound (the yaml package names no node): point at the first alias.
+    const offset = firstAliasOffset(doc) ?? doc.contents?.range?.[0] ?? 0;
+    const reason = `YAML aliases expand beyond the limit (${MAX_ALIAS_COUNT} aliased nodes per anchor): refusing a possible "billion laughs" document`;
+    throw inputError({ file, offset, lineCounter }, reason, error);
+  }
 }
 
 function expand(file: string, root: Node, value: unknown, lineCounter: LineCounter): SourceObject[] {

@@ -19,7 +19,7 @@ interface Expected { severity: string; policy: string; path: string; line: numbe
 
 /** `# expect: deny cel spec.disruption.budgets@21: message` lines at the end of a broken example. */
 function expectations(file: string): Expected[] {
-  const pattern = /^# expect: (deny|warn) (\S+) (\S*)@(\d+): (.*)$/;
+  const pattern = /^# expect: (deny|warn|notice) (\S+) (\S*)@(\d+): (.*)$/;
   return readFileSync(file, "utf8").split("\n").flatMap((line) => {
     const m = pattern.exec(line);
     return m === null ? [] : [{ severity: m[1]!, policy: m[2]!, path: m[3]!, line: Number(m[4]), message: m[5]! }];

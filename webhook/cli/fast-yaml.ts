@@ -2,7 +2,8 @@
  * The fast path for block YAML: js-yaml reads values about ten times faster than the `yaml`
  * package builds its source-mapped documents, so every document is read with js-yaml and the
  * source map (for file:line:column) is built only when a finding asks for a position.
- * Anything unusual — a parse error, directives, `...` markers, `kind: List` — returns undefined
+ * Anything unusual — a parse error, directives, `...` markers, `kind: List`, aliases of maps and
+ * lists (which js-yaml shares without a bound on how often, or makes recursive) — returns undefined
  * and goes to the `yaml` path, so errors and edge cases keep one behaviour.
  */
 import { CORE_SCHEMA, loadAll } from "js-yaml";
@@ -48,7 +49,7 @@ export function fastYamlDocuments(text: string): FastDocument[] | undefined {
   } catch {
     return undefined;
   }
-  if (values.length !== starts.length) return undefined;
+  if (values.length !== starts.length || sharesNodes(values)) return undefined;
   const documents: FastDocument[] = [];
   for (const [i, value] of values.entries()) {
     const start = starts[i];
@@ -61,4 +62,22 @@ export function fastYamlDocuments(text: string): FastDocument[] | undefined {
 
 function isList(value: unknown): boolean {
   return typeof value === "object" && value !== null && typeof (value as { kind?: unknown }).kind === "string" && ((value as { kind: string }).kind.endsWith("List"));
+}
+
+/**
+ * Whether a map or list is reached twice: js-yaml turns an alias of a collection into the same
+ * object, so this finds every alias that could multiply (and every recursive one) without
+ * expanding anything. Aliases of scalars cannot multiply and are left alone. Iterative, for deep input.
+ */
+function sharesNodes(values: readonly unknown[]): boolean {
+  const seen = new Set<object>();
+  const stack: unknown[] = [...values];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value !== "object" || value === null) continue;
+    if (seen.has(value)) return true;
+    seen.add(value);
+    for (const child of Array.isArray(value) ? value : Object.values(value)) stack.push(child);
+  }
+  return false;
 }

@@ -54,6 +54,11 @@ export function jsonDocument(text: string): JsonDocument | undefined {
     return undefined;
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  if (pairsParsed(value) !== pairsWritten(json)) return undefined;
+  try {
+    if (pairsParsed(value) !== pairsWritten(json)) return undefined;
+  } catch {
+    // Nested too deep to count (a RangeError): the YAML path reports it with a position.
+    return undefined;
+  }
   return { value: value as Record<string, unknown>, offset };
 }

@@ -89,10 +89,33 @@ function optional(labels: Record<string, string>, key: string, value: string | n
   labels[key] = String(value);
 }
 
-/** The well-known labels of a catalog entry (offering labels excluded). */
-export function entryLabels(entry: CatalogEntry, region: string): Record<string, string> {
+/**
+ * The AMI families whose nodes run Windows, with the `node.kubernetes.io/windows-build` value
+ * Karpenter's AWS provider labels their nodes with. Every other family runs Linux and has no
+ * windows-build label.
+ */
+export const WINDOWS_BUILDS: Readonly<Record<string, string>> = {
+  Windows2019: "10.0.17763",
+  Windows2022: "10.0.20348",
+  Windows2025: "10.0.26100",
+};
+
+/**
+ * Whether an entry can run an AMI family: Windows AMIs exist for x86-64 only, so Karpenter's
+ * provider gives arm64 types no operating system under a Windows family (they never match).
+ */
+export function runsFamily(entry: CatalogEntry, amiFamily: string | undefined): boolean {
+  return amiFamily === undefined || WINDOWS_BUILDS[amiFamily] === undefined || entry.arch === "amd64";
+}
+
+/**
+ * The well-known labels of a catalog entry (offering labels excluded) under an AMI family:
+ * `kubernetes.io/os` is windows for the Windows families (with their windows-build), else linux.
+ */
+export function entryLabels(entry: CatalogEntry, region: string, amiFamily?: string): Record<string, string> {
+  const windowsBuild = amiFamily === undefined ? undefined : WINDOWS_BUILDS[amiFamily];
   const labels: Record<string, string> = {
-    [Label.instanceType]: entry.name, [Label.arch]: entry.arch, [Label.os]: "linux", [Label.region]: region,
+    [Label.instanceType]: entry.name, [Label.arch]: entry.arch, [Label.os]: windowsBuild === undefined ? "linux" : "windows", [Label.region]: region,
     [Label.instanceCategory]: entry.category, [Label.instanceFamily]: entry.family,
     [Label.instanceGeneration]: String(entry.generation), [Label.instanceSize]: entry.size,
     [Label.instanceCpu]: String(entry.vcpu), [Label.instanceMemory]: String(entry.memoryMiB),
@@ -111,6 +134,7 @@ export function entryLabels(entry: CatalogEntry, region: string): Record<string,
   optional(labels, Label.instanceAcceleratorName, entry.acceleratorName);
   optional(labels, Label.instanceAcceleratorManufacturer, entry.acceleratorManufacturer);
   optional(labels, Label.instanceAcceleratorCount, entry.acceleratorCount, true);
+  optional(labels, Label.windowsBuild, windowsBuild);
   return labels;
 }
 
@@ -130,6 +154,12 @@ export interface InstanceTypeOptions extends AllocatableOptions {
   readonly unavailable?: ReadonlySet<string>;
   /** Only offer these zones (e.g. the EC2NodeClass subnets' zones). */
   readonly zones?: ReadonlySet<string>;
+  /**
+   * The EC2NodeClass's AMI family (`AL2023`, `Windows2022`, …), which decides `kubernetes.io/os` and
+   * `node.kubernetes.io/windows-build`; undefined means a Linux family. Under a Windows family only
+   * the amd64 types are returned. (Allocatable keeps the Linux model either way.)
+   */
+  readonly amiFamily?: string;
 }
 
 function entryOfferings(entry: CatalogEntry, catalog: Catalog, options: InstanceTypeOptions): Offering[] {
@@ -146,19 +176,28 @@ function entryOfferings(entry: CatalogEntry, catalog: Catalog, options: Instance
   return offerings;
 }
 
-/** Every catalog entry as an InstanceType, with capacity and allocatable from Karpenter's AWS model. */
+/** Every catalog entry the AMI family runs on as an InstanceType, with capacity and allocatable from Karpenter's AWS model. */
 export function toInstanceTypes(catalog: Catalog, options: InstanceTypeOptions = {}): InstanceType[] {
-  return catalog.instanceTypes.map((entry) => {
+  return catalog.instanceTypes.filter((entry) => runsFamily(entry, options.amiFamily)).map((entry) => {
     const spec = { vcpu: entry.vcpu, memoryMiB: entry.memoryMiB, arch: entry.arch, maxENIs: entry.maxENIs, ipv4PerENI: entry.ipv4PerENI, defaultCardMaxPods: entry.maxPods, extended: entryExtendedResources(entry) };
     const capacity = computeCapacity(spec, options);
     return {
       name: entry.name,
-      labels: entryLabels(entry, catalog.region),
+      labels: entryLabels(entry, catalog.region, options.amiFamily),
       capacity,
       allocatable: computeAllocatable(capacity, options.kubelet ?? {}),
       offerings: entryOfferings(entry, catalog, options),
     };
   });
+}
+
+/**
+ * The Windows side of the catalog, for checks made without an EC2NodeClass (whose AMI family would
+ * decide): the amd64 types once per Windows family. With `toInstanceTypes(catalog)` (Linux, every
+ * type) these are all the types Karpenter can offer: every type for Linux, every x86-64 type for Windows.
+ */
+export function windowsVariants(catalog: Catalog, options: InstanceTypeOptions = {}): InstanceType[] {
+  return Object.keys(WINDOWS_BUILDS).flatMap((amiFamily) => toInstanceTypes(catalog, { ...options, amiFamily }));
 }
 
 /** The built-in us-east-1 catalog (same as builtinCatalog in builtin.ts; kept for callers importing it from here). */

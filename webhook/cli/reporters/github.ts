@@ -11,11 +11,13 @@ function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 
+const COMMAND = { deny: "error", warn: "warning", notice: "notice" } as const;
+
 /** One annotation line per finding; allowed objects produce nothing. */
 export const renderGithub: Reporter = (report) => {
   const lines = report.results.flatMap((r) =>
     r.violations.map((v) => {
-      const command = v.severity === "deny" ? "error" : "warning";
+      const command = COMMAND[v.severity];
       const props = `file=${escapeProperty(r.file)},line=${v.line},col=${v.column},title=${escapeProperty(`kerf ${v.policy}`)}`;
       return `::${command} ${props}::${escapeData(`${r.kind}/${r.name} ${v.path}: ${v.message}`)}`;
     }),

@@ -1,4 +1,4 @@
-/** `--format json`: the machine-readable contract `{"results":[{file,line,kind,name,allowed,violations,patch}]}`. */
+/** `--format json`: the machine-readable contract `{"results":[{file,line,kind,name,allowed,violations,patch[,explain]}]}`. */
 import type { Reporter } from "./report.ts";
 
 /** One JSON document; field order is part of the contract. */
@@ -18,6 +18,7 @@ export const renderJson: Reporter = (report) => {
       column: v.column,
     })),
     patch: r.patch,
+    ...(r.explain === undefined ? {} : { explain: r.explain }),
   }));
   return `${JSON.stringify({ results }, null, 2)}\n`;
 };

@@ -13,7 +13,7 @@ function escapeXml(text: string): string {
 
 function testCase(result: ObjectResult): string {
   const denies = result.violations.filter((v) => v.severity === "deny");
-  const warns = result.violations.filter((v) => v.severity === "warn");
+  const warns = result.violations.filter((v) => v.severity !== "deny");
   const line = (v: ObjectResult["violations"][number]): string => `${result.file}:${v.line}:${v.column}: ${v.path}: ${v.message} [${v.policy}]`;
   const head = `    <testcase classname="${escapeXml(result.file)}" name="${escapeXml(objectLabel(result))}" file="${escapeXml(result.file)}" line="${result.line}">`;
   const body: string[] = [];
@@ -22,7 +22,7 @@ function testCase(result: ObjectResult): string {
     const message = first === undefined ? "" : `${first.path}: ${first.message}`;
     body.push(`      <failure message="${escapeXml(message)}" type="deny">${escapeXml(denies.map(line).join("\n"))}</failure>`);
   }
-  if (warns.length > 0) body.push(`      <system-out>${escapeXml(warns.map((v) => `warn ${line(v)}`).join("\n"))}</system-out>`);
+  if (warns.length > 0) body.push(`      <system-out>${escapeXml(warns.map((v) => `${v.severity} ${line(v)}`).join("\n"))}</system-out>`);
   return [head, ...body, "    </testcase>"].join("\n");
 }
 

@@ -1,9 +1,11 @@
 /** The result model every `kerf check` reporter renders: one entry per Karpenter object, findings with source positions. */
+import type { NodePoolExplanation } from "../explain.ts";
 
 /** A policy finding placed in the source file. */
 export interface Violation {
   readonly policy: string;
-  readonly severity: "deny" | "warn";
+  /** "notice": a check that could not be made with the files given; never fails a run. */
+  readonly severity: "deny" | "warn" | "notice";
   readonly path: string;
   readonly message: string;
   readonly line: number;
@@ -28,6 +30,8 @@ export interface ObjectResult {
   readonly allowed: boolean;
   readonly violations: readonly Violation[];
   readonly patch: readonly PatchOperation[];
+  /** With --explain, for NodePools whose requirements can be read. */
+  readonly explain?: NodePoolExplanation;
 }
 
 /** Everything one `kerf check` run found. */
@@ -47,17 +51,19 @@ export interface RenderOptions {
 /** Renders a report as the text written to stdout. */
 export type Reporter = (report: Report, options: RenderOptions) => string;
 
-/** Counts of deny and warn findings over the whole report. */
-export function tally(report: Report): { denied: number; warnings: number; deniedObjects: number } {
+/** Counts of deny, warn and notice findings over the whole report. */
+export function tally(report: Report): { denied: number; warnings: number; notices: number; deniedObjects: number } {
   let denied = 0;
   let warnings = 0;
+  let notices = 0;
   for (const result of report.results) {
     for (const v of result.violations) {
       if (v.severity === "deny") denied++;
-      else warnings++;
+      else if (v.severity === "warn") warnings++;
+      else notices++;
     }
   }
-  return { denied, warnings, deniedObjects: report.results.filter((r) => !r.allowed).length };
+  return { denied, warnings, notices, deniedObjects: report.results.filter((r) => !r.allowed).length };
 }
 
 /** `Kind/name` of a result, as shown to users. */

@@ -13,6 +13,7 @@ const report: Report = {
       violations: [
         { policy: "nodepool.budget-schedule", severity: "deny", path: "spec.disruption.budgets[1].schedule", message: "invalid cron: 6 fields", line: 12, column: 11 },
         { policy: "nodepool.spot-flexibility", severity: "warn", path: "spec.template.spec.requirements", message: "only 4 instance types, < 15", line: 20, column: 7 },
+        { policy: "nodeclassref-resolves", severity: "notice", path: "spec.template.spec.nodeClassRef.name", message: "not checked", line: 9, column: 9 },
       ],
       patch: [{ op: "add", path: "/spec/template/spec/expireAfter", value: "720h" }],
     },
@@ -27,7 +28,8 @@ void describe("kerf check reporters", () => {
     const out = renderText(report, plain);
     assert.match(out, /^pools\/default\.yaml:12:11: deny NodePool\/default spec\.disruption\.budgets\[1\]\.schedule: invalid cron: 6 fields \[nodepool\.budget-schedule\]$/m);
     assert.match(out, /^pools\/default\.yaml:20:7: warn NodePool\/default /m);
-    assert.match(out, /2 Karpenter objects checked in 2 files, 1 other object skipped: 1 denied finding in 1 object, 1 warning$/m);
+    assert.match(out, /^pools\/default\.yaml:9:9: notice NodePool\/default /m);
+    assert.match(out, /2 Karpenter objects checked in 2 files, 1 other object skipped: 1 denied finding in 1 object, 1 warning, 1 notice$/m);
     assert.doesNotMatch(out, /\u001b\[/);
   });
 
@@ -53,10 +55,11 @@ void describe("kerf check reporters", () => {
     };
     assert.equal(log.version, "2.1.0");
     const run = log.runs[0];
-    assert.deepEqual(run?.tool.driver.rules.map((r) => r.id), ["nodepool.budget-schedule", "nodepool.spot-flexibility"]);
+    assert.deepEqual(run?.tool.driver.rules.map((r) => r.id), ["nodeclassref-resolves", "nodepool.budget-schedule", "nodepool.spot-flexibility"]);
     assert.deepEqual(run?.results.map((r) => [r.ruleId, r.level, r.locations[0]?.physicalLocation.region.startLine, r.locations[0]?.physicalLocation.region.startColumn]), [
       ["nodepool.budget-schedule", "error", 12, 11],
       ["nodepool.spot-flexibility", "warning", 20, 7],
+      ["nodeclassref-resolves", "note", 9, 9],
     ]);
     assert.equal(run?.results[0]?.locations[0]?.physicalLocation.artifactLocation.uri, "pools/default.yaml");
   });
@@ -73,6 +76,7 @@ void describe("kerf check reporters", () => {
     assert.deepEqual(lines, [
       "::error file=pools/default.yaml,line=12,col=11,title=kerf nodepool.budget-schedule::NodePool/default spec.disruption.budgets[1].schedule: invalid cron: 6 fields",
       "::warning file=pools/default.yaml,line=20,col=7,title=kerf nodepool.spot-flexibility::NodePool/default spec.template.spec.requirements: only 4 instance types, < 15",
+      "::notice file=pools/default.yaml,line=9,col=9,title=kerf nodeclassref-resolves::NodePool/default spec.template.spec.nodeClassRef.name: not checked",
     ]);
   });
 

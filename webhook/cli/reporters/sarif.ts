@@ -15,6 +15,8 @@ function ruleIds(violations: readonly Violation[]): string[] {
   return [...new Set(violations.map((v) => v.policy))].sort();
 }
 
+const LEVEL = { deny: "error", warn: "warning", notice: "note" } as const;
+
 /** One SARIF log with a single run. */
 export const renderSarif: Reporter = (report) => {
   const all = report.results.flatMap((r) => r.violations);
@@ -23,7 +25,7 @@ export const renderSarif: Reporter = (report) => {
     r.violations.map((v) => ({
       ruleId: v.policy,
       ruleIndex: ids.indexOf(v.policy),
-      level: v.severity === "deny" ? "error" : "warning",
+      level: LEVEL[v.severity],
       message: { text: `${r.kind}/${r.name} ${v.path}: ${v.message}` },
       locations: [
         {

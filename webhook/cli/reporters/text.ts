@@ -1,7 +1,10 @@
 /** `--format text` (default): one `file:line:column` line per finding, grouped by object, coloured on a terminal. */
+import type { CapacityTypeExplanation, NodePoolExplanation, PricedType } from "../explain.ts";
 import { objectLabel, tally, type ObjectResult, type RenderOptions, type Reporter } from "./report.ts";
 
-const codes = { red: "31", yellow: "33", green: "32", dim: "2", bold: "1" } as const;
+const codes = { red: "31", yellow: "33", green: "32", cyan: "36", dim: "2", bold: "1" } as const;
+
+const SEVERITY_COLOUR = { deny: "red", warn: "yellow", notice: "cyan" } as const;
 
 function paint(options: RenderOptions, colour: keyof typeof codes, text: string): string {
   return options.color ? `\u001b[${codes[colour]}m${text}\u001b[0m` : text;
@@ -10,7 +13,7 @@ function paint(options: RenderOptions, colour: keyof typeof codes, text: string)
 function renderObject(result: ObjectResult, options: RenderOptions): string[] {
   const lines: string[] = [];
   for (const v of result.violations) {
-    const severity = v.severity === "deny" ? paint(options, "red", "deny") : paint(options, "yellow", "warn");
+    const severity = paint(options, SEVERITY_COLOUR[v.severity], v.severity);
     const where = `${result.file}:${v.line}:${v.column}`;
     lines.push(`${where}: ${severity} ${objectLabel(result)} ${v.path}: ${v.message} ${paint(options, "dim", `[${v.policy}]`)}`);
   }
@@ -21,18 +24,51 @@ function renderObject(result: ObjectResult, options: RenderOptions): string[] {
       lines.push(`  ${op.op} ${op.path}${value}`);
     }
   }
+  if (result.explain !== undefined) {
+    lines.push(`${result.file}:${result.line}:${result.column}: ${paint(options, "bold", "explain")} ${objectLabel(result)}:`);
+    lines.push(...explainLines(result.explain));
+  }
+  return lines;
+}
+
+function dollars(amount: number): string {
+  return `$${amount < 1 ? amount.toFixed(4) : amount.toFixed(2)}/h`;
+}
+
+function priced(type: PricedType | null): string {
+  return type === null ? "none" : `${type.instanceType} ${dollars(type.pricePerHour)}`;
+}
+
+function capacityTypeLine(name: string, e: CapacityTypeExplanation): string {
+  if (e.instanceTypes === 0) return `  ${name}: no instance type`;
+  const w = e.worstCase;
+  const worst = w === null
+    ? "unbounded (no limit bounds every matching type)"
+    : `${dollars(w.pricePerHour)} (limit ${w.resource}=${w.limit} at $${w.ratePerUnit.toFixed(4)} per ${w.unit}-hour on ${w.instanceType})`;
+  return `  ${name}: ${e.instanceTypes} types, cheapest ${priced(e.cheapest)}, dearest ${priced(e.dearest)}; worst case under limits ${worst}`;
+}
+
+/** The --explain block of one NodePool, indented under its heading. */
+function explainLines(e: NodePoolExplanation): string[] {
+  const lines = [`  instance types: ${e.instanceTypes} match (spot ${e.spot.instanceTypes}, on-demand ${e.onDemand.instanceTypes})`];
+  lines.push(capacityTypeLine("on-demand", e.onDemand), capacityTypeLine("spot", e.spot));
+  if (e.allocatable !== null) {
+    const { cpuCores: cpu, memoryGiB: memory, pods } = e.allocatable;
+    lines.push(`  allocatable per node: cpu ${cpu.min}–${cpu.max} cores, memory ${memory.min}–${memory.max} GiB, pods ${pods.min}–${pods.max}`);
+  }
   return lines;
 }
 
 function summary(report: Parameters<Reporter>[0], options: RenderOptions): string {
-  const { denied, warnings, deniedObjects } = tally(report);
+  const { denied, warnings, notices, deniedObjects } = tally(report);
   const checked = `${report.results.length} Karpenter object${report.results.length === 1 ? "" : "s"} checked in ${report.files} file${report.files === 1 ? "" : "s"}`;
   const skipped = report.skipped > 0 ? `, ${report.skipped} other object${report.skipped === 1 ? "" : "s"} skipped` : "";
   const outcome = denied > 0
     ? paint(options, "red", `${denied} denied finding${denied === 1 ? "" : "s"} in ${deniedObjects} object${deniedObjects === 1 ? "" : "s"}`)
     : paint(options, "green", "nothing denied");
   const warned = warnings > 0 ? `, ${paint(options, "yellow", `${warnings} warning${warnings === 1 ? "" : "s"}`)}` : "";
-  return `${checked}${skipped}: ${outcome}${warned}`;
+  const noted = notices > 0 ? `, ${paint(options, "cyan", `${notices} notice${notices === 1 ? "" : "s"}`)}` : "";
+  return `${checked}${skipped}: ${outcome}${warned}${noted}`;
 }
 
 /** Human-readable findings followed by a one-line summary. */

@@ -1,0 +1,226 @@
+// The GitHub Action (action.yml) and the pre-commit hook (.pre-commit-hooks.yaml), run the way
+// GitHub's runner and pre-commit run them, against the example manifests.
+import { describe, it, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parse } from "yaml";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const broken = "manifests/examples/broken";
+
+interface Step {
+  readonly id?: string;
+  readonly shell?: string;
+  readonly run?: string;
+  readonly uses?: string;
+  readonly if?: string;
+  readonly env?: Record<string, string>;
+  readonly with?: Record<string, string>;
+  readonly "working-directory"?: string;
+}
+
+interface Action {
+  readonly inputs: Record<string, { readonly default?: string }>;
+  readonly outputs: Record<string, { readonly value: string }>;
+  readonly runs: { readonly using: string; readonly steps: readonly Step[] };
+}
+
+const action = parse(readFileSync(path.join(root, "action.yml"), "utf8")) as Action;
+
+interface ActionRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly outputs: Record<string, Record<string, string>>;
+}
+
+/** The `${{ … }}` expressions the run steps use: inputs (with their defaults), the action path, earlier steps' outputs. */
+function expand(text: string, inputs: Record<string, string>, outputs: ActionRun["outputs"]): string {
+  return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expression: string) => {
+    const input = /^inputs\.([\w-]+)$/.exec(expression);
+    if (input !== null) return inputs[input[1]!] ?? action.inputs[input[1]!]?.default ?? "";
+    if (expression === "github.action_path") return root;
+    const output = /^steps\.([\w-]+)\.outputs\.([\w-]+)$/.exec(expression);
+    if (output !== null) return outputs[output[1]!]?.[output[2]!] ?? "";
+    throw new Error(`unsupported expression in action.yml: ${expression}`);
+  });
+}
+
+function readOutputs(file: string): Record<string, string> {
+  return Object.fromEntries(readFileSync(file, "utf8").split("\n").filter((l) => l.includes("=")).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+}
+
+/** Runs the action's `run:` steps in order, as the runner does for `shell: bash`, from the repository root as workspace. */
+function runAction(inputs: Record<string, string>): ActionRun {
+  const temp = mkdtempSync(path.join(os.tmpdir(), "kerf-action-"));
+  const outputs: ActionRun["outputs"] = {};
+  let stdout = "";
+  let stderr = "";
+  try {
+    for (const [index, step] of action.runs.steps.entries()) {
+      if (step.run === undefined) continue;
+      assert.equal(step.shell, "bash");
+      const script = path.join(temp, `step-${index}.sh`);
+      const outputFile = path.join(temp, `output-${index}`);
+      writeFileSync(script, step.run);
+      writeFileSync(outputFile, "");
+      const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, inputs, outputs)]));
+      const cwd = step["working-directory"] === undefined ? root : expand(step["working-directory"], inputs, outputs);
+      const env = { ...process.env, ...stepEnv, GITHUB_OUTPUT: outputFile, GITHUB_ACTION_PATH: root, GITHUB_WORKSPACE: root };
+      const result = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], { cwd, env, encoding: "utf8" });
+      stdout += result.stdout;
+      stderr += result.stderr;
+      if (step.id !== undefined) outputs[step.id] = readOutputs(outputFile);
+      if (result.status !== 0) return { code: result.status ?? -1, stdout, stderr, outputs };
+    }
+    return { code: 0, stdout, stderr, outputs };
+  } finally {
+    rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+void describe("GitHub Action (action.yml)", () => {
+  void it("is a composite action whose run steps take inputs through the environment only", () => {
+    assert.equal(action.runs.using, "composite");
+    for (const step of action.runs.steps) {
+      if (step.run !== undefined) assert.doesNotMatch(step.run, /\$\{\{/, "inputs spliced into a script allow injection");
+    }
+    assert.equal(action.outputs["exit-code"]?.value, "${{ steps.check.outputs.exit-code }}");
+  });
+
+  void it("passes the examples: exit 0, no annotations, exit-code output 0", () => {
+    const run = runAction({ paths: "manifests/examples" });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.doesNotMatch(run.stdout, /^::error/m);
+    assert.equal(run.outputs["check"]?.["exit-code"], "0");
+  });
+
+  void it("fails on broken manifests with one ::error annotation per denied finding at its file and line", () => {
+    const run = runAction({ paths: `${broken}/spot-too-narrow.yaml\n${broken}/budget-six-field-cron.yaml` });
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /^::error file=manifests\/examples\/broken\/spot-too-narrow\.yaml,line=33,col=\d+,title=kerf spot-diversity::NodePool\/narrow-spot /m);
+    assert.match(run.stdout, /^::error file=manifests\/examples\/broken\/budget-six-field-cron\.yaml,line=\d+,col=\d+,title=kerf /m);
+    assert.equal(run.outputs["check"]?.["exit-code"], "1");
+  });
+
+  void it("applies the policy-config input", () => {
+    const temp = mkdtempSync(path.join(os.tmpdir(), "kerf-action-config-"));
+    try {
+      const config = path.join(temp, "policy.yaml");
+      writeFileSync(config, "policies:\n  spot-diversity: warn\n");
+      const run = runAction({ paths: `${broken}/spot-too-narrow.yaml`, "policy-config": config });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.match(run.stdout, /^::warning file=manifests\/examples\/broken\/spot-too-narrow\.yaml,line=33,/m);
+    } finally {
+      rmSync(temp, { recursive: true, force: true });
+    }
+  });
+
+  void it("writes SARIF for code scanning when upload-sarif is true, and uploads it with codeql-action even after a failed check", () => {
+    const temp = mkdtempSync(path.join(os.tmpdir(), "kerf-action-sarif-"));
+    try {
+      const sarifFile = path.join(temp, "kerf.sarif");
+      const run = runAction({ paths: `${broken}/spot-too-narrow.yaml`, "upload-sarif": "true", "sarif-file": sarifFile });
+      assert.equal(run.code, 1);
+      const sarif = JSON.parse(readFileSync(sarifFile, "utf8")) as { version: string; runs: Array<{ results: Array<{ ruleId: string; level: string; locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }> }> }> };
+      assert.equal(sarif.version, "2.1.0");
+      const result = sarif.runs[0]?.results.find((r) => r.ruleId === "spot-diversity");
+      assert.equal(result?.level, "error");
+      assert.deepEqual([result?.locations[0]?.physicalLocation.artifactLocation.uri, result?.locations[0]?.physicalLocation.region.startLine], [`${broken}/spot-too-narrow.yaml`, 33]);
+    } finally {
+      rmSync(temp, { recursive: true, force: true });
+    }
+    const upload = action.runs.steps.find((s) => s.uses?.startsWith("github/codeql-action/upload-sarif@") === true);
+    assert.match(upload?.if ?? "", /always\(\) && inputs\.upload-sarif == 'true'/);
+    assert.equal(upload?.with?.["sarif_file"], "${{ inputs.sarif-file }}");
+  });
+
+  void it("exits 2 on unreadable input", () => {
+    const run = runAction({ paths: "no/such/dir" });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /reading no\/such\/dir: no such file or directory/);
+  });
+});
+
+interface Hook {
+  readonly id: string;
+  readonly entry: string;
+  readonly language: string;
+  readonly files?: string;
+  readonly exclude?: string;
+  readonly args?: readonly string[];
+  readonly require_serial?: boolean;
+  readonly pass_filenames?: boolean;
+}
+
+const hooks = parse(readFileSync(path.join(root, ".pre-commit-hooks.yaml"), "utf8")) as Hook[];
+
+void describe("pre-commit hook (.pre-commit-hooks.yaml)", () => {
+  const hook = hooks.find((h) => h.id === "kerf-check");
+  let repo = "";
+  const git = (...args: string[]): string => {
+    const result = spawnSync("git", args, { cwd: repo, encoding: "utf8" });
+    assert.equal(result.status, 0, result.stderr);
+    return result.stdout;
+  };
+
+  before(() => {
+    repo = mkdtempSync(path.join(os.tmpdir(), "kerf-precommit-"));
+    git("init", "-q");
+  });
+  after(() => rmSync(repo, { recursive: true, force: true }));
+
+  /** The staged files pre-commit would pass: `files` matched and `exclude` not, searched anywhere in the path. */
+  function selected(): string[] {
+    const staged = git("diff", "--cached", "--name-only", "--diff-filter=ACMR").split("\n").filter((f) => f !== "");
+    return staged.filter((f) => new RegExp(hook?.files ?? "").test(f) && (hook?.exclude === undefined || !new RegExp(hook.exclude).test(f)));
+  }
+
+  /**
+   * As pre-commit runs a `language: script` hook: the entry is a path in (its clone of) the hook
+   * repository, executed with args and then the file names, in one process (require_serial), from
+   * the root of the repository being committed to.
+   */
+  function runHook(): { code: number; out: string; files: string[] } {
+    const files = selected();
+    const [script, ...entryArgs] = (hook?.entry ?? "").split(" ");
+    const result = spawnSync(path.join(root, script!), [...entryArgs, ...(hook?.args ?? []), ...files], { cwd: repo, encoding: "utf8" });
+    return { code: result.status ?? -1, out: result.stdout + result.stderr, files };
+  }
+
+  function stage(file: string, text: string): void {
+    mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
+    writeFileSync(path.join(repo, file), text);
+    git("add", file);
+  }
+
+  void it("runs kerf check in one process on the staged files", () => {
+    assert.ok(hook !== undefined);
+    assert.equal(hook.language, "script");
+    assert.deepEqual([hook.entry, hook.args], ["webhook/cli/kerf.mjs", ["check"]]);
+    assert.equal(hook.require_serial, true);
+    assert.notEqual(hook.pass_filenames, false);
+  });
+
+  void it("passes a commit of one valid NodePool without its EC2NodeClass (a notice, exit 0)", () => {
+    const examples = readFileSync(path.join(root, "manifests/examples/default.yaml"), "utf8").split(/^---$/m);
+    stage("pools/default.yaml", examples[1]!);
+    stage("README.md", "# not YAML\n");
+    stage("chart/templates/nodepool.yaml", "{{- if .Values.enabled }}\nkind: NodePool\n{{- end }}\n");
+    const run = runHook();
+    assert.deepEqual(run.files, ["pools/default.yaml"]);
+    assert.equal(run.code, 0, run.out);
+    assert.match(run.out, /notice NodePool\/default .*EC2NodeClass "default" was not checked/);
+  });
+
+  void it("fails the commit when a staged manifest is denied, naming file:line", () => {
+    stage("pools/narrow.yaml", readFileSync(path.join(root, broken, "spot-too-narrow.yaml"), "utf8"));
+    const run = runHook();
+    assert.deepEqual(run.files, ["pools/default.yaml", "pools/narrow.yaml"]);
+    assert.equal(run.code, 1, run.out);
+    assert.match(run.out, /^pools\/narrow\.yaml:33:\d+: deny NodePool\/narrow-spot /m);
+  });
+});
