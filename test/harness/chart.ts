@@ -71,8 +71,8 @@ export async function renderChart(o: RenderOptions = {}): Promise<ManifestObject
 }
 
 /** `helm upgrade --install` against a real cluster (the test apiserver), so `lookup` sees its objects. */
-export async function installChart(kubeconfig: string, o: RenderOptions): Promise<string> {
-  return (await runHelm(["upgrade", "--install", ...renderArgs(o), "--kubeconfig", kubeconfig])).stdout;
+export async function installChart(kubeconfig: string, o: RenderOptions, env: Readonly<Record<string, string>> = {}): Promise<string> {
+  return (await runHelm(["upgrade", "--install", ...renderArgs(o), "--kubeconfig", kubeconfig], env)).stdout;
 }
 
 /** The objects of one chart component (app.kubernetes.io/component: operator | webhook). */
