@@ -41,13 +41,16 @@ export async function runHelm(args: readonly string[], env: Readonly<Record<stri
   }
 }
 
-/** How to render: release name and namespace, values files and --set pairs, and whether crds/ is included. */
+/** How to render: release name and namespace, values files, --set and --set-string pairs, and whether crds/ is included. */
 export interface RenderOptions {
   readonly chart?: string;
   readonly release?: string;
   readonly namespace?: string;
   readonly values?: readonly string[];
+  /** `--set`: helm types the values (true, 400), as a user's `--set` does. */
   readonly set?: Readonly<Record<string, string>>;
+  /** `--set-string`: kept strings (label values such as "true"). */
+  readonly setString?: Readonly<Record<string, string>>;
   readonly includeCrds?: boolean;
 }
 
@@ -55,7 +58,8 @@ function renderArgs(o: RenderOptions): string[] {
   return [
     o.release ?? "kerf", o.chart ?? KERF_CHART, "--namespace", o.namespace ?? "kerf-system",
     ...(o.values ?? []).flatMap((f) => ["--values", f]),
-    ...Object.entries(o.set ?? {}).flatMap(([k, v]) => ["--set-string", `${k}=${v}`]),
+    ...Object.entries(o.set ?? {}).flatMap(([k, v]) => ["--set", `${k}=${v}`]),
+    ...Object.entries(o.setString ?? {}).flatMap(([k, v]) => ["--set-string", `${k}=${v}`]),
     ...(o.includeCrds === true ? ["--include-crds"] : []),
   ];
 }

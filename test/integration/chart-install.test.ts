@@ -48,7 +48,8 @@ void describe("helm upgrade --install of the kerf chart against a real apiserver
   async function upgrade(set: Record<string, string> = {}): Promise<void> {
     await installChart(env.state.kubeconfig, {
       release: RELEASE, namespace, values: [CI_VALUES],
-      set: { [`additionalLabels.${testLabel.replaceAll(".", "\\.")}`]: "true", "webhook.validating.failurePolicy": "Ignore", ...set },
+      setString: { [`additionalLabels.${testLabel.replaceAll(".", "\\.")}`]: "true" },
+      set: { "webhook.validating.failurePolicy": "Ignore", ...set },
     }, helmEnv());
   }
 

@@ -85,6 +85,11 @@ void describe("the kerf Helm chart, rendered by helm", () => {
     assert.deepEqual(names(await renderChart({ chart: KERF_CRD_CHART })), expected, "kerf-crd renders the CRDs as templates (upgraded by helm upgrade)");
     assert.deepEqual(names(await renderChart({ includeCrds: true })), expected, "kerf ships them in crds/ (installed once)");
     assert.deepEqual(names(defaults.objects), [], "without --include-crds the kerf chart renders no CRD");
+    // Both places are links to manifests/crds: `helm package` must put the files themselves into the archives.
+    const dir = mkdtempSync(path.join(os.tmpdir(), "kerf-chart-package-"));
+    await runHelm(["package", KERF_CRD_CHART, KERF_CHART, "--destination", dir]);
+    assert.deepEqual(names(await renderChart({ chart: path.join(dir, `kerf-crd-${pkg.version}.tgz`) })), expected);
+    assert.deepEqual(names(await renderChart({ chart: path.join(dir, `kerf-${pkg.version}.tgz`), includeCrds: true })), expected);
   });
 
   void it("should start the operator with a configuration its config loader accepts, from the CI values", () => {
@@ -321,6 +326,13 @@ void describe("the kerf Helm chart, rendered by helm", () => {
     const monitors = objects.filter((o) => o.kind === "ServiceMonitor") as (ManifestObject & { spec: { selector: { matchLabels: Record<string, string> }; endpoints: { port: string }[] } })[];
     assert.deepEqual(monitors.map((m) => [m.metadata.name, m.spec.endpoints[0]?.port, (m.metadata["labels"] as Record<string, string>)["release"]]), [["kerf-operator", "http-metrics", "prometheus"], ["kerf-webhook", "https", "prometheus"]]);
     for (const monitor of monitors) assert.deepEqual(only<V1Service>(objects, "Service", monitor.metadata.name).spec?.selector, monitor.spec.selector.matchLabels);
+  });
+
+  void it("should render the operator alone with webhook.enabled=false", async () => {
+    const objects = await renderChart({ set: { "webhook.enabled": "false" } });
+    assert.deepEqual(component(objects, "webhook"), []);
+    assert.deepEqual(objects.filter((o) => /Webhook|Secret|ConfigMap/.test(o.kind)), []);
+    assert.deepEqual(component(objects, "operator").map((o) => o.kind).sort(), component(defaults.objects, "operator").map((o) => o.kind).sort());
   });
 
   void it("should pass `helm template | kerf check -`, which skips the chart's kinds and reads its policies file", async () => {
