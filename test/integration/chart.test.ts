@@ -11,14 +11,17 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { X509Certificate, createPrivateKey } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import https from "node:https";
 import os from "node:os";
 import path from "node:path";
 import type { V1ClusterRoleBinding, V1ConfigMap, V1Deployment, V1MutatingWebhookConfiguration, V1PodDisruptionBudget, V1Role, V1RoleBinding, V1Secret, V1Service, V1ServiceAccount, V1ValidatingWebhookConfiguration } from "@kubernetes/client-node";
+import { pino } from "pino";
 import { parse } from "yaml";
 import pkg from "../../package.json" with { type: "json" };
 import { ConfigError, loadConfig, usage } from "../../operator/config.ts";
 import { parsePolicyConfig } from "../../policies/config.ts";
 import { loadWebhookConfig } from "../../webhook/config.ts";
+import { startWebhook } from "../../webhook/main.ts";
 import { CERT_MANAGER_VALUES, CI_VALUES, KERF_CHART, KERF_CRD_CHART, component, renderChart, renderChartText, root, runHelm } from "../harness/chart.ts";
 import { containerEnvironment, deploymentContainer, kerfInvocation, only, parseManifests, type ManifestObject } from "../harness/manifests.ts";
 
@@ -308,6 +311,41 @@ void describe("the kerf Helm chart, rendered by helm", () => {
     for (const kind of ["ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"]) {
       const webhook = only<V1ValidatingWebhookConfiguration>(defaults.objects, kind).webhooks?.[0];
       assert.equal(Buffer.from(webhook?.clientConfig.caBundle ?? "", "base64").toString("utf8"), decode("ca.crt"), kind);
+    }
+  });
+
+  void it("should serve the webhook, started from the rendered Deployment with the rendered Secret and ConfigMap, to a client that trusts only caBundle", async () => {
+    // The files the kubelet would mount, from the rendered objects; the flags and environment from the rendered container.
+    const dir = mkdtempSync(path.join(os.tmpdir(), "kerf-chart-webhook-"));
+    const secret = only<V1Secret>(ci.objects, "Secret", "kerf-webhook-tls");
+    const policies = only<V1ConfigMap>(ci.objects, "ConfigMap", "kerf-policy");
+    const files: Record<string, string> = {
+      "/etc/kerf/tls/tls.crt": Buffer.from(secret.data?.["tls.crt"] ?? "", "base64").toString("utf8"),
+      "/etc/kerf/tls/tls.key": Buffer.from(secret.data?.["tls.key"] ?? "", "base64").toString("utf8"),
+      "/etc/kerf/config/policies.yaml": policies.data?.["policies.yaml"] ?? "",
+    };
+    const local = (mounted: string): string => path.join(dir, mounted.replaceAll("/", "_"));
+    for (const [mounted, text] of Object.entries(files)) writeFileSync(local(mounted), text);
+    const container = deploymentContainer(only<V1Deployment>(ci.objects, "Deployment", "kerf-webhook"), "webhook");
+    const argv = kerfInvocation(container).argv.map((a) => {
+      const [flag, value = ""] = a.split("=");
+      if (flag === "--port") return "--port=0";
+      return value in files ? `${flag ?? ""}=${local(value)}` : a;
+    });
+    const config = loadWebhookConfig([...argv, "--host=127.0.0.1"], containerEnvironment(container, [], pod));
+    assert.deepEqual(Object.keys(files).map(local).sort(), [config.tlsCert, config.tlsKey, config.policyConfig ?? ""].sort(), "every mounted file is one the webhook reads");
+    const webhook = await startWebhook(config, pino({ level: "silent" }));
+    try {
+      const caBundle = Buffer.from(only<V1ValidatingWebhookConfiguration>(ci.objects, "ValidatingWebhookConfiguration").webhooks?.[0]?.clientConfig.caBundle ?? "", "base64").toString("utf8");
+      // As the apiserver calls it: TLS verified against caBundle for the Service's DNS name.
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = https.request({ host: "127.0.0.1", port: webhook.port, path: "/readyz", ca: caBundle, servername: "kerf-webhook.kerf-system.svc" }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+        req.on("error", reject);
+        req.end();
+      });
+      assert.equal(status, 200);
+    } finally {
+      await webhook.close();
     }
   });
 
