@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Obtains everything the integration tests run against, from package registries only:
 # kube-apiserver, kube-scheduler, kube-controller-manager and etcd built from the Go module proxy,
-# kwok from the Go module proxy, moto in a Python venv from PyPI. Results are cached outside the
+# kwok and helm from the Go module proxy, moto in a Python venv from PyPI. Results are cached outside the
 # clone, keyed by version, so a warm run only checks that the files exist.
 # Prints the directory holding the binaries and the moto_server path as KEY=VALUE lines.
 set -euo pipefail
@@ -132,6 +132,16 @@ build_kwok() {
   mv "$out/kwok.d/kwok" "$out/kwok" && rmdir "$out/kwok.d"
 }
 
+build_helm() {
+  local out=$1
+  log "building helm v$HELM_VERSION"
+  # The version helm reports (`helm version`, the User-Agent) is set at link time, as helm's Makefile does.
+  GOBIN="$out/helm.d" "$GO" install -trimpath \
+    -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=v$HELM_VERSION -X helm.sh/helm/v4/internal/version.gitTreeState=clean" \
+    "helm.sh/helm/v4/cmd/helm@v$HELM_VERSION" >&2
+  mv "$out/helm.d/helm" "$out/helm" && rmdir "$out/helm.d"
+}
+
 ensure_moto() {
   local pyv; pyv=$(python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
   MOTO_VENV="$KERF_CACHE_DIR/venv/moto-$MOTO_VERSION-py$pyv"
@@ -149,7 +159,7 @@ main() {
   local started=$SECONDS
   ensure_moto &
   local moto_pid=$!
-  local k8s_dir etcd_dir kwok_dir
+  local k8s_dir etcd_dir kwok_dir helm_dir
   if [ -n "${KUBEBUILDER_ASSETS:-}" ] && [ -x "$KUBEBUILDER_ASSETS/kube-apiserver" ] && [ -x "$KUBEBUILDER_ASSETS/etcd" ]; then
     log "using kube-apiserver and etcd from KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
     APISERVER="$KUBEBUILDER_ASSETS/kube-apiserver"; ETCD="$KUBEBUILDER_ASSETS/etcd"
@@ -159,10 +169,12 @@ main() {
   k8s_dir="$KERF_CACHE_DIR/bin/k8s-v$K8S_VERSION-$gov"
   etcd_dir="$KERF_CACHE_DIR/bin/etcd-v$ETCD_VERSION-$gov"
   kwok_dir="$KERF_CACHE_DIR/bin/kwok-v$KWOK_VERSION-$gov"
-  mkdir -p "$k8s_dir" "$etcd_dir" "$kwok_dir"
+  helm_dir="$KERF_CACHE_DIR/bin/helm-v$HELM_VERSION-$gov"
+  mkdir -p "$k8s_dir" "$etcd_dir" "$kwok_dir" "$helm_dir"
   [ -x "$k8s_dir/kube-controller-manager" ] || (build_kubernetes "$k8s_dir")
   [ -x "$etcd_dir/etcd" ] || (build_etcd "$etcd_dir")
   [ -x "$kwok_dir/kwok" ] && [ -f "$kwok_dir/stages.yaml" ] || (build_kwok "$kwok_dir")
+  [ -x "$helm_dir/helm" ] || (build_helm "$helm_dir")
   wait "$moto_pid"
   local pyv; pyv=$(python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
   echo "KUBE_APISERVER=${APISERVER:-$k8s_dir/kube-apiserver}"
@@ -171,6 +183,7 @@ main() {
   echo "ETCD=${ETCD:-$etcd_dir/etcd}"
   echo "KWOK=$kwok_dir/kwok"
   echo "KWOK_STAGES=$kwok_dir/stages.yaml"
+  echo "HELM=$helm_dir/helm"
   echo "MOTO_SERVER=$KERF_CACHE_DIR/venv/moto-$MOTO_VERSION-py$pyv/bin/moto_server"
   log "test environment ready in $((SECONDS - started)) s"
 }

@@ -15,6 +15,8 @@ export interface Binaries {
   /** kwok's stage configuration (node and pod "fast" stages). */
   readonly kwokStages: string;
   readonly motoServer: string;
+  /** helm, for rendering and installing manifests/charts. */
+  readonly helm: string;
 }
 
 const keys: Record<string, keyof Binaries> = {
@@ -25,6 +27,7 @@ const keys: Record<string, keyof Binaries> = {
   KWOK: "kwok",
   KWOK_STAGES: "kwokStages",
   MOTO_SERVER: "motoServer",
+  HELM: "helm",
 };
 
 /** Parses ensure.sh's KEY=VALUE lines; throws naming the first missing key. */

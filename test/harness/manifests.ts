@@ -1,14 +1,11 @@
 /**
- * Reading shipped manifests as a cluster would see them: a kustomization's resources in order, the
- * environment of a Deployment's container resolved the way the kubelet resolves it (literal values,
- * ConfigMap keys, the downward API), and the throwaway copy an integration test applies (every
- * namespaced object moved to a test namespace, cluster-scoped names suffixed, RBAC references
- * rewritten to match) so tests never touch the real install's objects.
+ * Reading shipped manifests (the rendered Helm chart, see chart.ts) as a cluster would see them: the
+ * objects of a multi-document YAML text, the environment of a Deployment's container resolved the way
+ * the kubelet resolves it (literal values, ConfigMap keys, the downward API), and how a container
+ * starts kerf.
  */
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { KubernetesObject, V1ConfigMap, V1Container, V1Deployment } from "@kubernetes/client-node";
-import { parse, parseAllDocuments } from "yaml";
+import { parseAllDocuments } from "yaml";
 
 /** A parsed manifest object, with the fields the helpers read. */
 export interface ManifestObject extends KubernetesObject {
@@ -18,20 +15,14 @@ export interface ManifestObject extends KubernetesObject {
   [key: string]: unknown;
 }
 
-/** The files a kustomization.yaml lists under `resources`, as paths relative to `dir`. */
-export function kustomizationResources(dir: string): string[] {
-  const k = parse(readFileSync(path.join(dir, "kustomization.yaml"), "utf8")) as { resources?: string[] };
-  return k.resources ?? [];
-}
-
-/** Every object of every resource file of the kustomization in `dir`, in kustomization order. */
-export function kustomizationObjects(dir: string): ManifestObject[] {
-  return kustomizationResources(dir).flatMap((file) => parseAllDocuments(readFileSync(path.join(dir, file), "utf8"))
+/** Every object of a multi-document YAML text (`source` names it in errors), empty documents skipped. */
+export function parseManifests(text: string, source: string): ManifestObject[] {
+  return parseAllDocuments(text)
     .map((doc) => {
-      if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join("; ")}`);
+      if (doc.errors.length > 0) throw new Error(`${source}: ${doc.errors.map((e) => e.message).join("; ")}`);
       return doc.toJS() as ManifestObject | null;
     })
-    .filter((o): o is ManifestObject => o !== null));
+    .filter((o): o is ManifestObject => o !== null);
 }
 
 /** The one object of `kind` (and `name`, when given); throws when absent or ambiguous. */
@@ -76,27 +67,6 @@ export function deploymentContainer(deployment: V1Deployment, name: string): V1C
   const container = deployment.spec?.template.spec?.containers.find((c) => c.name === name);
   if (container === undefined) throw new Error(`Deployment ${deployment.metadata?.name ?? ""} has no container ${name}`);
   return container;
-}
-
-const RBAC_KINDS = new Set(["ClusterRoleBinding", "RoleBinding"]);
-
-/**
- * A copy for a test: namespaced objects move from `from` to `to`, the Namespace object itself is
- * dropped, cluster-scoped objects get `suffix` appended to their names, and bindings follow both
- * (roleRef to a ClusterRole suffixed, ServiceAccount subjects moved to `to`).
- */
-export function relocate(objects: readonly ManifestObject[], o: { from: string; to: string; suffix: string; clusterScoped: (kind: string) => boolean }): ManifestObject[] {
-  return objects.filter((obj) => obj.kind !== "Namespace").map((original) => {
-    const obj = structuredClone(original);
-    if (o.clusterScoped(obj.kind)) obj.metadata.name = `${obj.metadata.name}${o.suffix}`;
-    else if (obj.metadata.namespace === o.from) obj.metadata.namespace = o.to;
-    if (RBAC_KINDS.has(obj.kind)) {
-      const binding = obj as unknown as { roleRef: { kind: string; name: string }; subjects?: { kind: string; namespace?: string }[] };
-      if (binding.roleRef.kind === "ClusterRole") binding.roleRef.name = `${binding.roleRef.name}${o.suffix}`;
-      for (const s of binding.subjects ?? []) if (s.kind === "ServiceAccount" && s.namespace === o.from) s.namespace = o.to;
-    }
-    return obj;
-  });
 }
 
 /** How a container starts kerf: Node's command-line flags (none when it runs the `kerf` executable), the kerf subcommand and its argv. */

@@ -1,12 +1,12 @@
 /**
- * manifests/operator on the real kube-apiserver: every object passes a server-side dry run with
- * strict field validation, and the operator runs on nothing but the shipped RBAC. For the second
- * part the ServiceAccount, roles and bindings are applied for real (moved to a test namespace,
- * cluster-scoped names suffixed), the TokenRequest API issues a token for the ServiceAccount, and the
- * operator — configured from the Deployment's own command line and environment — talks to the
- * apiserver with that token through a proxy that records every answer. A pending pod must get a
- * NodeClaim, an instance in moto and a registered Node, and deleting the NodeClaim must drain
- * (evict) and terminate it, with no 403 anywhere.
+ * The Helm charts (manifests/charts/kerf and kerf-crd, rendered by helm) on the real kube-apiserver: every
+ * object passes a server-side apply dry run with strict field validation, and the operator runs on nothing but
+ * the chart's RBAC. For the second part the chart is rendered into a test namespace under a release name of its
+ * own (so cluster-scoped names cannot collide), its ServiceAccount, roles and bindings are applied for real, the
+ * TokenRequest API issues a token for the ServiceAccount, and the operator — configured from the rendered
+ * Deployment's own command line and environment — talks to the apiserver with that token through a proxy that
+ * records every answer. A pending pod must get a NodeClaim, an instance in moto and a registered Node, and
+ * deleting the NodeClaim must drain (evict) and terminate it, with no 403 anywhere.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -14,12 +14,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1APIResourceList, type V1ConfigMap, type V1Deployment } from "@kubernetes/client-node";
+import { CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1APIResourceList, type V1Deployment } from "@kubernetes/client-node";
 import { loadConfig } from "../../operator/config.ts";
 import { startOperator, type RunningOperator } from "../../operator/main.ts";
 import { createLogger } from "../../operator/observability/logger.ts";
 import { KubeletSim } from "../harness/kubelet-sim.ts";
-import { containerEnvironment, deploymentContainer, kerfInvocation, kustomizationObjects, only, relocate, type ManifestObject } from "../harness/manifests.ts";
+import { CI_VALUES, KERF_CRD_CHART, component, renderChart } from "../harness/chart.ts";
+import { containerEnvironment, deploymentContainer, kerfInvocation, only, type ManifestObject } from "../harness/manifests.ts";
 import { get } from "../harness/probes.ts";
 import { rawRequest } from "../harness/raw.ts";
 import { RecordingProxy, type RecordedCall } from "../harness/recording-proxy.ts";
@@ -29,10 +30,8 @@ import { eventually } from "../harness/wait.ts";
 import { CLUSTER, SSM_PREFIX } from "./aws-fixtures.ts";
 import { NODECLAIMS, ON_DEMAND, WORKSHOP_FAMILIES, isReady, liveInstances, nodeClaims, prepareCluster, createNodePool } from "./provisioning-fixtures.ts";
 
-const root = path.resolve(import.meta.dirname, "../..");
-const shipped = kustomizationObjects(path.join(root, "manifests/operator"));
-const INSTALL_NAMESPACE = "kerf-system";
-const suffix = `-it-${process.pid}`;
+/** A release name of this run's own: the chart prefixes every object name with it (it contains "kerf"). */
+const RELEASE = `kerf-it-${process.pid}`;
 
 interface Resource { readonly base: string; readonly plural: string; readonly namespaced: boolean }
 
@@ -53,11 +52,8 @@ async function apply(kc: KubeConfig, obj: ManifestObject, o: { dryRun: boolean }
   return rawRequest(kc, { method: "PATCH", path: `${collection}/${obj.metadata.name}?${query}`, body: obj, contentType: "application/apply-patch+yaml" });
 }
 
-/** Which of the objects' kinds are cluster-scoped. */
-async function clusterScopedKinds(kc: KubeConfig, objects: readonly ManifestObject[]): Promise<Set<string>> {
-  const kinds = new Set<string>();
-  for (const obj of objects) if (!(await resourceOf(kc, obj)).namespaced) kinds.add(obj.kind);
-  return kinds;
+async function isClusterScoped(kc: KubeConfig, obj: ManifestObject): Promise<boolean> {
+  return !(await resourceOf(kc, obj)).namespaced;
 }
 
 /** A kubeconfig that authenticates with a bearer token only (no client certificate: no admin rights). */
@@ -85,10 +81,9 @@ function callKey(c: RecordedCall): string {
   return `${verb} ${resource}${sub}`;
 }
 
-void describe("manifests/operator on the real apiserver, with the operator running on its ServiceAccount's RBAC only", () => {
+void describe("the Helm charts on the real apiserver, with the operator running on its ServiceAccount's RBAC only", () => {
   let env: TestEnvironment;
   let namespace: string;
-  let scoped: Set<string>;
   let workdir: string;
   let proxy: RecordingProxy | undefined;
   let operator: RunningOperator | undefined;
@@ -101,7 +96,6 @@ void describe("manifests/operator on the real apiserver, with the operator runni
   before(async () => {
     env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
     namespace = await createTestNamespace(env.kubeConfig, "kerf-operator-manifests");
-    scoped = await clusterScopedKinds(env.kubeConfig, shipped);
     workdir = mkdtempSync(path.join(os.tmpdir(), "kerf-operator-manifests-"));
   });
   after(async () => {
@@ -116,19 +110,31 @@ void describe("manifests/operator on the real apiserver, with the operator runni
     rmSync(workdir, { recursive: true, force: true });
   });
 
-  void it("should accept every object of the kustomization in a server-side dry run with strict field validation", async () => {
-    const objects = [...shipped.filter((o) => o.kind === "Namespace"), ...relocate(shipped, { from: INSTALL_NAMESPACE, to: namespace, suffix, clusterScoped: (k) => scoped.has(k) })];
-    const applied: string[] = [];
-    for (const obj of objects) {
-      await apply(env.kubeConfig, obj, { dryRun: true }).catch((error: unknown) => { throw new Error(`${obj.kind} ${obj.metadata.name}: ${(error as Error).message}`, { cause: error }); });
-      applied.push(`${obj.kind}/${obj.metadata.name.replace(suffix, "")}`);
+  void it("should accept every object the charts render, with the default and the CI values, in a server-side dry run with strict field validation", async () => {
+    const renders = {
+      default: await renderChart({ release: RELEASE, namespace }),
+      ci: await renderChart({ release: RELEASE, namespace, values: [CI_VALUES] }),
+      crd: await renderChart({ chart: KERF_CRD_CHART, release: `${RELEASE}-crd`, namespace }),
+    };
+    const applied: Record<string, string[]> = {};
+    for (const [name, objects] of Object.entries(renders)) {
+      applied[name] = [];
+      for (const obj of objects) {
+        await apply(env.kubeConfig, obj, { dryRun: true }).catch((error: unknown) => { throw new Error(`${name} values: ${obj.kind} ${obj.metadata.name}: ${(error as Error).message}`, { cause: error }); });
+        applied[name].push(`${obj.kind}/${obj.metadata.name.replace(RELEASE, "kerf")}`);
+      }
     }
-    assert.deepEqual(applied.sort(), [
-      "ClusterRole/kerf-operator", "ClusterRoleBinding/kerf-operator", "ConfigMap/kerf-operator-settings", "Deployment/kerf-operator", "Namespace/kerf-system",
-      "PodDisruptionBudget/kerf-operator", "Role/kerf-operator", "RoleBinding/kerf-operator", "Service/kerf-operator", "ServiceAccount/kerf-operator",
-    ]);
+    const expected = [
+      "ClusterRole/kerf-operator", "ClusterRole/kerf-webhook-break-glass", "ClusterRoleBinding/kerf-operator", "ConfigMap/kerf-policy",
+      "Deployment/kerf-operator", "Deployment/kerf-webhook", "MutatingWebhookConfiguration/kerf-mutating", "PodDisruptionBudget/kerf-operator",
+      "PodDisruptionBudget/kerf-webhook", "Role/kerf-operator", "RoleBinding/kerf-operator", "Secret/kerf-webhook-tls", "Service/kerf-operator",
+      "Service/kerf-webhook", "ServiceAccount/kerf-operator", "ServiceAccount/kerf-webhook", "ValidatingWebhookConfiguration/kerf-validating",
+    ];
+    assert.deepEqual(applied["default"]?.sort(), expected);
+    assert.deepEqual(applied["ci"]?.sort(), expected);
+    assert.deepEqual(applied["crd"]?.sort(), ["CustomResourceDefinition/ec2nodeclasses.karpenter.k8s.aws", "CustomResourceDefinition/nodeclaims.karpenter.sh", "CustomResourceDefinition/nodepools.karpenter.sh"]);
     // Nothing was persisted.
-    await assert.rejects(env.kubeConfig.makeApiClient(CoreV1Api).readNamespacedServiceAccount({ name: "kerf-operator", namespace }), (e: { code?: number }) => e.code === 404);
+    await assert.rejects(env.kubeConfig.makeApiClient(CoreV1Api).readNamespacedServiceAccount({ name: `${RELEASE}-operator`, namespace }), (e: { code?: number }) => e.code === 404);
   });
 
   void it("should provision, register, drain and terminate a node on a ServiceAccount token with no 403 from the apiserver", async () => {
@@ -136,13 +142,16 @@ void describe("manifests/operator on the real apiserver, with the operator runni
     await prepareCluster(env);
     await createNodePool(env, "default", { requirements: [ON_DEMAND, WORKSHOP_FAMILIES] });
     step("CRDs, moto, EC2NodeClass and NodePool ready");
-    const moved = relocate(shipped, { from: INSTALL_NAMESPACE, to: namespace, suffix, clusterScoped: (k) => scoped.has(k) });
+    // The operator's settings as a user sets them (moto holds no EKS cluster to discover the endpoint from: nodes
+    // join the test apiserver).
+    const set = { "settings.clusterName": CLUSTER, "settings.region": env.aws().region, "settings.clusterEndpoint": env.state.apiserverUrl, "logLevel": "debug" };
+    const shipped = component(await renderChart({ release: RELEASE, namespace, values: [CI_VALUES], set }), "operator");
     const rbacKinds = new Set(["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"]);
-    for (const obj of moved.filter((o) => rbacKinds.has(o.kind))) {
+    for (const obj of shipped.filter((o) => rbacKinds.has(o.kind))) {
       await apply(env.kubeConfig, obj, { dryRun: false });
-      if (scoped.has(obj.kind)) clusterObjects.push(obj);
+      if (await isClusterScoped(env.kubeConfig, obj)) clusterObjects.push(obj);
     }
-    const account = only(moved, "ServiceAccount").metadata.name;
+    const account = only(shipped, "ServiceAccount").metadata.name;
     const token = (await core.createNamespacedServiceAccountToken({ name: account, namespace, body: { spec: { audiences: [], expirationSeconds: 3600 } } })).status?.token ?? "";
     assert.notEqual(token, "");
     const caData = env.kubeConfig.getCurrentCluster()?.caData ?? "";
@@ -157,19 +166,17 @@ void describe("manifests/operator on the real apiserver, with the operator runni
     await assert.rejects(direct.makeApiClient(CoreV1Api).listNamespacedSecret({ namespace }), (e: { code?: number }) => e.code === 403, "the token is not an admin");
 
 
-    // The operator's configuration is the Deployment's: its argv and its environment, resolved as the
-    // kubelet would, with the placeholders filled and only the test's endpoints and ports changed.
-    const deployment = only<V1Deployment>(moved, "Deployment");
+    // The operator's configuration is the rendered Deployment's: its argv and its environment, resolved as the
+    // kubelet would; only the AWS endpoint (moto) and the ports are the test's.
+    const deployment = only<V1Deployment>(shipped, "Deployment");
     const container = deploymentContainer(deployment, "controller");
-    const settings = only<V1ConfigMap>(moved, "ConfigMap");
-    const filled = { ...settings, data: { ...settings.data, clusterName: CLUSTER, awsRegion: env.aws().region, logLevel: "debug" } };
-    // moto holds no EKS cluster to discover the endpoint from: nodes join the test apiserver.
-    const environment = { ...containerEnvironment(container, [filled], { name: "kerf-operator-0", namespace }), AWS_ENDPOINT_URL: env.aws().endpoint, CLUSTER_ENDPOINT: env.state.apiserverUrl };
+    const environment = { ...containerEnvironment(container, [], { name: "kerf-operator-0", namespace }), AWS_ENDPOINT_URL: env.aws().endpoint };
     const argv = kerfInvocation(container).argv.map((a) => a.replace(/^(--(metrics|health-probe)-port)=\d+$/, "$1=0"));
     const config = loadConfig({ argv, env: environment });
     assert.equal(config.clusterEndpoint, env.state.apiserverUrl);
     assert.equal(config.disableLeaderElection, false);
     assert.equal(config.leaderElectionNamespace, namespace);
+    assert.equal(config.featureGates["SpotToSpotConsolidation"], true, "the CI values' feature gate reached the operator");
 
     proxy = await RecordingProxy.start({ upstream: env.state.apiserverUrl, ca: env.state.ca, dir: workdir });
     const recorded = proxy.calls;

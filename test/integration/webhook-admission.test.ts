@@ -1,17 +1,18 @@
 /**
- * kerf's webhook registered with a real kube-apiserver at https://127.0.0.1, using the production
- * webhook configurations from manifests/webhook/ (matchConditions included) with a url + caBundle
- * client config, and Karpenter's CRDs from manifests/crds/.
+ * kerf's webhook registered with a real kube-apiserver at https://127.0.0.1, using the webhook
+ * configurations the Helm chart renders (matchConditions included) with a url + caBundle client config,
+ * and Karpenter's CRDs from manifests/crds/.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { AdmissionregistrationV1Api, CustomObjectsApi, type V1CustomResourceDefinition, type V1MutatingWebhookConfiguration, type V1ValidatingWebhookConfiguration } from "@kubernetes/client-node";
+import { AdmissionregistrationV1Api, CustomObjectsApi, type V1CustomResourceDefinition } from "@kubernetes/client-node";
 import { pino } from "pino";
 import { parse, parseAllDocuments } from "yaml";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
+import { webhookRegistrations } from "../harness/chart.ts";
 import { installCrds } from "../harness/crds.ts";
 import { issueServingCertificate } from "../harness/certs.ts";
 import { eventually } from "../harness/wait.ts";
@@ -25,17 +26,6 @@ const nodePools = { group: "karpenter.sh", version: "v1", plural: "nodepools" };
 function crds(): V1CustomResourceDefinition[] {
   const dir = path.join(root, "manifests/crds");
   return readdirSync(dir).filter((f) => f.endsWith(".yaml")).map((f) => parse(readFileSync(path.join(dir, f), "utf8")) as V1CustomResourceDefinition);
-}
-
-/** The shipped configuration, pointed at the local server instead of the in-cluster Service. */
-function registration<T extends V1ValidatingWebhookConfiguration | V1MutatingWebhookConfiguration>(file: string, port: number, caBundle: string): T {
-  const config = parse(readFileSync(path.join(root, "manifests/webhook", file), "utf8")) as T;
-  config.metadata = { name: `${config.metadata?.name ?? "kerf"}${suffix}` };
-  for (const webhook of config.webhooks ?? []) {
-    const urlPath = webhook.clientConfig.service?.path ?? "/";
-    webhook.clientConfig = { url: `https://127.0.0.1:${port}${urlPath}`, caBundle };
-  }
-  return config;
 }
 
 function exampleNodePool(name: string): Record<string, unknown> & { metadata: { name: string }; spec: Record<string, unknown> } {
@@ -67,8 +57,9 @@ void describe("kerf webhook behind a real kube-apiserver", () => {
     const caBundle = readFileSync(env.state.ca.cert).toString("base64");
     admission = env.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
     objects = env.kubeConfig.makeApiClient(CustomObjectsApi);
-    await admission.createMutatingWebhookConfiguration({ body: registration<V1MutatingWebhookConfiguration>("mutatingwebhookconfiguration.yaml", webhook.port, caBundle) });
-    await admission.createValidatingWebhookConfiguration({ body: registration<V1ValidatingWebhookConfiguration>("validatingwebhookconfiguration.yaml", webhook.port, caBundle) });
+    const registrations = await webhookRegistrations({ port: webhook.port, caBundle, nameSuffix: suffix });
+    await admission.createMutatingWebhookConfiguration({ body: registrations.mutating });
+    await admission.createValidatingWebhookConfiguration({ body: registrations.validating });
     // The apiserver picks up new webhook configurations asynchronously: wait until kerf denies.
     await eventually("kerf webhook active", async () => {
       try {

@@ -1,34 +1,22 @@
 /**
  * The kerf admission webhook for the playground: served over HTTPS with a certificate signed by the
- * environment's CA, and registered with the apiserver through the shipped webhook configurations
- * (manifests/webhook/) pointed at https://127.0.0.1:PORT instead of the in-cluster Service.
+ * environment's CA, and registered with the apiserver through the webhook configurations the Helm chart
+ * renders (manifests/charts/kerf) pointed at https://127.0.0.1:PORT instead of the in-cluster Service.
  */
 import { readFileSync } from "node:fs";
-import path from "node:path";
-import { AdmissionregistrationV1Api, CustomObjectsApi, type KubeConfig, type V1MutatingWebhookConfiguration, type V1ValidatingWebhookConfiguration } from "@kubernetes/client-node";
+import { AdmissionregistrationV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { pino } from "pino";
-import { parse } from "yaml";
 import { eventually } from "../harness/wait.ts";
+import { webhookRegistrations } from "../harness/chart.ts";
 import { issueServingCertificate, type KeyPair } from "../harness/certs.ts";
 import { loadWebhookConfig } from "../../webhook/config.ts";
 import { startWebhook } from "../../webhook/main.ts";
-
-const root = path.resolve(import.meta.dirname, "..", "..");
 
 /** A started and registered webhook. */
 export interface PlaygroundWebhook {
   readonly port: number;
   /** Closes the server (the registrations go with the environment). */
   stop(): Promise<void>;
-}
-
-function registration<T extends V1ValidatingWebhookConfiguration | V1MutatingWebhookConfiguration>(file: string, port: number, caBundle: string): T {
-  const config = parse(readFileSync(path.join(root, "manifests", "webhook", file), "utf8")) as T;
-  config.metadata = { name: config.metadata?.name ?? "kerf", labels: { "app.kubernetes.io/part-of": "kerf-playground" } };
-  for (const webhook of config.webhooks ?? []) {
-    webhook.clientConfig = { url: `https://127.0.0.1:${port}${webhook.clientConfig.service?.path ?? "/"}`, caBundle };
-  }
-  return config;
 }
 
 /**
@@ -61,9 +49,8 @@ export async function startPlaygroundWebhook(o: { kubeConfig: KubeConfig; ca: Ke
   const webhook = await startWebhook(config, pino({ level: "info" }, pino.destination({ dest: o.logFile, sync: true })));
   const admission = o.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const caBundle = readFileSync(o.ca.cert).toString("base64");
-  const validating = registration<V1ValidatingWebhookConfiguration>("validatingwebhookconfiguration.yaml", webhook.port, caBundle);
-  const mutating = registration<V1MutatingWebhookConfiguration>("mutatingwebhookconfiguration.yaml", webhook.port, caBundle);
   try {
+    const { validating, mutating } = await webhookRegistrations({ port: webhook.port, caBundle, labels: { "app.kubernetes.io/part-of": "kerf-playground" } });
     await admission.createMutatingWebhookConfiguration({ body: mutating });
     await admission.createValidatingWebhookConfiguration({ body: validating });
   } catch (error) {
