@@ -203,7 +203,7 @@ void describe("disruption on the real environment", () => {
     const [pdbClaim] = await settled(env, "budgeted", pdbNs, 6, 1);
     await env.kubeConfig.makeApiClient(PolicyV1Api).createNamespacedPodDisruptionBudget({ namespace: pdbNs, body: { metadata: { name: "all" }, spec: { minAvailable: "100%", selector: { matchLabels: { app: "budgeted" } } } } });
     await scale(env, pdbNs, "budgeted", 1);
-    await eventually("an event names the PDB", async () => (await events(env, pdbClaim?.metadata.name ?? "", "Unconsolidatable")).some((m) => m.includes("PodDisruptionBudget")), 30_000, 250);
+    await eventually("an event names the PDB", async () => (await events(env, pdbClaim?.metadata.name ?? "", "DisruptionBlocked")).some((m) => m.includes("PodDisruptionBudget")), 30_000, 250);
     await new Promise((r) => setTimeout(r, 4000));
     const left = (await nodeClaims(env)).map((c) => c.metadata.name);
     assert.ok(left.includes(claim?.metadata.name ?? "") && left.includes(pdbClaim?.metadata.name ?? ""), "both nodes stay");
@@ -258,7 +258,9 @@ void describe("disruption on the real environment", () => {
       return (node?.spec?.taints ?? []).some((t) => t.key === "karpenter.sh/disrupted");
     }, 60_000, 50);
     await op.operator.stop();
-    op = { ...op, operator: await replica(env, "disruption-2", { DISABLE_LEADER_ELECTION: "true" }, FAST) };
+    const second = await replica(env, "disruption-2", { DISABLE_LEADER_ELECTION: "true" }, FAST);
+    const sim = op.sim;
+    op = { operator: second, sim, stop: async () => { await sim.stop(); await second.stop(); } };
     await eventually("one c5.large NodeClaim runs the pod, no node keeps a stale taint", async () => {
       const claims = await ofPool(env, "restart");
       const nodes = await core.listNode();
