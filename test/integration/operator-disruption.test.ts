@@ -85,6 +85,11 @@ function settled(env: TestEnvironment, pool: string, namespace: string, pods: nu
   }, timeoutMs, 250);
 }
 
+async function rolloutOf(env: TestEnvironment, pool: string): Promise<{ status: string; message?: string } | undefined> {
+  const p = (await env.kubeConfig.makeApiClient(CustomObjectsApi).getClusterCustomObject({ ...NODEPOOLS, name: pool })) as { status?: { conditions?: { type: string; status: string; message?: string }[] } };
+  return p.status?.conditions?.find((c) => c.type === "Drifted");
+}
+
 async function events(env: TestEnvironment, name: string, reason: string): Promise<string[]> {
   const list = await env.kubeConfig.makeApiClient(CoreV1Api).listEventForAllNamespaces({ fieldSelector: `involvedObject.name=${name},reason=${reason}` });
   return list.items.map((e) => e.message ?? "");
@@ -214,7 +219,10 @@ void describe("disruption on the real environment", () => {
     const namespace = await deploy(env, "relabel", 3);
     const [old] = await settled(env, "relabel", namespace, 3, 1);
     await patchPool(env, "relabel", { template: { metadata: { labels: { team: "b" } } } });
+    const rollout: string[] = [];
     const [fresh] = await eventually("a new NodeClaim labelled team=b runs the pods", async () => {
+      const message = (await rolloutOf(env, "relabel"))?.message;
+      if (message !== undefined && rollout.at(-1) !== message) rollout.push(message);
       const claims = await ofPool(env, "relabel");
       const pods = await running(env, namespace);
       const ok = claims.length === 1 && claims[0]?.metadata.name !== old?.metadata.name && claims[0]?.metadata.labels?.["team"] === "b" && ready(claims[0]!)
@@ -223,6 +231,8 @@ void describe("disruption on the real environment", () => {
     }, 90_000, 250);
     assert.ok(fresh !== undefined);
     assert.ok(await metric(op, "nodeClaimsDisrupted", "drifted") >= 1);
+    assert.ok(rollout.some((m) => /^1 of \d NodeClaims drifted/.test(m)), `the NodePool reported the rollout: ${rollout.join(" | ")}`);
+    await eventually("the NodePool's Drifted condition turns False", async () => (await rolloutOf(env, "relabel"))?.status === "False", 30_000, 250);
     await noLeaks(env);
   });
 

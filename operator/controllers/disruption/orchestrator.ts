@@ -61,8 +61,11 @@ export function decisionLabels(command: Command): { decision: string; reason: st
 
 export class Orchestrator {
   private readonly deps: OrchestratorDeps;
-  /** NodeClaim name → whether its task has finished (entries stay until the cache shows the claim deleting or gone). */
-  private readonly inFlight = new Map<string, { done: boolean }>();
+  /**
+   * NodeClaim name → its task's state. A NodeClaim the task deleted stays until the cache shows it
+   * deleting or gone (budgets must not see a gap); any other finished entry leaves at once.
+   */
+  private readonly inFlight = new Map<string, { done: boolean; deleted: boolean }>();
 
   constructor(deps: OrchestratorDeps) { this.deps = deps; }
 
@@ -70,7 +73,7 @@ export class Orchestrator {
   names(): Set<string> {
     for (const [name, entry] of this.inFlight) {
       const claim = this.deps.cluster.nodeClaim(name);
-      if (entry.done && (claim === undefined || claim.metadata?.deletionTimestamp !== undefined)) this.inFlight.delete(name);
+      if (entry.done && (!entry.deleted || claim === undefined || claim.metadata?.deletionTimestamp !== undefined)) this.inFlight.delete(name);
     }
     return new Set(this.inFlight.keys());
   }
@@ -78,12 +81,12 @@ export class Orchestrator {
   /** Starts executing `command` in the background; its NodeClaims are in flight from now on. */
   start(command: Command, signal: AbortSignal): Promise<void> {
     const own = new Set(command.candidates.map((c) => c.name));
-    for (const name of own) this.inFlight.set(name, { done: false });
+    for (const name of own) this.inFlight.set(name, { done: false, deleted: false });
     return this.run(command, own, signal).finally(() => {
       for (const name of own) {
-        const claim = this.deps.cluster.nodeClaim(name);
-        if (claim === undefined || claim.metadata?.deletionTimestamp !== undefined || signal.aborted) this.inFlight.delete(name);
-        else this.inFlight.set(name, { done: true });
+        const entry = this.inFlight.get(name);
+        if (entry === undefined || signal.aborted) this.inFlight.delete(name);
+        else entry.done = true;
       }
     });
   }
@@ -96,8 +99,6 @@ export class Orchestrator {
     if (!validation.ok) {
       deps.metrics.disruptionFailedValidations.inc({ consolidation_type: decisionLabels(planned).consolidation_type });
       deps.logger.info({ reason: planned.reason, method: planned.method, nodeclaims: [...own], why: validation.reason }, "abandoning disruption command: validation failed");
-      // Marked as done so the NodeClaims leave the in-flight set at once.
-      for (const name of own) this.inFlight.set(name, { done: true });
       return;
     }
     const command = validation.command;
@@ -170,6 +171,8 @@ export class Orchestrator {
       this.deps.events.publish(disruptionTerminating("Node", c.node, command.reason));
       this.deps.metrics.nodeClaimsDisrupted.inc({ reason: command.reason.toLowerCase(), nodepool: c.nodePool, capacity_type: c.capacityType });
       this.deps.metrics.disruptionDecisionsByNodePool.inc({ ...decisionLabels(command), nodepool: c.nodePool });
+      const entry = this.inFlight.get(c.name);
+      if (entry !== undefined) entry.deleted = true;
       if (claim !== undefined) await this.deps.cluster.deleteNodeClaim(c.name);
     }
     this.deps.metrics.disruptionDecisions.inc(decisionLabels(command));

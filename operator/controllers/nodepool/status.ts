@@ -3,6 +3,7 @@ import { addResources, formatResource, parseResourceList, type ResourceList } fr
 import type { Clock } from "../../core/clock.ts";
 import type { Condition, NodeClaim } from "../../core/lifecycle/objects.ts";
 import { isTrue, setCondition } from "../../core/lifecycle/objects.ts";
+import { ROLLOUT_CONDITION, rolloutCondition } from "../../core/disruption/rollout.ts";
 import type { Metrics } from "../../observability/metrics.ts";
 import type { Cluster, CustomObjectLike } from "../../ports/cluster.ts";
 import type { Result } from "../runtime.ts";
@@ -36,11 +37,13 @@ export function desiredStatus(cluster: Cluster, nodePool: CustomObjectLike, now:
   conditions = setCondition(conditions, classReady, now);
   const ready = classReady.status === "True";
   conditions = setCondition(conditions, ready ? { type: "Ready", status: "True", reason: "Ready" } : { type: "Ready", status: "False", reason: "NodeClassNotReady", message: "NodeClassReady=False" }, now);
+  const all = cluster.nodeClaims().filter((c) => c.metadata?.labels?.["karpenter.sh/nodepool"] === name);
+  conditions = setCondition(conditions, rolloutCondition(nodePool, all, cluster.nodes(), now), now);
   const resources = Object.fromEntries(Object.entries(usage(claims)).map(([k, v]) => [k, formatResource(k, v)]));
   return { resources: { ...resources, nodes: String(nodes) }, nodes, conditions: conditions.map((c) => ({ ...c, observedGeneration: nodePool.metadata?.generation })) };
 }
 
-const comparable = (status: Readonly<Record<string, unknown>> | undefined): string => JSON.stringify({ r: status?.["resources"], n: status?.["nodes"], c: (status?.["conditions"] as Condition[] | undefined)?.map((c) => [c.type, c.status, c.reason, c.observedGeneration]) });
+const comparable = (status: Readonly<Record<string, unknown>> | undefined): string => JSON.stringify({ r: status?.["resources"], n: status?.["nodes"], c: (status?.["conditions"] as Condition[] | undefined)?.map((c) => [c.type, c.status, c.reason, c.message, c.observedGeneration]) });
 
 /** Reconciles the NodePool called `name`. */
 export async function reconcileNodePool(deps: NodePoolDeps, name: string): Promise<Result> {
@@ -48,7 +51,11 @@ export async function reconcileNodePool(deps: NodePoolDeps, name: string): Promi
   if (nodePool === undefined) return {};
   const status = desiredStatus(deps.cluster, nodePool, deps.clock.now());
   for (const [resource, value] of Object.entries(usage(poolClaims(deps.cluster, name)))) deps.metrics.nodePoolUsage.set({ nodepool: name, resource_type: resource }, value);
-  if (comparable(status) === comparable(nodePool.status)) return {};
+  // While a rollout runs, budget windows open and close without any object changing: look again each minute.
+  const result = isTrue(status["conditions"] as Condition[], ROLLOUT_CONDITION) ? { requeueAfter: ROLLOUT_RECHECK_MS } : {};
+  if (comparable(status) === comparable(nodePool.status)) return result;
   await deps.cluster.patchNodePoolStatus(nodePool, status);
-  return {};
+  return result;
 }
+
+const ROLLOUT_RECHECK_MS = 60_000;

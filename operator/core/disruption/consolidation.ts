@@ -63,6 +63,23 @@ function spotToSpot(ctx: EvaluationContext, candidates: readonly Candidate[], re
   return pinned(replacement, reqs, price, keep);
 }
 
+/**
+ * Karpenter's filterOutSameType for several candidates: when a candidate's own type is among the
+ * options, keep only options cheaper than the cheapest such candidate (replacing two c5.large with
+ * one c5.large is a delete of one of them, which single-node consolidation finds without churn).
+ */
+function withoutSameType(candidates: readonly Candidate[], replacement: PlannedNodeClaim): PlannedNodeClaim | string {
+  if (candidates.length < 2) return replacement;
+  const names = new Set(replacement.instanceTypes.map((t) => t.name));
+  const same = candidates.filter((c) => names.has(c.instanceType));
+  if (same.length === 0) return replacement;
+  const ceiling = Math.min(...same.map((c) => c.pricePerHour));
+  const reqs = Requirements.fromSelectors(replacement.requirements);
+  const ranked = rankOptions(cheaperThan(replacement.instanceTypes, reqs, ceiling), reqs);
+  if (ranked === undefined || ranked.minValuesProblem !== undefined) return "the only replacements are the candidates' own instance types";
+  return { ...replacement, requirements: reqs.with(Requirement.in(Label.instanceType, ranked.types.map((t) => t.name))).toSelectors(), instanceTypes: ranked.types, launch: ranked.launch };
+}
+
 /** Applies the capacity-type rules to a cheaper replacement; a string says why there is none. */
 function capacityRules(ctx: EvaluationContext, candidates: readonly Candidate[], replacement: PlannedNodeClaim, price: number): PlannedNodeClaim | string {
   const reqs = Requirements.fromSelectors(replacement.requirements);
@@ -92,7 +109,8 @@ export function evaluate(ctx: EvaluationContext, candidates: readonly Candidate[
   const price = candidates.reduce((s, c) => s + c.pricePerHour, 0);
   let replacement: PlannedNodeClaim | undefined;
   if (result.decision === "replace") {
-    const ruled = capacityRules(ctx, candidates, result.replacement, price);
+    const distinct = withoutSameType(candidates, result.replacement);
+    const ruled = typeof distinct === "string" ? distinct : capacityRules(ctx, candidates, distinct, price);
     if (typeof ruled === "string") return { ok: false, reason: ruled };
     replacement = ruled;
   }

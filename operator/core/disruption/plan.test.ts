@@ -84,6 +84,13 @@ void describe("a disruption pass", () => {
     assert.equal(limited.command?.candidates.length, 1, "the default budget (10% of 4 rounds up to 1) leaves one candidate: single-node");
   });
 
+  void it("never replaces several nodes with one of their own instance type (a delete does it without churn)", () => {
+    const p = pool("default", { budgets: [{ nodes: "100%" }] });
+    const plan = planDisruption(input(view([machine("a", { pool: p, type: "c5.large", pods: 1 }), machine("b", { pool: p, type: "c5.large", pods: 1 })], [p])));
+    assert.equal(plan.command?.method, "single-node-consolidation");
+    assert.equal(plan.command?.decision, "delete");
+  });
+
   void it("never consolidates underutilized nodes of a WhenEmpty pool", () => {
     const p = pool("default", { policy: "WhenEmpty" });
     const plan = planDisruption(input(view([machine("big", { pool: p, type: "m5.4xlarge", pods: 1 })], [p])));
