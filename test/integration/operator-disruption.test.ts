@@ -77,12 +77,13 @@ const ready = (c: Claim): boolean => c.status?.conditions?.some((x) => x.type ==
 const typeOf = (c: Claim): string => c.metadata.labels?.["node.kubernetes.io/instance-type"] ?? "";
 
 /** Waits until `pods` pods run on `count` initialized NodeClaims of the pool (and no other of its claims); returns them. */
-function settled(env: TestEnvironment, pool: string, namespace: string, pods: number, count: number, timeoutMs = 90_000): Promise<Claim[]> {
+function settled(env: TestEnvironment, pool: string, namespace: string, want: { pods: number; claims: number }): Promise<Claim[]> {
+  const { pods, claims: count } = want;
   return eventually(`${pods} pods Running on ${count} initialized NodeClaim(s) of ${pool}`, async () => {
     const claims = await ofPool(env, pool);
     const ok = (await running(env, namespace)).length === pods && claims.length === count && claims.every((c) => ready(c) && c.metadata.deletionTimestamp === undefined);
     return ok ? claims : undefined;
-  }, timeoutMs, 250);
+  }, 90_000, 250);
 }
 
 async function rolloutOf(env: TestEnvironment, pool: string): Promise<{ status: string; message?: string } | undefined> {
@@ -118,7 +119,7 @@ void describe("disruption on the real environment", () => {
   void it("should delete the empty node once the Deployment scales to zero", async () => {
     await createPool(env, "empty");
     const namespace = await deploy(env, "empty", 5);
-    const [claim] = await settled(env, "empty", namespace, 5, 1);
+    const [claim] = await settled(env, "empty", namespace, { pods: 5, claims: 1 });
     await scale(env, namespace, "empty", 0);
     await eventually("the empty NodeClaim is gone and its instance terminated", async () => {
       const instances = await liveInstances(env);
@@ -131,7 +132,7 @@ void describe("disruption on the real environment", () => {
   void it("should replace an underutilized node with a strictly cheaper one and keep the pod running", async () => {
     await createPool(env, "shrink");
     const namespace = await deploy(env, "shrink", 6);
-    const [before_] = await settled(env, "shrink", namespace, 6, 1);
+    const [before_] = await settled(env, "shrink", namespace, { pods: 6, claims: 1 });
     assert.equal(typeOf(before_!), "m5.large");
     await scale(env, namespace, "shrink", 1);
     const [after_] = await eventually("one c5.large NodeClaim holds the remaining pod", async () => {
@@ -147,7 +148,7 @@ void describe("disruption on the real environment", () => {
   void it("should consolidate two half-empty nodes into one", async () => {
     await createPool(env, "merge", { budgets: [{ nodes: "100%" }] });
     const a = await deploy(env, "merge", 5);
-    await settled(env, "merge", a, 5, 1);
+    await settled(env, "merge", a, { pods: 5, claims: 1 });
     const b = await deploy(env, "merge", 5);
     await eventually("two NodeClaims", async () => (await ofPool(env, "merge")).filter(ready).length === 2 && (await running(env, b)).length === 5, 60_000, 250);
     await scale(env, a, "merge", 1);
@@ -162,7 +163,7 @@ void describe("disruption on the real environment", () => {
   void it("should hold an empty node while a budget allows 0 (also inside an active cron window) and release it when lifted", async () => {
     await createPool(env, "frozen", { budgets: [{ nodes: "0", schedule: "* * * * *", duration: "1h" }, { nodes: "100%" }] });
     const namespace = await deploy(env, "frozen", 2);
-    const [claim] = await settled(env, "frozen", namespace, 2, 1);
+    const [claim] = await settled(env, "frozen", namespace, { pods: 2, claims: 1 });
     await scale(env, namespace, "frozen", 0);
     await eventually("a DisruptionBlocked event on the NodePool names the budget", async () => (await events(env, "frozen", "DisruptionBlocked")).some((m) => m.includes("budget")), 30_000, 250);
     await new Promise((r) => setTimeout(r, 5000));
@@ -177,7 +178,7 @@ void describe("disruption on the real environment", () => {
   void it("should never let two NodeClaims of a pool with nodes: \"1\" disrupt at once", async () => {
     await createPool(env, "one", { budgets: [{ nodes: "1" }] });
     const namespace = await deploy(env, "one", 3, { spreadOverNodes: true });
-    await settled(env, "one", namespace, 3, 3);
+    await settled(env, "one", namespace, { pods: 3, claims: 3 });
     await scale(env, namespace, "one", 0);
     let most = 0;
     let samples = 0;
@@ -197,7 +198,7 @@ void describe("disruption on the real environment", () => {
   void it("should leave an underutilized node whose pod has do-not-disrupt or is guarded by a PDB, and say why", async () => {
     await createPool(env, "guarded");
     const ns = await deploy(env, "guarded", 6, { annotations: { "karpenter.sh/do-not-disrupt": "true" } });
-    const [claim] = await settled(env, "guarded", ns, 6, 1);
+    const [claim] = await settled(env, "guarded", ns, { pods: 6, claims: 1 });
     await scale(env, ns, "guarded", 1);
     await eventually("an event names do-not-disrupt", async () => {
       const messages = [...await events(env, claim?.metadata.name ?? "", "DisruptionBlocked"), ...await events(env, claim?.metadata.name ?? "", "Unconsolidatable")];
@@ -205,7 +206,7 @@ void describe("disruption on the real environment", () => {
     }, 30_000, 250);
     await createPool(env, "budgeted");
     const pdbNs = await deploy(env, "budgeted", 6);
-    const [pdbClaim] = await settled(env, "budgeted", pdbNs, 6, 1);
+    const [pdbClaim] = await settled(env, "budgeted", pdbNs, { pods: 6, claims: 1 });
     await env.kubeConfig.makeApiClient(PolicyV1Api).createNamespacedPodDisruptionBudget({ namespace: pdbNs, body: { metadata: { name: "all" }, spec: { minAvailable: "100%", selector: { matchLabels: { app: "budgeted" } } } } });
     await scale(env, pdbNs, "budgeted", 1);
     await eventually("an event names the PDB", async () => (await events(env, pdbClaim?.metadata.name ?? "", "DisruptionBlocked")).some((m) => m.includes("PodDisruptionBudget")), 30_000, 250);
@@ -217,7 +218,7 @@ void describe("disruption on the real environment", () => {
   void it("should replace nodes after a NodePool label change, with the pods running on the new node", async () => {
     await createPool(env, "relabel");
     const namespace = await deploy(env, "relabel", 3);
-    const [old] = await settled(env, "relabel", namespace, 3, 1);
+    const [old] = await settled(env, "relabel", namespace, { pods: 3, claims: 1 });
     await patchPool(env, "relabel", { template: { metadata: { labels: { team: "b" } } } });
     const rollout: string[] = [];
     const [fresh] = await eventually("a new NodeClaim labelled team=b runs the pods", async () => {
@@ -242,7 +243,7 @@ void describe("disruption on the real environment", () => {
     await custom.createClusterCustomObject({ ...NODECLASSES, body: { apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "pinned" }, spec } });
     await createPool(env, "pinned", { nodeClass: "pinned" });
     const namespace = await deploy(env, "pinned", 2);
-    const [old] = await settled(env, "pinned", namespace, 2, 1);
+    const [old] = await settled(env, "pinned", namespace, { pods: 2, claims: 1 });
     const image = await clients(env.aws()).ec2.send(new RegisterImageCommand({ Name: `amazon-eks-node-al2023-x86_64-standard-${K8S_VERSION}-v20260101`, Architecture: "x86_64", RootDeviceName: "/dev/xvda", BlockDeviceMappings: [{ DeviceName: "/dev/xvda", Ebs: { VolumeSize: 20 } }] }));
     await custom.patchClusterCustomObject({ ...NODECLASSES, name: "pinned", body: { spec: { amiFamily: "AL2023", amiSelectorTerms: [{ id: image.ImageId }] } } }, mergePatch);
     await eventually("the NodeClaim is marked Drifted with AMIDrift", async () => {
@@ -260,7 +261,7 @@ void describe("disruption on the real environment", () => {
   void it("should leave no leak, stale taint or pod without a place when the operator stops in the middle of a command", async () => {
     await createPool(env, "restart");
     const namespace = await deploy(env, "restart", 6);
-    const [old] = await settled(env, "restart", namespace, 6, 1);
+    const [old] = await settled(env, "restart", namespace, { pods: 6, claims: 1 });
     await scale(env, namespace, "restart", 1);
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
     await eventually("the candidate node is tainted karpenter.sh/disrupted", async () => {

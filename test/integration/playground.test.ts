@@ -55,12 +55,14 @@ void describe("npm start (the playground)", () => {
         const running = (await core.listNamespacedPod({ namespace: "default", labelSelector: "app=inflate" })).items.filter((p) => p.status?.phase === "Running");
         return initialized.length >= 1 && ready.length >= 1 && running.length === 3;
       }, 15_000, 250);
-      const code = await Promise.race([exited, sleep(60_000, "timeout", { ref: false })]);
+      const code = await Promise.race([exited, sleep(120_000, "timeout", { ref: false })]);
       assert.equal(code, 0, `exit code; output:\n${output}`);
       assert.match(output, /step 1\/2: inflate → 3 replicas/);
       assert.match(output, /step 2\/2: inflate → 0 replicas/);
       assert.match(output, /^\[\s*[\d.]+s\] pods 3 running \| nodes [1-9]\d* \([1-9]\d* ready\) \| nodeclaims [1-9]\d* \| \$\d+\.\d{4}\/h$/m);
       assert.match(output, /^\s+default-\w+\s+\S+\.\S+\s+(spot|on-demand)\s+us-east-1[ab]\s+Initialized\s+node i-[0-9a-f]+$/m);
+      assert.match(output, /^consolidation: every empty node removed [\d.]+ s after scaling to 0$/m, "the empty node goes after the step to 0");
+      assert.match(output, /^\s+default-\w+\s+.*\s(consolidatable|disrupting: Empty)$/m, "the live view shows the disruption state");
       assert.match(output, /^summary: peak [1-9]\d* NodeClaims \(\S+\), [1-9]\d* Nodes ready, 3 inflate pods running; everything stopped$/m);
       assert.deepEqual(started.filter(alive), [], "no process the playground started is left");
       assert.equal(existsSync(path.dirname(kubeconfig)), false, "the environment directory is removed");

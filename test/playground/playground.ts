@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { KubeConfig, VersionApi } from "@kubernetes/client-node";
+import { CustomObjectsApi, KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
 import { installCrds } from "../harness/crds.ts";
 import { startEnvironment } from "../harness/environment.ts";
@@ -96,12 +96,32 @@ function liveView(kc: KubeConfig, o: { intervalMs: number; io: PlaygroundIo; sin
   return async () => { stopped = true; await loop; };
 }
 
+/** How much longer than --hold the last step waits for consolidation to remove empty nodes after scaling to 0. */
+const CONSOLIDATION_GRACE_MS = 60_000;
+
+/** After a step to 0: waits (up to the grace) until no NodeClaim is left, and says how it went. */
+async function awaitConsolidation(kc: KubeConfig, io: PlaygroundIo, since: () => number, startedAt: number): Promise<boolean> {
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  const count = async (): Promise<number> => ((await custom.listClusterCustomObject({ group: "karpenter.sh", version: "v1", plural: "nodeclaims" })) as { items: unknown[] }).items.length;
+  const deadline = since() + CONSOLIDATION_GRACE_MS;
+  let left = await count();
+  while (left > 0 && since() < deadline) {
+    if (!(await hold(500, io.signal))) return false;
+    left = await count();
+  }
+  const took = ((since() - startedAt) / 1000).toFixed(1);
+  io.out(left === 0 ? `consolidation: every empty node removed ${took} s after scaling to 0` : `consolidation: ${left} NodeClaim(s) still there ${took} s after scaling to 0 (see the operator log)`);
+  return true;
+}
+
 async function scaleThroughSteps(kc: KubeConfig, options: PlaygroundOptions, io: PlaygroundIo, since: () => number): Promise<boolean> {
   for (const [i, replicas] of options.steps.entries()) {
     check(io.signal);
     await scaleInflate(kc, replicas);
-    io.out(`[${(since() / 1000).toFixed(1).padStart(6)}s] step ${i + 1}/${options.steps.length}: inflate → ${replicas} replicas (holding ${options.holdMs / 1000} s)`);
+    const at = since();
+    io.out(`[${(at / 1000).toFixed(1).padStart(6)}s] step ${i + 1}/${options.steps.length}: inflate → ${replicas} replicas (holding ${options.holdMs / 1000} s)`);
     if (!(await hold(options.holdMs, io.signal))) return false;
+    if (replicas === 0 && i === options.steps.length - 1 && !(await awaitConsolidation(kc, io, since, at))) return false;
   }
   return true;
 }

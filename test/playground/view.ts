@@ -12,6 +12,8 @@ export interface ClaimRow {
   /** Pending, Launched, Registered, Initialized or Terminating. */
   readonly phase: string;
   readonly node: string;
+  /** Disruption state: "disrupting: <reason>", "drifted: <reason>", "consolidatable" or "". */
+  readonly disruption: string;
 }
 
 /** Everything one frame shows. */
@@ -28,7 +30,7 @@ export interface ViewState {
 /** A NodeClaim as listed (only what the view reads). */
 export interface RawClaim {
   readonly metadata?: { readonly name?: string; readonly labels?: Record<string, string>; readonly deletionTimestamp?: unknown };
-  readonly status?: { readonly nodeName?: string; readonly conditions?: readonly { readonly type: string; readonly status: string }[] };
+  readonly status?: { readonly nodeName?: string; readonly conditions?: readonly { readonly type: string; readonly status: string; readonly reason?: string }[] };
 }
 
 /** $/h of one instance type and capacity type; undefined when unknown. */
@@ -50,13 +52,22 @@ function phase(claim: RawClaim): string {
   return ["Initialized", "Registered", "Launched"].find(isTrue) ?? "Pending";
 }
 
+function disruptionState(claim: RawClaim): string {
+  const find = (type: string) => claim.status?.conditions?.find((c) => c.type === type && c.status === "True");
+  const disrupting = find("DisruptionReason");
+  if (disrupting !== undefined) return `disrupting: ${disrupting.reason ?? ""}`;
+  const drifted = find("Drifted");
+  if (drifted !== undefined) return `drifted: ${drifted.reason ?? ""}`;
+  return find("Consolidatable") === undefined ? "" : "consolidatable";
+}
+
 /** Builds one frame from listed objects (pure). */
 export function summarize(claims: readonly RawClaim[], nodes: readonly V1Node[], pods: readonly V1Pod[], price: PriceOf): ViewState {
   const rows = claims.map((c): ClaimRow => {
     const labels = c.metadata?.labels ?? {};
     return {
       name: c.metadata?.name ?? "", instanceType: labels["node.kubernetes.io/instance-type"] ?? "-", capacityType: labels["karpenter.sh/capacity-type"] ?? "-",
-      zone: labels["topology.kubernetes.io/zone"] ?? "-", phase: phase(c), node: c.status?.nodeName ?? "",
+      zone: labels["topology.kubernetes.io/zone"] ?? "-", phase: phase(c), node: c.status?.nodeName ?? "", disruption: disruptionState(c),
     };
   }).sort((a, b) => a.name.localeCompare(b.name));
   const live = pods.filter((p) => p.metadata?.deletionTimestamp === undefined);
@@ -80,7 +91,7 @@ export function render(state: ViewState, o: { color: boolean }): string[] {
   const head = `pods ${pods.join(", ")} | nodes ${state.nodes} (${state.readyNodes} ready) | nodeclaims ${state.claims.length} | $${state.costPerHour.toFixed(4)}/h`;
   const width = (pick: (r: ClaimRow) => string): number => Math.max(0, ...state.claims.map((r) => pick(r).length));
   const w = { name: width((r) => r.name), type: width((r) => r.instanceType), cap: width((r) => r.capacityType), zone: width((r) => r.zone) };
-  const rows = state.claims.map((r) => `  ${r.name.padEnd(w.name)}  ${r.instanceType.padEnd(w.type)}  ${r.capacityType.padEnd(w.cap)}  ${r.zone.padEnd(w.zone)}  ${paint(PHASE_COLOUR[r.phase] ?? 0, r.phase.padEnd(11))}${r.node === "" ? "" : `  node ${r.node}`}`.trimEnd());
+  const rows = state.claims.map((r) => `  ${r.name.padEnd(w.name)}  ${r.instanceType.padEnd(w.type)}  ${r.capacityType.padEnd(w.cap)}  ${r.zone.padEnd(w.zone)}  ${paint(PHASE_COLOUR[r.phase] ?? 0, r.phase.padEnd(11))}${r.node === "" ? "" : `  node ${r.node}`}${r.disruption === "" ? "" : `  ${r.disruption}`}`.trimEnd());
   return [head, ...rows];
 }
 

@@ -44,4 +44,17 @@ void describe("playground live view", () => {
     assert.ok(plain.every((l) => !l.includes("\u001b[")));
     assert.ok(render(state, { color: true }).some((l) => l.includes("\u001b[32mInitialized")));
   });
+
+  void it("shows each NodeClaim's disruption state: disrupting beats drifted beats consolidatable", () => {
+    const withReason = (name: string, conditions: { type: string; reason?: string }[]): RawClaim => ({
+      metadata: { name, labels: { "node.kubernetes.io/instance-type": "m5.large", "karpenter.sh/capacity-type": "on-demand", "topology.kubernetes.io/zone": "us-east-1a" } },
+      status: { nodeName: `node-${name}`, conditions: [{ type: "Initialized", status: "True" }, ...conditions.map((c) => ({ ...c, status: "True" }))] },
+    });
+    const state = summarize([
+      withReason("a", [{ type: "Consolidatable" }]), withReason("b", [{ type: "Consolidatable" }, { type: "Drifted", reason: "AMIDrift" }]),
+      withReason("c", [{ type: "Drifted", reason: "AMIDrift" }, { type: "DisruptionReason", reason: "Drifted" }]), withReason("d", []),
+    ], [], [], prices);
+    assert.deepEqual(state.claims.map((c) => c.disruption), ["consolidatable", "drifted: AMIDrift", "disrupting: Drifted", ""]);
+    assert.match(render(state, { color: false })[1] ?? "", /Initialized\s+node node-a  consolidatable$/);
+  });
 });
