@@ -3,9 +3,11 @@
  * CreateFleet overrides matching a fault are removed from the request and reported back in the
  * response's errorSet (the shape EC2 uses for an instant fleet); when none remain, moto is not
  * called and the response holds only errors. It also records every CreateFleet request, and can
- * play a crash: from the next CreateFleet on it answers nothing at all (holdFromCreateFleet).
+ * play a crash: from the next CreateFleet on it answers nothing at all (holdFromCreateFleet), or
+ * answer CreateFleet late, after moto launched the instance (delayCreateFleetResponses).
  */
 import http from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { AddressInfo } from "node:net";
 
 /** A (type, zone) pool that has no capacity. */
@@ -52,6 +54,8 @@ export class FaultProxy {
   private faults: FleetFault[] = [];
   private readonly server: http.Server;
   private hold: { point: CrashPoint; reached: () => void } | undefined;
+  /** How long each CreateFleet answer is held back after moto answered (0: not at all). */
+  createFleetDelayMs = 0;
   /** Set once the crash point passed: every response from then on is withheld. */
   holding = false;
   private readonly held: http.ServerResponse[] = [];
@@ -80,6 +84,14 @@ export class FaultProxy {
    */
   holdFromCreateFleet(point: CrashPoint): Promise<void> {
     return new Promise((resolve) => { this.hold = { point, reached: () => { this.holding = true; resolve(); } }; });
+  }
+
+  /**
+   * Answers every CreateFleet `ms` after moto did: the instance exists while the caller still waits,
+   * as with a slow EC2 answer, which widens the window between a launch and the caller recording it.
+   */
+  delayCreateFleetResponses(ms: number): void {
+    this.createFleetDelayMs = ms;
   }
 
   /** Keeps `res` open without answering (see holdFromCreateFleet). */
@@ -195,6 +207,7 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
   }
   const out = await forward(target, req, body);
   if (createFleet && proxy.crashAt("after-create-fleet")) { proxy.withhold(res); return; }
+  if (createFleet && proxy.createFleetDelayMs > 0) await sleep(proxy.createFleetDelayMs);
   const headers: Record<string, string> = {};
   out.headers.forEach((v, k) => { if (k !== "content-length" && k !== "transfer-encoding" && k !== "content-encoding") headers[k] = v; });
   res.writeHead(out.status, headers);
