@@ -30,7 +30,7 @@ async function runningInstancesOf(env: TestEnvironment, nodeClaim: string): Prom
   return (out.Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => i.InstanceId ?? "");
 }
 
-void describe("a NodeClaim deleted the moment it appears", () => {
+void describe("NodeClaims deleted in the middle of their launch, and Nodes left without one", () => {
   let env: TestEnvironment;
   let running: OperatorOnCluster;
   let proxy: FaultProxy;
@@ -45,7 +45,7 @@ void describe("a NodeClaim deleted the moment it appears", () => {
     await proxy.stop();
   });
 
-  void it("should leave no instance running past its NodeClaim and no Node without one", async () => {
+  void it("should leave no instance running past a NodeClaim deleted the moment it appears, and no Node without a NodeClaim", async () => {
     const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
     const rand = prng(SEED);
@@ -91,5 +91,18 @@ void describe("a NodeClaim deleted the moment it appears", () => {
     } finally {
       watch.abort();
     }
+  });
+
+  void it("should delete a Node that registered for an instance that is gone, and leave Nodes it did not launch", async () => {
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const gone = "aws:///us-east-1a/i-0123456789abcdef0";
+    const unregistered = [{ key: "karpenter.sh/unregistered", effect: "NoExecute" }];
+    await core.createNode({ body: { metadata: { name: "late-joiner" }, spec: { providerID: gone, taints: unregistered } } });
+    await core.createNode({ body: { metadata: { name: "not-ours" }, spec: { providerID: gone } } });
+    await eventually("garbage collection to delete the Node of the gone instance", async () => {
+      try { await core.readNode({ name: "late-joiner" }); return false; } catch (e) { return (e as { code?: number }).code === 404; }
+    }, 60_000, 500);
+    assert.equal((await core.readNode({ name: "not-ours" })).spec?.providerID, gone);
+    await core.deleteNode({ name: "not-ours" });
   });
 });
