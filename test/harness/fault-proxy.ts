@@ -4,7 +4,8 @@
  * response's errorSet (the shape EC2 uses for an instant fleet); when none remain, moto is not
  * called and the response holds only errors. It also records every CreateFleet request, and can
  * play a crash: from the next CreateFleet on it answers nothing at all (holdFromCreateFleet), or
- * answer CreateFleet late, after moto launched the instance (delayCreateFleetResponses).
+ * answer CreateFleet late, after moto launched the instance (delayCreateFleetResponses). It also
+ * throttles: the next N requests of an action get EC2's RequestLimitExceeded without reaching moto.
  */
 import http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -56,6 +57,10 @@ export class FaultProxy {
   private hold: { point: CrashPoint; reached: () => void } | undefined;
   /** How long each CreateFleet answer is held back after moto answered (0: not at all). */
   createFleetDelayMs = 0;
+  /** Requests still to throttle, per Query API Action. */
+  private readonly throttles = new Map<string, { left: number; code: string }>();
+  /** Requests answered with a throttling error, per Query API Action. */
+  readonly throttled = new Map<string, number>();
   /** Set once the crash point passed: every response from then on is withheld. */
   holding = false;
   private readonly held: http.ServerResponse[] = [];
@@ -72,6 +77,8 @@ export class FaultProxy {
 
   clear(): void {
     this.faults = [];
+    this.throttles.clear();
+    this.throttled.clear();
     this.createFleetRequests.length = 0;
     this.createFleetTimes.length = 0;
     this.actions.length = 0;
@@ -92,6 +99,23 @@ export class FaultProxy {
    */
   delayCreateFleetResponses(ms: number): void {
     this.createFleetDelayMs = ms;
+  }
+
+  /**
+   * Answers the next `times` requests of `action` (CreateFleet, TerminateInstances, …) with HTTP 503
+   * and the EC2 error `code`, as EC2 does when it throttles: moto never sees them.
+   */
+  throttle(action: string, times: number, code = "RequestLimitExceeded"): void {
+    this.throttles.set(action, { left: times, code });
+  }
+
+  /** The throttling error code when this request of `action` is to be throttled (and counts it). */
+  takeThrottle(action: string): string | undefined {
+    const t = this.throttles.get(action);
+    if (t === undefined || t.left <= 0) return undefined;
+    t.left -= 1;
+    this.throttled.set(action, (this.throttled.get(action) ?? 0) + 1);
+    return t.code;
   }
 
   /** Keeps `res` open without answering (see holdFromCreateFleet). */
@@ -191,6 +215,12 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
   let errors: string[] = [];
   const action = form?.get("Action");
   if (action !== undefined && action !== null) proxy.actions.push(action);
+  const throttle = action === undefined || action === null ? undefined : proxy.takeThrottle(action);
+  if (throttle !== undefined) {
+    res.writeHead(503, { "content-type": "text/xml" });
+    res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${xml(throttle)}</Code><Message>Request limit exceeded.</Message></Error></Errors><RequestID>kerf-fault-proxy</RequestID></Response>`);
+    return;
+  }
   const createFleet = action === "CreateFleet";
   if (createFleet && proxy.crashAt("before-create-fleet")) { proxy.withhold(res); return; }
   if (form !== undefined && createFleet) {
