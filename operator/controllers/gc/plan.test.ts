@@ -19,6 +19,7 @@ void describe("garbage-collection decisions", () => {
     { name: "an orphan launched 5 s ago", instance: instance("i-1", 5_000, "gone"), claims: [], terminate: false },
     { name: "an instance a NodeClaim holds by providerID", instance: instance("i-1", 600_000, "a"), claims: [{ name: "other", providerID: "aws:///us-east-1a/i-1" }], terminate: false },
     { name: "an instance whose NodeClaim exists but has no providerID yet", instance: instance("i-1", 600_000, "a"), claims: [{ name: "a" }], terminate: false },
+    { name: "a second instance of a NodeClaim that recorded another one", instance: instance("i-1", 31_000, "a"), claims: [{ name: "a", providerID: "aws:///us-east-1a/i-2" }], terminate: true },
     { name: "an orphan already shutting down", instance: instance("i-1", 600_000, "gone", "shutting-down"), claims: [], terminate: false },
   ];
   for (const c of cases) {

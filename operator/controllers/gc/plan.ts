@@ -69,9 +69,10 @@ export interface GcInput {
 
 const instanceIdOf = (providerID: string): string => providerID.split("/").at(-1) ?? "";
 
-function orphaned(instance: CloudInstance, held: ReadonlySet<string>, names: ReadonlySet<string>): boolean {
+function orphaned(instance: CloudInstance, held: ReadonlySet<string>, launching: ReadonlySet<string>): boolean {
   // A claim that exists by name but has no providerID yet may be mid-launch (or relaunching after a crash): keep its instance.
-  return !held.has(instance.providerID) && !held.has(instance.instanceID) && !names.has(instance.nodeClaimName);
+  // One whose claim recorded another instance is a duplicate (e.g. a CreateFleet retried after a lost answer): an orphan.
+  return !held.has(instance.providerID) && !held.has(instance.instanceID) && !launching.has(instance.nodeClaimName);
 }
 
 function nodeDecisions(nodes: readonly GcNode[], held: ReadonlySet<string>, instances: readonly CloudInstance[], terminate: readonly CloudInstance[]): Pick<GcPlan, "deleteNodes" | "verifyNodes"> {
@@ -100,8 +101,8 @@ export function planGarbageCollection(input: GcInput): GcPlan {
     held.add(c.providerID);
     held.add(instanceIdOf(c.providerID));
   }
-  const names = new Set(input.nodeClaims.map((c) => c.name));
-  const terminate = input.instances.filter((i) => i.state !== "shutting-down" && orphaned(i, held, names) && input.now.getTime() - i.launchTime.getTime() > minAge);
+  const launching = new Set(input.nodeClaims.filter((c) => c.providerID === undefined || c.providerID === "").map((c) => c.name));
+  const terminate = input.instances.filter((i) => i.state !== "shutting-down" && orphaned(i, held, launching) && input.now.getTime() - i.launchTime.getTime() > minAge);
   const live = new Set(input.instances.flatMap((i) => [i.providerID, i.instanceID]));
   const deleteNodeClaims = input.nodeClaims
     .filter((c) => c.providerID !== undefined && c.providerID !== "" && c.deleting !== true && c.nodeReady !== true)
