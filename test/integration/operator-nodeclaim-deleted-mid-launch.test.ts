@@ -77,6 +77,8 @@ void describe("NodeClaims deleted in the middle of their launch, and Nodes left 
       await eventually(`${ROUNDS} NodeClaims deleted as they appeared to be gone`, () => gone.size === ROUNDS, 180_000, 250);
       await Promise.all(checks);
       assert.deepEqual(outlived, [], "instances still running when their NodeClaim was gone");
+      const terminated = (await running.operator.metrics.nodeClaimsTerminated.get()).values.reduce((n, v) => n + v.value, 0);
+      assert.equal(terminated, ROUNDS, "karpenter_nodeclaims_terminated_total counts each NodeClaim once");
 
       const nodes = async (): Promise<{ name: string; providerID: string }[]> =>
         (await core.listNode()).items.map((n) => ({ name: n.metadata?.name ?? "", providerID: n.spec?.providerID ?? "" })).filter((n) => n.providerID !== "");

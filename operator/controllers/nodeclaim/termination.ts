@@ -21,6 +21,24 @@ import { nodeFor } from "./registration.ts";
 
 const DRAIN_POLL_MS = 1000;
 
+/**
+ * NodeClaims whose termination this process finished (finalizer removed), name → uid: a reconcile
+ * from a cache that has not seen the removal yet (woken by the Node's deletion) is not counted,
+ * logged or looked up again. Forgotten when the cache drops the NodeClaim.
+ */
+const finished = new WeakMap<NodeClaimDeps, Map<string, string>>();
+
+function finishedOf(deps: NodeClaimDeps): Map<string, string> {
+  let f = finished.get(deps);
+  if (f === undefined) { f = new Map(); finished.set(deps, f); }
+  return f;
+}
+
+/** Called once the cache no longer holds the NodeClaim `name`. */
+export function forgetTerminated(deps: NodeClaimDeps, name: string): void {
+  finished.get(deps)?.delete(name);
+}
+
 function gracePeriodMs(nodeClaim: NodeClaim): number | undefined {
   const raw = nodeClaim.spec?.terminationGracePeriod;
   if (raw === undefined) return undefined;
@@ -168,25 +186,33 @@ async function terminateInstance(deps: NodeClaimDeps, nodeClaim: NodeClaim): Pro
   return { requeueAfter: 1000 };
 }
 
-async function finish(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node | undefined): Promise<StepResult> {
+/** Counts, logs and remembers a NodeClaim whose finalizer is gone. */
+function recordFinished(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node | undefined): void {
   const pool = poolLabels(nodeClaim);
-  if (node !== undefined) {
-    if (node.metadata?.deletionTimestamp === undefined) await deps.cluster.deleteNode(node.metadata?.name ?? "");
-    await deps.cluster.removeNodeFinalizer(node, Keys.finalizer);
-    deps.metrics.nodesTerminated.inc({ nodepool: pool.nodepool });
-  }
-  await deps.cluster.removeNodeClaimFinalizer(nodeClaim, Keys.finalizer);
-  forgetLaunch(deps, String(nodeClaim.metadata?.uid));
+  const uid = String(nodeClaim.metadata?.uid);
+  finishedOf(deps).set(nameOf(nodeClaim), uid);
+  forgetLaunch(deps, uid);
+  if (node !== undefined) deps.metrics.nodesTerminated.inc({ nodepool: pool.nodepool });
   deps.metrics.nodeClaimsTerminated.inc(pool);
   const deleted = timeMs(nodeClaim.metadata?.deletionTimestamp);
   if (deleted !== undefined) deps.metrics.nodesTerminationDuration.observe({ nodepool: pool.nodepool }, (deps.clock.now().getTime() - deleted) / 1000);
   deps.logger.info({ nodeclaim: nameOf(nodeClaim), node: node?.metadata?.name, providerID: nodeClaim.status?.providerID }, "terminated nodeclaim");
+}
+
+async function finish(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node | undefined): Promise<StepResult> {
+  if (node !== undefined) {
+    if (node.metadata?.deletionTimestamp === undefined) await deps.cluster.deleteNode(node.metadata?.name ?? "");
+    await deps.cluster.removeNodeFinalizer(node, Keys.finalizer);
+  }
+  await deps.cluster.removeNodeClaimFinalizer(nodeClaim, Keys.finalizer);
+  recordFinished(deps, nodeClaim, node);
   return {};
 }
 
 /** Runs one termination pass for a NodeClaim being deleted. */
 export async function terminate(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<StepResult> {
   if (!(nodeClaim.metadata?.finalizers ?? []).includes(Keys.finalizer)) return {};
+  if (finished.get(deps)?.get(nameOf(nodeClaim)) === String(nodeClaim.metadata?.uid)) return {};
   const recorded = await recordUnrecordedInstance(deps, nodeClaim);
   if (recorded !== undefined) return recorded;
   const node = nodeFor(deps, nodeClaim);
