@@ -116,4 +116,16 @@ void describe("garbage collection against moto", () => {
     await gc(clock, cloudProvider, { claims: [{ name: "held", providerID: held.providerID }], nodes: [node("of-orphan", orphan.providerID)], seen: again });
     assert.deepEqual(again.deletedNodes, ["of-orphan"]);
   });
+
+  void it("should terminate a second instance tagged for a NodeClaim that recorded another one (a CreateFleet retried after a lost answer)", async () => {
+    const clock = testClock();
+    const { cloudProvider } = providers(env.aws(), clock, nodeClasses);
+    const lost = await cloudProvider.create(nodeClaim("twice", requirements), { knownNew: true });
+    const recorded = await cloudProvider.create(nodeClaim("twice", requirements), { knownNew: true });
+    clock.set(new Date((await cloudProvider.get(lost.providerID)).launchTime.getTime() + 31_000));
+    const result = await gc(clock, cloudProvider, { claims: [{ name: "twice", providerID: recorded.providerID }] });
+    assert.deepEqual(result.terminate.map((i) => i.instanceID), [lost.instanceID]);
+    assert.equal(await state(lost.instanceID), "terminated");
+    assert.equal(await state(recorded.instanceID), "running");
+  });
 });
