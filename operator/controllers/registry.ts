@@ -16,6 +16,7 @@ import { Nominations } from "./disruption/nominations.ts";
 import { PodEventTracker } from "./disruption/pod-events.ts";
 import { reconcileDisruptionStatus, type DisruptionStatusDeps } from "./disruption/status.ts";
 import { collectGarbage } from "./gc/controller.ts";
+import { gcNode } from "./gc/plan.ts";
 import { interruptionController, type OfferingAvailability } from "./interruption/controller.ts";
 import { podMetricsController } from "./metrics/pods.ts";
 import { reconcileNodeClassLifecycle, type NodeClassLifecycleDeps } from "./nodeclass/controller.ts";
@@ -165,7 +166,10 @@ function gcController(deps: ControllerDeps): ControllerSpec {
         const ready = node?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
         return { name: nc.metadata?.name ?? "", providerID: nc.status?.providerID, nodeReady: ready, deleting: nc.metadata?.deletionTimestamp !== undefined };
       });
-      const result = await collectGarbage({ cloudProvider: deps.cloud, listNodeClaims, deleteNodeClaim: (n) => deps.cluster.deleteNodeClaim(n), clock: deps.clock });
+      const result = await collectGarbage({
+        cloudProvider: deps.cloud, listNodeClaims, listNodes: async () => deps.cluster.nodes().map(gcNode), clock: deps.clock, logger: deps.logger,
+        deleteNodeClaim: (n) => deps.cluster.deleteNodeClaim(n), deleteNode: (n) => deps.cluster.deleteNode(n),
+      });
       if (result.errors.length > 0) deps.logger.warn({ errors: result.errors }, "garbage collection");
       return { requeueAfter: GC_PERIOD_MS };
     },

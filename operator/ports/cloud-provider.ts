@@ -39,6 +39,8 @@ export interface LaunchedInstance {
   readonly allocatable: Readonly<Record<string, string>>;
   /** Instance-type labels plus zone, zone-id, capacity-type and instance-type labels. */
   readonly labels: Readonly<Record<string, string>>;
+  /** True when create() found the instance an earlier attempt launched instead of calling CreateFleet. */
+  readonly adopted: boolean;
 }
 
 /** An instance as the cloud reports it, with the Karpenter tags kerf reads back. */
@@ -84,8 +86,12 @@ export interface CloudProvider {
   delete(providerID: string): Promise<void>;
   /** The instance behind a providerID; throws NodeClaimNotFoundError when it is gone or terminated. */
   get(providerID: string): Promise<CloudInstance>;
-  /** Every instance tagged kubernetes.io/cluster/<name>=owned and karpenter.sh/nodeclaim, not terminated. */
-  list(): Promise<CloudInstance[]>;
+  /**
+   * Every instance tagged kubernetes.io/cluster/<name>=owned and karpenter.sh/nodeclaim, not terminated;
+   * with `nodeClaimName`, only those tagged karpenter.sh/nodeclaim=<nodeClaimName> (how termination finds
+   * the instance of a NodeClaim deleted before its providerID was written).
+   */
+  list(nodeClaimName?: string): Promise<CloudInstance[]>;
   /**
    * Instance types for an EC2NodeClass: catalog types with offerings in the node class's subnet
    * zones, allocatable from its kubelet settings, ICE-cached offerings marked unavailable.

@@ -3,9 +3,12 @@
  * CreateFleet overrides matching a fault are removed from the request and reported back in the
  * response's errorSet (the shape EC2 uses for an instant fleet); when none remain, moto is not
  * called and the response holds only errors. It also records every CreateFleet request, and can
- * play a crash: from the next CreateFleet on it answers nothing at all (holdFromCreateFleet).
+ * play a crash: from the next CreateFleet on it answers nothing at all (holdFromCreateFleet), or
+ * answer CreateFleet late, after moto launched the instance (delayCreateFleetResponses). It also
+ * throttles: the next N requests of an action get EC2's RequestLimitExceeded without reaching moto.
  */
 import http from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { AddressInfo } from "node:net";
 
 /** A (type, zone) pool that has no capacity. */
@@ -52,6 +55,12 @@ export class FaultProxy {
   private faults: FleetFault[] = [];
   private readonly server: http.Server;
   private hold: { point: CrashPoint; reached: () => void } | undefined;
+  /** How long each CreateFleet answer is held back after moto answered (0: not at all). */
+  createFleetDelayMs = 0;
+  /** Requests still to throttle, per Query API Action. */
+  private readonly throttles = new Map<string, { left: number; code: string }>();
+  /** Requests answered with a throttling error, per Query API Action. */
+  readonly throttled = new Map<string, number>();
   /** Set once the crash point passed: every response from then on is withheld. */
   holding = false;
   private readonly held: http.ServerResponse[] = [];
@@ -68,6 +77,8 @@ export class FaultProxy {
 
   clear(): void {
     this.faults = [];
+    this.throttles.clear();
+    this.throttled.clear();
     this.createFleetRequests.length = 0;
     this.createFleetTimes.length = 0;
     this.actions.length = 0;
@@ -80,6 +91,31 @@ export class FaultProxy {
    */
   holdFromCreateFleet(point: CrashPoint): Promise<void> {
     return new Promise((resolve) => { this.hold = { point, reached: () => { this.holding = true; resolve(); } }; });
+  }
+
+  /**
+   * Answers every CreateFleet `ms` after moto did: the instance exists while the caller still waits,
+   * as with a slow EC2 answer, which widens the window between a launch and the caller recording it.
+   */
+  delayCreateFleetResponses(ms: number): void {
+    this.createFleetDelayMs = ms;
+  }
+
+  /**
+   * Answers the next `times` requests of `action` (CreateFleet, TerminateInstances, …) with HTTP 503
+   * and the EC2 error `code`, as EC2 does when it throttles: moto never sees them.
+   */
+  throttle(action: string, times: number, code = "RequestLimitExceeded"): void {
+    this.throttles.set(action, { left: times, code });
+  }
+
+  /** The throttling error code when this request of `action` is to be throttled (and counts it). */
+  takeThrottle(action: string): string | undefined {
+    const t = this.throttles.get(action);
+    if (t === undefined || t.left <= 0) return undefined;
+    t.left -= 1;
+    this.throttled.set(action, (this.throttled.get(action) ?? 0) + 1);
+    return t.code;
   }
 
   /** Keeps `res` open without answering (see holdFromCreateFleet). */
@@ -179,6 +215,12 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
   let errors: string[] = [];
   const action = form?.get("Action");
   if (action !== undefined && action !== null) proxy.actions.push(action);
+  const throttle = action === undefined || action === null ? undefined : proxy.takeThrottle(action);
+  if (throttle !== undefined) {
+    res.writeHead(503, { "content-type": "text/xml" });
+    res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${xml(throttle)}</Code><Message>Request limit exceeded.</Message></Error></Errors><RequestID>kerf-fault-proxy</RequestID></Response>`);
+    return;
+  }
   const createFleet = action === "CreateFleet";
   if (createFleet && proxy.crashAt("before-create-fleet")) { proxy.withhold(res); return; }
   if (form !== undefined && createFleet) {
@@ -195,6 +237,7 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
   }
   const out = await forward(target, req, body);
   if (createFleet && proxy.crashAt("after-create-fleet")) { proxy.withhold(res); return; }
+  if (createFleet && proxy.createFleetDelayMs > 0) await sleep(proxy.createFleetDelayMs);
   const headers: Record<string, string> = {};
   out.headers.forEach((v, k) => { if (k !== "content-length" && k !== "transfer-encoding" && k !== "content-encoding") headers[k] = v; });
   res.writeHead(out.status, headers);

@@ -1,13 +1,15 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { DescribeInstancesCommand } from "@aws-sdk/client-ec2";
+import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import type { RunningOperator } from "../../operator/main.ts";
 import { startFaultProxy, type CrashPoint } from "../harness/fault-proxy.ts";
 import { KubeletSim } from "../harness/kubelet-sim.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
-import { CLUSTER } from "./aws-fixtures.ts";
+import { CLUSTER, clients } from "./aws-fixtures.ts";
 import { replica } from "./operator-fixtures.ts";
-import { ON_DEMAND, WORKSHOP_FAMILIES, consistency, createInflate, createNodePool, isReady, liveInstances, nodeClaims, prepareCluster, runningPods } from "./provisioning-fixtures.ts";
+import { NODECLAIMS, ON_DEMAND, WORKSHOP_FAMILIES, consistency, createInflate, createNodePool, isReady, liveInstances, nodeClaims, prepareCluster, runningPods } from "./provisioning-fixtures.ts";
 
 /** Rejects after `ms` (so a crash point that is never reached fails the test instead of hanging it). */
 function within<T>(what: string, promise: Promise<T>, ms: number): Promise<T> {
@@ -77,4 +79,36 @@ void describe("an operator killed in the middle of a launch and started again", 
       await second.stop();
     });
   }
+
+  void it("should terminate the instance and delete the Node of a NodeClaim deleted while the operator that launched it was dead", async () => {
+    await env.reset();
+    await prepareCluster(env);
+    const proxy = await startFaultProxy(env.aws().endpoint);
+    const crash = proxy.holdFromCreateFleet("after-create-fleet");
+    const first = await replica(env, "restart-deleted-1", { AWS_ENDPOINT_URL: proxy.url, DISABLE_LEADER_ELECTION: "true" });
+    let dying: Promise<void> = Promise.resolve();
+    cleanups.push(async () => { await proxy.stop(); await dying; });
+    const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    await custom.createClusterCustomObject({ ...NODECLAIMS, body: {
+      apiVersion: "karpenter.sh/v1", kind: "NodeClaim", metadata: { name: "deleted-while-dead", labels: { "karpenter.sh/nodepool": "default" } },
+      spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" }, requirements: [ON_DEMAND, { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] }] },
+    } });
+    await within("the operator to reach after-create-fleet", crash, 60_000);
+    dying = first.stop();
+    await custom.deleteClusterCustomObject({ ...NODECLAIMS, name: "deleted-while-dead" });
+    const [instance] = await liveInstances(env);
+    assert.equal(instance?.nodeClaim, "deleted-while-dead", "CreateFleet launched the instance before the kill");
+    const node = await eventually("the instance's kubelet to register a Node", async () => (await core.listNode()).items.find((n) => n.spec?.providerID === instance.providerID), 30_000, 250);
+
+    const second = await replica(env, "restart-deleted-2", { DISABLE_LEADER_ELECTION: "true" });
+    cleanups.push(() => second.stop());
+    await eventually("the NodeClaim to be gone", async () => {
+      try { await custom.getClusterCustomObject({ ...NODECLAIMS, name: "deleted-while-dead" }); return false; } catch (e) { return (e as { code?: number }).code === 404; }
+    }, 60_000, 100);
+    const described = await clients(env.aws()).ec2.send(new DescribeInstancesCommand({ InstanceIds: [instance.id] }));
+    assert.equal(described.Reservations?.[0]?.Instances?.[0]?.State?.Name, "terminated", "the instance went before its NodeClaim");
+    await assert.rejects(core.readNode({ name: node.metadata?.name ?? "" }), (e: { code?: number }) => e.code === 404, "the instance's Node went with it");
+    await second.stop();
+  });
 });

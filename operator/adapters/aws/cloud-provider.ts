@@ -55,7 +55,7 @@ export class AwsCloudProvider implements CloudProvider {
     // An instance already being terminated is not adopted: the claim gets a fresh one.
     const existing = options?.knownNew === true ? [] : (await this.call("finding instance of NodeClaim", () => this.deps.instances.list(nodeClaim.metadata.name))).filter((i) => i.state !== "shutting-down");
     const nodeClass = await this.deps.nodeClass(nodeClaim.spec.nodeClassRef.name);
-    if (existing[0] !== undefined) return this.toLaunched(existing[0], nodeClass);
+    if (existing[0] !== undefined) return this.toLaunched(existing[0], nodeClass, true);
     if (nodeClass === undefined) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClaim.spec.nodeClassRef.name} not found`);
     const facts = await this.deps.resolver.resolve(nodeClass);
     if (!launchable(facts)) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClass.metadata.name} resolves no ${missingPart(facts)}`);
@@ -64,7 +64,7 @@ export class AwsCloudProvider implements CloudProvider {
     const instanceID = this.recordErrors(outcome, plan);
     const instance = await this.call("describing launched instance", () => this.deps.instances.get(instanceID));
     if (instance === undefined) throw new CreateError("InstanceNotFound", `instance ${instanceID} vanished after launch`);
-    return this.toLaunched(instance, nodeClass);
+    return this.toLaunched(instance, nodeClass, false);
   }
 
   async delete(providerID: string): Promise<void> {
@@ -91,11 +91,11 @@ export class AwsCloudProvider implements CloudProvider {
     return instance;
   }
 
-  async list(): Promise<CloudInstance[]> {
+  async list(nodeClaimName?: string): Promise<CloudInstance[]> {
     try {
-      return await this.deps.instances.list();
+      return await this.deps.instances.list(nodeClaimName);
     } catch (error) {
-      throw new Error(describeAwsError("listing instances", error), { cause: error });
+      throw new Error(describeAwsError(nodeClaimName === undefined ? "listing instances" : `listing instances of NodeClaim ${nodeClaimName}`, error), { cause: error });
     }
   }
 
@@ -200,10 +200,10 @@ export class AwsCloudProvider implements CloudProvider {
     return marked;
   }
 
-  private toLaunched(instance: CloudInstance, nodeClass: EC2NodeClassLike | undefined): LaunchedInstance {
+  private toLaunched(instance: CloudInstance, nodeClass: EC2NodeClassLike | undefined, adopted: boolean): LaunchedInstance {
     const kubelet = allocatableKubelet(nodeClass?.spec.kubelet);
     const type = toInstanceTypes({ ...this.deps.catalog, instanceTypes: this.deps.catalog.instanceTypes.filter((e) => e.name === instance.instanceType) }, { kubelet })[0];
-    return launchedInstance(instance, type, this.deps.catalog.zoneIds[instance.zone]);
+    return { ...launchedInstance(instance, type, this.deps.catalog.zoneIds[instance.zone]), adopted };
   }
 
   private async call<T>(doing: string, run: () => Promise<T>): Promise<T> {

@@ -39,7 +39,7 @@ export function quantities(list: ResourceList): Record<string, string> {
 }
 
 /** The NodeClaim-status view of an instance, with capacity and labels from its instance type when known. */
-export function launchedInstance(instance: CloudInstance, type: InstanceType | undefined, zoneId: string | undefined): LaunchedInstance {
+export function launchedInstance(instance: CloudInstance, type: InstanceType | undefined, zoneId: string | undefined): Omit<LaunchedInstance, "adopted"> {
   const labels: Record<string, string> = {
     ...(type?.labels ?? {}),
     [Label.instanceType]: instance.instanceType,

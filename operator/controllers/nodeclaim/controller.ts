@@ -7,7 +7,7 @@ import { initialize } from "./initialization.ts";
 import { launch } from "./launch.ts";
 import { checkLiveness } from "./liveness.ts";
 import { register } from "./registration.ts";
-import { terminate } from "./termination.ts";
+import { forgetTerminated, terminate } from "./termination.ts";
 
 async function ensureFinalizer(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<StepResult> {
   const finalizers = nodeClaim.metadata?.finalizers ?? [];
@@ -21,7 +21,10 @@ const lifecycle = [ensureFinalizer, launch, register, initialize, checkLiveness]
 /** Reconciles the NodeClaim called `name` from the cache. */
 export async function reconcileNodeClaim(deps: NodeClaimDeps, name: string): Promise<Result> {
   const nodeClaim = deps.cluster.nodeClaim(name);
-  if (nodeClaim === undefined) return {};
+  if (nodeClaim === undefined) {
+    forgetTerminated(deps, name);
+    return {};
+  }
   if (nodeClaim.metadata?.deletionTimestamp !== undefined) return (await terminate(deps, nodeClaim)) ?? {};
   for (const step of lifecycle) {
     const result = await step(deps, nodeClaim);

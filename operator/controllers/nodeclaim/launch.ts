@@ -1,7 +1,8 @@
 /**
  * Launch: calls CloudProvider.create for a NodeClaim without a providerID, writes the instance labels,
  * then the status (providerID, imageID, capacity, allocatable, Launched=True). The result is cached
- * per NodeClaim uid between the two writes; after a restart create() finds the tagged instance again.
+ * per NodeClaim uid between the two writes (termination reads it too: a NodeClaim deleted in between
+ * still owns the instance); after a restart create() finds the tagged instance again.
  */
 import { needsNodeClassStamp } from "../../core/disruption/drift.ts";
 import { nodeClassHashAnnotations } from "../../core/disruption/nodeclass-hash.ts";
@@ -18,6 +19,16 @@ function cache(deps: NodeClaimDeps): Map<string, LaunchedInstance> {
   let c = launched.get(deps);
   if (c === undefined) { c = new Map(); launched.set(deps, c); }
   return c;
+}
+
+/** The instance this process launched for the NodeClaim `uid` whose providerID is not written yet. */
+export function launchedFor(deps: NodeClaimDeps, uid: string): LaunchedInstance | undefined {
+  return launched.get(deps)?.get(uid);
+}
+
+/** Drops what launch remembers of the NodeClaim `uid` (its termination is done). */
+export function forgetLaunch(deps: NodeClaimDeps, uid: string): void {
+  launched.get(deps)?.delete(uid);
 }
 
 function missingLabels(nodeClaim: NodeClaim, instance: LaunchedInstance): Record<string, string> | undefined {
@@ -58,6 +69,8 @@ async function create(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<Launch
     const knownNew = deps.cluster.takeUnlaunched(String(nodeClaim.metadata?.uid));
     const instance = await deps.cloud.create(nodeClaim as unknown as NodeClaimLike, { knownNew });
     deps.metrics.cloudProviderDuration.observe({ controller: "nodeclaim.lifecycle", method: "Create", provider: "aws", error: "" }, (performance.now() - started) / 1000);
+    const fields = { nodeclaim: nameOf(nodeClaim), instanceID: instance.instanceID, providerID: instance.providerID, instanceType: instance.instanceType, zone: instance.zone, capacityType: instance.capacityType };
+    deps.logger.info(fields, instance.adopted ? "found the instance an earlier launch of the nodeclaim created" : "launched nodeclaim");
     return instance;
   } catch (error) {
     const name = (error as Error).name;
@@ -86,6 +99,5 @@ export async function launch(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise
   if (await writeMetadata(deps, nodeClaim, instance)) return {};
   const conditions = withCondition(deps, nodeClaim, { type: "Launched", status: "True", reason: "Launched" });
   await deps.cluster.patchNodeClaimStatus(nodeClaim, { providerID: instance.providerID, imageID: instance.imageID, capacity: instance.capacity, allocatable: instance.allocatable, conditions });
-  deps.logger.info({ nodeclaim: nameOf(nodeClaim), providerID: instance.providerID, instanceType: instance.instanceType, zone: instance.zone }, "launched nodeclaim");
   return {};
 }

@@ -2,8 +2,9 @@
  * Termination (the karpenter.sh/termination finalizer): taint karpenter.sh/disrupted:NoSchedule, drain
  * in Karpenter's order through the Eviction API (PDBs and do-not-disrupt honoured until the
  * terminationGracePeriod deadline), wait for the Node's VolumeAttachments to go (also until the
- * deadline), terminate the instance, delete the Node, remove the finalizers.
- * Every pass re-reads state, so a restart at any point resumes where it stopped.
+ * deadline), terminate the instance, delete the Node, remove the finalizers. A NodeClaim deleted before its
+ * providerID was written first gets the providerID of the instance it owns (found by its tag), so that
+ * instance and its Node go with it. Every pass re-reads state, so a restart at any point resumes where it stopped.
  */
 import { parseDuration } from "../../../policies/domain/duration.ts";
 import { isNodeClaimNotFoundError } from "../../core/errors.ts";
@@ -11,12 +12,32 @@ import type { Condition, Node, NodeClaim, Pod } from "../../core/lifecycle/objec
 import { findCondition, isTrue, timeMs, toIso } from "../../core/lifecycle/objects.ts";
 import { Keys } from "../../core/lifecycle/registration.ts";
 import { planDrain, terminationDeadline, type DrainPlan } from "../../core/termination/drain-plan.ts";
+import { unrecordedInstances } from "../../core/termination/unrecorded-instance.ts";
 import { blockingAttachments, claimsOfUndrainablePods, deadlinePassed, volumeDetachDecision, type PodWithVolumes, type VolumeAttachmentLike } from "../../core/termination/volume-detach.ts";
 import { evicted, failedDraining, failedTermination } from "../../observability/events.ts";
-import { poolLabels, withCondition, type NodeClaimDeps, type StepResult } from "./deps.ts";
+import { nameOf, poolLabels, withCondition, type NodeClaimDeps, type StepResult } from "./deps.ts";
+import { forgetLaunch, launchedFor } from "./launch.ts";
 import { nodeFor } from "./registration.ts";
 
 const DRAIN_POLL_MS = 1000;
+
+/**
+ * NodeClaims whose termination this process finished (finalizer removed), name → uid: a reconcile
+ * from a cache that has not seen the removal yet (woken by the Node's deletion) is not counted,
+ * logged or looked up again. Forgotten when the cache drops the NodeClaim.
+ */
+const finished = new WeakMap<NodeClaimDeps, Map<string, string>>();
+
+function finishedOf(deps: NodeClaimDeps): Map<string, string> {
+  let f = finished.get(deps);
+  if (f === undefined) { f = new Map(); finished.set(deps, f); }
+  return f;
+}
+
+/** Called once the cache no longer holds the NodeClaim `name`. */
+export function forgetTerminated(deps: NodeClaimDeps, name: string): void {
+  finished.get(deps)?.delete(name);
+}
 
 function gracePeriodMs(nodeClaim: NodeClaim): number | undefined {
   const raw = nodeClaim.spec?.terminationGracePeriod;
@@ -46,23 +67,33 @@ async function ensureTainted(deps: NodeClaimDeps, node: Node): Promise<StepResul
     taints: hasTaint ? taints : [...taints, { key: Keys.disruptedTaint, effect: "NoSchedule" }],
     labels: { ...labels, [Keys.excludeFromLoadBalancers]: "karpenter" },
   });
+  deps.logger.info({ node: nameOf(node), pods: deps.cluster.podsOnNode(nameOf(node)).length }, "tainted node");
   return {};
 }
 
-async function evictAll(deps: NodeClaimDeps, pods: readonly Pod[]): Promise<number> {
+const podRef = (pod: Pod): string => `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`;
+
+async function evictAll(deps: NodeClaimDeps, node: Node, pods: readonly Pod[]): Promise<number> {
   let blocked = 0;
   await Promise.all(pods.map(async (pod) => {
     const outcome = await deps.cluster.evictPod(pod);
     deps.metrics.podsEvictionRequests.inc({ code: outcome === "blocked" ? "429" : "200" });
     if (outcome === "blocked") blocked += 1;
-    if (outcome === "evicted") { deps.events.publish(evicted(pod)); deps.metrics.podsDrained.inc({ reason: "termination" }); }
+    if (outcome === "evicted") {
+      deps.events.publish(evicted(pod));
+      deps.metrics.podsDrained.inc({ reason: "termination" });
+      deps.logger.info({ node: nameOf(node), pod: podRef(pod) }, "evicted pod");
+    }
   }));
   return blocked;
 }
 
 async function executeDrain(deps: NodeClaimDeps, node: Node, plan: DrainPlan): Promise<void> {
-  await Promise.all(plan.forceDelete.map((f) => deps.cluster.deletePod(f.pod, f.graceSeconds)));
-  const blocked = await evictAll(deps, plan.evict);
+  await Promise.all(plan.forceDelete.map(async (f) => {
+    await deps.cluster.deletePod(f.pod, f.graceSeconds);
+    deps.logger.info({ node: nameOf(node), pod: podRef(f.pod), gracePeriodSeconds: f.graceSeconds }, "deleted pod at the termination grace period deadline");
+  }));
+  const blocked = await evictAll(deps, node, plan.evict);
   if (blocked > 0) deps.events.publish(failedDraining(node, `${blocked} pod(s) blocked by PodDisruptionBudgets`));
   if (plan.blocked.length > 0) deps.events.publish(failedDraining(node, `${plan.blocked.length} pod(s) have karpenter.sh/do-not-disrupt`));
 }
@@ -75,6 +106,7 @@ async function drain(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node): Pro
     if (isTrue(nodeClaim.status?.conditions, "Drained")) return undefined;
     await deps.cluster.patchNodeClaimStatus(nodeClaim, { conditions: withCondition(deps, nodeClaim, { type: "Drained", status: "True", reason: "Drained" }) });
     deps.metrics.nodesDrained.inc({ nodepool: poolLabels(nodeClaim).nodepool });
+    deps.logger.info({ node: nameOf(node), nodeclaim: nameOf(nodeClaim) }, "drained node");
     return {};
   }
   await executeDrain(deps, node, plan);
@@ -109,6 +141,34 @@ async function awaitVolumeDetachment(deps: NodeClaimDeps, nodeClaim: NodeClaim, 
   return changed ? {} : undefined;
 }
 
+/** Terminates an instance the NodeClaim does not hold; gone already is fine. */
+async function terminateExtra(deps: NodeClaimDeps, nodeClaim: NodeClaim, providerID: string): Promise<void> {
+  try {
+    await deps.cloud.delete(providerID);
+  } catch (error) {
+    if (isNodeClaimNotFoundError(error)) return;
+    throw error;
+  }
+  deps.logger.info({ nodeclaim: nameOf(nodeClaim), providerID }, "terminated a second instance of the nodeclaim");
+}
+
+/**
+ * For a NodeClaim without a providerID: records the instance it owns (remembered by this process's
+ * launch, or tagged karpenter.sh/nodeclaim=<name>) as its providerID, so the following passes drain
+ * that instance's Node and terminate it; undefined when it has a providerID or owns no instance.
+ */
+async function recordUnrecordedInstance(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<StepResult> {
+  if ((nodeClaim.status?.providerID ?? "") !== "") return undefined;
+  const name = nameOf(nodeClaim);
+  const remembered = launchedFor(deps, String(nodeClaim.metadata?.uid))?.providerID;
+  const { adopt, terminate: extra } = unrecordedInstances(remembered, await deps.cloud.list(name));
+  for (const providerID of extra) await terminateExtra(deps, nodeClaim, providerID);
+  if (adopt === undefined) return undefined;
+  await deps.cluster.patchNodeClaimStatus(nodeClaim, { providerID: adopt });
+  deps.logger.info({ nodeclaim: name, providerID: adopt }, "found the instance of a nodeclaim deleted before its launch was recorded");
+  return {};
+}
+
 /** Terminates the instance; undefined once the cloud reports it gone. */
 async function terminateInstance(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<StepResult> {
   const providerID = nodeClaim.status?.providerID ?? "";
@@ -126,24 +186,35 @@ async function terminateInstance(deps: NodeClaimDeps, nodeClaim: NodeClaim): Pro
   return { requeueAfter: 1000 };
 }
 
-async function finish(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node | undefined): Promise<StepResult> {
+/** Counts, logs and remembers a NodeClaim whose finalizer is gone. */
+function recordFinished(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node | undefined): void {
   const pool = poolLabels(nodeClaim);
-  if (node !== undefined) {
-    if (node.metadata?.deletionTimestamp === undefined) await deps.cluster.deleteNode(node.metadata?.name ?? "");
-    await deps.cluster.removeNodeFinalizer(node, Keys.finalizer);
-    deps.metrics.nodesTerminated.inc({ nodepool: pool.nodepool });
-  }
-  await deps.cluster.removeNodeClaimFinalizer(nodeClaim, Keys.finalizer);
+  const uid = String(nodeClaim.metadata?.uid);
+  finishedOf(deps).set(nameOf(nodeClaim), uid);
+  forgetLaunch(deps, uid);
+  if (node !== undefined) deps.metrics.nodesTerminated.inc({ nodepool: pool.nodepool });
   deps.metrics.nodeClaimsTerminated.inc(pool);
   const deleted = timeMs(nodeClaim.metadata?.deletionTimestamp);
   if (deleted !== undefined) deps.metrics.nodesTerminationDuration.observe({ nodepool: pool.nodepool }, (deps.clock.now().getTime() - deleted) / 1000);
-  deps.logger.info({ nodeclaim: nodeClaim.metadata?.name, node: node?.metadata?.name }, "terminated nodeclaim");
+  deps.logger.info({ nodeclaim: nameOf(nodeClaim), node: node?.metadata?.name, providerID: nodeClaim.status?.providerID }, "terminated nodeclaim");
+}
+
+async function finish(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node | undefined): Promise<StepResult> {
+  if (node !== undefined) {
+    if (node.metadata?.deletionTimestamp === undefined) await deps.cluster.deleteNode(node.metadata?.name ?? "");
+    await deps.cluster.removeNodeFinalizer(node, Keys.finalizer);
+  }
+  await deps.cluster.removeNodeClaimFinalizer(nodeClaim, Keys.finalizer);
+  recordFinished(deps, nodeClaim, node);
   return {};
 }
 
 /** Runs one termination pass for a NodeClaim being deleted. */
 export async function terminate(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<StepResult> {
   if (!(nodeClaim.metadata?.finalizers ?? []).includes(Keys.finalizer)) return {};
+  if (finished.get(deps)?.get(nameOf(nodeClaim)) === String(nodeClaim.metadata?.uid)) return {};
+  const recorded = await recordUnrecordedInstance(deps, nodeClaim);
+  if (recorded !== undefined) return recorded;
   const node = nodeFor(deps, nodeClaim);
   const steps: (() => Promise<StepResult>)[] = [() => ensureDeadline(deps, nodeClaim)];
   if (node !== undefined) steps.push(() => ensureTainted(deps, node), () => drain(deps, nodeClaim, node), () => awaitVolumeDetachment(deps, nodeClaim, node));
