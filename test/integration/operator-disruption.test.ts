@@ -7,7 +7,7 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { RegisterImageCommand } from "@aws-sdk/client-ec2";
+import { CreateSecurityGroupCommand, RegisterImageCommand } from "@aws-sdk/client-ec2";
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, PolicyV1Api } from "@kubernetes/client-node";
 import { mergePatch } from "../../operator/adapters/kube/client.ts";
 import { createTestNamespace } from "../harness/reset.ts";
@@ -254,6 +254,30 @@ void describe("disruption on the real environment", () => {
       const claims = await ofPool(env, "pinned");
       const c = claims[0] as (Claim & { status?: { imageID?: string } }) | undefined;
       return claims.length === 1 && c?.metadata.name !== old?.metadata.name && c?.status?.imageID === image.ImageId && c !== undefined && ready(c) && (await running(env, namespace)).length === 2;
+    }, 90_000, 250);
+    await noLeaks(env);
+  });
+
+  void it("should replace nodes whose security groups the EC2NodeClass no longer selects (SecurityGroupDrift), and only those", async () => {
+    const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+    const spec = ((await custom.getClusterCustomObject({ ...NODECLASSES, name: "default" })) as { spec: Record<string, unknown> }).spec;
+    await custom.createClusterCustomObject({ ...NODECLASSES, body: { apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "walled" }, spec } });
+    await createPool(env, "walled", { nodeClass: "walled" });
+    const namespace = await deploy(env, "walled", 2);
+    const [old] = await settled(env, "walled", namespace, { pods: 2, claims: 1 });
+    // Several status passes: a node whose groups moto reports only on its network interfaces must not look drifted.
+    await new Promise((r) => setTimeout(r, 3000));
+    assert.ok(!((await ofPool(env, "walled"))[0]?.status?.conditions ?? []).some((c) => c.type === "Drifted"), "no drift before the change");
+    const ec2 = clients(env.aws()).ec2;
+    const group = await ec2.send(new CreateSecurityGroupCommand({ GroupName: "kerf-walled", Description: "disruption test" }));
+    await custom.patchClusterCustomObject({ ...NODECLASSES, name: "walled", body: { spec: { securityGroupSelectorTerms: [{ id: group.GroupId }] } } }, mergePatch);
+    await eventually("the NodeClaim is marked Drifted with SecurityGroupDrift", async () => {
+      const claim = (await ofPool(env, "walled")).find((c) => c.metadata.name === old?.metadata.name);
+      return claim === undefined || (claim.status?.conditions ?? []).some((c) => c.type === "Drifted" && (c as { reason?: string }).reason === "SecurityGroupDrift");
+    }, 60_000, 250);
+    await eventually("a new NodeClaim runs the pods", async () => {
+      const claims = await ofPool(env, "walled");
+      return claims.length === 1 && claims[0]?.metadata.name !== old?.metadata.name && ready(claims[0]!) && (await running(env, namespace)).length === 2;
     }, 90_000, 250);
     await noLeaks(env);
   });
