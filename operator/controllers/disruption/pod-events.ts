@@ -9,6 +9,8 @@ import type { Pod } from "../../core/lifecycle/objects.ts";
 import { timeMs } from "../../core/lifecycle/objects.ts";
 
 const FRESH_MS = 60_000;
+const MAX_NODES = 10_000;
+const FORGET_MS = 24 * 3_600_000;
 
 interface Seen { readonly node: string; readonly done: boolean }
 
@@ -46,6 +48,8 @@ export class PodEventTracker {
   private record(node: string, now: number): string | undefined {
     if (node === "") return undefined;
     this.lastByNode.set(node, now);
+    // Nodes come and go; an event older than any consolidateAfter worth waiting for is no longer needed.
+    if (this.lastByNode.size > MAX_NODES) for (const [n, at] of this.lastByNode) if (now - at > FORGET_MS) this.lastByNode.delete(n);
     return node;
   }
 }

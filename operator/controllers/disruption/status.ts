@@ -21,13 +21,13 @@ export const DRIFT_RECHECK_MS = 5 * 60_000;
 
 export interface DisruptionStatusDeps extends NodeClaimDeps {
   readonly podEvents: PodEventTracker;
-  /** Last instance lookup per NodeClaim uid (kept by the controller between reconciles). */
+  /** Last instance lookup per NodeClaim name (kept between reconciles; an entry goes with its NodeClaim). */
   readonly networkCache: Map<string, { readonly at: number; readonly network: InstanceNetwork | undefined }>;
 }
 
 async function instanceNetwork(deps: DisruptionStatusDeps, claim: NodeClaim, now: number): Promise<InstanceNetwork | undefined> {
-  const uid = claim.metadata?.uid ?? "";
-  const cached = deps.networkCache.get(uid);
+  const key = claim.metadata?.name ?? "";
+  const cached = deps.networkCache.get(key);
   if (cached !== undefined && now - cached.at < DRIFT_RECHECK_MS) return cached.network;
   let network: InstanceNetwork | undefined;
   try {
@@ -36,7 +36,7 @@ async function instanceNetwork(deps: DisruptionStatusDeps, claim: NodeClaim, now
   } catch (error) {
     deps.logger.debug({ nodeclaim: claim.metadata?.name, err: error }, "reading the instance for drift failed; network drift not checked this time");
   }
-  deps.networkCache.set(uid, { at: now, network });
+  deps.networkCache.set(key, { at: now, network });
   return network;
 }
 
@@ -84,7 +84,10 @@ function subject(deps: DisruptionStatusDeps, name: string): { claim: NodeClaim; 
 /** Reconciles the disruption status of the NodeClaim called `name`. */
 export async function reconcileDisruptionStatus(deps: DisruptionStatusDeps, name: string): Promise<Result> {
   const found = subject(deps, name);
-  if (found === undefined) return {};
+  if (found === undefined) {
+    if (deps.cluster.nodeClaim(name) === undefined) deps.networkCache.delete(name);
+    return {};
+  }
   const { claim, pool } = found;
   const nodeClass = deps.cluster.nodeClass(claim.spec?.nodeClassRef?.name ?? "");
   if (await recordFacts(deps, claim, nodeClass)) return {};
