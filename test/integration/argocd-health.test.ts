@@ -76,7 +76,7 @@ function luaLiteral(value: unknown): string {
   if (typeof value === "number") return Number.isFinite(value) ? String(value) : "nil";
   if (typeof value === "string") {
     // Printable ASCII as is, every other byte as a decimal escape (Lua 5.1 has no \\u).
-    return `"${[...Buffer.from(value, "utf8")].map((b) => (b >= 32 && b < 127 && b !== 34 && b !== 92 ? String.fromCharCode(b) : `\\${b}`)).join("")}"`;
+    return `"${[...Buffer.from(value, "utf8")].map((b) => (b >= 32 && b < 127 && b !== 34 && b !== 92 ? String.fromCharCode(b) : `\\${String(b).padStart(3, "0")}`)).join("")}"`;
   }
   if (Array.isArray(value)) return `{${value.map(luaLiteral).join(", ")}}`;
   return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `[${luaLiteral(k)}] = ${luaLiteral(v)}`).join(", ")}}`;
@@ -308,7 +308,11 @@ void describe("Argo CD health checks on objects captured from the real cluster",
 });
 
 const at = (generation: number, ...conditions: Condition[]): Obj => ({ metadata: { name: "x", generation }, status: { conditions } });
-const cond = (type: string, status: string, reason = type, message = "", observedGeneration?: number): Condition => ({ type, status, reason, message, ...(observedGeneration === undefined ? {} : { observedGeneration }) });
+/** A condition; `seen` is [message, observedGeneration]. */
+const cond = (type: string, status: string, reason = type, ...seen: [message?: string, observedGeneration?: number]): Condition => {
+  const [message = "", observedGeneration] = seen;
+  return { type, status, reason, message, ...(observedGeneration === undefined ? {} : { observedGeneration }) };
+};
 const POOL_OK = [cond("ValidationSucceeded", "True", "ValidationSucceeded", "", 2), cond("NodeClassReady", "True", "NodeClassReady", "", 2), cond("Ready", "True", "Ready", "", 2)];
 const CLASS_OK = ["AMIsReady", "SubnetsReady", "SecurityGroupsReady", "InstanceProfileReady", "ValidationSucceeded"].map((t) => cond(t, "True", t, "", 1));
 const classWith = (...changed: Condition[]): Condition[] => [...CLASS_OK.map((c) => changed.find((x) => x.type === c.type) ?? c), cond("Ready", changed.length === 0 ? "True" : "False", "UnhealthyDependents", "", 1)];
@@ -348,7 +352,7 @@ const CASES: readonly { name: string; kind: Kind; object: unknown; status: strin
   { name: "an EC2NodeClass with Ready=Unknown", kind: "EC2NodeClass", object: at(1, cond("SubnetsReady", "False", "SubnetsNotFound", "", 1), cond("Ready", "Unknown", "Reconciling", "", 1)), status: "Progressing", message: "waiting for the EC2NodeClass to become Ready: SubnetsReady=False (SubnetsNotFound)" },
   { name: "an EC2NodeClass being deleted", kind: "EC2NodeClass", object: { metadata: { name: "x", deletionTimestamp: "2026-01-01T00:00:00Z" } }, status: "Progressing", message: /^terminating/ },
   { name: "an EC2NodeClass whose spec changed since its status", kind: "EC2NodeClass", object: at(2, ...classWith()), status: "Progressing", message: "waiting for the controller to observe generation 2 (AMIsReady reflects generation 1)" },
-  { name: "a message with quotes, backslashes and non-ASCII text", kind: "NodePool", object: at(1, cond("ValidationSucceeded", "False", "Invalid", "\"a\\b\" — ü\n", 1)), status: "Degraded", message: "ValidationSucceeded=False (Invalid): \"a\\b\" — ü\n" },
+  { name: "a message with quotes, backslashes and non-ASCII text", kind: "NodePool", object: at(1, cond("ValidationSucceeded", "False", "Invalid", "nodes \"0\" \"a\\b\" — ü\n", 1)), status: "Degraded", message: "ValidationSucceeded=False (Invalid): nodes \"0\" \"a\\b\" — ü\n" },
 ];
 
 void describe("Argo CD health checks on hand-written objects", () => {
