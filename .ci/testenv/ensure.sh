@@ -26,6 +26,8 @@ ensure_tools() {
   python3 -c 'import venv, ensurepip' 2>/dev/null || apt_install python3-venv
   command -v curl >/dev/null || apt_install curl
   command -v unzip >/dev/null || apt_install unzip
+  # Lua 5.1 (the language version of gopher-lua, Argo CD's interpreter) runs the Argo CD health checks in tests.
+  command -v lua5.1 >/dev/null || apt_install lua5.1
 }
 
 go_ok() { # true when $1 is a go binary of at least GO_MIN_VERSION
