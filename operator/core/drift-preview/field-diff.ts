@@ -33,18 +33,21 @@ export interface Sides {
 
 const child = (v: unknown, key: string): unknown => (isObj(v) ? v[key] : undefined);
 
+/** Both sides are maps (or one is absent): differences are looked for key by key. */
+const bothMaps = (a: unknown, b: unknown): boolean => (isObj(a) || a === undefined) && (isObj(b) || b === undefined) && (isObj(a) || isObj(b));
+
 /** Every leaf (or whole list) that differs under `path`, recursing through maps; lists are compared whole. */
 export function fieldChanges(path: string, sides: Sides, out: FieldChange[] = []): FieldChange[] {
-  const { before, after } = sides;
+  const { before, after, rawBefore, rawAfter } = sides;
   if (canonicalJson(before ?? null) === canonicalJson(after ?? null)) return out;
-  if ((isObj(before) || before === undefined) && (isObj(after) || after === undefined) && (isObj(before) || isObj(after))) {
-    const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])].sort();
-    for (const key of keys) {
-      fieldChanges(childPath(path, key), { before: child(before, key), after: child(after, key), rawBefore: child(sides.rawBefore, key), rawAfter: child(sides.rawAfter, key) }, out);
-    }
+  if (!bothMaps(before, after)) {
+    out.push({ path, before: shown(rawBefore ?? before), after: shown(rawAfter ?? after) });
     return out;
   }
-  out.push({ path, before: shown(sides.rawBefore ?? before), after: shown(sides.rawAfter ?? after) });
+  const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])].sort();
+  for (const key of keys) {
+    fieldChanges(childPath(path, key), { before: child(before, key), after: child(after, key), rawBefore: child(rawBefore, key), rawAfter: child(rawAfter, key) }, out);
+  }
   return out;
 }
 
