@@ -36,8 +36,9 @@ function requirementCauses(before: Obj, after: Obj): DriftCause[] {
   const old = requirementsOf(before);
   try {
     return narrowedRequirements(old, requirementsOf(after)).map((n) => {
-      const was = old.filter((r) => r.key === n.key).map((r) => `${r.key} ${r.operator} [${(r.values ?? []).join(" ")}]`).join(", ");
-      const fields: FieldChange[] = [{ path: `spec.template.spec.requirements[${n.key}]`, before: was === "" ? "(unset)" : was, after: n.requirement }];
+      const was = old.filter((r) => r.key === n.key).map((r) => `${r.operator}${r.values === undefined ? "" : ` [${r.values.join(" ")}]`}`).join(", ");
+      const now = n.requirement.startsWith(`${n.key} `) ? n.requirement.slice(n.key.length + 1) : n.requirement;
+      const fields: FieldChange[] = [{ path: `spec.template.spec.requirements[${n.key}]`, before: was === "" ? "(unset)" : was, after: now }];
       return { reason: "RequirementsDrifted", scope: "some nodes", detail: n.nodes, fields };
     });
   } catch (error) {

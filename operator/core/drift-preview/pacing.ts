@@ -64,11 +64,12 @@ function allowedText(active: readonly BudgetState[]): { text: string; blocked: b
   const percents = parsed.flatMap((p) => (p?.percent === undefined ? [] : [p.percent]));
   const count = counts.length === 0 ? undefined : Math.min(...counts);
   const percent = percents.length === 0 ? undefined : Math.min(...percents);
+  if (count === 0 || percent === 0) return { text: "0 nodes", blocked: true };
   const parts = [
     ...(count === undefined ? [] : [`${count} node${count === 1 ? "" : "s"}`]),
     ...(percent === undefined ? [] : [`${percent}% of the pool's nodes (rounded up)`]),
   ];
-  return { text: parts.length === 1 ? (parts[0] as string) : `min(${parts.join(", ")})`, blocked: count === 0 || percent === 0 };
+  return { text: parts.length === 1 ? (parts[0] as string) : `min(${parts.join(", ")})`, blocked: false };
 }
 
 /** When the active windows that block now have all closed; undefined when an always-active budget blocks. */
