@@ -152,6 +152,21 @@ void describe("kerf check --diff", () => {
     { name: "a format other than text or json", args: ["--diff", "HEAD", "--format", "sarif", "pool.yaml"], message: /--diff works with --format text or json/ },
     { name: "a revision that does not exist", args: ["--diff", "no-such-ref", "pool.yaml"], message: /reading --diff no-such-ref: not a directory, and not a git revision/ },
   ];
+  void it("exits 2 naming the API server when --cluster cannot read it", async () => {
+    const kubeconfig = path.join(repo, "kubeconfig");
+    writeFileSync(kubeconfig, `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`);
+    const { code, err } = await check("--diff", "HEAD", "--cluster", "--kubeconfig", kubeconfig, "pool.yaml");
+    assert.equal(code, 2);
+    assert.match(err, /^kerf check: reading NodeClaims and NodePools from https:\/\/127\.0\.0\.1:1: /);
+    assert.doesNotMatch(err, /\n\s+at /);
+  });
+
   for (const u of usage) {
     void it(`exits 2 with a message, no stack, for ${u.name}`, async () => {
       const { code, err } = await check(...u.args);
