@@ -68,7 +68,10 @@ export interface PoolPacing {
   readonly blocked: boolean;
   /** When the blocking windows close (absent when blocked by a budget that is always active, or not blocked). */
   readonly blockedUntil?: string;
-  /** With a known node count: how many waves the drifting nodes take, each of at most `perWave` nodes. */
+  /**
+   * With a known node count: how many waves the drifting nodes take, each of at most `perWave` nodes;
+   * `startsAt` when a window blocks now. For a "maybe" change `drifting` is every NodeClaim (the worst case).
+   */
   readonly waves?: { readonly nodes: number; readonly drifting: number; readonly perWave: number; readonly waves: number; readonly startsAt?: string } | undefined;
   /** Why no wave estimate: unknown node count, or a budget that never allows any. */
   readonly wavesNote?: string;

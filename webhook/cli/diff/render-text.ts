@@ -32,16 +32,17 @@ function budgetLine(b: BudgetState): string {
   return `    ${name}: nodes ${b.nodes}, ${schedule}${state}`;
 }
 
-function wavesLine(p: PoolPacing): string[] {
+function wavesLine(p: PoolPacing, maybe: boolean): string[] {
   const w = p.waves;
-  if (w !== undefined) return [`    with ${plural(w.nodes, "node")} (${w.drifting} drifting): ${plural(w.waves, "wave")} of at most ${w.perWave}${w.startsAt === undefined ? "" : `, starting ${time(w.startsAt)}`}`];
+  if (w !== undefined) return [`    with ${plural(w.nodes, "node")} (${w.drifting} ${maybe ? "if all drift" : "drifting"}): ${plural(w.waves, "wave")} of at most ${w.perWave}${w.startsAt === undefined ? "" : `, starting ${time(w.startsAt)}`}`];
   if (p.wavesNote === undefined) return [];
   return [`    waves: ${p.wavesNote === "node count unknown" ? "node count unknown (add --cluster to count the live NodeClaims)" : p.wavesNote}`];
 }
 
-function pacingLines(p: PoolPacing): string[] {
+/** `maybe`: drift depends on what selectors resolve to, so the waves are those of every NodeClaim drifting. */
+function pacingLines(p: PoolPacing, maybe: boolean): string[] {
   const blocked = p.blocked ? `; blocked now${p.blockedUntil === undefined ? " (by a budget that is always active)" : ` until ${time(p.blockedUntil)}`}` : "";
-  return [`  budgets of NodePool/${p.nodePool} for Drifted (schedules in ${p.timeZone}): allowed now ${p.allowedNow}${blocked}`, ...p.budgets.map(budgetLine), ...wavesLine(p)];
+  return [`  budgets of NodePool/${p.nodePool} for Drifted (schedules in ${p.timeZone}): allowed now ${p.allowedNow}${blocked}`, ...p.budgets.map(budgetLine), ...wavesLine(p, maybe)];
 }
 
 function objectLines(o: ObjectPreview, paint: Paint): string[] {
@@ -54,7 +55,7 @@ function objectLines(o: ObjectPreview, paint: Paint): string[] {
   if (o.unhashed.length > 0) lines.push(`  ${paint("dim", "replaces no node:")} ${o.unhashed.map((f) => `${f.path}: ${f.before} → ${f.after}`).join("; ")}`);
   if (o.kind === "EC2NodeClass" && o.change === "modified") lines.push(`  NodePools using it: ${o.nodePools.length === 0 ? "none among the files" : o.nodePools.join(", ")}`);
   for (const l of o.live ?? []) lines.push(liveLine(l));
-  for (const p of o.pacing) lines.push(...pacingLines(p));
+  for (const p of o.pacing) lines.push(...pacingLines(p, o.replaces === "maybe"));
   return lines;
 }
 
