@@ -11,6 +11,7 @@ import { loadEngine, type Engine, type Kind } from "../engine.ts";
 import { explainNodePool } from "./explain.ts";
 
 const usage = `Usage: kerf check [PATH...|-] [options]
+       kerf check --diff GIT-REF|DIR [--cluster [--kubeconfig FILE]] [PATH...]
 
 Checks NodePool, EC2NodeClass and NodeClaim manifests against kerf's policies. PATH is a file, a
 directory (searched recursively for .yaml, .yml and .json) or - for standard input
@@ -23,10 +24,19 @@ Options:
       --explain             per NodePool: matching instance types (spot, on-demand), cheapest and
                             dearest, allocatable range, worst-case hourly cost its limits allow
                             (text and json formats)
+      --diff GIT-REF|DIR    also preview what the change from GIT-REF (paths from the repository
+                            root) or from DIR (the same relative paths) does to running nodes:
+                            per changed NodePool and EC2NodeClass, whether nodes are replaced, the
+                            drift reason, and how the Drifted budgets pace it (text and json);
+                            PATH defaults to .
+      --cluster             with --diff: count the live NodeClaims that would drift (current
+                            kubeconfig context)
+      --kubeconfig FILE     with --cluster: the kubeconfig to use
       --color, --no-color   force or disable colour (default: on when stdout is a terminal)
   -h, --help                show this help
 
-Exit codes: 0 nothing denied, 1 something denied, 2 usage error or unreadable input.
+Exit codes: 0 nothing denied, 1 something denied, 2 usage error or unreadable input. A drift
+preview informs and never fails the run by itself.
 `;
 
 const options = {
@@ -34,6 +44,9 @@ const options = {
   "policy-config": { type: "string" },
   "show-defaults": { type: "boolean", default: false },
   explain: { type: "boolean", default: false },
+  diff: { type: "string" },
+  cluster: { type: "boolean", default: false },
+  kubeconfig: { type: "string" },
   color: { type: "boolean" },
   "no-color": { type: "boolean" },
   help: { type: "boolean", short: "h", default: false },
@@ -91,6 +104,35 @@ function evaluateAll(engine: Engine, objects: readonly KarpenterObject[], explai
   });
 }
 
+type Values = ReturnType<typeof parseArgs<{ args: string[]; options: typeof options; allowPositionals: true; strict: true }>>["values"];
+
+/** The --diff options that cannot work together; throws UsageError. */
+function validateDiff(values: Values, positionals: readonly string[]): void {
+  if (values.format !== "text" && values.format !== "json") throw new UsageError(`--diff works with --format text or json, not "${values.format}"`);
+  if (positionals.includes("-")) throw new UsageError("--diff compares files with their other version: standard input (-) has none");
+  if (values.kubeconfig !== undefined && !values.cluster) throw new UsageError("--kubeconfig works with --cluster only");
+}
+
+/** The paths to check; throws UsageError for option combinations that cannot work. */
+function validate(values: Values, positionals: readonly string[]): readonly string[] {
+  if (values.explain && values.format !== "text" && values.format !== "json") throw new UsageError(`--explain works with --format text or json, not "${values.format}"`);
+  if (values.diff !== undefined) {
+    validateDiff(values, positionals);
+    return positionals.length === 0 ? ["."] : positionals;
+  }
+  if (values.cluster || values.kubeconfig !== undefined) throw new UsageError(`${values.cluster ? "--cluster" : "--kubeconfig"} works with --diff only`);
+  if (positionals.length === 0) throw new UsageError("no input: name files, directories or - for standard input");
+  return positionals;
+}
+
+/** With --diff: the drift preview section (its module, and the operator's core, loaded only then). */
+async function previewSection(values: Values, paths: readonly string[], sources: readonly SourceObject[]): Promise<Report["driftPreview"]> {
+  if (values.diff === undefined) return undefined;
+  const { driftPreviewSection } = await import("./diff/drift-preview.ts");
+  const checked = { paths, files: [...new Set(sources.map((s) => s.file))] };
+  return driftPreviewSection(sources, checked, { base: values.diff, cluster: values.cluster, kubeconfig: values.kubeconfig, now: new Date() });
+}
+
 async function check(args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   if (values.help) {
@@ -99,12 +141,14 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
   }
   const reporter = reporters[values.format];
   if (reporter === undefined) throw new UsageError(`unknown --format "${values.format}" (one of ${formatNames.join(", ")})`);
-  if (positionals.length === 0) throw new UsageError("no input: name files, directories or - for standard input");
-  if (values.explain && values.format !== "text" && values.format !== "json") throw new UsageError(`--explain works with --format text or json, not "${values.format}"`);
+  const paths = validate(values, positionals);
   const engine = await loadEngine({ policyConfigFile: values["policy-config"] });
-  const sources = await readInputs(positionals, io.readStdin);
+  const sources = await readInputs(paths, io.readStdin);
   const objects = classify(engine, sources);
-  const report: Report = { results: evaluateAll(engine, objects, values.explain), skipped: sources.length - objects.length, files: new Set(sources.map((s) => s.file)).size };
+  const driftPreview = await previewSection(values, paths, sources);
+  const report: Report = {
+    results: evaluateAll(engine, objects, values.explain), skipped: sources.length - objects.length, files: new Set(sources.map((s) => s.file)).size, driftPreview,
+  };
   const color = values["no-color"] === true ? false : (values.color ?? io.isTty);
   io.stdout(reporter(report, { color, showDefaults: values["show-defaults"] }));
   return report.results.some((r) => !r.allowed) ? ExitCode.denied : ExitCode.ok;

@@ -1,4 +1,7 @@
-/** `--format json`: the machine-readable contract `{"results":[{file,line,kind,name,allowed,violations,patch[,explain]}]}`. */
+/**
+ * `--format json`: the machine-readable contract `{"results":[{file,line,kind,name,allowed,violations,patch[,explain]}]}`,
+ * with `--diff` also `"driftPreview"`.
+ */
 import type { Reporter } from "./report.ts";
 
 /** One JSON document; field order is part of the contract. */
@@ -20,5 +23,6 @@ export const renderJson: Reporter = (report) => {
     patch: r.patch,
     ...(r.explain === undefined ? {} : { explain: r.explain }),
   }));
-  return `${JSON.stringify({ results }, null, 2)}\n`;
+  const preview = report.driftPreview === undefined ? {} : { driftPreview: report.driftPreview.json };
+  return `${JSON.stringify({ results, ...preview }, null, 2)}\n`;
 };

@@ -34,12 +34,22 @@ export interface ObjectResult {
   readonly explain?: NodePoolExplanation;
 }
 
+/**
+ * With `--diff`: the drift preview, rendered by its own module (webhook/cli/diff/) so the reporters need
+ * not know the operator's data. `json` goes under the key "driftPreview"; `text` before the summary line.
+ */
+export interface PreviewSection {
+  readonly json: unknown;
+  readonly text: (options: RenderOptions) => readonly string[];
+}
+
 /** Everything one `kerf check` run found. */
 export interface Report {
   readonly results: readonly ObjectResult[];
   /** Objects that are not NodePools, EC2NodeClasses or NodeClaims. */
   readonly skipped: number;
   readonly files: number;
+  readonly driftPreview?: PreviewSection | undefined;
 }
 
 /** How a reporter renders. */

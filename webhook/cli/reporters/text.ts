@@ -6,7 +6,8 @@ const codes = { red: "31", yellow: "33", green: "32", cyan: "36", dim: "2", bold
 
 const SEVERITY_COLOUR = { deny: "red", warn: "yellow", notice: "cyan" } as const;
 
-function paint(options: RenderOptions, colour: keyof typeof codes, text: string): string {
+/** `text` in `colour` when the output is coloured. */
+export function paint(options: RenderOptions, colour: keyof typeof codes, text: string): string {
   return options.color ? `\u001b[${codes[colour]}m${text}\u001b[0m` : text;
 }
 
@@ -74,6 +75,7 @@ function summary(report: Parameters<Reporter>[0], options: RenderOptions): strin
 /** Human-readable findings followed by a one-line summary. */
 export const renderText: Reporter = (report, options) => {
   const lines = report.results.flatMap((r) => renderObject(r, options));
+  if (report.driftPreview !== undefined) lines.push(...report.driftPreview.text(options));
   lines.push(summary(report, options));
   return `${lines.join("\n")}\n`;
 };
