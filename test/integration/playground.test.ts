@@ -7,7 +7,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
@@ -35,7 +36,8 @@ interface Claim { status?: { conditions?: { type: string; status: string }[] } }
 
 void describe("npm start (the playground)", () => {
   void it("scales inflate to 3 and back to 0: NodeClaims launch and initialize, Nodes join, pods run, then everything stops with exit code 0", async () => {
-    const child = spawn(process.execPath, [path.join(root, "test/playground/main.ts"), "--steps", "3,0", "--hold", "15s", "--interval", "500ms"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const timeline = path.join(mkdtempSync(path.join(os.tmpdir(), "kerf-timeline-")), "timeline.svg");
+    const child = spawn(process.execPath, [path.join(root, "test/playground/main.ts"), "--steps", "3,0", "--hold", "15s", "--interval", "500ms", "--timeline", timeline], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (c: Buffer) => { output += c.toString(); });
     child.stderr.on("data", (c: Buffer) => { output += c.toString(); });
@@ -63,6 +65,7 @@ void describe("npm start (the playground)", () => {
       assert.match(output, /^\s+default-\w+\s+\S+\.\S+\s+(spot|on-demand)\s+us-east-1[ab]\s+Initialized\s+node i-[0-9a-f]+$/m);
       assert.match(output, /^consolidation: every empty node removed [\d.]+ s after scaling to 0$/m, "the empty node goes after the step to 0");
       assert.match(output, /^\s+default-\w+\s+.*\s(consolidatable|disrupting: Empty)$/m, "the live view shows the disruption state");
+      assert.match(readFileSync(timeline, "utf8"), /^<svg [^>]*>[\s\S]*→ 3[\s\S]*<\/svg>\n$/, "the timeline picture is written");
       assert.match(output, /^summary: peak [1-9]\d* NodeClaims \(\S+\), [1-9]\d* Nodes ready, 3 inflate pods running; everything stopped$/m);
       assert.deepEqual(started.filter(alive), [], "no process the playground started is left");
       assert.equal(existsSync(path.dirname(kubeconfig)), false, "the environment directory is removed");

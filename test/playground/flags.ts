@@ -1,4 +1,6 @@
 /** `npm start` flags: the inflate scaling steps, how long each is held, --keep, the SSM prefix of the seeded AMIs. */
+import os from "node:os";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { parseDuration } from "../../policies/domain/duration.ts";
 
@@ -16,6 +18,8 @@ export interface PlaygroundOptions {
   readonly logs: string | undefined;
   /** Live view refresh interval. */
   readonly intervalMs: number;
+  /** Where the timeline picture (SVG) is written at the end. */
+  readonly timeline: string;
   readonly help: boolean;
 }
 
@@ -27,7 +31,7 @@ export class UsageError extends Error {
   }
 }
 
-export const USAGE = `usage: npm start -- [--steps 5,12,0] [--hold 20s] [--keep] [--interval 1s] [--logs DIR] [--ssm-prefix /kerf-playground/aws/service]
+export const USAGE = `usage: npm start -- [--steps 5,12,0] [--hold 20s] [--keep] [--interval 1s] [--logs DIR] [--timeline FILE] [--ssm-prefix …]
 
 Starts a local cluster (etcd, kube-apiserver, kube-scheduler, kube-controller-manager, kwok, moto),
 the kerf webhook and operator, applies manifests/examples/playground/, then scales the "inflate"
@@ -37,7 +41,9 @@ Deployment through --steps, holding each for --hold, and shows NodeClaims and No
   --keep      after the last step, keep running until Ctrl-C and print the kubeconfig for kubectl
   --interval  live view refresh interval (default 1s)
   --logs      keep the operator and webhook logs in DIR (default: a temporary directory removed at exit)
-  --ssm-prefix  SSM path under which the AL2023 AMI parameters are seeded`;
+  --timeline  write the run's timeline of pods, nodes and cost as SVG to FILE (default kerf-playground-timeline.svg
+              in the system's temporary directory)
+  --ssm-prefix  SSM path under which the AL2023 AMI parameters are seeded (default /kerf-playground/aws/service)`;
 
 function duration(flag: string, raw: string, minMs: number): number {
   let ms: number | "Never";
@@ -66,7 +72,7 @@ export function parseFlags(argv: readonly string[]): PlaygroundOptions {
       args: [...argv], strict: true, allowPositionals: false,
       options: {
         steps: { type: "string", default: "5,12,0" }, hold: { type: "string", default: "20s" }, keep: { type: "boolean", default: false },
-        interval: { type: "string", default: "1s" }, "ssm-prefix": { type: "string", default: "/kerf-playground/aws/service" }, logs: { type: "string" }, help: { type: "boolean", short: "h", default: false },
+        interval: { type: "string", default: "1s" }, "ssm-prefix": { type: "string", default: "/kerf-playground/aws/service" }, logs: { type: "string" }, timeline: { type: "string" }, help: { type: "boolean", short: "h", default: false },
       },
     }).values;
   } catch (error) {
@@ -81,6 +87,7 @@ export function parseFlags(argv: readonly string[]): PlaygroundOptions {
     intervalMs: duration("interval", String(values["interval"]), 100),
     ssmPrefix: prefix,
     logs: typeof values["logs"] === "string" && values["logs"] !== "" ? values["logs"] : undefined,
+    timeline: typeof values["timeline"] === "string" && values["timeline"] !== "" ? values["timeline"] : path.join(os.tmpdir(), "kerf-playground-timeline.svg"),
     help: values["help"] === true,
   };
 }

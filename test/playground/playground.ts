@@ -3,7 +3,7 @@
  * and EC2NodeClass, and the inflate Deployment scaled through the requested steps while the live view
  * shows NodeClaims and Nodes arriving. Everything started is stopped again, newest first, on every path.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -18,6 +18,7 @@ import type { PlaygroundOptions } from "./flags.ts";
 import { startPlaygroundOperator } from "./operator.ts";
 import { seedMoto } from "./seed.ts";
 import { catalogPrices, observe, render, type ViewState } from "./view.ts";
+import { timelineSvg, type TimelineSample, type TimelineStep } from "./timeline.ts";
 import { startPlaygroundWebhook } from "./webhook.ts";
 import { applyExamples, createInflate, scaleInflate } from "./workload.ts";
 
@@ -70,11 +71,12 @@ async function hold(ms: number, signal: AbortSignal): Promise<boolean> {
 }
 
 /** Polls the cluster every interval and prints a frame whenever it differs from the previous one. */
-function liveView(kc: KubeConfig, o: { intervalMs: number; io: PlaygroundIo; since: () => number; peaks: Peaks }): () => Promise<void> {
+function liveView(kc: KubeConfig, o: { intervalMs: number; io: PlaygroundIo; since: () => number; peaks: Peaks; samples: TimelineSample[] }): () => Promise<void> {
   const price = catalogPrices(builtinCatalog());
   let last = "";
   let stopped = false;
   const frame = (state: ViewState): void => {
+    o.samples.push({ atMs: o.since(), running: state.running, readyNodes: state.readyNodes, costPerHour: state.costPerHour });
     o.peaks.claims = Math.max(o.peaks.claims, state.claims.length);
     o.peaks.readyNodes = Math.max(o.peaks.readyNodes, state.readyNodes);
     o.peaks.running = Math.max(o.peaks.running, state.running);
@@ -114,11 +116,13 @@ async function awaitConsolidation(kc: KubeConfig, io: PlaygroundIo, since: () =>
   return true;
 }
 
-async function scaleThroughSteps(kc: KubeConfig, options: PlaygroundOptions, io: PlaygroundIo, since: () => number): Promise<boolean> {
+async function scaleThroughSteps(kc: KubeConfig, options: PlaygroundOptions, io: PlaygroundIo, timing: { since: () => number; steps: TimelineStep[] }): Promise<boolean> {
+  const { since } = timing;
   for (const [i, replicas] of options.steps.entries()) {
     check(io.signal);
     await scaleInflate(kc, replicas);
     const at = since();
+    timing.steps.push({ atMs: at, replicas });
     io.out(`[${(at / 1000).toFixed(1).padStart(6)}s] step ${i + 1}/${options.steps.length}: inflate → ${replicas} replicas (holding ${options.holdMs / 1000} s)`);
     if (!(await hold(options.holdMs, io.signal))) return false;
     if (replicas === 0 && i === options.steps.length - 1 && !(await awaitConsolidation(kc, io, since, at))) return false;
@@ -168,8 +172,15 @@ export async function runPlayground(options: PlaygroundOptions, io: PlaygroundIo
     const { kc, kubeconfig } = await bringUp(options, io, teardown, logDir);
     const started = performance.now();
     const since = (): number => performance.now() - started;
-    teardown.add("the live view", liveView(kc, { intervalMs: options.intervalMs, io, since, peaks }));
-    const finished = await scaleThroughSteps(kc, options, io, since);
+    const samples: TimelineSample[] = [];
+    const steps: TimelineStep[] = [];
+    teardown.add("the live view", liveView(kc, { intervalMs: options.intervalMs, io, since, peaks, samples }));
+    // Added after the live view, so it runs first at teardown: the picture of everything seen so far.
+    teardown.add("the timeline", async () => {
+      writeFileSync(options.timeline, timelineSvg(samples, steps, `kerf playground: inflate ${options.steps.join(" → ")}`));
+      io.out(`timeline (pods, nodes, $/h): ${options.timeline}`);
+    });
+    const finished = await scaleThroughSteps(kc, options, io, { since, steps });
     if (finished && options.keep) {
       io.out(`all steps done; still running until Ctrl-C. Try: KUBECONFIG=${kubeconfig} kubectl get nodeclaims,nodes,pods -o wide`);
       await new Promise<void>((resolve) => { if (io.signal.aborted) resolve(); else io.signal.addEventListener("abort", () => resolve(), { once: true }); });

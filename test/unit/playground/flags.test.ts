@@ -11,6 +11,7 @@ void describe("playground flags", () => {
     assert.equal(o.intervalMs, 1000);
     assert.equal(o.ssmPrefix, "/kerf-playground/aws/service");
     assert.equal(o.logs, undefined);
+    assert.match(o.timeline, /kerf-playground-timeline\.svg$/);
   });
 
   void it("reads steps, hold, keep, interval, logs and the SSM prefix", () => {
@@ -20,6 +21,7 @@ void describe("playground flags", () => {
     assert.equal(o.keep, true);
     assert.equal(o.intervalMs, 500);
     assert.equal(o.logs, "/tmp/x");
+    assert.equal(parseFlags(["--timeline", "/tmp/t.svg"]).timeline, "/tmp/t.svg");
     assert.equal(o.ssmPrefix, "/mine/aws");
   });
 
