@@ -45,7 +45,7 @@ export function timelineSvg(samples: readonly TimelineSample[], steps: readonly 
     `<text x="${PAD.left}" y="22" font-size="15" font-weight="bold" fill="${COLOURS.axis}">${esc(title)}</text>`,
     ...ticks.map((t) => `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${yCount(t * countMax).toFixed(1)}" y2="${yCount(t * countMax).toFixed(1)}" stroke="#e5e7eb"/>`
       + `<text x="${PAD.left - 8}" y="${(yCount(t * countMax) + 4).toFixed(1)}" text-anchor="end" fill="${COLOURS.axis}">${Math.round(t * countMax)}</text>`
-      + `<text x="${W - PAD.right + 8}" y="${(yCost(t * costMax) + 4).toFixed(1)}" fill="${COLOURS.cost}">$${(t * costMax).toFixed(2)}</text>`),
+      + `<text x="${W - PAD.right + 8}" y="${(yCost(t * costMax) + 4).toFixed(1)}" fill="${COLOURS.cost}">$${(t * costMax).toFixed(costMax < 0.1 ? 3 : 2)}</text>`),
     ...ticks.map((t) => `<text x="${x(t * endMs).toFixed(1)}" y="${H - PAD.bottom + 18}" text-anchor="middle" fill="${COLOURS.axis}">${Math.round((t * endMs) / 1000)} s</text>`),
     ...steps.map((s) => `<line x1="${x(s.atMs).toFixed(1)}" x2="${x(s.atMs).toFixed(1)}" y1="${PAD.top}" y2="${PAD.top + plotH}" stroke="${COLOURS.step}" stroke-dasharray="4 4"/>`
       + `<text x="${(x(s.atMs) + 4).toFixed(1)}" y="${PAD.top + 12}" fill="${COLOURS.step}">→ ${s.replicas}</text>`),
