@@ -1,0 +1,108 @@
+/**
+ * The scheduling snapshot a consolidation question needs, made small once per pass (the scale
+ * target: a pass over 1,000 nodes / 10,000 pods asks hundreds of questions, and each simulation
+ * used to register every bound pod's topology again).
+ *
+ * On the nodes that stay, a bound pod only matters to the simulation through its requests, unless
+ * it holds host ports, carries a required anti-affinity (which binds the pods placed next to it),
+ * or is selected by a topology term (spread, affinity, anti-affinity, required or preferred) of a
+ * pod that moves. So each staying node keeps those pods and folds the rest into one "reserved" pod
+ * with their summed requests, in a namespace no term can name (""), which no selector counts. The
+ * node's allocatable, labels and taints are untouched (NodePool limits read the allocatable), so
+ * every fit, topology and limit check gives the answer the full snapshot gives.
+ */
+import { addResources } from "../../../policies/domain/quantity.ts";
+import { selectorMatches } from "../scheduling/selector.ts";
+import type { ExistingNode, LabelSelector, SimPod, Snapshot } from "../scheduling/types.ts";
+
+interface Term { readonly namespaces: readonly string[]; readonly selector: LabelSelector }
+
+interface NodeParts {
+  readonly node: ExistingNode;
+  /** Pods kept whatever moves: host ports, required anti-affinity. */
+  readonly kept: readonly SimPod[];
+  /** Pods that are only resources unless a moving pod's term selects them. */
+  readonly folded: readonly SimPod[];
+  /** The node with `folded` replaced by one reserved pod. */
+  readonly compact: ExistingNode;
+}
+
+const RESERVED_NAMESPACE = "";
+
+function reserved(node: string, pods: readonly SimPod[]): SimPod[] {
+  if (pods.length === 0) return [];
+  return [{
+    uid: `kerf.dev/reserved/${node}`, name: `${node}-reserved`, namespace: RESERVED_NAMESPACE, labels: {},
+    requests: addResources(...pods.map((p) => p.requests)), nodeSelector: {}, requiredTerms: [], preferredTerms: [], tolerations: [],
+    spread: [], affinity: [], antiAffinity: [], preferredAffinity: [], preferredAntiAffinity: [], hostPorts: [],
+  }];
+}
+
+function partsOf(node: ExistingNode): NodeParts {
+  const kept = node.pods.filter((p) => p.hostPorts.length > 0 || p.antiAffinity.length > 0);
+  const folded = node.pods.filter((p) => !(p.hostPorts.length > 0 || p.antiAffinity.length > 0));
+  return { node, kept, folded, compact: { ...node, pods: [...kept, ...reserved(node.name, folded)] } };
+}
+
+/** Every topology term of the moving pods: the groups whose members must stay visible. */
+function termsOf(pods: readonly SimPod[]): Term[] {
+  return pods.flatMap((p) => [
+    ...p.spread.map((s) => ({ namespaces: [p.namespace], selector: s.selector })),
+    ...[...p.affinity, ...p.antiAffinity, ...p.preferredAffinity.map((w) => w.term), ...p.preferredAntiAffinity.map((w) => w.term)],
+  ]);
+}
+
+const labelKey = (namespace: string, key: string, value: string): string => `${namespace}\u0000${key}\u0000${value}`;
+
+export class CompactSnapshot {
+  private readonly snapshot: Snapshot;
+  private readonly parts: readonly NodeParts[];
+  /** Node indexes holding a folded pod with this namespace and label (to find a term's members without a scan). */
+  private readonly byLabel = new Map<string, Set<number>>();
+  private readonly byNamespace = new Map<string, Set<number>>();
+
+  constructor(snapshot: Snapshot) {
+    this.snapshot = snapshot;
+    this.parts = snapshot.nodes.map(partsOf);
+    this.parts.forEach((part, i) => {
+      for (const pod of part.folded) {
+        addTo(this.byNamespace, pod.namespace, i);
+        for (const [k, v] of Object.entries(pod.labels)) addTo(this.byLabel, labelKey(pod.namespace, k, v), i);
+      }
+    });
+  }
+
+  /** Nodes that may hold a folded pod `term` selects. */
+  private reach(term: Term): Iterable<number> {
+    const first = Object.entries(term.selector.matchLabels ?? {})[0];
+    const sets = term.namespaces.map((ns) => (first === undefined ? this.byNamespace.get(ns) : this.byLabel.get(labelKey(ns, first[0], first[1]))));
+    return new Set(sets.flatMap((s) => [...(s ?? [])]));
+  }
+
+  /** The snapshot for moving the pods of `candidates`: their nodes whole, the others compact. */
+  forCandidates(candidates: ReadonlySet<string>, moving: readonly SimPod[]): Snapshot {
+    const terms = termsOf(moving);
+    const selected = new Map<number, Set<SimPod>>();
+    for (const term of terms) {
+      for (const i of this.reach(term)) {
+        for (const pod of this.parts[i]!.folded) {
+          if (term.namespaces.includes(pod.namespace) && selectorMatches(term.selector, pod.labels)) addTo(selected, i, pod);
+        }
+      }
+    }
+    const nodes = this.parts.map((part, i) => {
+      if (candidates.has(part.node.name)) return part.node;
+      const visible = selected.get(i);
+      if (visible === undefined) return part.compact;
+      const rest = part.folded.filter((p) => !visible.has(p));
+      return { ...part.node, pods: [...part.kept, ...visible, ...reserved(part.node.name, rest)] };
+    });
+    return { ...this.snapshot, nodes };
+  }
+}
+
+function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
+  let set = map.get(key);
+  if (set === undefined) map.set(key, (set = new Set()));
+  set.add(value);
+}
