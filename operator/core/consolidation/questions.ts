@@ -6,7 +6,7 @@
 import { Requirements } from "../../../policies/domain/requirements.ts";
 import { cheaperThan, rankOptions } from "../selection/select-offerings.ts";
 import { simulate } from "../scheduling/simulate.ts";
-import type { PlannedNodeClaim, SimPod, Snapshot } from "../scheduling/types.ts";
+import type { PlannedNodeClaim, SimPod, SimulationResult, Snapshot } from "../scheduling/types.ts";
 
 /**
  * `stays`: UIDs of pods that go away with their node instead of moving (DaemonSet and mirror pods);
@@ -43,6 +43,13 @@ function mayFitOnlyOnRetry(snapshot: Snapshot, pods: readonly SimPod[]): boolean
     || p.preferredAntiAffinity.length > 0 || p.spread.length > 0 || p.affinity.length > 0);
 }
 
+/** Whether the pods fit on the other nodes, given the run that allowed one new node. */
+function fitWithoutClaim(rest: Snapshot, pods: readonly SimPod[], withOne: SimulationResult): boolean {
+  // A run that needed no new node is the delete question's run: the solver never opened a claim.
+  if (withOne.newClaims.length === 0 && withOne.podErrors.length === 0) return true;
+  return mayFitOnlyOnRetry(rest, pods) && simulate(rest, pods, { maxNewClaims: 0 }).podErrors.length === 0;
+}
+
 /**
  * Delete when the pods fit elsewhere; else replace when they fit with one new NodeClaim whose
  * options, filtered to types cheaper than the candidates' summed price, are not empty.
@@ -55,10 +62,8 @@ export function consolidate(snapshot: Snapshot, candidates: readonly string[], o
   const pods = nodes.flatMap((n) => n.pods).filter((p) => options.stays?.has(p.uid) !== true);
   const rest = without(snapshot, names);
   const withOne = simulate(rest, pods, { maxNewClaims: 1 });
+  if (fitWithoutClaim(rest, pods, withOne)) return { decision: "delete", savingsPerHour: price };
   const claim = withOne.newClaims[0];
-  // A run that needed no new node is the delete question's run: the solver never opened a claim.
-  if (claim === undefined && withOne.podErrors.length === 0) return { decision: "delete", savingsPerHour: price };
-  if (mayFitOnlyOnRetry(rest, pods) && simulate(rest, pods, { maxNewClaims: 0 }).podErrors.length === 0) return { decision: "delete", savingsPerHour: price };
   if (withOne.podErrors.length > 0 || claim === undefined) return { decision: "none", reason: withOne.podErrors[0]?.reason ?? "the pods need more than one new node" };
   const reqs = Requirements.fromSelectors(claim.requirements);
   const cheaper = rankOptions(cheaperThan(claim.instanceTypes, reqs, price), reqs);

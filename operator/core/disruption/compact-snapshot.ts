@@ -85,9 +85,8 @@ export class CompactSnapshot {
     const selected = new Map<number, Set<SimPod>>();
     for (const term of terms) {
       for (const i of this.reach(term)) {
-        for (const pod of this.parts[i]!.folded) {
-          if (term.namespaces.includes(pod.namespace) && selectorMatches(term.selector, pod.labels)) addTo(selected, i, pod);
-        }
+        const members = this.parts[i]!.folded.filter((pod) => term.namespaces.includes(pod.namespace) && selectorMatches(term.selector, pod.labels));
+        for (const pod of members) addTo(selected, i, pod);
       }
     }
     const nodes = this.parts.map((part, i) => {

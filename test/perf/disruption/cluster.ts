@@ -75,12 +75,6 @@ function nodePool(p: PoolSpec): NodePoolObject {
 const DAEMON = { cpu: 100, memory: 128 * MI };
 
 interface Sizing { readonly cpu: number; readonly memory: number }
-/** Deployment pod sizes (millicores, bytes): small web pods to mid-size workers. */
-const CLASSES: readonly Sizing[] = [
-  { cpu: 250, memory: 512 * MI }, { cpu: 500, memory: 1024 * MI }, { cpu: 500, memory: 2048 * MI },
-  { cpu: 1000, memory: 2048 * MI }, { cpu: 250, memory: 1024 * MI }, { cpu: 750, memory: 3072 * MI },
-];
-
 type State = "empty" | "underutilized" | "drifted" | "blocked" | "moderate";
 
 interface Built { nodes: Node[]; claims: NodeClaim[]; pods: Pod[]; pdbs: PdbLike[] }
@@ -89,14 +83,16 @@ class Generator {
   readonly out: Built = { nodes: [], claims: [], pods: [], pdbs: [] };
   private readonly rand: () => number;
   private readonly types: ReadonlyMap<string, InstanceType>;
+  private readonly full: boolean;
   private podCount = 0;
 
-  constructor(seed: number, types: ReadonlyMap<string, InstanceType>) {
+  constructor(seed: number, types: ReadonlyMap<string, InstanceType>, full: boolean) {
     this.rand = prng(seed);
     this.types = types;
+    this.full = full;
   }
 
-  pick<T>(xs: readonly T[]): T {
+  private pick<T>(xs: readonly T[]): T {
     return xs[Math.floor(this.rand() * xs.length)]!;
   }
 
@@ -114,33 +110,29 @@ class Generator {
       },
       spec: { nodeName: node, ...spread, containers: [{ name: "c", resources: { requests: { cpu: `${size.cpu}m`, memory: `${size.memory}` } } }] },
       status: { phase: "Running" },
-    } as Pod;
+    } as unknown as Pod;
   }
 
-  /** App pods for a node of type `t` in `state`, at most `budget` of them. */
-  private appPods(name: string, t: InstanceType, state: State, full: boolean, budget: number): Pod[] {
+  /** `count` app pods for a node of type `t`: full to the last unit, or filled to 60–75 % (5 % when underutilized). */
+  private appPods(name: string, t: InstanceType, state: State, count: number): Pod[] {
     const cpu = (t.allocatable["cpu"] ?? 0) - DAEMON.cpu;
     const memory = (t.allocatable["memory"] ?? 0) - DAEMON.memory;
-    if (state === "empty") return [];
-    if (full) {
-      // `budget` equal pods filling the node to the last millicore and MiB.
-      const size = { cpu: Math.floor(cpu / budget), memory: Math.floor(memory / budget / MI) * MI };
-      const app = Math.floor(this.rand() * 60);
-      return Array.from({ length: budget }, () => this.pod(name, app, size));
+    if (count === 0) return [];
+    const app = Math.floor(this.rand() * 60);
+    if (this.full) {
+      const size = { cpu: Math.floor(cpu / count), memory: Math.floor(memory / count / MI) * MI };
+      return Array.from({ length: count }, () => this.pod(name, app, size));
     }
-    const target = state === "underutilized" ? 0.1 : 0.6 + this.rand() * 0.15;
-    const pods: Pod[] = [];
-    let used = { cpu: 0, memory: 0 };
-    while (pods.length < budget) {
-      const size = this.pick(CLASSES);
-      if ((used.cpu + size.cpu) / cpu > target || (used.memory + size.memory) / memory > target) break;
-      used = { cpu: used.cpu + size.cpu, memory: used.memory + size.memory };
-      pods.push(this.pod(name, Math.floor(this.rand() * 60), size));
-    }
-    return pods.length > 0 || state !== "underutilized" ? pods : [this.pod(name, 1, CLASSES[0]!)];
+    const fill = state === "underutilized" ? 0.05 : 0.6 + this.rand() * 0.15;
+    // Pods of two or three Deployments, each ±20 % around the node's share, rounded as people write requests.
+    return Array.from({ length: count }, (_, i) => {
+      const jitter = 0.8 + this.rand() * 0.4;
+      const size = { cpu: Math.max(50, Math.round((cpu * fill * jitter) / count / 50) * 50), memory: Math.max(64, Math.round((memory * fill * jitter) / count / MI / 64) * 64) * MI };
+      return this.pod(name, (app + (i % 3)) % 60, size);
+    });
   }
 
-  machine(index: number, pool: PoolSpec, state: State, full: boolean, podBudget: number): void {
+  machine(index: number, pool: PoolSpec, state: State, podCount: number): void {
     const name = `node-${index}`;
     const t = this.types.get(this.pick(pool.types))!;
     const zone = ZONES[index % ZONES.length]!;
@@ -161,7 +153,7 @@ class Generator {
     });
     this.out.nodes.push({ metadata: { name, labels }, spec: { providerID }, status: { conditions: [{ type: "Ready", status: "True" }], allocatable } });
     this.out.pods.push(this.pod(name, 0, DAEMON, { daemon: true }));
-    const pods = this.appPods(name, t, state, full, podBudget);
+    const pods = this.appPods(name, t, state, podCount);
     if (state === "blocked" && pods[0] !== undefined) {
       // Half the blocked nodes hold a do-not-disrupt pod, the other half a pod under a PDB at 0.
       const first = pods[0];
@@ -187,17 +179,27 @@ function states(nodes: number, mix: ClusterMix, rand: () => number): State[] {
   return out;
 }
 
-/** The disruption input for `nodes` nodes and (about, at most) `pods` pods, DaemonSet pods included. */
+/** App pods per node: none on empty nodes, 1–2 on underutilized ones, the rest shared evenly so the total is `pods`. */
+function podCounts(order: readonly State[], pods: number, rand: () => number): number[] {
+  const counts = order.map((s) => (s === "empty" ? 0 : s === "underutilized" ? 1 + Math.floor(rand() * 2) : -1));
+  const busy = counts.filter((c) => c < 0).length;
+  const left = Math.max(0, pods - order.length - counts.filter((c) => c > 0).reduce((a, b) => a + b, 0));
+  let extra = left - Math.floor(left / Math.max(1, busy)) * busy;
+  return counts.map((c) => (c >= 0 ? c : Math.floor(left / Math.max(1, busy)) + (extra-- > 0 ? 1 : 0)));
+}
+
+/** The disruption input for `nodes` nodes and `pods` pods, one DaemonSet pod per node included. */
 export function disruptionInput(nodes: number, pods: number, mix: ClusterMix, seed = 42): DisruptionInput {
   const types = toInstanceTypes(builtinCatalog(), { zones: new Set(ZONES) });
-  const gen = new Generator(seed, new Map(types.map((t) => [t.name, t])));
-  const order = states(nodes, mix, prng(seed + 1));
-  const perNode = Math.max(1, Math.floor((pods - nodes) / Math.max(1, order.filter((s) => s !== "empty").length)));
+  const gen = new Generator(seed, new Map(types.map((t) => [t.name, t])), mix.full);
+  const rand = prng(seed + 1);
+  const order = states(nodes, mix, rand);
+  const counts = podCounts(order, pods, rand);
   let start = 0;
   let index = 0;
   for (const pool of POOLS) {
     const count = pool === POOLS[POOLS.length - 1] ? nodes - start : Math.round(nodes * pool.share);
-    for (let i = 0; i < count; i++, index++) gen.machine(index, pool, order[index]!, mix.full, perNode);
+    for (let i = 0; i < count; i++, index++) gen.machine(index, pool, order[index]!, counts[index]!);
     start += count;
   }
   const nodePools = POOLS.map(nodePool);
