@@ -253,12 +253,18 @@ function stepOf(command: Command, pass: number, launchedNames: readonly string[]
   };
 }
 
-function blockers(skipped: readonly Skipped[]): WhatIfBlocker[] {
+/**
+ * One entry per NodeClaim and kind of blocker (the first method's message: a node blocked by the Empty
+ * budget is usually also blocked by the Underutilized one). A NodeClaim that single-node consolidation
+ * evaluated and kept is not also listed as budget-blocked by multi-node consolidation, whose budget share
+ * it did not get: what keeps it is the evaluation.
+ */
+function blockers(skipped: readonly Skipped[], evaluated: ReadonlySet<string> = new Set()): WhatIfBlocker[] {
   const seen = new Set<string>();
   return skipped.flatMap((s) => {
     const b = { nodeClaim: s.nodeClaim.metadata?.name ?? "", node: s.node?.metadata?.name ?? s.nodeClaim.status?.nodeName ?? "", kind: s.blocker.kind, message: s.blocker.message };
-    const key = `${b.nodeClaim}\u0000${b.message}`;
-    if (seen.has(key)) return [];
+    const key = `${b.nodeClaim}\u0000${b.kind}`;
+    if (seen.has(key) || (b.kind === "budget" && evaluated.has(b.nodeClaim))) return [];
     seen.add(key);
     return [b];
   });
@@ -301,7 +307,7 @@ export function whatIf(objects: ScenarioObjects, options: WhatIfOptions): WhatIf
   return {
     at: options.now.toISOString(), nodes: managedClaims, steps, budgets: budgetsOf(first),
     eligible: Object.fromEntries(DISRUPTION_REASONS.map((r) => [r, first.eligible[r]])) as Record<DisruptionReason, number>,
-    blocked: blockers(plan.blocked), unconsolidatable: blockers(plan.unconsolidatable), stopped,
+    blocked: blockers(plan.blocked, new Set(plan.unconsolidatable.map((u) => u.nodeClaim.metadata?.name ?? ""))), unconsolidatable: blockers(plan.unconsolidatable), stopped,
     nodesRemoved: steps.reduce((s, x) => s + x.candidates.length, 0), nodesLaunched: launchedCount, totalSavingsPerHour: round(total),
   };
 }
