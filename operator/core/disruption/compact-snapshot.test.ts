@@ -38,7 +38,30 @@ const cases: { why: string; a: SimPod[]; c: SimPod[]; want: string }[] = [
   { why: "a staying pod's host port stays visible", a: [pod("proxy", "1Gi", port)], c: [pod("web", "1Gi", port)], want: "none" },
 ];
 
+/** Web pods spread over zones: one on "a" (zone a), one on "b2" (zone b); "c" is full and alone in zone c, which no NodePool offers. */
+function spreadOverThreeZones(): Snapshot {
+  return {
+    nodes: [
+      node("a", "us-east-1a", 32, [pod("web", "1Gi", spreadWeb)]), node("b2", "us-east-1b", 32, [pod("web", "1Gi", spreadWeb)]),
+      node("c", "us-east-1c", 2, [pod("filler", "1500Mi")]), node("cand", "us-east-1b", 32, [pod("web", "1Gi", spreadWeb)]),
+    ],
+    nodePools: [pool], daemonSets: [],
+  };
+}
+
 void describe("the compact snapshot of a disruption pass", () => {
+  void it("leaves out nodes with no room for the moving pods, but keeps their topology domains", () => {
+    const full = spreadOverThreeZones();
+    const cand = full.nodes[3]!;
+    const compact = new CompactSnapshot(full).forCandidates(new Set(["cand"]), cand.pods);
+    const want = consolidate(full, ["cand"]);
+    assert.equal(want.decision, "none", "zone c (no web pod) is a spread domain: a second web pod in zone a or b would skew by 2");
+    assert.deepEqual(consolidate(compact, ["cand"]), want);
+    const noSpread = { ...full, nodes: full.nodes.map((n) => ({ ...n, pods: n.pods.map((p) => ({ ...p, spread: [] })) })) };
+    const names = new CompactSnapshot(noSpread).forCandidates(new Set(["cand"]), noSpread.nodes[3]!.pods).nodes.map((n) => n.name);
+    assert.deepEqual(names, ["a", "b2", "cand"], "without a topology key, the full node c is left out");
+  });
+
   void it("answers every consolidation question as the full snapshot does", () => {
     for (const c of cases) {
       // "b" is the only other node in zone b, full, so zone b keeps c's pod only if a replacement launches there.

@@ -10,8 +10,15 @@
  * with their summed requests, in a namespace no term can name (""), which no selector counts. The
  * node's allocatable, labels and taints are untouched (NodePool limits read the allocatable), so
  * every fit, topology and limit check gives the answer the full snapshot gives.
+ *
+ * A staying node that shows only its reserved pod and has no room for any moving pod (some request
+ * exceeds what is free) is left out altogether: the solver would never place a pod there, and it
+ * counts nothing in any topology group. What it still contributes — its domains (zone, …) to the
+ * topology keys of the question, and its allocatable to its NodePool's limits — is kept: one node per
+ * key and domain stays, and nodes of a NodePool with limits stay.
  */
-import { addResources } from "../../../policies/domain/quantity.ts";
+import { Label } from "../../../policies/domain/labels.ts";
+import { addResources, type ResourceList } from "../../../policies/domain/quantity.ts";
 import { selectorMatches } from "../scheduling/selector.ts";
 import type { ExistingNode, LabelSelector, SimPod, Snapshot } from "../scheduling/types.ts";
 
@@ -25,6 +32,8 @@ interface NodeParts {
   readonly folded: readonly SimPod[];
   /** The node with `folded` replaced by one reserved pod. */
   readonly compact: ExistingNode;
+  /** Allocatable less the requests of every bound pod. */
+  readonly free: ResourceList;
 }
 
 const RESERVED_NAMESPACE = "";
@@ -41,7 +50,23 @@ function reserved(node: string, pods: readonly SimPod[]): SimPod[] {
 function partsOf(node: ExistingNode): NodeParts {
   const kept = node.pods.filter((p) => p.hostPorts.length > 0 || p.antiAffinity.length > 0);
   const folded = node.pods.filter((p) => !(p.hostPorts.length > 0 || p.antiAffinity.length > 0));
-  return { node, kept, folded, compact: { ...node, pods: [...kept, ...reserved(node.name, folded)] } };
+  const used = addResources(...node.pods.map((p) => p.requests));
+  const free = addResources(node.allocatable, Object.fromEntries(Object.entries(used).map(([k, v]) => [k, -v])));
+  return { node, kept, folded, compact: { ...node, pods: [...kept, ...reserved(node.name, folded)] }, free };
+}
+
+/** Whether some request of the pod exceeds what is free (the solver's fit check then fails whatever else holds). */
+const noRoom = (pod: SimPod, free: ResourceList): boolean => Object.entries(pod.requests).some(([k, v]) => v > (free[k] ?? 0));
+
+/** Topology keys of the pods' terms, required and preferred (the solver registers all of them). */
+function keysOf(pods: Iterable<SimPod>): Set<string> {
+  const out = new Set<string>();
+  for (const p of pods) {
+    for (const s of p.spread) out.add(s.topologyKey);
+    for (const t of [...p.affinity, ...p.antiAffinity, ...p.preferredAffinity.map((w) => w.term), ...p.preferredAntiAffinity.map((w) => w.term)]) out.add(t.topologyKey);
+  }
+  out.delete(Label.hostname);
+  return out;
 }
 
 /** Every topology term of the moving pods: the groups whose members must stay visible. */
@@ -60,10 +85,15 @@ export class CompactSnapshot {
   /** Node indexes holding a folded pod with this namespace and label (to find a term's members without a scan). */
   private readonly byLabel = new Map<string, Set<number>>();
   private readonly byNamespace = new Map<string, Set<number>>();
+  /** Topology keys of the pods every question keeps visible. */
+  private readonly keptKeys: ReadonlySet<string>;
+  private readonly limitedPools: ReadonlySet<string>;
 
   constructor(snapshot: Snapshot) {
     this.snapshot = snapshot;
     this.parts = snapshot.nodes.map(partsOf);
+    this.keptKeys = keysOf(this.parts.flatMap((p) => p.kept));
+    this.limitedPools = new Set(snapshot.nodePools.filter((p) => p.limits !== undefined).map((p) => p.name));
     this.parts.forEach((part, i) => {
       for (const pod of part.folded) {
         addTo(this.byNamespace, pod.namespace, i);
@@ -96,8 +126,31 @@ export class CompactSnapshot {
       const rest = part.folded.filter((p) => !visible.has(p));
       return { ...part.node, pods: [...part.kept, ...visible, ...reserved(part.node.name, rest)] };
     });
-    return { ...this.snapshot, nodes };
+    const keys = new Set([...this.keptKeys, ...keysOf(moving), ...keysOf([...selected.values()].flatMap((v) => [...v]))]);
+    const out = this.withoutUnreachable(nodes, { candidates, selected, moving, keys });
+    return { ...this.snapshot, nodes: out };
   }
+
+  /** `nodes` less the staying nodes no moving pod fits on, except one per topology key and domain. */
+  private withoutUnreachable(nodes: readonly ExistingNode[], q: Question): ExistingNode[] {
+    const droppable = this.parts.map((part, i) => !q.candidates.has(part.node.name) && part.kept.length === 0 && !q.selected.has(i)
+      && !this.limitedPools.has(part.node.nodePool ?? "") && q.moving.every((p) => noRoom(p, part.free)));
+    const domains = (n: ExistingNode): string[] => [...q.keys].flatMap((k) => (n.labels[k] === undefined ? [] : [`${k}\u0000${n.labels[k]}`]));
+    const covered = new Set(nodes.filter((n, i) => !droppable[i] && !q.candidates.has(n.name)).flatMap(domains));
+    return nodes.filter((n, i) => {
+      if (!droppable[i]) return true;
+      const missing = domains(n).filter((d) => !covered.has(d));
+      for (const d of missing) covered.add(d);
+      return missing.length > 0;
+    });
+  }
+}
+
+interface Question {
+  readonly candidates: ReadonlySet<string>;
+  readonly selected: ReadonlyMap<number, ReadonlySet<SimPod>>;
+  readonly moving: readonly SimPod[];
+  readonly keys: ReadonlySet<string>;
 }
 
 function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
