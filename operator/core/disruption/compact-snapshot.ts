@@ -55,8 +55,21 @@ function partsOf(node: ExistingNode): NodeParts {
   return { node, kept, folded, compact: { ...node, pods: [...kept, ...reserved(node.name, folded)] }, free };
 }
 
-/** Whether some request of the pod exceeds what is free (the solver's fit check then fails whatever else holds). */
-const noRoom = (pod: SimPod, free: ResourceList): boolean => Object.entries(pod.requests).some(([k, v]) => v > (free[k] ?? 0));
+type Requests = readonly (readonly [string, number])[];
+
+/** Whether some request exceeds what is free (the solver's fit check then fails whatever else holds). */
+function noRoom(requests: Requests, free: ResourceList): boolean {
+  for (const [k, v] of requests) if (v > (free[k] ?? 0)) return true;
+  return false;
+}
+
+/** The moving pods' requests, and per resource the smallest request among them (if one exceeds what is free, none fits). */
+function requestsOf(pods: readonly SimPod[]): { each: Requests[]; least: Requests } {
+  const each = pods.map((p) => Object.entries(p.requests));
+  const keys = [...new Set(each.flatMap((r) => r.map(([k]) => k)))];
+  const least = keys.map((k) => [k, Math.min(...pods.map((p) => p.requests[k] ?? 0))] as const);
+  return { each, least };
+}
 
 /** Topology keys of the pods' terms, required and preferred (the solver registers all of them). */
 function keysOf(pods: Iterable<SimPod>): Set<string> {
@@ -133,8 +146,10 @@ export class CompactSnapshot {
 
   /** `nodes` less the staying nodes no moving pod fits on, except one per topology key and domain. */
   private withoutUnreachable(nodes: readonly ExistingNode[], q: Question): ExistingNode[] {
+    const requests = requestsOf(q.moving);
+    const noneFits = (free: ResourceList): boolean => noRoom(requests.least, free) || requests.each.every((r) => noRoom(r, free));
     const droppable = this.parts.map((part, i) => !q.candidates.has(part.node.name) && part.kept.length === 0 && !q.selected.has(i)
-      && !this.limitedPools.has(part.node.nodePool ?? "") && q.moving.every((p) => noRoom(p, part.free)));
+      && !this.limitedPools.has(part.node.nodePool ?? "") && noneFits(part.free));
     const domains = (n: ExistingNode): string[] => [...q.keys].flatMap((k) => (n.labels[k] === undefined ? [] : [`${k}\u0000${n.labels[k]}`]));
     const covered = new Set(nodes.filter((n, i) => !droppable[i] && !q.candidates.has(n.name)).flatMap(domains));
     return nodes.filter((n, i) => {
