@@ -51,8 +51,9 @@ export default tseslint.config(
   {
     files: ["webhook/**/*.ts"],
     // command-list.ts is the CLI's composition root: it alone may pull in the operator's command.
-    // simulate.ts and diff/ (the drift preview, loaded only with --diff) use the operator's pure core.
-    ignores: ["webhook/cli/command-list.ts", "webhook/cli/simulate.ts", "webhook/cli/diff/**"],
+    // simulate.ts, simulate-disruption.ts (its disruption what-if) and diff/ (the drift preview, loaded only
+    // with --diff) use the operator's pure core.
+    ignores: ["webhook/cli/command-list.ts", "webhook/cli/simulate.ts", "webhook/cli/simulate-disruption.ts", "webhook/cli/diff/**"],
     rules: { "no-restricted-imports": ["error", { patterns: [{ group: ["**/operator/**"], message: "the webhook never imports the operator" }] }] },
   },
 );

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { run } from "./main.ts";
 import type { CliIo } from "./io.ts";
+import type { WhatIf } from "./simulate-disruption.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -23,6 +24,7 @@ describe("kerf simulate", () => {
     assert.deepEqual(plan.nodeClaims.map((n) => [n.nodePool, n.instanceType, n.capacityType, n.pods.length]), [["default", "m5.large", "on-demand", 5]]);
     assert.deepEqual(plan.unschedulable, []);
     assert.equal(plan.totalPricePerHour, 0.096);
+    assert.equal((plan as { disruption?: unknown }).disruption, undefined, "no Node: no disruption what-if");
   });
   it("explains unschedulable pods in text", async () => {
     const c = capture();
@@ -42,5 +44,112 @@ describe("kerf simulate", () => {
     const c = capture();
     assert.equal(await run(["simulate"], c.io), 2);
     assert.equal(await run(["simulate", "-f", "x.yaml", "--format", "xml"], c.io), 2);
+  });
+});
+
+const whatIfFile = path.join(root, "manifests/examples/scenarios/consolidation-what-if.yaml");
+const WEDNESDAY_NOON = "2026-11-25T12:00:00Z";
+
+async function whatIfJson(args: readonly string[]): Promise<WhatIf> {
+  const c = capture();
+  assert.equal(await run(["simulate", ...args, "--format", "json"], c.io), 0, c.err());
+  const plan = JSON.parse(c.out()) as { disruption?: WhatIf };
+  assert.ok(plan.disruption !== undefined);
+  return plan.disruption;
+}
+
+/** A scenario of one NodePool (with `budgets`) and Nodes given as [name, instance type, pods' memory]. */
+function scenarioFile(budgets: string, nodes: readonly [string, string, readonly string[]][], extra = ""): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "kerf-whatif-"));
+  const docs = [
+    `kind: NodePool\nmetadata: {name: default}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}, {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5]}]\n  disruption: {budgets: ${budgets}}`,
+    ...nodes.flatMap(([name, type, pods]) => [
+      `kind: Node\nmetadata: {name: ${name}, labels: {karpenter.sh/nodepool: default, node.kubernetes.io/instance-type: ${type}, topology.kubernetes.io/zone: us-east-1a}}`,
+      ...pods.map((memory, i) => `kind: Pod\nmetadata: {name: ${name}-${i}, namespace: default, labels: {app: ${name}}}\nspec: {nodeName: ${name}, containers: [{name: c, resources: {requests: {memory: ${memory}}}}]}`),
+    ]),
+    ...(extra === "" ? [] : [extra]),
+  ];
+  const file = path.join(dir, "scenario.yaml");
+  writeFileSync(file, docs.join("\n---\n"));
+  return file;
+}
+
+describe("kerf simulate: the disruption what-if", () => {
+  it("prints the plan pass after pass with savings, budgets and what keeps the rest, as text", async () => {
+    const c = capture();
+    assert.equal(await run(["simulate", "-f", whatIfFile, "--at", WEDNESDAY_NOON], c.io), 0, c.err());
+    const out = c.out();
+    assert.match(out, /Pass 1: emptiness \(Empty\): delete empty-1 \(general, m5\.xlarge on-demand in us-east-1a, \$0\.1920\/h, 0 pod\(s\)\), empty-2 /);
+    assert.match(out, /Pass 2: drift \(Drifted\): delete drifted /);
+    assert.match(out, /Pass 3: single-node-consolidation \(Underutilized\): replace big \(general, m5\.4xlarge on-demand in us-east-1a, \$0\.7680\/h, 3 pod\(s\)\)\n {4}with c5\.xlarge on-demand in us-east-1a \(general, \$0\.1700\/h\) as whatif-3-1/);
+    assert.match(out, /saves \$0\.5980\/h; running total \$1\.0560\/h/);
+    assert.match(out, /payments Underutilized: 0 of 2 node\(s\) — budget 0 \(nodes "0", schedule "0 8 \* \* mon-fri" for 10h in UTC\) allows 0/);
+    assert.match(out, /payments-1: blocked \(budget\): the NodePool's disruption budget for Underutilized allows no more disruptions now/);
+    assert.match(out, /batch: kept \(do-not-disrupt\): pod batch\/report has "karpenter\.sh\/do-not-disrupt": "true"/);
+    assert.match(out, /Disruption total: 4 node\(s\) removed, 1 launched, saving \$1\.0560\/h\n$/);
+  });
+
+  it("gives the same plan as JSON, and lets the frozen pool go outside its budget window", async () => {
+    const w = await whatIfJson(["-f", whatIfFile, "--at", WEDNESDAY_NOON]);
+    assert.deepEqual(w.steps.map((s) => [s.method, s.decision, s.candidates.map((c) => c.node)]), [
+      ["emptiness", "delete", ["empty-1", "empty-2"]], ["drift", "delete", ["drifted"]], ["single-node-consolidation", "replace", ["big"]],
+    ]);
+    assert.deepEqual(w.steps[2]?.replacements.map((r) => [r.instanceType, r.capacityType, r.zone, r.pricePerHour]), [["c5.xlarge", "on-demand", "us-east-1a", 0.17]]);
+    assert.deepEqual([w.nodes, w.nodesRemoved, w.nodesLaunched, w.totalSavingsPerHour], [8, 4, 1, 1.056]);
+    assert.deepEqual(w.budgets.filter((b) => b.nodePool === "payments").map((b) => b.allowed), [0, 0, 0]);
+    assert.deepEqual(w.blocked.map((b) => [b.node, b.kind]), [["payments-1", "budget"], ["payments-2", "budget"]]);
+    assert.deepEqual(w.unconsolidatable.map((b) => [b.node, b.kind]), [["batch", "do-not-disrupt"], ["whatif-3-1", "unconsolidatable"], ["busy", "unconsolidatable"]]);
+    const saturday = await whatIfJson(["-f", whatIfFile, "--at", "2026-11-28T12:00:00Z"]);
+    assert.deepEqual(saturday.budgets.filter((b) => b.nodePool === "payments").map((b) => b.allowed), [1, 1, 1]);
+    assert.ok(saturday.steps.some((s) => s.candidates.some((c) => c.nodePool === "payments")), "the weekend lets one payments node go at a time");
+  });
+
+  it("disrupts nothing under a budget of 0 and names the budget", async () => {
+    const file = scenarioFile(`[{nodes: "0"}]`, [["idle", "m5.large", []], ["half", "m5.xlarge", ["1Gi"]]]);
+    const c = capture();
+    assert.equal(await run(["simulate", "-f", file], c.io), 0, c.err());
+    assert.match(c.out(), /No disruption now\.\n {2}Then: nothing more to do\./);
+    assert.match(c.out(), /default Empty: 0 of 2 node\(s\) — budget 0 \(nodes "0"\) allows 0/);
+    assert.match(c.out(), /idle: blocked \(budget\): the NodePool's disruption budget for Empty allows no more disruptions now/);
+    const w = await whatIfJson(["-f", file]);
+    assert.deepEqual(w.steps, []);
+    assert.deepEqual(w.blocked.map((b) => [b.node, b.kind]), [["idle", "budget"], ["half", "budget"]]);
+  });
+
+  it("reads PodDisruptionBudgets from the scenario and computes what they allow when they have no status", async () => {
+    const cases = [
+      { pdb: "minAvailable: 2", blocked: true },
+      { pdb: "maxUnavailable: 1", blocked: false },
+      { pdb: 'minAvailable: "50%"', blocked: false },
+    ];
+    for (const k of cases) {
+      const pdb = `kind: PodDisruptionBudget\nmetadata: {name: guard, namespace: default}\nspec: {${k.pdb}, selector: {matchLabels: {app: big}}}`;
+      const file = scenarioFile(`[{nodes: "100%"}]`, [["big", "m5.4xlarge", ["1Gi", "1Gi"]]], pdb);
+      const w = await whatIfJson(["-f", file]);
+      assert.equal(w.unconsolidatable.some((b) => b.kind === "pdb" && /PodDisruptionBudget default\/guard allows no disruption/.test(b.message)), k.blocked, k.pdb);
+      assert.equal(w.steps.length > 0, !k.blocked, k.pdb);
+    }
+  });
+
+  it("stops at the pass limit and leaves nominated nodes alone", async () => {
+    const nodes: [string, string, string[]][] = [["a", "m5.large", []], ["b", "m5.large", []], ["c", "m5.xlarge", ["1Gi"]], ["d", "m5.xlarge", ["1Gi"]]];
+    const once = await whatIfJson(["-f", scenarioFile(`[{nodes: "1"}]`, nodes), "--passes", "1"]);
+    assert.equal(once.steps.length, 1);
+    assert.equal(once.stopped, "stopped after 1 passes (--passes)");
+    const pending = "kind: Pod\nmetadata: {name: new, namespace: default}\nspec: {nodeSelector: {kubernetes.io/hostname: a}, containers: [{name: c}]}";
+    const nominated = await whatIfJson(["-f", scenarioFile(`[{nodes: "100%"}]`, nodes, pending)]);
+    assert.ok(!nominated.steps.some((s) => s.candidates.some((c) => c.node === "a")), "the pending pod goes to a, so a stays");
+    assert.ok(nominated.blocked.some((b) => b.node === "a" && b.kind === "nominated"));
+  });
+
+  it("rejects a bad --at or --passes with exit 2", async () => {
+    for (const args of [["--at", "tomorrow"], ["--passes", "-1"], ["--passes", "x"]]) {
+      const c = capture();
+      assert.equal(await run(["simulate", "-f", whatIfFile, ...args], c.io), 2, args.join(" "));
+      assert.match(c.err(), new RegExp(args[0]!));
+    }
+    const none = capture();
+    assert.equal(await run(["simulate", "-f", whatIfFile, "--passes", "0", "--format", "json"], none.io), 0);
+    assert.equal((JSON.parse(none.out()) as { disruption?: unknown }).disruption, undefined);
   });
 });

@@ -5,15 +5,23 @@ import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
 // The simulation is the operator's pure core; this CLI only reads, converts and prints (architecture §1.1 entry-point wiring).
 import { buildScenario, ScenarioError } from "../../operator/core/scheduling/scenario.ts";
 import { simulate, type SimulationResult } from "../../operator/core/scheduling/simulate.ts";
+import { DEFAULT_MAX_PASSES, formatWhatIf, whatIf, type WhatIf, type WhatIfOptions } from "./simulate-disruption.ts";
 import { parseDocuments, type SourceObject } from "./documents.ts";
 import { ExitCode } from "./exit-codes.ts";
 import type { CliIo } from "./io.ts";
 
-const usage = `Usage: kerf simulate -f SCENARIO.yaml [--format text|json]
+const usage = `Usage: kerf simulate -f SCENARIO.yaml [--format text|json] [--at TIME] [--passes N] [--spot-to-spot]
 
 Simulates Karpenter's scheduling on a scenario (multi-document YAML of NodePool, EC2NodeClass,
-Pod, Deployment, DaemonSet and Node objects) against the built-in us-east-1 catalog and prints
-the NodeClaims that would be launched, the unschedulable pods and the total hourly price.
+Pod, Deployment, DaemonSet, Node, NodeClaim and PodDisruptionBudget objects) against the built-in
+us-east-1 catalog and prints the NodeClaims that would be launched, the unschedulable pods and the
+total hourly price. When Nodes belong to a NodePool of the scenario (label karpenter.sh/nodepool),
+it also prints the disruption plan kerf would execute on them, pass after pass: what each pass
+deletes or replaces, the savings, what each budget allows and what keeps the other nodes.
+
+  --at TIME        the time the disruption budgets are read at (ISO 8601; default: now)
+  --passes N       disruption passes to plan at most (default ${DEFAULT_MAX_PASSES}; 0: no disruption plan)
+  --spot-to-spot   as the SpotToSpotConsolidation feature gate
 `;
 
 /** The JSON plan printed by `--format json`. */
@@ -21,6 +29,8 @@ export interface Plan {
   readonly nodeClaims: { nodePool: string; instanceType: string; capacityType: string; zone: string; pricePerHour: number; pods: string[] }[];
   readonly unschedulable: { pod: string; reason: string }[];
   readonly totalPricePerHour: number;
+  /** The disruption what-if, when the scenario has Nodes of its NodePools. */
+  readonly disruption?: WhatIf;
 }
 
 const podName = (p: { namespace: string; name: string }): string => `${p.namespace}/${p.name}`;
@@ -41,33 +51,60 @@ export function formatText(plan: Plan): string {
   });
   if (plan.unschedulable.length > 0) lines.push("Unschedulable:", ...plan.unschedulable.map((u) => `  ${u.pod}: ${u.reason}`));
   lines.push(`Total: ${plan.nodeClaims.length} node(s), $${plan.totalPricePerHour.toFixed(4)}/h`);
-  return `${lines.join("\n")}\n`;
+  return `${lines.join("\n")}\n${plan.disruption === undefined ? "" : `\n${formatWhatIf(plan.disruption)}`}`;
+}
+
+interface Parsed { readonly file: string; readonly format: "text" | "json"; readonly options: Omit<WhatIfOptions, "nominated"> }
+
+/** The options, or the message for a usage error. */
+function parse(args: readonly string[], now: Date): Parsed | string | "help" {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      file: { type: "string", short: "f" }, format: { type: "string", default: "text" }, help: { type: "boolean", short: "h" },
+      at: { type: "string" }, passes: { type: "string", default: String(DEFAULT_MAX_PASSES) }, "spot-to-spot": { type: "boolean", default: false },
+    },
+  });
+  if (values.help === true) return "help";
+  if (values.file === undefined) return "-f SCENARIO.yaml is required";
+  if (values.format !== "text" && values.format !== "json") return `unknown format "${values.format}"`;
+  const at = values.at === undefined ? now : new Date(values.at);
+  if (Number.isNaN(at.getTime())) return `--at: "${values.at ?? ""}" is not an ISO 8601 time`;
+  const passes = Number(values.passes);
+  if (!Number.isInteger(passes) || passes < 0) return `--passes: "${values.passes}" is not a whole number ≥ 0`;
+  return { file: values.file, format: values.format, options: { now: at, maxPasses: passes, spotToSpot: values["spot-to-spot"] } };
 }
 
 /** Runs `kerf simulate`. */
 export async function runSimulate(args: readonly string[], io: CliIo): Promise<number> {
-  let file: string | undefined;
-  let format: string;
+  let parsed: ReturnType<typeof parse>;
   try {
-    const { values } = parseArgs({ args: [...args], options: { file: { type: "string", short: "f" }, format: { type: "string", default: "text" }, help: { type: "boolean", short: "h" } } });
-    if (values.help === true) {
-      io.stdout(usage);
-      return ExitCode.ok;
-    }
-    file = values.file;
-    format = values.format;
+    parsed = parse(args, new Date());
   } catch (error) {
-    io.stderr(`kerf simulate: ${error instanceof Error ? error.message : String(error)}\n${usage}`);
+    parsed = error instanceof Error ? error.message : String(error);
+  }
+  if (parsed === "help") {
+    io.stdout(usage);
+    return ExitCode.ok;
+  }
+  if (typeof parsed === "string") {
+    io.stderr(`kerf simulate: ${parsed}\n${usage}`);
     return ExitCode.usage;
   }
-  if (file === undefined || (format !== "text" && format !== "json")) {
-    io.stderr(`kerf simulate: ${file === undefined ? "-f SCENARIO.yaml is required" : `unknown format "${format}"`}\n${usage}`);
-    return ExitCode.usage;
-  }
-  return simulateFile(file, format, io);
+  return simulateFile(parsed, io);
 }
 
-async function simulateFile(file: string, format: "text" | "json", io: CliIo): Promise<number> {
+/** The scheduling plan of the scenario, with the disruption what-if when it has Nodes of its NodePools. */
+function planScenario(documents: readonly unknown[], options: Parsed["options"]): Plan {
+  const scenario = buildScenario(documents, builtinCatalog());
+  const result = simulate(scenario.snapshot, scenario.pending);
+  // Nodes that pending pods go to are nominated: the disruption pass leaves them alone.
+  const nominated = new Set(result.existingPlacements.map((p) => p.node));
+  const disruption = options.maxPasses === 0 ? undefined : whatIf(scenario.objects, { ...options, nominated });
+  return { ...toPlan(result), ...(disruption === undefined ? {} : { disruption }) };
+}
+
+async function simulateFile({ file, format, options }: Parsed, io: CliIo): Promise<number> {
   let objects: SourceObject[];
   try {
     objects = parseDocuments(file, file === "-" ? await io.readStdin() : await readFile(file, "utf8"));
@@ -76,8 +113,7 @@ async function simulateFile(file: string, format: "text" | "json", io: CliIo): P
     return ExitCode.usage;
   }
   try {
-    const scenario = buildScenario(objects.map((o) => o.value), builtinCatalog());
-    const plan = toPlan(simulate(scenario.snapshot, scenario.pending));
+    const plan = planScenario(objects.map((o) => o.value), options);
     io.stdout(format === "json" ? `${JSON.stringify(plan, null, 2)}\n` : formatText(plan));
     return ExitCode.ok;
   } catch (error) {

@@ -35,6 +35,17 @@ describe("consolidation questions", () => {
     const snapshot = { nodes: [node("small", 4, 0.05, [pod("p1", "2Gi")])], nodePools: [pool], daemonSets: [] };
     assert.equal(consolidate(snapshot, ["small"]).decision, "none");
   });
+  it("deletes a node whose pods fit on the others only once a preference is relaxed", () => {
+    // The pod prefers zone b, where no node is left: a run allowed one new node opens it there, the
+    // delete question relaxes the preference and finds room on "a" in zone a.
+    const preferB = simPodFromSpec({}, {
+      containers: [{ resources: { requests: { memory: "1Gi" } } }],
+      affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: { matchExpressions: [{ key: "topology.kubernetes.io/zone", operator: "In", values: ["us-east-1b"] }] } }] } },
+    }, { name: "p", namespace: "default", uid: "p" });
+    const inB = { ...node("b", 16, 0.4, [preferB]), labels: { ...node("b", 16, 0.4, []).labels, "topology.kubernetes.io/zone": "us-east-1b" } };
+    const snapshot = { nodes: [node("a", 16, 0.4, []), inB], nodePools: [pool], daemonSets: [] };
+    assert.deepEqual(consolidate(snapshot, ["b"]), { decision: "delete", savingsPerHour: 0.4 });
+  });
   it("merges two half-empty nodes into one (multi-node)", () => {
     const snapshot = { nodes: [node("a", 16, 0.2, [pod("p1", "2Gi")]), node("b", 16, 0.2, [pod("p2", "2Gi")])], nodePools: [pool], daemonSets: [] };
     const d = consolidate(snapshot, ["a", "b"]);

@@ -6,7 +6,7 @@
 import { Requirements } from "../../../policies/domain/requirements.ts";
 import { cheaperThan, rankOptions } from "../selection/select-offerings.ts";
 import { simulate } from "../scheduling/simulate.ts";
-import type { PlannedNodeClaim, Snapshot } from "../scheduling/types.ts";
+import type { PlannedNodeClaim, SimPod, SimulationResult, Snapshot } from "../scheduling/types.ts";
 
 /**
  * `stays`: UIDs of pods that go away with their node instead of moving (DaemonSet and mirror pods);
@@ -31,6 +31,26 @@ export function canDelete(snapshot: Snapshot, candidates: readonly string[], opt
 }
 
 /**
+ * Whether the pods could fit on the other nodes even though a run allowed one new node needed it:
+ * that run opens the claim for a pod before relaxing its preferences, and without a claim the solver
+ * would relax the pod, or retry it after placing the others (which only helps spread and affinity
+ * terms: everything else only fills up). Without any of that, the first pod that needed the claim
+ * fails for good on the other nodes, and the delete question need not be simulated.
+ */
+function mayFitOnlyOnRetry(snapshot: Snapshot, pods: readonly SimPod[]): boolean {
+  if (snapshot.nodePools.some((p) => p.taints.some((t) => t.effect === "PreferNoSchedule"))) return true;
+  return pods.some((p) => p.requiredTerms.length > 1 || p.preferredTerms.length > 0 || p.preferredAffinity.length > 0
+    || p.preferredAntiAffinity.length > 0 || p.spread.length > 0 || p.affinity.length > 0);
+}
+
+/** Whether the pods fit on the other nodes, given the run that allowed one new node. */
+function fitWithoutClaim(rest: Snapshot, pods: readonly SimPod[], withOne: SimulationResult): boolean {
+  // A run that needed no new node is the delete question's run: the solver never opened a claim.
+  if (withOne.newClaims.length === 0 && withOne.podErrors.length === 0) return true;
+  return mayFitOnlyOnRetry(rest, pods) && simulate(rest, pods, { maxNewClaims: 0 }).podErrors.length === 0;
+}
+
+/**
  * Delete when the pods fit elsewhere; else replace when they fit with one new NodeClaim whose
  * options, filtered to types cheaper than the candidates' summed price, are not empty.
  */
@@ -41,9 +61,8 @@ export function consolidate(snapshot: Snapshot, candidates: readonly string[], o
   const price = nodes.reduce((s, n) => s + (n.pricePerHour ?? 0), 0);
   const pods = nodes.flatMap((n) => n.pods).filter((p) => options.stays?.has(p.uid) !== true);
   const rest = without(snapshot, names);
-  const onOthers = simulate(rest, pods, { maxNewClaims: 0 });
-  if (onOthers.podErrors.length === 0) return { decision: "delete", savingsPerHour: price };
   const withOne = simulate(rest, pods, { maxNewClaims: 1 });
+  if (fitWithoutClaim(rest, pods, withOne)) return { decision: "delete", savingsPerHour: price };
   const claim = withOne.newClaims[0];
   if (withOne.podErrors.length > 0 || claim === undefined) return { decision: "none", reason: withOne.podErrors[0]?.reason ?? "the pods need more than one new node" };
   const reqs = Requirements.fromSelectors(claim.requirements);

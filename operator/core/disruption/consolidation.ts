@@ -12,6 +12,7 @@ import { Requirement, Requirements } from "../../../policies/domain/requirements
 import { consolidate } from "../consolidation/questions.ts";
 import { cheaperThan, rankOptions } from "../selection/select-offerings.ts";
 import type { PlannedNodeClaim, Snapshot } from "../scheduling/types.ts";
+import type { CompactSnapshot } from "./compact-snapshot.ts";
 import type { Candidate } from "./types.ts";
 
 /** Karpenter's MinInstanceTypesForSpotToSpotConsolidation. */
@@ -24,6 +25,8 @@ export type Evaluation =
 /** What every evaluation in a pass shares. */
 export interface EvaluationContext {
   readonly snapshot: Snapshot;
+  /** `snapshot` with the staying nodes' bound pods folded into their requests where no moving pod can see them. */
+  readonly compact: CompactSnapshot;
   /** Pods that go away with their node (DaemonSet, mirror). */
   readonly stays: ReadonlySet<string>;
   readonly spotToSpot: boolean;
@@ -104,7 +107,9 @@ function balancedRejects(ctx: EvaluationContext, candidates: readonly Candidate[
 
 /** Delete, replace or why not, for this set of candidates. */
 export function evaluate(ctx: EvaluationContext, candidates: readonly Candidate[]): Evaluation {
-  const result = consolidate(ctx.snapshot, candidates.map((c) => c.nodeName), { stays: ctx.stays });
+  const names = new Set(candidates.map((c) => c.nodeName));
+  const moving = ctx.snapshot.nodes.filter((n) => names.has(n.name)).flatMap((n) => n.pods).filter((p) => !ctx.stays.has(p.uid));
+  const result = consolidate(ctx.compact.forCandidates(names, moving), [...names], { stays: ctx.stays });
   if (result.decision === "none") return { ok: false, reason: result.reason };
   const price = candidates.reduce((s, c) => s + c.pricePerHour, 0);
   let replacement: PlannedNodeClaim | undefined;

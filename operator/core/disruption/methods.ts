@@ -55,8 +55,9 @@ export function drift(ctx: MethodContext, candidates: readonly Candidate[]): Com
   for (const c of driftOrder(candidates)) {
     if (c.podBlocker !== undefined && !hasGracePeriod(c.nodeClaim)) { ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker }); continue; }
     if (ctx.ledger.remaining(c.nodePool, "Drifted") <= 0) { ctx.budgetBlocked.push(budgetBlocker(c, "Drifted")); continue; }
-    const rest = { ...ctx.snapshot, nodes: ctx.snapshot.nodes.filter((n) => n.name !== c.nodeName) };
-    const result = simulate(rest, podsToMove(ctx, c));
+    const moving = podsToMove(ctx, c);
+    const compact = ctx.compact.forCandidates(new Set([c.nodeName]), moving);
+    const result = simulate({ ...compact, nodes: compact.nodes.filter((n) => n.name !== c.nodeName) }, moving);
     const error = result.podErrors[0];
     if (error !== undefined) {
       ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "unschedulable", message: `its pods cannot be rescheduled: ${error.reason}` } });

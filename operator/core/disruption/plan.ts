@@ -10,9 +10,12 @@ import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { existingPlaces, type ClusterView } from "../provisioning/cluster-view.ts";
 import { takingPartPools, typesByName } from "../provisioning/plan.ts";
 import { simPodFromPod } from "../scheduling/pod-spec.ts";
-import type { Snapshot } from "../scheduling/types.ts";
+import { PoolTypes } from "../scheduling/pool-types.ts";
+import { ResourceSpace } from "../scheduling/resource-space.ts";
+import type { NodePoolView, Snapshot } from "../scheduling/types.ts";
 import { daemonSetViews } from "../provisioning/cluster-view.ts";
 import { findCandidates, isReschedulable } from "./candidates.ts";
+import { CompactSnapshot } from "./compact-snapshot.ts";
 import { consolidationCandidates, drift, emptiness, multiNode, singleNode, type MethodContext } from "./methods.ts";
 import { BudgetLedger, poolBudgets } from "./pool-budgets.ts";
 import type { Candidate, Command, DisruptionPlan, Method, PoolBudget, Skipped } from "./types.ts";
@@ -43,6 +46,15 @@ function policies(cluster: ClusterView): Map<string, string> {
   }));
 }
 
+/**
+ * The pool as every simulation of the pass sees it: only the instance types the solver would keep
+ * (those its requirements allow, with an offering), found once here rather than in each of the
+ * pass's hundreds of simulations; the solver filters the same way, so its answers do not change.
+ */
+function withUsableTypes(view: NodePoolView): NodePoolView {
+  return { ...view, instanceTypes: new PoolTypes(view, new ResourceSpace(), []).types };
+}
+
 /** The scheduling snapshot with each candidate's price, and the pods that go away with their node. */
 function schedulingView(input: DisruptionInput, candidates: readonly Candidate[]): { snapshot: Snapshot; stays: Set<string> } {
   const byName = typesByName(input.instanceTypes);
@@ -53,7 +65,7 @@ function schedulingView(input: DisruptionInput, candidates: readonly Candidate[]
   for (const pod of input.cluster.pods) {
     if (price.has(pod.spec?.nodeName ?? "") && !isReschedulable(pod)) stays.add(simPodFromPod(pod).uid);
   }
-  return { snapshot: { nodes, nodePools: views, daemonSets: daemonSetViews(input.cluster.daemonSets) }, stays };
+  return { snapshot: { nodes, nodePools: views.map(withUsableTypes), daemonSets: daemonSetViews(input.cluster.daemonSets) }, stays };
 }
 
 function poolTotals(candidates: readonly Candidate[]): Map<string, { price: number; cost: number }> {
@@ -86,7 +98,7 @@ export function preparePass(input: DisruptionInput): Pass {
   const budgets = poolBudgets({ now: input.now, nodePools: input.cluster.nodePools, nodeClaims, nodes, inFlight: input.inFlight });
   const { snapshot, stays } = schedulingView(input, found.candidates);
   const ctx: MethodContext = {
-    snapshot, stays, spotToSpot: input.spotToSpot, poolTotals: poolTotals(found.candidates), policies: policies(input.cluster),
+    snapshot, compact: new CompactSnapshot(snapshot), stays, spotToSpot: input.spotToSpot, poolTotals: poolTotals(found.candidates), policies: policies(input.cluster),
     ledger: new BudgetLedger(budgets), skipped: [], budgetBlocked: [],
   };
   return { candidates: found.candidates, blocked: found.blocked, budgets, ctx, consolidating: consolidationCandidates(ctx, found.candidates) };

@@ -1,18 +1,22 @@
 /**
  * Turns the plain Kubernetes objects of a simulation scenario (NodePool, EC2NodeClass, Pod,
- * Deployment, DaemonSet, Node) into a Snapshot and the pending pods (pure). Errors name the object
- * and carry its document index so the CLI can point at file and line.
+ * Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget) into a Snapshot and the pending pods
+ * (pure), and keeps the objects themselves for the disruption what-if. A Node that names a catalog
+ * instance type (`node.kubernetes.io/instance-type`) gets that type's labels and allocatable where it
+ * does not set them, and `karpenter.sh/capacity-type: on-demand` unless it says otherwise, as the
+ * nodes Karpenter launches carry them. Errors name the object and carry its document index so the
+ * CLI can point at file and line.
  */
 import { toInstanceTypes, type Catalog } from "../../../policies/domain/catalog/catalog.ts";
 import type { KubeletConfig } from "../../../policies/domain/allocatable.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
-import { parseQuantity, parseResourceList } from "../../../policies/domain/quantity.ts";
+import { formatResource, parseQuantity, parseResourceList } from "../../../policies/domain/quantity.ts";
 import { Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import type { Taint } from "../../../policies/domain/taints.ts";
 import { simPodFromPod, simPodFromSpec } from "./pod-spec.ts";
 import type { DaemonSetView, ExistingNode, NodePoolView, SimPod, Snapshot } from "./types.ts";
 
-type Obj = Readonly<Record<string, unknown>>;
+export type Obj = Readonly<Record<string, unknown>>;
 
 /** A scenario object that cannot be used; `document` is its 0-based index in the input. */
 export class ScenarioError extends Error {
@@ -24,9 +28,23 @@ export class ScenarioError extends Error {
   }
 }
 
+/** The scenario's objects as written, Nodes completed from the catalog and bound Pods given a uid (the what-if reads them). */
+export interface ScenarioObjects {
+  readonly nodePools: readonly Obj[];
+  readonly nodes: readonly Obj[];
+  readonly nodeClaims: readonly Obj[];
+  /** Pods bound to a node (`spec.nodeName`), with `metadata.uid` (default namespace/name, as the simulation names them). */
+  readonly pods: readonly Obj[];
+  readonly daemonSets: readonly Obj[];
+  readonly pdbs: readonly Obj[];
+  /** Instance types per NodePool name (from its EC2NodeClass). */
+  readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
+}
+
 export interface Scenario {
   readonly snapshot: Snapshot;
   readonly pending: SimPod[];
+  readonly objects: ScenarioObjects;
 }
 
 const o = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
@@ -87,6 +105,20 @@ function wrap<T>(index: number, doc: Obj, fn: () => T): T {
   }
 }
 
+/** The Node with what its instance type implies where it is silent: type labels, hostname, capacity type, allocatable. */
+export function completeNode(doc: Obj, types: ReadonlyMap<string, InstanceType>): Obj {
+  const metadata = o(doc["metadata"]);
+  const own = labelsOf(metadata["labels"]);
+  const type = types.get(own["node.kubernetes.io/instance-type"] ?? "");
+  if (type === undefined) return doc;
+  const labels = { ...type.labels, "kubernetes.io/hostname": nameOf(doc), "karpenter.sh/capacity-type": "on-demand", ...own };
+  const status = o(doc["status"]);
+  const allocatable = status["allocatable"] ?? status["capacity"] ?? Object.fromEntries(Object.entries(type.allocatable).map(([k, v]) => [k, formatResource(k, v)]));
+  return { ...doc, metadata: { ...metadata, labels }, status: { ...status, allocatable } };
+}
+
+const KNOWN_KINDS = "NodePool, EC2NodeClass, Pod, Deployment, DaemonSet, Node, NodeClaim or PodDisruptionBudget";
+
 /** Builds the scenario; throws ScenarioError for an unknown kind or an unusable object. */
 export function buildScenario(documents: readonly unknown[], catalog: Catalog): Scenario {
   const docs = documents.map(o);
@@ -102,24 +134,38 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog): 
   const bound = new Map<string, SimPod[]>();
   const pools: NodePoolView[] = [];
   const daemonSets: DaemonSetView[] = [];
+  const boundPods: Obj[] = [];
   docs.forEach((d, i) => {
     if (d["kind"] === "EC2NodeClass") classes.set(nameOf(d), wrap(i, d, () => nodeClass(d)));
   });
   docs.forEach((d, i) => wrap(i, d, () => {
     switch (d["kind"]) {
-      case "EC2NodeClass": case "Node": return;
+      case "EC2NodeClass": case "Node": case "NodeClaim": case "PodDisruptionBudget": return;
       case "NodePool": pools.push(nodePool(d, classes, typesFor)); return;
       case "Deployment": pending.push(...replicas(d, order)); return;
       case "DaemonSet": daemonSets.push({ name: nameOf(d), pod: replicas({ ...d, spec: { ...o(d["spec"]), replicas: 1 } }, order)[0]! }); return;
-      case "Pod": addPod(d, order, pending, bound); return;
-      default: throw new Error(`unsupported kind (expected NodePool, EC2NodeClass, Pod, Deployment, DaemonSet or Node)`);
+      case "Pod": addPod(d, order, { pending, bound, boundPods }); return;
+      default: throw new Error(`unsupported kind (expected ${KNOWN_KINDS})`);
     }
   }));
-  const nodes = docs.flatMap((d, i) => (d["kind"] === "Node" ? [wrap(i, d, () => node(d, bound.get(nameOf(d)) ?? []))] : []));
-  return { snapshot: { nodes, nodePools: pools, daemonSets }, pending };
+  const instanceTypes = new Map(pools.map((p) => [p.name, p.instanceTypes]));
+  const typesOfNode = (d: Obj): Map<string, InstanceType> => {
+    const pool = labelsOf(o(d["metadata"])["labels"])["karpenter.sh/nodepool"] ?? "";
+    return new Map((instanceTypes.get(pool) ?? typesFor(undefined)).map((t) => [t.name, t]));
+  };
+  const nodeDocs = docs.flatMap((d, i) => (d["kind"] === "Node" ? [{ d: completeNode(d, typesOfNode(d)), i }] : []));
+  const nodes = nodeDocs.map(({ d, i }) => wrap(i, d, () => node(d, bound.get(nameOf(d)) ?? [])));
+  const ofKind = (kind: string): Obj[] => docs.filter((d) => d["kind"] === kind);
+  const objects: ScenarioObjects = {
+    nodePools: ofKind("NodePool"), nodes: nodeDocs.map((n) => n.d), nodeClaims: ofKind("NodeClaim"), pods: boundPods,
+    daemonSets: ofKind("DaemonSet"), pdbs: ofKind("PodDisruptionBudget"), instanceTypes,
+  };
+  return { snapshot: { nodes, nodePools: pools, daemonSets }, pending, objects };
 }
 
-function addPod(doc: Obj, order: { next: number }, pending: SimPod[], bound: Map<string, SimPod[]>): void {
+interface PodLists { readonly pending: SimPod[]; readonly bound: Map<string, SimPod[]>; readonly boundPods: Obj[] }
+
+function addPod(doc: Obj, order: { next: number }, { pending, bound, boundPods }: PodLists): void {
   const pod = simPodFromPod(doc, order.next++);
   const nodeName = o(doc["spec"])["nodeName"];
   if (typeof nodeName !== "string") {
@@ -127,4 +173,5 @@ function addPod(doc: Obj, order: { next: number }, pending: SimPod[], bound: Map
     return;
   }
   bound.set(nodeName, [...(bound.get(nodeName) ?? []), pod]);
+  boundPods.push({ ...doc, metadata: { ...o(doc["metadata"]), uid: pod.uid, namespace: pod.namespace } });
 }
