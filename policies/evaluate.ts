@@ -2,6 +2,7 @@
 import type { PolicyConfig } from "./config.ts";
 import { settingFor } from "./config.ts";
 import { applyDefaults } from "./defaults.ts";
+import { requiredWithoutKerfMutation } from "./nodepool/defaults.ts";
 import { diff } from "./json-patch.ts";
 import { policiesFor } from "./registry.ts";
 import { catalogView } from "./catalog-index.ts";
@@ -72,8 +73,10 @@ export function evaluate(input: EvaluateInput): Verdict {
   const patch = diff(object, defaulted);
   const ctx = { config: context.config, exempt: exemptions(object) };
   const structural = validateStructure(kind, defaulted);
+  // kerf checks what its mutation stores, but reports what the apiserver answers without that mutation.
+  const unmutated = kind === "NodePool" ? requiredWithoutKerfMutation(object) : [];
   const findings: Finding[] = [
-    ...resolve(SCHEMA_POLICY, structural.filter((i) => i.class !== "unknown"), ctx),
+    ...resolve(SCHEMA_POLICY, [...unmutated, ...structural.filter((i) => i.class !== "unknown")], ctx),
     ...resolve(UNKNOWN_FIELDS_POLICY, structural.filter((i) => i.class === "unknown"), ctx),
   ];
   // Like the apiserver, skip the rule stages when the object has type errors: rules would read nonsense.

@@ -7,6 +7,8 @@ import { buildServer } from "./server.ts";
 import { loadEngine, type Engine } from "./engine.ts";
 import { createAdmissionMetrics } from "./plugins/metrics.ts";
 import { MAX_WARNING_LENGTH } from "./admission/respond.ts";
+import { applyPatch } from "../policies/json-patch.ts";
+import type { JsonPatchOp } from "../policies/types.ts";
 
 const nodePool = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
   apiVersion: "karpenter.sh/v1",
@@ -88,6 +90,18 @@ void describe("webhook server", () => {
     assert.ok(patch.some((op) => op.op === "add" && op.path === "/spec/template/spec/expireAfter" && op.value === "720h"));
     assert.ok((answer.warnings ?? []).length > 0);
     for (const warning of answer.warnings ?? []) assert.ok(warning.length <= MAX_WARNING_LENGTH, warning);
+  });
+
+  void it("defaults a missing consolidateAfter on mutate, so the mutated object passes validation", async () => {
+    const bare = nodePool({ disruption: { consolidationPolicy: "WhenEmpty" } });
+    const denied = await post(server(engine).app, "/validate", review({ object: bare }));
+    assert.equal(denied.answer.allowed, false);
+    assert.match(denied.answer.status?.message ?? "", /^spec\.disruption\.consolidateAfter: Required value/m);
+    const { answer } = await post(server(engine).app, "/mutate", review({ object: bare }));
+    const patch = JSON.parse(Buffer.from(answer.patch ?? "", "base64").toString("utf8")) as JsonPatchOp[];
+    assert.ok(patch.some((op) => op.op === "add" && op.path === "/spec/disruption/consolidateAfter" && op.value === "0s"));
+    const mutated = applyPatch(bare, patch);
+    assert.equal((await post(server(engine).app, "/validate", review({ object: mutated }))).answer.allowed, true);
   });
 
   void it("does not mutate an object whose defaults are already present", async () => {

@@ -1,5 +1,18 @@
 // kerf's NodePool default on top of the CRD's: consolidateAfter "0s" when a disruption block omits it (HEAD behaviour).
 import { isObject } from "../object.ts";
+import type { Issue } from "../types.ts";
+
+/** Where kerf's own default goes; Karpenter's released CRD requires the field instead of defaulting it. */
+export const CONSOLIDATE_AFTER_PATH = "spec.disruption.consolidateAfter";
+
+/** A disruption block that lacks consolidateAfter (null counts as absent: the apiserver prunes it). */
+function lacksConsolidateAfter(object: Record<string, unknown>): { spec: Record<string, unknown>; disruption: Record<string, unknown> } | undefined {
+  const spec = object["spec"];
+  if (!isObject(spec)) return undefined;
+  const disruption = spec["disruption"];
+  if (!isObject(disruption) || (disruption["consolidateAfter"] !== undefined && disruption["consolidateAfter"] !== null)) return undefined;
+  return { spec, disruption };
+}
 
 /**
  * Adds `spec.disruption.consolidateAfter: "0s"` when `spec.disruption` is an object without it
@@ -7,9 +20,23 @@ import { isObject } from "../object.ts";
  * Runs before the schema defaults; never replaces a value the user wrote.
  */
 export function applyNodePoolDefaults(object: Record<string, unknown>): Record<string, unknown> {
-  const spec = object["spec"];
-  if (!isObject(spec)) return object;
-  const disruption = spec["disruption"];
-  if (!isObject(disruption) || disruption["consolidateAfter"] !== undefined) return object;
-  return { ...object, spec: { ...spec, disruption: { ...disruption, consolidateAfter: "0s" } } };
+  const found = lacksConsolidateAfter(object);
+  if (found === undefined) return object;
+  return { ...object, spec: { ...found.spec, disruption: { ...found.disruption, consolidateAfter: "0s" } } };
+}
+
+/**
+ * What the apiserver answers for the fields only kerf's mutating webhook defaults: Karpenter's CRD says
+ * "Required value" to a disruption block without consolidateAfter, so without kerf's mutation (webhook
+ * not installed, or unreachable under its failurePolicy: Ignore) `kubectl apply` fails. The validating
+ * webhook never sees such an object from the apiserver: mutation runs first, or the CRD rejects it.
+ */
+export function requiredWithoutKerfMutation(object: Record<string, unknown>): Issue[] {
+  if (lacksConsolidateAfter(object) === undefined) return [];
+  return [{
+    path: CONSOLIDATE_AFTER_PATH,
+    message: "Required value (Karpenter's CRD rejects a disruption block without consolidateAfter; kerf's mutating webhook " +
+      "would default it to \"0s\", but without that webhook, or while it is down, the apiserver rejects the object: set " +
+      "consolidateAfter explicitly; see kerf's Helm chart README, \"When the webhook is down\")",
+  }];
 }

@@ -24,7 +24,10 @@ export interface ConformanceCase {
   expect?: ExpectedFinding[];
   /** Node class names known to the render (CLI); undefined = webhook. */
   nodeClassNames?: string[];
-  /** The apiserver verdict is for the raw object; kerf allows it because its mutation (the patch) fixes it. */
+  /**
+   * kerf's mutating webhook fixes the object: the apiserver accepts the defaulted object (Verdict.defaulted),
+   * while `apiserver` and `kerf` state what happens without that mutation.
+   */
   fixedByDefaults?: boolean;
   /** karpenter-v1-api.md section or quirk the case pins down. */
   ref?: string;
