@@ -44,12 +44,18 @@ export function celDomain(key: unknown): string {
   return find(key, /^([^/]+)/);
 }
 
-/** CEL int(string): base-10 int64 parse; anything else is an evaluation error. */
-export function celInt(value: unknown): number {
-  if (typeof value === "number" && Number.isInteger(value)) return value;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * CEL int(): an int stays itself; a string is parsed base 10 into an int64 (Go's strconv.ParseInt), out of
+ * range or malformed being an evaluation error. Exact: doubles would let "9223372036854775808" through.
+ */
+export function celInt(value: unknown): bigint {
+  if (typeof value === "number" && Number.isInteger(value)) return BigInt(value);
   if (typeof value !== "string" || !/^[+-]?\d+$/.test(value)) throw new CelEvaluationError(`cannot convert ${String(value)} to int`);
-  const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) && Math.abs(parsed) > 9223372036854775807) throw new CelEvaluationError("int overflow");
+  const parsed = BigInt(value);
+  if (parsed < INT64_MIN || parsed > INT64_MAX) throw new CelEvaluationError(`int overflow converting ${value}`);
   return parsed;
 }
 

@@ -21,7 +21,7 @@ export const REQUIREMENT_PREDICATES = {
     items(self).every((x) => {
       if (!ORDER_OPERATORS.has(String(sel(x, "operator")))) return true;
       const values = items(sel(x, "values"));
-      return values.length === 1 && celInt(values[0]) >= 0;
+      return values.length === 1 && celInt(values[0]) >= 0n;
     })) as CelPredicate,
   minValuesHasValues: ((self) =>
     items(self).every((x) => (sel(x, "operator") === "In" && has(x, "minValues") ? size(sel(x, "values")) >= Number(sel(x, "minValues")) : true))) as CelPredicate,
