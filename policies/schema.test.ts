@@ -25,6 +25,12 @@ void describe("structural validation", () => {
     assert.deepEqual(issues, [{ path: "spec.bogus", message: 'unknown field "spec.bogus"', class: "unknown" }]);
   });
 
+  void it("rejects integers the apiserver decodes as floats (|n| ≥ 2^63) as type errors, in integer and int-or-string fields", () => {
+    const issues = validateStructure("NodePool", { spec: { replicas: 1e20, weight: 2 ** 63, limits: { cpu: -(2 ** 63), memory: 2 ** 62 }, template: { spec: { nodeClassRef: ref, requirements: [] } } } });
+    const integerErrors = issues.filter((i) => i.class === "type" && i.message.includes('must be of type integer: "number"')).map((i) => i.path);
+    assert.deepEqual(integerErrors.sort(), ["spec.limits[cpu]", "spec.replicas", "spec.weight"]);
+  });
+
   void it("marks wrong types as blocking", () => {
     const issues = validateStructure("NodePool", { spec: { weight: "1", template: { spec: { nodeClassRef: ref, requirements: [] } } } });
     assert.deepEqual(issues.map((i) => i.class), ["type"]);

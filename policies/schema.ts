@@ -24,6 +24,19 @@ export interface SchemaIssue {
 
 const DROPPED_KEY = /^(x-kubernetes-|default$|description$)/;
 
+/**
+ * The apiserver decodes a JSON integer that does not fit int64 (|n| ≥ 2^63, e.g. 1e20) as a float, which an
+ * integer (or int-or-string) field then rejects as a type error. JSON.parse has already rounded the literal,
+ * so the bound is on the double: the few literals just below 2^63 that round up to it are rejected too.
+ */
+const INT64_KEYWORD = "k8sInt64";
+const TWO_TO_63 = 2 ** 63;
+
+/** Whether a JSON number is what the apiserver decodes as an int64 (not a float). */
+export function isInt64(value: number): boolean {
+  return Number.isInteger(value) && Math.abs(value) < TWO_TO_63;
+}
+
 /** Turns a CRD schema into what ajv validates: unknown fields flagged, set lists unique, k8s extensions dropped. */
 export function toAjvSchema(node: SchemaNode, isRoot = true): Record<string, unknown> {
   const out = Object.fromEntries(Object.entries(node).filter(([key]) => !DROPPED_KEY.test(key)));
@@ -37,6 +50,7 @@ export function toAjvSchema(node: SchemaNode, isRoot = true): Record<string, unk
   if (node.items !== undefined) out["items"] = child(node.items);
   if (node.anyOf !== undefined) out["anyOf"] = node.anyOf.map(child);
   if (node["x-kubernetes-list-type"] === "set") out["uniqueItems"] = true;
+  if (node.type === "integer") out[INT64_KEYWORD] = true;
   return out;
 }
 
@@ -77,6 +91,7 @@ function newAjv(): Ajv {
   ajv.addFormat("date-time", fullFormats["date-time"]);
   ajv.addFormat("int32", fullFormats.int32);
   ajv.addFormat("int64", fullFormats.int64);
+  ajv.addKeyword({ keyword: INT64_KEYWORD, type: "number", schemaType: "boolean", errors: false, validate: (_: boolean, data: number) => isInt64(data) });
   return ajv;
 }
 
@@ -143,7 +158,7 @@ function quote(value: unknown): string {
 function jsonType(value: unknown): string {
   if (Array.isArray(value)) return "array";
   if (value === null) return "null";
-  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  if (typeof value === "number") return isInt64(value) ? "integer" : "number";
   return typeof value;
 }
 
@@ -169,9 +184,10 @@ const MESSAGES: Readonly<Record<string, Describe>> = {
 
 function valueIssue(path: string, error: ErrorObject, params: Record<string, unknown>): SchemaIssue | undefined {
   const data: unknown = error.data;
-  if (error.keyword === "type") {
+  if (error.keyword === "type" || error.keyword === INT64_KEYWORD) {
     const actual = jsonType(data);
-    return { path, message: `Invalid value: "${actual}": ${path} in body must be of type ${String(params["type"])}: "${actual}"`, class: "type" };
+    const expected = error.keyword === INT64_KEYWORD ? "integer" : String(params["type"]);
+    return { path, message: `Invalid value: "${actual}": ${path} in body must be of type ${expected}: "${actual}"`, class: "type" };
   }
   if (error.keyword === "uniqueItems") return duplicateIssue(path, data, params);
   const describe = MESSAGES[error.keyword];
