@@ -29,7 +29,7 @@ function defaultedProperties(schema: SchemaNode): readonly (readonly [string, Sc
 /**
  * Returns `value` with its schema defaults applied. Like the apiserver: a property that is absent or
  * null gets a copy of its default and is then defaulted itself (so `disruption: {}` and an absent
- * `disruption` both gain nested defaults); null without a default is pruned; present values are never
+ * `disruption` both gain nested defaults); null without a default is pruned, in maps too; present values are never
  * rewritten. Copy-on-write: the input is never modified, and a subtree that needs no default is
  * returned as the same reference (so an object without defaults to add costs a walk, not a copy).
  */
@@ -59,9 +59,13 @@ function copyOf(value: Record<string, unknown>, keys: readonly string[], count: 
   return out;
 }
 
-/** Whether the apiserver prunes `child`: null where the schema knows the field (it has properties). */
-function pruned(schema: SchemaNode, child: unknown, childSchema: SchemaNode | undefined): boolean {
-  return child === null && childSchema !== undefined && schema.properties !== undefined;
+/**
+ * Whether the apiserver prunes `child`: a null property or map value whose schema is known (kerf's schemas
+ * have no `nullable`), as PruneNonNullableNullsWithoutDefaults does; a pruned field with a default gets it back
+ * in addDefaults. Null list items are kept (and fail validation), as upstream.
+ */
+function pruned(child: unknown, childSchema: SchemaNode | undefined): boolean {
+  return child === null && childSchema !== undefined;
 }
 
 function defaultObject(schema: SchemaNode, value: Record<string, unknown>): Record<string, unknown> {
@@ -71,7 +75,7 @@ function defaultObject(schema: SchemaNode, value: Record<string, unknown>): Reco
     const key = keys[i] as string;
     const child = value[key];
     const childSchema = schema.properties?.[key] ?? schema.additionalProperties;
-    if (pruned(schema, child, childSchema)) {
+    if (pruned(child, childSchema)) {
       out ??= copyOf(value, keys, i); // the copy simply lacks the pruned field
       continue;
     }

@@ -15,3 +15,14 @@ export const INT64_CASES: ConformanceCase[] = [
   { name: "rejects an ebs iops of 1e20", kind: "EC2NodeClass", object: nc(ebs({ iops: 1e20 })), apiserver: "reject", kerf: "deny", expect: [{ policy: "schema", path: "spec.blockDeviceMappings[0].ebs.iops", message: typeError }] },
   { name: "rejects an ebs throughput of -1e20", kind: "EC2NodeClass", object: nc(ebs({ throughput: -1e20 })), apiserver: "reject", kerf: "deny", expect: [{ policy: "schema", path: "spec.blockDeviceMappings[0].ebs.throughput", message: typeError }] },
 ];
+
+/** The apiserver prunes null map values and null properties (no CRD field is nullable) before validating. */
+export const NULL_CASES: ConformanceCase[] = [
+  { name: "accepts a null template label value (pruned)", kind: "NodePool", object: np((o) => (o.spec.template.metadata.labels.gone = null)), apiserver: "accept", kerf: "allow" },
+  { name: "accepts a null limit (pruned)", kind: "NodePool", object: np((o) => (o.spec.limits.nodes = null)), apiserver: "accept", kerf: "allow" },
+  { name: "accepts a null weight (pruned)", kind: "NodePool", object: np((o) => (o.spec.weight = null)), apiserver: "accept", kerf: "allow" },
+  { name: "accepts a null EC2NodeClass tag value (pruned)", kind: "EC2NodeClass", object: nc((o) => (o.spec.tags = { team: "a", gone: null })), apiserver: "accept", kerf: "allow" },
+  { name: "accepts a null subnet selector tag value (pruned)", kind: "EC2NodeClass", object: nc((o) => (o.spec.subnetSelectorTerms[0].tags.gone = null)), apiserver: "accept", kerf: "allow" },
+  { name: "accepts a null kubelet systemReserved value (pruned)", kind: "EC2NodeClass", object: nc((o) => (o.spec.kubelet = { systemReserved: { cpu: "100m", memory: null } })), apiserver: "accept", kerf: "allow" },
+  { name: "rejects a null requirement (list items are not pruned)", kind: "NodePool", object: np((o) => o.spec.template.spec.requirements.push(null)), apiserver: "reject", kerf: "deny", expect: [{ policy: "schema", path: "spec.template.spec.requirements[3]", message: "must be of type object" }] },
+];
