@@ -1,5 +1,6 @@
 // Structural defaulting as the apiserver does it: absent (or null) fields get the schema default, recursively.
 import type { SchemaNode } from "./api/schemas/openapi.ts";
+import { ownValue, setOwn } from "./object.ts";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -10,7 +11,7 @@ export function cloneJson<T>(value: T): T {
   if (Array.isArray(value)) return value.map(cloneJson) as T;
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = cloneJson(v);
+  for (const [k, v] of Object.entries(value)) setOwn(out, k, cloneJson(v));
   return out as T;
 }
 
@@ -54,7 +55,7 @@ function copyOf(value: Record<string, unknown>, keys: readonly string[], count: 
   const out: Record<string, unknown> = {};
   for (let i = 0; i < count; i++) {
     const key = keys[i] as string;
-    out[key] = value[key];
+    setOwn(out, key, value[key]);
   }
   return out;
 }
@@ -74,14 +75,14 @@ function defaultObject(schema: SchemaNode, value: Record<string, unknown>): Reco
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     const child = value[key];
-    const childSchema = schema.properties?.[key] ?? schema.additionalProperties;
+    const childSchema = ownValue(schema.properties, key) ?? schema.additionalProperties;
     if (pruned(child, childSchema)) {
       out ??= copyOf(value, keys, i); // the copy simply lacks the pruned field
       continue;
     }
     const next = childSchema === undefined ? child : applySchemaDefaults(childSchema, child);
     if (out === undefined && next !== child) out = copyOf(value, keys, i);
-    if (out !== undefined) out[key] = next;
+    if (out !== undefined) setOwn(out, key, next);
   }
   return addDefaults(schema, value, keys, out);
 }

@@ -57,4 +57,13 @@ void describe("defaults", () => {
     const d = applyDefaults("NodeClaim", { spec: { requirements: [] } }) as { spec: Record<string, unknown> };
     assert.deepEqual(d.spec, { requirements: [], expireAfter: "720h" });
   });
+
+  void it("keeps a __proto__ key as an own property when it copies an object, never as a prototype", () => {
+    const input = JSON.parse('{"metadata":{"name":"p"},"spec":{"__proto__":{"weight":7},"template":{"spec":{"nodeClassRef":{"group":"g","kind":"k","name":"n"},"requirements":[]}},"limits":{"__proto__":"1"}}}') as Record<string, unknown>;
+    const d = applyDefaults("NodePool", input) as { spec: Record<string, unknown> };
+    assert.equal(Object.getPrototypeOf(d.spec), Object.prototype);
+    assert.equal(d.spec["weight"], undefined);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(d.spec, "__proto__")?.value, { weight: 7 });
+    assert.ok(diff(input, d).every((op) => op.op === "add" && !op.path.includes("__proto__")), JSON.stringify(diff(input, d)));
+  });
 });

@@ -1,5 +1,6 @@
 // Apiserver-style field paths ("spec.limits[cpu]", "spec.template.spec.requirements[0].key") built by walking the schema.
 import type { SchemaNode } from "./api/schemas/openapi.ts";
+import { ownValue } from "./object.ts";
 
 /** One step into a JSON value: an object property, a map key or a list index. */
 export type Segment = string | number;
@@ -20,7 +21,7 @@ export function fieldPath(schema: SchemaNode | undefined, segments: readonly Seg
 }
 
 function stepInto(node: SchemaNode | undefined, text: string): { bracket: boolean; node: SchemaNode | undefined } {
-  const property = node?.properties?.[text];
+  const property = ownValue(node?.properties, text);
   if (property !== undefined) return { bracket: false, node: property };
   if (node?.items !== undefined || /^\d+$/.test(text)) return { bracket: true, node: node?.items };
   if (node?.additionalProperties !== undefined) return { bracket: true, node: node.additionalProperties };

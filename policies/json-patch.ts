@@ -1,4 +1,5 @@
 // RFC 6902 diff between a manifest and its defaulted copy (defaulting only adds, so the diff is mostly "add").
+import { ownValue, setOwn } from "./object.ts";
 import type { JsonPatchOp } from "./types.ts";
 
 /** Escapes one RFC 6901 reference token. */
@@ -16,7 +17,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
   if (isObject(a) && isObject(b)) {
     const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => k in b && jsonEqual(a[k], b[k]));
+    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
   }
   return false;
 }
@@ -35,11 +36,11 @@ export function diff(from: unknown, to: unknown, base = ""): JsonPatchOp[] {
 function diffObjects(from: Record<string, unknown>, to: Record<string, unknown>, base: string): JsonPatchOp[] {
   const ops: JsonPatchOp[] = [];
   for (const key of Object.keys(from)) {
-    if (!(key in to)) ops.push({ op: "remove", path: `${base}/${escapePointer(key)}` });
+    if (!Object.hasOwn(to, key)) ops.push({ op: "remove", path: `${base}/${escapePointer(key)}` });
   }
   for (const [key, value] of Object.entries(to)) {
     const path = `${base}/${escapePointer(key)}`;
-    if (!(key in from)) ops.push({ op: "add", path, value });
+    if (!Object.hasOwn(from, key)) ops.push({ op: "add", path, value });
     else ops.push(...diff(from[key], value, path));
   }
   return ops;
@@ -56,10 +57,10 @@ export function applyPatch(doc: unknown, ops: readonly JsonPatchOp[]): unknown {
     }
     const last = tokens.pop() as string;
     let parent: unknown = root;
-    for (const token of tokens) parent = (parent as Record<string, unknown>)[token];
+    for (const token of tokens) parent = ownValue(parent as Record<string, unknown>, token);
     const container = parent as Record<string, unknown>;
     if (op.op === "remove") delete container[last];
-    else container[last] = structuredClone(op.value);
+    else setOwn(container, last, structuredClone(op.value));
   }
   return root;
 }

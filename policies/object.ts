@@ -34,3 +34,17 @@ export function asString(value: unknown): string | undefined {
 export function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }
+
+/**
+ * Sets an own enumerable property, also for the key "__proto__", which plain assignment would turn into a
+ * prototype change (an object key from a manifest must never reach a prototype).
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else target[key] = value;
+}
+
+/** An own property of a record (a schema's `properties`, a map): never one inherited from Object.prototype. */
+export function ownValue<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+}

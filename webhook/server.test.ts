@@ -147,6 +147,9 @@ void describe("webhook server", () => {
     ["a body that is not JSON", { payload: "{not json" }, 400],
     ["an envelope without request", { payload: JSON.stringify({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview" }) }, 400],
     ["a request without uid", { payload: JSON.stringify(review({ uid: undefined })) }, 400],
+    ["a request whose uid is a number", { payload: JSON.stringify(review({ uid: 42 })) }, 400],
+    ["a request whose uid is an object", { payload: JSON.stringify(review({ uid: { id: "x" } })) }, 400],
+    ["a request whose dryRun is a string", { payload: JSON.stringify(review({ dryRun: "true" })) }, 400],
     ["an empty body", { payload: "" }, 400],
     ["a non-JSON content type", { payload: "x", contentType: "text/plain" }, 415],
   ];
@@ -157,6 +160,27 @@ void describe("webhook server", () => {
       assert.match((JSON.parse(res.body) as { code: string }).code, /^KERF_ERR_/);
     });
   }
+
+  void it("evaluates an EC2NodeClass whose tag keys are __proto__ and constructor, without touching any prototype", async () => {
+    const nodeClass = {
+      apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "default" },
+      spec: { role: "r", amiSelectorTerms: [{ alias: "al2023@latest" }], subnetSelectorTerms: [{ tags: { a: "b" } }], securityGroupSelectorTerms: [{ tags: { a: "b" } }] },
+    };
+    const body = JSON.stringify(review({ kind: { group: "karpenter.k8s.aws", version: "v1", kind: "EC2NodeClass" }, object: nodeClass }))
+      .replace('"role":"r"', '"role":"r","tags":{"__proto__":"x","constructor":"y"},"__proto__":{"role":"evil"},"constructor":{"prototype":{"polluted":true}}');
+    for (const url of ["/validate", "/mutate"]) {
+      const res = await server(engine).app.inject({ method: "POST", url, payload: body, headers: { "content-type": "application/json" } });
+      assert.equal(res.statusCode, 200, res.body);
+      const answer = (JSON.parse(res.body) as { response: Answer }).response;
+      assert.equal(answer.allowed, true, answer.status?.message);
+      if (url === "/mutate") {
+        const patch = JSON.parse(Buffer.from(answer.patch ?? "", "base64").toString("utf8")) as JsonPatchOp[];
+        assert.deepEqual(patch.map((op) => op.path), ["/spec/metadataOptions"]);
+      }
+    }
+    assert.equal(({} as Record<string, unknown>)["polluted"], undefined);
+    assert.equal(({} as Record<string, unknown>)["role"], undefined);
+  });
 
   void it("accepts an UPDATE of a 3 MiB object with its 3 MiB old version", async () => {
     const big = "x".repeat(3 * 1024 * 1024 - 1024);

@@ -56,6 +56,12 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     requestTimeout: 30_000,
     keepAliveTimeout: 90_000,
     return503OnClosing: true,
+    // A manifest key "__proto__" or "constructor" is valid Kubernetes (an EC2NodeClass tag, a label): parse it as
+    // an own property like any other; the engine never lets an object key reach a prototype (policies/object.ts).
+    onProtoPoisoning: "ignore",
+    onConstructorPoisoning: "ignore",
+    // The envelope schema checks types; fastify's default coercion would turn a numeric uid into a string.
+    ajv: { customOptions: { coerceTypes: false } },
     ...(deps.https === undefined ? {} : { https: deps.https }),
   }) as unknown as FastifyInstance;
   // AdmissionReviews are JSON only; fastify's built-in text/plain parser would turn other bodies into 400s instead of 415s.

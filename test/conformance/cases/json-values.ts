@@ -26,3 +26,9 @@ export const NULL_CASES: ConformanceCase[] = [
   { name: "accepts a null kubelet systemReserved value (pruned)", kind: "EC2NodeClass", object: nc((o) => (o.spec.kubelet = { systemReserved: { cpu: "100m", memory: null } })), apiserver: "accept", kerf: "allow" },
   { name: "rejects a null requirement (list items are not pruned)", kind: "NodePool", object: np((o) => o.spec.template.spec.requirements.push(null)), apiserver: "reject", kerf: "deny", expect: [{ policy: "schema", path: "spec.template.spec.requirements[3]", message: "must be of type object" }] },
 ];
+
+/** Keys that name Object.prototype members are ordinary keys to the apiserver. */
+export const PROTOTYPE_KEY_CASES: ConformanceCase[] = [
+  { name: "accepts EC2NodeClass tags named __proto__ and constructor", kind: "EC2NodeClass", object: nc((o) => (o.spec.tags = JSON.parse('{"__proto__":"x","constructor":"y","toString":"z"}'))), apiserver: "accept", kerf: "allow" },
+  { name: "accepts a limit named __proto__", kind: "NodePool", object: np((o) => Object.defineProperty(o.spec.limits, "__proto__", { value: "5", enumerable: true })), apiserver: "accept", kerf: "allow" },
+];
