@@ -3,6 +3,7 @@ import type { PolicyConfig } from "./config.ts";
 import { settingFor } from "./config.ts";
 import { applyDefaults } from "./defaults.ts";
 import { requiredWithoutKerfMutation } from "./nodepool/defaults.ts";
+import { metadataIssues } from "./metadata.ts";
 import { diff } from "./json-patch.ts";
 import { policiesFor } from "./registry.ts";
 import { catalogView } from "./catalog-index.ts";
@@ -72,7 +73,7 @@ export function evaluate(input: EvaluateInput): Verdict {
   const defaulted = applyDefaults(kind, object);
   const patch = diff(object, defaulted);
   const ctx = { config: context.config, exempt: exemptions(object) };
-  const structural = validateStructure(kind, defaulted);
+  const structural = [...metadataIssues(defaulted), ...validateStructure(kind, defaulted)];
   // kerf checks what its mutation stores, but reports what the apiserver answers without that mutation.
   const unmutated = kind === "NodePool" ? requiredWithoutKerfMutation(object) : [];
   const findings: Finding[] = [
