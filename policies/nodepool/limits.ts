@@ -37,7 +37,7 @@ function belowSmallest(input: PolicyInput, limits: Record<string, unknown>): Iss
     const capacity = type?.capacity[resource];
     if (limit === undefined || type === undefined || capacity === undefined || limit >= capacity) return [];
     const message = `limit ${resource}=${String(limits[resource])} is below the smallest matching instance type (${type.name}: ${formatResource(resource, capacity)}): the NodePool cannot launch any node`;
-    return [{ path: `spec.limits[${resource}]`, message, advisory: true }];
+    return [{ path: `spec.limits.${resource}`, message, advisory: true }];
   });
 }
 
@@ -47,7 +47,7 @@ function limitIssues(input: PolicyInput): Issue[] {
   const limits = asObject(get(spec, "limits"));
   const missing = REQUIRED.filter((r) => limits?.[r] === undefined);
   const issues: Issue[] = missing.map((resource) => ({
-    path: limits === undefined ? "spec.limits" : `spec.limits[${resource}]`,
+    path: limits === undefined ? "spec.limits" : `spec.limits.${resource}`,
     message: `spec.limits.${resource} is not set: the NodePool can grow without bound`,
   }));
   if (limits === undefined) return [{ path: "spec.limits", message: "spec.limits must set cpu and memory: without limits the NodePool can grow without bound" }];

@@ -22,7 +22,7 @@ function restrictedMessage(key: string): string {
 function labelIssues(labels: Record<string, unknown>): Issue[] {
   const issues: Issue[] = [];
   for (const [key, value] of Object.entries(labels)) {
-    const path = `${LABELS_PATH}[${key}]`;
+    const path = `${LABELS_PATH}.${key}`;
     if (key === Label.nodePool) issues.push({ path, message: `invalid key name "${key}" in labels, restricted` });
     for (const e of qualifiedNameErrors(key)) issues.push({ path, message: `invalid key name "${key}" in labels, ${e}` });
     for (const e of labelValueErrors(String(value))) issues.push({ path, message: `invalid value: ${String(value)} for label[${key}], ${e}` });

@@ -31,7 +31,7 @@ function negativeLimits(spec: unknown): Issue[] {
   const limits = asObject(get(spec, "limits")) ?? {};
   return Object.entries(limits).flatMap(([name, value]) => {
     const quantity = tryParseQuantity(value);
-    return quantity !== undefined && quantity < 0 ? [{ path: `spec.limits[${name}]`, message: `limit ${name} must not be negative, got ${String(value)}` }] : [];
+    return quantity !== undefined && quantity < 0 ? [{ path: `spec.limits.${name}`, message: `limit ${name} must not be negative, got ${String(value)}` }] : [];
   });
 }
 
