@@ -2,6 +2,7 @@
 import type { CelRule } from "./api/cel-rules.ts";
 import { isTransitionRule } from "./api/cel-rules.ts";
 import { isObject } from "./object.ts";
+import type { Fact } from "./facts.ts";
 import type { Issue, Kind, Policy, PolicyInput } from "./types.ts";
 
 /** A CEL rule as a predicate over `self` (and `oldSelf` for transition rules). Throwing = CEL evaluation error. */
@@ -131,17 +132,17 @@ function holds(predicate: CelPredicate, self: unknown, oldSelf: unknown): boolea
   }
 }
 
-interface CompiledRule { readonly rule: CelRule; readonly predicate: CelPredicate; readonly transition: boolean }
+interface CompiledRule { readonly rule: CelRule; readonly predicate: CelPredicate; readonly transition: boolean; readonly fact: Fact | undefined }
 
 /** Consecutive rules attached to the same location: the location is walked once for all of them. */
 interface CompiledLocation { readonly steps: readonly Step[]; readonly rules: readonly CompiledRule[] }
 
-function compileRules(rules: readonly CelRule[], predicates: Readonly<Record<string, CelPredicate>>): CompiledLocation[] {
+function compileRules(rules: readonly CelRule[], predicates: Readonly<Record<string, CelPredicate>>, facts: Readonly<Record<string, Fact>> = {}): CompiledLocation[] {
   const groups: { on: string; steps: readonly Step[]; rules: CompiledRule[] }[] = [];
   for (const rule of rules) {
     const predicate = predicates[rule.id];
     if (predicate === undefined) throw new Error(`compiling CEL rule ${rule.id}: no predicate`);
-    const compiled = { rule, predicate, transition: isTransitionRule(rule) };
+    const compiled = { rule, predicate, transition: isTransitionRule(rule), fact: facts[rule.id] };
     const last = groups.at(-1);
     // Only consecutive rules share a group, so findings keep the rules' order.
     if (last?.on === rule.on) last.rules.push(compiled);
@@ -157,12 +158,12 @@ export function evaluateRules(rules: readonly CelRule[], predicates: Readonly<Re
 
 function evaluateLocation(location: CompiledLocation, input: PolicyInput, issues: Issue[]): void {
   let nodes: Located[] | undefined;
-  for (const { rule, predicate, transition } of location.rules) {
+  for (const { rule, predicate, transition, fact } of location.rules) {
     const old = transition && input.operation === "UPDATE" ? oldValueAt(input.oldObject, location.steps) : undefined;
     if (transition && old?.present !== true) continue;
     nodes ??= walk(input.object, location.steps);
     for (const node of nodes) {
-      if (!holds(predicate, node.value, old?.value)) issues.push({ path: pathOf(node), message: rule.message });
+      if (!holds(predicate, node.value, old?.value)) issues.push({ path: pathOf(node), message: rule.message, ...(fact === undefined ? {} : { fact }) });
     }
   }
 }
@@ -173,9 +174,9 @@ function evaluateCompiled(compiled: readonly CompiledLocation[], input: PolicyIn
   return issues;
 }
 
-/** The "cel" policy of a kind: its upstream rules with their exact messages. */
-export function celPolicy(kind: Kind, rules: readonly CelRule[], predicates: Readonly<Record<string, CelPredicate>>): Policy {
-  const compiled = compileRules(rules, predicates);
+/** The "cel" policy of a kind: its upstream rules with their exact messages; `facts` names the rules runtime validation repeats. */
+export function celPolicy(kind: Kind, rules: readonly CelRule[], predicates: Readonly<Record<string, CelPredicate>>, facts: Readonly<Record<string, Fact>> = {}): Policy {
+  const compiled = compileRules(rules, predicates, facts);
   return {
     id: "cel",
     kinds: [kind],

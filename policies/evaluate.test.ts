@@ -68,6 +68,23 @@ void describe("evaluate", () => {
     assert.ok(v.findings.some((f) => f.policy === "spot-diversity" && f.severity === "warn" && f.message.endsWith(`(exempted by ${EXEMPT_ANNOTATION})`)));
   });
 
+  const sharedFacts: [string, Record<string, unknown>, string[]][] = [
+    ["an In requirement without values", { key: "team", operator: "In", values: [] }, ["cel spec.template.spec.requirements[1].values"]],
+    ["a Gt requirement with two values", { key: "team", operator: "Gt", values: ["1", "2"] }, ["cel spec.template.spec.requirements[1].values"]],
+    ["minValues above the values", { key: "team", operator: "In", values: ["a"], minValues: 2 }, ["cel spec.template.spec.requirements[1].minValues"]],
+    ["a requirement key in the karpenter.sh domain", { key: "karpenter.sh/foo", operator: "Exists" }, ["cel spec.template.spec.requirements[1].key"]],
+    ["an unknown operator", { key: "team", operator: "Foo" }, ["schema spec.template.spec.requirements[1].operator"]],
+  ];
+  for (const [what, requirement, expected] of sharedFacts) {
+    void it(`reports ${what} once, at the most precise path, not by both cel (or schema) and runtime`, () => {
+      const object = nodePool();
+      ((object["spec"] as { template: { spec: { requirements: unknown[] } } }).template.spec.requirements).push(requirement);
+      const config = parsePolicyConfig("policies:\n  spot-diversity: off\n  limits-required: off\n  requirements-satisfiable: off\n");
+      const v = evaluate({ kind: "NodePool", operation: "CREATE", object, context: { catalog, config } });
+      assert.deepEqual(v.findings.filter((f) => f.severity === "deny").map((f) => `${f.policy} ${f.path}`), expected);
+    });
+  }
+
   void it("skips rule stages when the object has type errors, as the apiserver skips CEL", () => {
     const object = nodePool();
     (object["spec"] as Record<string, unknown>)["template"] = { spec: { nodeClassRef: "x", requirements: "y" } };

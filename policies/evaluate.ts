@@ -4,6 +4,7 @@ import { settingFor } from "./config.ts";
 import { applyDefaults } from "./defaults.ts";
 import { requiredWithoutKerfMutation } from "./nodepool/defaults.ts";
 import { metadataIssues } from "./metadata.ts";
+import { mergeSharedFacts } from "./facts.ts";
 import { diff } from "./json-patch.ts";
 import { policiesFor } from "./registry.ts";
 import { catalogView } from "./catalog-index.ts";
@@ -76,18 +77,26 @@ export function evaluate(input: EvaluateInput): Verdict {
   const structural = [...metadataIssues(defaulted), ...validateStructure(kind, defaulted)];
   // kerf checks what its mutation stores, but reports what the apiserver answers without that mutation.
   const unmutated = kind === "NodePool" ? requiredWithoutKerfMutation(object) : [];
-  const findings: Finding[] = [
-    ...resolve(SCHEMA_POLICY, [...unmutated, ...structural.filter((i) => i.class !== "unknown")], ctx),
-    ...resolve(UNKNOWN_FIELDS_POLICY, structural.filter((i) => i.class === "unknown"), ctx),
-  ];
+  const schemaIssues: Issue[] = [...unmutated, ...structural.filter((i) => i.class !== "unknown")];
+  const checked: [Policy, Issue[]][] = [[SCHEMA_POLICY, schemaIssues], [UNKNOWN_FIELDS_POLICY, structural.filter((i) => i.class === "unknown")]];
   // Like the apiserver, skip the rule stages when the object has type errors: rules would read nonsense.
   if (!structural.some((i) => i.class === "type")) {
     const oldObject = isObject(input.oldObject) ? input.oldObject : undefined;
     const policyInput = { kind, operation: input.operation, object: defaulted, oldObject, context };
     for (const policy of policiesFor(kind)) {
       if (policy.needsRender === true && context.nodeClassNames === undefined) continue;
-      findings.push(...resolve(policy, policy.check(policyInput), ctx));
+      checked.push([policy, policy.check(policyInput)]);
     }
   }
+  const findings = oneFindingPerFact(checked).flatMap(([policy, issues]) => resolve(policy, issues, ctx));
   return { allowed: !findings.some((f) => f.severity === "deny"), findings, defaulted, patch };
+}
+
+/** The issues per policy with each fact the cel and runtime policies share stated once (policies/facts.ts). */
+function oneFindingPerFact(checked: [Policy, Issue[]][]): [Policy, Issue[]][] {
+  const of = (id: string): Issue[] => checked.find(([p]) => p.id === id)?.[1] ?? [];
+  const runtime = of("runtime");
+  if (runtime.length === 0) return checked;
+  const merged = mergeSharedFacts(of("schema"), of("cel"), runtime);
+  return checked.map(([policy, issues]) => [policy, policy.id === "cel" ? merged.cel : policy.id === "runtime" ? merged.runtime : issues]);
 }

@@ -1,6 +1,7 @@
 // The engine's public contract (Finding, Verdict, JsonPatchOp, EvaluateInput) and the internal Policy shape.
 import type { PolicyConfig } from "./config.ts";
 import type { Catalog } from "./domain/catalog/catalog.ts";
+import type { Fact } from "./facts.ts";
 
 export type { Catalog };
 
@@ -66,6 +67,8 @@ export interface Issue {
   advisory?: boolean;
   /** Reported with severity "notice" (unless the policy is off): the check lacked the context to decide. */
   notice?: boolean;
+  /** The fact stated, when another policy can state it too (policies/facts.ts keeps one finding per fact). */
+  fact?: Fact;
 }
 
 /** Read-only view a policy gets: the defaulted object plus the evaluation context. */

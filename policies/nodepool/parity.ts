@@ -1,5 +1,6 @@
 // The 20 NodePool CEL rules (v1.14.1 AWS copy) as predicates; NodeClaim reuses the shared ones.
 import { celRule, NODEPOOL_CEL_RULES } from "../api/cel-rules.ts";
+import { Fact } from "../facts.ts";
 import { celDomain, celInt, celPolicy, has, items, listLiteral, sel, size, type CelPredicate } from "../cel.ts";
 import { jsonEqual } from "../json-patch.ts";
 import type { Policy } from "../types.ts";
@@ -63,5 +64,20 @@ export const NODEPOOL_PREDICATES: Readonly<Record<string, CelPredicate>> = {
 /** Spec equality as CEL `self == oldSelf` sees it. */
 export const specUnchanged: CelPredicate = (self, oldSelf) => jsonEqual(self, oldSelf);
 
+/** The NodePool rules whose fact Karpenter's runtime validation (runtime.ts) reports too. */
+export const NODEPOOL_CEL_FACTS: Readonly<Record<string, Fact>> = {
+  "NodePool/5": Fact.restrictedTemplateLabel,
+  "NodePool/6": Fact.restrictedTemplateLabel,
+  "NodePool/7": Fact.restrictedTemplateLabel,
+  "NodePool/8": Fact.restrictedTemplateLabel,
+  "NodePool/14": Fact.requirementInValues,
+  "NodePool/15": Fact.requirementOrderValue,
+  "NodePool/16": Fact.requirementMinValues,
+  "NodePool/17": Fact.restrictedRequirementKey,
+  "NodePool/18": Fact.restrictedRequirementKey,
+  "NodePool/19": Fact.restrictedRequirementKey,
+  "NodePool/20": Fact.restrictedRequirementKey,
+};
+
 /** The NodePool "cel" policy. */
-export const NODEPOOL_CEL_POLICY: Policy = celPolicy("NodePool", NODEPOOL_CEL_RULES, NODEPOOL_PREDICATES);
+export const NODEPOOL_CEL_POLICY: Policy = celPolicy("NodePool", NODEPOOL_CEL_RULES, NODEPOOL_PREDICATES, NODEPOOL_CEL_FACTS);

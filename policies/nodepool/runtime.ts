@@ -3,6 +3,7 @@ import { CAPACITY_TYPES, isRestrictedLabel, Label, normalizeLabelKey, RESTRICTED
 import { OPERATORS } from "../domain/requirements.ts";
 import { labelValueErrors, qualifiedNameErrors } from "../k8s-names.ts";
 import { asObject, asString, get, objects, strings } from "../object.ts";
+import { Fact } from "../facts.ts";
 import type { Issue, Policy, PolicyInput } from "../types.ts";
 import { taintIssues } from "./taints.ts";
 
@@ -23,10 +24,13 @@ function labelIssues(labels: Record<string, unknown>): Issue[] {
   const issues: Issue[] = [];
   for (const [key, value] of Object.entries(labels)) {
     const path = `${LABELS_PATH}.${key}`;
-    if (key === Label.nodePool) issues.push({ path, message: `invalid key name "${key}" in labels, restricted` });
+    const restricted = Fact.restrictedTemplateLabel;
+    if (key === Label.nodePool) issues.push({ path, message: `invalid key name "${key}" in labels, restricted`, fact: restricted });
     for (const e of qualifiedNameErrors(key)) issues.push({ path, message: `invalid key name "${key}" in labels, ${e}` });
-    for (const e of labelValueErrors(String(value))) issues.push({ path, message: `invalid value: ${String(value)} for label[${key}], ${e}` });
-    if (key !== Label.nodePool && isRestrictedLabel(key)) issues.push({ path, message: restrictedMessage(key) });
+    for (const e of labelValueErrors(String(value))) {
+      issues.push({ path, message: `invalid value: ${String(value)} for label[${key}], ${e}`, fact: Fact.templateLabelValue });
+    }
+    if (key !== Label.nodePool && isRestrictedLabel(key)) issues.push({ path, message: restrictedMessage(key), fact: restricted });
   }
   return issues;
 }
@@ -45,16 +49,21 @@ function operatorIssues(requirement: Record<string, unknown>, key: string, path:
   const operator = asString(requirement["operator"]) ?? "";
   const values = strings(requirement["values"]);
   if (!(OPERATORS as readonly string[]).includes(operator)) {
-    return [{ path: `${path}.operator`, message: `key ${key} has an unsupported operator ${operator} not in ${OPERATORS.join(", ")}` }];
+    const message = `key ${key} has an unsupported operator ${operator} not in ${OPERATORS.join(", ")}`;
+    return [{ path: `${path}.operator`, message, fact: Fact.requirementOperator }];
   }
   const issues: Issue[] = [];
-  if (operator === "In" && values.length === 0) issues.push({ path: `${path}.values`, message: `key ${key} with operator In must have a value defined` });
+  if (operator === "In" && values.length === 0) {
+    issues.push({ path: `${path}.values`, message: `key ${key} with operator In must have a value defined`, fact: Fact.requirementInValues });
+  }
   const minValues = requirement["minValues"];
   if (operator === "In" && typeof minValues === "number" && minValues > values.length) {
-    issues.push({ path: `${path}.minValues`, message: `key ${key} with operator In must have at least minValues (${minValues}) values defined` });
+    const message = `key ${key} with operator In must have at least minValues (${minValues}) values defined`;
+    issues.push({ path: `${path}.minValues`, message, fact: Fact.requirementMinValues });
   }
   if (ORDER.has(operator) && (values.length !== 1 || !/^\d+$/.test(values[0] ?? ""))) {
-    issues.push({ path: `${path}.values`, message: `key ${key} with operator ${operator} must have a single positive integer value` });
+    const message = `key ${key} with operator ${operator} must have a single positive integer value`;
+    issues.push({ path: `${path}.values`, message, fact: Fact.requirementOrderValue });
   }
   return issues;
 }
@@ -64,8 +73,9 @@ function requirementIssues(requirement: Record<string, unknown>, index: number):
   const key = normalizeLabelKey(asString(requirement["key"]) ?? "");
   const values = strings(requirement["values"]);
   const issues: Issue[] = [];
-  if (key === Label.nodePool) issues.push({ path: `${path}.key`, message: `invalid key name "${key}" in requirements, restricted` });
-  else if (isRestrictedLabel(key)) issues.push({ path: `${path}.key`, message: restrictedMessage(key) });
+  const restricted = Fact.restrictedRequirementKey;
+  if (key === Label.nodePool) issues.push({ path: `${path}.key`, message: `invalid key name "${key}" in requirements, restricted`, fact: restricted });
+  else if (isRestrictedLabel(key)) issues.push({ path: `${path}.key`, message: restrictedMessage(key), fact: restricted });
   for (const e of qualifiedNameErrors(key)) issues.push({ path: `${path}.key`, message: `key ${key} is not a qualified name, ${e}` });
   values.forEach((value, j) => {
     for (const e of labelValueErrors(value)) issues.push({ path: `${path}.values[${j}]`, message: `invalid value ${value} for key ${key}, ${e}` });

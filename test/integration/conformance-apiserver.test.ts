@@ -28,21 +28,26 @@ function kerfVerdict(c: ConformanceCase): { allowed: boolean; defaulted: unknown
   return evaluate(c.oldObject === undefined ? base : { ...base, oldObject: c.oldObject });
 }
 
-function rejected(error: unknown): boolean {
-  const code = (error as { code?: number }).code;
-  if (code === 422 || code === 400) return true;
-  throw error;
+/** The apiserver's answer: its verdict and, on a rejection, the error text (field paths and messages). */
+interface ApiAnswer { verdict: ApiVerdict; text: string }
+
+function rejection(error: unknown): ApiAnswer {
+  const { code, body } = error as { code?: number; body?: unknown };
+  if (code !== 422 && code !== 400) throw error;
+  return { verdict: "reject", text: typeof body === "string" ? body : JSON.stringify(body) };
 }
 
+const accepted: ApiAnswer = { verdict: "accept", text: "" };
+
 /** What kube-apiserver answers for the case: CREATE as a server-side dry run; UPDATE creates oldObject, then dry-runs the replace. */
-async function apiserverVerdict(api: CustomObjectsApi, c: ConformanceCase, object: unknown): Promise<ApiVerdict> {
+async function apiserverAnswer(api: CustomObjectsApi, c: ConformanceCase, object: unknown): Promise<ApiAnswer> {
   const ref = resources[c.kind];
   if (c.oldObject === undefined) {
     try {
       await api.createClusterCustomObject({ ...ref, body: object as object, dryRun: "All" });
-      return "accept";
+      return accepted;
     } catch (error) {
-      return rejected(error) ? "reject" : "accept";
+      return rejection(error);
     }
   }
   const created = (await api.createClusterCustomObject({ ...ref, body: c.oldObject })) as KubernetesObject;
@@ -50,26 +55,32 @@ async function apiserverVerdict(api: CustomObjectsApi, c: ConformanceCase, objec
   try {
     const body = { ...(object as KubernetesObject), metadata: { ...(object as KubernetesObject).metadata, resourceVersion: created.metadata?.resourceVersion ?? "" } };
     await api.replaceClusterCustomObject({ ...ref, name, body, dryRun: "All" });
-    return "accept";
+    return accepted;
   } catch (error) {
-    return rejected(error) ? "reject" : "accept";
+    return rejection(error);
   } finally {
     await api.deleteClusterCustomObject({ ...ref, name, gracePeriodSeconds: 0 });
   }
 }
 
 /** raw: the apiserver's verdict on the object as written; mutated: on kerf's defaulted object (cases kerf's mutation fixes). */
-interface Row { name: string; kind: Kind; corpus: ApiVerdict; raw: ApiVerdict; mutated: ApiVerdict | undefined; kerfAllows: boolean }
+interface Row { name: string; kind: Kind; corpus: ApiVerdict; raw: ApiVerdict; mutated: ApiVerdict | undefined; kerfAllows: boolean; missingPaths: string[] }
+
+/** The schema finding paths a case expects that the apiserver's error text does not name ("<path>: "). */
+function missingPaths(c: ConformanceCase, answer: ApiAnswer): string[] {
+  if (answer.verdict !== "reject") return [];
+  return (c.expect ?? []).filter((e) => e.policy === "schema" && !answer.text.includes(`${e.path}: `)).map((e) => e.path);
+}
 
 async function runCorpus(env: TestEnvironment): Promise<Row[]> {
   const api = env.kubeConfig.makeApiClient(CustomObjectsApi);
   const rows: Row[] = [];
   for (const c of CASES) {
     const verdict = kerfVerdict(c);
-    const raw = await apiserverVerdict(api, c, c.object);
+    const answer = await apiserverAnswer(api, c, c.object);
     // A case kerf fixes by defaulting also reaches the apiserver the way the mutating webhook sends it.
-    const mutated = c.fixedByDefaults === true ? await apiserverVerdict(api, c, verdict.defaulted) : undefined;
-    rows.push({ name: `${c.kind}: ${c.name}`, kind: c.kind, corpus: c.apiserver, raw, mutated, kerfAllows: verdict.allowed });
+    const mutated = c.fixedByDefaults === true ? (await apiserverAnswer(api, c, verdict.defaulted)).verdict : undefined;
+    rows.push({ name: `${c.kind}: ${c.name}`, kind: c.kind, corpus: c.apiserver, raw: answer.verdict, mutated, kerfAllows: verdict.allowed, missingPaths: missingPaths(c, answer) });
   }
   return rows;
 }
@@ -89,6 +100,8 @@ describe("kerf against a real kube-apiserver over the conformance corpus", () =>
     assert.deepEqual(wrong, []);
     assert.deepEqual(looser(rows), [], "kerf accepts what the CRD + CEL reject");
     assert.deepEqual(unfixed(rows), [], "kerf's mutation does not make the object acceptable");
+    const paths = rows.filter((r) => r.missingPaths.length > 0).map((r) => `${r.name}: ${r.missingPaths.join(", ")}`);
+    assert.deepEqual(paths, [], "kerf's schema finding paths are not the apiserver's");
   });
 
   it("with Karpenter's own v1.14.1 CRDs, kerf never accepts what they reject", async () => {
