@@ -4,6 +4,7 @@ import { settingFor } from "./config.ts";
 import { applyDefaults } from "./defaults.ts";
 import { requiredWithoutKerfMutation } from "./nodepool/defaults.ts";
 import { metadataIssues } from "./metadata.ts";
+import { scaleIssues } from "./nodepool/scale.ts";
 import { mergeSharedFacts } from "./facts.ts";
 import { diff } from "./json-patch.ts";
 import { policiesFor } from "./registry.ts";
@@ -74,7 +75,7 @@ export function evaluate(input: EvaluateInput): Verdict {
   const defaulted = applyDefaults(kind, object);
   const patch = diff(object, defaulted);
   const ctx = { config: context.config, exempt: exemptions(object) };
-  const structural = [...metadataIssues(defaulted), ...validateStructure(kind, defaulted)];
+  const structural = [...metadataIssues(defaulted), ...validateStructure(kind, defaulted), ...(kind === "NodePool" ? scaleIssues(defaulted) : [])];
   // kerf checks what its mutation stores, but reports what the apiserver answers without that mutation.
   const unmutated = kind === "NodePool" ? requiredWithoutKerfMutation(object) : [];
   const schemaIssues: Issue[] = [...unmutated, ...structural.filter((i) => i.class !== "unknown")];

@@ -70,22 +70,29 @@ function nameErrors(name: string, prefix: boolean): string[] {
 const invalid = (path: string, value: unknown, detail: string): SchemaIssue =>
   ({ path, message: `Invalid value: ${JSON.stringify(value)}: ${detail}`, class: "invalid" });
 
-/** Go's json type name of a decoded value, for decoding errors. */
-function goType(value: unknown): string {
+/** Go's name for the JSON value encoding/json failed to decode. */
+function jsonKind(value: unknown): string {
   if (Array.isArray(value)) return "array";
-  if (typeof value === "object") return value === null ? "null" : "object";
-  return typeof value;
+  if (typeof value === "boolean") return "bool";
+  return typeof value === "object" ? "object" : typeof value;
 }
 
-const typeIssue = (path: string, value: unknown, expected: string): SchemaIssue =>
-  ({ path, message: `Invalid value: "${goType(value)}": ${path} must be of type ${expected}`, class: "type" });
+/**
+ * A value ObjectMeta cannot decode: the apiserver answers 400 with encoding/json's error, naming the Go
+ * field ("Go struct field ObjectMeta.labels of type string"); the path names the metadata field.
+ */
+const typeIssue = (field: string, value: unknown, goType: string): SchemaIssue => ({
+  path: `metadata.${field}`,
+  message: `json: cannot unmarshal ${jsonKind(value)} into Go struct field ObjectMeta.${field} of type ${goType}`,
+  class: "type",
+});
 
-type FieldType = "string" | "integer" | "string map" | "string list" | "object list" | "timestamp";
+type FieldType = "string" | "int64" | "string map" | "string list" | "object list" | "timestamp";
 
 /** The ObjectMeta fields a manifest may carry and the JSON they decode from; null decodes to the zero value. */
 const FIELD_TYPES: Readonly<Record<string, FieldType>> = {
   name: "string", generateName: "string", namespace: "string", uid: "string", resourceVersion: "string", selfLink: "string",
-  generation: "integer", deletionGracePeriodSeconds: "integer",
+  generation: "int64", deletionGracePeriodSeconds: "int64",
   labels: "string map", annotations: "string map", finalizers: "string list",
   ownerReferences: "object list", managedFields: "object list",
   creationTimestamp: "timestamp", deletionTimestamp: "timestamp",
@@ -93,15 +100,25 @@ const FIELD_TYPES: Readonly<Record<string, FieldType>> = {
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
-function fieldTypeIssues(path: string, value: unknown, type: FieldType): SchemaIssue[] {
+function fieldTypeIssues(field: string, value: unknown, type: FieldType): SchemaIssue[] {
   if (value === null) return [];
   switch (type) {
-    case "string": return typeof value === "string" ? [] : [typeIssue(path, value, "string")];
-    case "integer": return typeof value === "number" && Number.isSafeInteger(value) ? [] : [typeIssue(path, value, "integer")];
-    case "timestamp": return typeof value === "string" && RFC3339.test(value) && !Number.isNaN(Date.parse(value)) ? [] : [typeIssue(path, value, "RFC 3339 date-time")];
-    case "object list": return Array.isArray(value) ? value.flatMap((v, i) => (v === null || isObject(v) ? [] : [typeIssue(`${path}[${i}]`, v, "object")])) : [typeIssue(path, value, "array")];
-    case "string list": return Array.isArray(value) ? value.flatMap((v, i) => (v === null || typeof v === "string" ? [] : [typeIssue(`${path}[${i}]`, v, "string")])) : [typeIssue(path, value, "array")];
-    case "string map": return isObject(value) ? Object.entries(value).flatMap(([k, v]) => (v === null || typeof v === "string" ? [] : [typeIssue(`${path}.${k}`, v, "string")])) : [typeIssue(path, value, "object")];
+    case "string": return typeof value === "string" ? [] : [typeIssue(field, value, "string")];
+    case "int64": return typeof value === "number" && Number.isSafeInteger(value) ? [] : [typeIssue(field, value, "int64")];
+    case "timestamp": return typeof value === "string" && RFC3339.test(value) && !Number.isNaN(Date.parse(value)) ? [] : [typeIssue(field, value, "v1.Time")];
+    case "object list": {
+      if (!Array.isArray(value)) return [typeIssue(field, value, "[]object")];
+      return value.some((v) => v !== null && !isObject(v)) ? [typeIssue(field, value.find((v) => v !== null && !isObject(v)), "object")] : [];
+    }
+    case "string list": {
+      if (!Array.isArray(value)) return [typeIssue(field, value, "[]string")];
+      return value.some((v) => v !== null && typeof v !== "string") ? [typeIssue(field, value.find((v) => v !== null && typeof v !== "string"), "string")] : [];
+    }
+    case "string map": {
+      if (!isObject(value)) return [typeIssue(field, value, "map[string]string")];
+      const bad = Object.values(value).find((v) => v !== null && typeof v !== "string");
+      return bad === undefined ? [] : [typeIssue(field, bad, "string")];
+    }
   }
 }
 
@@ -148,10 +165,12 @@ function finalizerIssues(value: unknown): SchemaIssue[] {
 /** What the apiserver answers about `object.metadata`: type (decoding) errors first, as they stop the request. */
 export function metadataIssues(object: Record<string, unknown>): SchemaIssue[] {
   const metadata = object["metadata"] ?? {};
-  if (!isObject(metadata)) return [typeIssue("metadata", metadata, "object")];
+  if (!isObject(metadata)) {
+    return [{ path: "metadata", message: `json: cannot unmarshal ${jsonKind(metadata)} into Go value of type v1.ObjectMeta`, class: "type" }];
+  }
   const typeIssues = Object.entries(metadata).flatMap(([key, value]) => {
     const type = Object.hasOwn(FIELD_TYPES, key) ? FIELD_TYPES[key] : undefined;
-    return type === undefined ? [] : fieldTypeIssues(`metadata.${key}`, value, type);
+    return type === undefined ? [] : fieldTypeIssues(key, value, type);
   });
   if (typeIssues.length > 0) return typeIssues;
   return [

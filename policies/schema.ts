@@ -50,7 +50,7 @@ export function toAjvSchema(node: SchemaNode, isRoot = true): Record<string, unk
   if (node.items !== undefined) out["items"] = child(node.items);
   if (node.anyOf !== undefined) out["anyOf"] = node.anyOf.map(child);
   if (node["x-kubernetes-list-type"] === "set") out["uniqueItems"] = true;
-  if (node.type === "integer") out[INT64_KEYWORD] = true;
+  if (node.type === "integer") out[INT64_KEYWORD] = node.format ?? "integer";
   return out;
 }
 
@@ -91,7 +91,7 @@ function newAjv(): Ajv {
   ajv.addFormat("date-time", fullFormats["date-time"]);
   ajv.addFormat("int32", fullFormats.int32);
   ajv.addFormat("int64", fullFormats.int64);
-  ajv.addKeyword({ keyword: INT64_KEYWORD, type: "number", schemaType: "boolean", errors: false, validate: (_: boolean, data: number) => isInt64(data) });
+  ajv.addKeyword({ keyword: INT64_KEYWORD, type: "number", schemaType: "string", errors: false, validate: (_: string, data: number) => isInt64(data) });
   return ajv;
 }
 
@@ -184,10 +184,15 @@ const MESSAGES: Readonly<Record<string, Describe>> = {
 
 function valueIssue(path: string, error: ErrorObject, params: Record<string, unknown>): SchemaIssue | undefined {
   const data: unknown = error.data;
-  if (error.keyword === "type" || error.keyword === INT64_KEYWORD) {
+  if (error.keyword === INT64_KEYWORD) {
+    // As the apiserver words it: a formatted field names the format and Go's float64, a plain integer "number".
+    const format = String(error.schema);
+    const actual = format === "integer" ? "number" : "float64";
+    return { path, message: `Invalid value: "${actual}": ${path} in body must be of type ${format}: "${actual}"`, class: "type" };
+  }
+  if (error.keyword === "type") {
     const actual = jsonType(data);
-    const expected = error.keyword === INT64_KEYWORD ? "integer" : String(params["type"]);
-    return { path, message: `Invalid value: "${actual}": ${path} in body must be of type ${expected}: "${actual}"`, class: "type" };
+    return { path, message: `Invalid value: "${actual}": ${path} in body must be of type ${String(params["type"])}: "${actual}"`, class: "type" };
   }
   if (error.keyword === "uniqueItems") return duplicateIssue(path, data, params);
   const describe = MESSAGES[error.keyword];
