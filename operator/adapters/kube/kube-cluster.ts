@@ -99,7 +99,8 @@ export class KubeCluster implements Cluster {
   async patchNodePoolStatus(nodePool: CustomObjectLike, status: Readonly<Record<string, unknown>>): Promise<void> {
     const name = nodePool.metadata?.name ?? "";
     const body = { metadata: { resourceVersion: nodePool.metadata?.resourceVersion }, status };
-    await kube(`patching status of nodepool ${name}`, () => this.custom.patchClusterCustomObjectStatus({ ...NODEPOOLS, name, body }, mergePatch));
+    // A NodePool deleted since the cache saw it has no status to keep: 404 ends that work, it is no failure.
+    await kubeIgnoreNotFound(`patching status of nodepool ${name}`, () => this.custom.patchClusterCustomObjectStatus({ ...NODEPOOLS, name, body }, mergePatch));
   }
 
   async patchNodePoolAnnotations(nodePool: CustomObjectLike, annotations: Readonly<Record<string, string>>): Promise<void> {

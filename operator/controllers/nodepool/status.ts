@@ -54,6 +54,8 @@ export async function reconcileNodePool(deps: NodePoolDeps, name: string): Promi
   // While a rollout runs, budget windows open and close without any object changing: look again each minute.
   const result = isTrue(status["conditions"] as Condition[], ROLLOUT_CONDITION) ? { requeueAfter: ROLLOUT_RECHECK_MS } : {};
   if (comparable(status) === comparable(nodePool.status)) return result;
+  // A NodePool deleted since the cache saw it ends here: the kube adapter treats that 404 as done, not failed
+  // (a requeue then finds no NodePool and stops).
   await deps.cluster.patchNodePoolStatus(nodePool, status);
   return result;
 }
