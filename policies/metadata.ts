@@ -100,26 +100,29 @@ const FIELD_TYPES: Readonly<Record<string, FieldType>> = {
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
+/** For each field type: the first value in it that cannot be decoded, with the Go type it should have had. */
+const FIRST_BAD: Readonly<Record<FieldType, (value: unknown) => { value: unknown; goType: string } | undefined>> = {
+  "string": (v) => (typeof v === "string" ? undefined : { value: v, goType: "string" }),
+  "int64": (v) => (typeof v === "number" && Number.isSafeInteger(v) ? undefined : { value: v, goType: "int64" }),
+  "timestamp": (v) => (typeof v === "string" && RFC3339.test(v) && !Number.isNaN(Date.parse(v)) ? undefined : { value: v, goType: "v1.Time" }),
+  "object list": (v) => firstBadItem(v, "[]object", "object", (item) => isObject(item)),
+  "string list": (v) => firstBadItem(v, "[]string", "string", (item) => typeof item === "string"),
+  "string map": (v) => {
+    if (!isObject(v)) return { value: v, goType: "map[string]string" };
+    const bad = Object.values(v).find((item) => item !== null && typeof item !== "string");
+    return bad === undefined ? undefined : { value: bad, goType: "string" };
+  },
+};
+
+function firstBadItem(value: unknown, listType: string, itemType: string, ok: (item: unknown) => boolean): { value: unknown; goType: string } | undefined {
+  if (!Array.isArray(value)) return { value, goType: listType };
+  const bad = value.find((item) => item !== null && !ok(item));
+  return bad === undefined ? undefined : { value: bad, goType: itemType };
+}
+
 function fieldTypeIssues(field: string, value: unknown, type: FieldType): SchemaIssue[] {
-  if (value === null) return [];
-  switch (type) {
-    case "string": return typeof value === "string" ? [] : [typeIssue(field, value, "string")];
-    case "int64": return typeof value === "number" && Number.isSafeInteger(value) ? [] : [typeIssue(field, value, "int64")];
-    case "timestamp": return typeof value === "string" && RFC3339.test(value) && !Number.isNaN(Date.parse(value)) ? [] : [typeIssue(field, value, "v1.Time")];
-    case "object list": {
-      if (!Array.isArray(value)) return [typeIssue(field, value, "[]object")];
-      return value.some((v) => v !== null && !isObject(v)) ? [typeIssue(field, value.find((v) => v !== null && !isObject(v)), "object")] : [];
-    }
-    case "string list": {
-      if (!Array.isArray(value)) return [typeIssue(field, value, "[]string")];
-      return value.some((v) => v !== null && typeof v !== "string") ? [typeIssue(field, value.find((v) => v !== null && typeof v !== "string"), "string")] : [];
-    }
-    case "string map": {
-      if (!isObject(value)) return [typeIssue(field, value, "map[string]string")];
-      const bad = Object.values(value).find((v) => v !== null && typeof v !== "string");
-      return bad === undefined ? [] : [typeIssue(field, bad, "string")];
-    }
-  }
+  const bad = value === null ? undefined : FIRST_BAD[type](value);
+  return bad === undefined ? [] : [typeIssue(field, bad.value, bad.goType)];
 }
 
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
