@@ -4,6 +4,7 @@ import { toInstanceTypes, windowsVariants } from "./domain/catalog/catalog.ts";
 import { incompatibility, offeringMatches, type InstanceType, type Offering } from "./domain/instance-types.ts";
 import { Label, WELL_KNOWN_LABELS } from "./domain/labels.ts";
 import { Requirement, Requirements } from "./domain/requirements.ts";
+import { BoundedMemo, type MemoLimits } from "./memo.ts";
 import { asString, get, objects, strings } from "./object.ts";
 import type { PolicyInput } from "./types.ts";
 
@@ -14,14 +15,21 @@ export interface CatalogView {
   readonly types: readonly InstanceType[];
   /** The amd64 types under each Windows AMI family (os=windows, the family's windows-build), built on first use. */
   readonly windowsTypes: () => readonly InstanceType[];
-  readonly matches: Map<string, readonly InstanceType[]>;
+  readonly matches: BoundedMemo<readonly InstanceType[]>;
   /** The same answers by list identity: a requirement list parsed once is asked about by several policies and reviews. */
   readonly matchesByList: WeakMap<readonly Requirement[], readonly InstanceType[]>;
-  readonly distinct: Map<string, ReadonlySet<string>>;
+  readonly distinct: BoundedMemo<ReadonlySet<string>>;
 }
 
 const views = new WeakMap<Catalog, CatalogView>();
-const MAX_MEMO = 2000;
+
+/**
+ * What the memos keep between reviews. Keys hold requirement values, so a key's length stands for its
+ * entry's size: lists longer than 16 Ki characters (hundreds of values; generated, rarely repeated) are
+ * recomputed, and each memo keeps at most 2 Mi key characters, so distinct large inputs cannot pile up
+ * (600 distinct 2 MiB lists once held 1.3 GiB).
+ */
+const MEMO_LIMITS: MemoLimits = { maxEntries: 2000, maxKeyLength: 16 * 1024, maxTotalLength: 2 * 1024 * 1024 };
 
 /** The view of a catalog, built on first use and reused for every later evaluation with the same catalog object. */
 export function catalogView(catalog: Catalog): CatalogView {
@@ -29,7 +37,8 @@ export function catalogView(catalog: Catalog): CatalogView {
   if (view === undefined) {
     let windows: readonly InstanceType[] | undefined;
     const windowsTypes = (): readonly InstanceType[] => (windows ??= windowsVariants(catalog));
-    view = { region: catalog.region, types: toInstanceTypes(catalog), windowsTypes, matches: new Map(), matchesByList: new WeakMap(), distinct: new Map() };
+    const memos = { matches: new BoundedMemo<readonly InstanceType[]>(MEMO_LIMITS), distinct: new BoundedMemo<ReadonlySet<string>>(MEMO_LIMITS) };
+    view = { region: catalog.region, types: toInstanceTypes(catalog), windowsTypes, matchesByList: new WeakMap(), ...memos };
     views.set(catalog, view);
   }
   return view;
@@ -80,7 +89,6 @@ export function matchingTypes(view: CatalogView, requirements: readonly Requirem
   found = view.matches.get(key);
   if (found === undefined) {
     found = firstPerName(matchingVariants(view, requirements));
-    if (view.matches.size >= MAX_MEMO) view.matches.clear();
     view.matches.set(key, found);
   }
   view.matchesByList.set(requirements, found);
@@ -94,7 +102,7 @@ export interface IndexedRequirement {
 }
 
 /** Parsed lists by content: the same requirements arrive again and again (re-applied manifests, many NodePools). */
-const parsedByContent = new Map<string, readonly IndexedRequirement[] | undefined>();
+const parsedByContent = new BoundedMemo<readonly IndexedRequirement[] | undefined>(MEMO_LIMITS);
 
 /** Exactly the fields parseList reads (non-objects are dropped there too), so lists with equal keys parse alike. */
 function contentKey(raw: readonly unknown[]): string {
@@ -123,7 +131,6 @@ export function parseRequirements(raw: unknown): readonly IndexedRequirement[] |
   const key = contentKey(list);
   if (parsedByContent.has(key)) return parsedByContent.get(key);
   const result = parseList(list);
-  if (parsedByContent.size >= MAX_MEMO) parsedByContent.clear();
   parsedByContent.set(key, result);
   return result;
 }
@@ -186,7 +193,6 @@ export function distinctValues(view: CatalogView, key: string, requirements: rea
     }
   }
   out = values;
-  if (view.distinct.size >= MAX_MEMO) view.distinct.clear();
   view.distinct.set(distinctKey, out);
   return out;
 }

@@ -1,5 +1,6 @@
 // Budget schedules as Karpenter parses them: robfig/cron ParseStandard, "TZ=UTC " prefixed, 5 fields or @ macros.
 import { CronExpressionParser } from "cron-parser";
+import { BoundedMemo } from "../memo.ts";
 
 /** robfig's descriptors ParseStandard accepts (the CRD pattern already refuses "@every"). */
 const MACROS: Readonly<Record<string, string>> = {
@@ -169,14 +170,14 @@ function periods(expression: string, schedule: string): { minPeriodMs: number; m
   return { minPeriodMs: Math.min(...gaps), maxPeriodMs: Math.max(...gaps) };
 }
 
-const cache = new Map<string, Schedule | ScheduleError>();
+/** Schedules are short (the CRD pattern); a long string is parsed every time rather than kept. */
+const cache = new BoundedMemo<Schedule | ScheduleError>({ maxEntries: 1000, maxKeyLength: 256, maxTotalLength: 256 * 1000 });
 
 /** Parses a budget schedule the way Karpenter does (UTC); throws ScheduleError. Results are memoised. */
 export function parseSchedule(schedule: string): Schedule {
   let result = cache.get(schedule);
   if (result === undefined) {
     result = compute(schedule);
-    if (cache.size > 1000) cache.clear();
     cache.set(schedule, result);
   }
   if (result instanceof ScheduleError) throw result;

@@ -74,6 +74,7 @@ export class Requirement {
   readonly lessThan: number | undefined;
   readonly minValues: number | undefined;
   private cachedSignature: string | undefined;
+  private cachedText: string | undefined;
 
   constructor(init: RequirementInit) {
     this.key = init.key;
@@ -168,8 +169,16 @@ export class Requirement {
     return this.cachedSignature;
   }
 
-  /** `key In [a b]`, `key Exists`, `key Gt 4`, as Karpenter prints requirements. */
+  /**
+   * `key In [a b]`, `key Exists`, `key Gt 4`, as Karpenter prints requirements. Computed once: explaining
+   * why each of 1,345 catalog types misses a requirement listing 60,000 values sorted them 1,345 times.
+   */
   toString(): string {
+    this.cachedText ??= this.describe();
+    return this.cachedText;
+  }
+
+  private describe(): string {
     const op = this.operator();
     const gt = this.greaterThan === undefined ? "" : ` Gt ${this.greaterThan}`;
     const lt = this.lessThan === undefined ? "" : ` Lt ${this.lessThan}`;
