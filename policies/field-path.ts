@@ -28,3 +28,10 @@ function stepInto(node: SchemaNode | undefined, text: string): { index: boolean;
   if (node?.additionalProperties !== undefined) return { index: false, node: node.additionalProperties };
   return { index: /^\d+$/.test(text), node: undefined };
 }
+
+/** Joins plain segments without a schema, in the same notation: numbers become "[n]", names and map keys ".key". */
+export function joinPath(...segments: readonly Segment[]): string {
+  let out = "";
+  for (const segment of segments) out += typeof segment === "number" ? `[${segment}]` : out === "" ? segment : `.${segment}`;
+  return out;
+}

@@ -14,7 +14,7 @@ function issues(budgets: unknown[], annotations?: Record<string, unknown>): Issu
 }
 
 const ANNOTATION = "kerf.dev/budget-timezone";
-const PATH = "metadata.annotations[kerf.dev/budget-timezone]";
+const PATH = "metadata.annotations.kerf.dev/budget-timezone";
 
 void describe("the budget-schedule policy's time zone annotation", () => {
   const zones: [string, unknown, string | undefined][] = [
