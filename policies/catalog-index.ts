@@ -5,7 +5,7 @@ import { incompatibility, offeringMatches, type InstanceType, type Offering } fr
 import { Label, WELL_KNOWN_LABELS } from "./domain/labels.ts";
 import { Requirement, Requirements } from "./domain/requirements.ts";
 import { BoundedMemo, type MemoLimits } from "./memo.ts";
-import { asString, get, objects, strings } from "./object.ts";
+import { asString, get, objects, ownValue, strings } from "./object.ts";
 import type { PolicyInput } from "./types.ts";
 
 /** A catalog prepared for admission checks. */
@@ -181,7 +181,7 @@ export function distinctValues(view: CatalogView, key: string, requirements: rea
   if (out !== undefined) return out;
   const relevant = new Requirements(requirements.filter((r) => WELL_KNOWN_LABELS.has(r.key)));
   const values = new Set<string>();
-  const offeringValue = OFFERING_VALUE[key];
+  const offeringValue = ownValue(OFFERING_VALUE, key);
   for (const t of matchingVariants(view, requirements)) {
     if (offeringValue === undefined) {
       if (t.labels[key] !== undefined) values.add(t.labels[key]);

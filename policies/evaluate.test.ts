@@ -85,6 +85,24 @@ void describe("evaluate", () => {
     });
   }
 
+  const prototypeNames = ["__proto__", "constructor", "toString", "hasOwnProperty"];
+  for (const name of prototypeNames) {
+    void it(`evaluates a NodePool whose requirement keys are ${name} without reaching a prototype`, () => {
+      const object = nodePool();
+      const requirements = (object["spec"] as { template: { spec: { requirements: unknown[] } } }).template.spec.requirements;
+      requirements.push({ key: name, operator: "In", values: ["a"], minValues: 1 }, { key: name, operator: "Exists" });
+      const v = evaluate({ kind: "NodePool", operation: "CREATE", object, context: { catalog, config: defaultPolicyConfig() } });
+      assert.ok(v.findings.every((f) => typeof f.message === "string")); // threw a TypeError before
+      assert.equal(v.findings.some((f) => f.path === "spec.template.spec.requirements[1].key"), name === "__proto__"); // "constructor" is a valid key
+    });
+  }
+
+  void it("knows no kind named after an Object.prototype member", () => {
+    assert.equal(isKarpenterKind("karpenter.sh/v1", "toString"), undefined);
+    assert.equal(isKarpenterKind("__proto__", "NodePool"), undefined);
+    assert.equal(isKarpenterKind("constructor", "name"), undefined);
+  });
+
   void it("skips rule stages when the object has type errors, as the apiserver skips CEL", () => {
     const object = nodePool();
     (object["spec"] as Record<string, unknown>)["template"] = { spec: { nodeClassRef: "x", requirements: "y" } };

@@ -7,6 +7,7 @@ import { metadataIssues } from "./metadata.ts";
 import { scaleIssues } from "./nodepool/scale.ts";
 import { mergeSharedFacts } from "./facts.ts";
 import { diff } from "./json-patch.ts";
+import { ownValue } from "./object.ts";
 import { policiesFor } from "./registry.ts";
 import { catalogView } from "./catalog-index.ts";
 import { compileSchemas, validateStructure } from "./schema.ts";
@@ -29,7 +30,8 @@ const KINDS: Readonly<Record<string, Readonly<Record<string, Kind>>>> = {
 /** The kerf kind of an object's apiVersion/kind, or undefined when kerf does not check it. */
 export function isKarpenterKind(apiVersion: unknown, kind: unknown): Kind | undefined {
   if (typeof apiVersion !== "string" || typeof kind !== "string") return undefined;
-  return KINDS[apiVersion]?.[kind];
+  // Own keys only: kind "toString" or apiVersion "__proto__" must not find Object.prototype's members.
+  return ownValue(ownValue(KINDS, apiVersion), kind);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

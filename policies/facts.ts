@@ -9,12 +9,13 @@ export const Fact = {
   restrictedRequirementKey: "restricted-requirement-key",
   restrictedTemplateLabel: "restricted-template-label",
   templateLabelValue: "template-label-value",
+  requirementKeySyntax: "requirement-key-syntax",
 } as const;
 
 export type Fact = (typeof Fact)[keyof typeof Fact];
 
 /** Facts the CRD schema checks at the very path the runtime issue names: a schema issue there is the same fact. */
-const SCHEMA_FACTS: ReadonlySet<Fact> = new Set([Fact.requirementOperator, Fact.templateLabelValue]);
+const SCHEMA_FACTS: ReadonlySet<Fact> = new Set([Fact.requirementOperator, Fact.templateLabelValue, Fact.requirementKeySyntax]);
 
 /** An issue with the fact it states, if it shares one with another policy. */
 export interface FactIssue {

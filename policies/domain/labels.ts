@@ -73,7 +73,8 @@ export const NORMALIZED_LABELS: Readonly<Record<string, string>> = {
 
 /** The GA spelling of a label key (beta keys normalised, others unchanged). */
 export function normalizeLabelKey(key: string): string {
-  return NORMALIZED_LABELS[key] ?? key;
+  // Own keys only: a requirement key "__proto__" or "constructor" must not find Object.prototype's members.
+  return Object.hasOwn(NORMALIZED_LABELS, key) ? (NORMALIZED_LABELS[key] as string) : key;
 }
 
 /** The domain part of a key: the text before the first "/", or the whole key. */

@@ -2,7 +2,7 @@
 import { CAPACITY_TYPES, isRestrictedLabel, Label, normalizeLabelKey, RESTRICTED_LABEL_DOMAINS } from "../domain/labels.ts";
 import { OPERATORS } from "../domain/requirements.ts";
 import { labelValueErrors, qualifiedNameErrors } from "../k8s-names.ts";
-import { asObject, asString, get, objects, strings } from "../object.ts";
+import { asObject, asString, get, objects, ownValue, strings } from "../object.ts";
 import { Fact } from "../facts.ts";
 import type { Issue, Policy, PolicyInput } from "../types.ts";
 import { taintIssues } from "./taints.ts";
@@ -36,7 +36,7 @@ function labelIssues(labels: Record<string, unknown>): Issue[] {
 }
 
 function knownValueIssues(key: string, operator: string, values: string[], path: string): Issue[] {
-  const known = KNOWN_VALUES[key];
+  const known = ownValue(KNOWN_VALUES, key);
   if (known === undefined || operator !== "In") return [];
   const unknown = values.filter((v) => !known.includes(v));
   if (unknown.length === 0) return [];
@@ -76,7 +76,9 @@ function requirementIssues(requirement: Record<string, unknown>, index: number):
   const restricted = Fact.restrictedRequirementKey;
   if (key === Label.nodePool) issues.push({ path: `${path}.key`, message: `invalid key name "${key}" in requirements, restricted`, fact: restricted });
   else if (isRestrictedLabel(key)) issues.push({ path: `${path}.key`, message: restrictedMessage(key), fact: restricted });
-  for (const e of qualifiedNameErrors(key)) issues.push({ path: `${path}.key`, message: `key ${key} is not a qualified name, ${e}` });
+  for (const e of qualifiedNameErrors(key)) {
+    issues.push({ path: `${path}.key`, message: `key ${key} is not a qualified name, ${e}`, fact: Fact.requirementKeySyntax });
+  }
   values.forEach((value, j) => {
     for (const e of labelValueErrors(value)) issues.push({ path: `${path}.values[${j}]`, message: `invalid value ${value} for key ${key}, ${e}` });
   });
