@@ -130,7 +130,9 @@ export function build(c: FuzzCase): Record<string, unknown> {
     const parent = parentOf(object, m.path, m.op === "set");
     const last = m.path[m.path.length - 1] as Segment;
     if (!isContainer(parent)) continue;
-    if (m.op === "delete") delete (parent as Record<string | number, unknown>)[last];
+    // A list item is removed, not deleted: JSON has no holes (a hole would reach the apiserver as null).
+    if (m.op === "delete" && Array.isArray(parent) && typeof last === "number") parent.splice(last, 1);
+    else if (m.op === "delete") delete (parent as Record<string | number, unknown>)[last];
     else Object.defineProperty(parent, last, { value: structuredClone(m.value), writable: true, enumerable: true, configurable: true });
   }
   return object;
