@@ -41,36 +41,33 @@ const BASES: Readonly<Record<FuzzKind, Record<string, unknown>>> = { NodePool: N
 const SKIPPED = new Set(["status", "apiVersion", "kind"]);
 const MAX_DEPTH = 9;
 
-/** Every path the schema knows below `node` (list items as index 0, map values under "team" and "x.y/z"). */
-function schemaPaths(node: SchemaNode, prefix: readonly Segment[], depth: number, out: Segment[][]): void {
+/** A path the schema knows, with its schema node (undefined for metadata, which the CRD does not describe). */
+interface KnownPath { readonly path: readonly Segment[]; readonly node: SchemaNode | undefined }
+
+/** Every path the schema knows below `node` (list items as index 0, map values under "team" and "example.com/x"). */
+function schemaPaths(node: SchemaNode, prefix: readonly Segment[], depth: number, out: KnownPath[]): void {
   if (depth > MAX_DEPTH) return;
+  const visit = (path: Segment[], child: SchemaNode): void => {
+    out.push({ path, node: child });
+    schemaPaths(child, path, depth + 1, out);
+  };
   for (const [key, child] of Object.entries(node.properties ?? {})) {
     if (prefix.length === 0 && SKIPPED.has(key)) continue;
-    const path = [...prefix, key];
-    out.push(path);
-    schemaPaths(child, path, depth + 1, out);
+    visit([...prefix, key], child);
   }
-  if (node.items !== undefined) {
-    out.push([...prefix, 0]);
-    schemaPaths(node.items, [...prefix, 0], depth + 1, out);
-  }
-  if (node.additionalProperties !== undefined) {
-    for (const key of ["team", "example.com/x"]) {
-      out.push([...prefix, key]);
-      schemaPaths(node.additionalProperties, [...prefix, key], depth + 1, out);
-    }
-  }
+  if (node.items !== undefined) visit([...prefix, 0], node.items);
+  if (node.additionalProperties !== undefined) for (const key of ["team", "example.com/x"]) visit([...prefix, key], node.additionalProperties);
 }
 
 const METADATA_PATHS: readonly Segment[][] = [["metadata", "name"], ["metadata", "labels"], ["metadata", "labels", "team"], ["metadata", "labels", "a b"], ["metadata", "annotations"], ["metadata", "annotations", "example.com/x"], ["metadata", "finalizers"], ["metadata", "finalizers", 0], ["metadata", "generateName"]];
 
-const PATHS: Readonly<Record<FuzzKind, readonly Segment[][]>> = {
+const PATHS: Readonly<Record<FuzzKind, readonly KnownPath[]>> = {
   NodePool: collect("NodePool"),
   EC2NodeClass: collect("EC2NodeClass"),
 };
 
-function collect(kind: FuzzKind): Segment[][] {
-  const out: Segment[][] = [...METADATA_PATHS];
+function collect(kind: FuzzKind): KnownPath[] {
+  const out: KnownPath[] = METADATA_PATHS.map((path) => ({ path, node: undefined }));
   schemaPaths(SCHEMAS[kind], [], 0, out);
   return out;
 }
@@ -88,14 +85,34 @@ const EDGE_VALUES: readonly unknown[] = [
   [], {}, ["a"], ["a", "a"], [""], [null], [1], { a: "b" }, { "": "x" }, { a: null }, { a: 1 },
 ];
 
-const mutation = (kind: FuzzKind): fc.Arbitrary<Mutation> => {
-  const path = fc.constantFrom(...PATHS[kind]);
-  return fc.oneof(
-    { weight: 8, arbitrary: fc.record({ op: fc.constant("set" as const), path, value: fc.constantFrom(...EDGE_VALUES) }) },
-    { weight: 1, arbitrary: fc.record({ op: fc.constant("set" as const), path, value: fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })) }) },
-    { weight: 2, arbitrary: fc.record({ op: fc.constant("delete" as const), path }) },
-  );
-};
+const STRING_EDGES = EDGE_VALUES.filter((v): v is string => typeof v === "string");
+const INTEGER_EDGES = EDGE_VALUES.filter((v): v is number => typeof v === "number" && Number.isInteger(v));
+
+/** Values of the type the schema asks for, near its bounds: mutations that keep more objects acceptable. */
+function typedValue(node: SchemaNode | undefined, depth = 0): fc.Arbitrary<unknown> {
+  if (node === undefined || depth > 2) return fc.constantFrom(...EDGE_VALUES);
+  if (node.enum !== undefined && node.enum.length > 0) return fc.oneof(fc.constantFrom(...node.enum), fc.constantFrom(...STRING_EDGES));
+  if (node.anyOf !== undefined) return fc.oneof(fc.constantFrom(...STRING_EDGES), fc.constantFrom(...INTEGER_EDGES));
+  const bounds = [node.minimum, node.maximum].filter((b): b is number => b !== undefined).flatMap((b) => [b - 1, b, b + 1]);
+  switch (node.type) {
+    case "string": return fc.oneof(fc.constantFrom(...STRING_EDGES), fc.string({ maxLength: 8 }));
+    case "integer": return fc.constantFrom(...INTEGER_EDGES, ...bounds);
+    case "boolean": return fc.boolean();
+    case "array": return fc.array(typedValue(node.items, depth + 1), { maxLength: 2 });
+    case "object": {
+      if (node.additionalProperties !== undefined) return fc.dictionary(fc.constantFrom("team", "example.com/x", "a b", ""), typedValue(node.additionalProperties, depth + 1), { maxKeys: 2 });
+      return fc.constant({});
+    }
+    default: return fc.constantFrom(...EDGE_VALUES);
+  }
+}
+
+const mutation = (kind: FuzzKind): fc.Arbitrary<Mutation> => fc.constantFrom(...PATHS[kind]).chain(({ path, node }) => fc.oneof(
+  { weight: 6, arbitrary: typedValue(node).map((value): Mutation => ({ op: "set", path, value })) },
+  { weight: 3, arbitrary: fc.constantFrom(...EDGE_VALUES).map((value): Mutation => ({ op: "set", path, value })) },
+  { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })).map((value): Mutation => ({ op: "set", path, value })) },
+  { weight: 2, arbitrary: fc.constant<Mutation>({ op: "delete", path }) },
+));
 
 /** Cases of either kind with one to three mutations. */
 export const fuzzCase: fc.Arbitrary<FuzzCase> = fc.constantFrom<FuzzKind>("NodePool", "EC2NodeClass").chain((kind) =>
