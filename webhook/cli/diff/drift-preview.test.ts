@@ -30,6 +30,7 @@ ${o.expireAfter === undefined ? "" : `      expireAfter: ${o.expireAfter}\n`}   
           values: ["c", "m", "r"]
   limits: {cpu: "${o.cpu ?? "100"}", memory: 400Gi}
   disruption:
+    consolidateAfter: 1m
     budgets: [{nodes: "1"}]
 `;
 
