@@ -37,7 +37,10 @@ export function catalogView(catalog: Catalog): CatalogView {
   if (view === undefined) {
     let windows: readonly InstanceType[] | undefined;
     const windowsTypes = (): readonly InstanceType[] => (windows ??= windowsVariants(catalog));
-    const memos = { matches: new BoundedMemo<readonly InstanceType[]>(MEMO_LIMITS), distinct: new BoundedMemo<ReadonlySet<string>>(MEMO_LIMITS) };
+    const memos = {
+      matches: new BoundedMemo<readonly InstanceType[]>(MEMO_LIMITS),
+      distinct: new BoundedMemo<ReadonlySet<string>>(MEMO_LIMITS),
+    };
     view = { region: catalog.region, types: toInstanceTypes(catalog), windowsTypes, matchesByList: new WeakMap(), ...memos };
     views.set(catalog, view);
   }

@@ -137,7 +137,10 @@ interface CompiledRule { readonly rule: CelRule; readonly predicate: CelPredicat
 /** Consecutive rules attached to the same location: the location is walked once for all of them. */
 interface CompiledLocation { readonly steps: readonly Step[]; readonly rules: readonly CompiledRule[] }
 
-function compileRules(rules: readonly CelRule[], predicates: Readonly<Record<string, CelPredicate>>, facts: Readonly<Record<string, Fact>> = {}): CompiledLocation[] {
+type Predicates = Readonly<Record<string, CelPredicate>>;
+type Facts = Readonly<Record<string, Fact>>;
+
+function compileRules(rules: readonly CelRule[], predicates: Predicates, facts: Facts = {}): CompiledLocation[] {
   const groups: { on: string; steps: readonly Step[]; rules: CompiledRule[] }[] = [];
   for (const rule of rules) {
     const predicate = predicates[rule.id];
@@ -175,7 +178,7 @@ function evaluateCompiled(compiled: readonly CompiledLocation[], input: PolicyIn
 }
 
 /** The "cel" policy of a kind: its upstream rules with their exact messages; `facts` names the rules runtime validation repeats. */
-export function celPolicy(kind: Kind, rules: readonly CelRule[], predicates: Readonly<Record<string, CelPredicate>>, facts: Readonly<Record<string, Fact>> = {}): Policy {
+export function celPolicy(kind: Kind, rules: readonly CelRule[], predicates: Predicates, facts: Facts = {}): Policy {
   const compiled = compileRules(rules, predicates, facts);
   return {
     id: "cel",

@@ -77,7 +77,8 @@ export function evaluate(input: EvaluateInput): Verdict {
   const defaulted = applyDefaults(kind, object);
   const patch = diff(object, defaulted);
   const ctx = { config: context.config, exempt: exemptions(object) };
-  const structural = [...metadataIssues(defaulted), ...validateStructure(kind, defaulted), ...(kind === "NodePool" ? scaleIssues(defaulted) : [])];
+  const scale = kind === "NodePool" ? scaleIssues(defaulted) : [];
+  const structural = [...metadataIssues(defaulted), ...validateStructure(kind, defaulted), ...scale];
   // kerf checks what its mutation stores, but reports what the apiserver answers without that mutation.
   const unmutated = kind === "NodePool" ? requiredWithoutKerfMutation(object) : [];
   const schemaIssues: Issue[] = [...unmutated, ...structural.filter((i) => i.class !== "unknown")];

@@ -100,7 +100,8 @@ export class KubeCluster implements Cluster {
     const name = nodePool.metadata?.name ?? "";
     const body = { metadata: { resourceVersion: nodePool.metadata?.resourceVersion }, status };
     // A NodePool deleted since the cache saw it has no status to keep: 404 ends that work, it is no failure.
-    await kubeIgnoreNotFound(`patching status of nodepool ${name}`, () => this.custom.patchClusterCustomObjectStatus({ ...NODEPOOLS, name, body }, mergePatch));
+    await kubeIgnoreNotFound(`patching status of nodepool ${name}`, () =>
+      this.custom.patchClusterCustomObjectStatus({ ...NODEPOOLS, name, body }, mergePatch));
   }
 
   async patchNodePoolAnnotations(nodePool: CustomObjectLike, annotations: Readonly<Record<string, string>>): Promise<void> {
