@@ -145,18 +145,24 @@ void describe("disruption on the real environment", () => {
     await noLeaks(env);
   });
 
-  void it("should consolidate two half-empty nodes into one", async () => {
+  void it("should delete an underutilized node whose pods fit on another node", async () => {
     await createPool(env, "merge", { budgets: [{ nodes: "100%" }] });
     const a = await deploy(env, "merge", 5);
     await settled(env, "merge", a, { pods: 5, claims: 1 });
     const b = await deploy(env, "merge", 5);
     await eventually("two NodeClaims", async () => (await ofPool(env, "merge")).filter(ready).length === 2 && (await running(env, b)).length === 5, 60_000, 250);
+    const deletes = async (): Promise<number> => (await op.operator.metrics.disruptionDecisions.get()).values
+      .filter((v) => v.labels["decision"] === "delete" && v.labels["reason"] === "underutilized").reduce((s, v) => s + v.value, 0);
+    const before_ = await deletes();
+    // 1 + 4 pods: both nodes cannot become one cheaper node (an m5.large is the cheapest that holds 5 GiB, the
+    // candidates' own type), but the single pod fits beside the four: a delete, no replacement.
     await scale(env, a, "merge", 1);
-    await scale(env, b, "merge", 1);
-    await eventually("one NodeClaim holds both pods", async () => {
+    await scale(env, b, "merge", 4);
+    await eventually("one NodeClaim holds all five pods", async () => {
       const claims = (await ofPool(env, "merge")).filter((c) => c.metadata.deletionTimestamp === undefined);
-      return claims.length === 1 && ready(claims[0]!) && (await running(env, a)).length === 1 && (await running(env, b)).length === 1;
+      return claims.length === 1 && ready(claims[0]!) && (await running(env, a)).length === 1 && (await running(env, b)).length === 4;
     }, 90_000, 250);
+    assert.ok(await deletes() > before_, "an underutilized delete decision");
     await noLeaks(env);
   });
 
