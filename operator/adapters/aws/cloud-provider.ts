@@ -12,7 +12,7 @@ import { CreateError, InsufficientCapacityError, NodeClaimNotFoundError, NodeCla
 import { planFleet, type FleetPlan } from "../../core/fleet/plan.ts";
 import { typesByImage } from "../../core/launch-template/amis.ts";
 import type { ClusterInfo } from "../../core/launch-template/cluster-info.ts";
-import type { EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
+import { amiFamilyOf, type EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
 import { buildLaunchTemplate } from "../../core/launch-template/template.ts";
 import { parseProviderID, type CloudInstance, type CloudProvider, type CreateOptions, type LaunchedInstance, type NodeClaimLike } from "../../ports/cloud-provider.ts";
 import { launchable, type NodeClassFacts, type NodeClassResolver } from "../../ports/node-class-resolver.ts";
@@ -110,10 +110,12 @@ export class AwsCloudProvider implements CloudProvider {
   /** Catalog types offered in the node class's subnet zones, sized by its kubelet, minus ICE-cached offerings. */
   private instanceTypes(nodeClass: EC2NodeClassLike, facts: NodeClassFacts): InstanceType[] {
     const zones = [...new Set(facts.subnets.map((s) => s.zone))].sort();
-    const key = JSON.stringify([zones, nodeClass.spec.kubelet ?? {}]);
+    // The AMI family decides kubernetes.io/os and windows-build (a Windows class offers the amd64 types as windows).
+    const amiFamily = amiFamilyOf(nodeClass.spec);
+    const key = JSON.stringify([zones, nodeClass.spec.kubelet ?? {}, amiFamily]);
     let types = this.typeCache.get(key);
     if (types === undefined) {
-      types = toInstanceTypes(this.deps.catalog, { zones: new Set(zones), kubelet: allocatableKubelet(nodeClass.spec.kubelet) });
+      types = toInstanceTypes(this.deps.catalog, { zones: new Set(zones), kubelet: allocatableKubelet(nodeClass.spec.kubelet), amiFamily });
       this.typeCache.set(key, types);
     }
     const spotOff = this.deps.unavailable.spotUnavailable();

@@ -1,0 +1,32 @@
+/**
+ * The instance types the operator offers follow the EC2NodeClass's AMI family (moto for subnets): a
+ * Windows class offers the amd64 types as kubernetes.io/os=windows with its windows-build, a Linux
+ * class every type as linux, so a Windows NodePool that `kerf check` accepts also provisions.
+ */
+import { before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
+import { nodeClass, providers, seedAl2023Alias, tagDefaultSubnets, testClock } from "./aws-fixtures.ts";
+
+void describe("instance types by AMI family", () => {
+  let env: TestEnvironment;
+  before(async () => {
+    env = await useEnvironment({ moto: true });
+    await seedAl2023Alias(env.aws(), "x86_64");
+    await tagDefaultSubnets(env.aws(), ["us-east-1a", "us-east-1b"]);
+  });
+
+  void it("should offer amd64 types as windows under a Windows AMI family and every type as linux otherwise", async () => {
+    const classes = new Map([
+      ["linux", nodeClass("linux")],
+      ["windows", nodeClass("windows", { amiFamily: "Windows2022", amiSelectorTerms: [{ alias: "windows2022@latest" }] })],
+    ]);
+    const graph = providers(env.aws(), testClock(), classes);
+    const linux = await graph.cloudProvider.getInstanceTypes("linux");
+    const windows = await graph.cloudProvider.getInstanceTypes("windows");
+    assert.ok(linux.every((t) => t.labels["kubernetes.io/os"] === "linux" && t.labels["node.kubernetes.io/windows-build"] === undefined));
+    assert.ok(linux.some((t) => t.labels["kubernetes.io/arch"] === "arm64"));
+    assert.ok(windows.length > 0 && windows.every((t) => t.labels["kubernetes.io/os"] === "windows" && t.labels["kubernetes.io/arch"] === "amd64"));
+    assert.ok(windows.every((t) => t.labels["node.kubernetes.io/windows-build"] === "10.0.20348"));
+  });
+});
