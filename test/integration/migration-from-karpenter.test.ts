@@ -58,7 +58,8 @@ void describe("migrating from Karpenter v1.14", () => {
     const before_ = await consistency(env);
     assert.equal(before_.leaked.length, 0);
 
-    op = { ...first, operator: await replica(env, "after-migration", { DISABLE_LEADER_ELECTION: "true" }, { disruption: { pollMs: 1000, validationDelayMs: 1000 } }) };
+    const second = await replica(env, "after-migration", { DISABLE_LEADER_ELECTION: "true" }, { disruption: { pollMs: 1000, validationDelayMs: 1000 } });
+    op = { operator: second, sim: first.sim, stop: async () => { await first.sim.stop(); await second.stop(); } };
     const names = fleet.map((c) => c.metadata.name).sort();
     await eventually("every NodeClaim re-stamped with kerf's hash versions", async () => {
       const claims = (await custom.listClusterCustomObject(NODECLAIMS)) as { items: Stamped[] };
