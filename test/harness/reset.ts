@@ -47,7 +47,9 @@ async function clearCustomObjects(kc: KubeConfig): Promise<void> {
 async function clearNodes(core: CoreV1Api): Promise<void> {
   const nodes = await core.listNode();
   await Promise.all(nodes.items.filter((n) => (n.metadata?.finalizers ?? []).length > 0).map((n) =>
-    core.patchNode({ name: n.metadata?.name ?? "", body: [{ op: "remove", path: "/metadata/finalizers" }] })));
+    core.patchNode({ name: n.metadata?.name ?? "", body: [{ op: "remove", path: "/metadata/finalizers" }] }).then(() => undefined, (error: unknown) => {
+      if (!notFound(error)) throw error;
+    })));
   await core.deleteCollectionNode({ gracePeriodSeconds: 0 });
 }
 
@@ -59,7 +61,10 @@ export async function resetCluster(kc: KubeConfig): Promise<void> {
   await admission.deleteCollectionMutatingWebhookConfiguration({ labelSelector: testLabel });
   await clearCustomObjects(kc);
   const namespaces = await core.listNamespace({ labelSelector: testLabel });
-  await Promise.all(namespaces.items.map((ns) => core.deleteNamespace({ name: ns.metadata?.name ?? "" })));
+  // A namespace already terminating can finish between the list and the delete: gone is what reset wants.
+  const ignoreGone = (error: unknown): void => { if (!notFound(error)) throw error; };
+  await Promise.all(namespaces.items.filter((ns) => ns.metadata?.deletionTimestamp === undefined)
+    .map((ns) => core.deleteNamespace({ name: ns.metadata?.name ?? "" }).then(() => undefined, ignoreGone)));
   await clearNodes(core);
 }
 
