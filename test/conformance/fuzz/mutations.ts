@@ -1,7 +1,9 @@
 // Schema-aware mutations of valid objects: every field of a CRD's OpenAPI schema (plus ObjectMeta) can be set to a
 // valid, boundary or wrong-typed value, to null, or deleted; maps get keys from Karpenter's vocabulary (and __proto__).
 import fc from "fast-check";
-import { BY_FIELD, MAP_KEYS, MAP_VALUES, WRONG_TYPES, LABEL_KEYS } from "./dictionary.ts";
+import {
+  BUDGET_NODES, BY_FIELD, CRONS, DURATIONS, LABEL_KEYS, MAP_KEYS, MAP_VALUES, OPERATORS, REQUIREMENT_VALUES, VOLUME_SIZES, WRONG_TYPES,
+} from "./dictionary.ts";
 
 /** The part of an OpenAPI v3 schema node the generator reads. */
 export interface SchemaNode {
@@ -104,9 +106,50 @@ function entriesToObject(entries: [string, unknown][]): Record<string, unknown> 
   return out;
 }
 
+const optional = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(arb, { nil: undefined, freq: 3 });
+const defined = (o: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+/** Whole list items from Karpenter's vocabulary, by list name: the combinations per-field values rarely reach. */
+const TAINT = fc.record({
+  key: fc.constantFrom(...LABEL_KEYS),
+  value: optional(fc.constantFrom("", "x", "true", "a".repeat(63), "a".repeat(64), "a b", "-a")),
+  effect: fc.constantFrom("NoSchedule", "PreferNoSchedule", "NoExecute", "noschedule", ""),
+}).map(defined);
+
+const ITEMS: Readonly<Record<string, fc.Arbitrary<unknown>>> = {
+  requirements: fc.record({
+    key: fc.constantFrom(...LABEL_KEYS),
+    operator: fc.constantFrom(...OPERATORS),
+    values: optional(fc.array(fc.constantFrom(...REQUIREMENT_VALUES), { maxLength: 3 })),
+    minValues: optional(fc.constantFrom(0, 1, 2, 3, 50, 51, 2 ** 63)),
+  }).map(defined),
+  taints: TAINT,
+  startupTaints: TAINT,
+  budgets: fc.record({
+    nodes: fc.constantFrom(...BUDGET_NODES),
+    schedule: optional(fc.constantFrom(...CRONS)),
+    duration: optional(fc.constantFrom(...DURATIONS)),
+    reasons: optional(fc.array(fc.constantFrom("Drifted", "Empty", "Underutilized", "drifted"), { maxLength: 3 })),
+  }).map(defined),
+  blockDeviceMappings: fc.record({
+    deviceName: optional(fc.constantFrom("/dev/xvda", "/dev/xvdb", "")),
+    rootVolume: optional(fc.boolean()),
+    ebs: optional(fc.record({
+      volumeSize: optional(fc.constantFrom(...VOLUME_SIZES)),
+      snapshotID: optional(fc.constantFrom("snap-0123456789abcdef0", "", "snap")),
+      volumeType: optional(fc.constantFrom("gp3", "io2", "st1", "GP3")),
+      iops: optional(fc.constantFrom(3000, 0, -1, 64000, 256001, 2 ** 63)),
+      throughput: optional(fc.constantFrom(125, 0, 1000, 2001, 2 ** 63)),
+      volumeInitializationRate: optional(fc.constantFrom(100, 300, 99, 301)),
+      encrypted: optional(fc.boolean()),
+    }).map(defined)),
+  }).map(defined),
+};
+
 /** A value for a schema node: valid by type (with dictionary extras), boundaries, occasionally a wrong type. */
 function valueOf(node: SchemaNode, name: string, dotted: string, depth: number): fc.Arbitrary<unknown> {
-  const extras = BY_FIELD[dotted] ?? BY_FIELD[name];
+  const item = node.type === "object" ? ITEMS[name] : undefined;
+  const extras = item === undefined ? (BY_FIELD[dotted] ?? BY_FIELD[name]) : undefined;
   const wrong = fc.constantFrom(...WRONG_TYPES);
   let valid: fc.Arbitrary<unknown>;
   if (node["x-kubernetes-int-or-string"] === true) {
@@ -126,7 +169,8 @@ function valueOf(node: SchemaNode, name: string, dotted: string, depth: number):
   } else {
     valid = wrong;
   }
-  return fc.oneof({ arbitrary: withExtras(valid, extras), weight: 6 }, { arbitrary: wrong, weight: 1 });
+  const typed = item === undefined ? withExtras(valid, extras) : fc.oneof({ arbitrary: item, weight: 3 }, { arbitrary: valid, weight: 1 });
+  return fc.oneof({ arbitrary: typed, weight: 6 }, { arbitrary: wrong, weight: 1 });
 }
 
 function objectValues(node: SchemaNode, name: string, dotted: string, depth: number): fc.Arbitrary<unknown> {
