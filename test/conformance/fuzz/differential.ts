@@ -13,9 +13,9 @@ import { structuredCloneJson, type Generated } from "./mutations.ts";
 export interface ApiAnswer { verdict: "accept" | "reject"; message: string }
 export type Apiserver = (kind: Generated["kind"], object: Record<string, unknown>) => Promise<ApiAnswer>;
 
-/** Parity is about schema, CEL and Karpenter's runtime validation: runtime and strict stay, kerf's own policies go. */
+/** kerf as the fuzz judges it: parity is about schema, CEL and Karpenter's runtime validation; runtime and strict stay, kerf's own policies go. */
 const PARITY_POLICIES = new Set(["runtime", "strict"]);
-const config = policyConfigFromObject({ policies: Object.fromEntries(CONFIGURABLE_POLICY_IDS.filter((id) => !PARITY_POLICIES.has(id)).map((id) => [id, "off"])) });
+export const PARITY_CONFIG = policyConfigFromObject({ policies: Object.fromEntries(CONFIGURABLE_POLICY_IDS.filter((id) => !PARITY_POLICIES.has(id)).map((id) => [id, "off"])) });
 const catalog = builtinCatalog();
 
 export interface Judgement {
@@ -41,7 +41,7 @@ function apiField(message: string): string {
 
 export async function judge(generated: Generated, apiserver: Apiserver): Promise<Judgement> {
   const object = structuredCloneJson(generated.object);
-  const [api, verdict] = [await apiserver(generated.kind, object), evaluate({ kind: generated.kind, operation: "CREATE", object: structuredCloneJson(object), context: { catalog, config } })];
+  const [api, verdict] = [await apiserver(generated.kind, object), evaluate({ kind: generated.kind, operation: "CREATE", object: structuredCloneJson(object), context: { catalog, config: PARITY_CONFIG } })];
   const denials = verdict.findings.filter((f) => f.severity === "deny");
   const base = { generated, object, api, denials };
   if ((api.verdict === "accept") === verdict.allowed) return { ...base, outcome: "agree", explained: true };
