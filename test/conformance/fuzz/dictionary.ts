@@ -140,3 +140,9 @@ export const MAP_VALUES: Readonly<Record<string, readonly unknown[]>> = {
 export const WRONG_TYPES: readonly unknown[] = [
   null, 0, -1, 1.5, 2 ** 31, 2 ** 53, 2 ** 63, 1e20, -1e20, "x", "", "5", true, false, [], {}, ["x"], { a: "b" }, [null],
 ];
+
+/** Characters where regex dialects, length counts and decoders part ways: spaces RE2's \s leaves out, line ends
+ * JavaScript's . stops at, astral and combining characters, a lone surrogate's neighbours. */
+export const TRICKY_CHARS: readonly string[] = [
+  "\v", "\u00a0", "\u2003", "\ufeff", "\r", "\n", "\t", "\f", "\u2028", "\u2029", "\u0085", "😀", "é", "e\u0301", "\u0000", "İ", "K",
+];

@@ -2,7 +2,8 @@
 // valid, boundary or wrong-typed value, to null, or deleted; maps get keys from Karpenter's vocabulary (and __proto__).
 import fc from "fast-check";
 import {
-  BUDGET_NODES, BY_FIELD, CRONS, DURATIONS, LABEL_KEYS, MAP_KEYS, MAP_VALUES, OPERATORS, REQUIREMENT_VALUES, VOLUME_SIZES, WRONG_TYPES,
+  BUDGET_NODES, BY_FIELD, CRONS, DURATIONS, LABEL_KEYS, MAP_KEYS, MAP_VALUES, OPERATORS, REQUIREMENT_VALUES, TRICKY_CHARS, VOLUME_SIZES,
+  WRONG_TYPES,
 } from "./dictionary.ts";
 
 /** The part of an OpenAPI v3 schema node the generator reads. */
@@ -95,8 +96,18 @@ function integerValues(node: SchemaNode): fc.Arbitrary<unknown> {
   return fc.oneof(fc.integer({ min: Math.max(min, -1000), max: Math.min(max, 1000) }), fc.constantFrom(...edges));
 }
 
+/** A near miss: a string with one tricky character put before, inside or after it. */
+function nearMiss(strings: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
+  return fc.tuple(strings, fc.constantFrom(...TRICKY_CHARS), fc.nat(2)).map(([s, c, where]) => {
+    if (typeof s !== "string") return s;
+    const middle = Math.floor(s.length / 2);
+    return where === 0 ? `${c}${s}` : where === 1 ? `${s.slice(0, middle)}${c}${s.slice(middle)}` : `${s}${c}`;
+  });
+}
+
 function withExtras(arb: fc.Arbitrary<unknown>, extras: readonly unknown[] | undefined): fc.Arbitrary<unknown> {
-  return extras === undefined || extras.length === 0 ? arb : fc.oneof(arb, fc.constantFrom(...extras));
+  const both = extras === undefined || extras.length === 0 ? arb : fc.oneof(arb, fc.constantFrom(...extras));
+  return fc.oneof({ arbitrary: both, weight: 4 }, { arbitrary: nearMiss(both), weight: 1 });
 }
 
 /** Builds a JSON object keyed by `key`, keeping keys like __proto__ as own properties. */
