@@ -96,11 +96,12 @@ function integerValues(node: SchemaNode): fc.Arbitrary<unknown> {
   return fc.oneof(fc.integer({ min: Math.max(min, -1000), max: Math.min(max, 1000) }), fc.constantFrom(...edges));
 }
 
-/** A near miss: a string with one tricky character put before, inside or after it. */
+/** A near miss: a string with one tricky character put before, inside or after it, or in place of a space. */
 function nearMiss(strings: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
-  return fc.tuple(strings, fc.constantFrom(...TRICKY_CHARS), fc.nat(2)).map(([s, c, where]) => {
+  return fc.tuple(strings, fc.constantFrom(...TRICKY_CHARS), fc.nat(3)).map(([s, c, where]) => {
     if (typeof s !== "string") return s;
     const middle = Math.floor(s.length / 2);
+    if (where === 3 && s.includes(" ")) return s.replace(/ (?=[^ ]*$)/, c);
     return where === 0 ? `${c}${s}` : where === 1 ? `${s.slice(0, middle)}${c}${s.slice(middle)}` : `${s}${c}`;
   });
 }
@@ -117,36 +118,39 @@ function entriesToObject(entries: [string, unknown][]): Record<string, unknown> 
   return out;
 }
 
+/** A word of Karpenter's vocabulary, now and then a near miss of one. */
+const word = (words: readonly string[]): fc.Arbitrary<unknown> =>
+  fc.oneof({ arbitrary: fc.constantFrom(...words), weight: 4 }, { arbitrary: nearMiss(fc.constantFrom(...words)), weight: 1 });
 const optional = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(arb, { nil: undefined, freq: 3 });
 const defined = (o: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 /** Whole list items from Karpenter's vocabulary, by list name: the combinations per-field values rarely reach. */
 const TAINT = fc.record({
-  key: fc.constantFrom(...LABEL_KEYS),
+  key: word(LABEL_KEYS),
   value: optional(fc.constantFrom("", "x", "true", "a".repeat(63), "a".repeat(64), "a b", "-a")),
   effect: fc.constantFrom("NoSchedule", "PreferNoSchedule", "NoExecute", "noschedule", ""),
 }).map(defined);
 
 const ITEMS: Readonly<Record<string, fc.Arbitrary<unknown>>> = {
   requirements: fc.record({
-    key: fc.constantFrom(...LABEL_KEYS),
-    operator: fc.constantFrom(...OPERATORS),
-    values: optional(fc.array(fc.constantFrom(...REQUIREMENT_VALUES), { maxLength: 3 })),
+    key: word(LABEL_KEYS),
+    operator: word(OPERATORS),
+    values: optional(fc.array(word(REQUIREMENT_VALUES), { maxLength: 3 })),
     minValues: optional(fc.constantFrom(0, 1, 2, 3, 50, 51, 2 ** 63)),
   }).map(defined),
   taints: TAINT,
   startupTaints: TAINT,
   budgets: fc.record({
-    nodes: fc.constantFrom(...BUDGET_NODES),
-    schedule: optional(fc.constantFrom(...CRONS)),
-    duration: optional(fc.constantFrom(...DURATIONS)),
+    nodes: word(BUDGET_NODES),
+    schedule: optional(word(CRONS)),
+    duration: optional(word(DURATIONS)),
     reasons: optional(fc.array(fc.constantFrom("Drifted", "Empty", "Underutilized", "drifted"), { maxLength: 3 })),
   }).map(defined),
   blockDeviceMappings: fc.record({
     deviceName: optional(fc.constantFrom("/dev/xvda", "/dev/xvdb", "")),
     rootVolume: optional(fc.boolean()),
     ebs: optional(fc.record({
-      volumeSize: optional(fc.constantFrom(...VOLUME_SIZES)),
+      volumeSize: optional(word(VOLUME_SIZES)),
       snapshotID: optional(fc.constantFrom("snap-0123456789abcdef0", "", "snap")),
       volumeType: optional(fc.constantFrom("gp3", "io2", "st1", "GP3")),
       iops: optional(fc.constantFrom(3000, 0, -1, 64000, 256001, 2 ** 63)),
@@ -272,15 +276,14 @@ export function structuredCloneJson<T>(value: T): T {
 /** A generated object: which base it started from, the mutations, and the result. */
 export interface Generated { kind: "NodePool" | "EC2NodeClass"; base: number; mutations: Mutation[]; object: Record<string, unknown> }
 
-/** Objects of one kind: a valid base with 1–3 schema mutations (mostly one, so most rejections have one cause). */
+/**
+ * Objects of one kind: a valid base with one or two schema mutations (so most rejections have one cause);
+ * shrinking drops the extra mutations before it simplifies the first.
+ */
 export function generatedObjects(kind: Generated["kind"], schema: SchemaNode, bases: readonly Record<string, unknown>[]): fc.Arbitrary<Generated> {
   const perField = schemaFields(schema).map(mutationOf);
   const mutation = fc.nat(perField.length - 1).chain((i) => perField[i] as fc.Arbitrary<Mutation>);
-  return fc.tuple(fc.nat(bases.length - 1), fc.oneof(
-    { arbitrary: fc.tuple(mutation), weight: 4 },
-    { arbitrary: fc.tuple(mutation, mutation), weight: 2 },
-    { arbitrary: fc.tuple(mutation, mutation, mutation), weight: 1 },
-  ).map((m): Mutation[] => m)).map(([base, mutations]) => {
+  return fc.tuple(fc.nat(bases.length - 1), fc.tuple(mutation, fc.array(mutation, { maxLength: 2, size: "xsmall" })).map(([first, rest]) => [first, ...rest])).map(([base, mutations]) => {
     const object = structuredCloneJson(bases[base] as Record<string, unknown>);
     for (const m of mutations) applyMutation(object, m);
     return { kind, base, mutations, object };
