@@ -6,6 +6,7 @@ import { EC2NODECLASS_SCHEMA } from "./api/schemas/ec2nodeclass.schema.ts";
 import { NODECLAIM_SCHEMA } from "./api/schemas/nodeclaim.schema.ts";
 import { NODEPOOL_SCHEMA } from "./api/schemas/nodepool.schema.ts";
 import { fieldPath, type Segment } from "./field-path.ts";
+import { re2RegExp } from "./re2.ts";
 import type { Kind } from "./types.ts";
 
 /** The structural schema (CRD openAPIV3Schema) of each kind. */
@@ -61,10 +62,10 @@ const MEMO_ENTRIES = 1024;
 /**
  * A RegExp for ajv's `pattern` keyword whose results are memoised per string: label keys, durations and
  * schedules recur across objects and reviews, and some upstream patterns backtrack heavily
- * (BUDGET_SCHEDULE's five `(.+)` groups cost ~10 µs per test).
+ * (BUDGET_SCHEDULE's five `(.+)` groups cost ~10 µs per test). Patterns are RE2, read with RE2's `\s` and `.`.
  */
 function memoizedRegExp(pattern: string, flags: string): { test: (s: string) => boolean; toString: () => string } {
-  const rx = new RegExp(pattern, flags);
+  const rx = re2RegExp(pattern, flags);
   const results = new Map<string, boolean>();
   return {
     test: (s) => {

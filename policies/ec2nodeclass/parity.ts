@@ -1,6 +1,7 @@
 // The 54 EC2NodeClass CEL rules (v1.14.1) as predicates: spec-level and AMI rules here, terms/tags/kubelet below.
 import { celRule, EC2NODECLASS_CEL_RULES } from "../api/cel-rules.ts";
 import { celPolicy, find, has, items, listLiteral, sel, type CelPredicate } from "../cel.ts";
+import { re2RegExp } from "../re2.ts";
 import type { Policy } from "../types.ts";
 import { KUBELET_PREDICATES, NETWORK_PREDICATES, TERM_PREDICATES } from "./parity-terms.ts";
 
@@ -22,6 +23,9 @@ const anyOf = (x: unknown, fields: readonly string[]): boolean => fields.some((f
 const split = (value: unknown): string[] => String(value).split("@");
 
 /** Predicates for .spec and .spec.amiSelectorTerms rules (1–16). */
+/** The rule's `self.matches('^[a-zA-Z0-9]+@.+$')`, with RE2's `.` (a \r or U+2028 in the version matches). */
+const ALIAS_FORMAT = re2RegExp("^[a-zA-Z0-9]+@.+$");
+
 const SPEC_PREDICATES: Readonly<Record<string, CelPredicate>> = {
   "EC2NodeClass/1": (self) => has(self, "role") !== has(self, "instanceProfile"),
   "EC2NodeClass/2": aliasMatchesFamily("al2", "AL2"),
@@ -35,7 +39,7 @@ const SPEC_PREDICATES: Readonly<Record<string, CelPredicate>> = {
   "EC2NodeClass/10": (self) => !items(self).some((x) => has(x, "id") && anyOf(x, ["alias", "tags", "name", "owner"])),
   "EC2NodeClass/11": (self) => !items(self).some((x) => has(x, "alias") && anyOf(x, ["id", "tags", "name", "owner"])),
   "EC2NodeClass/12": (self) => !(items(self).some((x) => has(x, "alias")) && items(self).length !== 1),
-  "EC2NodeClass/13": (self) => /^[a-zA-Z0-9]+@.+$/.test(String(self)),
+  "EC2NodeClass/13": (self) => ALIAS_FORMAT.test(String(self)),
   "EC2NodeClass/14": (self) => ALIAS_FAMILIES.has(split(self)[0] ?? ""),
   "EC2NodeClass/15": (self) => {
     const parts = split(self);
