@@ -1,10 +1,22 @@
 /**
  * The scheduling loop (Karpenter's Solve): pods in queue order (CPU desc, memory desc, creation,
- * UID); each goes to an existing node, else a NodeClaim already planned (creation order: first fit),
- * else a new NodeClaim from the first NodePool by weight that can take it. A failed pod is relaxed
- * one preference step and retried; pods still failing are retried after a pass that placed others.
+ * UID); each goes to an existing node (first fit), else a NodeClaim already planned, else a new
+ * NodeClaim from the first NodePool by weight that can take it. A failed pod is relaxed one
+ * preference step and retried; pods still failing are retried after a pass that placed others.
+ *
+ * Cost-aware packing among planned NodeClaims: a pod first goes to the first NodeClaim that holds
+ * it without raising its cheapest option's price (filling what is already paid for); only then may
+ * a NodeClaim grow, the first one (creation order) whose growth passes the cost rules below, else
+ * another NodeClaim opens. Plain first fit grew the first NodeClaims until only huge on-demand types
+ * were left (a $125/h u7i-12tb holding 697 small pods on the real catalog). Growing a NodeClaim is
+ * refused when (1) its price per unit of what its pods use (PoolTypes.value) would end worse than
+ * both its current one and a new NodeClaim's for the pod alone, (2) its price would exceed
+ * `maxPriceRatio` times the value of its pods, or (3) it would lose its last spot-capable option in a
+ * pool that allows spot. When no other NodeClaim may open (`maxNewClaims`, consolidation's one
+ * replacement) growth is the only way and the rules do not apply.
  * Speed: per pod class (pods that schedule identically) a cursor skips places that rejected the
- * class for good; instance-type sets are bitsets cached per requirement set.
+ * class for good, and a NodeClaim remembers refusing a class's growth until it changes; the
+ * no-price-change test is a vector compare; instance-type sets are bitsets cached per requirement set.
  */
 import { RequirementError } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint } from "../../../policies/domain/taints.ts";
@@ -13,11 +25,14 @@ import { PodState, podClassKey } from "./preferences.ts";
 import { PoolTypes } from "./pool-types.ts";
 import { noFitReason } from "./reasons.ts";
 import { ResourceSpace } from "./resource-space.ts";
-import { ClaimTarget, NodeTarget, type AddResult, type Candidate } from "./targets.ts";
+import { ClaimTarget, NodeTarget, type AddResult, type Candidate, type Narrowed } from "./targets.ts";
 import { Topology, type TopologyConstraint } from "./topology.ts";
 import type { SimPod, SimulateOptions, Snapshot } from "./types.ts";
 
 type Place = NodeTarget | ClaimTarget;
+
+/** Default of SimulateOptions.maxPriceRatio. */
+export const MAX_PRICE_RATIO = 20;
 
 /** Queue order: CPU desc, memory desc, creation order, UID. */
 export function queueOrder(a: SimPod, b: SimPod): number {
@@ -37,6 +52,9 @@ export class Solver {
   private readonly cursors = new Map<string, number>();
   private readonly constraintCache = new Map<string, TopologyConstraint[]>();
   private readonly eligibleCache = new Map<string, ReadonlySet<string>>();
+  private readonly aloneCache = new Map<string, number>();
+  private readonly refusals = new Map<string, Int32Array>();
+  private scratch = new Float64Array(0);
   private nodeDomains = new Map<string, Set<string>>();
   private readonly options: SimulateOptions;
   private readonly softTaints: boolean;
@@ -127,19 +145,125 @@ export class Solver {
     }
   }
 
+  /** Whether another NodeClaim may still open (consolidation caps new NodeClaims). */
+  private canOpen(): boolean {
+    return this.options.maxNewClaims === undefined || this.claims.length < this.options.maxNewClaims;
+  }
+
   /** Tries every place for one pod; undefined on success, else the reason. */
   private place(state: PodState): string | undefined {
     const c = this.candidate(state);
     const nodes = this.nodes.length;
+    const rules = this.canOpen();
+    // The spot cap is permanent only while it stays on: with maxNewClaims it turns off at the cap.
+    const capPermanent = this.options.maxNewClaims === undefined;
     let cursor = this.cursors.get(state.key) ?? 0;
+    const refused = this.refusalsOf(state.key);
+    const growable: number[] = [];
+    const tried = new Map<number, AddResult>();
     for (let i = cursor; i < nodes + this.claims.length; i++) {
-      const place = i < nodes ? this.nodes[i]! : this.claims[i - nodes]!;
-      const result = place.tryAdd(c);
-      if (result.ok) return this.commit(result, c, place);
-      if (result.permanent && i === cursor) cursor++;
+      if (i < nodes) {
+        const result = this.nodes[i]!.tryAdd(c);
+        if (result.ok) return this.done(cursor, state, this.commit(result, c, this.nodes[i]!));
+        if (result.permanent && i === cursor) cursor++;
+        continue;
+      }
+      const k = i - nodes;
+      const claim = this.claims[k]!;
+      if (!claim.mayHold(c.vector, rules)) {
+        if (i === cursor && (capPermanent || !rules)) cursor++;
+        continue;
+      }
+      if (!claim.slackHolds(c.vector)) {
+        if (!rules || refused[k] !== claim.pods.length + 1) growable.push(k);
+        continue;
+      }
+      const result = claim.tryAdd(c);
+      if (result.ok && (result.narrowed?.price ?? Infinity) <= claim.price) return this.done(cursor, state, this.commit(result, c, claim));
+      if (result.ok) {
+        growable.push(k);
+        tried.set(k, result);
+      } else if (result.permanent && i === cursor) cursor++;
     }
     this.cursors.set(state.key, cursor);
+    for (const k of growable) {
+      const claim = this.claims[k]!;
+      if (rules && !this.mayGrowAtLeast(claim, c)) {
+        refused[k] = claim.pods.length + 1;
+        continue;
+      }
+      const result = tried.get(k) ?? claim.tryAdd(c);
+      if (!result.ok) continue;
+      if (!rules || this.mayGrow(claim, c, result.narrowed)) return this.commit(result, c, claim);
+      refused[k] = claim.pods.length + 1;
+    }
     return this.newClaim(c);
+  }
+
+  /**
+   * Per pod class and planned NodeClaim (by index), 1 + the NodeClaim's pod count when it refused
+   * the class's growth: the refusal holds until the NodeClaim changes.
+   */
+  private refusalsOf(podClass: string): Int32Array {
+    let refused = this.refusals.get(podClass);
+    if (refused === undefined || refused.length < this.claims.length) {
+      const grown = new Int32Array(Math.max(64, 2 * this.claims.length));
+      if (refused !== undefined) grown.set(refused);
+      this.refusals.set(podClass, (refused = grown));
+    }
+    return refused;
+  }
+
+  private done(cursor: number, state: PodState, result: undefined): undefined {
+    this.cursors.set(state.key, cursor);
+    return result;
+  }
+
+  /** The cost rules for growing a NodeClaim (see the file comment). */
+  private mayGrow(claim: ClaimTarget, c: Candidate, narrowed: Narrowed | undefined): boolean {
+    if (narrowed === undefined || claim.losesSpot(narrowed.bits)) return false;
+    return this.priceAllowed(claim, c, this.after(claim, c), narrowed.price);
+  }
+
+  private after(claim: ClaimTarget, c: Candidate): Float64Array {
+    const out = this.scratch.length === claim.used.length ? this.scratch : (this.scratch = new Float64Array(claim.used.length));
+    for (let r = 0; r < out.length; r++) out[r] = claim.used[r]! + c.vector[r]!;
+    return out;
+  }
+
+  /**
+   * The cost rules checked at the cheapest option that could hold the pod, ignoring the pod's own
+   * requirements (a lower bound of the price tryAdd would find): a cheap filter before tryAdd.
+   */
+  private mayGrowAtLeast(claim: ClaimTarget, c: Candidate): boolean {
+    const after = this.after(claim, c);
+    const i = claim.pool.firstFitting(claim.bits, after);
+    return i !== undefined && this.priceAllowed(claim, c, after, claim.pool.prices[i]!);
+  }
+
+  private priceAllowed(claim: ClaimTarget, c: Candidate, after: Float64Array, price: number): boolean {
+    const pool = claim.pool;
+    const value = pool.value(after);
+    if (price > (this.options.maxPriceRatio ?? MAX_PRICE_RATIO) * value) return false;
+    return price / value <= Math.max(claim.price / pool.value(claim.used), this.aloneRatio(c, pool));
+  }
+
+  /** Price per unit of value of a new NodeClaim in `pool` holding the pod alone (Infinity when none can). */
+  private aloneRatio(c: Candidate, pool: PoolTypes): number {
+    const id = `${c.state.key}|${pool.pool.name}`;
+    let ratio = this.aloneCache.get(id);
+    if (ratio === undefined) {
+      ratio = Infinity;
+      try {
+        const reqs = pool.requirements.intersect(c.state.requirements());
+        const i = pool.firstFitting(pool.typesFor(reqs), c.vector);
+        if (i !== undefined) ratio = pool.priceUnder(i, reqs) / pool.value(c.vector);
+      } catch (error) {
+        if (!(error instanceof RequirementError)) throw error;
+      }
+      this.aloneCache.set(id, ratio);
+    }
+    return ratio;
   }
 
   private commit(result: AddResult & { ok: true }, c: Candidate, place: Place): undefined {
