@@ -119,7 +119,7 @@ export class PoolTypes {
     const zoneId = reqs.get(Label.zoneId);
     const own = this.requirements;
     if (zone === own.get(Label.zone) && ct === own.get(Label.capacityType) && zoneId === own.get(Label.zoneId)) return this.prices[i]!;
-    const key = `${zone?.toString() ?? ""}|${ct?.toString() ?? ""}|${zoneId?.toString() ?? ""}`;
+    const key = [zone, ct, zoneId].map((r) => r?.toString()).join("|");
     let prices = this.offeringPrices.get(key);
     if (prices === undefined) this.offeringPrices.set(key, (prices = new Float64Array(this.types.length).fill(NaN)));
     if (Number.isNaN(prices[i]!)) prices[i] = cheapestOffering(this.types[i]!, reqs)?.pricePerHour ?? Infinity;

@@ -31,6 +31,17 @@ import type { SimPod, SimulateOptions, Snapshot } from "./types.ts";
 
 type Place = NodeTarget | ClaimTarget;
 
+/** One pod's pass over the places: its class cursor, and the NodeClaims that would have to grow. */
+interface Scan {
+  cursor: number;
+  /** Whether the cost rules apply (another NodeClaim may still open). */
+  readonly rules: boolean;
+  readonly growable: number[];
+  readonly tried: Map<number, AddResult>;
+  /** The class's growth refusals (refusalsOf). */
+  readonly refused: Int32Array;
+}
+
 /** Default of SimulateOptions.maxPriceRatio. */
 export const MAX_PRICE_RATIO = 20;
 
@@ -38,6 +49,19 @@ export const MAX_PRICE_RATIO = 20;
 export function queueOrder(a: SimPod, b: SimPod): number {
   return (b.requests["cpu"] ?? 0) - (a.requests["cpu"] ?? 0) || (b.requests["memory"] ?? 0) - (a.requests["memory"] ?? 0)
     || (a.creationOrder ?? 0) - (b.creationOrder ?? 0) || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
+}
+
+/**
+ * Packing order: largest dominant share first (a pod's largest fraction of the batch's total CPU or
+ * memory), then Karpenter's queue order. CPU-descending order alone places every CPU-heavy pod
+ * before any memory-heavy one, so the first NodeClaims fill their CPU and strand memory; by dominant
+ * share, big pods of either kind come first and NodeClaims get both.
+ */
+export function dominantShareOrder(pods: readonly SimPod[]): (a: SimPod, b: SimPod) => number {
+  const total = (key: string): number => pods.reduce((s, p) => s + (p.requests[key] ?? 0), 0) || 1;
+  const [cpu, memory] = [total("cpu"), total("memory")];
+  const share = (p: SimPod): number => Math.max((p.requests["cpu"] ?? 0) / cpu, (p.requests["memory"] ?? 0) / memory);
+  return (a, b) => share(b) - share(a) || queueOrder(a, b);
 }
 
 export class Solver {
@@ -52,7 +76,7 @@ export class Solver {
   private readonly cursors = new Map<string, number>();
   private readonly constraintCache = new Map<string, TopologyConstraint[]>();
   private readonly eligibleCache = new Map<string, ReadonlySet<string>>();
-  private readonly aloneCache = new Map<string, number>();
+  private readonly aloneCache = new Map<string, Map<PoolTypes, number>>();
   private readonly refusals = new Map<string, Int32Array>();
   private scratch = new Float64Array(0);
   private nodeDomains = new Map<string, Set<string>>();
@@ -119,7 +143,7 @@ export class Solver {
   /** Runs the loop over `pods`; results land in `placements` and `errors`. */
   solve(pods: readonly SimPod[]): void {
     const ignore = this.options.preferencePolicy === "Ignore";
-    let queue = [...pods].sort(queueOrder).map((p) => new PodState(p, ignore, podClassKey(p)));
+    let queue = [...pods].sort(dominantShareOrder(pods)).map((p) => new PodState(p, ignore, podClassKey(p)));
     while (queue.length > 0) {
       const failed = queue.filter((s) => !this.placeWithRelaxation(s));
       if (failed.length === queue.length) break;
@@ -153,51 +177,68 @@ export class Solver {
   /** Tries every place for one pod; undefined on success, else the reason. */
   private place(state: PodState): string | undefined {
     const c = this.candidate(state);
+    const scan: Scan = { cursor: this.cursors.get(state.key) ?? 0, rules: this.canOpen(), growable: [], tried: new Map(), refused: this.refusalsOf(state.key) };
+    const placed = this.placeWithoutRise(c, scan);
+    this.cursors.set(state.key, scan.cursor);
+    if (placed || this.placeByGrowth(c, scan)) return undefined;
+    return this.newClaim(c);
+  }
+
+  /**
+   * First fit over existing nodes, then over planned NodeClaims that hold the pod without a price
+   * rise; collects the NodeClaims that would have to grow. Advances the class's cursor past places
+   * that refused it for good.
+   */
+  private placeWithoutRise(c: Candidate, scan: Scan): boolean {
     const nodes = this.nodes.length;
-    const rules = this.canOpen();
-    // The spot cap is permanent only while it stays on: with maxNewClaims it turns off at the cap.
-    const capPermanent = this.options.maxNewClaims === undefined;
-    let cursor = this.cursors.get(state.key) ?? 0;
-    const refused = this.refusalsOf(state.key);
-    const growable: number[] = [];
-    const tried = new Map<number, AddResult>();
-    for (let i = cursor; i < nodes + this.claims.length; i++) {
-      if (i < nodes) {
-        const result = this.nodes[i]!.tryAdd(c);
-        if (result.ok) return this.done(cursor, state, this.commit(result, c, this.nodes[i]!));
-        if (result.permanent && i === cursor) cursor++;
-        continue;
-      }
-      const k = i - nodes;
-      const claim = this.claims[k]!;
-      if (!claim.mayHold(c.vector, rules)) {
-        if (i === cursor && (capPermanent || !rules)) cursor++;
-        continue;
-      }
-      if (!claim.slackHolds(c.vector)) {
-        if (!rules || refused[k] !== claim.pods.length + 1) growable.push(k);
-        continue;
-      }
-      const result = claim.tryAdd(c);
-      if (result.ok && (result.narrowed?.price ?? Infinity) <= claim.price) return this.done(cursor, state, this.commit(result, c, claim));
-      if (result.ok) {
-        growable.push(k);
-        tried.set(k, result);
-      } else if (result.permanent && i === cursor) cursor++;
+    for (let i = scan.cursor; i < nodes; i++) {
+      const result = this.nodes[i]!.tryAdd(c);
+      if (result.ok) return this.commit(result, c, this.nodes[i]!);
+      if (result.permanent && i === scan.cursor) scan.cursor++;
     }
-    this.cursors.set(state.key, cursor);
-    for (const k of growable) {
+    for (let k = Math.max(0, scan.cursor - nodes); k < this.claims.length; k++) {
+      const outcome = this.tryWithoutRise(k, c, scan);
+      if (outcome === "placed") return true;
+      if (outcome === "refused for good" && k + nodes === scan.cursor) scan.cursor++;
+    }
+    return false;
+  }
+
+  private tryWithoutRise(k: number, c: Candidate, scan: Scan): "placed" | "refused for good" | "no" {
+    const claim = this.claims[k]!;
+    if (!claim.mayHold(c.vector, scan.rules)) return this.capFinal(scan) ? "refused for good" : "no";
+    if (!claim.slackHolds(c.vector)) {
+      if (!scan.rules || scan.refused[k] !== claim.pods.length + 1) scan.growable.push(k);
+      return "no";
+    }
+    const result = claim.tryAdd(c);
+    if (!result.ok) return result.permanent ? "refused for good" : "no";
+    if ((result.narrowed?.price ?? Infinity) <= claim.price) return this.commit(result, c, claim) && "placed";
+    scan.growable.push(k);
+    scan.tried.set(k, result);
+    return "no";
+  }
+
+  /** Whether a refusal by the spot cap is for good: it is, unless maxNewClaims may still turn it off. */
+  private capFinal(scan: Scan): boolean {
+    return this.options.maxNewClaims === undefined || !scan.rules;
+  }
+
+  /** Grows the first NodeClaim (creation order) whose growth passes the cost rules (when they apply). */
+  private placeByGrowth(c: Candidate, scan: Scan): boolean {
+    const refused = scan.refused;
+    for (const k of scan.growable) {
       const claim = this.claims[k]!;
-      if (rules && !this.mayGrowAtLeast(claim, c)) {
+      if (scan.rules && !this.mayGrowAtLeast(claim, c)) {
         refused[k] = claim.pods.length + 1;
         continue;
       }
-      const result = tried.get(k) ?? claim.tryAdd(c);
+      const result = scan.tried.get(k) ?? claim.tryAdd(c);
       if (!result.ok) continue;
-      if (!rules || this.mayGrow(claim, c, result.narrowed)) return this.commit(result, c, claim);
+      if (!scan.rules || this.mayGrow(claim, c, result.narrowed)) return this.commit(result, c, claim);
       refused[k] = claim.pods.length + 1;
     }
-    return this.newClaim(c);
+    return false;
   }
 
   /**
@@ -212,11 +253,6 @@ export class Solver {
       this.refusals.set(podClass, (refused = grown));
     }
     return refused;
-  }
-
-  private done(cursor: number, state: PodState, result: undefined): undefined {
-    this.cursors.set(state.key, cursor);
-    return result;
   }
 
   /** The cost rules for growing a NodeClaim (see the file comment). */
@@ -250,8 +286,9 @@ export class Solver {
 
   /** Price per unit of value of a new NodeClaim in `pool` holding the pod alone (Infinity when none can). */
   private aloneRatio(c: Candidate, pool: PoolTypes): number {
-    const id = `${c.state.key}|${pool.pool.name}`;
-    let ratio = this.aloneCache.get(id);
+    let byPool = this.aloneCache.get(c.state.key);
+    if (byPool === undefined) this.aloneCache.set(c.state.key, (byPool = new Map()));
+    let ratio = byPool.get(pool);
     if (ratio === undefined) {
       ratio = Infinity;
       try {
@@ -261,15 +298,15 @@ export class Solver {
       } catch (error) {
         if (!(error instanceof RequirementError)) throw error;
       }
-      this.aloneCache.set(id, ratio);
+      byPool.set(pool, ratio);
     }
     return ratio;
   }
 
-  private commit(result: AddResult & { ok: true }, c: Candidate, place: Place): undefined {
+  private commit(result: AddResult & { ok: true }, c: Candidate, place: Place): true {
     result.commit();
     this.placements.set(c.state.pod, place);
-    return undefined;
+    return true;
   }
 
   /** Opens a NodeClaim from the first pool that can take the pod; undefined on success, else the reasons. */
