@@ -10,7 +10,7 @@ import type { NodePoolView, SimPod, SimulateOptions } from "./types.ts";
 const GI = 2 ** 30;
 
 /** A test instance type: `vcpu` cores, `gib` GiB and 110 pods allocatable, offered as `kinds` in one zone. */
-function type(name: string, vcpu: number, gib: number, price: number, kinds: Offering["capacityType"][] = ["spot", "on-demand"]): InstanceType {
+function type(name: string, [vcpu, gib]: [number, number], price: number, kinds: Offering["capacityType"][] = ["spot", "on-demand"]): InstanceType {
   const resources = { cpu: vcpu * 1000, memory: gib * GI, pods: 110 };
   return {
     name, labels: { "node.kubernetes.io/instance-type": name, "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux" },
@@ -40,20 +40,20 @@ function plan(types: readonly InstanceType[], podList: readonly SimPod[], option
 describe("cost-aware packing", () => {
   it("stops growing a NodeClaim where another NodeClaim is cheaper", () => {
     // First fit grew one NodeClaim to `big` ($10/h) for the third pod; two `small` cost $2/h.
-    const types = [type("small", 2, 8, 1), type("big", 4, 16, 10)];
+    const types = [type("small", [2, 8], 1), type("big", [4, 16], 10)];
     assert.deepEqual(plan(types, pods(4, 1000)), ["small:2", "small:2"]);
   });
 
   it("still grows a NodeClaim when growing is the cheaper way", () => {
     // `big` costs less per core than `small`: one NodeClaim growing to it beats two smalls.
-    const types = [type("small", 2, 8, 1), type("big", 4, 16, 1.5)];
+    const types = [type("small", [2, 8], 1), type("big", [4, 16], 1.5)];
     assert.deepEqual(plan(types, pods(4, 1000)), ["big:4"]);
   });
 
   it("fills the room a NodeClaim already pays for before growing another", () => {
     // Two 1.5-core pods with the same hostPort open two `small` NodeClaims with 0.5 core left each.
     // First fit grew the first to `big` for the second 0.5-core pod ($2.90/h); the room on the other costs nothing.
-    const types = [type("small", 2, 8, 1), type("big", 4, 16, 1.9)];
+    const types = [type("small", [2, 8], 1), type("big", [4, 16], 1.9)];
     const port = pods(2, 1500).map((p) => ({ ...p, hostPorts: [{ hostIP: "", port: 8080, protocol: "TCP" }] }));
     const small = pods(2, 500).map((p) => ({ ...p, uid: `q-${p.uid}`, name: `q-${p.name}`, creationOrder: 10 + (p.creationOrder ?? 0) }));
     assert.deepEqual(plan(types, [...port, ...small]), ["small:2", "small:2"]);
@@ -62,21 +62,21 @@ describe("cost-aware packing", () => {
   it("refuses growth past maxPriceRatio times what the pods are worth", () => {
     // Ten 0.1-core pods fill `small` (1 core, $1); the eleventh would grow it to `big` ($3 for 1.1
     // cores' worth, 2.7x). Rule 1 allows it (a new `small` for 0.1 core is 10x), maxPriceRatio 2 does not.
-    const types = [type("small", 1, 8, 1), type("big", 2, 16, 3)];
+    const types = [type("small", [1, 8], 1), type("big", [2, 16], 3)];
     assert.deepEqual(plan(types, pods(11, 100)), ["big:11"]);
     assert.deepEqual(plan(types, pods(11, 100), { maxPriceRatio: 2 }), ["small:10", "small:1"]);
   });
 
   it("never widens a NodeClaim past the largest spot-capable size when the pool allows spot", () => {
     // `od` is on-demand only and cheap per core, so growth would be allowed by price; the claim stops at `spot`.
-    const types = [type("spot", 1, 8, 1), type("od", 2, 16, 1.5, ["on-demand"])];
+    const types = [type("spot", [1, 8], 1), type("od", [2, 16], 1.5, ["on-demand"])];
     assert.deepEqual(plan(types, pods(2, 1000)), ["spot:1", "spot:1"]);
     const onDemand = [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] }];
     assert.deepEqual(plan(types, pods(2, 1000), {}, { requirements: onDemand }), ["od:2"]);
   });
 
   it("grows the one NodeClaim consolidation may launch whatever it costs", () => {
-    const types = [type("small", 2, 8, 1), type("big", 4, 16, 10)];
+    const types = [type("small", [2, 8], 1), type("big", [4, 16], 10)];
     assert.deepEqual(plan(types, pods(4, 1000), { maxNewClaims: 1 }), ["big:4"]);
   });
 
