@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import type { InstanceType, Offering } from "../../../policies/domain/instance-types.ts";
 import { builtinCatalog } from "../../../policies/domain/catalog/builtin.ts";
 import { toInstanceTypes } from "../../../policies/domain/catalog/catalog.ts";
-import { diversePods } from "../../../test/perf/scheduling/generator.ts";
+import { diversePods, fakeInstanceTypes } from "../../../test/perf/scheduling/generator.ts";
 import { simulate } from "./simulate.ts";
 import type { NodePoolView, SimPod, SimulateOptions } from "./types.ts";
 
@@ -48,6 +48,11 @@ describe("cost-aware packing", () => {
     // `big` costs less per core than `small`: one NodeClaim growing to it beats two smalls.
     const types = [type("small", [2, 8], 1), type("big", [4, 16], 1.5)];
     assert.deepEqual(plan(types, pods(4, 1000)), ["big:4"]);
+  });
+
+  it("keeps growing one NodeClaim on a price list linear in size (equal ratios up to rounding)", () => {
+    // Karpenter's fake catalog: type i costs 0.31475·(i+1); price-per-value ratios tie and differ by rounding only.
+    assert.deepEqual(plan(fakeInstanceTypes(400), pods(40, 1000, 512 * 2 ** 20)), ["fake-it-39:40"]);
   });
 
   it("fills the room a NodeClaim already pays for before growing another", () => {

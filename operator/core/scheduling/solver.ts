@@ -42,6 +42,9 @@ interface Scan {
   readonly refused: Int32Array;
 }
 
+/** In a class's refusal array: the NodeClaim refused the class for good (not just its growth). */
+const REFUSED_FOR_GOOD = -1;
+
 /** Default of SimulateOptions.maxPriceRatio. */
 export const MAX_PRICE_RATIO = 20;
 
@@ -206,17 +209,25 @@ export class Solver {
 
   private tryWithoutRise(k: number, c: Candidate, scan: Scan): "placed" | "refused for good" | "no" {
     const claim = this.claims[k]!;
+    if (scan.refused[k] === REFUSED_FOR_GOOD) return "refused for good";
     if (!claim.mayHold(c.vector, scan.rules)) return this.capFinal(scan) ? "refused for good" : "no";
     if (!claim.slackHolds(c.vector)) {
       if (!scan.rules || scan.refused[k] !== claim.pods.length + 1) scan.growable.push(k);
       return "no";
     }
     const result = claim.tryAdd(c);
-    if (!result.ok) return result.permanent ? "refused for good" : "no";
+    if (!result.ok) return this.refusal(result, k, scan);
     if ((result.narrowed?.price ?? Infinity) <= claim.price) return this.commit(result, c, claim) && "placed";
     scan.growable.push(k);
     scan.tried.set(k, result);
     return "no";
+  }
+
+  /** Remembers a permanent refusal (places only fill up and narrow), so the class skips the NodeClaim from now on. */
+  private refusal(result: AddResult & { ok: false }, k: number, scan: Scan): "refused for good" | "no" {
+    if (!result.permanent) return "no";
+    scan.refused[k] = REFUSED_FOR_GOOD;
+    return "refused for good";
   }
 
   /** Whether a refusal by the spot cap is for good: it is, unless maxNewClaims may still turn it off. */
@@ -234,7 +245,10 @@ export class Solver {
         continue;
       }
       const result = scan.tried.get(k) ?? claim.tryAdd(c);
-      if (!result.ok) continue;
+      if (!result.ok) {
+        this.refusal(result, k, scan);
+        continue;
+      }
       if (!scan.rules || this.mayGrow(claim, c, result.narrowed)) return this.commit(result, c, claim);
       refused[k] = claim.pods.length + 1;
     }
@@ -243,7 +257,7 @@ export class Solver {
 
   /**
    * Per pod class and planned NodeClaim (by index), 1 + the NodeClaim's pod count when it refused
-   * the class's growth: the refusal holds until the NodeClaim changes.
+   * the class's growth (the refusal holds until the NodeClaim changes), or REFUSED_FOR_GOOD.
    */
   private refusalsOf(podClass: string): Int32Array {
     let refused = this.refusals.get(podClass);
@@ -281,7 +295,8 @@ export class Solver {
     const pool = claim.pool;
     const value = pool.value(after);
     if (price > (this.options.maxPriceRatio ?? MAX_PRICE_RATIO) * value) return false;
-    return price / value <= Math.max(claim.price / pool.value(claim.used), this.aloneRatio(c, pool));
+    // Relative slack: on a linear price list the ratios are equal and differ only by rounding.
+    return price / value <= Math.max(claim.price / pool.value(claim.used), this.aloneRatio(c, pool)) * (1 + 1e-9);
   }
 
   /** Price per unit of value of a new NodeClaim in `pool` holding the pod alone (Infinity when none can). */
