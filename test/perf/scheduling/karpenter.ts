@@ -54,16 +54,20 @@ export function buildKarpenter(): { binary: string } | { skipped: string } {
 }
 
 /** The input main.go reads: the instance types and pods exactly as kerf's simulation gets them. */
-function input(types: readonly InstanceType[], pods: readonly SimPod[]): string {
+function input(types: readonly InstanceType[], pods: readonly SimPod[], limits: boolean): string {
   return JSON.stringify({
+    limits,
     types: types.map((t) => ({ name: t.name, labels: t.labels, capacity: t.capacity, allocatable: t.allocatable, offerings: t.offerings })),
     pods: pods.map((p) => ({ uid: p.uid, name: p.name, labels: p.labels, requests: p.requests, spread: p.spread, affinity: p.affinity, antiAffinity: p.antiAffinity })),
   });
 }
 
-/** Solves once with Karpenter's scheduler; throws with its stderr when it fails. */
-export function runKarpenter(binary: string, types: readonly InstanceType[], pods: readonly SimPod[]): KarpenterResult {
-  const child = spawnSync(binary, [], { input: input(types, pods), encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
+/**
+ * Solves once with Karpenter's scheduler (`limits`: the benchmark's NodePool limits, as kerf's bench
+ * sets them on the fake catalog only); throws with its stderr when it fails.
+ */
+export function runKarpenter(binary: string, workload: { types: readonly InstanceType[]; pods: readonly SimPod[]; limits: boolean }): KarpenterResult {
+  const child = spawnSync(binary, [], { input: input(workload.types, workload.pods, workload.limits), encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
   if (child.status !== 0) throw new Error(`running Karpenter's scheduler: ${child.stderr.trim()}`);
   return JSON.parse(child.stdout) as KarpenterResult;
 }

@@ -70,7 +70,7 @@ export function runCase(name: string, n: number, karpenter?: string): BenchResul
     unschedulable: result.podErrors.length, pricePerHour: result.newClaims.reduce((s, c) => s + c.launch.pricePerHour, 0),
     lowerBound: coveringOptimum(coveringProblem(snapshot.nodePools, pods)), priciest: priciest(result.newClaims),
     podsPerNode: [Math.min(...sizes), Math.max(...sizes)], peakMiB: process.resourceUsage().maxRSS / 1024,
-    ...(karpenter === undefined ? {} : { karpenter: runKarpenter(karpenter, types, pods) }),
+    ...(karpenter === undefined ? {} : { karpenter: runKarpenter(karpenter, { types, pods, limits: !real }) }),
   };
 }
 
@@ -98,10 +98,10 @@ function kerfTable(rows: readonly BenchResult[]): string {
 
 function comparisonTable(rows: readonly BenchResult[]): string {
   const compared = rows.filter((r): r is BenchResult & { karpenter: KarpenterResult } => r.karpenter !== undefined);
-  return table(["case", "pods", "nodes kerf/Karp", "$/h kerf", "$/h Karp", "kerf÷Karp $", "price/bound kerf", "Karp", "CPU s kerf", "CPU s Karp", "Karp÷kerf CPU", "Karpenter's most expensive NodeClaim"],
+  return table(["case", "pods", "unsched kerf/Karp", "nodes kerf/Karp", "$/h kerf", "$/h Karp", "kerf÷Karp $", "price/bound kerf", "Karp", "CPU s kerf", "CPU s Karp", "Karp÷kerf CPU", "Karpenter's most expensive NodeClaim"],
     compared.map((r) => {
       const k = r.karpenter;
-      return [r.name, r.pods, `${r.nodes}/${k.nodes}`, money(r.pricePerHour), money(k.pricePerHour), (r.pricePerHour / k.pricePerHour).toFixed(2),
+      return [r.name, r.pods, `${r.unschedulable}/${k.unschedulable}`, `${r.nodes}/${k.nodes}`, money(r.pricePerHour), money(k.pricePerHour), (r.pricePerHour / k.pricePerHour).toFixed(2),
         (r.pricePerHour / r.lowerBound).toFixed(3), (k.pricePerHour / r.lowerBound).toFixed(3), r.cpuSeconds.toFixed(2), k.cpuSeconds.toFixed(1),
         `${(k.cpuSeconds / r.cpuSeconds).toFixed(0)}×`, claim(k.priciest, k.pricePerHour)];
     }));
