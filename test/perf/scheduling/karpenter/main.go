@@ -197,7 +197,7 @@ func cpuSeconds() float64 {
 func run(in input) (output, error) {
 	log.SetLogger(logging.NopLogger)
 	ctx := options.ToContext(injection.WithControllerName(context.Background(), "provisioner"), test.Options())
-	spec := v1.NodePoolSpec{}
+	spec := v1.NodePoolSpec{Limits: v1.Limits{}} // empty, not nil: test.NodePool turns nil into a 2,000-CPU limit
 	if in.Limits {
 		spec.Limits = v1.Limits{corev1.ResourceCPU: resource.MustParse("10000000"), corev1.ResourceMemory: resource.MustParse("10000000Gi")}
 	}
