@@ -1,5 +1,6 @@
 /**
- * The scheduling loop (Karpenter's Solve): pods in queue order (CPU desc, memory desc, creation,
+ * The scheduling loop (Karpenter's Solve): pods in packing order (dominantShareOrder: largest share
+ * of the batch's CPU or memory first, then Karpenter's queue order: CPU desc, memory desc, creation,
  * UID); each goes to an existing node (first fit), else a NodeClaim already planned, else a new
  * NodeClaim from the first NodePool by weight that can take it. A failed pod is relaxed one
  * preference step and retried; pods still failing are retried after a pass that placed others.
