@@ -2,12 +2,15 @@
  * One NodePool's instance types, indexed for the solver: types compatible with the pool, their
  * allocatable net of DaemonSet overhead as vectors, and bitset indexes by label value and offering
  * so "which types satisfy these requirements" is a few bitwise ORs/ANDs, cached per requirement set.
+ * Types are ordered by their cheapest offering under the pool's requirements, so a bitset's first
+ * set bit is (nearly always) its cheapest option; the pool's best price per unit of each resource
+ * values what a NodeClaim's pods use (the packing's cost rules, solver.ts).
  */
 import { cheapestOffering, labelsMismatch, type InstanceType } from "../../../policies/domain/instance-types.ts";
 import { Label, OFFERING_LABELS, WELL_KNOWN_LABELS } from "../../../policies/domain/labels.ts";
 import { Requirement, Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint } from "../../../policies/domain/taints.ts";
-import { andBits, emptyBits, fullBits, orInto, setBit, forEachBit, type Bitset } from "./bitset.ts";
+import { andBits, emptyBits, fullBits, isEmptyBits, orInto, setBit, forEachBit, type Bitset } from "./bitset.ts";
 import type { ResourceSpace } from "./resource-space.ts";
 import type { DaemonSetView, NodePoolView, SimPod } from "./types.ts";
 
@@ -55,6 +58,13 @@ export class PoolTypes {
   private readonly maxCache = { alloc: new WeakMap<Bitset, Float64Array>(), capacity: new WeakMap<Bitset, Float64Array>() };
   /** Every type of the pool. */
   readonly all: Bitset;
+  /** Each type's cheapest available offering under the pool's requirements ($/h), ascending. */
+  readonly prices: Float64Array;
+  /** Per resource slot, the pool's lowest price per unit of allocatable (Infinity when no type has any). */
+  readonly unitPrices: Float64Array;
+  /** Types with an available spot offering; undefined when the pool does not allow spot. */
+  readonly spot: Bitset | undefined;
+  private readonly offeringPrices = new Map<string, Float64Array>();
 
   constructor(pool: NodePoolView, space: ResourceSpace, daemonSets: readonly DaemonSetView[]) {
     this.pool = pool;
@@ -72,8 +82,91 @@ export class PoolTypes {
     this.width = space.size;
     this.alloc = new Float64Array(this.types.length * this.width);
     this.capacity = new Float64Array(this.types.length * this.width);
+    this.prices = Float64Array.from(priced, (x) => x.price);
     this.types.forEach((t, i) => this.indexType(t, i, space, daemonSets));
     this.all = fullBits(this.types.length);
+    this.unitPrices = new Float64Array(this.width).fill(Infinity);
+    for (let i = 0; i < this.types.length; i++) {
+      for (let r = 0; r < this.width; r++) {
+        const a = this.alloc[i * this.width + r]!;
+        if (a > 0) this.unitPrices[r] = Math.min(this.unitPrices[r]!, this.prices[i]! / a);
+      }
+    }
+    const ct = this.requirements.get(Label.capacityType);
+    const spot = emptyBits(this.types.length);
+    for (const e of this.offerings) if (e.capacityType === "spot") orInto(spot, e.bits);
+    this.spot = (ct === undefined || ct.has("spot")) && !isEmptyBits(spot) ? spot : undefined;
+  }
+
+  /**
+   * What the pods using `used` are worth at the pool's best unit prices: the largest of
+   * used[r] × unitPrice[r]. No node holding `used` costs less, so price ÷ value ≥ 1 measures how
+   * much a NodeClaim overpays per unit of what its pods use.
+   */
+  value(used: Float64Array): number {
+    let v = 0;
+    for (let r = 0; r < this.width; r++) {
+      const u = used[r]!;
+      if (u > 0 && Number.isFinite(this.unitPrices[r]!)) v = Math.max(v, u * this.unitPrices[r]!);
+    }
+    return v;
+  }
+
+  /** Type `i`'s cheapest available offering under `reqs` (Infinity when none). */
+  priceUnder(i: number, reqs: Requirements): number {
+    const zone = reqs.get(Label.zone);
+    const ct = reqs.get(Label.capacityType);
+    const zoneId = reqs.get(Label.zoneId);
+    const own = this.requirements;
+    if (zone === own.get(Label.zone) && ct === own.get(Label.capacityType) && zoneId === own.get(Label.zoneId)) return this.prices[i]!;
+    const key = [zone, ct, zoneId].map((r) => r?.toString()).join("|");
+    let prices = this.offeringPrices.get(key);
+    if (prices === undefined) this.offeringPrices.set(key, (prices = new Float64Array(this.types.length).fill(NaN)));
+    if (Number.isNaN(prices[i]!)) prices[i] = cheapestOffering(this.types[i]!, reqs)?.pricePerHour ?? Infinity;
+    return prices[i]!;
+  }
+
+  /**
+   * The cheapest option among `bits` under `reqs`: scans in pool price order and stops once the
+   * pool-level price (a lower bound of the price under narrower requirements) cannot win.
+   */
+  cheapest(bits: Bitset, reqs: Requirements): { readonly index: number; readonly price: number } | undefined {
+    let index = -1;
+    let price = Infinity;
+    for (let w = 0; w < bits.length; w++) {
+      let word = bits[w]!;
+      while (word !== 0) {
+        const low = word & -word;
+        const i = (w << 5) + 31 - Math.clz32(low);
+        if (this.prices[i]! >= price) return { index, price };
+        const p = this.priceUnder(i, reqs);
+        if (p < price) [index, price] = [i, p];
+        word ^= low;
+      }
+    }
+    return index < 0 ? undefined : { index, price };
+  }
+
+  /** Whether type `i`'s allocatable holds `used`. */
+  holds(i: number, used: Float64Array): boolean {
+    const w = this.width;
+    for (let r = 0; r < w; r++) if (used[r]! > this.alloc[i * w + r]!) return false;
+    return true;
+  }
+
+  /** The cheapest type among `bits` whose allocatable holds `used` (pool-level price), or undefined. */
+  firstFitting(bits: Bitset, used: Float64Array): number | undefined {
+    let found: number | undefined;
+    for (let word = 0; word < bits.length && found === undefined; word++) {
+      let x = bits[word]!;
+      while (x !== 0 && found === undefined) {
+        const low = x & -x;
+        const i = (word << 5) + 31 - Math.clz32(low);
+        if (this.holds(i, used)) found = i;
+        x ^= low;
+      }
+    }
+    return found;
   }
 
   private indexType(t: InstanceType, i: number, space: ResourceSpace, daemonSets: readonly DaemonSetView[]): void {
@@ -148,10 +241,8 @@ export class PoolTypes {
   /** The subset of `bits` whose allocatable holds `used`. */
   fitting(bits: Bitset, used: Float64Array): Bitset {
     const out = emptyBits(this.types.length);
-    const w = this.width;
     forEachBit(bits, (i) => {
-      for (let r = 0; r < w; r++) if (used[r]! > this.alloc[i * w + r]!) return;
-      setBit(out, i);
+      if (this.holds(i, used)) setBit(out, i);
     });
     return out;
   }

@@ -1,10 +1,23 @@
 /**
- * The scheduling loop (Karpenter's Solve): pods in queue order (CPU desc, memory desc, creation,
- * UID); each goes to an existing node, else a NodeClaim already planned (creation order: first fit),
- * else a new NodeClaim from the first NodePool by weight that can take it. A failed pod is relaxed
- * one preference step and retried; pods still failing are retried after a pass that placed others.
+ * The scheduling loop (Karpenter's Solve): pods in packing order (dominantShareOrder: largest share
+ * of the batch's CPU or memory first, then Karpenter's queue order: CPU desc, memory desc, creation,
+ * UID); each goes to an existing node (first fit), else a NodeClaim already planned, else a new
+ * NodeClaim from the first NodePool by weight that can take it. A failed pod is relaxed one
+ * preference step and retried; pods still failing are retried after a pass that placed others.
+ *
+ * Cost-aware packing among planned NodeClaims: a pod first goes to the first NodeClaim that holds
+ * it without raising its cheapest option's price (filling what is already paid for); only then may
+ * a NodeClaim grow, the first one (creation order) whose growth passes the cost rules below, else
+ * another NodeClaim opens. Plain first fit grew the first NodeClaims until only huge on-demand types
+ * were left (a $125/h u7i-12tb holding 697 small pods on the real catalog). Growing a NodeClaim is
+ * refused when (1) its price per unit of what its pods use (PoolTypes.value) would end worse than
+ * both its current one and a new NodeClaim's for the pod alone, (2) its price would exceed
+ * `maxPriceRatio` times the value of its pods, or (3) it would lose its last spot-capable option in a
+ * pool that allows spot. When no other NodeClaim may open (`maxNewClaims`, consolidation's one
+ * replacement) growth is the only way and the rules do not apply.
  * Speed: per pod class (pods that schedule identically) a cursor skips places that rejected the
- * class for good; instance-type sets are bitsets cached per requirement set.
+ * class for good, and a NodeClaim remembers refusing a class's growth until it changes; the
+ * no-price-change test is a vector compare; instance-type sets are bitsets cached per requirement set.
  */
 import { RequirementError } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint } from "../../../policies/domain/taints.ts";
@@ -13,16 +26,46 @@ import { PodState, podClassKey } from "./preferences.ts";
 import { PoolTypes } from "./pool-types.ts";
 import { noFitReason } from "./reasons.ts";
 import { ResourceSpace } from "./resource-space.ts";
-import { ClaimTarget, NodeTarget, type AddResult, type Candidate } from "./targets.ts";
+import { ClaimTarget, NodeTarget, type AddResult, type Candidate, type Narrowed } from "./targets.ts";
 import { Topology, type TopologyConstraint } from "./topology.ts";
 import type { SimPod, SimulateOptions, Snapshot } from "./types.ts";
 
 type Place = NodeTarget | ClaimTarget;
 
+/** One pod's pass over the places: its class cursor, and the NodeClaims that would have to grow. */
+interface Scan {
+  cursor: number;
+  /** Whether the cost rules apply (another NodeClaim may still open). */
+  readonly rules: boolean;
+  readonly growable: number[];
+  readonly tried: Map<number, AddResult>;
+  /** The class's growth refusals (refusalsOf). */
+  readonly refused: Int32Array;
+}
+
+/** In a class's refusal array: the NodeClaim refused the class for good (not just its growth). */
+const REFUSED_FOR_GOOD = -1;
+
+/** Default of SimulateOptions.maxPriceRatio. */
+export const MAX_PRICE_RATIO = 20;
+
 /** Queue order: CPU desc, memory desc, creation order, UID. */
 export function queueOrder(a: SimPod, b: SimPod): number {
   return (b.requests["cpu"] ?? 0) - (a.requests["cpu"] ?? 0) || (b.requests["memory"] ?? 0) - (a.requests["memory"] ?? 0)
     || (a.creationOrder ?? 0) - (b.creationOrder ?? 0) || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
+}
+
+/**
+ * Packing order: largest dominant share first (a pod's largest fraction of the batch's total CPU or
+ * memory), then Karpenter's queue order. CPU-descending order alone places every CPU-heavy pod
+ * before any memory-heavy one, so the first NodeClaims fill their CPU and strand memory; by dominant
+ * share, big pods of either kind come first and NodeClaims get both.
+ */
+export function dominantShareOrder(pods: readonly SimPod[]): (a: SimPod, b: SimPod) => number {
+  const total = (key: string): number => pods.reduce((s, p) => s + (p.requests[key] ?? 0), 0) || 1;
+  const [cpu, memory] = [total("cpu"), total("memory")];
+  const share = (p: SimPod): number => Math.max((p.requests["cpu"] ?? 0) / cpu, (p.requests["memory"] ?? 0) / memory);
+  return (a, b) => share(b) - share(a) || queueOrder(a, b);
 }
 
 export class Solver {
@@ -37,6 +80,9 @@ export class Solver {
   private readonly cursors = new Map<string, number>();
   private readonly constraintCache = new Map<string, TopologyConstraint[]>();
   private readonly eligibleCache = new Map<string, ReadonlySet<string>>();
+  private readonly aloneCache = new Map<string, Map<PoolTypes, number>>();
+  private readonly refusals = new Map<string, Int32Array>();
+  private scratch = new Float64Array(0);
   private nodeDomains = new Map<string, Set<string>>();
   private readonly options: SimulateOptions;
   private readonly softTaints: boolean;
@@ -101,7 +147,7 @@ export class Solver {
   /** Runs the loop over `pods`; results land in `placements` and `errors`. */
   solve(pods: readonly SimPod[]): void {
     const ignore = this.options.preferencePolicy === "Ignore";
-    let queue = [...pods].sort(queueOrder).map((p) => new PodState(p, ignore, podClassKey(p)));
+    let queue = [...pods].sort(dominantShareOrder(pods)).map((p) => new PodState(p, ignore, podClassKey(p)));
     while (queue.length > 0) {
       const failed = queue.filter((s) => !this.placeWithRelaxation(s));
       if (failed.length === queue.length) break;
@@ -127,25 +173,156 @@ export class Solver {
     }
   }
 
+  /** Whether another NodeClaim may still open (consolidation caps new NodeClaims). */
+  private canOpen(): boolean {
+    return this.options.maxNewClaims === undefined || this.claims.length < this.options.maxNewClaims;
+  }
+
   /** Tries every place for one pod; undefined on success, else the reason. */
   private place(state: PodState): string | undefined {
     const c = this.candidate(state);
-    const nodes = this.nodes.length;
-    let cursor = this.cursors.get(state.key) ?? 0;
-    for (let i = cursor; i < nodes + this.claims.length; i++) {
-      const place = i < nodes ? this.nodes[i]! : this.claims[i - nodes]!;
-      const result = place.tryAdd(c);
-      if (result.ok) return this.commit(result, c, place);
-      if (result.permanent && i === cursor) cursor++;
-    }
-    this.cursors.set(state.key, cursor);
+    const scan: Scan = { cursor: this.cursors.get(state.key) ?? 0, rules: this.canOpen(), growable: [], tried: new Map(), refused: this.refusalsOf(state.key) };
+    const placed = this.placeWithoutRise(c, scan);
+    this.cursors.set(state.key, scan.cursor);
+    if (placed || this.placeByGrowth(c, scan)) return undefined;
     return this.newClaim(c);
   }
 
-  private commit(result: AddResult & { ok: true }, c: Candidate, place: Place): undefined {
+  /**
+   * First fit over existing nodes, then over planned NodeClaims that hold the pod without a price
+   * rise; collects the NodeClaims that would have to grow. Advances the class's cursor past places
+   * that refused it for good.
+   */
+  private placeWithoutRise(c: Candidate, scan: Scan): boolean {
+    const nodes = this.nodes.length;
+    for (let i = scan.cursor; i < nodes; i++) {
+      const result = this.nodes[i]!.tryAdd(c);
+      if (result.ok) return this.commit(result, c, this.nodes[i]!);
+      if (result.permanent && i === scan.cursor) scan.cursor++;
+    }
+    for (let k = Math.max(0, scan.cursor - nodes); k < this.claims.length; k++) {
+      const outcome = this.tryWithoutRise(k, c, scan);
+      if (outcome === "placed") return true;
+      if (outcome === "refused for good" && k + nodes === scan.cursor) scan.cursor++;
+    }
+    return false;
+  }
+
+  private tryWithoutRise(k: number, c: Candidate, scan: Scan): "placed" | "refused for good" | "no" {
+    const claim = this.claims[k]!;
+    if (scan.refused[k] === REFUSED_FOR_GOOD) return "refused for good";
+    if (!claim.mayHold(c.vector, scan.rules)) return this.capFinal(scan) ? "refused for good" : "no";
+    if (!claim.slackHolds(c.vector)) {
+      if (!scan.rules || scan.refused[k] !== claim.pods.length + 1) scan.growable.push(k);
+      return "no";
+    }
+    const result = claim.tryAdd(c);
+    if (!result.ok) return this.refusal(result, k, scan);
+    if ((result.narrowed?.price ?? Infinity) <= claim.price) return this.commit(result, c, claim) && "placed";
+    scan.growable.push(k);
+    scan.tried.set(k, result);
+    return "no";
+  }
+
+  /** Remembers a permanent refusal (places only fill up and narrow), so the class skips the NodeClaim from now on. */
+  private refusal(result: AddResult & { ok: false }, k: number, scan: Scan): "refused for good" | "no" {
+    if (!result.permanent) return "no";
+    scan.refused[k] = REFUSED_FOR_GOOD;
+    return "refused for good";
+  }
+
+  /** Whether a refusal by the spot cap is for good: it is, unless maxNewClaims may still turn it off. */
+  private capFinal(scan: Scan): boolean {
+    return this.options.maxNewClaims === undefined || !scan.rules;
+  }
+
+  /** Grows the first NodeClaim (creation order) whose growth passes the cost rules (when they apply). */
+  private placeByGrowth(c: Candidate, scan: Scan): boolean {
+    const refused = scan.refused;
+    for (const k of scan.growable) {
+      const claim = this.claims[k]!;
+      if (scan.rules && !this.mayGrowAtLeast(claim, c)) {
+        refused[k] = claim.pods.length + 1;
+        continue;
+      }
+      const result = scan.tried.get(k) ?? claim.tryAdd(c);
+      if (!result.ok) {
+        this.refusal(result, k, scan);
+        continue;
+      }
+      if (!scan.rules || this.mayGrow(claim, c, result.narrowed)) return this.commit(result, c, claim);
+      refused[k] = claim.pods.length + 1;
+    }
+    return false;
+  }
+
+  /**
+   * Per pod class and planned NodeClaim (by index), 1 + the NodeClaim's pod count when it refused
+   * the class's growth (the refusal holds until the NodeClaim changes), or REFUSED_FOR_GOOD.
+   */
+  private refusalsOf(podClass: string): Int32Array {
+    let refused = this.refusals.get(podClass);
+    if (refused === undefined || refused.length < this.claims.length) {
+      const grown = new Int32Array(Math.max(64, 2 * this.claims.length));
+      if (refused !== undefined) grown.set(refused);
+      this.refusals.set(podClass, (refused = grown));
+    }
+    return refused;
+  }
+
+  /** The cost rules for growing a NodeClaim (see the file comment). */
+  private mayGrow(claim: ClaimTarget, c: Candidate, narrowed: Narrowed | undefined): boolean {
+    if (narrowed === undefined || claim.losesSpot(narrowed.bits)) return false;
+    return this.priceAllowed(claim, c, this.after(claim, c), narrowed.price);
+  }
+
+  private after(claim: ClaimTarget, c: Candidate): Float64Array {
+    const out = this.scratch.length === claim.used.length ? this.scratch : (this.scratch = new Float64Array(claim.used.length));
+    for (let r = 0; r < out.length; r++) out[r] = claim.used[r]! + c.vector[r]!;
+    return out;
+  }
+
+  /**
+   * The cost rules checked at the cheapest option that could hold the pod, ignoring the pod's own
+   * requirements (a lower bound of the price tryAdd would find): a cheap filter before tryAdd.
+   */
+  private mayGrowAtLeast(claim: ClaimTarget, c: Candidate): boolean {
+    const after = this.after(claim, c);
+    const i = claim.pool.firstFitting(claim.bits, after);
+    return i !== undefined && this.priceAllowed(claim, c, after, claim.pool.prices[i]!);
+  }
+
+  private priceAllowed(claim: ClaimTarget, c: Candidate, after: Float64Array, price: number): boolean {
+    const pool = claim.pool;
+    const value = pool.value(after);
+    if (price > (this.options.maxPriceRatio ?? MAX_PRICE_RATIO) * value) return false;
+    // Relative slack: on a linear price list the ratios are equal and differ only by rounding.
+    return price / value <= Math.max(claim.price / pool.value(claim.used), this.aloneRatio(c, pool)) * (1 + 1e-9);
+  }
+
+  /** Price per unit of value of a new NodeClaim in `pool` holding the pod alone (Infinity when none can). */
+  private aloneRatio(c: Candidate, pool: PoolTypes): number {
+    let byPool = this.aloneCache.get(c.state.key);
+    if (byPool === undefined) this.aloneCache.set(c.state.key, (byPool = new Map()));
+    let ratio = byPool.get(pool);
+    if (ratio === undefined) {
+      ratio = Infinity;
+      try {
+        const reqs = pool.requirements.intersect(c.state.requirements());
+        const i = pool.firstFitting(pool.typesFor(reqs), c.vector);
+        if (i !== undefined) ratio = pool.priceUnder(i, reqs) / pool.value(c.vector);
+      } catch (error) {
+        if (!(error instanceof RequirementError)) throw error;
+      }
+      byPool.set(pool, ratio);
+    }
+    return ratio;
+  }
+
+  private commit(result: AddResult & { ok: true }, c: Candidate, place: Place): true {
     result.commit();
     this.placements.set(c.state.pod, place);
-    return undefined;
+    return true;
   }
 
   /** Opens a NodeClaim from the first pool that can take the pod; undefined on success, else the reasons. */

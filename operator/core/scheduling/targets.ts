@@ -24,7 +24,15 @@ export interface Candidate {
   readonly eligible: (key: string) => ReadonlySet<string>;
 }
 
-export type AddResult = { readonly ok: true; readonly commit: () => void } | { readonly ok: false; readonly permanent: boolean; readonly reason: string; readonly noFit?: boolean };
+/** A NodeClaim's options after a tentative add: the narrowed set and its cheapest option's price. */
+export interface Narrowed {
+  readonly bits: Bitset;
+  readonly price: number;
+}
+
+export type AddResult =
+  | { readonly ok: true; readonly commit: () => void; readonly narrowed?: Narrowed }
+  | { readonly ok: false; readonly permanent: boolean; readonly reason: string; readonly noFit?: boolean };
 
 const fail = (reason: string, permanent = true): AddResult => ({ ok: false, permanent, reason });
 
@@ -107,12 +115,22 @@ export class NodeTarget extends Target {
   }
 }
 
-/** A NodeClaim under construction from one NodePool. */
+/**
+ * A NodeClaim under construction from one NodePool. Besides its options it tracks its cheapest
+ * option (price and type, so "does the pod fit without raising the price" is one vector compare)
+ * and how far it may still grow: once it holds pods, a pool that allows spot caps growth at the
+ * largest spot-capable option it still has (past it only on-demand sizes remain, and filling up is
+ * no reason to buy them).
+ */
 export class ClaimTarget extends Target {
   readonly pool: PoolTypes;
   requirements: Requirements;
   bits: Bitset;
+  /** The cheapest option's hourly price. */
+  price: number;
+  private cheapIndex: number;
   private maxAlloc: Float64Array;
+  private growthAlloc: Float64Array;
   private readonly onNarrow: ((before: Bitset, after: Bitset) => void) | undefined;
 
   constructor(init: { pool: PoolTypes; hostname: string; bits: Bitset; topology: Topology; onNarrow?: (before: Bitset, after: Bitset) => void }) {
@@ -122,7 +140,28 @@ export class ClaimTarget extends Target {
     this.requirements = init.pool.requirements;
     this.bits = init.bits;
     this.maxAlloc = init.pool.maxOf(init.bits);
+    this.growthAlloc = this.maxAlloc;
+    const cheap = init.pool.cheapest(init.bits, this.requirements);
+    this.price = cheap?.price ?? Infinity;
+    this.cheapIndex = cheap?.index ?? -1;
   }
+
+  /** Whether `vector` fits beside the pods without changing the cheapest option. */
+  slackHolds(vector: Float64Array): boolean {
+    return this.cheapIndex >= 0 && fitsAt(this.used, vector, this.pool.alloc, this.cheapIndex * this.pool.width);
+  }
+
+  /** Whether `vector` can fit at all (`capped`: within the spot-capable growth cap). Permanent once false. */
+  mayHold(vector: Float64Array, capped: boolean): boolean {
+    return fitsAt(this.used, vector, capped ? this.growthAlloc : this.maxAlloc, 0);
+  }
+
+  /** Whether narrowing to `bits` would leave only on-demand options where spot ones were left before. */
+  losesSpot(bits: Bitset): boolean {
+    const spot = this.pool.spot;
+    return spot !== undefined && this.pods.length > 0 && isEmptyBits(andBits(bits, spot)) && !isEmptyBits(andBits(this.bits, spot));
+  }
+
 
   domainOf(key: string): string | undefined {
     return singleValue(this.requirements, key);
@@ -144,7 +183,9 @@ export class ClaimTarget extends Target {
     if (chosen === undefined) return { ok: false, permanent: true, reason: "no instance type has room", noFit: true };
     const shortfall = minValuesShortfall(this.pool, chosen.reqs, chosen.bits);
     if (shortfall !== undefined) return fail(shortfall);
-    return { ok: true, commit: () => this.apply(c, chosen) };
+    const cheap = this.pool.cheapest(chosen.bits, chosen.reqs);
+    const narrowed = { bits: chosen.bits, price: cheap?.price ?? Infinity };
+    return { ok: true, narrowed, commit: () => this.apply(c, chosen, cheap?.index ?? -1, narrowed.price) };
   }
 
   private possible(key: string, reqs: Requirements): string[] {
@@ -170,11 +211,15 @@ export class ClaimTarget extends Target {
     return this.pool.fitting(bits, used);
   }
 
-  private apply(c: Candidate, chosen: { reqs: Requirements; bits: Bitset }): void {
+  private apply(c: Candidate, chosen: { reqs: Requirements; bits: Bitset }, cheapIndex: number, price: number): void {
     this.requirements = chosen.reqs;
     if (this.pods.length > 0) this.onNarrow?.(this.bits, chosen.bits);
     this.bits = chosen.bits;
     this.maxAlloc = this.pool.maxOf(chosen.bits);
+    const spot = this.pool.spot === undefined ? undefined : andBits(chosen.bits, this.pool.spot);
+    this.growthAlloc = spot === undefined || isEmptyBits(spot) ? this.maxAlloc : this.pool.maxOf(spot);
+    this.cheapIndex = cheapIndex;
+    this.price = price;
     this.record(c);
   }
 }

@@ -108,6 +108,13 @@ export interface SimulateOptions {
   readonly maxInstanceTypes?: number;
   /** At most this many new NodeClaims (consolidation asks with 0 or 1). */
   readonly maxNewClaims?: number;
+  /**
+   * Guard against absurd nodes: a planned NodeClaim never grows to a cheapest option costing more
+   * than this many times what its pods' requests are worth at the NodePool's best price per unit of
+   * each resource (default 20; the first-fit plan that bought a $125/h u7i-12tb for 697 small pods
+   * paid ~190 times).
+   */
+  readonly maxPriceRatio?: number;
 }
 
 /** The cheapest way to launch a planned NodeClaim. */

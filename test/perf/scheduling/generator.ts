@@ -103,21 +103,3 @@ export function preferencePods(n = 4000, seed = 42, zone = "test-zone-1"): SimPo
     preferredAntiAffinity: [{ weight: 10, term: term("topology.kubernetes.io/zone") }, { weight: 1, term: term("kubernetes.io/hostname") }],
   }));
 }
-
-/**
- * Lower bound of the hourly price: all requested vCPU at the cheapest $/vCPU, or all requested GiB
- * at the cheapest $/GiB in the catalog, whichever binds (is larger). Summing a per-pod maximum
- * instead would not be a bound: CPU-heavy and memory-heavy pods share nodes.
- */
-export function priceLowerBound(pods: readonly SimPod[], types: readonly InstanceType[]): number {
-  let perCpu = Infinity;
-  let perGi = Infinity;
-  for (const t of types) {
-    const price = Math.min(...t.offerings.filter((o) => o.available).map((o) => o.pricePerHour));
-    perCpu = Math.min(perCpu, price / ((t.capacity["cpu"] ?? 0) / 1000));
-    perGi = Math.min(perGi, price / ((t.capacity["memory"] ?? 0) / GI));
-  }
-  const cpu = pods.reduce((sum, p) => sum + (p.requests["cpu"] ?? 0) / 1000, 0);
-  const memory = pods.reduce((sum, p) => sum + (p.requests["memory"] ?? 0) / GI, 0);
-  return Math.max(cpu * perCpu, memory * perGi);
-}
