@@ -21,6 +21,7 @@
  */
 import { RequirementError } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint } from "../../../policies/domain/taints.ts";
+import { andBits, isEmptyBits } from "./bitset.ts";
 import { PoolLimits } from "./limits.ts";
 import { PodState, podClassKey } from "./preferences.ts";
 import { PoolTypes } from "./pool-types.ts";
@@ -345,7 +346,9 @@ export class Solver {
     const incompatible = pool.requirements.compatible(c.state.requirements());
     if (incompatible !== undefined) return `incompatible with NodePool ${name}: ${incompatible}`;
     const allowed = limits.allowedTypes();
-    if (allowed === undefined) return `NodePool ${name} would exceed its limits`;
+    // Blame the limits only for a pod some type could hold without them: an arm64 or GPU pod on a pool that
+    // has neither gets the reason it can act on, also when the limits happen to be spent.
+    if (allowed === undefined) return this.limitsReason(c, pool);
     const claim = new ClaimTarget({ pool, hostname: `${name}-nodeclaim-${this.claims.length + 1}`, bits: allowed, topology: this.topology, onNarrow: limits.tracker() });
     const result = claim.tryAdd(c);
     if (!result.ok) {
@@ -355,5 +358,12 @@ export class Solver {
     limits.add(claim.bits);
     this.commit(result, c, claim);
     return undefined;
+  }
+
+  private limitsReason(c: Candidate, pool: PoolTypes): string {
+    const podReqs = c.state.requirements();
+    const holds = pool.fitting(andBits(pool.all, pool.typesFor(pool.requirements.intersect(podReqs))), c.vector);
+    if (isEmptyBits(holds)) return noFitReason({ pool, podReqs, vector: c.vector, space: this.space, allowed: pool.all });
+    return `NodePool ${pool.pool.name} would exceed its limits`;
   }
 }
