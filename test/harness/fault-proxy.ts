@@ -6,6 +6,9 @@
  * play a crash: from the next CreateFleet on it answers nothing at all (holdFromCreateFleet), or
  * answer CreateFleet late, after moto launched the instance (delayCreateFleetResponses). It also
  * throttles: the next N requests of an action get EC2's RequestLimitExceeded without reaching moto.
+ * In chaos mode (chaos()) a seeded share of the requests of chosen actions, EC2's Query API and the
+ * JSON APIs of SQS and SSM alike, gets a throttling error, a 5xx, or a timeout: the connection is
+ * dropped after a wait, either before moto sees the request or after it acted (a lost answer).
  */
 import http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -40,6 +43,19 @@ function errorItem(config: Map<string, string>, o: Override, code: string): stri
     + `<errorCode>${xml(code)}</errorCode><errorMessage>We currently do not have sufficient ${xml(o.fields.get("InstanceType") ?? "")} capacity in the Availability Zone you requested (${xml(o.fields.get("AvailabilityZone") ?? "")}).</errorMessage></item>`;
 }
 
+/** A fault chaos mode injects: throttling, a server error, or a dropped connection before or after moto acted. */
+export type ChaosFault = "throttle" | "5xx" | "timeout-before" | "timeout-after";
+export const CHAOS_FAULTS: readonly ChaosFault[] = ["throttle", "5xx", "timeout-before", "timeout-after"];
+
+/** Chaos mode: each request of an action `applies` to gets a fault with probability `rate`, drawn from `random`. */
+export interface ChaosOptions {
+  readonly random: () => number;
+  readonly rate: number;
+  readonly applies: (action: string) => boolean;
+  /** How long a timed-out request waits before its connection is dropped. */
+  readonly timeoutMs: number;
+}
+
 /** Where a crash falls: before CreateFleet reaches moto, or after moto launched but before the caller hears of it. */
 export type CrashPoint = "before-create-fleet" | "after-create-fleet";
 
@@ -64,6 +80,9 @@ export class FaultProxy {
   /** Set once the crash point passed: every response from then on is withheld. */
   holding = false;
   private readonly held: http.ServerResponse[] = [];
+  private chaosMode: ChaosOptions | undefined;
+  /** Faults chaos mode injected, by `fault action` (e.g. "5xx CreateFleet"). */
+  readonly injected = new Map<string, number>();
 
   constructor(server: http.Server) {
     this.server = server;
@@ -116,6 +135,30 @@ export class FaultProxy {
     t.left -= 1;
     this.throttled.set(action, (this.throttled.get(action) ?? 0) + 1);
     return t.code;
+  }
+
+  /** Starts chaos mode (see ChaosOptions); calm() ends it. Counts go to `injected`. */
+  chaos(options: ChaosOptions): void {
+    this.chaosMode = options;
+  }
+
+  calm(): void {
+    this.chaosMode = undefined;
+  }
+
+  /** The chaos fault for this request of `action`, if it gets one (and counts it). */
+  takeChaos(action: string): ChaosFault | undefined {
+    const c = this.chaosMode;
+    if (c === undefined || !c.applies(action) || c.random() >= c.rate) return undefined;
+    const fault = CHAOS_FAULTS[Math.floor(c.random() * CHAOS_FAULTS.length)] ?? "5xx";
+    const key = `${fault} ${action}`;
+    this.injected.set(key, (this.injected.get(key) ?? 0) + 1);
+    return fault;
+  }
+
+  /** How long a chaos timeout waits before dropping the connection. */
+  get chaosTimeoutMs(): number {
+    return this.chaosMode?.timeoutMs ?? 0;
   }
 
   /** Keeps `res` open without answering (see holdFromCreateFleet). */
@@ -208,13 +251,44 @@ function withErrors(responseXml: string, errors: readonly string[]): string {
   return responseXml.includes("<fleetInstanceSet") ? responseXml.replace("<fleetInstanceSet", `${set}<fleetInstanceSet`) : responseXml.replace("</CreateFleetResponse>", `${set}</CreateFleetResponse>`);
 }
 
+/** An error answer in the request's protocol: EC2's Query XML, or the JSON of SQS and SSM (x-amz-target set). */
+function errorAnswer(res: http.ServerResponse, json: boolean, status: number, code: string): void {
+  if (json) {
+    res.writeHead(status, { "content-type": "application/x-amz-json-1.0", "x-amzn-errortype": code });
+    res.end(JSON.stringify({ __type: code, message: `fault proxy: ${code}` }));
+    return;
+  }
+  res.writeHead(status, { "content-type": "text/xml" });
+  res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${xml(code)}</Code><Message>fault proxy: ${xml(code)}</Message></Error></Errors><RequestID>kerf-fault-proxy</RequestID></Response>`);
+}
+
+/** Plays a chaos fault; true when the request was answered (or dropped) here and must not go on. */
+async function playChaos(proxy: FaultProxy, fault: ChaosFault | undefined, json: boolean, res: http.ServerResponse): Promise<boolean> {
+  if (fault === undefined || fault === "timeout-after") return false;
+  if (fault === "throttle") errorAnswer(res, json, json ? 400 : 503, json ? "ThrottlingException" : "RequestLimitExceeded");
+  else if (fault === "5xx") errorAnswer(res, json, 500, json ? "InternalFailure" : "InternalError");
+  else await dropAfter(proxy, res);
+  return true;
+}
+
+/** Waits the chaos timeout, then drops the connection without an answer (the caller sees a reset socket). */
+async function dropAfter(proxy: FaultProxy, res: http.ServerResponse): Promise<void> {
+  await sleep(proxy.chaosTimeoutMs);
+  res.socket?.destroy();
+}
+
 async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   let body = await readBody(req);
   if (proxy.holding) { proxy.withhold(res); return; }
   const form = (req.headers["content-type"] ?? "").includes("x-www-form-urlencoded") ? new URLSearchParams(body.toString("utf8")) : undefined;
   let errors: string[] = [];
-  const action = form?.get("Action");
+  const amzTarget = req.headers["x-amz-target"];
+  const json = typeof amzTarget === "string";
+  // JSON protocols name the operation in X-Amz-Target ("AmazonSQS.ReceiveMessage"); the Query API in Action.
+  const action = json ? amzTarget.slice(amzTarget.indexOf(".") + 1) : form?.get("Action");
   if (action !== undefined && action !== null) proxy.actions.push(action);
+  const fault = action === undefined || action === null ? undefined : proxy.takeChaos(action);
+  if (await playChaos(proxy, fault, json, res)) return;
   const throttle = action === undefined || action === null ? undefined : proxy.takeThrottle(action);
   if (throttle !== undefined) {
     res.writeHead(503, { "content-type": "text/xml" });
@@ -236,6 +310,7 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
     body = Buffer.from(rewritten.params.toString(), "utf8");
   }
   const out = await forward(target, req, body);
+  if (fault === "timeout-after") { await dropAfter(proxy, res); return; }
   if (createFleet && proxy.crashAt("after-create-fleet")) { proxy.withhold(res); return; }
   if (createFleet && proxy.createFleetDelayMs > 0) await sleep(proxy.createFleetDelayMs);
   const headers: Record<string, string> = {};

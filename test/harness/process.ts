@@ -81,4 +81,11 @@ export class ManagedProcess {
     await this.exit;
     clearTimeout(timer);
   }
+
+  /** Kills the process with SIGKILL (no cleanup of its own, as a crash or an OOM kill); resolves once it has exited. */
+  async kill(): Promise<void> {
+    if (this.exited) return;
+    this.child.kill("SIGKILL");
+    await this.exit;
+  }
 }

@@ -1,0 +1,274 @@
+/**
+ * Chaos on the real environment: two operator replicas as child processes with leader election, the
+ * kubelet simulation, a NodePool that consolidates at once under a 50% budget, and a workload scaled
+ * up and down on a seeded schedule, with a NodePool label change partway (drift) and one spot
+ * interruption message on a moto SQS queue. Meanwhile a replica is SIGKILLed at seeded moments (and
+ * started again), kube-apiserver restarts once, and the fault proxy throttles, fails (5xx) and times
+ * out a seeded share of the EC2, SQS and SSM requests. Sampled every 250 ms: no NodePool over its
+ * disruption budget. Afterwards, with faults stopped and the workload settled: no running instance
+ * without a NodeClaim, no NodeClaim without an instance, no Node without a NodeClaim, no stale
+ * karpenter.sh/disrupted taint, every pod Running.
+ *
+ * KERF_CHAOS_SEED picks the seed (printed; the default is fixed so `npm test` reproduces), and
+ * KERF_CHAOS_KILLS the number of SIGKILLs (12 here; `npm run chaos` runs 100). The seed fixes the
+ * schedule (kill moments and targets, scale steps, fault draws), not the interleaving with the
+ * processes' own timing. This file runs its own environment: it restarts kube-apiserver.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { CreateQueueCommand, SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { AppsV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
+import { mergePatch } from "../../operator/adapters/kube/client.ts";
+import { allowedDisruptions, DISRUPTION_REASONS, type BudgetSpec } from "../../policies/domain/budgets.ts";
+import { startEnvironment, type Environment } from "../harness/environment.ts";
+import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
+import { KubeletSim } from "../harness/kubelet-sim.ts";
+import { ReplicaProcess } from "../harness/operator-replicas.ts";
+import { createTestNamespace } from "../harness/reset.ts";
+import type { TestEnvironment } from "../harness/use-environment.ts";
+import { eventually } from "../harness/wait.ts";
+import { prng } from "../perf/scheduling/generator.ts";
+import { CLUSTER, SSM_PREFIX } from "./aws-fixtures.ts";
+import { consistency, prepareCluster, WORKSHOP_FAMILIES, type Claim } from "./provisioning-fixtures.ts";
+
+const SEED = Number(process.env["KERF_CHAOS_SEED"] ?? 15_14);
+const KILLS = Number(process.env["KERF_CHAOS_KILLS"] ?? 12);
+const POOL = "chaos";
+const BUDGETS: BudgetSpec[] = [{ nodes: "50%" }];
+/** Share of EC2/SQS/SSM requests that get a fault while the chaos lasts. */
+const FAULT_RATE = 0.05;
+const NODEPOOLS = { group: "karpenter.sh", version: "v1", plural: "nodepools" } as const;
+
+type Rand = () => number;
+const between = (rand: Rand, lo: number, hi: number): number => lo + Math.floor(rand() * (hi - lo + 1));
+
+/** One planned action of the schedule, `at` ms after the chaos starts. */
+type Step =
+  | { at: number; kind: "kill"; leader: boolean; restartAfterMs: number }
+  | { at: number; kind: "scale"; replicas: number }
+  | { at: number; kind: "drift" | "apiserver" | "interrupt" };
+
+/** The whole seeded schedule: KILLS kills 3–9 s apart, scale steps 6–14 s apart, and the three one-off events. */
+function plan(rand: Rand): { steps: Step[]; durationMs: number; finalReplicas: number } {
+  const steps: Step[] = [];
+  let t = 0;
+  for (let i = 0; i < KILLS; i += 1) {
+    t += between(rand, 3_000, 9_000);
+    steps.push({ at: t, kind: "kill", leader: rand() < 0.7, restartAfterMs: between(rand, 0, 3_000) });
+  }
+  const durationMs = t + 5_000;
+  for (let s = between(rand, 2_000, 6_000); s < durationMs; s += between(rand, 6_000, 14_000)) steps.push({ at: s, kind: "scale", replicas: between(rand, 0, 18) });
+  steps.push({ at: Math.round(durationMs * 0.3), kind: "interrupt" }, { at: Math.round(durationMs * 0.4), kind: "apiserver" }, { at: Math.round(durationMs * 0.5), kind: "drift" });
+  steps.sort((a, b) => a.at - b.at);
+  return { steps, durationMs, finalReplicas: between(rand, 3, 12) };
+}
+
+interface Sample { claims: Claim[]; tainted: Set<string> }
+
+const initialized = (c: Claim): boolean => c.status?.conditions?.some((x) => x.type === "Initialized" && x.status === "True") ?? false;
+const claimKey = (claims: Claim[]): string => claims.map((c) => `${c.metadata.name}/${c.metadata.deletionTimestamp ?? ""}/${initialized(c)}`).sort().join(",");
+
+void describe("the operator under chaos: SIGKILLed replicas, an apiserver restart and AWS faults", () => {
+  let cluster: Environment;
+  let env: TestEnvironment;
+  let proxy: FaultProxy;
+  let sim: KubeletSim;
+  let replicas: ReplicaProcess[] = [];
+
+  before(async () => {
+    cluster = await startEnvironment({ controlPlane: true, kwok: true, moto: true });
+    cluster.stopOnExit();
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(cluster.state.kubeconfig);
+    const endpoint = cluster.state.awsEndpoint ?? "";
+    env = {
+      state: cluster.state, kubeConfig, reset: () => Promise.resolve(),
+      aws: () => ({ endpoint, region: "us-east-1", credentials: { accessKeyId: "testing", secretAccessKey: "testing" } }),
+    };
+    await prepareCluster(env);
+    proxy = await startFaultProxy(endpoint);
+    sim = new KubeletSim({ kubeConfig, aws: env.aws(), clusterName: CLUSTER });
+    sim.start();
+  });
+  after(async () => {
+    await Promise.all(replicas.map((r) => r.stop()));
+    await sim?.stop();
+    await proxy?.stop();
+    await cluster?.stop();
+  });
+
+  void it(`should stay within the disruption budget and converge with no leak (${KILLS} SIGKILLs)`, async () => {
+    process.stdout.write(`# chaos seed ${SEED} (KERF_CHAOS_SEED=${SEED} reproduces the schedule), ${KILLS} kills\n`);
+    const rand = prng(SEED);
+    const schedule = plan(rand);
+    const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const apps = env.kubeConfig.makeApiClient(AppsV1Api);
+    const leases = env.kubeConfig.makeApiClient(CoordinationV1Api);
+    const sqs = new SQSClient(env.aws());
+    const queue = `kerf-chaos-${SEED}`;
+    const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: queue }))).QueueUrl ?? "";
+
+    await custom.createClusterCustomObject({ ...NODEPOOLS, body: {
+      apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name: POOL },
+      spec: {
+        disruption: { consolidationPolicy: "WhenEmptyOrUnderutilized", consolidateAfter: "0s", budgets: BUDGETS },
+        template: { spec: {
+          nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+          requirements: [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["spot", "on-demand"] }, WORKSHOP_FAMILIES],
+        } },
+      },
+    } });
+    const namespace = await createTestNamespace(env.kubeConfig, POOL);
+    const labels = { app: POOL };
+    await apps.createNamespacedDeployment({ namespace, body: {
+      metadata: { name: POOL },
+      spec: {
+        replicas: 0, selector: { matchLabels: labels },
+        template: { metadata: { labels }, spec: {
+          terminationGracePeriodSeconds: 0, nodeSelector: { "karpenter.sh/nodepool": POOL },
+          containers: [{ name: "pause", image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7", resources: { requests: { memory: "1Gi" } } }],
+        } },
+      },
+    } });
+
+    const logDir = mkdtempSync(path.join(os.tmpdir(), "kerf-chaos-"));
+    const replicaEnv = {
+      CLUSTER_NAME: CLUSTER, AWS_REGION: "us-east-1", AWS_ENDPOINT_URL: proxy.url, CLUSTER_ENDPOINT: cluster.state.apiserverUrl,
+      LEADER_ELECTION_NAMESPACE: "default", LEADER_ELECTION_NAME: "kerf-chaos-leader",
+      LEADER_ELECTION_LEASE_DURATION: "3s", LEADER_ELECTION_RENEW_DEADLINE: "2s", LEADER_ELECTION_RETRY_PERIOD: "250ms",
+      INTERRUPTION_QUEUE: queue,
+    };
+    replicas = ["a", "b"].map((name) => new ReplicaProcess({
+      name: `chaos-${name}`, logDir, kubeconfig: cluster.state.kubeconfig, ssmPrefix: SSM_PREFIX, env: replicaEnv,
+      disruption: { pollMs: 1000, validationDelayMs: 2000 },
+    }));
+    for (const r of replicas) r.start();
+    await eventually("both replicas to start", () => replicas.every((r) => r.ready()), 120_000, 250);
+
+    // Sampling: a budget check per consistent read (NodeClaims, Nodes, NodeClaims again, unchanged).
+    let interrupted = "";
+    let sampling = true;
+    const figures = { samples: 0, skipped: 0, maxOvershoot: 0, worst: "", kills: 0, crashes: 0 };
+    const sampleOnce = async (): Promise<Sample | undefined> => {
+      const ofPool = async (): Promise<Claim[]> => ((await custom.listClusterCustomObject({ group: "karpenter.sh", version: "v1", plural: "nodeclaims" })) as { items: Claim[] }).items
+        .filter((c) => c.metadata.labels?.["karpenter.sh/nodepool"] === POOL);
+      const first = await ofPool();
+      const nodes = await core.listNode();
+      const second = await ofPool();
+      if (claimKey(first) !== claimKey(second)) return undefined;
+      const tainted = new Set(nodes.items.filter((n) => (n.spec?.taints ?? []).some((t) => t.key === "karpenter.sh/disrupted")).map((n) => n.spec?.providerID ?? ""));
+      return { claims: second, tainted };
+    };
+    const sampler = (async (): Promise<void> => {
+      while (sampling) {
+        const sample = await sampleOnce().catch(() => undefined);
+        if (sample === undefined) figures.skipped += 1;
+        else {
+          figures.samples += 1;
+          const counted = sample.claims.filter(initialized);
+          // The interrupted node goes whatever the budget says (Karpenter's interruption is not a disruption method).
+          const disrupting = counted.filter((c) => c.metadata.name !== interrupted && (c.metadata.deletionTimestamp !== undefined || sample.tainted.has(c.status?.providerID ?? "")));
+          const allowed = Math.max(...DISRUPTION_REASONS.map((r) => allowedDisruptions(BUDGETS, r, counted.length, new Date()).allowed));
+          if (disrupting.length - allowed > figures.maxOvershoot) {
+            figures.maxOvershoot = disrupting.length - allowed;
+            figures.worst = `${disrupting.length} disrupting of ${counted.length} initialized (allowed ${allowed}): ${disrupting.map((c) => c.metadata.name).join(", ")}`;
+          }
+        }
+        await sleep(250);
+      }
+    })();
+
+    const retry = <T>(what: string, fn: () => Promise<T>): Promise<T> => eventually(what, async () => ({ value: await fn() }), 90_000, 500).then((v) => v.value);
+    const leaderIdentity = async (): Promise<string | undefined> =>
+      (await leases.readNamespacedLease({ name: "kerf-chaos-leader", namespace: "default" }).catch(() => undefined))?.spec?.holderIdentity;
+    const restarts: Promise<void>[] = [];
+    const background: Promise<void>[] = [];
+    const pendingRestart = new Set<ReplicaProcess>();
+    // A replica that exited without being killed is counted and started again, as its Deployment would.
+    const reviveCrashed = (): void => {
+      for (const r of replicas) if (!r.running && !pendingRestart.has(r)) { figures.crashes += 1; r.start(); }
+    };
+
+    const faultRand = prng(SEED ^ 0x5bd1e995);
+    proxy.chaos({ random: faultRand, rate: FAULT_RATE, timeoutMs: 3_000, applies: (action) => !/InstanceProfile|Role/.test(action) });
+    const started = Date.now();
+    for (const step of schedule.steps) {
+      while (Date.now() - started < step.at) { reviveCrashed(); await sleep(Math.min(200, step.at - (Date.now() - started))); }
+      if (step.kind === "kill") {
+        const leader = await leaderIdentity();
+        const alive = replicas.filter((r) => r.running);
+        const target = alive.find((r) => (r.identity === leader) === step.leader) ?? alive[0];
+        if (target === undefined) continue;
+        await target.kill();
+        figures.kills += 1;
+        pendingRestart.add(target);
+        restarts.push(sleep(step.restartAfterMs).then(() => { target.start(); pendingRestart.delete(target); }));
+      } else if (step.kind === "scale") {
+        background.push(retry("scaling the workload", () => apps.patchNamespacedDeployment({ name: POOL, namespace, body: { spec: { replicas: step.replicas } } }, mergePatch)).then(() => undefined));
+      } else if (step.kind === "drift") {
+        background.push(retry("relabelling the NodePool", () => custom.patchClusterCustomObject({ ...NODEPOOLS, name: POOL, body: { spec: { template: { metadata: { labels: { "chaos-round": "b" } } } } } }, mergePatch)).then(() => undefined));
+      } else if (step.kind === "apiserver") {
+        background.push(cluster.restartApiserver());
+      } else {
+        background.push((async () => {
+          const claim = await retry("a launched NodeClaim to interrupt", async () => {
+            const { claims } = await consistency(env);
+            const launched = claims.filter((c) => (c.status?.providerID ?? "") !== "" && c.metadata.deletionTimestamp === undefined).sort((x, y) => x.metadata.name.localeCompare(y.metadata.name));
+            if (launched.length === 0) throw new Error("no launched NodeClaim yet");
+            return launched[0] as Claim;
+          });
+          interrupted = claim.metadata.name;
+          const instance = /(i-[0-9a-z]+)$/.exec(claim.status?.providerID ?? "")?.[1] ?? "";
+          const detail = { "instance-id": instance, "instance-action": "terminate" };
+          const body = JSON.stringify({ version: "0", id: crypto.randomUUID(), "detail-type": "EC2 Spot Instance Interruption Warning", source: "aws.ec2", account: "123456789012", time: new Date().toISOString(), region: "us-east-1", resources: [], detail });
+          await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+        })());
+      }
+    }
+    await Promise.all([...restarts, ...background]);
+    proxy.calm();
+    const chaosMs = Date.now() - started;
+    reviveCrashed();
+    await retry("scaling the workload to its final size", () => apps.patchNamespacedDeployment({ name: POOL, namespace, body: { spec: { replicas: schedule.finalReplicas } } }, mergePatch));
+
+    // Settled: the GC window (30 s) and a few disruption rounds fit in the deadline.
+    const settled = await eventually("the cluster to settle with no leak", async () => {
+      const [{ claims, instances, leaked, withoutInstance }, nodes, pods] = await Promise.all([
+        consistency(env), core.listNode(), core.listNamespacedPod({ namespace }),
+      ]);
+      const claimed = new Set(claims.map((c) => c.status?.providerID ?? ""));
+      const orphanNodes = nodes.items.filter((n) => !claimed.has(n.spec?.providerID ?? ""));
+      const staleTaints = nodes.items.filter((n) => (n.spec?.taints ?? []).some((t) => t.key === "karpenter.sh/disrupted"));
+      const running = pods.items.filter((p) => p.status?.phase === "Running" && p.metadata?.deletionTimestamp === undefined);
+      const ok = leaked.length === 0 && withoutInstance.length === 0 && orphanNodes.length === 0 && staleTaints.length === 0
+        && running.length === schedule.finalReplicas && pods.items.length === schedule.finalReplicas
+        && claims.every((c) => initialized(c) && c.metadata.deletionTimestamp === undefined);
+      return ok ? { claims: claims.length, instances: instances.length } : undefined;
+    }, 300_000, 500);
+    sampling = false;
+    await sampler;
+
+    const errorLines = replicas.flatMap((r) => r.allLogLines()).filter((l) => l.includes('"level":50'));
+    const byMessage = new Map<string, number>();
+    for (const line of errorLines) {
+      const msg = (JSON.parse(line) as { msg?: string }).msg ?? "";
+      byMessage.set(msg, (byMessage.get(msg) ?? 0) + 1);
+    }
+    const faults = [...proxy.injected].map(([k, v]) => `${k}: ${v}`).join(", ");
+    process.stdout.write(`# chaos seed ${SEED}: ${figures.kills} SIGKILLs, ${figures.crashes} replicas exited on their own, chaos ${Math.round(chaosMs / 1000)} s, `
+      + `settled with ${settled.claims} NodeClaims / ${settled.instances} instances and ${schedule.finalReplicas} pods Running; `
+      + `${figures.samples} budget samples (${figures.skipped} skipped as inconsistent), max overshoot ${figures.maxOvershoot}; `
+      + `${errorLines.length} operator error lines; faults injected: ${faults}\n`);
+    for (const [msg, n] of [...byMessage].sort((x, y) => y[1] - x[1]).slice(0, 8)) process.stdout.write(`#   ${n} × ${msg}\n`);
+    process.stdout.write(`# replica logs: ${logDir}\n`);
+
+    assert.ok(figures.kills >= KILLS, `${figures.kills} kills, planned ${KILLS}`);
+    assert.ok(figures.samples > 20, `only ${figures.samples} budget samples`);
+    assert.equal(figures.maxOvershoot, 0, `a NodePool went over its disruption budget: ${figures.worst}`);
+  });
+});
