@@ -75,6 +75,8 @@ export class FaultProxy {
   createFleetDelayMs = 0;
   /** Requests still to throttle, per Query API Action. */
   private readonly throttles = new Map<string, { left: number; code: string }>();
+  /** Answers still to lose, per Query API Action (see loseAnswers). */
+  private readonly lost = new Map<string, number>();
   /** Requests answered with a throttling error, per Query API Action. */
   readonly throttled = new Map<string, number>();
   /** Set once the crash point passed: every response from then on is withheld. */
@@ -97,6 +99,7 @@ export class FaultProxy {
   clear(): void {
     this.faults = [];
     this.throttles.clear();
+    this.lost.clear();
     this.throttled.clear();
     this.createFleetRequests.length = 0;
     this.createFleetTimes.length = 0;
@@ -126,6 +129,22 @@ export class FaultProxy {
    */
   throttle(action: string, times: number, code = "RequestLimitExceeded"): void {
     this.throttles.set(action, { left: times, code });
+  }
+
+  /**
+   * Lets the next `times` requests of `action` reach moto, then answers them with HTTP 500 InternalError
+   * instead of moto's answer: EC2 acted, the caller never hears of it (a lost answer).
+   */
+  loseAnswers(action: string, times: number): void {
+    this.lost.set(action, times);
+  }
+
+  /** Whether this request's answer is to be lost (and counts it down). */
+  takeLostAnswer(action: string): boolean {
+    const left = this.lost.get(action) ?? 0;
+    if (left <= 0) return false;
+    this.lost.set(action, left - 1);
+    return true;
   }
 
   /** The throttling error code when this request of `action` is to be throttled (and counts it). */
@@ -253,13 +272,14 @@ function withErrors(responseXml: string, errors: readonly string[]): string {
 
 /** An error answer in the request's protocol: EC2's Query XML, or the JSON of SQS and SSM (x-amz-target set). */
 function errorAnswer(res: http.ServerResponse, json: boolean, status: number, code: string): void {
+  const message = status >= 500 ? "An internal error has occurred (fault proxy)." : "Rate exceeded (fault proxy).";
   if (json) {
     res.writeHead(status, { "content-type": "application/x-amz-json-1.0", "x-amzn-errortype": code });
-    res.end(JSON.stringify({ __type: code, message: `fault proxy: ${code}` }));
+    res.end(JSON.stringify({ __type: code, message }));
     return;
   }
   res.writeHead(status, { "content-type": "text/xml" });
-  res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${xml(code)}</Code><Message>fault proxy: ${xml(code)}</Message></Error></Errors><RequestID>kerf-fault-proxy</RequestID></Response>`);
+  res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${xml(code)}</Code><Message>${message}</Message></Error></Errors><RequestID>kerf-fault-proxy</RequestID></Response>`);
 }
 
 /** Plays a chaos fault; true when the request was answered (or dropped) here and must not go on. */
@@ -311,6 +331,7 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
   }
   const out = await forward(target, req, body);
   if (fault === "timeout-after") { await dropAfter(proxy, res); return; }
+  if (action !== undefined && action !== null && proxy.takeLostAnswer(action)) { errorAnswer(res, json, 500, json ? "InternalFailure" : "InternalError"); return; }
   if (createFleet && proxy.crashAt("after-create-fleet")) { proxy.withhold(res); return; }
   if (createFleet && proxy.createFleetDelayMs > 0) await sleep(proxy.createFleetDelayMs);
   const headers: Record<string, string> = {};

@@ -40,7 +40,9 @@ const KILLS = Number(process.env["KERF_CHAOS_KILLS"] ?? 12);
 const POOL = "chaos";
 const BUDGETS: BudgetSpec[] = [{ nodes: "50%" }];
 /** Share of EC2/SQS/SSM requests that get a fault while the chaos lasts. */
-const FAULT_RATE = 0.05;
+const FAULT_RATE = 0.15;
+/** Large and xlarge only, with 3Gi pods: a handful of nodes, so a 50% budget has something to limit. */
+const SIZES = { key: "karpenter.k8s.aws/instance-size", operator: "In", values: ["large", "xlarge"] };
 const NODEPOOLS = { group: "karpenter.sh", version: "v1", plural: "nodepools" } as const;
 
 type Rand = () => number;
@@ -48,7 +50,7 @@ const between = (rand: Rand, lo: number, hi: number): number => lo + Math.floor(
 
 /** One planned action of the schedule, `at` ms after the chaos starts. */
 type Step =
-  | { at: number; kind: "kill"; leader: boolean; restartAfterMs: number }
+  | { at: number; kind: "kill"; leader: boolean; pick: number; restartAfterMs: number }
   | { at: number; kind: "scale"; replicas: number }
   | { at: number; kind: "drift" | "apiserver" | "interrupt" };
 
@@ -58,13 +60,13 @@ function plan(rand: Rand): { steps: Step[]; durationMs: number; finalReplicas: n
   let t = 0;
   for (let i = 0; i < KILLS; i += 1) {
     t += between(rand, 3_000, 9_000);
-    steps.push({ at: t, kind: "kill", leader: rand() < 0.7, restartAfterMs: between(rand, 0, 3_000) });
+    steps.push({ at: t, kind: "kill", leader: rand() < 0.7, pick: rand(), restartAfterMs: between(rand, 0, 3_000) });
   }
   const durationMs = t + 5_000;
-  for (let s = between(rand, 2_000, 6_000); s < durationMs; s += between(rand, 6_000, 14_000)) steps.push({ at: s, kind: "scale", replicas: between(rand, 0, 18) });
+  for (let s = between(rand, 2_000, 6_000); s < durationMs; s += between(rand, 6_000, 14_000)) steps.push({ at: s, kind: "scale", replicas: between(rand, 0, 16) });
   steps.push({ at: Math.round(durationMs * 0.3), kind: "interrupt" }, { at: Math.round(durationMs * 0.4), kind: "apiserver" }, { at: Math.round(durationMs * 0.5), kind: "drift" });
   steps.sort((a, b) => a.at - b.at);
-  return { steps, durationMs, finalReplicas: between(rand, 3, 12) };
+  return { steps, durationMs, finalReplicas: between(rand, 3, 10) };
 }
 
 interface Sample { claims: Claim[]; tainted: Set<string> }
@@ -119,7 +121,7 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
         disruption: { consolidationPolicy: "WhenEmptyOrUnderutilized", consolidateAfter: "0s", budgets: BUDGETS },
         template: { spec: {
           nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
-          requirements: [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["spot", "on-demand"] }, WORKSHOP_FAMILIES],
+          requirements: [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["spot", "on-demand"] }, WORKSHOP_FAMILIES, SIZES],
         } },
       },
     } });
@@ -131,7 +133,7 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
         replicas: 0, selector: { matchLabels: labels },
         template: { metadata: { labels }, spec: {
           terminationGracePeriodSeconds: 0, nodeSelector: { "karpenter.sh/nodepool": POOL },
-          containers: [{ name: "pause", image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7", resources: { requests: { memory: "1Gi" } } }],
+          containers: [{ name: "pause", image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7", resources: { requests: { memory: "3Gi" } } }],
         } },
       },
     } });
@@ -202,7 +204,8 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
       if (step.kind === "kill") {
         const leader = await leaderIdentity();
         const alive = replicas.filter((r) => r.running);
-        const target = alive.find((r) => (r.identity === leader) === step.leader) ?? alive[0];
+        // The leader when the step says so and it lives; otherwise any live replica, drawn from the schedule.
+        const target = (step.leader ? alive.find((r) => r.identity === leader) : undefined) ?? alive[Math.floor(step.pick * alive.length)];
         if (target === undefined) continue;
         await target.kill();
         figures.kills += 1;

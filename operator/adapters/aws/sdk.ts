@@ -76,8 +76,11 @@ function clientOptions(config: AwsClientConfig): { region: string; endpoint?: st
   };
 }
 
-/** Ec2Api over a real EC2Client. */
-export function ec2Api(client: EC2Client): Ec2Api {
+/**
+ * Ec2Api over a real EC2Client; CreateFleet goes through `createFleetClient` (see awsApis for why it
+ * makes one attempt only).
+ */
+export function ec2Api(client: EC2Client, createFleetClient: EC2Client = client): Ec2Api {
   return {
     describeSubnets: (input) => client.send(new DescribeSubnetsCommand(input)),
     describeSecurityGroups: (input) => client.send(new DescribeSecurityGroupsCommand(input)),
@@ -85,7 +88,7 @@ export function ec2Api(client: EC2Client): Ec2Api {
     describeLaunchTemplates: (input) => client.send(new DescribeLaunchTemplatesCommand(input)),
     createLaunchTemplate: (input) => client.send(new CreateLaunchTemplateCommand(input)),
     deleteLaunchTemplate: (input) => client.send(new DeleteLaunchTemplateCommand(input)),
-    createFleet: (input) => client.send(new CreateFleetCommand(input)),
+    createFleet: (input) => createFleetClient.send(new CreateFleetCommand(input)),
     describeInstances: (input) => client.send(new DescribeInstancesCommand(input)),
     terminateInstances: (input) => client.send(new TerminateInstancesCommand(input)),
   };
@@ -136,7 +139,13 @@ export function awsIamApi(config: AwsClientConfig): IamApi {
   return iamApi(new IAMClient(clientOptions(config)));
 }
 
-/** Builds the EC2 and SSM APIs from one configuration. */
+/**
+ * Builds the EC2 and SSM APIs from one configuration. CreateFleet makes a single attempt: kerf sends
+ * no ClientToken, so an SDK retry after a lost answer (a 5xx, a timeout, a reset connection once EC2
+ * acted) would launch a second instance. The error goes to the NodeClaim's launch instead, whose next
+ * attempt first looks for an instance tagged with the NodeClaim and adopts it.
+ */
 export function awsApis(config: AwsClientConfig): { ec2: Ec2Api; ssm: SsmApi } {
-  return { ec2: ec2Api(new EC2Client(clientOptions(config))), ssm: ssmApi(new SSMClient(clientOptions(config))) };
+  const ec2 = ec2Api(new EC2Client(clientOptions(config)), new EC2Client({ ...clientOptions(config), maxAttempts: 1 }));
+  return { ec2, ssm: ssmApi(new SSMClient(clientOptions(config))) };
 }
