@@ -155,7 +155,9 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
     // Sampling: a budget check per consistent read (NodeClaims, Nodes, NodeClaims again, unchanged).
     let interrupted = "";
     let sampling = true;
-    const figures = { samples: 0, skipped: 0, maxOvershoot: 0, worst: "", kills: 0, crashes: 0 };
+    const figures = { samples: 0, skipped: 0, maxOvershoot: 0, worst: "", kills: 0, crashes: 0, mostInitialized: 0, mostDisrupting: 0 };
+    const seen = new Set<string>();
+    const disrupted = new Set<string>();
     const sampleOnce = async (): Promise<Sample | undefined> => {
       const ofPool = async (): Promise<Claim[]> => ((await custom.listClusterCustomObject({ group: "karpenter.sh", version: "v1", plural: "nodeclaims" })) as { items: Claim[] }).items
         .filter((c) => c.metadata.labels?.["karpenter.sh/nodepool"] === POOL);
@@ -175,6 +177,10 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
           const counted = sample.claims.filter(initialized);
           // The interrupted node goes whatever the budget says (Karpenter's interruption is not a disruption method).
           const disrupting = counted.filter((c) => c.metadata.name !== interrupted && (c.metadata.deletionTimestamp !== undefined || sample.tainted.has(c.status?.providerID ?? "")));
+          for (const c of sample.claims) seen.add(c.metadata.name);
+          for (const c of disrupting) disrupted.add(c.metadata.name);
+          figures.mostInitialized = Math.max(figures.mostInitialized, counted.length);
+          figures.mostDisrupting = Math.max(figures.mostDisrupting, disrupting.length);
           const allowed = Math.max(...DISRUPTION_REASONS.map((r) => allowedDisruptions(BUDGETS, r, counted.length, new Date()).allowed));
           if (disrupting.length - allowed > figures.maxOvershoot) {
             figures.maxOvershoot = disrupting.length - allowed;
@@ -265,6 +271,7 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
     const faults = [...proxy.injected].map(([k, v]) => `${k}: ${v}`).join(", ");
     process.stdout.write(`# chaos seed ${SEED}: ${figures.kills} SIGKILLs, ${figures.crashes} replicas exited on their own, chaos ${Math.round(chaosMs / 1000)} s, `
       + `settled with ${settled.claims} NodeClaims / ${settled.instances} instances and ${schedule.finalReplicas} pods Running; `
+      + `${seen.size} NodeClaims seen, ${disrupted.size} of them disrupted (at most ${figures.mostDisrupting} at once, of at most ${figures.mostInitialized} initialized); `
       + `${figures.samples} budget samples (${figures.skipped} skipped as inconsistent), max overshoot ${figures.maxOvershoot}; `
       + `${errorLines.length} operator error lines; faults injected: ${faults}\n`);
     for (const [msg, n] of [...byMessage].sort((x, y) => y[1] - x[1]).slice(0, 8)) process.stdout.write(`#   ${n} × ${msg}\n`);
