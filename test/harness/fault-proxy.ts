@@ -272,7 +272,7 @@ function withErrors(responseXml: string, errors: readonly string[]): string {
 
 /** An error answer in the request's protocol: EC2's Query XML, or the JSON of SQS and SSM (x-amz-target set). */
 function errorAnswer(res: http.ServerResponse, json: boolean, status: number, code: string): void {
-  const message = status >= 500 ? "An internal error has occurred (fault proxy)." : "Rate exceeded (fault proxy).";
+  const message = /Throttl|LimitExceeded/.test(code) ? "Rate exceeded (fault proxy)." : "An internal error has occurred (fault proxy).";
   if (json) {
     res.writeHead(status, { "content-type": "application/x-amz-json-1.0", "x-amzn-errortype": code });
     res.end(JSON.stringify({ __type: code, message }));
