@@ -16,7 +16,7 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -80,6 +80,9 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
   let proxy: FaultProxy;
   let sim: KubeletSim;
   let replicas: ReplicaProcess[] = [];
+  /** The replicas' logs, removed when the test passes (kept, and printed, when it fails). */
+  let logDir = "";
+  let passed = false;
 
   before(async () => {
     cluster = await startEnvironment({ controlPlane: true, kwok: true, moto: true });
@@ -101,6 +104,7 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
     await sim?.stop();
     await proxy?.stop();
     await cluster?.stop();
+    if (passed && logDir !== "") rmSync(logDir, { recursive: true, force: true });
   });
 
   void it(`should stay within the disruption budget and converge with no leak (${KILLS} SIGKILLs)`, async () => {
@@ -138,7 +142,7 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
       },
     } });
 
-    const logDir = mkdtempSync(path.join(os.tmpdir(), "kerf-chaos-"));
+    logDir = mkdtempSync(path.join(os.tmpdir(), "kerf-chaos-"));
     const replicaEnv = {
       CLUSTER_NAME: CLUSTER, AWS_REGION: "us-east-1", AWS_ENDPOINT_URL: proxy.url, CLUSTER_ENDPOINT: cluster.state.apiserverUrl,
       LEADER_ELECTION_NAMESPACE: "default", LEADER_ELECTION_NAME: "kerf-chaos-leader",
@@ -275,10 +279,11 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
       + `${figures.samples} budget samples (${figures.skipped} skipped as inconsistent), max overshoot ${figures.maxOvershoot}; `
       + `${errorLines.length} operator error lines; faults injected: ${faults}\n`);
     for (const [msg, n] of [...byMessage].sort((x, y) => y[1] - x[1]).slice(0, 8)) process.stdout.write(`#   ${n} × ${msg}\n`);
-    process.stdout.write(`# replica logs: ${logDir}\n`);
+    process.stdout.write(`# replica logs (removed if the test passes): ${logDir}\n`);
 
     assert.ok(figures.kills >= KILLS, `${figures.kills} kills, planned ${KILLS}`);
     assert.ok(figures.samples > 20, `only ${figures.samples} budget samples`);
     assert.equal(figures.maxOvershoot, 0, `a NodePool went over its disruption budget: ${figures.worst}`);
+    passed = true;
   });
 });
