@@ -8,7 +8,7 @@
  * matters. FNV-1a 64 over canonical JSON: kerf cannot reproduce Karpenter's Go hash bytes, so the
  * version is kerf's own and a NodeClaim stamped by Karpenter is re-stamped, never drifted.
  */
-import { canonicalJson, fnv64 } from "../launch-template/hash.ts";
+import { canonicalJson, fnv64, pruned } from "../launch-template/hash.ts";
 import { amiFamilyOf, type EC2NodeClassSpec } from "../launch-template/node-class.ts";
 
 export const NodeClassHash = {
@@ -23,17 +23,6 @@ const EXCLUDED = new Set([
 ]);
 
 type Obj = Readonly<Record<string, unknown>>;
-
-function pruned(value: unknown): unknown {
-  if (value === null || value === undefined || value === "") return undefined;
-  if (Array.isArray(value)) {
-    const items = value.map(pruned).filter((v) => v !== undefined);
-    return items.length === 0 ? undefined : items;
-  }
-  if (typeof value !== "object") return value;
-  const entries = Object.entries(value as Obj).map(([k, v]) => [k, pruned(v)] as const).filter(([, v]) => v !== undefined);
-  return entries.length === 0 ? undefined : Object.fromEntries(entries);
-}
 
 /** The normalised part of an EC2NodeClass the hash covers. */
 export function hashedNodeClass(nodeClass: { readonly spec?: Obj | undefined }): unknown {

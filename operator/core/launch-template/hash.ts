@@ -14,6 +14,21 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * The value without empty strings, lists and maps, at every level; undefined when nothing is left
+ * (hashstructure's IgnoreZeroValue/ZeroNil, as the drift hashes need it).
+ */
+export function pruned(value: unknown): unknown {
+  if (value === null || value === undefined || value === "") return undefined;
+  if (Array.isArray(value)) {
+    const items = value.map(pruned).filter((v) => v !== undefined);
+    return items.length === 0 ? undefined : items;
+  }
+  if (typeof value !== "object") return value;
+  const entries = Object.entries(value as Readonly<Record<string, unknown>>).map(([k, v]) => [k, pruned(v)] as const).filter(([, v]) => v !== undefined);
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
 /** FNV-1a 64 of the UTF-8 bytes of `text`, as an unsigned decimal string (the shape of Karpenter's hashes). */
 export function fnv64(text: string): string {
   let hash = OFFSET;

@@ -25,7 +25,7 @@
  * deterministic, but a NodePool hashed by Karpenter carries a different number.
  */
 import { NEVER, tryParseDuration } from "../../../policies/domain/duration.ts";
-import { canonicalJson, fnv64 } from "../launch-template/hash.ts";
+import { canonicalJson, fnv64, pruned } from "../launch-template/hash.ts";
 import type { Condition } from "../lifecycle/objects.ts";
 
 /** Annotation keys and the hash version this code writes. */
@@ -47,18 +47,6 @@ const obj = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.
 const EXCLUDED = new Set(["requirements"]);
 const DURATIONS = new Set(["expireAfter", "terminationGracePeriod"]);
 const SETS = new Set(["taints", "startupTaints"]);
-
-/** The value without empty strings, lists and maps, at every level; undefined when nothing is left. */
-function pruned(value: unknown): unknown {
-  if (value === null || value === undefined || value === "") return undefined;
-  if (Array.isArray(value)) {
-    const items = value.map(pruned).filter((v) => v !== undefined);
-    return items.length === 0 ? undefined : items;
-  }
-  if (typeof value !== "object") return value;
-  const entries = Object.entries(value as Obj).map(([k, v]) => [k, pruned(v)] as const).filter(([, v]) => v !== undefined);
-  return entries.length === 0 ? undefined : Object.fromEntries(entries);
-}
 
 /** A label or annotation map as it is (values may be ""), undefined when empty. */
 function nonEmptyMap(value: unknown): Obj | undefined {
