@@ -6,12 +6,10 @@ import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
 import { clients } from "./aws-fixtures.ts";
-import { NODECLAIMS, ON_DEMAND, liveInstances, runOperatorOnCluster, type Claim, type OperatorOnCluster } from "./provisioning-fixtures.ts";
+import { isLaunched, NODECLAIMS, ON_DEMAND, liveInstances, runOperatorOnCluster, type Claim, type OperatorOnCluster } from "./provisioning-fixtures.ts";
 
 /** More throttled answers in a row than the AWS SDK's 3 attempts: the operator's own retry has to carry the call through. */
 const THROTTLED = 5;
-
-const launched = (c: Claim): boolean => c.status?.conditions?.some((x) => x.type === "Launched" && x.status === "True") ?? false;
 
 void describe("the operator under EC2 throttling (RequestLimitExceeded)", () => {
   let env: TestEnvironment;
@@ -37,7 +35,7 @@ void describe("the operator under EC2 throttling (RequestLimitExceeded)", () => 
     } });
     const claim = await eventually("the NodeClaim to be Launched", async () => {
       const c = (await custom.getClusterCustomObject({ ...NODECLAIMS, name: "throttled" })) as Claim;
-      return launched(c) ? c : undefined;
+      return isLaunched(c) ? c : undefined;
     }, 90_000, 250);
     assert.equal(proxy.throttled.get("CreateFleet"), THROTTLED);
     assert.equal(proxy.createFleetRequests.length, 1, "one CreateFleet reached EC2");

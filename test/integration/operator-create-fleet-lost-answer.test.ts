@@ -9,9 +9,7 @@ import { CustomObjectsApi } from "@kubernetes/client-node";
 import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
-import { NODECLAIMS, ON_DEMAND, liveInstances, runOperatorOnCluster, type Claim, type OperatorOnCluster } from "./provisioning-fixtures.ts";
-
-const launched = (c: Claim): boolean => c.status?.conditions?.some((x) => x.type === "Launched" && x.status === "True") ?? false;
+import { isLaunched, NODECLAIMS, ON_DEMAND, liveInstances, runOperatorOnCluster, type Claim, type OperatorOnCluster } from "./provisioning-fixtures.ts";
 
 void describe("a CreateFleet answer lost after the launch", () => {
   let env: TestEnvironment;
@@ -37,7 +35,7 @@ void describe("a CreateFleet answer lost after the launch", () => {
     } });
     const claim = await eventually("the NodeClaim to be Launched", async () => {
       const c = (await custom.getClusterCustomObject({ ...NODECLAIMS, name: "lost-answer" })) as Claim;
-      return launched(c) ? c : undefined;
+      return isLaunched(c) ? c : undefined;
     }, 60_000, 250);
     assert.equal(proxy.createFleetRequests.length, 1, "one CreateFleet reached EC2");
     const instances = await liveInstances(env);

@@ -85,6 +85,7 @@ export async function nodeClaims(env: TestEnvironment): Promise<Claim[]> {
 }
 
 export const isReady = (c: Claim): boolean => c.status?.conditions?.some((x) => x.type === "Ready" && x.status === "True") ?? false;
+export const isLaunched = (c: Claim): boolean => c.status?.conditions?.some((x) => x.type === "Launched" && x.status === "True") ?? false;
 
 /** The cluster's instances that are pending or running in moto. */
 export async function liveInstances(env: TestEnvironment): Promise<Instance[]> {

@@ -17,12 +17,13 @@ import type { Command } from "../../core/disruption/types.ts";
 import type { Validation } from "../../core/disruption/validation.ts";
 import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
 import { isTrue, setCondition } from "../../core/lifecycle/objects.ts";
+import { Keys } from "../../core/lifecycle/registration.ts";
 import { nodeClaimManifest } from "../../core/provisioning/nodeclaim-template.ts";
 import { disruptionLaunching, disruptionTerminating, disruptionWaitingReadiness, type EventRecorder } from "../../observability/events.ts";
 import type { Metrics } from "../../observability/metrics.ts";
 import type { Cluster } from "../../ports/cluster.ts";
 
-export const DISRUPTED_TAINT = { key: "karpenter.sh/disrupted", effect: "NoSchedule" } as const;
+export const DISRUPTED_TAINT = { key: Keys.disruptedTaint, effect: "NoSchedule" } as const;
 export const DISRUPTION_REASON_CONDITION = "DisruptionReason";
 
 export interface OrchestratorDeps {

@@ -136,6 +136,11 @@ export function findCandidates(input: CandidateInput): { candidates: Candidate[]
   return { candidates, blocked };
 }
 
+/** Whether emptiness may take the candidate: nothing would have to move, and consolidateAfter has passed. */
+export function isEmptyCandidate(c: Candidate): boolean {
+  return c.pods.length === 0 && c.consolidatable;
+}
+
 /** Whether the NodeClaim has a terminationGracePeriod (drift then ignores pod-level blockers). */
 export function hasGracePeriod(claim: NodeClaim): boolean {
   const tgp = tryParseDuration(claim.spec?.terminationGracePeriod);

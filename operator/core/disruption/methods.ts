@@ -6,7 +6,7 @@
 import { simulate } from "../scheduling/simulate.ts";
 import type { SimPod } from "../scheduling/types.ts";
 import { evaluate, type EvaluationContext } from "./consolidation.ts";
-import { hasGracePeriod } from "./candidates.ts";
+import { hasGracePeriod, isEmptyCandidate } from "./candidates.ts";
 import type { BudgetLedger } from "./pool-budgets.ts";
 import type { Candidate, Command, Skipped } from "./types.ts";
 
@@ -28,7 +28,7 @@ const budgetBlocker = (c: Candidate, reason: string): Skipped => ({
 /** Emptiness: every consolidatable candidate without pods to move, under every policy, within the Empty budget. */
 export function emptiness(ctx: MethodContext, candidates: readonly Candidate[]): Command | undefined {
   const chosen: Candidate[] = [];
-  for (const c of candidates.filter((x) => x.pods.length === 0 && x.consolidatable)) {
+  for (const c of candidates.filter(isEmptyCandidate)) {
     if (ctx.ledger.take(c.nodePool, "Empty")) chosen.push(c); else ctx.budgetBlocked.push(budgetBlocker(c, "Empty"));
   }
   if (chosen.length === 0) return undefined;

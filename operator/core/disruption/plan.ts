@@ -14,7 +14,7 @@ import { PoolTypes } from "../scheduling/pool-types.ts";
 import { ResourceSpace } from "../scheduling/resource-space.ts";
 import type { NodePoolView, Snapshot } from "../scheduling/types.ts";
 import { daemonSetViews } from "../provisioning/cluster-view.ts";
-import { findCandidates, isReschedulable } from "./candidates.ts";
+import { findCandidates, isEmptyCandidate, isReschedulable } from "./candidates.ts";
 import { CompactSnapshot } from "./compact-snapshot.ts";
 import { consolidationCandidates, drift, emptiness, multiNode, singleNode, type MethodContext } from "./methods.ts";
 import { BudgetLedger, poolBudgets } from "./pool-budgets.ts";
@@ -56,8 +56,7 @@ function withUsableTypes(view: NodePoolView): NodePoolView {
 }
 
 /** The scheduling snapshot with each candidate's price, and the pods that go away with their node. */
-function schedulingView(input: DisruptionInput, candidates: readonly Candidate[]): { snapshot: Snapshot; stays: Set<string> } {
-  const byName = typesByName(input.instanceTypes);
+function schedulingView(input: DisruptionInput, candidates: readonly Candidate[], byName: ReadonlyMap<string, InstanceType>): { snapshot: Snapshot; stays: Set<string> } {
   const { views } = takingPartPools({ cluster: input.cluster, instanceTypes: input.instanceTypes }, byName);
   const price = new Map(candidates.map((c) => [c.nodeName, c.pricePerHour]));
   const nodes = existingPlaces(input.cluster, byName).targets.map((t) => (price.has(t.node.name) ? { ...t.node, pricePerHour: price.get(t.node.name) } : t.node));
@@ -91,12 +90,13 @@ export interface Pass {
 export function preparePass(input: DisruptionInput): Pass {
   const now = input.now.getTime();
   const { nodeClaims, nodes, pods } = input.cluster;
+  const byName = typesByName(input.instanceTypes);
   const found = findCandidates({
-    now, nodeClaims, nodes, pods, pdbs: input.cluster.pdbs ?? [], types: typesByName(input.instanceTypes),
+    now, nodeClaims, nodes, pods, pdbs: input.cluster.pdbs ?? [], types: byName,
     nodePools: new Set(input.cluster.nodePools.map((p) => p.metadata?.name ?? "")), nominated: input.nominated, inFlight: input.inFlight,
   });
   const budgets = poolBudgets({ now: input.now, nodePools: input.cluster.nodePools, nodeClaims, nodes, inFlight: input.inFlight });
-  const { snapshot, stays } = schedulingView(input, found.candidates);
+  const { snapshot, stays } = schedulingView(input, found.candidates, byName);
   const ctx: MethodContext = {
     snapshot, compact: new CompactSnapshot(snapshot), stays, spotToSpot: input.spotToSpot, poolTotals: poolTotals(found.candidates), policies: policies(input.cluster),
     ledger: new BudgetLedger(budgets), skipped: [], budgetBlocked: [],
@@ -109,7 +109,7 @@ export function planDisruption(input: DisruptionInput): DisruptionPlan {
   const pass = preparePass(input);
   const { ctx, candidates, consolidating } = pass;
   const eligible = {
-    Empty: candidates.filter((c) => c.pods.length === 0 && c.consolidatable).length,
+    Empty: candidates.filter(isEmptyCandidate).length,
     Drifted: candidates.filter((c) => c.driftReason !== undefined).length,
     Underutilized: consolidating.length,
   };

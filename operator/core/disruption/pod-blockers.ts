@@ -5,12 +5,13 @@
  */
 import { NEVER, tryParseDuration } from "../../../policies/domain/duration.ts";
 import type { PdbLike, Pod } from "../lifecycle/objects.ts";
+import { Keys } from "../lifecycle/registration.ts";
 import { timeMs } from "../lifecycle/objects.ts";
 import { selectorMatches } from "../scheduling/selector.ts";
 import type { LabelSelector } from "../scheduling/types.ts";
 import type { Blocker } from "./types.ts";
 
-export const DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt";
+export const DO_NOT_DISRUPT = Keys.doNotDisrupt;
 
 export type { PdbLike } from "../lifecycle/objects.ts";
 

@@ -9,6 +9,7 @@ import {
 import { Label } from "../../../policies/domain/labels.ts";
 import type { Meta, Node, NodeClaim } from "../lifecycle/objects.ts";
 import { isTrue } from "../lifecycle/objects.ts";
+import { Keys } from "../lifecycle/registration.ts";
 import type { PoolBudget } from "./types.ts";
 
 export interface PoolObject {
@@ -24,7 +25,6 @@ export interface BudgetInput {
   readonly inFlight: ReadonlySet<string>;
 }
 
-const DISRUPTED_TAINT = "karpenter.sh/disrupted";
 
 /** The pool's budgets as written (undefined: the API default applies). */
 export function budgetsOf(pool: PoolObject): readonly BudgetSpec[] | undefined {
@@ -39,7 +39,7 @@ export function timeZoneOf(pool: PoolObject): string | undefined {
 
 function nodeDisrupting(node: Node): boolean {
   if (!isTrue(node.status?.conditions, "Ready") || node.metadata?.deletionTimestamp !== undefined) return true;
-  return (node.spec?.taints ?? []).some((t) => t.key === DISRUPTED_TAINT);
+  return (node.spec?.taints ?? []).some((t) => t.key === Keys.disruptedTaint);
 }
 
 function disrupting(claim: NodeClaim, node: Node | undefined, inFlight: ReadonlySet<string>): boolean {

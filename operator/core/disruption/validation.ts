@@ -4,7 +4,7 @@
  * drifted or consolidatable; the budgets still allow it; and a consolidation still saves money (a
  * delete must still be a delete). The fresh command (with a fresh replacement) is what executes.
  */
-import { hasGracePeriod } from "./candidates.ts";
+import { hasGracePeriod, isEmptyCandidate } from "./candidates.ts";
 import { evaluate } from "./consolidation.ts";
 import { preparePass, type DisruptionInput, type Pass } from "./plan.ts";
 import type { Candidate, Command } from "./types.ts";
@@ -12,7 +12,7 @@ import type { Candidate, Command } from "./types.ts";
 export type Validation = { readonly ok: true; readonly command: Command } | { readonly ok: false; readonly reason: string };
 
 function methodHolds(command: Command, c: Candidate): string | undefined {
-  if (command.method === "emptiness") return c.pods.length === 0 && c.consolidatable ? undefined : `${c.name} is no longer empty`;
+  if (command.method === "emptiness") return isEmptyCandidate(c) ? undefined : `${c.name} is no longer empty`;
   if (command.method === "drift") {
     if (c.driftReason === undefined) return `${c.name} is no longer drifted`;
     return c.podBlocker !== undefined && !hasGracePeriod(c.nodeClaim) ? c.podBlocker.message : undefined;
