@@ -2,6 +2,7 @@
 import type { PolicyConfig } from "./config.ts";
 import type { Catalog } from "./domain/catalog/catalog.ts";
 import type { Fact } from "./facts.ts";
+import type { KarpenterApi } from "./api/releases/index.ts";
 
 export type { Catalog };
 
@@ -39,6 +40,11 @@ export interface EvaluationContext {
   config: PolicyConfig;
   /** Names of EC2NodeClasses known in the same render (CLI); undefined in the webhook, which skips nodeclassref-resolves. */
   nodeClassNames?: ReadonlySet<string>;
+  /**
+   * The Karpenter API (CRD schemas and CEL rules) to judge against: a bundled release or the cluster's installed
+   * CRDs. Undefined = the bundled DEFAULT_KARPENTER_VERSION.
+   */
+  api?: KarpenterApi;
 }
 
 export interface EvaluateInput {
