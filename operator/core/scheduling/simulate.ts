@@ -34,9 +34,10 @@ function planned(claim: ClaimTarget, solver: Solver, max: number): PlannedNodeCl
 export function simulate(snapshot: Snapshot, pods: readonly SimPod[], options: SimulateOptions = {}): SimulationResult {
   const solver = new Solver(snapshot, options, pods);
   solver.solve(pods);
+  solver.improve();
   const newClaims: PlannedNodeClaim[] = [];
   const podErrors: PodError[] = [...solver.errors].map(([pod, reason]) => ({ pod, reason }));
-  for (const claim of solver.claims) {
+  for (const claim of solver.claims.filter((c) => c.pods.length > 0)) {
     const result = planned(claim, solver, options.maxInstanceTypes ?? MAX_INSTANCE_TYPES);
     if (Array.isArray(result)) podErrors.push(...result);
     else newClaims.push(result);

@@ -22,13 +22,14 @@
 import { RequirementError } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint } from "../../../policies/domain/taints.ts";
 import { andBits, isEmptyBits } from "./bitset.ts";
+import { Improver, type PlanView } from "./improve.ts";
 import { PoolLimits } from "./limits.ts";
 import { PodState, podClassKey } from "./preferences.ts";
 import { PoolTypes } from "./pool-types.ts";
 import { noFitReason } from "./reasons.ts";
 import { ResourceSpace } from "./resource-space.ts";
 import { ClaimTarget, NodeTarget, type AddResult, type Candidate, type Narrowed } from "./targets.ts";
-import { Topology, type TopologyConstraint } from "./topology.ts";
+import { Topology, type Group, type TopologyConstraint } from "./topology.ts";
 import type { SimPod, SimulateOptions, Snapshot } from "./types.ts";
 
 type Place = NodeTarget | ClaimTarget;
@@ -46,6 +47,9 @@ interface Scan {
 
 /** In a class's refusal array: the NodeClaim refused the class for good (not just its growth). */
 const REFUSED_FOR_GOOD = -1;
+
+/** Attempted moves per pod the improvement pass may spend. */
+const IMPROVE_MOVES_PER_POD = 4;
 
 /** Default of SimulateOptions.maxPriceRatio. */
 export const MAX_PRICE_RATIO = 20;
@@ -77,6 +81,8 @@ export class Solver {
   readonly claims: ClaimTarget[] = [];
   readonly errors = new Map<SimPod, string>();
   readonly placements = new Map<SimPod, Place>();
+  /** Each placed pod's state as placed (how far its preferences were relaxed). */
+  private readonly states = new Map<SimPod, PodState>();
   private readonly limits: PoolLimits[];
   private readonly cursors = new Map<string, number>();
   private readonly constraintCache = new Map<string, TopologyConstraint[]>();
@@ -156,6 +162,28 @@ export class Solver {
     }
   }
 
+  /**
+   * The improvement pass over the planned NodeClaims (improve.ts), at most `IMPROVE_MOVES_PER_POD`
+   * attempted moves per pod; pods it empties a NodeClaim of leave that NodeClaim without pods.
+   */
+  improve(): void {
+    const affinityGroups = new Set<Group>();
+    const candidates = new Map<SimPod, Candidate>();
+    for (const constraints of this.constraintCache.values()) {
+      for (const c of constraints) if (c.kind === "affinity") affinityGroups.add(c.group);
+    }
+    const plan: PlanView = {
+      claims: this.claims, affinityGroups,
+      candidateOf: (pod) => {
+        let c = candidates.get(pod);
+        if (c === undefined) candidates.set(pod, (c = this.candidate(this.states.get(pod)!)));
+        return c;
+      },
+      moved: (pod, claim) => this.placements.set(pod, claim),
+    };
+    new Improver(plan, IMPROVE_MOVES_PER_POD * this.states.size).run();
+  }
+
   private placeWithRelaxation(state: PodState): boolean {
     for (;;) {
       let reason: string | undefined;
@@ -167,6 +195,7 @@ export class Solver {
       }
       if (reason === undefined) {
         this.errors.delete(state.pod);
+        this.states.set(state.pod, state);
         return true;
       }
       this.errors.set(state.pod, reason);
