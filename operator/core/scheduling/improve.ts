@@ -25,12 +25,14 @@ export interface PlanView {
   candidateOf(pod: SimPod): Candidate;
   /** Groups some pod's pod-affinity term counts: a pod they count stays where it is. */
   readonly affinityGroups: ReadonlySet<Group>;
+  /** Topology keys other than hostname some group counts by (partners share their domains). */
+  readonly keys: readonly string[];
   /** Records that a pod now sits on `claim`. */
   moved(pod: SimPod, claim: ClaimTarget): void;
 }
 
 /** Partners (NodeClaims bound by another resource) each NodeClaim trades with. */
-const PARTNERS = 4;
+const PARTNERS = 8;
 /** Pods of the partner tried against each pod of the NodeClaim. */
 const WINDOW = 4;
 
@@ -79,7 +81,7 @@ export class Improver {
       let partners = 0;
       for (const b of byPrice) {
         if (partners >= PARTNERS || this.budget <= 0) break;
-        if (b === a || b.pool !== a.pool || b.pods.length === 0 || a.pods.length === 0 || binding(a) === binding(b)) continue;
+        if (!this.partners(a, b)) continue;
         partners++;
         if (this.trade(a, b)) {
           a.reopen();
@@ -88,6 +90,12 @@ export class Improver {
       }
     }
     for (const c of this.plan.claims) c.reopen();
+  }
+
+  /** Whether `b` may trade with `a`: same NodePool, both hold pods, bound by different resources, same domains. */
+  private partners(a: ClaimTarget, b: ClaimTarget): boolean {
+    if (b === a || b.pool !== a.pool || b.pods.length === 0 || a.pods.length === 0 || binding(a) === binding(b)) return false;
+    return this.plan.keys.every((k) => a.domainOf(k) === b.domainOf(k));
   }
 
   /**

@@ -173,7 +173,7 @@ export class Solver {
       for (const c of constraints) if (c.kind === "affinity") affinityGroups.add(c.group);
     }
     const plan: PlanView = {
-      claims: this.claims, affinityGroups,
+      claims: this.claims, affinityGroups, keys: [...this.topology.keys()],
       candidateOf: (pod) => {
         let c = candidates.get(pod);
         if (c === undefined) candidates.set(pod, (c = this.candidate(this.states.get(pod)!)));
