@@ -34,7 +34,7 @@ function planned(claim: ClaimTarget, solver: Solver, max: number): PlannedNodeCl
 export function simulate(snapshot: Snapshot, pods: readonly SimPod[], options: SimulateOptions = {}): SimulationResult {
   const solver = new Solver(snapshot, options, pods);
   solver.solve(pods);
-  solver.improve();
+  if (options.improve !== false) solver.improve();
   const newClaims: PlannedNodeClaim[] = [];
   const podErrors: PodError[] = [...solver.errors].map(([pod, reason]) => ({ pod, reason }));
   for (const claim of solver.claims.filter((c) => c.pods.length > 0)) {
