@@ -33,8 +33,10 @@ export interface PlanView {
 
 /** Partners (NodeClaims bound by another resource) each NodeClaim trades with. */
 const PARTNERS = 8;
-/** Pods of the partner tried against each pod of the NodeClaim. */
+/** Moves attempted for each pod of the NodeClaim (with the solver's checks). */
 const WINDOW = 4;
+/** Pods of the partner looked at for each pod of the NodeClaim (a vector compare each). */
+const LOOKS = 32;
 
 /** How full `used` makes a NodeClaim's cheapest option, per resource. */
 function fullness(used: Float64Array, alloc: Float64Array, r: number): number {
@@ -77,19 +79,43 @@ export class Improver {
   /** Runs the pass; the NodeClaims change in place (some may end empty). */
   run(): void {
     const byPrice = [...this.plan.claims].sort((a, b) => b.price - a.price);
-    for (const a of byPrice) {
+    this.round(byPrice);
+    this.round([...byPrice].reverse());
+    for (const c of this.plan.claims) c.reopen();
+  }
+
+  /**
+   * Each NodeClaim in `order` trades with the first PARTNERS NodeClaims (in `order`) of the same
+   * NodePool and topology domains that are bound by another resource.
+   */
+  private round(order: readonly ClaimTarget[]): void {
+    const buckets = new Map<string, Map<number, ClaimTarget[]>>();
+    for (const c of order) {
+      const key = this.domainKey(c);
+      let byBinding = buckets.get(key);
+      if (byBinding === undefined) buckets.set(key, (byBinding = new Map()));
+      const r = binding(c);
+      byBinding.set(r, [...(byBinding.get(r) ?? []), c]);
+    }
+    for (const a of order) {
       let partners = 0;
-      for (const b of byPrice) {
-        if (partners >= PARTNERS || this.budget <= 0) break;
-        if (!this.partners(a, b)) continue;
-        partners++;
-        if (this.trade(a, b)) {
-          a.reopen();
-          b.reopen();
+      for (const [r, peers] of buckets.get(this.domainKey(a))!) {
+        if (r === binding(a)) continue;
+        for (const b of peers) {
+          if (partners >= PARTNERS || this.budget <= 0) break;
+          if (!this.partners(a, b)) continue;
+          partners++;
+          if (this.trade(a, b)) {
+            a.reopen();
+            b.reopen();
+          }
         }
       }
     }
-    for (const c of this.plan.claims) c.reopen();
+  }
+
+  private domainKey(c: ClaimTarget): string {
+    return `${c.pool.pool.name}|${this.plan.keys.map((k) => c.domainOf(k) ?? "").join("|")}`;
   }
 
   /** Whether `b` may trade with `a`: same NodePool, both hold pods, bound by different resources, same domains. */
@@ -114,11 +140,17 @@ export class Improver {
     const taken = new Set<Candidate>();
     let traded = false;
     for (const p of fromA) {
-      let tries = 0;
+      let [looks, tries] = [0, 0];
       for (const q of fromB) {
         if (q !== undefined && taken.has(q)) continue;
-        if (tries++ >= WINDOW || this.budget <= 0) break;
-        if (!this.improves(a, b, p, q) || !this.swap(a, b, p, q)) continue;
+        if (looks++ >= LOOKS || tries >= WINDOW || this.budget <= 0) break;
+        if (!this.improves(a, b, p, q)) continue;
+        tries++;
+        const outcome = this.swap(a, b, p, q);
+        // A pod refused for its own constraints stays refused on this pair: try the next one.
+        if (outcome === "q refused" && q !== undefined) taken.add(q);
+        if (outcome === "p refused") break;
+        if (outcome !== "moved") continue;
         if (q !== undefined) taken.add(q);
         traded = true;
         break;
@@ -144,24 +176,25 @@ export class Improver {
   }
 
   /** Moves `p` to `b` and `q` (if any) to `a` with the solver's checks; undoes everything on a refusal. */
-  private swap(a: ClaimTarget, b: ClaimTarget, p: Candidate, q: Candidate | undefined): boolean {
-    if (!this.movable(p, a, b) || (q !== undefined && !this.movable(q, b, a))) return false;
+  private swap(a: ClaimTarget, b: ClaimTarget, p: Candidate, q: Candidate | undefined): "moved" | "p refused" | "q refused" {
+    if (!this.movable(p, a, b)) return "p refused";
+    if (q !== undefined && !this.movable(q, b, a)) return "q refused";
     this.budget--;
     a.remove(p);
     if (q !== undefined) b.remove(q);
     if (!this.put(p, b)) {
       a.restore(p);
       if (q !== undefined) b.restore(q);
-      return false;
+      return "p refused";
     }
     if (q !== undefined && !this.put(q, a)) {
       b.remove(p);
       a.restore(p);
       this.plan.moved(p.state.pod, a);
       b.restore(q);
-      return false;
+      return "q refused";
     }
-    return true;
+    return "moved";
   }
 
   /** Adds `c` to `to` when the solver's checks pass and its price does not rise. */
