@@ -127,30 +127,33 @@ function parseUrl(flag: string, raw: string): string {
   return raw;
 }
 
+function parseNumber(flag: string, raw: string): number {
+  const n = Number(raw);
+  if (raw.trim() === "" || !Number.isFinite(n)) throw new ConfigError(`--${flag} (${envName(flag)}): "${raw}" is not a number`);
+  return n;
+}
+
 function convert(flag: string, def: FlagDef, raw: string): unknown {
   if (def.key === "featureGates") return parseGates(raw);
   if (def.kind === "url") return parseUrl(flag, raw);
   if (def.kind === "boolean") return raw === "true" || raw === "";
-  if (def.kind === "number") {
-    const n = Number(raw);
-    if (raw.trim() === "" || !Number.isFinite(n)) throw new ConfigError(`--${flag} (${envName(flag)}): "${raw}" is not a number`);
-    return n;
-  }
+  if (def.kind === "number") return parseNumber(flag, raw);
   if (def.kind === "port") {
     const port = Number(raw);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--${flag}: "${raw}" is not a port`);
     return port;
   }
-  if (def.kind === "duration") {
-    try {
-      const ms = parseDuration(raw);
-      if (typeof ms !== "number") throw new ConfigError(`--${flag}: "Never" is not allowed`);
-      return ms;
-    } catch (error) {
-      throw new ConfigError(`--${flag}: ${(error as Error).message}`, { cause: error });
-    }
+  return def.kind === "duration" ? parseMs(flag, raw) : raw;
+}
+
+function parseMs(flag: string, raw: string): number {
+  try {
+    const ms = parseDuration(raw);
+    if (typeof ms !== "number") throw new ConfigError(`--${flag}: "Never" is not allowed`);
+    return ms;
+  } catch (error) {
+    throw new ConfigError(`--${flag}: ${(error as Error).message}`, { cause: error });
   }
-  return raw;
 }
 
 /** Where the raw values come from; main passes process.argv/process.env, tests pass literals. */

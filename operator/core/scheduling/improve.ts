@@ -98,18 +98,16 @@ export class Improver {
       byBinding.set(r, [...(byBinding.get(r) ?? []), c]);
     }
     for (const a of order) {
+      const ra = binding(a);
+      const peers = [...buckets.get(this.domainKey(a))!].filter(([r]) => r !== ra).flatMap(([, cs]) => cs);
       let partners = 0;
-      for (const [r, peers] of buckets.get(this.domainKey(a))!) {
-        if (r === binding(a)) continue;
-        for (const b of peers) {
-          if (partners >= PARTNERS || this.budget <= 0) break;
-          if (!this.partners(a, b)) continue;
-          partners++;
-          if (this.trade(a, b)) {
-            a.reopen();
-            b.reopen();
-          }
-        }
+      for (const b of peers) {
+        if (partners >= PARTNERS || this.budget <= 0) break;
+        if (!this.partners(a, b)) continue;
+        partners++;
+        if (!this.trade(a, b)) continue;
+        a.reopen();
+        b.reopen();
       }
     }
   }
@@ -139,24 +137,28 @@ export class Improver {
     const fromB = [undefined, ...lean(b, rb, ra)];
     const taken = new Set<Candidate>();
     let traded = false;
-    for (const p of fromA) {
-      let [looks, tries] = [0, 0];
-      for (const q of fromB) {
-        if (q !== undefined && taken.has(q)) continue;
-        if (looks++ >= LOOKS || tries >= WINDOW || this.budget <= 0) break;
-        if (!this.improves(a, b, p, q)) continue;
-        tries++;
-        const outcome = this.swap(a, b, p, q);
-        // A pod refused for its own constraints stays refused on this pair: try the next one.
-        if (outcome === "q refused" && q !== undefined) taken.add(q);
-        if (outcome === "p refused") break;
-        if (outcome !== "moved") continue;
-        if (q !== undefined) taken.add(q);
-        traded = true;
-        break;
-      }
-    }
+    for (const p of fromA) if (this.moveOne(a, b, p, { fromB, taken })) traded = true;
     return traded;
+  }
+
+  /**
+   * Moves `p` from `a` to `b`, alone or for one of `fromB` (not yet `taken`) that lowers both peaks;
+   * at most LOOKS candidates compared and WINDOW moves attempted. A pod refused for its own
+   * constraints stays refused on this pair.
+   */
+  private moveOne(a: ClaimTarget, b: ClaimTarget, p: Candidate, partner: { fromB: readonly (Candidate | undefined)[]; taken: Set<Candidate> }): boolean {
+    let [looks, tries] = [0, 0];
+    for (const q of partner.fromB) {
+      if (q !== undefined && partner.taken.has(q)) continue;
+      if (looks++ >= LOOKS || tries >= WINDOW || this.budget <= 0) return false;
+      if (!this.improves(a, b, p, q)) continue;
+      tries++;
+      const outcome = this.swap(a, b, p, q);
+      if (outcome === "p refused") return false;
+      if (q !== undefined) partner.taken.add(q);
+      if (outcome === "moved") return true;
+    }
+    return false;
   }
 
   /** Whether moving `p` from `a` to `b` (and `q` back) keeps both within their options and lowers their peaks. */
