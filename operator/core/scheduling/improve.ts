@@ -98,18 +98,26 @@ export class Improver {
       byBinding.set(r, [...(byBinding.get(r) ?? []), c]);
     }
     for (const a of order) {
-      const ra = binding(a);
-      const peers = [...buckets.get(this.domainKey(a))!].filter(([r]) => r !== ra).flatMap(([, cs]) => cs);
-      let partners = 0;
-      for (const b of peers) {
-        if (partners >= PARTNERS || this.budget <= 0) break;
-        if (!this.partners(a, b)) continue;
-        partners++;
-        if (!this.trade(a, b)) continue;
+      for (const b of this.partnersOf(a, buckets.get(this.domainKey(a))!)) {
+        if (this.budget <= 0 || !this.partners(a, b) || !this.trade(a, b)) continue;
         a.reopen();
         b.reopen();
       }
     }
+  }
+
+  /** The first PARTNERS NodeClaims of `a`'s bucket bound by another resource than `a`. */
+  private partnersOf(a: ClaimTarget, byBinding: ReadonlyMap<number, readonly ClaimTarget[]>): ClaimTarget[] {
+    const ra = binding(a);
+    const out: ClaimTarget[] = [];
+    for (const [r, peers] of byBinding) {
+      if (r === ra) continue;
+      for (const b of peers) {
+        if (out.length >= PARTNERS) return out;
+        if (this.partners(a, b)) out.push(b);
+      }
+    }
+    return out;
   }
 
   private domainKey(c: ClaimTarget): string {

@@ -144,6 +144,7 @@ export class ClaimTarget extends Target {
   private maxAlloc: Float64Array;
   private growthAlloc: Float64Array;
   private readonly onNarrow: ((before: Bitset, after: Bitset) => void) | undefined;
+  private cheapView: { readonly index: number; readonly alloc: Float64Array } | undefined;
   /** The options the NodeClaim opened with (limits already applied). */
   private readonly opened: Bitset;
 
@@ -184,7 +185,10 @@ export class ClaimTarget extends Target {
 
   /** The allocatable of the cheapest option (read-only view into the pool's table). */
   cheapAlloc(): Float64Array {
-    return this.pool.alloc.subarray(this.cheapIndex * this.pool.width, (this.cheapIndex + 1) * this.pool.width);
+    if (this.cheapView?.index !== this.cheapIndex) {
+      this.cheapView = { index: this.cheapIndex, alloc: this.pool.alloc.subarray(this.cheapIndex * this.pool.width, (this.cheapIndex + 1) * this.pool.width) };
+    }
+    return this.cheapView.alloc;
   }
 
   /** Takes a pod out (see unrecord); the options stay as they are until `reopen`. */
