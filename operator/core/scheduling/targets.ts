@@ -144,6 +144,8 @@ export class ClaimTarget extends Target {
   private maxAlloc: Float64Array;
   private growthAlloc: Float64Array;
   private readonly onNarrow: ((before: Bitset, after: Bitset) => void) | undefined;
+  /** Whether pods left since the last `reopen` (only then can a cheaper option hold the rest). */
+  private shrunk = false;
   private cheapView: { readonly index: number; readonly alloc: Float64Array } | undefined;
   /** The options the NodeClaim opened with (limits already applied). */
   private readonly opened: Bitset;
@@ -194,6 +196,7 @@ export class ClaimTarget extends Target {
   /** Takes a pod out (see unrecord); the options stay as they are until `reopen`. */
   remove(c: Candidate): void {
     this.unrecord(c);
+    this.shrunk = true;
   }
 
   /** Puts back a pod taken out by `remove`, without checks (undoing a move). */
@@ -208,6 +211,8 @@ export class ClaimTarget extends Target {
    * cheapest. Never raises the price: every option it had is kept.
    */
   reopen(): void {
+    if (!this.shrunk) return;
+    this.shrunk = false;
     const bits = this.pool.noLarger(this.pool.fitting(andBits(this.opened, this.pool.typesFor(this.requirements)), this.used), this.bits);
     const cheap = this.pool.cheapest(bits, this.requirements);
     if (cheap === undefined || cheap.price >= this.price) return;
