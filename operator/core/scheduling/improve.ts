@@ -4,14 +4,19 @@
  * trade pods so both end balanced, then each NodeClaim re-picks its cheapest option for what it
  * finally holds. On Karpenter's diverse benchmark the greedy plan's gap to the lower bound is almost
  * all such imbalance: NodeClaims of 400 vCPU full in one resource with a third of the other idle.
+ * Two rounds (largest NodeClaims first, then smallest first); each NodeClaim trades with up to
+ * PARTNERS others of its NodePool and topology domains. Existing nodes take no part (the greedy
+ * already filled them first).
  *
  * Contracts: the plan's price never rises (a pod only moves where it fits within the receiving
  * NodeClaim's cheapest option, and re-picking only ever finds a cheaper one); every constraint holds
  * (each move is the solver's own tryAdd on the receiving NodeClaim, after the pod is taken out of the
  * giving one; a pod moves only when taking it out cannot break another pod's constraint: no host
  * ports, not counted by any pod affinity on hostname, and its other topology domains the same on
- * both sides so zone counts do not change); deterministic (fixed orders); bounded (at most `budget`
- * attempted moves).
+ * both sides so zone counts do not change). A moved pod's own constraints are checked at the
+ * relaxation level it was placed at; other pods' spread constraints, as in the greedy loop and in
+ * Karpenter, bind where those pods are placed. Deterministic (fixed orders); bounded (at most
+ * `budget` attempted moves, each pod compared with at most LOOKS pods per partner).
  */
 import { Label } from "../../../policies/domain/labels.ts";
 import type { Candidate, ClaimTarget } from "./targets.ts";

@@ -2,8 +2,9 @@
  * simulate(snapshot, pods, options): the pure scheduling simulation behind provisioning and
  * consolidation. Returns the NodeClaims to launch (NodePool, requirements, ordered instance-type
  * options, pods, cheapest launch choice), the pods placed on existing nodes and the pods that
- * cannot be scheduled, each with a reason. Design notes: solver.ts (loop), targets.ts (places),
- * topology.ts (spread and affinity), preferences.ts (relaxation), pool-types.ts (type index).
+ * cannot be scheduled, each with a reason. Design notes: solver.ts (loop), improve.ts (the pass that
+ * rebalances the planned NodeClaims after it), targets.ts (places), topology.ts (spread and
+ * affinity), preferences.ts (relaxation), pool-types.ts (type index).
  */
 import { Label } from "../../../policies/domain/labels.ts";
 import { Requirement } from "../../../policies/domain/requirements.ts";

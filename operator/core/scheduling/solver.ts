@@ -18,6 +18,7 @@
  * Speed: per pod class (pods that schedule identically) a cursor skips places that rejected the
  * class for good, and a NodeClaim remembers refusing a class's growth until it changes; the
  * no-price-change test is a vector compare; instance-type sets are bitsets cached per requirement set.
+ * After the loop, `improve` (improve.ts) rebalances the planned NodeClaims.
  */
 import { RequirementError } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint } from "../../../policies/domain/taints.ts";
