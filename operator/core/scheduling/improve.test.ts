@@ -9,38 +9,45 @@ import type { NodePoolView, SimPod, SimulationResult, Snapshot } from "./types.t
 const GI = 2 ** 30;
 const ZONES = ["zone-a", "zone-b"];
 
-/** Two families (CPU-heavy 1:2, memory-heavy 1:8) in sizes 1–16 vCPU, priced per vCPU and GiB, in two zones. */
+/**
+ * Karpenter's fake catalog in small: type k has k vCPU, 2k GiB and 8k + 8 pods at a price linear in
+ * size, in two zones. One shape only, so NodeClaims holding CPU-heavy and memory-heavy pods end full
+ * in one resource: the imbalance the pass trades away.
+ */
 function catalog(): InstanceType[] {
-  return [1, 2, 4, 8, 16].flatMap((vcpu) => [["c", 2], ["r", 8]].map(([family, ratio]) => {
-    const name = `${family}-${vcpu}`;
-    const gib = vcpu * (ratio as number);
-    const resources = { cpu: vcpu * 1000, memory: gib * GI, pods: 8 * vcpu + 8 };
-    const price = 0.04 * vcpu + 0.005 * gib;
+  return Array.from({ length: 8 }, (_, i) => {
+    const vcpu = i + 1;
+    const name = `t-${vcpu}`;
+    const resources = { cpu: vcpu * 1000, memory: 2 * vcpu * GI, pods: 8 * vcpu + 8 };
+    const price = 0.05 * vcpu;
     return {
       name, capacity: resources, allocatable: resources,
-      labels: { "node.kubernetes.io/instance-type": name, family: family as string, "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux" },
+      labels: { "node.kubernetes.io/instance-type": name, size: vcpu > 4 ? "large" : "small", "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux" },
       offerings: ZONES.flatMap((zone) => (["spot", "on-demand"] as const).map((capacityType) => ({ zone, capacityType, pricePerHour: price, available: true }))),
     };
-  }));
+  });
 }
 
 const pool = (types: readonly InstanceType[]): NodePoolView => ({ name: "default", weight: 0, labels: {}, taints: [], startupTaints: [], requirements: [], instanceTypes: types });
 
 const podSpec = fc.record({
-  cpu: fc.constantFrom(100, 250, 500, 1000, 1500, 3000),
-  mib: fc.constantFrom(100, 512, 1024, 4096, 8192),
-  app: fc.constantFrom("a", "b", "c"),
-  kind: fc.constantFrom("plain", "plain", "anti", "zone-spread", "host-spread", "selector", "port"),
+  // Mostly CPU-heavy or memory-heavy shapes: NodeClaims of one shape end full in one resource.
+  shape: fc.constantFrom([1500, 100], [100, 4096], [1000, 256], [250, 2048], [3000, 512], [500, 1024]),
+  app: fc.constantFrom("a", "b", "b", "c"),
+  kind: fc.constantFrom("plain", "plain", "plain", "plain", "anti", "zone-spread", "host-spread", "selector", "port", "with-a", "with-a"),
 });
 
-function pod(spec: { cpu: number; mib: number; app: string; kind: string }, i: number): SimPod {
+function pod(spec: { shape: number[]; app: string; kind: string }, i: number): SimPod {
+  const [cpu, mib] = spec.shape as [number, number];
   const selector = { matchLabels: { app: spec.app } };
   const spread = (topologyKey: string) => [{ maxSkew: 1, topologyKey, whenUnsatisfiable: "DoNotSchedule" as const, selector }];
   return {
-    uid: `p-${i}`, name: `p-${i}`, namespace: "default", labels: { app: spec.app }, requests: { cpu: spec.cpu, memory: spec.mib * 2 ** 20, pods: 1 },
-    nodeSelector: spec.kind === "selector" ? { family: "r" } : {}, requiredTerms: [], preferredTerms: [], tolerations: [],
+    uid: `p-${i}`, name: `p-${i}`, namespace: "default", labels: { app: spec.app }, requests: { cpu, memory: mib * 2 ** 20, pods: 1 },
+    nodeSelector: spec.kind === "selector" ? { size: "large" } : {}, requiredTerms: [], preferredTerms: [], tolerations: [],
     spread: spec.kind === "zone-spread" ? spread("topology.kubernetes.io/zone") : spec.kind === "host-spread" ? spread("kubernetes.io/hostname") : [],
-    affinity: [], antiAffinity: spec.kind === "anti" ? [{ selector, namespaces: ["default"], topologyKey: "kubernetes.io/hostname" }] : [],
+    // with-a: required to share a node with a pod of app a (which it seeds itself when it is one).
+    affinity: spec.kind === "with-a" ? [{ selector: { matchLabels: { app: "a" } }, namespaces: ["default"], topologyKey: "kubernetes.io/hostname" }] : [],
+    antiAffinity: spec.kind === "anti" ? [{ selector, namespaces: ["default"], topologyKey: "kubernetes.io/hostname" }] : [],
     preferredAffinity: [], preferredAntiAffinity: [], hostPorts: spec.kind === "port" ? [{ hostIP: "0.0.0.0", port: 8080, protocol: "TCP" }] : [],
     creationOrder: i,
   };
@@ -59,6 +66,7 @@ function assertValid(result: SimulationResult, types: readonly InstanceType[]): 
     for (const p of claim.pods) {
       if (p.antiAffinity.length > 0) assert.equal(apps.filter((a) => a === p.labels["app"]).length, 1, `anti-affinity of ${p.name}`);
       for (const [k, v] of Object.entries(p.nodeSelector)) assert.equal(type.labels[k], v, `node selector of ${p.name}`);
+      if (p.affinity.some((t) => t.topologyKey === "kubernetes.io/hostname")) assert.ok(apps.includes("a"), `pod affinity of ${p.name}`);
     }
     assert.ok(claim.pods.filter((p) => p.hostPorts.length > 0).length <= 1, "one pod per host port");
   }
@@ -79,11 +87,13 @@ const shape = (r: SimulationResult): string[] => r.newClaims.map((c) => `${c.lau
 describe("the improvement pass", () => {
   it("never raises the price, keeps every constraint and zone count, and is deterministic (random pods)", () => {
     const types = catalog();
-    fc.assert(fc.property(fc.array(podSpec, { minLength: 1, maxLength: 80 }), (specs) => {
+    let changed = 0;
+    fc.assert(fc.property(fc.array(podSpec, { minLength: 1, maxLength: 120 }), (specs) => {
       const pods = specs.map(pod);
       const snapshot: Snapshot = { nodes: [], nodePools: [pool(types)], daemonSets: [] };
       const greedy = simulate(snapshot, pods, { improve: false });
       const improved = simulate(snapshot, pods);
+      if (shape(improved).join(";") !== shape(greedy).join(";")) changed++;
       assert.ok(price(improved) <= price(greedy) + 1e-9, `improved ${price(improved)} > greedy ${price(greedy)}`);
       assert.deepEqual(improved.podErrors.map((e) => e.pod.uid).sort(), greedy.podErrors.map((e) => e.pod.uid).sort());
       const placed = improved.newClaims.flatMap((c) => c.pods.map((p) => p.uid));
@@ -92,7 +102,9 @@ describe("the improvement pass", () => {
       assertValid(improved, types);
       assert.deepEqual(zoneCounts(improved), zoneCounts(greedy));
       assert.deepEqual(shape(simulate(snapshot, pods)), shape(improved));
-    }), { numRuns: 200 });
+    }), { numRuns: 300 });
+    // Not vacuous: the pass changes about one plan in six of these (pods heavy in one resource).
+    assert.ok(changed >= 10, `the pass changed only ${changed} of 300 plans`);
   });
 
   it("balances NodeClaims on Karpenter's diverse benchmark: 1,000 pods cost at least 5 % less than the greedy plan", () => {
