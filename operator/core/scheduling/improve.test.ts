@@ -37,7 +37,7 @@ const podSpec = fc.record({
   kind: fc.constantFrom("plain", "plain", "plain", "plain", "anti", "zone-spread", "host-spread", "selector", "port", "with-a", "with-a"),
 });
 
-function pod(spec: { shape: number[]; app: string; kind: string }, i: number): SimPod {
+function pod(spec: { shape: readonly number[]; app: string; kind: string }, i: number): SimPod {
   const [cpu, mib] = spec.shape as [number, number];
   const selector = { matchLabels: { app: spec.app } };
   const spread = (topologyKey: string) => [{ maxSkew: 1, topologyKey, whenUnsatisfiable: "DoNotSchedule" as const, selector }];
