@@ -17,7 +17,10 @@
  * replacement) growth is the only way and the rules do not apply.
  * Speed: per pod class (pods that schedule identically) a cursor skips places that rejected the
  * class for good, and a NodeClaim remembers refusing a class's growth until it changes; the
- * no-price-change test is a vector compare; instance-type sets are bitsets cached per requirement set.
+ * no-price-change test is a vector compare, and blocks of BLOCK NodeClaims none of which has the
+ * room are skipped whole (a per-block maximum of the room left); NodeClaims to grow are looked for
+ * only when none has the room, stopping at the first allowed; instance-type sets are bitsets cached
+ * per requirement set.
  * After the loop, `improve` (improve.ts) rebalances the planned NodeClaims.
  */
 import { RequirementError } from "../../../policies/domain/requirements.ts";
