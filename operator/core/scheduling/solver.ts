@@ -276,11 +276,16 @@ export class Solver {
         for (let r = 0; r < width; r++) max[r] = Math.max(max[r]!, alloc[r]! - claim.used[r]!);
       }
     }
-    for (let r = 0; r < width; r++) if (vector[r]! > this.blockSlack[b * width + r]!) return false;
+    // The margin keeps the skip on the safe side of slackHolds' used + v ≤ alloc under rounding.
+    for (let r = 0; r < width; r++) if (vector[r]! > this.blockSlack[b * width + r]! + 1e-6) return false;
     return true;
   }
 
-  /** Marks a NodeClaim's block stale (it changed or was added). */
+  /**
+   * Marks a NodeClaim's block stale (it changed or was added). During the loop room only shrinks, so
+   * a stale summary still bounds the room from above: refreshing it keeps the skips frequent, and a
+   * new NodeClaim must be counted before its block is next scanned.
+   */
   private changed(claim: ClaimTarget): void {
     const k = this.claimIndex.get(claim)!;
     const b = Math.floor(k / BLOCK);
