@@ -18,6 +18,7 @@ void describe("operator configuration", () => {
     assert.equal(cfg.leaderElectionNamespace, "kube-system");
     assert.equal(cfg.leaderElectionIdentity, "h_7");
     assert.equal(cfg.featureGates["SpotToSpotConsolidation"], false);
+    assert.equal(cfg.maxPriceRatio, 20);
     assert.equal(Object.isFrozen(cfg), true);
   });
 
@@ -60,6 +61,8 @@ void describe("operator configuration", () => {
     { name: "a CA bundle that is PEM rather than base64", argv: [], env: { ...base, CLUSTER_CA_BUNDLE: "-----BEGIN CERTIFICATE-----" }, message: /clusterCABundle/ },
     { name: "an isolated VPC without a cluster endpoint", argv: ["--isolated-vpc"], env: base, message: /--cluster-endpoint \(CLUSTER_ENDPOINT\) is required with --isolated-vpc/ },
     { name: "an interruption queue that is neither an SQS queue name nor a URL", argv: ["--interruption-queue", "arn:aws:sqs:us-east-1:123456789012:q"], env: base, message: /interruptionQueue/ },
+    { name: "a max price ratio that is not a number", argv: ["--max-price-ratio", "lots"], env: base, message: /--max-price-ratio \(MAX_PRICE_RATIO\): "lots" is not a number/ },
+    { name: "a max price ratio below 1", argv: [], env: { ...base, MAX_PRICE_RATIO: "0.5" }, message: /maxPriceRatio must be >= 1/ },
     { name: "a port out of range", argv: ["--metrics-port", "70000"], env: base, message: /metrics-port/ },
   ];
   for (const c of bad) {
@@ -69,6 +72,11 @@ void describe("operator configuration", () => {
   void it("should accept an interruption queue by name or by URL", () => {
     assert.equal(loadConfig({ argv: [], env: { ...base, INTERRUPTION_QUEUE: "prod-eu" } }).interruptionQueue, "prod-eu");
     assert.equal(loadConfig({ argv: ["--interruption-queue", "https://sqs.eu-west-1.amazonaws.com/123456789012/prod-eu"], env: base }).interruptionQueue, "https://sqs.eu-west-1.amazonaws.com/123456789012/prod-eu");
+  });
+
+  void it("should read the scheduling guard's price ratio from its flag or MAX_PRICE_RATIO", () => {
+    assert.equal(loadConfig({ argv: ["--max-price-ratio", "4.5"], env: base }).maxPriceRatio, 4.5);
+    assert.equal(loadConfig({ argv: [], env: { ...base, MAX_PRICE_RATIO: "8" } }).maxPriceRatio, 8);
   });
 
   void it("should document every flag with its environment variable", () => {

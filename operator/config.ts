@@ -2,6 +2,7 @@
 import { parseArgs } from "node:util";
 import { Ajv } from "ajv";
 import { parseDuration } from "../policies/domain/duration.ts";
+import { MAX_PRICE_RATIO } from "./core/scheduling/solver.ts";
 
 /** Every setting the operator reads; durations in milliseconds. */
 export interface OperatorConfig {
@@ -31,6 +32,8 @@ export interface OperatorConfig {
   readonly launchTimeoutMs: number;
   readonly registrationTimeoutMs: number;
   readonly featureGates: Readonly<Record<string, boolean>>;
+  /** The scheduling guard: a planned NodeClaim never grows past this many times what its pods are worth (SimulateOptions.maxPriceRatio). */
+  readonly maxPriceRatio: number;
 }
 
 /** A flag or environment value that fails validation; the message lists every problem. */
@@ -41,7 +44,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = "string" | "duration" | "port" | "boolean" | "url";
+type Kind = "string" | "duration" | "port" | "boolean" | "url" | "number";
 interface FlagDef { readonly key: keyof OperatorConfig; readonly kind: Kind; readonly def: string; readonly usage: string }
 
 /** Flag name → definition; the env var is the upper snake case of the flag (Karpenter's convention). */
@@ -68,6 +71,7 @@ const FLAGS: Readonly<Record<string, FlagDef>> = {
   "leader-election-retry-period": { key: "retryPeriodMs", kind: "duration", def: "2s", usage: "interval between Lease acquire/renew attempts" },
   "launch-timeout": { key: "launchTimeoutMs", kind: "duration", def: "5m", usage: "delete a NodeClaim that has not launched after this long" },
   "registration-timeout": { key: "registrationTimeoutMs", kind: "duration", def: "15m", usage: "delete a launched NodeClaim whose Node has not registered after this long" },
+  "max-price-ratio": { key: "maxPriceRatio", kind: "number", def: String(MAX_PRICE_RATIO), usage: "a planned NodeClaim never grows to an option costing more than this many times what its pods' requests are worth at the NodePool's best price per resource (≥ 1)" },
   "feature-gates": { key: "featureGates", kind: "string", def: "NodeRepair=false,ReservedCapacity=true,SpotToSpotConsolidation=false,NodeOverlay=false,StaticCapacity=false,CapacityBuffer=false", usage: "comma-separated Name=bool pairs" },
 };
 
@@ -90,6 +94,7 @@ const schema = {
     retryPeriodMs: { type: "number", minimum: 100 },
     launchTimeoutMs: { type: "number", exclusiveMinimum: 0 },
     registrationTimeoutMs: { type: "number", exclusiveMinimum: 0 },
+    maxPriceRatio: { type: "number", minimum: 1 },
   },
 } as const;
 
@@ -122,25 +127,33 @@ function parseUrl(flag: string, raw: string): string {
   return raw;
 }
 
+function parseNumber(flag: string, raw: string): number {
+  const n = Number(raw);
+  if (raw.trim() === "" || !Number.isFinite(n)) throw new ConfigError(`--${flag} (${envName(flag)}): "${raw}" is not a number`);
+  return n;
+}
+
 function convert(flag: string, def: FlagDef, raw: string): unknown {
   if (def.key === "featureGates") return parseGates(raw);
   if (def.kind === "url") return parseUrl(flag, raw);
   if (def.kind === "boolean") return raw === "true" || raw === "";
+  if (def.kind === "number") return parseNumber(flag, raw);
   if (def.kind === "port") {
     const port = Number(raw);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--${flag}: "${raw}" is not a port`);
     return port;
   }
-  if (def.kind === "duration") {
-    try {
-      const ms = parseDuration(raw);
-      if (typeof ms !== "number") throw new ConfigError(`--${flag}: "Never" is not allowed`);
-      return ms;
-    } catch (error) {
-      throw new ConfigError(`--${flag}: ${(error as Error).message}`, { cause: error });
-    }
+  return def.kind === "duration" ? parseMs(flag, raw) : raw;
+}
+
+function parseMs(flag: string, raw: string): number {
+  try {
+    const ms = parseDuration(raw);
+    if (typeof ms !== "number") throw new ConfigError(`--${flag}: "Never" is not allowed`);
+    return ms;
+  } catch (error) {
+    throw new ConfigError(`--${flag}: ${(error as Error).message}`, { cause: error });
   }
-  return raw;
 }
 
 /** Where the raw values come from; main passes process.argv/process.env, tests pass literals. */

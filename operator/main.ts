@@ -109,7 +109,7 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   // Karpenter's switch: interruption handling runs exactly when a queue is configured.
   const interruption = config.interruptionQueue === "" ? undefined : { queue: new SqsInterruptionQueue({ sqs: awsSqsApi(awsClientConfig(config, overrides)), queue: config.interruptionQueue }), offerings };
   const events = new KubeEventRecorder({ kubeConfig: kc, logger });
-  const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs }, nodeClassResolver: resolver, nodeClassCloud, nodeClassFinalizers: new KubeNodeClassFinalizers(kc), batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs }, ...(interruption === undefined ? {} : { interruption }),
+  const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs }, nodeClassResolver: resolver, nodeClassCloud, nodeClassFinalizers: new KubeNodeClassFinalizers(kc), batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs }, scheduling: { maxPriceRatio: config.maxPriceRatio }, ...(interruption === undefined ? {} : { interruption }),
     disruption: { ...DEFAULT_DISRUPTION_SETTINGS, ...overrides.disruption, spotToSpot: config.featureGates["SpotToSpotConsolidation"] === true },
   });
   const manager = new ControllerManager(specs, state as unknown as ChangeSource, { logger, metrics, isConflict });

@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { Metrics } from "../observability/metrics.ts";
 import type { EC2NodeClassLike } from "../core/launch-template/node-class.ts";
 import type { Pod } from "../core/lifecycle/objects.ts";
+import type { SimulateOptions } from "../core/scheduling/types.ts";
 import type { NodeClassFinalizerWriter } from "../ports/cluster.ts";
 import type { NodeClassCloud } from "../ports/node-class-cloud.ts";
 import type { NodeClassResolver } from "../ports/node-class-resolver.ts";
@@ -70,6 +71,8 @@ export interface ControllerDeps extends NodeClaimDeps {
   readonly nodeClassFinalizers?: NodeClassFinalizerWriter;
   /** The provisioning batch window (--batch-idle-duration, --batch-max-duration); defaults 1 s and 10 s. */
   readonly batch?: BatchDurations;
+  /** Scheduling options (--max-price-ratio) for the provisioner's simulation. */
+  readonly scheduling?: SimulateOptions;
   /** Set when --interruption-queue names a queue: enables the interruption controller. */
   readonly interruption?: { readonly queue: InterruptionQueue; readonly offerings: OfferingAvailability };
   /** Disruption timings and the SpotToSpotConsolidation gate; Karpenter's defaults when absent. */

@@ -103,6 +103,7 @@ void describe("the kerf Helm chart, rendered by helm", () => {
     assert.equal(config.clusterEndpoint, "https://ABCDEF0123456789.gr7.eu-west-1.eks.amazonaws.com");
     assert.equal(config.interruptionQueue, "prod-eu");
     assert.equal(config.logLevel, "debug");
+    assert.equal(config.maxPriceRatio, 8, "settings.maxPriceRatio");
     assert.equal(config.featureGates["SpotToSpotConsolidation"], true, "settings.featureGates.spotToSpotConsolidation: true");
     assert.equal(config.disableLeaderElection, false);
     assert.equal(config.leaderElectionNamespace, pod.namespace);
@@ -125,6 +126,7 @@ void describe("the kerf Helm chart, rendered by helm", () => {
     assert.deepEqual(config.featureGates, operatorDefaults.featureGates, "settings.featureGates renders the operator's own default gates");
     assert.equal(config.batchMaxDurationMs, operatorDefaults.batchMaxDurationMs);
     assert.equal(config.batchIdleDurationMs, operatorDefaults.batchIdleDurationMs);
+    assert.equal(config.maxPriceRatio, operatorDefaults.maxPriceRatio);
     assert.equal(config.logLevel, "info");
     assert.equal(config.clusterEndpoint, "", "discovered with EKS DescribeCluster");
     assert.equal(config.interruptionQueue, "");

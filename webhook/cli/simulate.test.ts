@@ -40,6 +40,18 @@ describe("kerf simulate", () => {
     assert.equal(await run(["simulate", "-f", file], c.io), 2);
     assert.match(c.err(), /bad\.yaml:5:1: reading Pod x: parsing quantity "lots"/);
   });
+  it("passes --max-price-ratio to the packing, and rejects a ratio below 1 with exit 2", async () => {
+    const workshop = path.join(root, "manifests/examples/scenarios/eks-workshop-inflate.yaml");
+    const c = capture();
+    // At ratio 1 no NodeClaim may grow past what its pods are worth: the five 1Gi pods no longer share the m5.large.
+    assert.equal(await run(["simulate", "-f", workshop, "--format", "json", "--max-price-ratio", "1"], c.io), 0, c.err());
+    assert.ok((JSON.parse(c.out()) as { nodeClaims: unknown[] }).nodeClaims.length > 1);
+    for (const ratio of ["0.5", "x", ""]) {
+      const bad = capture();
+      assert.equal(await run(["simulate", "-f", workshop, "--max-price-ratio", ratio], bad.io), 2, ratio);
+      assert.match(bad.err(), /--max-price-ratio: ".*" is not a number ≥ 1/);
+    }
+  });
   it("requires -f and a known format", async () => {
     const c = capture();
     assert.equal(await run(["simulate"], c.io), 2);

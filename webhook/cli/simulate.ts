@@ -4,13 +4,15 @@ import { parseArgs } from "node:util";
 import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
 // The simulation is the operator's pure core; this CLI only reads, converts and prints (architecture §1.1 entry-point wiring).
 import { buildScenario, ScenarioError } from "../../operator/core/scheduling/scenario.ts";
-import { simulate, type SimulationResult } from "../../operator/core/scheduling/simulate.ts";
+import { simulate, type SimulateOptions, type SimulationResult } from "../../operator/core/scheduling/simulate.ts";
+import { MAX_PRICE_RATIO } from "../../operator/core/scheduling/solver.ts";
 import { DEFAULT_MAX_PASSES, formatWhatIf, whatIf, type WhatIf, type WhatIfOptions } from "./simulate-disruption.ts";
 import { parseDocuments, type SourceObject } from "./documents.ts";
 import { ExitCode } from "./exit-codes.ts";
 import type { CliIo } from "./io.ts";
 
 const usage = `Usage: kerf simulate -f SCENARIO.yaml [--format text|json] [--at TIME] [--passes N] [--spot-to-spot]
+                     [--max-price-ratio R]
 
 Simulates Karpenter's scheduling on a scenario (multi-document YAML of NodePool, EC2NodeClass,
 Pod, Deployment, DaemonSet, Node, NodeClaim and PodDisruptionBudget objects) against the built-in
@@ -22,6 +24,10 @@ deletes or replaces, the savings, what each budget allows and what keeps the oth
   --at TIME        the time the disruption budgets are read at (ISO 8601; default: now)
   --passes N       disruption passes to plan at most (default ${DEFAULT_MAX_PASSES}; 0: no disruption plan)
   --spot-to-spot   as the SpotToSpotConsolidation feature gate
+  --max-price-ratio R
+                   the operator's --max-price-ratio: a planned NodeClaim never grows to an option costing
+                   more than R times what its pods are worth at the NodePool's best price per resource
+                   (default ${MAX_PRICE_RATIO}; ≥ 1)
 `;
 
 /** The JSON plan printed by `--format json`. */
@@ -54,7 +60,18 @@ export function formatText(plan: Plan): string {
   return `${lines.join("\n")}\n${plan.disruption === undefined ? "" : `\n${formatWhatIf(plan.disruption)}`}`;
 }
 
-interface Parsed { readonly file: string; readonly format: "text" | "json"; readonly options: Omit<WhatIfOptions, "nominated"> }
+interface Parsed {
+  readonly file: string;
+  readonly format: "text" | "json";
+  readonly options: Omit<WhatIfOptions, "nominated">;
+  readonly scheduling: SimulateOptions;
+}
+
+/** --max-price-ratio's value, or the message for a usage error. */
+function priceRatio(raw: string): number | string {
+  const ratio = Number(raw);
+  return raw.trim() === "" || !Number.isFinite(ratio) || ratio < 1 ? `--max-price-ratio: "${raw}" is not a number ≥ 1` : ratio;
+}
 
 /** The options, or the message for a usage error. */
 function parse(args: readonly string[], now: Date): Parsed | string | "help" {
@@ -63,6 +80,7 @@ function parse(args: readonly string[], now: Date): Parsed | string | "help" {
     options: {
       file: { type: "string", short: "f" }, format: { type: "string", default: "text" }, help: { type: "boolean", short: "h" },
       at: { type: "string" }, passes: { type: "string", default: String(DEFAULT_MAX_PASSES) }, "spot-to-spot": { type: "boolean", default: false },
+      "max-price-ratio": { type: "string", default: String(MAX_PRICE_RATIO) },
     },
   });
   if (values.help === true) return "help";
@@ -72,7 +90,9 @@ function parse(args: readonly string[], now: Date): Parsed | string | "help" {
   if (Number.isNaN(at.getTime())) return `--at: "${values.at ?? ""}" is not an ISO 8601 time`;
   const passes = Number(values.passes);
   if (!Number.isInteger(passes) || passes < 0) return `--passes: "${values.passes}" is not a whole number ≥ 0`;
-  return { file: values.file, format: values.format, options: { now: at, maxPasses: passes, spotToSpot: values["spot-to-spot"] } };
+  const ratio = priceRatio(values["max-price-ratio"]);
+  if (typeof ratio === "string") return ratio;
+  return { file: values.file, format: values.format, options: { now: at, maxPasses: passes, spotToSpot: values["spot-to-spot"] }, scheduling: { maxPriceRatio: ratio } };
 }
 
 /** Runs `kerf simulate`. */
@@ -95,16 +115,16 @@ export async function runSimulate(args: readonly string[], io: CliIo): Promise<n
 }
 
 /** The scheduling plan of the scenario, with the disruption what-if when it has Nodes of its NodePools. */
-function planScenario(documents: readonly unknown[], options: Parsed["options"]): Plan {
+function planScenario(documents: readonly unknown[], { options, scheduling }: Pick<Parsed, "options" | "scheduling">): Plan {
   const scenario = buildScenario(documents, builtinCatalog());
-  const result = simulate(scenario.snapshot, scenario.pending);
+  const result = simulate(scenario.snapshot, scenario.pending, scheduling);
   // Nodes that pending pods go to are nominated: the disruption pass leaves them alone.
   const nominated = new Set(result.existingPlacements.map((p) => p.node));
   const disruption = options.maxPasses === 0 ? undefined : whatIf(scenario.objects, { ...options, nominated });
   return { ...toPlan(result), ...(disruption === undefined ? {} : { disruption }) };
 }
 
-async function simulateFile({ file, format, options }: Parsed, io: CliIo): Promise<number> {
+async function simulateFile({ file, format, options, scheduling }: Parsed, io: CliIo): Promise<number> {
   let objects: SourceObject[];
   try {
     objects = parseDocuments(file, file === "-" ? await io.readStdin() : await readFile(file, "utf8"));
@@ -113,7 +133,7 @@ async function simulateFile({ file, format, options }: Parsed, io: CliIo): Promi
     return ExitCode.usage;
   }
   try {
-    const plan = planScenario(objects.map((o) => o.value), options);
+    const plan = planScenario(objects.map((o) => o.value), { options, scheduling });
     io.stdout(format === "json" ? `${JSON.stringify(plan, null, 2)}\n` : formatText(plan));
     return ExitCode.ok;
   } catch (error) {

@@ -28,6 +28,7 @@ export function provisioningController(deps: ControllerDeps, nominations?: { nom
     cluster: deps.cluster, cloud: deps.cloud, events: deps.events, metrics: deps.metrics, logger: deps.logger,
     batcher: new Batcher({ idleMs: batch.idleMs, maxMs: batch.maxMs, pollMs: POLL_MS }),
     ...(nominations === undefined ? {} : { nominations }),
+    ...(deps.scheduling === undefined ? {} : { scheduling: deps.scheduling }),
   });
   const trigger = (id: string): readonly string[] => { provisioner.trigger(id); return []; };
   return {

@@ -4,6 +4,7 @@ import { builtinCatalog } from "../../../policies/domain/catalog/builtin.ts";
 import { toInstanceTypes } from "../../../policies/domain/catalog/catalog.ts";
 import type { NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
 import type { ClusterView, NodeClaimManifest } from "../../core/provisioning/plan.ts";
+import type { SimulateOptions } from "../../core/scheduling/types.ts";
 import type { OperatorEvent } from "../../observability/events.ts";
 import { silentLogger } from "../../observability/logger.ts";
 import { createMetrics } from "../../observability/metrics.ts";
@@ -44,9 +45,12 @@ function laggingCluster(failCreates = 0): { cluster: Cluster; created: NodeClaim
   return { cluster, created };
 }
 
-function provisioner(cluster: Cluster, events: OperatorEvent[] = []): { p: Provisioner; batcher: Batcher } {
+function provisioner(cluster: Cluster, events: OperatorEvent[] = [], scheduling?: SimulateOptions): { p: Provisioner; batcher: Batcher } {
   const batcher = new Batcher({ idleMs: 1_000, maxMs: 10_000 });
-  const p = new Provisioner({ cluster, cloud: { getInstanceTypes: async () => types }, events: { publish: (e) => events.push(e) }, metrics: createMetrics(), logger: silentLogger(), batcher });
+  const p = new Provisioner({
+    cluster, cloud: { getInstanceTypes: async () => types }, events: { publish: (e) => events.push(e) }, metrics: createMetrics(), logger: silentLogger(), batcher,
+    ...(scheduling === undefined ? {} : { scheduling }),
+  });
   return { p, batcher };
 }
 
@@ -72,6 +76,12 @@ void describe("the provisioner", () => {
     assert.equal(batcher.open, true, "the failure re-triggers provisioning");
     await p.provision();
     assert.equal(created.length, 1);
+  });
+
+  void it("should plan with the operator's scheduling options (--max-price-ratio)", async () => {
+    // Three 1Gi pods share one NodeClaim by default; at ratio 1 no NodeClaim may grow past what its pods are worth.
+    assert.equal((await provisioner(laggingCluster().cluster).p.provision())?.claims.length, 1);
+    assert.equal((await provisioner(laggingCluster().cluster, [], { maxPriceRatio: 1 }).p.provision())?.claims.length, 3);
   });
 
   void it("should report pods that fit nowhere as FailedScheduling events", async () => {

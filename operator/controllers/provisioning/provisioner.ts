@@ -10,6 +10,7 @@
 import type { Logger } from "pino";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import type { Pod } from "../../core/lifecycle/objects.ts";
+import type { SimulateOptions } from "../../core/scheduling/types.ts";
 import { planProvisioning, takesPart, type NodePoolObject, type PlannedClaim, type ProvisioningPlan } from "../../core/provisioning/plan.ts";
 import { templateOf } from "../../core/provisioning/nodeclaim-template.ts";
 import { failedScheduling, noCompatibleInstanceTypes, nominated, type EventRecorder } from "../../observability/events.ts";
@@ -29,6 +30,8 @@ export interface ProvisionerDeps {
   readonly batcher: Batcher;
   /** Records nodes promised to pending pods (disruption leaves them alone for the nomination window). */
   readonly nominations?: { nominate(node: string): void };
+  /** Scheduling options from the operator's configuration (maxPriceRatio). */
+  readonly scheduling?: SimulateOptions;
 }
 
 const CONTROLLER = "provisioner";
@@ -62,7 +65,7 @@ export class Provisioner {
     const listed = performance.now();
     const instanceTypes = await this.instanceTypes(view.nodePools);
     const started = performance.now();
-    const plan = planProvisioning({ cluster: view, pending, instanceTypes });
+    const plan = planProvisioning({ cluster: view, pending, instanceTypes, ...(this.deps.scheduling === undefined ? {} : { options: this.deps.scheduling }) });
     const solved = performance.now();
     this.deps.metrics.schedulingDuration.observe({ controller: CONTROLLER }, (solved - started) / 1000);
     // Karpenter's message, so log queries carry over; durations say where a slow batch spent its time.

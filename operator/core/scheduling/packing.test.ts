@@ -85,6 +85,20 @@ describe("cost-aware packing", () => {
     assert.deepEqual(plan(types, pods(4, 1000), { maxNewClaims: 1 }), ["big:4"]);
   });
 
+  it("finds the room a NodeClaim pays for past the first blocks of NodeClaims", () => {
+    // 40 anti-affine pods open 40 NodeClaims (blocks of 32 in the solver's scan); only the last, holding
+    // 1 of its 2 cores, has room for the 0.9-core pod without a price rise.
+    const anti = [{ selector: { matchLabels: { app: "web" } }, namespaces: ["default"], topologyKey: "kubernetes.io/hostname" }];
+    const web = pods(40, 1500).map((p, i) => ({ ...p, labels: { app: "web" }, antiAffinity: anti, requests: { ...p.requests, cpu: i === 39 ? 1000 : 1500 } }));
+    const last = { ...pods(1, 900)[0]!, uid: "late", name: "late" };
+    const result = simulate({ nodes: [], nodePools: [pool([type("small", [2, 8], 1), type("big", [4, 16], 2.1)])], daemonSets: [] }, [...web, last]);
+    assert.deepEqual(result.podErrors, []);
+    assert.equal(result.newClaims.length, 40);
+    const home = result.newClaims.find((c) => c.pods.some((p) => p.uid === "late"));
+    assert.deepEqual(home?.pods.map((p) => p.requests["cpu"]).sort(), [1000, 900]);
+    assert.equal(home?.launch.instanceType, "small");
+  });
+
   it("never leaves a burst of thousands of small pods on only on-demand high-memory types of the real catalog", () => {
     // First fit bought a u7i-12tb.224xlarge ($125.58/h, on-demand only) for 697 of these pods.
     const result = simulate({ nodes: [], nodePools: [pool(toInstanceTypes(builtinCatalog()))], daemonSets: [] }, diversePods(5000));

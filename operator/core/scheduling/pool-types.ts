@@ -247,6 +247,17 @@ export class PoolTypes {
     return out;
   }
 
+  /** The subset of `bits` whose capacity is nowhere larger than the largest capacity among `than`. */
+  noLarger(bits: Bitset, than: Bitset): Bitset {
+    const bound = this.maxOf(than, "capacity");
+    const out = emptyBits(this.types.length);
+    forEachBit(bits, (i) => {
+      for (let r = 0; r < this.width; r++) if (this.capacity[i * this.width + r]! > bound[r]!) return;
+      setBit(out, i);
+    });
+    return out;
+  }
+
   /** The domains of `key` this pool can launch into: its requirement's values, offering values or type labels (cached). */
   domains(key: string): ReadonlySet<string> {
     let out = this.domainCache.get(key);

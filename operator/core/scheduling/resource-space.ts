@@ -51,3 +51,7 @@ export function fitsAt(used: Float64Array, extra: Float64Array, limit: Float64Ar
 export function addInto(a: Float64Array, b: Float64Array): void {
   for (let i = 0; i < a.length; i++) a[i]! += b[i]!;
 }
+
+export function subtractInto(a: Float64Array, b: Float64Array): void {
+  for (let i = 0; i < a.length; i++) a[i]! -= b[i]!;
+}

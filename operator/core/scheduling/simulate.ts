@@ -2,8 +2,9 @@
  * simulate(snapshot, pods, options): the pure scheduling simulation behind provisioning and
  * consolidation. Returns the NodeClaims to launch (NodePool, requirements, ordered instance-type
  * options, pods, cheapest launch choice), the pods placed on existing nodes and the pods that
- * cannot be scheduled, each with a reason. Design notes: solver.ts (loop), targets.ts (places),
- * topology.ts (spread and affinity), preferences.ts (relaxation), pool-types.ts (type index).
+ * cannot be scheduled, each with a reason. Design notes: solver.ts (loop), improve.ts (the pass that
+ * rebalances the planned NodeClaims after it), targets.ts (places), topology.ts (spread and
+ * affinity), preferences.ts (relaxation), pool-types.ts (type index).
  */
 import { Label } from "../../../policies/domain/labels.ts";
 import { Requirement } from "../../../policies/domain/requirements.ts";
@@ -34,9 +35,10 @@ function planned(claim: ClaimTarget, solver: Solver, max: number): PlannedNodeCl
 export function simulate(snapshot: Snapshot, pods: readonly SimPod[], options: SimulateOptions = {}): SimulationResult {
   const solver = new Solver(snapshot, options, pods);
   solver.solve(pods);
+  if (options.improve !== false) solver.improve();
   const newClaims: PlannedNodeClaim[] = [];
   const podErrors: PodError[] = [...solver.errors].map(([pod, reason]) => ({ pod, reason }));
-  for (const claim of solver.claims) {
+  for (const claim of solver.claims.filter((c) => c.pods.length > 0)) {
     const result = planned(claim, solver, options.maxInstanceTypes ?? MAX_INSTANCE_TYPES);
     if (Array.isArray(result)) podErrors.push(...result);
     else newClaims.push(result);

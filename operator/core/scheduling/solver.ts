@@ -17,28 +17,32 @@
  * replacement) growth is the only way and the rules do not apply.
  * Speed: per pod class (pods that schedule identically) a cursor skips places that rejected the
  * class for good, and a NodeClaim remembers refusing a class's growth until it changes; the
- * no-price-change test is a vector compare; instance-type sets are bitsets cached per requirement set.
+ * no-price-change test is a vector compare, and blocks of BLOCK NodeClaims none of which has the
+ * room are skipped whole (a per-block maximum of the room left); NodeClaims to grow are looked for
+ * only when none has the room, stopping at the first allowed; instance-type sets are bitsets cached
+ * per requirement set.
+ * After the loop, `improve` (improve.ts) rebalances the planned NodeClaims.
  */
 import { RequirementError } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint } from "../../../policies/domain/taints.ts";
 import { andBits, isEmptyBits } from "./bitset.ts";
+import { Improver, type PlanView } from "./improve.ts";
 import { PoolLimits } from "./limits.ts";
 import { PodState, podClassKey } from "./preferences.ts";
 import { PoolTypes } from "./pool-types.ts";
 import { noFitReason } from "./reasons.ts";
 import { ResourceSpace } from "./resource-space.ts";
 import { ClaimTarget, NodeTarget, type AddResult, type Candidate, type Narrowed } from "./targets.ts";
-import { Topology, type TopologyConstraint } from "./topology.ts";
+import { Topology, type Group, type TopologyConstraint } from "./topology.ts";
 import type { SimPod, SimulateOptions, Snapshot } from "./types.ts";
 
 type Place = NodeTarget | ClaimTarget;
 
-/** One pod's pass over the places: its class cursor, and the NodeClaims that would have to grow. */
+/** One pod's pass over the places: its class cursor, and the NodeClaims whose price the pod would raise. */
 interface Scan {
   cursor: number;
   /** Whether the cost rules apply (another NodeClaim may still open). */
   readonly rules: boolean;
-  readonly growable: number[];
   readonly tried: Map<number, AddResult>;
   /** The class's growth refusals (refusalsOf). */
   readonly refused: Int32Array;
@@ -46,6 +50,12 @@ interface Scan {
 
 /** In a class's refusal array: the NodeClaim refused the class for good (not just its growth). */
 const REFUSED_FOR_GOOD = -1;
+
+/** NodeClaims per block of the slack summary (a power of 2). */
+const BLOCK = 32;
+
+/** Attempted moves per pod the improvement pass may spend. */
+const IMPROVE_MOVES_PER_POD = 4;
 
 /** Default of SimulateOptions.maxPriceRatio. */
 export const MAX_PRICE_RATIO = 20;
@@ -77,6 +87,8 @@ export class Solver {
   readonly claims: ClaimTarget[] = [];
   readonly errors = new Map<SimPod, string>();
   readonly placements = new Map<SimPod, Place>();
+  /** Each placed pod's state as placed (how far its preferences were relaxed). */
+  private readonly states = new Map<SimPod, PodState>();
   private readonly limits: PoolLimits[];
   private readonly cursors = new Map<string, number>();
   private readonly constraintCache = new Map<string, TopologyConstraint[]>();
@@ -84,6 +96,10 @@ export class Solver {
   private readonly aloneCache = new Map<string, Map<PoolTypes, number>>();
   private readonly refusals = new Map<string, Int32Array>();
   private scratch = new Float64Array(0);
+  /** Per block of BLOCK NodeClaims, the largest room left in each resource on their cheapest options. */
+  private blockSlack = new Float64Array(0);
+  private readonly dirtyBlocks = new Set<number>();
+  private readonly claimIndex = new Map<ClaimTarget, number>();
   private nodeDomains = new Map<string, Set<string>>();
   private readonly options: SimulateOptions;
   private readonly softTaints: boolean;
@@ -156,6 +172,28 @@ export class Solver {
     }
   }
 
+  /**
+   * The improvement pass over the planned NodeClaims (improve.ts), at most `IMPROVE_MOVES_PER_POD`
+   * attempted moves per pod; pods it empties a NodeClaim of leave that NodeClaim without pods.
+   */
+  improve(): void {
+    const affinityGroups = new Set<Group>();
+    const candidates = new Map<SimPod, Candidate>();
+    for (const constraints of this.constraintCache.values()) {
+      for (const c of constraints) if (c.kind === "affinity") affinityGroups.add(c.group);
+    }
+    const plan: PlanView = {
+      claims: this.claims, affinityGroups, keys: [...this.topology.keys()],
+      candidateOf: (pod) => {
+        let c = candidates.get(pod);
+        if (c === undefined) candidates.set(pod, (c = this.candidate(this.states.get(pod)!)));
+        return c;
+      },
+      moved: (pod, claim) => this.placements.set(pod, claim),
+    };
+    new Improver(plan, IMPROVE_MOVES_PER_POD * this.states.size).run();
+  }
+
   private placeWithRelaxation(state: PodState): boolean {
     for (;;) {
       let reason: string | undefined;
@@ -167,6 +205,7 @@ export class Solver {
       }
       if (reason === undefined) {
         this.errors.delete(state.pod);
+        this.states.set(state.pod, state);
         return true;
       }
       this.errors.set(state.pod, reason);
@@ -182,7 +221,7 @@ export class Solver {
   /** Tries every place for one pod; undefined on success, else the reason. */
   private place(state: PodState): string | undefined {
     const c = this.candidate(state);
-    const scan: Scan = { cursor: this.cursors.get(state.key) ?? 0, rules: this.canOpen(), growable: [], tried: new Map(), refused: this.refusalsOf(state.key) };
+    const scan: Scan = { cursor: this.cursors.get(state.key) ?? 0, rules: this.canOpen(), tried: new Map(), refused: this.refusalsOf(state.key) };
     const placed = this.placeWithoutRise(c, scan);
     this.cursors.set(state.key, scan.cursor);
     if (placed || this.placeByGrowth(c, scan)) return undefined;
@@ -191,8 +230,8 @@ export class Solver {
 
   /**
    * First fit over existing nodes, then over planned NodeClaims that hold the pod without a price
-   * rise; collects the NodeClaims that would have to grow. Advances the class's cursor past places
-   * that refused it for good.
+   * rise (skipping blocks of NodeClaims none of which has the room); remembers the NodeClaims whose
+   * price the pod would raise. Advances the class's cursor past places that refused it for good.
    */
   private placeWithoutRise(c: Candidate, scan: Scan): boolean {
     const nodes = this.nodes.length;
@@ -202,6 +241,10 @@ export class Solver {
       if (result.permanent && i === scan.cursor) scan.cursor++;
     }
     for (let k = Math.max(0, scan.cursor - nodes); k < this.claims.length; k++) {
+      if (k % BLOCK === 0 && !this.blockHasRoom(k / BLOCK, c.vector)) {
+        k += BLOCK - 1;
+        continue;
+      }
       const outcome = this.tryWithoutRise(k, c, scan);
       if (outcome === "placed") return true;
       if (outcome === "refused for good" && k + nodes === scan.cursor) scan.cursor++;
@@ -213,16 +256,46 @@ export class Solver {
     const claim = this.claims[k]!;
     if (scan.refused[k] === REFUSED_FOR_GOOD) return "refused for good";
     if (!claim.mayHold(c.vector, scan.rules)) return this.capFinal(scan) ? "refused for good" : "no";
-    if (!claim.slackHolds(c.vector)) {
-      if (!scan.rules || scan.refused[k] !== claim.pods.length + 1) scan.growable.push(k);
-      return "no";
-    }
+    if (!claim.slackHolds(c.vector)) return "no";
     const result = claim.tryAdd(c);
     if (!result.ok) return this.refusal(result, k, scan);
     if ((result.narrowed?.price ?? Infinity) <= claim.price) return this.commit(result, c, claim) && "placed";
-    scan.growable.push(k);
     scan.tried.set(k, result);
     return "no";
+  }
+
+  /** Whether some NodeClaim of block `b` may hold `vector` on its cheapest option (summary refreshed when stale). */
+  private blockHasRoom(b: number, vector: Float64Array): boolean {
+    const width = this.space.size;
+    if (this.dirtyBlocks.delete(b)) {
+      const max = this.blockSlack.subarray(b * width, (b + 1) * width).fill(-Infinity);
+      for (let k = b * BLOCK; k < Math.min(this.claims.length, (b + 1) * BLOCK); k++) {
+        const claim = this.claims[k]!;
+        if (claim.price === Infinity) continue;
+        const alloc = claim.cheapAlloc();
+        for (let r = 0; r < width; r++) max[r] = Math.max(max[r]!, alloc[r]! - claim.used[r]!);
+      }
+    }
+    // The margin keeps the skip on the safe side of slackHolds' used + v ≤ alloc under rounding.
+    for (let r = 0; r < width; r++) if (vector[r]! > this.blockSlack[b * width + r]! + 1e-6) return false;
+    return true;
+  }
+
+  /**
+   * Marks a NodeClaim's block stale (it changed or was added). During the loop room only shrinks, so
+   * a stale summary still bounds the room from above: refreshing it keeps the skips frequent, and a
+   * new NodeClaim must be counted before its block is next scanned.
+   */
+  private changed(claim: ClaimTarget): void {
+    const k = this.claimIndex.get(claim)!;
+    const b = Math.floor(k / BLOCK);
+    const width = this.space.size;
+    if (this.blockSlack.length < (b + 1) * width) {
+      const grown = new Float64Array(2 * (b + 1) * width);
+      grown.set(this.blockSlack);
+      this.blockSlack = grown;
+    }
+    this.dirtyBlocks.add(b);
   }
 
   /** Remembers a permanent refusal (places only fill up and narrow), so the class skips the NodeClaim from now on. */
@@ -237,10 +310,23 @@ export class Solver {
     return this.options.maxNewClaims === undefined || !scan.rules;
   }
 
+  /**
+   * Whether NodeClaim `k` is one the pod would have to grow: it may hold the pod, and either lacks
+   * the room on its cheapest option (unless it refused the class's growth since it last changed) or
+   * found its price raised by the pod in placeWithoutRise.
+   */
+  private growable(k: number, c: Candidate, scan: Scan): boolean {
+    const claim = this.claims[k]!;
+    if (scan.refused[k] === REFUSED_FOR_GOOD || !claim.mayHold(c.vector, scan.rules)) return false;
+    if (claim.slackHolds(c.vector)) return scan.tried.has(k);
+    return !scan.rules || scan.refused[k] !== claim.pods.length + 1;
+  }
+
   /** Grows the first NodeClaim (creation order) whose growth passes the cost rules (when they apply). */
   private placeByGrowth(c: Candidate, scan: Scan): boolean {
     const refused = scan.refused;
-    for (const k of scan.growable) {
+    for (let k = Math.max(0, scan.cursor - this.nodes.length); k < this.claims.length; k++) {
+      if (!this.growable(k, c, scan)) continue;
       const claim = this.claims[k]!;
       if (scan.rules && !this.mayGrowAtLeast(claim, c)) {
         refused[k] = claim.pods.length + 1;
@@ -322,6 +408,7 @@ export class Solver {
 
   private commit(result: AddResult & { ok: true }, c: Candidate, place: Place): true {
     result.commit();
+    if (place instanceof ClaimTarget) this.changed(place);
     this.placements.set(c.state.pod, place);
     return true;
   }
@@ -354,6 +441,7 @@ export class Solver {
     if (!result.ok) {
       return result.noFit === true ? noFitReason({ pool, podReqs: c.state.requirements(), vector: c.vector, space: this.space, allowed }) : `NodePool ${name}: ${result.reason}`;
     }
+    this.claimIndex.set(claim, this.claims.length);
     this.claims.push(claim);
     limits.add(claim.bits);
     this.commit(result, c, claim);

@@ -10,7 +10,7 @@ import { andBits, isEmptyBits, forEachBit, type Bitset } from "./bitset.ts";
 import { HostPorts } from "./host-ports.ts";
 import type { PoolTypes } from "./pool-types.ts";
 import type { PodState } from "./preferences.ts";
-import { addInto, fitsAt } from "./resource-space.ts";
+import { addInto, fitsAt, subtractInto } from "./resource-space.ts";
 import type { Group, Place, Topology, TopologyConstraint } from "./topology.ts";
 import type { SimPod } from "./types.ts";
 
@@ -77,6 +77,18 @@ abstract class Target implements Place {
       else this.topology.count(p.group, domain);
     }
   }
+
+  /**
+   * Takes a recorded pod out again (the improvement pass, improve.ts): resources and topology
+   * counts. Only for pods without host ports whose groups are all counted (their domains decided).
+   */
+  protected unrecord(c: Candidate): void {
+    this.pods.splice(this.pods.indexOf(c.state.pod), 1);
+    subtractInto(this.used, c.vector);
+    for (const group of c.countedIn) {
+      this.topology.uncount(group, group.key === "kubernetes.io/hostname" ? this.hostname : this.domainOf(group.key)!);
+    }
+  }
 }
 
 /** A node that exists (or is in flight) with fixed labels, taints and allocatable. */
@@ -132,6 +144,11 @@ export class ClaimTarget extends Target {
   private maxAlloc: Float64Array;
   private growthAlloc: Float64Array;
   private readonly onNarrow: ((before: Bitset, after: Bitset) => void) | undefined;
+  /** Whether pods left since the last `reopen` (only then can a cheaper option hold the rest). */
+  private shrunk = false;
+  private cheapView: { readonly index: number; readonly alloc: Float64Array } | undefined;
+  /** The options the NodeClaim opened with (limits already applied). */
+  private readonly opened: Bitset;
 
   constructor(init: { pool: PoolTypes; hostname: string; bits: Bitset; topology: Topology; onNarrow?: (before: Bitset, after: Bitset) => void }) {
     super(init.hostname, init.pool.width, init.topology);
@@ -139,6 +156,7 @@ export class ClaimTarget extends Target {
     this.onNarrow = init.onNarrow;
     this.requirements = init.pool.requirements;
     this.bits = init.bits;
+    this.opened = init.bits;
     this.maxAlloc = init.pool.maxOf(init.bits);
     this.growthAlloc = this.maxAlloc;
     const cheap = init.pool.cheapest(init.bits, this.requirements);
@@ -165,6 +183,41 @@ export class ClaimTarget extends Target {
 
   domainOf(key: string): string | undefined {
     return singleValue(this.requirements, key);
+  }
+
+  /** The allocatable of the cheapest option (read-only view into the pool's table). */
+  cheapAlloc(): Float64Array {
+    if (this.cheapView?.index !== this.cheapIndex) {
+      this.cheapView = { index: this.cheapIndex, alloc: this.pool.alloc.subarray(this.cheapIndex * this.pool.width, (this.cheapIndex + 1) * this.pool.width) };
+    }
+    return this.cheapView.alloc;
+  }
+
+  /** Takes a pod out (see unrecord); the options stay as they are until `reopen`. */
+  remove(c: Candidate): void {
+    this.unrecord(c);
+    this.shrunk = true;
+  }
+
+  /** Puts back a pod taken out by `remove`, without checks (undoing a move). */
+  restore(c: Candidate): void {
+    this.record(c);
+  }
+
+  /**
+   * After pods left: the options become every type the NodeClaim could use from the start that its
+   * requirements allow and that holds what is left, but none larger in any resource than its
+   * largest option so far (what it reserves against NodePool limits never grows); re-picks the
+   * cheapest. Never raises the price: every option it had is kept.
+   */
+  reopen(): void {
+    if (!this.shrunk) return;
+    this.shrunk = false;
+    const bits = this.pool.noLarger(this.pool.fitting(andBits(this.opened, this.pool.typesFor(this.requirements)), this.used), this.bits);
+    const cheap = this.pool.cheapest(bits, this.requirements);
+    if (cheap === undefined || cheap.price >= this.price) return;
+    this.onNarrow?.(this.bits, bits);
+    this.setOptions(bits, cheap.index, cheap.price);
   }
 
   tryAdd(c: Candidate): AddResult {
@@ -214,13 +267,17 @@ export class ClaimTarget extends Target {
   private apply(c: Candidate, chosen: { reqs: Requirements; bits: Bitset }, cheapIndex: number, price: number): void {
     this.requirements = chosen.reqs;
     if (this.pods.length > 0) this.onNarrow?.(this.bits, chosen.bits);
-    this.bits = chosen.bits;
-    this.maxAlloc = this.pool.maxOf(chosen.bits);
-    const spot = this.pool.spot === undefined ? undefined : andBits(chosen.bits, this.pool.spot);
+    this.setOptions(chosen.bits, cheapIndex, price);
+    this.record(c);
+  }
+
+  private setOptions(bits: Bitset, cheapIndex: number, price: number): void {
+    this.bits = bits;
+    this.maxAlloc = this.pool.maxOf(bits);
+    const spot = this.pool.spot === undefined ? undefined : andBits(bits, this.pool.spot);
     this.growthAlloc = spot === undefined || isEmptyBits(spot) ? this.maxAlloc : this.pool.maxOf(spot);
     this.cheapIndex = cheapIndex;
     this.price = price;
-    this.record(c);
   }
 }
 

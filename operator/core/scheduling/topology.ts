@@ -114,6 +114,12 @@ export class Topology {
     g.total++;
   }
 
+  /** Takes one pod out of group `g` in `domain` (a pod moved by the improvement pass). */
+  uncount(g: Group, domain: string): void {
+    g.counts.set(domain, (g.counts.get(domain) ?? 0) - 1);
+    g.total--;
+  }
+
   private minCount(c: TopologyConstraint, podReqs: Requirements, domains: ReadonlySet<string>): number {
     const req = podReqs.get(c.group.key);
     let eligible = 0;

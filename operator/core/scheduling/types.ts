@@ -115,6 +115,8 @@ export interface SimulateOptions {
    * paid ~190 times).
    */
   readonly maxPriceRatio?: number;
+  /** Whether the improvement pass (improve.ts) runs after the greedy packing (default true; false: the greedy plan). */
+  readonly improve?: boolean;
 }
 
 /** The cheapest way to launch a planned NodeClaim. */
