@@ -29,7 +29,7 @@ import type { Obj, ScenarioObjects } from "../../operator/core/scheduling/scenar
 import { selectorMatches } from "../../operator/core/scheduling/selector.ts";
 import { simPodFromPod } from "../../operator/core/scheduling/pod-spec.ts";
 import { simulate } from "../../operator/core/scheduling/simulate.ts";
-import type { LabelSelector, PlannedNodeClaim } from "../../operator/core/scheduling/types.ts";
+import type { LabelSelector, PlannedNodeClaim, SimulateOptions } from "../../operator/core/scheduling/types.ts";
 
 export const DEFAULT_MAX_PASSES = 50;
 
@@ -39,6 +39,8 @@ export interface WhatIfOptions {
   readonly spotToSpot: boolean;
   /** Nodes pending pods go to (the scheduling simulation's placements on existing nodes). */
   readonly nominated: ReadonlySet<string>;
+  /** The scheduling options of the plan (`--max-price-ratio`), used by drift's replacements too. */
+  readonly scheduling?: SimulateOptions;
 }
 
 export interface WhatIfNode {
@@ -282,6 +284,7 @@ export function whatIf(objects: ScenarioObjects, options: WhatIfOptions): WhatIf
   const types = typesByName(objects.instanceTypes);
   const input = (cluster: ClusterView): Parameters<typeof planDisruption>[0] => ({
     now: options.now, cluster, instanceTypes: objects.instanceTypes, nominated: options.nominated, inFlight: new Set(), spotToSpot: options.spotToSpot,
+    ...(options.scheduling === undefined ? {} : { scheduling: options.scheduling }),
   });
   const steps: WhatIfStep[] = [];
   const first = planDisruption(input(view));

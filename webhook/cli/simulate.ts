@@ -120,7 +120,7 @@ function planScenario(documents: readonly unknown[], { options, scheduling }: Pi
   const result = simulate(scenario.snapshot, scenario.pending, scheduling);
   // Nodes that pending pods go to are nominated: the disruption pass leaves them alone.
   const nominated = new Set(result.existingPlacements.map((p) => p.node));
-  const disruption = options.maxPasses === 0 ? undefined : whatIf(scenario.objects, { ...options, nominated });
+  const disruption = options.maxPasses === 0 ? undefined : whatIf(scenario.objects, { ...options, nominated, scheduling });
   return { ...toPlan(result), ...(disruption === undefined ? {} : { disruption }) };
 }
 

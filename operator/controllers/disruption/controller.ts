@@ -9,6 +9,7 @@ import { planDisruption, type DisruptionInput } from "../../core/disruption/plan
 import type { Command, DisruptionPlan, Skipped } from "../../core/disruption/types.ts";
 import { revalidate } from "../../core/disruption/validation.ts";
 import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
+import type { SimulateOptions } from "../../core/scheduling/types.ts";
 import { disruptionBlocked, unconsolidatable } from "../../observability/events.ts";
 import type { NodeClaimDeps } from "../nodeclaim/deps.ts";
 import { instanceTypesByPool } from "../provisioning/provisioner.ts";
@@ -30,6 +31,8 @@ export const DEFAULT_DISRUPTION_SETTINGS: DisruptionSettings = { pollMs: 10_000,
 export interface DisruptionDeps extends NodeClaimDeps {
   readonly nominations: Nominations;
   readonly settings: DisruptionSettings;
+  /** The provisioner's scheduling options, so drift replaces as provisioning would launch. */
+  readonly scheduling?: SimulateOptions;
 }
 
 function describe(command: Command): Record<string, unknown> {
@@ -85,7 +88,7 @@ export class DisruptionController {
       now: this.deps.clock.now(), cluster, instanceTypes: await instanceTypesByPool(this.deps, cluster.nodePools),
       nominated: this.deps.nominations.active(), inFlight: this.orchestrator.names(), spotToSpot: this.deps.settings.spotToSpot,
       ...(this.deps.settings.maxSingleNodeEvaluations === undefined ? {} : { maxSingleNodeEvaluations: this.deps.settings.maxSingleNodeEvaluations }),
-      resumeAfter: this.resumeAfter,
+      resumeAfter: this.resumeAfter, ...(this.deps.scheduling === undefined ? {} : { scheduling: this.deps.scheduling }),
     };
   }
 

@@ -4,7 +4,7 @@
  * disruptions of a pool than its budget for the method's reason allows.
  */
 import { simulate } from "../scheduling/simulate.ts";
-import type { SimPod } from "../scheduling/types.ts";
+import type { SimPod, SimulateOptions } from "../scheduling/types.ts";
 import { evaluate, type EvaluationContext } from "./consolidation.ts";
 import { hasGracePeriod, isEmptyCandidate } from "./candidates.ts";
 import type { BudgetLedger } from "./pool-budgets.ts";
@@ -19,6 +19,8 @@ export interface MethodContext extends EvaluationContext {
   readonly skipped: Skipped[];
   /** Nodes that were blocked by a budget (reported once per pool and reason). */
   readonly budgetBlocked: Skipped[];
+  /** Options of every simulation the methods run (the operator's, as provisioning uses them). */
+  readonly scheduling: SimulateOptions;
 }
 
 const budgetBlocker = (c: Candidate, reason: string): Skipped => ({
@@ -57,7 +59,7 @@ export function drift(ctx: MethodContext, candidates: readonly Candidate[]): Com
     if (ctx.ledger.remaining(c.nodePool, "Drifted") <= 0) { ctx.budgetBlocked.push(budgetBlocker(c, "Drifted")); continue; }
     const moving = podsToMove(ctx, c);
     const compact = ctx.compact.forCandidates(new Set([c.nodeName]), moving);
-    const result = simulate({ ...compact, nodes: compact.nodes.filter((n) => n.name !== c.nodeName) }, moving);
+    const result = simulate({ ...compact, nodes: compact.nodes.filter((n) => n.name !== c.nodeName) }, moving, ctx.scheduling);
     const error = result.podErrors[0];
     if (error !== undefined) {
       ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "unschedulable", message: `its pods cannot be rescheduled: ${error.reason}` } });

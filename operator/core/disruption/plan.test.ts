@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { input, machine, pool, view, NOW } from "./fixtures.ts";
-import { planDisruption } from "./plan.ts";
+import { planDisruption, type DisruptionInput } from "./plan.ts";
 import { revalidate } from "./validation.ts";
 
 const names = (p: ReturnType<typeof planDisruption>): string[] => (p.command?.candidates ?? []).map((c) => c.name).sort();
@@ -132,6 +132,13 @@ void describe("a disruption pass", () => {
     assert.equal(busy.command?.replacements.reduce((s, r) => s + r.pods.length, 0), 2);
     const p = pool("default", { budgets: [{ nodes: "0", reasons: ["Drifted"] }] });
     assert.equal(planDisruption(input(view([machine("old", { pool: p, drifted: "AMIDrift", consolidatable: false, pods: 1 })], [p]))).command, undefined);
+  });
+
+  void it("plans drift's replacements with the operator's scheduling options, as provisioning would launch", () => {
+    const drifted = machine("old", { drifted: "NodePoolDrifted", pods: 6, memory: "1Gi", consolidatable: false, type: "m5.4xlarge" });
+    const replacements = (o: Partial<DisruptionInput>): number => planDisruption(input(view([drifted]), o)).command?.replacements.length ?? 0;
+    assert.equal(replacements({}), 1, "the default guard lets one NodeClaim hold all six pods");
+    assert.equal(replacements({ scheduling: { maxPriceRatio: 1 } }), 2, "--max-price-ratio 1 stops growth where another NodeClaim is as cheap");
   });
 
   void it("lets drift through pod-level blockers only when the NodeClaim has a terminationGracePeriod", () => {

@@ -12,7 +12,7 @@ import { takingPartPools, typesByName } from "../provisioning/plan.ts";
 import { simPodFromPod } from "../scheduling/pod-spec.ts";
 import { PoolTypes } from "../scheduling/pool-types.ts";
 import { ResourceSpace } from "../scheduling/resource-space.ts";
-import type { NodePoolView, Snapshot } from "../scheduling/types.ts";
+import type { NodePoolView, SimulateOptions, Snapshot } from "../scheduling/types.ts";
 import { daemonSetViews } from "../provisioning/cluster-view.ts";
 import { findCandidates, isEmptyCandidate, isReschedulable } from "./candidates.ts";
 import { CompactSnapshot } from "./compact-snapshot.ts";
@@ -31,6 +31,8 @@ export interface DisruptionInput {
   /** NodeClaims in commands being executed. */
   readonly inFlight: ReadonlySet<string>;
   readonly spotToSpot: boolean;
+  /** The operator's scheduling options: drift's replacements are planned as provisioning plans them. */
+  readonly scheduling?: SimulateOptions;
   readonly maxSingleNodeEvaluations?: number;
   readonly resumeAfter?: string | undefined;
 }
@@ -99,7 +101,7 @@ export function preparePass(input: DisruptionInput): Pass {
   const { snapshot, stays } = schedulingView(input, found.candidates, byName);
   const ctx: MethodContext = {
     snapshot, compact: new CompactSnapshot(snapshot), stays, spotToSpot: input.spotToSpot, poolTotals: poolTotals(found.candidates), policies: policies(input.cluster),
-    ledger: new BudgetLedger(budgets), skipped: [], budgetBlocked: [],
+    ledger: new BudgetLedger(budgets), skipped: [], budgetBlocked: [], scheduling: input.scheduling ?? {},
   };
   return { candidates: found.candidates, blocked: found.blocked, budgets, ctx, consolidating: consolidationCandidates(ctx, found.candidates) };
 }
