@@ -1,0 +1,106 @@
+// Compiles the x-kubernetes-validations of a CRD schema once (per schema object) into a tree of the nodes that have
+// rules or lead to some: evaluation walks only those.
+import type { SchemaNode, ValidationRule } from "../api/schemas/openapi.ts";
+import { CelCompileError, compileExpression, type CompiledExpression } from "./expression.ts";
+
+export interface CompiledRule {
+  readonly rule: ValidationRule;
+  /** Where the rule sits in the schema: ".spec.requirements[].key" ("[]" list items, "{}" map values). */
+  readonly location: string;
+  /** The rule, or undefined when kerf cannot evaluate it (then `unsupported` says why). */
+  readonly expression: CompiledExpression | undefined;
+  readonly messageExpression: CompiledExpression | undefined;
+  readonly unsupported: string | undefined;
+  /** Reads oldSelf: evaluated only on UPDATE where an old value correlates. */
+  readonly transition: boolean;
+  /** The rule's fieldPath as the apiserver appends it to the node's path ("" when unset). */
+  readonly fieldPath: string;
+}
+
+export interface CompiledNode {
+  readonly schema: SchemaNode;
+  readonly rules: readonly CompiledRule[];
+  readonly properties: ReadonlyMap<string, CompiledNode>;
+  readonly items: CompiledNode | undefined;
+  readonly additionalProperties: CompiledNode | undefined;
+}
+
+/** Thrown when a rule's fieldPath does not name a field of the schema (the apiserver rejects such a CRD). */
+export class FieldPathError extends Error {}
+
+/**
+ * The apiserver's normalized fieldPath (ValidFieldPath): ".a['b.c']" → "a.b.c" for properties, "a[k]" for map keys.
+ * Quoted names are unescaped only for \' and \\ (enough for names; the apiserver rejects the CRD otherwise).
+ */
+export function normalizeFieldPath(fieldPath: string, schema: SchemaNode): string {
+  let node: SchemaNode | undefined = schema;
+  let out = "";
+  const token = /\.([^.[\]']+)|\['((?:[^'\\]|\\.)*)'\]/gy;
+  for (let match = token.exec(fieldPath); match !== null; match = token.exec(fieldPath)) {
+    const step = stepInto(node, match[1] ?? (match[2] ?? "").replace(/\\(.)/g, "$1"), match[2] !== undefined);
+    if (step === undefined) throw new FieldPathError(`fieldPath ${fieldPath}: ${match[1] ?? match[2] ?? ""} is not a field`);
+    out += step.named ? (out === "" ? step.name : `.${step.name}`) : `[${step.name}]`;
+    node = step.node;
+    if (token.lastIndex === fieldPath.length) return out;
+  }
+  if (fieldPath !== "") throw new FieldPathError(`fieldPath ${fieldPath}: not a path of fields`);
+  return out;
+}
+
+/** One fieldPath step: a property, or (quoted only) a map key. */
+function stepInto(node: SchemaNode | undefined, name: string, quoted: boolean): { name: string; named: boolean; node: SchemaNode } | undefined {
+  const property = node?.properties !== undefined && Object.hasOwn(node.properties, name) ? node.properties[name] : undefined;
+  if (property !== undefined) return { name, named: true, node: property };
+  if (quoted && node?.additionalProperties !== undefined) return { name, named: false, node: node.additionalProperties };
+  return undefined;
+}
+
+function compileRule(rule: ValidationRule, location: string, schema: SchemaNode): CompiledRule {
+  try {
+    const expression = compileExpression(rule.rule);
+    const messageExpression = rule.messageExpression === undefined ? undefined : compileExpression(rule.messageExpression);
+    const fieldPath = rule.fieldPath === undefined ? "" : normalizeFieldPath(rule.fieldPath, schema);
+    // optionalOldSelf binds oldSelf to a CEL optional, a type @bufbuild/cel does not have.
+    const unsupported = rule.optionalOldSelf === true && expression.readsOldSelf ? "optionalOldSelf (CEL optional values) is not supported" : undefined;
+    return { rule, location, expression: unsupported === undefined ? expression : undefined, messageExpression, unsupported, transition: expression.readsOldSelf, fieldPath };
+  } catch (error) {
+    if (!(error instanceof CelCompileError || error instanceof FieldPathError)) throw error;
+    return { rule, location, expression: undefined, messageExpression: undefined, unsupported: error.message, transition: false, fieldPath: "" };
+  }
+}
+
+function compileNode(schema: SchemaNode, location: string): CompiledNode | undefined {
+  const rules = (schema["x-kubernetes-validations"] ?? []).map((rule) => compileRule(rule, location, schema));
+  const properties = new Map<string, CompiledNode>();
+  for (const [name, child] of Object.entries(schema.properties ?? {})) {
+    const compiled = compileNode(child, `${location}.${name}`);
+    if (compiled !== undefined) properties.set(name, compiled);
+  }
+  const items = schema.items === undefined ? undefined : compileNode(schema.items, `${location}[]`);
+  const additionalProperties = schema.additionalProperties === undefined ? undefined : compileNode(schema.additionalProperties, `${location}{}`);
+  if (rules.length === 0 && properties.size === 0 && items === undefined && additionalProperties === undefined) return undefined;
+  return { schema, rules, properties, items, additionalProperties };
+}
+
+const COMPILED = new WeakMap<SchemaNode, CompiledNode | null>();
+
+/** The compiled rules of a CRD schema (its openAPIV3Schema), or undefined when it has none; compiled once per object. */
+export function compiledRules(schema: SchemaNode): CompiledNode | undefined {
+  let compiled = COMPILED.get(schema);
+  if (compiled === undefined) {
+    compiled = compileNode(schema, "") ?? null;
+    COMPILED.set(schema, compiled);
+  }
+  return compiled ?? undefined;
+}
+
+/** Every rule of a compiled schema, in schema order. */
+export function allRules(node: CompiledNode | undefined): CompiledRule[] {
+  if (node === undefined) return [];
+  return [
+    ...node.rules,
+    ...[...node.properties.values()].flatMap(allRules),
+    ...allRules(node.items),
+    ...allRules(node.additionalProperties),
+  ];
+}
