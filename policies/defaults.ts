@@ -1,8 +1,18 @@
 // The defaults applied before validation: the CRD schema defaults plus kerf's GitOps fix-ups per kind.
 import { applyNodePoolDefaults } from "./nodepool/defaults.ts";
 import { applySchemaDefaults } from "./defaulting.ts";
-import { SCHEMAS } from "./schema.ts";
+import { EC2NODECLASS_SCHEMA } from "./api/schemas/ec2nodeclass.schema.ts";
+import { NODECLAIM_SCHEMA } from "./api/schemas/nodeclaim.schema.ts";
+import { NODEPOOL_SCHEMA } from "./api/schemas/nodepool.schema.ts";
+import type { SchemaNode } from "./api/schemas/openapi.ts";
 import type { Kind } from "./types.ts";
+
+/** The schemas whose defaults kerf applies (kerf's v1.14.1 contract, whichever API the object is then judged against). */
+const SCHEMAS: Readonly<Record<Kind, SchemaNode>> = {
+  NodePool: NODEPOOL_SCHEMA,
+  NodeClaim: NODECLAIM_SCHEMA,
+  EC2NodeClass: EC2NODECLASS_SCHEMA,
+};
 
 /**
  * `object` with its defaults applied (copy-on-write: unchanged subtrees are shared, the input is never modified): exactly the CRD's structural defaults (karpenter-v1-api.md §9) and,

@@ -4,10 +4,8 @@ import { evaluate, EXEMPT_ANNOTATION, isKarpenterKind } from "./evaluate.ts";
 import { defaultPolicyConfig, parsePolicyConfig } from "./config.ts";
 import { builtinCatalog } from "./domain/catalog/builtin.ts";
 import { applyPatch } from "./json-patch.ts";
-import { EC2NODECLASS_CEL_RULES, NODECLAIM_CEL_RULES, NODEPOOL_CEL_RULES } from "./api/cel-rules.ts";
-import { NODEPOOL_PREDICATES } from "./nodepool/parity.ts";
-import { NODECLAIM_PREDICATES } from "./nodeclaim/parity.ts";
-import { EC2NODECLASS_PREDICATES } from "./ec2nodeclass/parity.ts";
+import { bundledKarpenterApi, type KarpenterApi } from "./api/releases/index.ts";
+import type { SchemaNode } from "./api/schemas/openapi.ts";
 import { CONFIGURABLE_POLICY_IDS } from "./config.ts";
 import { POLICIES } from "./registry.ts";
 
@@ -112,16 +110,38 @@ void describe("evaluate", () => {
   });
 });
 
-void describe("registry", () => {
-  void it("has a predicate for every upstream CEL rule", () => {
-    const missing = [
-      ...NODEPOOL_CEL_RULES.filter((r) => NODEPOOL_PREDICATES[r.id] === undefined),
-      ...NODECLAIM_CEL_RULES.filter((r) => NODECLAIM_PREDICATES[r.id] === undefined),
-      ...EC2NODECLASS_CEL_RULES.filter((r) => EC2NODECLASS_PREDICATES[r.id] === undefined),
-    ].map((r) => r.id);
-    assert.deepEqual(missing, []);
+/** The bundled API with its NodePool schema changed by `edit` (a copy: the bundled release is left as it is). */
+function editedApi(edit: (spec: SchemaNode) => void): KarpenterApi {
+  const bundled = bundledKarpenterApi();
+  const nodePoolSchema = structuredClone(bundled.schemas.NodePool);
+  edit(nodePoolSchema.properties?.["spec"] as SchemaNode);
+  return { version: "0.0.0-test", source: "cluster", schemas: { ...bundled.schemas, NodePool: nodePoolSchema } };
+}
+
+void describe("evaluate against another Karpenter API (context.api)", () => {
+  const config = parsePolicyConfig("policies:\n  spot-diversity: off\n  limits-required: off\n");
+  const judge = (api: KarpenterApi | undefined, object: Record<string, unknown>) =>
+    evaluate({ kind: "NodePool", operation: "CREATE", object, context: { catalog, config, ...(api === undefined ? {} : { api }) } });
+  const weighted = (): Record<string, unknown> => {
+    const object = nodePool();
+    (object["spec"] as Record<string, unknown>)["weight"] = 60;
+    return object;
+  };
+
+  void it("evaluates the API's own CEL rules, not the bundled release's", () => {
+    const api = editedApi((spec) => { spec["x-kubernetes-validations"] = [{ rule: "!has(self.weight) || self.weight <= 50", message: "weight above 50" }]; });
+    assert.deepEqual(judge(undefined, weighted()).findings.filter((f) => f.policy === "cel"), []);
+    assert.deepEqual(judge(api, weighted()).findings.filter((f) => f.policy === "cel").map((f) => `${f.path}: ${f.message}`), ["spec: weight above 50"]);
   });
 
+  void it("validates the structure against the API's own schema", () => {
+    const api = editedApi((spec) => { delete spec.properties?.["weight"]; });
+    assert.deepEqual(judge(api, weighted()).findings.filter((f) => f.policy === "unknown-fields").map((f) => f.path), ["spec.weight"]);
+    assert.equal(judge(undefined, weighted()).findings.some((f) => f.policy === "unknown-fields"), false);
+  });
+});
+
+void describe("registry", () => {
   void it("lists exactly the configurable policy ids the config accepts", () => {
     const ids = new Set(["unknown-fields", ...POLICIES.filter((p) => p.fixed !== true).map((p) => p.id)]);
     assert.deepEqual([...ids].sort(), [...CONFIGURABLE_POLICY_IDS].sort());

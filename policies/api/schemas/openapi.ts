@@ -75,7 +75,7 @@ export function quantity(pattern: string): SchemaNode {
   return { anyOf: [{ type: "integer" }, { type: "string" }], pattern, "x-kubernetes-int-or-string": true };
 }
 
-/** Attaches the CEL rules registered for `on` (if any) to a node, keeping upstream order. */
-export function withRules(node: SchemaNode, rules: { message: string; rule: string }[]): SchemaNode {
+/** Attaches CEL rules (if any) to a node, keeping upstream order. */
+export function withRules(node: SchemaNode, rules: ValidationRule[]): SchemaNode {
   return rules.length === 0 ? node : { ...node, "x-kubernetes-validations": rules };
 }
