@@ -5,7 +5,7 @@ import { fullFormats } from "ajv-formats/dist/formats.js";
 import { bundledKarpenterApi, type KarpenterApi } from "./api/releases/index.ts";
 import type { SchemaNode } from "./api/schemas/openapi.ts";
 import { fieldPath, type Segment } from "./field-path.ts";
-import { re2RegExp } from "./re2.ts";
+import { re2 } from "./re2.ts";
 import type { Kind } from "./types.ts";
 
 /** A structural problem: "unknown" marks pruned fields (a warning), "type" marks errors that block CEL evaluation. */
@@ -54,10 +54,10 @@ const MEMO_ENTRIES = 1024;
 /**
  * A RegExp for ajv's `pattern` keyword whose results are memoised per string: label keys, durations and
  * schedules recur across objects and reviews, and some upstream patterns backtrack heavily
- * (BUDGET_SCHEDULE's five `(.+)` groups cost ~10 µs per test). Patterns are RE2, read with RE2's `\s` and `.`.
+ * (BUDGET_SCHEDULE's five `(.+)` groups). Patterns are RE2 (Go regexp, as kube-openapi reads them).
  */
-function memoizedRegExp(pattern: string, flags: string): { test: (s: string) => boolean; toString: () => string } {
-  const rx = re2RegExp(pattern, flags);
+function memoizedRegExp(pattern: string): { test: (s: string) => boolean; toString: () => string } {
+  const rx = re2(pattern);
   const results = new Map<string, boolean>();
   return {
     test: (s) => {

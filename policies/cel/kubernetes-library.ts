@@ -3,25 +3,10 @@
 // strconv.ParseInt, and split is Go's strings.SplitN.
 import { celFunc, celMethod, CelScalar, listType, type CelFunc } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
-import { RE2JS } from "re2js";
+import { re2 } from "../re2.ts";
 
 const { BOOL, INT, STRING } = CelScalar;
 const STRING_LIST = listType(STRING);
-
-/** Compiled patterns by source: rules use a few constant patterns, evaluated for every value. */
-const PATTERNS = new Map<string, RE2JS>();
-const PATTERN_CACHE_LIMIT = 512;
-
-/** An RE2 pattern compiled once (Go regexp syntax); a syntax error throws, which CEL reports as an evaluation error. */
-export function re2(pattern: string): RE2JS {
-  let compiled = PATTERNS.get(pattern);
-  if (compiled === undefined) {
-    compiled = RE2JS.compile(pattern);
-    if (PATTERNS.size >= PATTERN_CACHE_LIMIT) PATTERNS.clear();
-    PATTERNS.set(pattern, compiled);
-  }
-  return compiled;
-}
 
 /** Go's FindAllString(s, n): successive non-overlapping matches, an empty match abutting the previous one skipped. */
 export function findAll(text: string, pattern: string, limit = -1): string[] {
