@@ -66,6 +66,7 @@ void describe("CRD rules evaluated by CEL", () => {
     ["reports an evaluation error with the rule's message", widget({ size: undefined }), [
       "spec: size too large (error)", "spec: seven is reserved (error)", "spec: failed rule: self.size != 8 (error)",
     ]],
+    ["reports a value that recurs (a memoised verdict) at each of its paths", widget({ labels: { a: "", b: "" } }), ["spec.labels[a]: empty label", "spec.labels[b]: empty label"]],
     ["names map values by key in brackets", widget({ labels: { ok: "x", "a.b/c": "" } }), ["spec.labels[a.b/c]: empty label"]],
     ["keeps unknown fields under x-kubernetes-preserve-unknown-fields, typed by their JSON", widget({ extra: { n: 2 } }), ["spec.extra: n must be 1"]],
     ["passes an int-or-string value as its JSON type", widget({ version: 0 }), ["spec.version: version must be positive"]],

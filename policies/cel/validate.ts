@@ -2,6 +2,7 @@
 // (k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation.go): every rule at every node with a value,
 // for each list item and map value; transition rules only where an old value correlates.
 import type { SchemaNode } from "../api/schemas/openapi.ts";
+import { BoundedMemo } from "../memo.ts";
 import type { CompiledNode, CompiledRule } from "./rules.ts";
 import { newConverter, type Converter } from "./values.ts";
 
@@ -66,24 +67,69 @@ interface At {
   readonly path: PathNode | undefined;
 }
 
-function evaluateRule(rule: CompiledRule, node: CompiledNode, at: At, walk: Walk): void {
+/** A rule's verdict on one value, before it is placed at a path: undefined when the rule held (or was skipped). */
+interface Verdict {
+  readonly rule: CompiledRule;
+  readonly message: string;
+  /** The rule returned false: its fieldPath applies. */
+  readonly failed?: true;
+  readonly evaluationError?: string;
+  readonly unsupported?: string;
+}
+
+function evaluateRule(rule: CompiledRule, node: CompiledNode, at: At, walk: Walk): Verdict | undefined {
   // optionalOldSelf rules run without an old value too (oldSelf is then optional.none()).
-  if (rule.transition && at.old === undefined && rule.rule.optionalOldSelf !== true) return;
-  if (rule.expression === undefined) {
-    walk.failures.push({ path: render(at.path), message: ruleMessage(rule), rule, unsupported: rule.unsupported ?? "not compiled" });
-    return;
-  }
+  if (rule.transition && at.old === undefined && rule.rule.optionalOldSelf !== true) return undefined;
+  if (rule.expression === undefined) return { rule, message: ruleMessage(rule), unsupported: rule.unsupported ?? "not compiled" };
   const bindings = rule.transition
     ? { self: walk.convert(at.value, node.schema), oldSelf: walk.convertOld(at.old, node.schema) }
     : { self: walk.convert(at.value, node.schema) };
   const outcome = rule.expression.evaluate(bindings);
-  if (!outcome.ok) {
-    // kerf reports the rule's message where the apiserver writes "<error> evaluating rule: <message>".
-    walk.failures.push({ path: render(at.path), message: ruleMessage(rule), rule, evaluationError: outcome.error });
-  } else if (outcome.value !== true) {
-    const base = render(at.path);
-    const path = rule.fieldPath === "" ? base : base === "" ? rule.fieldPath : `${base}.${rule.fieldPath}`;
-    walk.failures.push({ path, message: evaluatedMessage(rule, bindings) ?? ruleMessage(rule), rule });
+  // kerf reports the rule's message where the apiserver writes "<error> evaluating rule: <message>".
+  if (!outcome.ok) return { rule, message: ruleMessage(rule), evaluationError: outcome.error };
+  if (outcome.value === true) return undefined;
+  return { rule, message: evaluatedMessage(rule, bindings) ?? ruleMessage(rule), failed: true };
+}
+
+function place(verdict: Verdict, path: PathNode | undefined): RuleFailure {
+  const base = render(path);
+  const { rule, failed, ...rest } = verdict;
+  const at = failed !== true || rule.fieldPath === "" ? base : base === "" ? rule.fieldPath : `${base}.${rule.fieldPath}`;
+  return { path: at, rule, ...rest };
+}
+
+/**
+ * Verdicts of a node's rules that do not read oldSelf, by the value's JSON: they depend on nothing else, and label
+ * keys, requirement lists and specs recur across reviews. Bounded per node (policies/memo.ts).
+ */
+const MEMOS = new WeakMap<CompiledNode, BoundedMemo<readonly Verdict[]>>();
+const MEMO_LIMITS = { maxEntries: 256, maxKeyLength: 4096, maxTotalLength: 64 * 1024 };
+
+function memoOf(node: CompiledNode): BoundedMemo<readonly Verdict[]> {
+  let memo = MEMOS.get(node);
+  if (memo === undefined) {
+    memo = new BoundedMemo(MEMO_LIMITS);
+    MEMOS.set(node, memo);
+  }
+  return memo;
+}
+
+function evaluateRules(node: CompiledNode, at: At, walk: Walk): void {
+  const transition = node.rules.filter((r) => r.transition);
+  const stateless = transition.length === 0 ? node.rules : node.rules.filter((r) => !r.transition);
+  if (stateless.length > 0) {
+    const key = JSON.stringify(at.value);
+    const memo = memoOf(node);
+    let verdicts = memo.get(key);
+    if (verdicts === undefined) {
+      verdicts = stateless.map((rule) => evaluateRule(rule, node, at, walk)).filter((v) => v !== undefined);
+      memo.set(key, verdicts);
+    }
+    for (const verdict of verdicts) walk.failures.push(place(verdict, at.path));
+  }
+  for (const rule of transition) {
+    const verdict = evaluateRule(rule, node, at, walk);
+    if (verdict !== undefined) walk.failures.push(place(verdict, at.path));
   }
 }
 
@@ -125,7 +171,7 @@ function visit(node: CompiledNode, at: At, walk: Walk): void {
   // Null and absent values are not validated: rules on a field only see it set.
   if (at.value === undefined || at.value === null) return;
   const here = at.old === null ? { ...at, old: undefined } : at;
-  for (const rule of node.rules) evaluateRule(rule, node, here, walk);
+  if (node.rules.length > 0) evaluateRules(node, here, walk);
   if (Array.isArray(here.value)) visitItems(node, here.value, here, walk);
   else if (isObject(here.value)) visitFields(node, here.value, here, walk);
 }
