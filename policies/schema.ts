@@ -96,7 +96,10 @@ function validatorFor(schema: SchemaNode): ValidateFunction {
   let validate = VALIDATORS.get(schema);
   if (validate === undefined) {
     ajv ??= newAjv();
-    validate = ajv.compile(toAjvSchema(schema));
+    const ajvSchema = toAjvSchema(schema);
+    validate = ajv.compile(ajvSchema);
+    // ajv's own cache holds every schema it compiled: drop it, so a replaced API (a cluster's CRDs) can be collected.
+    ajv.removeSchema(ajvSchema);
     VALIDATORS.set(schema, validate);
   }
   return validate;
