@@ -134,6 +134,32 @@ void describe("evaluate against another Karpenter API (context.api)", () => {
     assert.deepEqual(judge(api, weighted()).findings.filter((f) => f.policy === "cel").map((f) => `${f.path}: ${f.message}`), ["spec: weight above 50"]);
   });
 
+  void it("requires consolidateAfter without kerf's mutation only where the API's CRD does (v1.15 defaults it)", () => {
+    const object = nodePool();
+    (object["spec"] as Record<string, unknown>)["disruption"] = { consolidationPolicy: "WhenEmpty" };
+    const defaulting = editedApi((spec) => {
+      const disruption = spec.properties?.["disruption"] as SchemaNode;
+      (disruption.properties as Record<string, SchemaNode>)["consolidateAfter"] = { ...disruption.properties?.["consolidateAfter"], default: "0s" };
+    });
+    const required = (api: KarpenterApi | undefined): boolean =>
+      judge(api, object).findings.some((f) => f.policy === "schema" && f.path === "spec.disruption.consolidateAfter");
+    assert.equal(required(undefined), true);
+    assert.equal(required(defaulting), false);
+  });
+
+  void it("applies the API's own defaults and prunes nulls of fields only it knows", () => {
+    const api = editedApi((spec) => {
+      (spec.properties as Record<string, SchemaNode>)["extra"] = { type: "object", properties: { a: { type: "string", default: "x" } }, default: {} };
+      (spec.properties as Record<string, SchemaNode>)["other"] = { type: "object" };
+    });
+    const object = nodePool();
+    (object["spec"] as Record<string, unknown>)["other"] = null;
+    const verdict = judge(api, object);
+    const spec = (verdict.defaulted as { spec: Record<string, unknown> }).spec;
+    assert.deepEqual([spec["extra"], "other" in spec], [{ a: "x" }, false]);
+    assert.deepEqual(verdict.findings.filter((f) => f.policy === "schema"), []);
+  });
+
   void it("validates the structure against the API's own schema", () => {
     const api = editedApi((spec) => { delete spec.properties?.["weight"]; });
     assert.deepEqual(judge(api, weighted()).findings.filter((f) => f.policy === "unknown-fields").map((f) => f.path), ["spec.weight"]);

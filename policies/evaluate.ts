@@ -82,13 +82,14 @@ export function evaluate(input: EvaluateInput): Verdict {
     const findings: Finding[] = [{ policy: "schema", severity: "deny", path: "", message: "object must be a JSON object" }];
     return { allowed: false, findings, defaulted: object, patch: [] };
   }
-  const defaulted = applyDefaults(kind, object);
+  const api = context.api ?? bundledKarpenterApi();
+  const defaulted = applyDefaults(kind, object, api);
   const patch = diff(object, defaulted);
   const ctx = { config: context.config, exempt: exemptions(object) };
   const scale = kind === "NodePool" ? scaleIssues(defaulted) : [];
-  const structural = [...metadataIssues(defaulted), ...validateStructure(kind, defaulted, context.api), ...scale];
+  const structural = [...metadataIssues(defaulted), ...validateStructure(kind, defaulted, api), ...scale];
   // kerf checks what its mutation stores, but reports what the apiserver answers without that mutation.
-  const unmutated = kind === "NodePool" ? requiredWithoutKerfMutation(object) : [];
+  const unmutated = kind === "NodePool" ? requiredWithoutKerfMutation(object, api.schemas.NodePool) : [];
   const schemaIssues: Issue[] = [...unmutated, ...structural.filter((i) => i.class !== "unknown")];
   const checked: [Policy, Issue[]][] = [[SCHEMA_POLICY, schemaIssues], [UNKNOWN_FIELDS_POLICY, structural.filter((i) => i.class === "unknown")]];
   // Like the apiserver, skip the rule stages when the object has type errors: rules would read nonsense.
