@@ -114,16 +114,37 @@ function memoOf(node: CompiledNode): BoundedMemo<readonly Verdict[]> {
   return memo;
 }
 
+/** What is left of `budget` after the JSON of `value` (roughly: strings, keys and punctuation), or -1 once spent. */
+function jsonBudgetLeft(value: unknown, budget: number): number {
+  if (typeof value === "string") return budget - value.length - 2;
+  if (typeof value !== "object" || value === null) return budget - 24;
+  let left = budget - 2;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length && left >= 0; i++) left = jsonBudgetLeft(value[i], left - 1);
+    return left;
+  }
+  for (const key in value) {
+    if (left < 0) break;
+    left = jsonBudgetLeft((value as Json)[key], left - key.length - 4);
+  }
+  return left;
+}
+
+/** The memo key of a value: its JSON, or undefined when that would pass the memo's key limit (never serialised then). */
+function memoKey(value: unknown): string | undefined {
+  return jsonBudgetLeft(value, MEMO_LIMITS.maxKeyLength) < 0 ? undefined : JSON.stringify(value);
+}
+
 function evaluateRules(node: CompiledNode, at: At, walk: Walk): void {
   const transition = node.rules.filter((r) => r.transition);
   const stateless = transition.length === 0 ? node.rules : node.rules.filter((r) => !r.transition);
   if (stateless.length > 0) {
-    const key = JSON.stringify(at.value);
+    const key = memoKey(at.value);
     const memo = memoOf(node);
-    let verdicts = memo.get(key);
+    let verdicts = key === undefined ? undefined : memo.get(key);
     if (verdicts === undefined) {
       verdicts = stateless.map((rule) => evaluateRule(rule, node, at, walk)).filter((v) => v !== undefined);
-      memo.set(key, verdicts);
+      if (key !== undefined) memo.set(key, verdicts);
     }
     for (const verdict of verdicts) walk.failures.push(place(verdict, at.path));
   }

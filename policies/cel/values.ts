@@ -71,7 +71,10 @@ export function newConverter(root: SchemaNode): Converter {
     let converted: CelInput;
     if (Array.isArray(value)) {
       const items = schema.items;
-      converted = value.map((item) => (items === undefined ? untyped(item) : convert(item, items)));
+      // A list of strings is its own CEL value (strings convert to themselves): no copy of large value lists.
+      converted = value.every((item) => typeof item === "string")
+        ? value as string[]
+        : value.map((item) => (items === undefined ? untyped(item) : convert(item, items)));
     } else if (schema.properties === undefined && schema.additionalProperties === undefined) {
       converted = schema["x-kubernetes-preserve-unknown-fields"] === true ? untyped(value) : new Map();
     } else {
