@@ -160,6 +160,13 @@ void describe("evaluate against another Karpenter API (context.api)", () => {
     assert.deepEqual(verdict.findings.filter((f) => f.policy === "schema"), []);
   });
 
+  void it("reports a rule the engine cannot evaluate as a notice, not a denial", () => {
+    const api = editedApi((spec) => { spec["x-kubernetes-validations"] = [{ rule: "self.weight.isSorted()", message: "needs the lists library" }]; });
+    const verdict = judge(api, weighted());
+    assert.equal(verdict.allowed, true);
+    assert.deepEqual(verdict.findings.filter((f) => f.policy === "cel").map((f) => [f.severity, f.path]), [["notice", "spec"]]);
+  });
+
   void it("validates the structure against the API's own schema", () => {
     const api = editedApi((spec) => { delete spec.properties?.["weight"]; });
     assert.deepEqual(judge(api, weighted()).findings.filter((f) => f.policy === "unknown-fields").map((f) => f.path), ["spec.weight"]);
