@@ -7,12 +7,15 @@ type Expr = NonNullable<ReturnType<typeof parse>["expr"]>;
 const ENV = celEnv({ funcs: [...KUBERNETES_FUNCTIONS] });
 
 /** Calls the planner evaluates itself rather than through the function resolver. */
-const PLANNER_CALLS: ReadonlySet<string> = new Set(["_&&_", "_||_", "_?_:_", "_[_]", "@not_strictly_false", "_[?_]", "_?._"]);
+const PLANNER_CALLS: ReadonlySet<string> = new Set([
+  "_&&_", "_||_", "_?_:_", "_[_]", "@not_strictly_false", "_[?_]", "_?._",
+]);
 
 /** A rule (or messageExpression) cel-go accepts that kerf cannot evaluate (a syntax or a function @bufbuild/cel lacks). */
 export class CelCompileError extends Error {
   constructor(expression: string, cause: unknown) {
-    super(`compiling CEL expression ${JSON.stringify(expression)}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`compiling CEL expression ${JSON.stringify(expression)}: ${reason}`, { cause });
     this.name = "CelCompileError";
   }
 }
@@ -40,7 +43,8 @@ function children(expr: Expr): (Expr | undefined)[] {
     case "selectExpr": return [kind.value.operand];
     case "callExpr": return [kind.value.target, ...kind.value.args];
     case "listExpr": return kind.value.elements;
-    case "structExpr": return kind.value.entries.flatMap((e) => [e.keyKind.case === "mapKey" ? e.keyKind.value : undefined, e.value]);
+    case "structExpr":
+      return kind.value.entries.flatMap((e) => [e.keyKind.case === "mapKey" ? e.keyKind.value : undefined, e.value]);
     case "comprehensionExpr": {
       const c = kind.value;
       return [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result];

@@ -58,10 +58,14 @@ export const KUBERNETES_FUNCTIONS: readonly CelFunc[] = [
   ...strings,
   celMethod("find", STRING, [STRING], STRING, function (pattern) { return find(this, pattern); }),
   celMethod("findAll", STRING, [STRING], STRING_LIST, function (pattern) { return findAll(this, pattern); }),
-  celMethod("findAll", STRING, [STRING, INT], STRING_LIST, function (pattern, n) { return findAll(this, pattern, Number(n)); }),
+  celMethod("findAll", STRING, [STRING, INT], STRING_LIST, function (pattern, n) {
+    return findAll(this, pattern, Number(n));
+  }),
   celMethod("matches", STRING, [STRING], BOOL, function (pattern) { return re2(pattern).test(this); }),
   celFunc("matches", [STRING, STRING], BOOL, (text, pattern) => re2(pattern).test(text)),
   celFunc("int", [STRING], INT, parseInt64),
   celMethod("split", STRING, [STRING], STRING_LIST, function (separator) { return splitN(this, separator, -1); }),
-  celMethod("split", STRING, [STRING, INT], STRING_LIST, function (separator, n) { return splitN(this, separator, Number(n)); }),
+  celMethod("split", STRING, [STRING, INT], STRING_LIST, function (separator, n) {
+    return splitN(this, separator, Number(n));
+  }),
 ];

@@ -8,7 +8,8 @@ import { validateRules, type RuleFailure } from "./validate.ts";
 
 function toIssue(failure: RuleFailure): Issue {
   if (failure.unsupported !== undefined) {
-    return { path: failure.path, message: `rule not checked (${failure.unsupported}): ${failure.rule.rule.rule}`, notice: true };
+    const message = `rule not checked (${failure.unsupported}): ${failure.rule.rule.rule}`;
+    return { path: failure.path, message, notice: true };
   }
   const fact = ruleFact(failure.rule.location, failure.rule.rule.message ?? "");
   return { path: failure.path, message: failure.message, ...(fact === undefined ? {} : { fact }) };

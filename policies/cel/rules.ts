@@ -1,6 +1,7 @@
 // Compiles the x-kubernetes-validations of a CRD schema once (per schema object) into a tree of the nodes that have
 // rules or lead to some: evaluation walks only those.
 import type { SchemaNode, ValidationRule } from "../api/schemas/openapi.ts";
+import { ownValue } from "../object.ts";
 import { CelCompileError, compileExpression, type CompiledExpression } from "./expression.ts";
 
 export interface CompiledRule {
@@ -48,8 +49,10 @@ export function normalizeFieldPath(fieldPath: string, schema: SchemaNode): strin
 }
 
 /** One fieldPath step: a property, or (quoted only) a map key. */
-function stepInto(node: SchemaNode | undefined, name: string, quoted: boolean): { name: string; named: boolean; node: SchemaNode } | undefined {
-  const property = node?.properties !== undefined && Object.hasOwn(node.properties, name) ? node.properties[name] : undefined;
+type Step = { name: string; named: boolean; node: SchemaNode };
+
+function stepInto(node: SchemaNode | undefined, name: string, quoted: boolean): Step | undefined {
+  const property = ownValue(node?.properties, name);
   if (property !== undefined) return { name, named: true, node: property };
   if (quoted && node?.additionalProperties !== undefined) return { name, named: false, node: node.additionalProperties };
   return undefined;
@@ -58,14 +61,19 @@ function stepInto(node: SchemaNode | undefined, name: string, quoted: boolean): 
 function compileRule(rule: ValidationRule, location: string, schema: SchemaNode): CompiledRule {
   try {
     const expression = compileExpression(rule.rule);
-    const messageExpression = rule.messageExpression === undefined ? undefined : compileExpression(rule.messageExpression);
+    const { messageExpression: messageSource } = rule;
+    const messageExpression = messageSource === undefined ? undefined : compileExpression(messageSource);
     const fieldPath = rule.fieldPath === undefined ? "" : normalizeFieldPath(rule.fieldPath, schema);
     // optionalOldSelf binds oldSelf to a CEL optional, a type @bufbuild/cel does not have.
-    const unsupported = rule.optionalOldSelf === true && expression.readsOldSelf ? "optionalOldSelf (CEL optional values) is not supported" : undefined;
-    return { rule, location, expression: unsupported === undefined ? expression : undefined, messageExpression, unsupported, transition: expression.readsOldSelf, fieldPath };
+    const optional = rule.optionalOldSelf === true && expression.readsOldSelf;
+    const unsupported = optional ? "optionalOldSelf (CEL optional values) is not supported" : undefined;
+    const usable = unsupported === undefined ? expression : undefined;
+    const transition = expression.readsOldSelf;
+    return { rule, location, expression: usable, messageExpression, unsupported, transition, fieldPath };
   } catch (error) {
     if (!(error instanceof CelCompileError || error instanceof FieldPathError)) throw error;
-    return { rule, location, expression: undefined, messageExpression: undefined, unsupported: error.message, transition: false, fieldPath: "" };
+    const none = { expression: undefined, messageExpression: undefined, transition: false, fieldPath: "" };
+    return { rule, location, ...none, unsupported: error.message };
   }
 }
 
@@ -77,8 +85,10 @@ function compileNode(schema: SchemaNode, location: string): CompiledNode | undef
     if (compiled !== undefined) properties.set(name, compiled);
   }
   const items = schema.items === undefined ? undefined : compileNode(schema.items, `${location}[]`);
-  const additionalProperties = schema.additionalProperties === undefined ? undefined : compileNode(schema.additionalProperties, `${location}{}`);
-  if (rules.length === 0 && properties.size === 0 && items === undefined && additionalProperties === undefined) return undefined;
+  const values = schema.additionalProperties;
+  const additionalProperties = values === undefined ? undefined : compileNode(values, `${location}{}`);
+  const empty = rules.length === 0 && properties.size === 0 && items === undefined && additionalProperties === undefined;
+  if (empty) return undefined;
   return { schema, rules, properties, items, additionalProperties };
 }
 

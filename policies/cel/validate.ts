@@ -49,8 +49,8 @@ function evaluatedMessage(rule: CompiledRule, bindings: { self: unknown; oldSelf
   const outcome = rule.messageExpression?.evaluate(bindings as never);
   if (outcome?.ok !== true || typeof outcome.value !== "string") return undefined;
   const message = outcome.value.trim();
-  if (message === "" || message.includes("\n") || new TextEncoder().encode(message).length > MESSAGE_EXPRESSION_MAX_BYTES) return undefined;
-  return message;
+  const tooLong = new TextEncoder().encode(message).length > MESSAGE_EXPRESSION_MAX_BYTES;
+  return message === "" || message.includes("\n") || tooLong ? undefined : message;
 }
 
 interface Walk {
@@ -80,7 +80,9 @@ interface Verdict {
 function evaluateRule(rule: CompiledRule, node: CompiledNode, at: At, walk: Walk): Verdict | undefined {
   // optionalOldSelf rules run without an old value too (oldSelf is then optional.none()).
   if (rule.transition && at.old === undefined && rule.rule.optionalOldSelf !== true) return undefined;
-  if (rule.expression === undefined) return { rule, message: ruleMessage(rule), unsupported: rule.unsupported ?? "not compiled" };
+  if (rule.expression === undefined) {
+    return { rule, message: ruleMessage(rule), unsupported: rule.unsupported ?? "not compiled" };
+  }
   const bindings = rule.transition
     ? { self: walk.convert(at.value, node.schema), oldSelf: walk.convertOld(at.old, node.schema) }
     : { self: walk.convert(at.value, node.schema) };
@@ -171,7 +173,8 @@ function visitItems(node: CompiledNode, items: readonly unknown[], at: At, walk:
   const oldItems = walk.update ? oldItemsByKey(node.schema, at.old) : undefined;
   const keys = node.schema["x-kubernetes-list-map-keys"] ?? [];
   items.forEach((item, index) => {
-    visit(itemNode, { value: item, old: oldItems?.get(itemKey(keys, item)), path: { parent: at.path, text: `[${index}]` } }, walk);
+    const old = oldItems?.get(itemKey(keys, item));
+    visit(itemNode, { value: item, old, path: { parent: at.path, text: `[${index}]` } }, walk);
   });
 }
 
@@ -183,7 +186,8 @@ function visitFields(node: CompiledNode, value: Json, at: At, walk: Walk): void 
     if (property !== undefined) {
       visit(property, { value: value[key], old: oldMap?.[key], path: { parent: at.path, text: `.${key}` } }, walk);
     } else if (node.additionalProperties !== undefined && (declared === undefined || !Object.hasOwn(declared, key))) {
-      visit(node.additionalProperties, { value: value[key], old: oldMap?.[key], path: { parent: at.path, text: `[${key}]` } }, walk);
+      const path = { parent: at.path, text: `[${key}]` };
+      visit(node.additionalProperties, { value: value[key], old: oldMap?.[key], path }, walk);
     }
   }
 }
@@ -199,7 +203,7 @@ function visit(node: CompiledNode, at: At, walk: Walk): void {
 
 /**
  * The rule failures of `object` (and, on UPDATE, its transition against `oldObject`) under a compiled schema.
- * `schema` is the root the tree was compiled from (its metadata is narrowed to name and generateName, as the apiserver does).
+ * `root` is compiled from the resource root, whose metadata rules see as name and generateName only (as the apiserver does).
  */
 export function validateRules(root: CompiledNode, object: unknown, oldObject: unknown): RuleFailure[] {
   const update = oldObject !== undefined;
