@@ -4,10 +4,8 @@ import { evaluate, EXEMPT_ANNOTATION, isKarpenterKind } from "./evaluate.ts";
 import { defaultPolicyConfig, parsePolicyConfig } from "./config.ts";
 import { builtinCatalog } from "./domain/catalog/builtin.ts";
 import { applyPatch } from "./json-patch.ts";
-import { EC2NODECLASS_CEL_RULES, NODECLAIM_CEL_RULES, NODEPOOL_CEL_RULES } from "./api/cel-rules.ts";
-import { NODEPOOL_PREDICATES } from "./nodepool/parity.ts";
-import { NODECLAIM_PREDICATES } from "./nodeclaim/parity.ts";
-import { EC2NODECLASS_PREDICATES } from "./ec2nodeclass/parity.ts";
+import { bundledKarpenterApi, type KarpenterApi } from "./api/releases/index.ts";
+import type { SchemaNode } from "./api/schemas/openapi.ts";
 import { CONFIGURABLE_POLICY_IDS } from "./config.ts";
 import { POLICIES } from "./registry.ts";
 
@@ -112,16 +110,71 @@ void describe("evaluate", () => {
   });
 });
 
-void describe("registry", () => {
-  void it("has a predicate for every upstream CEL rule", () => {
-    const missing = [
-      ...NODEPOOL_CEL_RULES.filter((r) => NODEPOOL_PREDICATES[r.id] === undefined),
-      ...NODECLAIM_CEL_RULES.filter((r) => NODECLAIM_PREDICATES[r.id] === undefined),
-      ...EC2NODECLASS_CEL_RULES.filter((r) => EC2NODECLASS_PREDICATES[r.id] === undefined),
-    ].map((r) => r.id);
-    assert.deepEqual(missing, []);
+/** The bundled API with its NodePool schema changed by `edit` (a copy: the bundled release is left as it is). */
+function editedApi(edit: (spec: SchemaNode) => void): KarpenterApi {
+  const bundled = bundledKarpenterApi();
+  const nodePoolSchema = structuredClone(bundled.schemas.NodePool);
+  edit(nodePoolSchema.properties?.["spec"] as SchemaNode);
+  return { version: "0.0.0-test", source: "cluster", schemas: { ...bundled.schemas, NodePool: nodePoolSchema } };
+}
+
+void describe("evaluate against another Karpenter API (context.api)", () => {
+  const config = parsePolicyConfig("policies:\n  spot-diversity: off\n  limits-required: off\n");
+  const judge = (api: KarpenterApi | undefined, object: Record<string, unknown>) =>
+    evaluate({ kind: "NodePool", operation: "CREATE", object, context: { catalog, config, ...(api === undefined ? {} : { api }) } });
+  const weighted = (): Record<string, unknown> => {
+    const object = nodePool();
+    (object["spec"] as Record<string, unknown>)["weight"] = 60;
+    return object;
+  };
+
+  void it("evaluates the API's own CEL rules, not the bundled release's", () => {
+    const api = editedApi((spec) => { spec["x-kubernetes-validations"] = [{ rule: "!has(self.weight) || self.weight <= 50", message: "weight above 50" }]; });
+    assert.deepEqual(judge(undefined, weighted()).findings.filter((f) => f.policy === "cel"), []);
+    assert.deepEqual(judge(api, weighted()).findings.filter((f) => f.policy === "cel").map((f) => `${f.path}: ${f.message}`), ["spec: weight above 50"]);
   });
 
+  void it("requires consolidateAfter without kerf's mutation only where the API's CRD does (v1.15 defaults it)", () => {
+    const object = nodePool();
+    (object["spec"] as Record<string, unknown>)["disruption"] = { consolidationPolicy: "WhenEmpty" };
+    const defaulting = editedApi((spec) => {
+      const disruption = spec.properties?.["disruption"] as SchemaNode;
+      (disruption.properties as Record<string, SchemaNode>)["consolidateAfter"] = { ...disruption.properties?.["consolidateAfter"], default: "0s" };
+    });
+    const required = (api: KarpenterApi | undefined): boolean =>
+      judge(api, object).findings.some((f) => f.policy === "schema" && f.path === "spec.disruption.consolidateAfter");
+    assert.equal(required(undefined), true);
+    assert.equal(required(defaulting), false);
+  });
+
+  void it("applies the API's own defaults and prunes nulls of fields only it knows", () => {
+    const api = editedApi((spec) => {
+      (spec.properties as Record<string, SchemaNode>)["extra"] = { type: "object", properties: { a: { type: "string", default: "x" } }, default: {} };
+      (spec.properties as Record<string, SchemaNode>)["other"] = { type: "object" };
+    });
+    const object = nodePool();
+    (object["spec"] as Record<string, unknown>)["other"] = null;
+    const verdict = judge(api, object);
+    const spec = (verdict.defaulted as { spec: Record<string, unknown> }).spec;
+    assert.deepEqual([spec["extra"], "other" in spec], [{ a: "x" }, false]);
+    assert.deepEqual(verdict.findings.filter((f) => f.policy === "schema"), []);
+  });
+
+  void it("reports a rule the engine cannot evaluate as a notice, not a denial", () => {
+    const api = editedApi((spec) => { spec["x-kubernetes-validations"] = [{ rule: "self.weight.isSorted()", message: "needs the lists library" }]; });
+    const verdict = judge(api, weighted());
+    assert.equal(verdict.allowed, true);
+    assert.deepEqual(verdict.findings.filter((f) => f.policy === "cel").map((f) => [f.severity, f.path]), [["notice", "spec"]]);
+  });
+
+  void it("validates the structure against the API's own schema", () => {
+    const api = editedApi((spec) => { delete spec.properties?.["weight"]; });
+    assert.deepEqual(judge(api, weighted()).findings.filter((f) => f.policy === "unknown-fields").map((f) => f.path), ["spec.weight"]);
+    assert.equal(judge(undefined, weighted()).findings.some((f) => f.policy === "unknown-fields"), false);
+  });
+});
+
+void describe("registry", () => {
   void it("lists exactly the configurable policy ids the config accepts", () => {
     const ids = new Set(["unknown-fields", ...POLICIES.filter((p) => p.fixed !== true).map((p) => p.id)]);
     assert.deepEqual([...ids].sort(), [...CONFIGURABLE_POLICY_IDS].sort());

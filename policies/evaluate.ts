@@ -1,4 +1,5 @@
-// The engine entry point shared by `kerf check` and the webhook: default, then schema, CEL parity, runtime, kerf policies.
+// The engine entry point shared by `kerf check` and the webhook: default, then schema and CEL rules of the Karpenter
+// API judged against (context.api), runtime, kerf policies.
 import type { PolicyConfig } from "./config.ts";
 import { settingFor } from "./config.ts";
 import { applyDefaults } from "./defaults.ts";
@@ -11,6 +12,8 @@ import { ownValue } from "./object.ts";
 import { policiesFor } from "./registry.ts";
 import { catalogView } from "./catalog-index.ts";
 import { compileSchemas, validateStructure } from "./schema.ts";
+import { compileApiRules } from "./cel/policy.ts";
+import { bundledKarpenterApi } from "./api/releases/index.ts";
 import type { EvaluateInput, EvaluationContext, Finding, FindingSeverity, Issue, JsonPatchOp, Kind, Policy, Severity, Verdict } from "./types.ts";
 
 export type { EvaluateInput, EvaluationContext, Finding, FindingSeverity, JsonPatchOp, Kind, PolicyConfig, Severity, Verdict };
@@ -61,9 +64,14 @@ function resolve(policy: Policy, issues: Issue[], ctx: { config: PolicyConfig; e
 const SCHEMA_POLICY: Policy = { id: "schema", kinds: ["NodePool", "NodeClaim", "EC2NodeClass"], defaultSeverity: "deny", fixed: true, description: "CRD OpenAPI schema", check: () => [] };
 const UNKNOWN_FIELDS_POLICY: Policy = { id: "unknown-fields", kinds: ["NodePool", "NodeClaim", "EC2NodeClass"], defaultSeverity: "warn", description: "fields the apiserver prunes", check: () => [] };
 
-/** Does the one-time work evaluate() otherwise does lazily (schema compilation, the catalog index): for servers, before they listen. */
+/**
+ * Does the one-time work evaluate() otherwise does lazily (the API's schema validators and CEL rules, the catalog
+ * index): for servers, before they listen, and again for each new `context.api` (work is cached per API object).
+ */
 export function prepareEvaluation(context: EvaluationContext): void {
-  compileSchemas();
+  const api = context.api ?? bundledKarpenterApi();
+  compileSchemas(api);
+  compileApiRules(api);
   catalogView(context.catalog);
 }
 
@@ -74,13 +82,14 @@ export function evaluate(input: EvaluateInput): Verdict {
     const findings: Finding[] = [{ policy: "schema", severity: "deny", path: "", message: "object must be a JSON object" }];
     return { allowed: false, findings, defaulted: object, patch: [] };
   }
-  const defaulted = applyDefaults(kind, object);
+  const api = context.api ?? bundledKarpenterApi();
+  const defaulted = applyDefaults(kind, object, api);
   const patch = diff(object, defaulted);
   const ctx = { config: context.config, exempt: exemptions(object) };
   const scale = kind === "NodePool" ? scaleIssues(defaulted) : [];
-  const structural = [...metadataIssues(defaulted), ...validateStructure(kind, defaulted), ...scale];
+  const structural = [...metadataIssues(defaulted), ...validateStructure(kind, defaulted, api), ...scale];
   // kerf checks what its mutation stores, but reports what the apiserver answers without that mutation.
-  const unmutated = kind === "NodePool" ? requiredWithoutKerfMutation(object) : [];
+  const unmutated = kind === "NodePool" ? requiredWithoutKerfMutation(object, api.schemas.NodePool) : [];
   const schemaIssues: Issue[] = [...unmutated, ...structural.filter((i) => i.class !== "unknown")];
   const checked: [Policy, Issue[]][] = [[SCHEMA_POLICY, schemaIssues], [UNKNOWN_FIELDS_POLICY, structural.filter((i) => i.class === "unknown")]];
   // Like the apiserver, skip the rule stages when the object has type errors: rules would read nonsense.

@@ -50,3 +50,17 @@ export function mergeSharedFacts<T extends FactIssue>(schema: readonly T[], cel:
   });
   return { cel: merged, runtime: kept };
 }
+
+/** The facts of NodePool CRD rules that Karpenter's runtime validation states too, by rule location and message. */
+const RULE_FACTS: readonly { location: string; message: RegExp; fact: Fact }[] = [
+  { location: ".spec.template.metadata.labels", message: /restricted/, fact: Fact.restrictedTemplateLabel },
+  { location: ".spec.template.spec.requirements[].key", message: /restricted/, fact: Fact.restrictedRequirementKey },
+  { location: ".spec.template.spec.requirements", message: /operator 'In' must have a value/, fact: Fact.requirementInValues },
+  { location: ".spec.template.spec.requirements", message: /single positive integer value/, fact: Fact.requirementOrderValue },
+  { location: ".spec.template.spec.requirements", message: /'minValues'/, fact: Fact.requirementMinValues },
+];
+
+/** The fact a CRD rule states (at its schema location, e.g. ".spec.template.spec.requirements"), if runtime shares it. */
+export function ruleFact(location: string, message: string): Fact | undefined {
+  return RULE_FACTS.find((f) => f.location === location && f.message.test(message))?.fact;
+}

@@ -1,22 +1,18 @@
 // The list of every policy by kind: the one place to read what kerf checks (schema findings come from schema.ts first).
-import { EC2NODECLASS_CEL_POLICY } from "./ec2nodeclass/parity.ts";
+import { CEL_POLICY } from "./cel/policy.ts";
 import { EBS_ENCRYPTED_POLICY, IMDSV2_POLICY } from "./ec2nodeclass/security.ts";
 import { EC2NODECLASS_STRICT_POLICY } from "./ec2nodeclass/strict.ts";
-import { NODECLAIM_CEL_POLICY } from "./nodeclaim/parity.ts";
 import { BUDGET_SCHEDULE_POLICY } from "./nodepool/budgets.ts";
 import { REQUIREMENTS_SATISFIABLE_POLICY, SPOT_DIVERSITY_POLICY } from "./nodepool/catalog-checks.ts";
 import { LIMITS_REQUIRED_POLICY } from "./nodepool/limits.ts";
 import { NODECLASSREF_POLICY } from "./nodepool/nodeclassref.ts";
-import { NODEPOOL_CEL_POLICY } from "./nodepool/parity.ts";
 import { NODEPOOL_RUNTIME_POLICY } from "./nodepool/runtime.ts";
 import { NODEPOOL_STRICT_POLICY } from "./nodepool/strict.ts";
 import type { Kind, Policy } from "./types.ts";
 
-/** All policies in evaluation order: parity (cel), runtime equivalents, strict gaps, then kerf policies. */
+/** All policies in evaluation order: the CRD's CEL rules (cel), runtime equivalents, strict gaps, then kerf policies. */
 export const POLICIES: readonly Policy[] = [
-  NODEPOOL_CEL_POLICY,
-  NODECLAIM_CEL_POLICY,
-  EC2NODECLASS_CEL_POLICY,
+  CEL_POLICY,
   NODEPOOL_RUNTIME_POLICY,
   NODEPOOL_STRICT_POLICY,
   EC2NODECLASS_STRICT_POLICY,

@@ -1,20 +1,12 @@
-// Compiles the structural schemas once with ajv and maps ajv errors to apiserver-style paths and messages.
+// Compiles the structural schemas of a Karpenter API (a bundled release or the cluster's CRDs) with ajv, once per
+// schema object, and maps ajv errors to apiserver-style paths and messages.
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { fullFormats } from "ajv-formats/dist/formats.js";
+import { bundledKarpenterApi, type KarpenterApi } from "./api/releases/index.ts";
 import type { SchemaNode } from "./api/schemas/openapi.ts";
-import { EC2NODECLASS_SCHEMA } from "./api/schemas/ec2nodeclass.schema.ts";
-import { NODECLAIM_SCHEMA } from "./api/schemas/nodeclaim.schema.ts";
-import { NODEPOOL_SCHEMA } from "./api/schemas/nodepool.schema.ts";
 import { fieldPath, type Segment } from "./field-path.ts";
-import { re2RegExp } from "./re2.ts";
+import { re2 } from "./re2.ts";
 import type { Kind } from "./types.ts";
-
-/** The structural schema (CRD openAPIV3Schema) of each kind. */
-export const SCHEMAS: Readonly<Record<Kind, SchemaNode>> = {
-  NodePool: NODEPOOL_SCHEMA,
-  NodeClaim: NODECLAIM_SCHEMA,
-  EC2NodeClass: EC2NODECLASS_SCHEMA,
-};
 
 /** A structural problem: "unknown" marks pruned fields (a warning), "type" marks errors that block CEL evaluation. */
 export interface SchemaIssue {
@@ -62,10 +54,10 @@ const MEMO_ENTRIES = 1024;
 /**
  * A RegExp for ajv's `pattern` keyword whose results are memoised per string: label keys, durations and
  * schedules recur across objects and reviews, and some upstream patterns backtrack heavily
- * (BUDGET_SCHEDULE's five `(.+)` groups cost ~10 µs per test). Patterns are RE2, read with RE2's `\s` and `.`.
+ * (BUDGET_SCHEDULE's five `(.+)` groups). Patterns are RE2 (Go regexp, as kube-openapi reads them).
  */
-function memoizedRegExp(pattern: string, flags: string): { test: (s: string) => boolean; toString: () => string } {
-  const rx = re2RegExp(pattern, flags);
+function memoizedRegExp(pattern: string): { test: (s: string) => boolean; toString: () => string } {
+  const rx = re2(pattern);
   const results = new Map<string, boolean>();
   return {
     test: (s) => {
@@ -97,31 +89,35 @@ function newAjv(): Ajv {
 }
 
 let ajv: Ajv | undefined;
-const VALIDATORS = new Map<Kind, ValidateFunction>();
+const VALIDATORS = new WeakMap<SchemaNode, ValidateFunction>();
 
-/** A kind's compiled validator; compiled on first use (~50-80 ms each), so a run that never sees a kind never pays for it. */
-function validatorFor(kind: Kind): ValidateFunction {
-  let validate = VALIDATORS.get(kind);
+/** A schema's compiled validator; compiled on first use (~50-80 ms each), so a run that never sees a kind never pays for it. */
+function validatorFor(schema: SchemaNode): ValidateFunction {
+  let validate = VALIDATORS.get(schema);
   if (validate === undefined) {
     ajv ??= newAjv();
-    validate = ajv.compile(toAjvSchema(SCHEMAS[kind]));
-    VALIDATORS.set(kind, validate);
+    const ajvSchema = toAjvSchema(schema);
+    validate = ajv.compile(ajvSchema);
+    // ajv's own cache holds every schema it compiled: drop it, so a replaced API (a cluster's CRDs) can be collected.
+    ajv.removeSchema(ajvSchema);
+    VALIDATORS.set(schema, validate);
   }
   return validate;
 }
 
-/** Compiles every kind's validator now (a server does it before listening, so no review pays for it). */
-export function compileSchemas(): void {
-  for (const kind of Object.keys(SCHEMAS) as Kind[]) validatorFor(kind);
+/** Compiles every kind's validator of an API now (a server does it before listening, so no review pays for it). */
+export function compileSchemas(api: KarpenterApi = bundledKarpenterApi()): void {
+  for (const schema of Object.values(api.schemas)) validatorFor(schema);
 }
 
-/** Validates a (defaulted) object against its kind's structural schema. */
-export function validateStructure(kind: Kind, object: unknown): SchemaIssue[] {
-  const validate = validatorFor(kind);
+/** Validates a (defaulted) object against its kind's structural schema in `api` (default: the bundled release). */
+export function validateStructure(kind: Kind, object: unknown, api: KarpenterApi = bundledKarpenterApi()): SchemaIssue[] {
+  const schema = api.schemas[kind];
+  const validate = validatorFor(schema);
   if (validate(object)) return [];
   const issues: SchemaIssue[] = [];
   for (const error of validate.errors ?? []) {
-    const issue = toIssue(kind, error);
+    const issue = toIssue(schema, error);
     if (issue !== undefined && !issues.some((i) => i.path === issue.path && i.message === issue.message)) issues.push(issue);
   }
   return issues;
@@ -135,20 +131,20 @@ function segmentsOf(instancePath: string): Segment[] {
     .map((raw) => raw.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
-function toIssue(kind: Kind, error: ErrorObject): SchemaIssue | undefined {
+function toIssue(schema: SchemaNode, error: ErrorObject): SchemaIssue | undefined {
   const segments = segmentsOf(error.instancePath);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case "required":
-      return { path: fieldPath(SCHEMAS[kind], [...segments, String(params["missingProperty"])]), message: "Required value", class: "invalid" };
+      return { path: fieldPath(schema, [...segments, String(params["missingProperty"])]), message: "Required value", class: "invalid" };
     case "additionalProperties": {
-      const path = fieldPath(SCHEMAS[kind], [...segments, String(params["additionalProperty"])]);
+      const path = fieldPath(schema, [...segments, String(params["additionalProperty"])]);
       return { path, message: `unknown field "${path}"`, class: "unknown" };
     }
     case "anyOf":
       return undefined; // int-or-string: the branch "type" errors already explain it
     default:
-      return valueIssue(fieldPath(SCHEMAS[kind], segments), error, params);
+      return valueIssue(fieldPath(schema, segments), error, params);
   }
 }
 

@@ -1,8 +1,9 @@
 // kerf's NodePool default on top of the CRD's: consolidateAfter "0s" when a disruption block omits it (HEAD behaviour).
-import { isObject } from "../object.ts";
+import type { SchemaNode } from "../api/schemas/openapi.ts";
+import { isObject, ownValue } from "../object.ts";
 import type { Issue } from "../types.ts";
 
-/** Where kerf's own default goes; Karpenter's released CRD requires the field instead of defaulting it. */
+/** Where kerf's own default goes; Karpenter's CRDs before v1.15 require the field instead of defaulting it. */
 export const CONSOLIDATE_AFTER_PATH = "spec.disruption.consolidateAfter";
 
 /** A disruption block that lacks consolidateAfter (null counts as absent: the apiserver prunes it). */
@@ -25,14 +26,21 @@ export function applyNodePoolDefaults(object: Record<string, unknown>): Record<s
   return { ...object, spec: { ...found.spec, disruption: { ...found.disruption, consolidateAfter: "0s" } } };
 }
 
+/** Whether a NodePool schema requires consolidateAfter in a disruption block without defaulting it (v1.0–v1.14). */
+function requiresConsolidateAfter(schema: SchemaNode): boolean {
+  const disruption = ownValue(ownValue(schema.properties, "spec")?.properties, "disruption");
+  const field = ownValue(disruption?.properties, "consolidateAfter");
+  return disruption?.required?.includes("consolidateAfter") === true && field?.default === undefined;
+}
+
 /**
- * What the apiserver answers for the fields only kerf's mutating webhook defaults: Karpenter's CRD says
- * "Required value" to a disruption block without consolidateAfter, so without kerf's mutation (webhook
+ * What the apiserver answers for the fields only kerf's mutating webhook defaults, under a NodePool `schema`:
+ * Karpenter's CRD (before v1.15) says "Required value" to a disruption block without consolidateAfter, so without kerf's mutation (webhook
  * not installed, or unreachable under its failurePolicy: Ignore) `kubectl apply` fails. The validating
  * webhook never sees such an object from the apiserver: mutation runs first, or the CRD rejects it.
  */
-export function requiredWithoutKerfMutation(object: Record<string, unknown>): Issue[] {
-  if (lacksConsolidateAfter(object) === undefined) return [];
+export function requiredWithoutKerfMutation(object: Record<string, unknown>, schema: SchemaNode): Issue[] {
+  if (!requiresConsolidateAfter(schema) || lacksConsolidateAfter(object) === undefined) return [];
   return [{
     path: CONSOLIDATE_AFTER_PATH,
     message: "Required value (Karpenter's CRD rejects a disruption block without consolidateAfter; kerf's mutating webhook " +

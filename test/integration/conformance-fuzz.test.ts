@@ -1,5 +1,6 @@
-// The differential fuzz against a real kube-apiserver serving Karpenter's own v1.14.1 CRDs: a few thousand generated
-// NodePools and EC2NodeClasses per run (KERF_FUZZ_RUNS; `npm run fuzz` runs 20,000 from a random seed), seed printed,
+// The differential fuzz against a real kube-apiserver serving Karpenter's own CRDs (v1.14.1, or the release named by
+// KERF_FUZZ_KARPENTER, kerf then judging against the same CRDs as a cluster's API): a few thousand generated NodePools
+// and EC2NodeClasses per run (KERF_FUZZ_RUNS; `npm run fuzz` runs 20,000 from a random seed), seed printed,
 // KERF_FUZZ_SEED replays. Every disagreement is a documented kerf-only check (test/conformance/known-differences.ts).
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -13,6 +14,8 @@ import { rawRequest, RawApiError } from "../harness/raw.ts";
 import { EC2NODECLASS, NODEPOOL, variant } from "../conformance/case.ts";
 import { generatedObjects, type SchemaNode } from "../conformance/fuzz/mutations.ts";
 import { formatReport, fuzz, type ApiAnswer, type Apiserver } from "../conformance/fuzz/differential.ts";
+import type { KarpenterApi } from "../../policies/api/releases/index.ts";
+import type { SchemaNode as CrdSchema } from "../../policies/api/schemas/openapi.ts";
 
 const RESOURCES = { NodePool: "/apis/karpenter.sh/v1/nodepools", EC2NodeClass: "/apis/karpenter.k8s.aws/v1/ec2nodeclasses" } as const;
 
@@ -77,16 +80,22 @@ function seedFromEnv(): number {
 }
 
 const runs = Number(process.env["KERF_FUZZ_RUNS"] ?? "3000");
+/** The Karpenter release whose CRDs the apiserver serves and kerf judges against (fetched and cached on first use). */
+const karpenterVersion = process.env["KERF_FUZZ_KARPENTER"] ?? "1.14.1";
 /** KERF_FUZZ_DUMP=file appends every judgement to the file as a JSON line. */
 const dump = process.env["KERF_FUZZ_DUMP"];
 
-describe("kerf against a real kube-apiserver with Karpenter's own CRDs, on generated objects", () => {
+describe(`kerf against a real kube-apiserver with Karpenter's own CRDs (v${karpenterVersion}), on generated objects`, () => {
   let env: TestEnvironment;
   let crds: V1CustomResourceDefinition[];
+  let karpenter: KarpenterApi;
   before(async () => {
     env = await useEnvironment();
-    crds = await upstreamCrds("1.14.1");
+    crds = await upstreamCrds(karpenterVersion);
     await installCrds(env.kubeConfig, crds);
+    const schema = (kind: string): CrdSchema => schemaOf(crds, kind) as CrdSchema;
+    const schemas = { NodePool: schema("NodePool"), NodeClaim: schema("NodeClaim"), EC2NodeClass: schema("EC2NodeClass") };
+    karpenter = { version: karpenterVersion, source: "cluster", schemas };
   });
 
   it(`every disagreement over ${runs} mutated NodePools and EC2NodeClasses is a documented kerf-only check`, async (t) => {
@@ -95,7 +104,7 @@ describe("kerf against a real kube-apiserver with Karpenter's own CRDs, on gener
       generatedObjects("EC2NodeClass", schemaOf(crds, "EC2NodeClass"), EC2NODECLASS_BASES),
     );
     const report = await fuzz({
-      seed: seedFromEnv(), runs, concurrency: 8, apiserver: dryRunCreate(env), objects,
+      seed: seedFromEnv(), runs, concurrency: 8, apiserver: dryRunCreate(env), karpenter, objects,
       ...(dump === undefined ? {} : { onJudgement: (j) => appendFileSync(dump, `${JSON.stringify({ outcome: j.outcome, api: j.api, denials: j.denials, mutations: j.generated.mutations })}\n`) }),
     });
     const text = formatReport(report);

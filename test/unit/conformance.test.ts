@@ -5,7 +5,8 @@ import type { ConformanceCase } from "../conformance/case.ts";
 import { evaluate, type Verdict } from "../../policies/evaluate.ts";
 import { defaultPolicyConfig } from "../../policies/config.ts";
 import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
-import { EC2NODECLASS_CEL_RULES, NODECLAIM_CEL_RULES, NODEPOOL_CEL_RULES } from "../../policies/api/cel-rules.ts";
+import { bundledKarpenterApi } from "../../policies/api/releases/index.ts";
+import { allRules, compiledRules } from "../../policies/cel/rules.ts";
 
 const catalog = builtinCatalog();
 const config = defaultPolicyConfig();
@@ -42,12 +43,9 @@ void describe("conformance corpus against evaluate()", () => {
 
   void it("covers every upstream CEL rule message with at least one rejecting case", () => {
     const messages = new Set(CASES.flatMap((c) => (c.expect ?? []).filter((e) => e.policy === "cel").map((e) => `${c.kind}|${e.message ?? ""}`)));
-    const rules = [
-      ...NODEPOOL_CEL_RULES.map((r) => ["NodePool", r] as const),
-      ...NODECLAIM_CEL_RULES.map((r) => ["NodeClaim", r] as const),
-      ...EC2NODECLASS_CEL_RULES.map((r) => ["EC2NodeClass", r] as const),
-    ];
-    const uncovered = rules.filter(([kind, r]) => !messages.has(`${kind}|${r.message}`)).map(([, r]) => `${r.id}: ${r.message}`);
+    const rules = Object.entries(bundledKarpenterApi().schemas).flatMap(([kind, schema]) => allRules(compiledRules(schema)).map((r) => [kind, r] as const));
+    assert.equal(rules.length, 84);
+    const uncovered = rules.filter(([kind, r]) => !messages.has(`${kind}|${r.rule.message ?? ""}`)).map(([kind, r]) => `${kind} ${r.location}: ${r.rule.message ?? ""}`);
     assert.deepEqual(uncovered, []);
   });
 

@@ -1,9 +1,9 @@
 // Schema fragments shared by NodePool, NodeClaim and EC2NodeClass (requirements, taints, nodeClassRef, conditions).
 import * as P from "../patterns.ts";
-import { arr, int, map, obj, quantity, str, withRules, type SchemaNode } from "./openapi.ts";
+import { arr, int, map, obj, quantity, str, withRules, type SchemaNode, type ValidationRule } from "./openapi.ts";
 
 /** Looks up the CEL rules attached at a schema path. */
-export type RulesAt = (on: string) => { message: string; rule: string }[];
+export type RulesAt = (on: string) => ValidationRule[];
 
 /** NodeSelectorRequirementWithMinValues list at `base`. `values` carries pattern/maxLength on the array node, as upstream. */
 export function requirements(at: RulesAt, base: string): SchemaNode {

@@ -1,11 +1,11 @@
 // Structural schema of EC2NodeClass (karpenter.k8s.aws/v1) at v1.14.1: the single source for ajv and the CRD.
-import { EC2NODECLASS_CEL_RULES, rulesAt } from "../cel-rules.ts";
+import { upstreamRulesAt } from "../upstream-rules.ts";
 import * as P from "../patterns.ts";
 import { conditions, envelope } from "./common.ts";
-import { arr, bool, int, map, obj, str, withRules, type SchemaNode } from "./openapi.ts";
+import { arr, bool, int, map, obj, str, withRules, type SchemaNode, type ValidationRule } from "./openapi.ts";
 import { kubelet } from "./kubelet.schema.ts";
 
-const at = (on: string): { message: string; rule: string }[] => rulesAt(EC2NODECLASS_CEL_RULES, on);
+const at = (on: string): ValidationRule[] => upstreamRulesAt("EC2NodeClass", on);
 const tags = (on: string): SchemaNode => withRules(map(str(), { maxProperties: 20 }), at(on));
 
 function amiSelectorTerms(): SchemaNode {

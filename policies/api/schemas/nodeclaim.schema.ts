@@ -1,10 +1,10 @@
 // Structural schema of NodeClaim (karpenter.sh/v1) at v1.14.1, AWS copy: the single source for ajv and the CRD.
-import { NODECLAIM_CEL_RULES, rulesAt } from "../cel-rules.ts";
+import { upstreamRulesAt } from "../upstream-rules.ts";
 import * as P from "../patterns.ts";
 import { conditions, envelope, nodeClassRef, requirements, resourceList, taints } from "./common.ts";
-import { obj, str, withRules, type SchemaNode } from "./openapi.ts";
+import { obj, str, withRules, type SchemaNode, type ValidationRule } from "./openapi.ts";
 
-const at = (on: string): { message: string; rule: string }[] => rulesAt(NODECLAIM_CEL_RULES, on);
+const at = (on: string): ValidationRule[] => upstreamRulesAt("NodeClaim", on);
 
 function spec(): SchemaNode {
   const node = obj(

@@ -1,10 +1,10 @@
 // Structural schema of NodePool (karpenter.sh/v1) at v1.14.1, AWS copy: the single source for ajv and the CRD.
-import { NODEPOOL_CEL_RULES, rulesAt } from "../cel-rules.ts";
+import { upstreamRulesAt } from "../upstream-rules.ts";
 import * as P from "../patterns.ts";
 import { conditions, envelope, nodeClassRef, requirements, resourceList, taints } from "./common.ts";
-import { arr, int, map, obj, quantity, str, withRules, type SchemaNode } from "./openapi.ts";
+import { arr, int, map, obj, quantity, str, withRules, type SchemaNode, type ValidationRule } from "./openapi.ts";
 
-const at = (on: string): { message: string; rule: string }[] => rulesAt(NODEPOOL_CEL_RULES, on);
+const at = (on: string): ValidationRule[] => upstreamRulesAt("NodePool", on);
 
 function budgets(): SchemaNode {
   const budget = obj(

@@ -2,7 +2,7 @@
 
 /** A structural schema node as it appears in a CRD's openAPIV3Schema (subset kerf uses). */
 export interface SchemaNode {
-  type?: "object" | "array" | "string" | "integer" | "boolean";
+  type?: "object" | "array" | "string" | "integer" | "number" | "boolean";
   description?: string;
   properties?: Record<string, SchemaNode>;
   additionalProperties?: SchemaNode;
@@ -25,7 +25,17 @@ export interface SchemaNode {
   "x-kubernetes-list-map-keys"?: string[];
   "x-kubernetes-map-type"?: "atomic" | "granular";
   "x-kubernetes-preserve-unknown-fields"?: boolean;
-  "x-kubernetes-validations"?: { message: string; rule: string }[];
+  "x-kubernetes-validations"?: ValidationRule[];
+}
+
+/** One x-kubernetes-validations entry (apiextensions.k8s.io/v1 ValidationRule). */
+export interface ValidationRule {
+  rule: string;
+  message?: string;
+  messageExpression?: string;
+  reason?: "FieldValueInvalid" | "FieldValueForbidden" | "FieldValueRequired" | "FieldValueDuplicate";
+  fieldPath?: string;
+  optionalOldSelf?: boolean;
 }
 
 type Extra = Omit<SchemaNode, "type" | "properties" | "items">;
@@ -65,7 +75,7 @@ export function quantity(pattern: string): SchemaNode {
   return { anyOf: [{ type: "integer" }, { type: "string" }], pattern, "x-kubernetes-int-or-string": true };
 }
 
-/** Attaches the CEL rules registered for `on` (if any) to a node, keeping upstream order. */
-export function withRules(node: SchemaNode, rules: { message: string; rule: string }[]): SchemaNode {
+/** Attaches CEL rules (if any) to a node, keeping upstream order. */
+export function withRules(node: SchemaNode, rules: ValidationRule[]): SchemaNode {
   return rules.length === 0 ? node : { ...node, "x-kubernetes-validations": rules };
 }

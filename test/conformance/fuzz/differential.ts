@@ -6,6 +6,7 @@ import { evaluate } from "../../../policies/evaluate.ts";
 import { policyConfigFromObject, CONFIGURABLE_POLICY_IDS } from "../../../policies/config.ts";
 import { builtinCatalog } from "../../../policies/domain/catalog/builtin.ts";
 import type { Finding } from "../../../policies/types.ts";
+import type { KarpenterApi } from "../../../policies/api/releases/index.ts";
 import { explainStricter } from "../known-differences.ts";
 import { structuredCloneJson, type Generated } from "./mutations.ts";
 
@@ -39,9 +40,11 @@ function apiField(message: string): string {
   return fieldOf(match?.[1] ?? "?");
 }
 
-export async function judge(generated: Generated, apiserver: Apiserver): Promise<Judgement> {
+/** Judges one object by the apiserver and by kerf, kerf judging against `karpenter` (the apiserver's CRDs) when given. */
+export async function judge(generated: Generated, apiserver: Apiserver, karpenter?: KarpenterApi): Promise<Judgement> {
   const object = structuredCloneJson(generated.object);
-  const [api, verdict] = [await apiserver(generated.kind, object), evaluate({ kind: generated.kind, operation: "CREATE", object: structuredCloneJson(object), context: { catalog, config: PARITY_CONFIG } })];
+  const context = { catalog, config: PARITY_CONFIG, ...(karpenter === undefined ? {} : { api: karpenter }) };
+  const [api, verdict] = [await apiserver(generated.kind, object), evaluate({ kind: generated.kind, operation: "CREATE", object: structuredCloneJson(object), context })];
   const denials = verdict.findings.filter((f) => f.severity === "deny");
   const base = { generated, object, api, denials };
   if ((api.verdict === "accept") === verdict.allowed) return { ...base, outcome: "agree", explained: true };
@@ -57,6 +60,8 @@ export interface FuzzOptions {
   runs: number;
   concurrency: number;
   apiserver: Apiserver;
+  /** The Karpenter API kerf judges against (the CRDs the apiserver serves); undefined = kerf's bundled default. */
+  karpenter?: KarpenterApi;
   objects: fc.Arbitrary<Generated>;
   maxShrunk?: number;
   /** Called with every judgement, in order (e.g. to write them out for study). */
@@ -80,7 +85,7 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
   const samples = fc.sample(options.objects, { seed: options.seed, numRuns: options.runs });
   const judgements: Judgement[] = [];
   for (let i = 0; i < samples.length; i += options.concurrency) {
-    judgements.push(...(await Promise.all(samples.slice(i, i + options.concurrency).map((g) => judge(g, options.apiserver)))));
+    judgements.push(...(await Promise.all(samples.slice(i, i + options.concurrency).map((g) => judge(g, options.apiserver, options.karpenter)))));
   }
   if (options.onJudgement !== undefined) judgements.forEach(options.onJudgement);
   const outcomes = new Map<string, number>();
@@ -101,7 +106,7 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
 async function shrink(options: FuzzOptions, index: number, found: Judgement): Promise<Judgement> {
   let smallest = found;
   const property = fc.asyncProperty(options.objects, async (generated) => {
-    const judgement = await judge(generated, options.apiserver);
+    const judgement = await judge(generated, options.apiserver, options.karpenter);
     if (judgement.explained) return true;
     smallest = judgement;
     return false;
