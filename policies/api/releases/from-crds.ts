@@ -49,14 +49,20 @@ function crdNamed(crds: readonly unknown[], name: string): CrdShape | undefined 
   });
 }
 
+/** A CRD's v1 openAPIV3Schema, or undefined when it has none (Karpenter before v1.0 served v1beta1 only). */
+export function v1SchemaOf(crd: unknown): object | undefined {
+  const schema = (crd as CrdShape | null)?.spec?.versions?.find((v) => v.name === "v1")?.schema?.openAPIV3Schema;
+  return typeof schema === "object" && schema !== null ? schema : undefined;
+}
+
 /** The v1 schema of each kind, descriptions dropped; throws KarpenterCrdError naming the missing CRDs or versions. */
 export function schemasFromCrds(crds: readonly unknown[]): Record<Kind, SchemaNode> {
   const schemas: Partial<Record<Kind, SchemaNode>> = {};
   const missing: string[] = [];
   for (const kind of KINDS) {
     const crd = crdNamed(crds, KARPENTER_CRD_NAMES[kind]);
-    const schema = crd?.spec?.versions?.find((v) => v.name === "v1")?.schema?.openAPIV3Schema;
-    if (typeof schema === "object" && schema !== null) schemas[kind] = stripDescriptions(schema) as SchemaNode;
+    const schema = v1SchemaOf(crd);
+    if (schema !== undefined) schemas[kind] = stripDescriptions(schema) as SchemaNode;
     else missing.push(crd === undefined ? `no CRD ${KARPENTER_CRD_NAMES[kind]}` : `${KARPENTER_CRD_NAMES[kind]} has no v1 schema`);
   }
   if (missing.length > 0) throw new KarpenterCrdError(missing.join("; "));
