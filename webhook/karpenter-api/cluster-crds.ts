@@ -24,7 +24,7 @@ export type CrdSelection = { readonly key: string; readonly crds: readonly Crd[]
 function errorText(error: unknown): string {
   if (error instanceof ApiException) {
     const code = error.code;
-    if (code === 403) return "forbidden (the webhook's RBAC does not allow get/list/watch on customresourcedefinitions)";
+    if (code === 403) return "forbidden (the webhook's RBAC does not allow list/watch on customresourcedefinitions)";
     return `HTTP ${code} from the apiserver`;
   }
   // fetch's own message is "fetch failed"; the reason (ECONNREFUSED, a TLS error, …) is its cause.
@@ -69,6 +69,8 @@ export class ClusterKarpenterApi {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly delays = new Map<string, number>();
   private stopped = true;
+  /** False until start() has waited for the first reads: nothing is decided (or logged) from a partial start. */
+  private started = false;
   private key = "";
   private loggedReason: string | undefined;
   private api: KarpenterApi;
@@ -90,7 +92,8 @@ export class ClusterKarpenterApi {
     const attempts = Promise.all(NAMES.map((name) => this.attempt(name)));
     await Promise.race([attempts, new Promise<void>((resolve) => { timer = setTimeout(resolve, waitMs); })]);
     clearTimeout(timer);
-    this.refresh(true);
+    this.started = true;
+    this.refresh();
   }
 
   /** Stops every watch and pending restart. */
@@ -106,22 +109,24 @@ export class ClusterKarpenterApi {
     const list = async (): Promise<KubernetesListObject<Crd>> => {
       const page = (await objects.listClusterCustomObject({ group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", fieldSelector })) as KubernetesListObject<Crd>;
       this.delays.delete(name);
+      // A list's items carry no kind (the list does); watch events do. Name them as the watch would.
+      for (const item of page.items) Object.assign(item, { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition" });
       if (page.items.length === 0) {
         this.states.set(name, { state: "absent" });
-        this.refresh(false);
+        this.refresh();
       }
       return page;
     };
     const watch = new ListWatch<Crd>(PATH, new Watch(this.options.kubeConfig), list, false, undefined, fieldSelector);
     const present = (crd: Crd): void => {
       this.states.set(name, { state: "present", crd });
-      this.refresh(false);
+      this.refresh();
     };
     watch.on("add", present);
     watch.on("update", present);
     watch.on("delete", () => {
       this.states.set(name, { state: "absent" });
-      this.refresh(false);
+      this.refresh();
     });
     watch.on("error", (error) => this.failed(name, error));
     return watch;
@@ -139,7 +144,7 @@ export class ClusterKarpenterApi {
   private failed(name: string, error: unknown): void {
     if (this.states.get(name)?.state !== "present" && this.states.get(name)?.state !== "absent") {
       this.states.set(name, { state: "unknown", error });
-      this.refresh(false);
+      this.refresh();
     }
     if (this.stopped || this.timers.has(name)) return;
     const backoff = this.options.backoff ?? { initialMs: 1000, maxMs: 60_000 };
@@ -152,13 +157,12 @@ export class ClusterKarpenterApi {
     }, delay));
   }
 
-  /** Rebuilds the API when the CRDs changed; `final` (after start) also reports a reason while still unread. */
-  private refresh(final: boolean): void {
-    if (this.stopped && !final) return;
+  /** Rebuilds the API when the CRDs changed, or falls back (logging why when the reason is new). */
+  private refresh(): void {
+    if (this.stopped || !this.started) return;
     const selection = selectCrds(this.states);
     if ("reason" in selection) {
-      const unreadAtStart = !final && selection.reason.endsWith("not read yet");
-      if (!unreadAtStart) this.fallBack(selection.reason);
+      this.fallBack(selection.reason);
       return;
     }
     if (selection.key === this.key) return;
