@@ -56,6 +56,47 @@ async function apiInUse(port: number): Promise<string[]> {
   return [...body.matchAll(/^kerf_karpenter_api_info\{source="([^"]+)",version="([^"]+)"\} 1$/gm)].map((m) => `${m[1]}/${m[2]}`);
 }
 
+/** Objects whose verdict differs between Karpenter releases (found by diffing the vendored release files). */
+const WINDOWS_2025 = {
+  apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "windows-2025" },
+  spec: {
+    role: "KarpenterNodeRole-demo", amiSelectorTerms: [{ alias: "windows2025@latest" }],
+    subnetSelectorTerms: [{ tags: { "karpenter.sh/discovery": "demo" } }], securityGroupSelectorTerms: [{ tags: { "karpenter.sh/discovery": "demo" } }],
+  },
+};
+/** v1.0's expireAfter pattern is anchored on one alternative only, so it lets "720hx" through; later releases do not. */
+const LOOSE_EXPIRY = {
+  apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name: "loose-expiry" },
+  spec: {
+    template: { spec: {
+      nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" }, expireAfter: "720hx",
+      requirements: [{ key: "karpenter.k8s.aws/instance-category", operator: "In", values: ["c", "m", "r"] }],
+    } },
+    limits: { cpu: "100", memory: "400Gi" },
+  },
+};
+
+/** kerf's validating verdict on creating `object`, asked over HTTPS as the apiserver asks. */
+async function verdict(port: number, object: { apiVersion: string; kind: string }): Promise<"allowed" | string> {
+  const [group = "", version = ""] = object.apiVersion.split("/");
+  const review = {
+    apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview",
+    request: {
+      uid: "00000000-0000-0000-0000-000000000001", kind: { group, version, kind: object.kind },
+      resource: { group, version, resource: `${object.kind.toLowerCase()}s` }, operation: "CREATE", userInfo: { username: "alice" }, object, dryRun: true,
+    },
+  };
+  const answer = JSON.parse((await request(port, "POST", "/validate", review)).body) as { response: { allowed: boolean; status?: { message?: string } } };
+  return answer.response.allowed ? "allowed" : answer.response.status?.message ?? "denied";
+}
+
+async function verdicts(port: number): Promise<[string, string]> {
+  return [await verdict(port, WINDOWS_2025), await verdict(port, LOOSE_EXPIRY)];
+}
+
+const V1_0 = ["spec.amiSelectorTerms[0].alias: family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022'", "allowed"];
+const V1_14 = ["allowed", "spec.template.spec.expireAfter: Invalid value: \"720hx\": spec.template.spec.expireAfter in body should match '^(([0-9]+(s|m|h))+|Never)$'"];
+
 const fallbackWarnings = (logs: readonly Log[]): Log[] => logs.filter((l) => l["msg"] === "cannot use the cluster's Karpenter CRDs; judging against the bundled release");
 
 void describe("kerf webhook judging against the cluster's installed Karpenter CRDs", () => {
@@ -140,10 +181,12 @@ void describe("kerf webhook judging against the cluster's installed Karpenter CR
     // Karpenter's own CRDs do not name their release.
     assert.deepEqual(await apiInUse(webhook.port), ["cluster/cluster"], JSON.stringify(logs));
     assert.deepEqual(fallbackWarnings(logs), []);
+    assert.deepEqual(await verdicts(webhook.port), V1_0, "v1.0.8's verdicts, not the default release's");
 
     // kerf's generated CRDs name theirs: the switch shows without a restart.
     await installCrds(env.kubeConfig, generatedCrds());
     await eventually("the webhook to judge against the upgraded CRDs", async () => (await apiInUse(webhook.port)).join() === "cluster/1.14.1");
+    assert.deepEqual(await verdicts(webhook.port), V1_14);
 
     // Gone: the pinned release (1.10 → 1.10.2), logged once with the reason, however often the watch retries.
     const api = env.kubeConfig.makeApiClient(ApiextensionsV1Api);
@@ -154,10 +197,12 @@ void describe("kerf webhook judging against the cluster's installed Karpenter CR
     assert.equal(warnings.length, 1, JSON.stringify(warnings));
     assert.equal(warnings[0]?.["reason"], "CRDs not installed: ec2nodeclasses.karpenter.k8s.aws");
     assert.deepEqual(warnings[0]?.["karpenterApi"], { source: "bundled", version: "1.10.2" });
+    assert.deepEqual(await verdicts(webhook.port), V1_14, "v1.10.2 knows windows2025 and anchors expireAfter");
 
     // Back: the cluster's API again.
     await installCrds(env.kubeConfig, await upstreamCrds("1.15.1"));
     await eventually("the webhook to return to the cluster's CRDs", async () => (await apiInUse(webhook.port)).join() === "cluster/cluster");
+    assert.deepEqual(await verdicts(webhook.port), V1_14);
     // Each CRD's change is followed as it comes (while the three are applied one by one, the API mixes them).
     const used = logs.filter((l) => l["msg"] === "judging Karpenter objects against this API")
       .map((l) => { const a = l["karpenterApi"] as { source: string; version: string }; return `${a.source}/${a.version}`; })
@@ -171,12 +216,12 @@ void describe("kerf webhook judging against the cluster's installed Karpenter CR
     await env.kubeConfig.makeApiClient(CoreV1Api).createNamespacedServiceAccount({ namespace, body: { metadata: { name: "kerf-webhook" } } });
     const { webhook, logs } = await start(["--kubeconfig", await tokenKubeconfig(namespace, "kerf-webhook"), "--karpenter-version", "1.0.8"]);
     assert.deepEqual(await apiInUse(webhook.port), ["bundled/1.0.8"]);
+    assert.deepEqual(await verdicts(webhook.port), V1_0, "the pinned release's verdicts");
     // The watches retry (1 s, 2 s, …); the reason is logged once.
     await new Promise((resolve) => setTimeout(resolve, 2500));
     const warnings = fallbackWarnings(logs);
     assert.equal(warnings.length, 1, JSON.stringify(warnings));
     assert.match(String(warnings[0]?.["reason"]), /^reading CRDs nodepools\.karpenter\.sh, nodeclaims\.karpenter\.sh, ec2nodeclasses\.karpenter\.k8s\.aws: forbidden \(/);
-    const review = await request(webhook.port, "GET", "/readyz");
-    assert.equal(review.status, 200, "the webhook serves");
+    assert.equal((await request(webhook.port, "GET", "/readyz")).status, 200, "the webhook serves");
   });
 });
