@@ -123,6 +123,31 @@ void describe("kerf check --karpenter-version against a real apiserver serving e
     });
   }
 
+  void it("with --diff --cluster, judges against the cluster's installed CRDs unless --karpenter-version says otherwise", async () => {
+    await installCrds(env.kubeConfig, await upstreamCrds("1.0.8"));
+    const windows = CASES[0] as Case;
+    const [oldDir, newDir] = [mkdtempSync(path.join(dir, "old-")), mkdtempSync(path.join(dir, "new-"))];
+    for (const d of [oldDir, newDir]) writeFileSync(path.join(d, "class.yaml"), stringify(windows.object));
+    const cwd = process.cwd();
+    const run = async (extra: string[]): Promise<{ code: number; out: string; err: string }> => {
+      let out = "";
+      let err = "";
+      const io = { stdout: (t: string) => { out += t; }, stderr: (t: string) => { err += t; }, isTty: false, readStdin: async () => "" };
+      process.chdir(newDir);
+      try {
+        const code = await runCheck(["--diff", oldDir, "--cluster", "--kubeconfig", env.state.kubeconfig, ...extra, "."], io);
+        return { code, out, err };
+      } finally {
+        process.chdir(cwd);
+      }
+    };
+    const cluster = await run([]);
+    assert.deepEqual([cluster.code, cluster.err], [1, ""], cluster.out);
+    assert.match(cluster.out, /family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022'/);
+    const pinned = await run(["--karpenter-version", "1.14.1"]);
+    assert.deepEqual([pinned.code, pinned.err], [0, ""], pinned.out);
+  });
+
   void it("has, for every case, two releases that disagree", () => {
     for (const c of CASES) assert.deepEqual(new Set(Object.values(c.verdicts)), new Set(["allow", "deny"]), c.title);
   });

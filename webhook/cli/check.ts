@@ -40,7 +40,8 @@ Options:
                             drift reason, and how the Drifted budgets pace it (text and json);
                             PATH defaults to .
       --cluster             with --diff: count the live NodeClaims that would drift (current
-                            kubeconfig context)
+                            kubeconfig context), and judge against the cluster's installed
+                            Karpenter CRDs unless --karpenter-version or --karpenter-crds says
       --kubeconfig FILE     with --cluster: the kubeconfig to use
       --color, --no-color   force or disable colour (default: on when stdout is a terminal)
   -h, --help                show this help
@@ -157,7 +158,9 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
   const reporter = reporters[values.format];
   if (reporter === undefined) throw new UsageError(`unknown --format "${values.format}" (one of ${formatNames.join(", ")})`);
   const paths = validate(values, positionals);
-  const api = await selectKarpenterApi(values["karpenter-version"], values["karpenter-crds"]);
+  const api = await selectKarpenterApi({
+    version: values["karpenter-version"], crds: values["karpenter-crds"], cluster: values.cluster, kubeconfig: values.kubeconfig, warn: io.stderr,
+  });
   const engine = await loadEngine({ policyConfigFile: values["policy-config"], api });
   const sources = await readInputs(paths, io.readStdin);
   const objects = classify(engine, sources);

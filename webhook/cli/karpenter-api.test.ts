@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { runCheck } from "./check.ts";
 import type { CliIo } from "./io.ts";
-import { readKarpenterCrds } from "./karpenter-api.ts";
+import { readKarpenterCrds, selectKarpenterApi } from "./karpenter-api.ts";
 import { BUNDLED_KARPENTER_VERSIONS } from "../../policies/api/releases/index.ts";
 
 const crdDir = path.resolve(import.meta.dirname, "..", "..", "manifests", "crds");
@@ -98,6 +98,22 @@ void describe("kerf check --karpenter-version and --karpenter-crds", () => {
     const duplicate = await kerfCheck(["--karpenter-crds", twice, manifest]);
     assert.equal(duplicate.code, 2);
     assert.match(duplicate.err, new RegExp(`^kerf check: reading Karpenter CRDs at ${twice}:\\d+: nodepools.karpenter.sh again \\(first at ${twice}:3\\)\\n$`));
+  });
+
+  void it("with --cluster, uses the default release and says why in one line when the cluster's CRDs cannot be read", async () => {
+    const kubeconfig = path.join(dir, "refused.kubeconfig");
+    writeFileSync(kubeconfig, JSON.stringify({
+      apiVersion: "v1", kind: "Config", "current-context": "x", users: [{ name: "u", user: {} }],
+      clusters: [{ name: "c", cluster: { server: "http://127.0.0.1:1" } }], contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+    }));
+    const lines: string[] = [];
+    const api = await selectKarpenterApi({ version: undefined, crds: undefined, cluster: true, kubeconfig, warn: (l) => lines.push(l) });
+    assert.deepEqual([api?.source, api?.version], ["bundled", "1.14.1"]);
+    assert.equal(lines.length, 1);
+    assert.match(lines[0] ?? "", /^kerf check: reading the Karpenter CRDs from http:\/\/127\.0\.0\.1:1: .+; judging against the bundled Karpenter 1\.14\.1 \(--karpenter-version to choose\)\n$/);
+    const pinned = await selectKarpenterApi({ version: "1.0", crds: undefined, cluster: true, kubeconfig, warn: (l) => lines.push(l) });
+    assert.equal(pinned?.version, "1.0.8", "a version flag wins over --cluster, without reading it");
+    assert.equal(lines.length, 1);
   });
 
   void it("reports an unreadable --karpenter-crds path in one line", async () => {

@@ -7,6 +7,8 @@ import { bundledKarpenterApi, type KarpenterApi } from "../../policies/api/relea
 import { causeText, KerfError } from "../errors.ts";
 import type { SourceObject } from "./documents.ts";
 import { readInputs } from "./inputs.ts";
+import { CustomObjectsApi } from "@kubernetes/client-node";
+import { loadKubeConfig } from "./diff/cluster.ts";
 
 const CRD_NAMES = new Set(Object.values(KARPENTER_CRD_NAMES));
 
@@ -45,8 +47,42 @@ export async function readKarpenterCrds(path: string): Promise<KarpenterApi> {
   }
 }
 
-/** The API the flags select; undefined (the bundled default) when neither is given. */
-export async function selectKarpenterApi(version: string | undefined, crds: string | undefined): Promise<KarpenterApi | undefined> {
-  if (crds !== undefined) return readKarpenterCrds(crds);
-  return version === undefined ? undefined : bundledKarpenterApi(version);
+/** The three Karpenter CRDs installed in the cluster (each read by name), as the webhook reads them. */
+export async function readClusterKarpenterApi(kubeconfig: string | undefined): Promise<KarpenterApi> {
+  const kc = loadKubeConfig(kubeconfig);
+  const server = kc.getCurrentCluster()?.server ?? "(no current cluster)";
+  const api = kc.makeApiClient(CustomObjectsApi);
+  try {
+    const lists = await Promise.all(Object.values(KARPENTER_CRD_NAMES).map((name) =>
+      api.listClusterCustomObject({ group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", fieldSelector: `metadata.name=${name}` }) as Promise<{ items: object[] }>));
+    // A list's items carry no kind.
+    return karpenterApiFromCrds(lists.flatMap((l) => l.items.map((item) => ({ ...item, kind: "CustomResourceDefinition" }))));
+  } catch (error) {
+    throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading the Karpenter CRDs from ${server}: ${causeText(error).split("\n")[0] ?? ""}`, { cause: error });
+  }
+}
+
+/** Which API `kerf check` judges against: the flags' choice, else (with --cluster) the cluster's CRDs. */
+export interface ApiChoice {
+  readonly version: string | undefined;
+  readonly crds: string | undefined;
+  /** --cluster: read the cluster's CRDs when neither flag is given. */
+  readonly cluster: boolean;
+  readonly kubeconfig: string | undefined;
+  /** Where to say that the cluster's CRDs could not be read (the default release is used then). */
+  readonly warn: (line: string) => void;
+}
+
+/** The API the flags select; undefined (the bundled default) when nothing is said. */
+export async function selectKarpenterApi(choice: ApiChoice): Promise<KarpenterApi | undefined> {
+  if (choice.crds !== undefined) return readKarpenterCrds(choice.crds);
+  if (choice.version !== undefined) return bundledKarpenterApi(choice.version);
+  if (!choice.cluster) return undefined;
+  try {
+    return await readClusterKarpenterApi(choice.kubeconfig);
+  } catch (error) {
+    const fallback = bundledKarpenterApi();
+    choice.warn(`kerf check: ${causeText(error)}; judging against the bundled Karpenter ${fallback.version} (--karpenter-version to choose)\n`);
+    return fallback;
+  }
 }
