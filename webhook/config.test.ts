@@ -13,6 +13,13 @@ void describe("webhook configuration", () => {
     assert.equal(config.bodyLimit, 7 * 1024 * 1024);
     assert.deepEqual(config.skipUsernames, ["system:serviceaccount:kube-system:karpenter"]);
     assert.ok(Object.isFrozen(config));
+    assert.deepEqual([config.karpenterApi, config.karpenterVersion, config.kubeconfig], ["cluster", "1.14.1", undefined]);
+  });
+
+  void it("resolves the pinned Karpenter release from a flag or KERF_KARPENTER_VERSION, and reads KUBECONFIG", () => {
+    const config = loadWebhookConfig([...required, "--karpenter-api", "bundled"], { KERF_KARPENTER_VERSION: "v1.10", KUBECONFIG: "/kc" });
+    assert.deepEqual([config.karpenterApi, config.karpenterVersion, config.kubeconfig], ["bundled", "1.10.2", "/kc"]);
+    assert.equal(loadWebhookConfig([...required, "--karpenter-version", "1.0.8"], { KERF_KARPENTER_VERSION: "1.15" }).karpenterVersion, "1.0.8");
   });
 
   void it("falls back to environment variables, with flags taking precedence", () => {
@@ -28,6 +35,9 @@ void describe("webhook configuration", () => {
     ["a TLS floor below 1.2", [...required, "--tls-min-version", "TLSv1.1"], /\/tlsMinVersion must be equal to one of the allowed values/],
     ["a body limit under 3 MiB", [...required, "--body-limit", "1024"], /\/bodyLimit must be >= 3145728/],
     ["an unknown flag", [...required, "--colour"], /reading webhook flags: Unknown option '--colour'/],
+    ["an unbundled Karpenter release", [...required, "--karpenter-version", "1.3"],
+      /^reading webhook flags: --karpenter-version: selecting Karpenter API "1\.3": not bundled \(bundled: 1\.0\.8, .*1\.15\.1\)$/],
+    ["an unknown Karpenter API source", [...required, "--karpenter-api", "crds"], /\/karpenterApi must be equal to one of the allowed values/],
   ];
   for (const [what, args, message] of invalid) {
     void it(`rejects ${what}`, () => {

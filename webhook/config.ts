@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { Ajv } from "ajv";
 import { KerfError } from "./errors.ts";
 import { DEFAULT_BODY_LIMIT } from "./server.ts";
+import { DEFAULT_KARPENTER_VERSION, resolveKarpenterVersion, UnknownKarpenterVersionError } from "../policies/api/releases/index.ts";
 
 /** The validated, frozen webhook settings. */
 export interface WebhookConfig {
@@ -18,6 +19,12 @@ export interface WebhookConfig {
   readonly skipUsernames: readonly string[];
   /** How often (ms) the certificate files are checked for changes. */
   readonly tlsReloadIntervalMs: number;
+  /** cluster: judge against the cluster's installed Karpenter CRDs (watched); bundled: karpenterVersion only. */
+  readonly karpenterApi: "cluster" | "bundled";
+  /** The bundled release used when karpenterApi is bundled, or while the cluster's CRDs cannot be read. */
+  readonly karpenterVersion: string;
+  /** Kubeconfig for reading the CRDs; undefined: the pod's ServiceAccount (in-cluster). */
+  readonly kubeconfig: string | undefined;
 }
 
 /** Each flag, its environment fallback and its usage line. */
@@ -32,13 +39,27 @@ export const FLAGS = {
   "body-limit": { env: "KERF_WEBHOOK_BODY_LIMIT", usage: "largest request body in bytes", fallback: String(DEFAULT_BODY_LIMIT) },
   "skip-usernames": { env: "KERF_SKIP_USERNAMES", usage: "comma-separated callers never checked", fallback: "system:serviceaccount:kube-system:karpenter" },
   "tls-reload-interval": { env: "KERF_TLS_RELOAD_INTERVAL_MS", usage: "certificate change check interval in ms", fallback: "2000" },
+  "karpenter-api": {
+    env: "KERF_KARPENTER_API",
+    usage: "cluster (the installed Karpenter CRDs, watched) or bundled (--karpenter-version only)",
+    fallback: "cluster",
+  },
+  "karpenter-version": {
+    env: "KERF_KARPENTER_VERSION",
+    usage: "bundled Karpenter release judged against with bundled, or while the cluster's CRDs cannot be read",
+    fallback: DEFAULT_KARPENTER_VERSION,
+  },
+  kubeconfig: { env: "KUBECONFIG", usage: "kubeconfig for reading the CRDs (unset: the pod's ServiceAccount)", fallback: undefined },
 } as const;
 
 type FlagName = keyof typeof FLAGS;
 
 const schema = {
   type: "object",
-  required: ["host", "port", "tlsCert", "tlsKey", "tlsMinVersion", "logLevel", "bodyLimit", "skipUsernames", "tlsReloadIntervalMs"],
+  required: [
+    "host", "port", "tlsCert", "tlsKey", "tlsMinVersion", "logLevel", "bodyLimit", "skipUsernames", "tlsReloadIntervalMs", "karpenterApi",
+    "karpenterVersion",
+  ],
   properties: {
     host: { type: "string", minLength: 1 },
     port: { type: "integer", minimum: 0, maximum: 65535 },
@@ -50,6 +71,9 @@ const schema = {
     bodyLimit: { type: "integer", minimum: 3145728 },
     skipUsernames: { type: "array", items: { type: "string" } },
     tlsReloadIntervalMs: { type: "integer", minimum: 100 },
+    karpenterApi: { enum: ["cluster", "bundled"] },
+    karpenterVersion: { type: "string", minLength: 1 },
+    kubeconfig: { type: "string", minLength: 1 },
   },
 } as const;
 
@@ -64,6 +88,17 @@ export function flagUsage(): string {
 
 function numeric(text: string | undefined): number | string | undefined {
   return text !== undefined && /^\d+$/.test(text) ? Number(text) : text;
+}
+
+/** The bundled release `text` names (resolved: "1.14" → the newest bundled 1.14.x); KerfError when none. */
+function karpenterVersion(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return resolveKarpenterVersion(text);
+  } catch (error) {
+    if (!(error instanceof UnknownKarpenterVersionError)) throw error;
+    throw new KerfError("KERF_ERR_CONFIG", `reading webhook flags: --karpenter-version: ${error.message}`, { cause: error });
+  }
 }
 
 /** Parses `args` with `env` fallbacks; throws KerfError(KERF_ERR_CONFIG) naming the bad setting. */
@@ -90,6 +125,9 @@ export function loadWebhookConfig(args: readonly string[], env: NodeJS.ProcessEn
     bodyLimit: numeric(get("body-limit")),
     skipUsernames: (get("skip-usernames") ?? "").split(",").map((s) => s.trim()).filter((s) => s !== ""),
     tlsReloadIntervalMs: numeric(get("tls-reload-interval")),
+    karpenterApi: get("karpenter-api"),
+    karpenterVersion: karpenterVersion(get("karpenter-version")),
+    kubeconfig: get("kubeconfig") === "" ? undefined : get("kubeconfig"),
   };
   for (const name of ["tls-cert", "tls-key"] as const) {
     if (get(name) === undefined) throw new KerfError("KERF_ERR_CONFIG", `reading webhook flags: --${name} (or ${FLAGS[name].env}) is required`);

@@ -3,7 +3,12 @@ import type { AddressInfo } from "node:net";
 import { pino, type Logger } from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
 import type { WebhookConfig } from "./config.ts";
-import { loadEngine } from "./engine.ts";
+import { loadEngine, type Engine } from "./engine.ts";
+import { KubeConfig } from "@kubernetes/client-node";
+import { bundledKarpenterApi } from "../policies/api/releases/index.ts";
+import { causeText } from "./errors.ts";
+import { ClusterKarpenterApi } from "./karpenter-api/cluster-crds.ts";
+import type { AdmissionMetrics } from "./plugins/metrics.ts";
 import { createAdmissionMetrics } from "./plugins/metrics.ts";
 import { buildServer } from "./server.ts";
 import { loadTlsMaterial, watchTls, type SecureContextTarget } from "./tls.ts";
@@ -16,13 +21,47 @@ export interface RunningWebhook {
   close(): Promise<void>;
 }
 
+/** How long startup waits for the first read of the cluster's CRDs before serving with the fallback release. */
+const CLUSTER_API_WAIT_MS = 10_000;
+
+/** With karpenterApi "cluster": watches the installed CRDs and switches the engine's API with them. */
+async function followKarpenterApi(
+  config: WebhookConfig, deps: { engine: Engine; metrics: AdmissionMetrics; logger: Logger },
+): Promise<ClusterKarpenterApi | undefined> {
+  const { engine, metrics, logger } = deps;
+  const fallback = engine.context.api ?? bundledKarpenterApi(config.karpenterVersion);
+  metrics.useApi(fallback);
+  if (config.karpenterApi === "bundled") {
+    logger.info({ karpenterApi: { source: fallback.source, version: fallback.version } }, "judging Karpenter objects against this API");
+    return undefined;
+  }
+  const kubeConfig = new KubeConfig();
+  try {
+    if (config.kubeconfig === undefined) kubeConfig.loadFromCluster();
+    else kubeConfig.loadFromFile(config.kubeconfig);
+  } catch (error) {
+    logger.warn({ reason: `reading kubeconfig ${config.kubeconfig ?? "(in-cluster)"}: ${causeText(error)}`, karpenterApi: { source: fallback.source, version: fallback.version } },
+      "cannot use the cluster's Karpenter CRDs; judging against the bundled release");
+    return undefined;
+  }
+  const onChange = (api: typeof fallback): void => {
+    engine.useApi(api);
+    metrics.useApi(api);
+  };
+  const clusterApi = new ClusterKarpenterApi({ kubeConfig, fallback, logger, onChange });
+  await clusterApi.start(CLUSTER_API_WAIT_MS);
+  return clusterApi;
+}
+
 /** Starts the webhook; rejects with a KerfError for bad certificates or policy config. */
 export async function startWebhook(config: WebhookConfig, logger: Logger = pino({ level: config.logLevel })): Promise<RunningWebhook> {
-  const engine = await loadEngine({ policyConfigFile: config.policyConfig, eager: true });
+  const fallback = bundledKarpenterApi(config.karpenterVersion);
+  const engine = await loadEngine({ policyConfigFile: config.policyConfig, eager: true, api: fallback });
   const tls = loadTlsMaterial(config.tlsCert, config.tlsKey);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const metrics = createAdmissionMetrics(registry);
+  const clusterApi = await followKarpenterApi(config, { engine, metrics, logger });
   const app = buildServer({
     engine,
     metrics,
@@ -32,7 +71,12 @@ export async function startWebhook(config: WebhookConfig, logger: Logger = pino(
     bodyLimit: config.bodyLimit,
     https: { cert: tls.cert, key: tls.key, minVersion: config.tlsMinVersion },
   });
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await clusterApi?.stop();
+    throw error;
+  }
   const stopWatching = watchTls({
     certFile: config.tlsCert,
     keyFile: config.tlsKey,
@@ -46,6 +90,7 @@ export async function startWebhook(config: WebhookConfig, logger: Logger = pino(
     port,
     close: async () => {
       stopWatching();
+      await clusterApi?.stop();
       await app.close();
     },
   };

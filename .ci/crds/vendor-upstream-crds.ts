@@ -1,7 +1,7 @@
 // Writes policies/api/releases/karpenter-v<version>.json: the openAPIV3Schema of Karpenter's own NodePool,
 // NodeClaim and EC2NodeClass CRDs of each release, descriptions stripped, fetched from the Go module proxy by
 // fetch-upstream-crds.sh. Run: node .ci/crds/vendor-upstream-crds.ts [VERSION...]; the output is committed so
-// `kerf check --karpenter-version` works offline. A unit test re-derives each file when the cache holds it.
+// `kerf check --karpenter-version` works offline. test/integration/karpenter-releases.test.ts re-derives each file.
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";

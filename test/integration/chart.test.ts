@@ -368,6 +368,30 @@ void describe("the kerf Helm chart, rendered by helm", () => {
     for (const monitor of monitors) assert.deepEqual(only<V1Service>(objects, "Service", monitor.metadata.name).spec?.selector, monitor.spec.selector.matchLabels);
   });
 
+  void it("should let the webhook list and watch exactly the three Karpenter CRDs, with a token, only when it reads the cluster's", async () => {
+    const bundled = await renderChart({ set: { "webhook.karpenterApi.source": "bundled", "webhook.karpenterApi.version": "1.10" } });
+    for (const [objects, reads] of [[defaults.objects, true], [ci.objects, true], [bundled, false]] as const) {
+      const deployment = only<V1Deployment>(objects, "Deployment", "kerf-webhook");
+      const config = loadWebhookConfig(kerfInvocation(deploymentContainer(deployment, "webhook")).argv, {});
+      assert.equal(config.karpenterApi, reads ? "cluster" : "bundled");
+      assert.equal(config.karpenterVersion, reads ? "1.14.1" : "1.10.2");
+      assert.equal(deployment.spec?.template.spec?.automountServiceAccountToken, reads);
+      const roles = component(objects, "webhook").filter((o) => o.kind === "ClusterRole" && o.metadata.name === "kerf-webhook") as unknown as V1Role[];
+      const bindings = component(objects, "webhook").filter((o) => o.kind === "ClusterRoleBinding") as unknown as V1ClusterRoleBinding[];
+      if (!reads) {
+        assert.deepEqual([roles.length, bindings.length], [0, 0]);
+        continue;
+      }
+      assert.deepEqual(roles[0]?.rules, [{
+        apiGroups: ["apiextensions.k8s.io"], resources: ["customresourcedefinitions"],
+        resourceNames: ["nodepools.karpenter.sh", "nodeclaims.karpenter.sh", "ec2nodeclasses.karpenter.k8s.aws"], verbs: ["list", "watch"],
+      }]);
+      assert.deepEqual(bindings[0]?.roleRef, { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "kerf-webhook" });
+      assert.deepEqual(bindings[0]?.subjects, [{ kind: "ServiceAccount", name: deployment.spec?.template.spec?.serviceAccountName, namespace: deployment.metadata?.namespace }]);
+    }
+    await assert.rejects(renderChart({ set: { "webhook.karpenterApi.source": "crds" } }), /webhook\.karpenterApi\.source must be cluster or bundled, not crds/);
+  });
+
   void it("should render the operator alone with webhook.enabled=false", async () => {
     const objects = await renderChart({ set: { "webhook.enabled": "false" } });
     assert.deepEqual(component(objects, "webhook"), []);

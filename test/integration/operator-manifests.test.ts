@@ -125,7 +125,8 @@ void describe("the Helm charts on the real apiserver, with the operator running 
       }
     }
     const expected = [
-      "ClusterRole/kerf-operator", "ClusterRole/kerf-webhook-break-glass", "ClusterRoleBinding/kerf-operator", "ConfigMap/kerf-policy",
+      "ClusterRole/kerf-operator", "ClusterRole/kerf-webhook", "ClusterRole/kerf-webhook-break-glass", "ClusterRoleBinding/kerf-operator",
+      "ClusterRoleBinding/kerf-webhook", "ConfigMap/kerf-policy",
       "Deployment/kerf-operator", "Deployment/kerf-webhook", "MutatingWebhookConfiguration/kerf-mutating", "PodDisruptionBudget/kerf-operator",
       "PodDisruptionBudget/kerf-webhook", "Role/kerf-operator", "RoleBinding/kerf-operator", "Secret/kerf-webhook-tls", "Service/kerf-operator",
       "Service/kerf-webhook", "ServiceAccount/kerf-operator", "ServiceAccount/kerf-webhook", "ValidatingWebhookConfiguration/kerf-validating",

@@ -9,6 +9,8 @@ import type { ObjectResult, Report } from "./reporters/report.ts";
 import { causeText, isKerfError } from "../errors.ts";
 import { loadEngine, type Engine, type Kind } from "../engine.ts";
 import { explainNodePool } from "./explain.ts";
+import { selectKarpenterApi } from "./karpenter-api.ts";
+import { BUNDLED_KARPENTER_VERSIONS, DEFAULT_KARPENTER_VERSION, UnknownKarpenterVersionError } from "../../policies/api/releases/index.ts";
 
 const usage = `Usage: kerf check [PATH...|-] [options]
        kerf check --diff GIT-REF|DIR [--cluster [--kubeconfig FILE]] [PATH...]
@@ -20,6 +22,14 @@ directory (searched recursively for .yaml, .yml and .json) or - for standard inp
 Options:
   -f, --format FORMAT       ${formatNames.join("|")} (default: text)
       --policy-config FILE  policy configuration (YAML or JSON)
+      --karpenter-version VERSION
+                            judge against this Karpenter release's CRDs (schemas and CEL rules):
+                            ${BUNDLED_KARPENTER_VERSIONS.slice(0, 5).join(", ")},
+                            ${BUNDLED_KARPENTER_VERSIONS.slice(5).join(", ")}
+                            ("v1.14.1" too; "1.14" is the newest bundled 1.14.x). Default ${DEFAULT_KARPENTER_VERSION}
+      --karpenter-crds PATH judge against the CRDs in PATH (a file or folder of CRD YAML, e.g.
+                            \`kubectl get crd nodepools.karpenter.sh nodeclaims.karpenter.sh
+                            ec2nodeclasses.karpenter.k8s.aws -o yaml\`): a custom or newer install
       --show-defaults       print the JSON Patch defaulting would apply to each object
       --explain             per NodePool: matching instance types (spot, on-demand), cheapest and
                             dearest, allocatable range, worst-case hourly cost its limits allow
@@ -30,7 +40,8 @@ Options:
                             drift reason, and how the Drifted budgets pace it (text and json);
                             PATH defaults to .
       --cluster             with --diff: count the live NodeClaims that would drift (current
-                            kubeconfig context)
+                            kubeconfig context), and judge against the cluster's installed
+                            Karpenter CRDs unless --karpenter-version or --karpenter-crds says
       --kubeconfig FILE     with --cluster: the kubeconfig to use
       --color, --no-color   force or disable colour (default: on when stdout is a terminal)
   -h, --help                show this help
@@ -42,6 +53,8 @@ preview informs and never fails the run by itself.
 const options = {
   format: { type: "string", short: "f", default: "text" },
   "policy-config": { type: "string" },
+  "karpenter-version": { type: "string" },
+  "karpenter-crds": { type: "string" },
   "show-defaults": { type: "boolean", default: false },
   explain: { type: "boolean", default: false },
   diff: { type: "string" },
@@ -115,6 +128,9 @@ function validateDiff(values: Values, positionals: readonly string[]): void {
 
 /** The paths to check; throws UsageError for option combinations that cannot work. */
 function validate(values: Values, positionals: readonly string[]): readonly string[] {
+  if (values["karpenter-version"] !== undefined && values["karpenter-crds"] !== undefined) {
+    throw new UsageError("--karpenter-version and --karpenter-crds both name the Karpenter API: give one");
+  }
   if (values.explain && values.format !== "text" && values.format !== "json") throw new UsageError(`--explain works with --format text or json, not "${values.format}"`);
   if (values.diff !== undefined) {
     validateDiff(values, positionals);
@@ -142,7 +158,10 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
   const reporter = reporters[values.format];
   if (reporter === undefined) throw new UsageError(`unknown --format "${values.format}" (one of ${formatNames.join(", ")})`);
   const paths = validate(values, positionals);
-  const engine = await loadEngine({ policyConfigFile: values["policy-config"] });
+  const api = await selectKarpenterApi({
+    version: values["karpenter-version"], crds: values["karpenter-crds"], cluster: values.cluster, kubeconfig: values.kubeconfig, warn: io.stderr,
+  });
+  const engine = await loadEngine({ policyConfigFile: values["policy-config"], api });
   const sources = await readInputs(paths, io.readStdin);
   const objects = classify(engine, sources);
   const driftPreview = await previewSection(values, paths, sources);
@@ -161,7 +180,7 @@ export async function runCheck(args: readonly string[], io: CliIo): Promise<numb
   try {
     return await check(args, io);
   } catch (error) {
-    if (error instanceof UsageError || isArgError(error)) {
+    if (error instanceof UsageError || error instanceof UnknownKarpenterVersionError || isArgError(error)) {
       io.stderr(`kerf check: ${causeText(error)}\n(run \`kerf check --help\` for usage)\n`);
       return ExitCode.usage;
     }

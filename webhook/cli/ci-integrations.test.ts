@@ -138,6 +138,15 @@ void describe("GitHub Action (action.yml)", () => {
     assert.equal(upload?.with?.["sarif_file"], "${{ inputs.sarif-file }}");
   });
 
+  void it("passes the karpenter-version input to kerf check (an unbundled release is a usage error, exit 2)", () => {
+    const passed = runAction({ paths: "manifests/examples", "karpenter-version": "v1.10" });
+    assert.equal(passed.code, 0, passed.stdout + passed.stderr);
+    const refused = runAction({ paths: "manifests/examples", "karpenter-version": "1.2.0" });
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /^kerf check: selecting Karpenter API "1\.2\.0": not bundled \(bundled: 1\.0\.8, /m);
+    assert.equal(refused.outputs["check"]?.["exit-code"], "2");
+  });
+
   void it("exits 2 on unreadable input", () => {
     const run = runAction({ paths: "no/such/dir" });
     assert.equal(run.code, 2);

@@ -1,6 +1,6 @@
 /** Admission metrics (requests and latency by kind and verdict) and the `/metrics` route; the registry is injected. */
 import type { FastifyInstance, FastifyPluginAsync } from "fastify";
-import { Counter, Histogram, type Registry } from "prom-client";
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 
 /** Label values of one answered review. */
 export interface ReviewLabels {
@@ -21,6 +21,8 @@ export interface AdmissionMetrics {
   countFindings(findings: ReadonlyArray<{ policy: string; severity: string }>): void;
   /** Counts defaults injected by the mutating webhook, by JSON Pointer. */
   countDefaults(paths: readonly string[]): void;
+  /** Records the Karpenter API reviews are judged against (kerf_karpenter_api_info). */
+  useApi(api: { readonly source: string; readonly version: string }): void;
 }
 
 /** Latency buckets from 0.1 ms to 1 s: evaluation is in-process and should stay well under the apiserver timeout. */
@@ -53,8 +55,18 @@ export function createAdmissionMetrics(registry: Registry): AdmissionMetrics {
     labelNames: ["field"] as const,
     registers: [registry],
   });
+  const api = new Gauge({
+    name: "kerf_karpenter_api_info",
+    help: "1 for the Karpenter API admission reviews are judged against: source cluster (installed CRDs) or bundled.",
+    labelNames: ["source", "version"] as const,
+    registers: [registry],
+  });
   return {
     registry,
+    useApi({ source, version }) {
+      api.reset();
+      api.set({ source, version }, 1);
+    },
     observeReview(labels, seconds) {
       requests.inc({ webhook: labels.webhook, kind: labels.kind, operation: labels.operation, verdict: labels.verdict, dry_run: String(labels.dryRun) });
       duration.observe({ webhook: labels.webhook, kind: labels.kind, verdict: labels.verdict }, seconds);

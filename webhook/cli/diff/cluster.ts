@@ -29,8 +29,8 @@ async function listAll(api: CustomObjectsApi, plural: string): Promise<Record<st
   return items;
 }
 
-/** Reads the cluster's NodeClaims and NodePools; a KerfError (exit 2) naming the server when it cannot. */
-export async function readCluster(kubeconfig: string | undefined): Promise<ClusterObjects> {
+/** The current kubeconfig context (or `kubeconfig`); a KerfError (exit 2) naming the file when it cannot be read. */
+export function loadKubeConfig(kubeconfig: string | undefined): KubeConfig {
   const kc = new KubeConfig();
   try {
     if (kubeconfig === undefined) kc.loadFromDefault();
@@ -38,6 +38,12 @@ export async function readCluster(kubeconfig: string | undefined): Promise<Clust
   } catch (error) {
     throw new KerfError("KERF_ERR_CONFIG", `reading kubeconfig ${kubeconfig ?? "(default)"}: ${causeText(error)}`, { cause: error });
   }
+  return kc;
+}
+
+/** Reads the cluster's NodeClaims and NodePools; a KerfError (exit 2) naming the server when it cannot. */
+export async function readCluster(kubeconfig: string | undefined): Promise<ClusterObjects> {
+  const kc = loadKubeConfig(kubeconfig);
   const server = kc.getCurrentCluster()?.server ?? "(no current cluster)";
   const api = kc.makeApiClient(CustomObjectsApi);
   try {

@@ -143,3 +143,12 @@ own pods, as in Karpenter's chart. Call with (dict "root" $ "component" "operato
 {{- range . }}{{ $quoted = append $quoted (printf "'%s'" .) }}{{ end }}
 {{- join ", " $quoted }}
 {{- end }}
+
+{{/* "true" when the webhook reads the cluster's Karpenter CRDs (webhook.karpenterApi.source cluster). */}}
+{{- define "kerf.webhook.readsCrds" -}}
+{{- $source := .Values.webhook.karpenterApi.source }}
+{{- if not (has $source (list "cluster" "bundled")) }}
+{{- fail (printf "webhook.karpenterApi.source must be cluster or bundled, not %v" $source) }}
+{{- end }}
+{{- eq $source "cluster" }}
+{{- end }}
