@@ -149,14 +149,17 @@ void describe("the kerf Helm chart, rendered by helm", () => {
 
   void it("should start Node with flags it accepts on its command line and in NODE_OPTIONS", () => {
     // Node exits 9 on a flag NODE_OPTIONS may not carry (--optimize-for-size is one): run it for real.
-    const container = operatorContainer(defaults.objects);
-    const { nodeFlags } = kerfInvocation(container);
-    assert.deepEqual(nodeFlags, ["--optimize-for-size"]);
-    const env = containerEnvironment(container, [], pod);
-    assert.equal(env["NODE_OPTIONS"], "--max-semi-space-size=4");
-    assert.equal(env["MALLOC_ARENA_MAX"], "2");
-    const run = spawnSync(process.execPath, [...nodeFlags, "-e", "0"], { env: { PATH: process.env["PATH"] ?? "", NODE_OPTIONS: env["NODE_OPTIONS"] ?? "" }, encoding: "utf8" });
-    assert.equal(run.status, 0, run.stderr);
+    for (const [name, containerName] of [["kerf-operator", "controller"], ["kerf-webhook", "webhook"]] as const) {
+      const container = deploymentContainer(only<V1Deployment>(defaults.objects, "Deployment", name), containerName);
+      const { nodeFlags } = kerfInvocation(container);
+      assert.deepEqual(nodeFlags, ["--optimize-for-size"], name);
+      const env = containerEnvironment(container, [], pod);
+      assert.equal(env["NODE_OPTIONS"], "--max-semi-space-size=4", name);
+      assert.equal(env["MALLOC_ARENA_MAX"], "2", name);
+      const options = { env: { PATH: process.env["PATH"] ?? "", NODE_OPTIONS: env["NODE_OPTIONS"] ?? "" }, encoding: "utf8" } as const;
+      const run = spawnSync(process.execPath, [...nodeFlags, "-e", "0"], options);
+      assert.equal(run.status, 0, `${name}: ${run.stderr}`);
+    }
   });
 
   void it("should run kerf from the image of this version as the non-root user the Dockerfile sets", () => {

@@ -7,7 +7,8 @@
  * wall-clock throughput, does not depend on how much CPU the load generator gets on a shared host.
  * With --rate it also measures latency at a fixed arrival rate below saturation (open loop), where
  * p99 reflects service time rather than the queue of 200 waiting requests.
- * Usage: node test/perf/webhook/admission.bench.ts [--concurrency 200] [--seconds 10] [--rate 1000]
+ * --node-flags gives the kerf server V8 flags (the chart runs the webhook with --optimize-for-size).
+ * Usage: node test/perf/webhook/admission.bench.ts [--concurrency 200] [--seconds 10] [--rate 1000] [--node-flags=...]
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -18,7 +19,7 @@ import { runLoad, type LoadResult } from "./load.ts";
 
 const here = import.meta.dirname;
 const root = path.resolve(here, "../../..");
-const { values } = parseArgs({ options: { concurrency: { type: "string", default: "200" }, seconds: { type: "string", default: "10" }, rate: { type: "string" } } });
+const { values } = parseArgs({ options: { concurrency: { type: "string", default: "200" }, seconds: { type: "string", default: "10" }, rate: { type: "string" }, "node-flags": { type: "string", default: "" } } });
 const concurrency = Number(values.concurrency);
 const durationMs = Number(values.seconds) * 1000;
 const rate = values.rate === undefined ? undefined : Number(values.rate);
@@ -46,7 +47,8 @@ const pinned = spawnSync("taskset", ["-V"]).status === 0;
 function startServer(which: "kerf" | "bare"): Promise<{ child: ChildProcess; port: number }> {
   const script = path.join(here, "server-process.ts");
   const command = pinned ? "taskset" : process.execPath;
-  const args = pinned ? ["-c", "0", process.execPath, script, which] : [script, which];
+  const flags = which === "kerf" && values["node-flags"] !== "" ? values["node-flags"].split(" ") : [];
+  const args = pinned ? ["-c", "0", process.execPath, ...flags, script, which] : [...flags, script, which];
   const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     child.stdout?.on("data", (chunk: Buffer) => {
