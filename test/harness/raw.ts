@@ -41,7 +41,3 @@ export async function rawRequest(kc: KubeConfig, options: { method: string; path
   });
 }
 
-/** Server-side apply of a cluster-scoped object at `path` (the object's own URL). */
-export function serverSideApply(kc: KubeConfig, path: string, object: unknown): Promise<unknown> {
-  return rawRequest(kc, { method: "PATCH", path: `${path}?fieldManager=kerf-test&force=true`, body: object, contentType: "application/apply-patch+yaml" });
-}

@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1APIResourceList, type V1Deployment } from "@kubernetes/client-node";
+import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1APIResourceList, type V1Deployment } from "@kubernetes/client-node";
 import { loadConfig } from "../../operator/config.ts";
 import { startOperator, type RunningOperator } from "../../operator/main.ts";
 import { createLogger } from "../../operator/observability/logger.ts";
@@ -161,6 +161,9 @@ void describe("the Helm charts on the real apiserver, with the operator running 
     await eventually("the ServiceAccount's bindings to take effect", async () => {
       await direct.makeApiClient(CustomObjectsApi).listClusterCustomObject({ ...NODECLAIMS, limit: 1 });
       await direct.makeApiClient(CoreV1Api).listNode({ limit: 1 });
+      // The namespaced Role (the Lease) propagates on its own: a 404 means the read was authorized.
+      await direct.makeApiClient(CoordinationV1Api).readNamespacedLease({ name: "karpenter-leader-election", namespace })
+        .catch((error: unknown) => { if ((error as { code?: number }).code !== 404) throw error; });
       return true;
     }, 30_000, 100);
     step("ServiceAccount token authorized");
