@@ -178,8 +178,8 @@ void describe("kerf webhook judging against the cluster's installed Karpenter CR
     await assert.rejects(direct.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition(), (e: { code?: number }) => e.code === 403, "only the three CRDs, by name");
 
     const { webhook, logs } = await start(["--kubeconfig", kubeconfig, "--karpenter-version", "1.10"]);
-    // Karpenter's own CRDs do not name their release.
-    assert.deepEqual(await apiInUse(webhook.port), ["cluster/cluster"], JSON.stringify(logs));
+    // Karpenter's own CRDs do not name their release; their schemas are exactly v1.0.8's.
+    assert.deepEqual(await apiInUse(webhook.port), ["cluster/1.0.8"], JSON.stringify(logs));
     assert.deepEqual(fallbackWarnings(logs), []);
     assert.deepEqual(await verdicts(webhook.port), V1_0, "v1.0.8's verdicts, not the default release's");
 
@@ -201,14 +201,14 @@ void describe("kerf webhook judging against the cluster's installed Karpenter CR
 
     // Back: the cluster's API again.
     await installCrds(env.kubeConfig, await upstreamCrds("1.15.1"));
-    await eventually("the webhook to return to the cluster's CRDs", async () => (await apiInUse(webhook.port)).join() === "cluster/cluster");
+    await eventually("the webhook to return to the cluster's CRDs", async () => (await apiInUse(webhook.port)).join() === "cluster/1.15.1");
     assert.deepEqual(await verdicts(webhook.port), V1_14);
     // Each CRD's change is followed as it comes (while the three are applied one by one, the API mixes them).
     const used = logs.filter((l) => l["msg"] === "judging Karpenter objects against this API")
       .map((l) => { const a = l["karpenterApi"] as { source: string; version: string }; return `${a.source}/${a.version}`; })
       .filter((a, i, all) => a !== all[i - 1]);
-    assert.deepEqual(used.slice(0, 3), ["cluster/cluster", "cluster/1.14.1", "bundled/1.10.2"], used.join(" → "));
-    assert.equal(used.at(-1), "cluster/cluster");
+    assert.deepEqual(used.slice(0, 3), ["cluster/1.0.8", "cluster/1.14.1", "bundled/1.10.2"], used.join(" → "));
+    assert.equal(used.at(-1), "cluster/1.15.1");
   });
 
   void it("uses the bundled release, logging `forbidden` once, when its ServiceAccount may not read CRDs", async () => {

@@ -3,7 +3,7 @@
 // script, `kerf check --karpenter-crds` and the webhook's reading of the cluster's CRDs.
 import type { Kind } from "../../types.ts";
 import type { SchemaNode } from "../schemas/openapi.ts";
-import type { KarpenterApi } from "./index.ts";
+import { identifyKarpenterRelease, type KarpenterApi } from "./index.ts";
 
 /** The CRD (metadata.name) defining each kind. */
 export const KARPENTER_CRD_NAMES: Readonly<Record<Kind, string>> = Object.freeze({
@@ -86,8 +86,12 @@ export function versionFromCrds(crds: readonly unknown[]): string | undefined {
   return undefined;
 }
 
-/** A KarpenterApi from installed (or exported) CRDs; `unnamed` is its version when the CRDs do not say. */
+/**
+ * A KarpenterApi from installed (or exported) CRDs. Its version: what the CRDs say, else the bundled release with
+ * exactly these schemas, else `unnamed`.
+ */
 export function karpenterApiFromCrds(crds: readonly unknown[], unnamed = "cluster"): KarpenterApi {
   const schemas = Object.freeze(schemasFromCrds(crds));
-  return Object.freeze({ version: versionFromCrds(crds) ?? unnamed, source: "cluster" as const, schemas });
+  const version = versionFromCrds(crds) ?? identifyKarpenterRelease(schemas) ?? unnamed;
+  return Object.freeze({ version, source: "cluster" as const, schemas });
 }

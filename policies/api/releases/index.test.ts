@@ -88,3 +88,37 @@ void describe("a Karpenter API from CRDs", () => {
     });
   }
 });
+
+/** The same value with every object's keys in reverse order (as an apiserver may return them). */
+function reversedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reversedKeys);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversedKeys(v)]));
+}
+
+void describe("a cluster's CRDs that say nothing of their release", () => {
+  const kinds = { NodePool: names[0]!, NodeClaim: names[1]!, EC2NodeClass: names[2]! } as const;
+  const crdsOf = (schemas: Record<string, unknown>): unknown[] => Object.entries(kinds).map(([kind, name]) => ({
+    apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name, annotations: { "controller-gen.kubebuilder.io/version": "v0.18.0" } },
+    spec: { versions: [{ name: "v1", schema: { openAPIV3Schema: reversedKeys(schemas[kind]) } }] },
+  }));
+
+  const cases: [string, string, string][] = [
+    ["v1.0.8's schemas in another key order", "1.0.8", "1.0.8"],
+    ["v1.15.1's schemas", "1.15.1", "1.15.1"],
+    ["v1.14.1's schemas, which v1.14.3 shares: the newest", "1.14.1", "1.14.3"],
+  ];
+  for (const [title, release, expected] of cases) {
+    void it(`are named after the bundled release with exactly their schemas: ${title}`, () => {
+      const api = karpenterApiFromCrds(crdsOf(bundledKarpenterApi(release).schemas));
+      assert.equal(api.version, expected);
+      assert.equal(api.source, "cluster");
+    });
+  }
+
+  void it("stay unnamed when one rule differs from every bundled release", () => {
+    const schemas = structuredClone(bundledKarpenterApi("1.15.1").schemas) as Record<string, { "x-kubernetes-validations"?: unknown[] }>;
+    schemas["NodePool"]!["x-kubernetes-validations"] = [{ rule: "true", message: "a local patch" }];
+    assert.equal(karpenterApiFromCrds(crdsOf(schemas)).version, "cluster");
+  });
+});

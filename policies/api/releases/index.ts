@@ -72,3 +72,23 @@ export function bundledKarpenterApi(version: string = DEFAULT_KARPENTER_VERSION)
   }
   return api;
 }
+
+/** JSON with object keys sorted: the same schema read from YAML or from the apiserver gives the same text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (typeof value !== "object" || value === null) return JSON.stringify(value);
+  const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+}
+
+let fingerprints: Map<string, string> | undefined;
+
+/**
+ * The bundled release whose schemas these are, exactly (the newest when releases share them, as 1.14.1 and 1.14.3
+ * do), or undefined. Karpenter's own CRDs do not say which release they are; their schemas do.
+ */
+export function identifyKarpenterRelease(schemas: Readonly<Record<Kind, SchemaNode>>): string | undefined {
+  fingerprints ??= new Map(RELEASES.map((r) => [r.version, canonical(r.schemas)]));
+  const wanted = canonical(schemas);
+  return [...fingerprints].findLast(([, print]) => print === wanted)?.[0];
+}
