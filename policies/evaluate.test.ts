@@ -180,3 +180,38 @@ void describe("registry", () => {
     assert.deepEqual([...ids].sort(), [...CONFIGURABLE_POLICY_IDS].sort());
   });
 });
+
+void describe("evaluate on UPDATE: validation ratcheting, as the apiserver does it", () => {
+  const config = parsePolicyConfig("policies:\n  spot-diversity: off\n  limits-required: off\n");
+  // Stored under v1.0.8, whose expireAfter pattern was unanchored, and a label domain v1.14.1 restricts by CEL.
+  const stored = (): Record<string, unknown> => {
+    const object = nodePool();
+    const template = (object["spec"] as { template: Record<string, Record<string, unknown>> }).template;
+    template["spec"]!["expireAfter"] = "720hx";
+    template["metadata"] = { labels: { "karpenter.sh/custom": "x" } };
+    return object;
+  };
+  const judged = (operation: "CREATE" | "UPDATE", edit: (spec: Record<string, unknown>) => void): string[] => {
+    const object = structuredClone(stored());
+    edit(object["spec"] as Record<string, unknown>);
+    const verdict = evaluate({ kind: "NodePool", operation, object, oldObject: stored(), context: { catalog, config } });
+    // The apiserver's own checks; kerf's runtime and policy checks do not ratchet.
+    return verdict.findings.filter((f) => f.severity === "deny" && (f.policy === "schema" || f.policy === "cel")).map((f) => `${f.policy} ${f.path}`);
+  };
+  const template = (spec: Record<string, unknown>): Record<string, Record<string, unknown>> => spec["template"] as Record<string, Record<string, unknown>>;
+
+  const cases: [string, "CREATE" | "UPDATE", (spec: Record<string, unknown>) => void, string[]][] = [
+    ["CREATE: both are errors", "CREATE", () => undefined,
+      ["schema spec.template.spec.expireAfter", "cel spec.template.metadata.labels.karpenter.sh/custom"]],
+    ["UPDATE of another field: both ratchet", "UPDATE", (s) => { s["weight"] = 10; }, []],
+    ["UPDATE of expireAfter to another bad value: that one is an error again", "UPDATE", (s) => { template(s)["spec"]!["expireAfter"] = "721hx"; },
+      ["schema spec.template.spec.expireAfter"]],
+    ["UPDATE adding a label: the labels rule is judged again", "UPDATE", (s) => { template(s)["metadata"] = { labels: { "karpenter.sh/custom": "x", team: "a" } }; },
+      ["cel spec.template.metadata.labels.karpenter.sh/custom"]],
+  ];
+  for (const [title, operation, edit, expected] of cases) {
+    void it(`denies exactly what the apiserver would: ${title}`, () => {
+      assert.deepEqual(judged(operation, edit).sort(), expected.sort());
+    });
+  }
+});

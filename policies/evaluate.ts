@@ -87,7 +87,8 @@ export function evaluate(input: EvaluateInput): Verdict {
   const patch = diff(object, defaulted);
   const ctx = { config: context.config, exempt: exemptions(object) };
   const scale = kind === "NodePool" ? scaleIssues(defaulted) : [];
-  const structural = [...metadataIssues(defaulted), ...validateStructure(kind, defaulted, api), ...scale];
+  const stored = input.operation === "UPDATE" && isObject(input.oldObject) ? input.oldObject : undefined;
+  const structural = [...metadataIssues(defaulted), ...validateStructure(kind, defaulted, api, stored), ...scale];
   // kerf checks what its mutation stores, but reports what the apiserver answers without that mutation.
   const unmutated = kind === "NodePool" ? requiredWithoutKerfMutation(object, api.schemas.NodePool) : [];
   const schemaIssues: Issue[] = [...unmutated, ...structural.filter((i) => i.class !== "unknown")];

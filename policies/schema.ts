@@ -5,6 +5,7 @@ import { fullFormats } from "ajv-formats/dist/formats.js";
 import { bundledKarpenterApi, type KarpenterApi } from "./api/releases/index.ts";
 import type { SchemaNode } from "./api/schemas/openapi.ts";
 import { fieldPath, type Segment } from "./field-path.ts";
+import { ratchetedAt } from "./ratchet.ts";
 import { re2 } from "./re2.ts";
 import type { Kind } from "./types.ts";
 
@@ -110,13 +111,18 @@ export function compileSchemas(api: KarpenterApi = bundledKarpenterApi()): void 
   for (const schema of Object.values(api.schemas)) validatorFor(schema);
 }
 
-/** Validates a (defaulted) object against its kind's structural schema in `api` (default: the bundled release). */
-export function validateStructure(kind: Kind, object: unknown, api: KarpenterApi = bundledKarpenterApi()): SchemaIssue[] {
+/**
+ * Validates a (defaulted) object against its kind's structural schema in `api` (default: the bundled release); with `old`
+ * (an UPDATE's stored object) errors on values the update left unchanged are ratcheted away, as the apiserver does.
+ */
+export function validateStructure(kind: Kind, object: unknown, api: KarpenterApi = bundledKarpenterApi(), old?: unknown): SchemaIssue[] {
   const schema = api.schemas[kind];
   const validate = validatorFor(schema);
   if (validate(object)) return [];
   const issues: SchemaIssue[] = [];
   for (const error of validate.errors ?? []) {
+    // Ratcheting (policies/ratchet.ts): on UPDATE an error on a value left unchanged is dropped; pruning is not.
+    if (old !== undefined && error.keyword !== "additionalProperties" && ratchetedAt(schema, object, old, segmentsOf(error.instancePath))) continue;
     const issue = toIssue(schema, error);
     if (issue !== undefined && !issues.some((i) => i.path === issue.path && i.message === issue.message)) issues.push(issue);
   }

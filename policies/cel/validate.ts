@@ -2,6 +2,8 @@
 // (k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation.go): every rule at every node with a value,
 // for each list item and map value; transition rules only where an old value correlates.
 import type { SchemaNode } from "../api/schemas/openapi.ts";
+import { jsonEqual } from "../json-patch.ts";
+import { listMapKey } from "../ratchet.ts";
 import { BoundedMemo } from "../memo.ts";
 import type { CompiledNode, CompiledRule } from "./rules.ts";
 import { newConverter, type Converter } from "./values.ts";
@@ -160,11 +162,7 @@ function evaluateRules(node: CompiledNode, at: At, walk: Walk): void {
 function oldItemsByKey(schema: SchemaNode, old: unknown): Map<string, unknown> | undefined {
   const keys = schema["x-kubernetes-list-map-keys"];
   if (schema["x-kubernetes-list-type"] !== "map" || keys === undefined || !Array.isArray(old)) return undefined;
-  return new Map(old.map((item) => [itemKey(keys, item), item]));
-}
-
-function itemKey(keys: readonly string[], item: unknown): string {
-  return JSON.stringify(keys.map((k) => (isObject(item) ? item[k] : undefined) ?? null));
+  return new Map(old.map((item) => [listMapKey(keys, item), item]));
 }
 
 function visitItems(node: CompiledNode, items: readonly unknown[], at: At, walk: Walk): void {
@@ -173,7 +171,7 @@ function visitItems(node: CompiledNode, items: readonly unknown[], at: At, walk:
   const oldItems = walk.update ? oldItemsByKey(node.schema, at.old) : undefined;
   const keys = node.schema["x-kubernetes-list-map-keys"] ?? [];
   items.forEach((item, index) => {
-    const old = oldItems?.get(itemKey(keys, item));
+    const old = oldItems?.get(listMapKey(keys, item));
     visit(itemNode, { value: item, old, path: { parent: at.path, text: `[${index}]` } }, walk);
   });
 }
@@ -195,6 +193,9 @@ function visitFields(node: CompiledNode, value: Json, at: At, walk: Walk): void 
 function visit(node: CompiledNode, at: At, walk: Walk): void {
   // Null and absent values are not validated: rules on a field only see it set.
   if (at.value === undefined || at.value === null) return;
+  // Ratcheting (KEP-4008, policies/ratchet.ts): on UPDATE a value equal to its correlated old one is not
+  // validated again, nor is anything under it (where list items stop correlating, the unchanged list still counts).
+  if (walk.update && at.old !== undefined && at.old !== null && jsonEqual(at.value, at.old)) return;
   const here = at.old === null ? { ...at, old: undefined } : at;
   if (node.rules.length > 0) evaluateRules(node, here, walk);
   if (Array.isArray(here.value)) visitItems(node, here.value, here, walk);
