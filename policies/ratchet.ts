@@ -6,17 +6,18 @@ import type { Segment } from "./field-path.ts";
 import { jsonEqual } from "./json-patch.ts";
 import { isObject } from "./object.ts";
 
-/** The key of a list-type=map item: its x-kubernetes-list-map-keys values. */
-export function listMapKey(keys: readonly string[], item: unknown): string {
-  return JSON.stringify(keys.map((k) => (isObject(item) ? item[k] : undefined) ?? null));
-}
+const NO_CORRELATION = (): undefined => undefined;
 
-/** The old list item that correlates with `item`: by map keys for x-kubernetes-list-type=map, none otherwise. */
-function oldItem(schema: SchemaNode | undefined, item: unknown, old: unknown): unknown {
+/**
+ * How the apiserver finds the old item of a list item (ratcheting, CEL transition rules): by the values of
+ * x-kubernetes-list-map-keys for a list-type=map list; items of other lists never correlate.
+ */
+export function correlateItems(schema: SchemaNode | undefined, old: unknown): (item: unknown) => unknown {
   const keys = schema?.["x-kubernetes-list-map-keys"];
-  if (schema?.["x-kubernetes-list-type"] !== "map" || keys === undefined || !Array.isArray(old)) return undefined;
-  const key = listMapKey(keys, item);
-  return old.find((candidate) => listMapKey(keys, candidate) === key);
+  if (schema?.["x-kubernetes-list-type"] !== "map" || keys === undefined || !Array.isArray(old)) return NO_CORRELATION;
+  const keyOf = (item: unknown): string => JSON.stringify(keys.map((k) => (isObject(item) ? item[k] : undefined) ?? null));
+  const byKey = new Map(old.map((item) => [keyOf(item), item]));
+  return (item) => byKey.get(keyOf(item));
 }
 
 function childSchema(schema: SchemaNode | undefined, key: string): SchemaNode | undefined {
@@ -38,7 +39,7 @@ export function ratchetedAt(schema: SchemaNode, object: unknown, old: unknown, s
     if (jsonEqual(value, previous)) return true;
     if (Array.isArray(value)) {
       value = value[Number(segment)];
-      previous = oldItem(node, value, previous);
+      previous = correlateItems(node, previous)(value);
       node = node?.items;
     } else if (isObject(value)) {
       const key = String(segment);

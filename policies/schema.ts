@@ -5,6 +5,7 @@ import { fullFormats } from "ajv-formats/dist/formats.js";
 import { bundledKarpenterApi, type KarpenterApi } from "./api/releases/index.ts";
 import type { SchemaNode } from "./api/schemas/openapi.ts";
 import { fieldPath, type Segment } from "./field-path.ts";
+import { BoundedMemo } from "./memo.ts";
 import { ratchetedAt } from "./ratchet.ts";
 import { re2 } from "./re2.ts";
 import type { Kind } from "./types.ts";
@@ -49,8 +50,7 @@ export function toAjvSchema(node: SchemaNode, isRoot = true): Record<string, unk
 }
 
 /** Strings longer than this are tested directly: memoising them would hold on to large values. */
-const MEMO_MAX_LENGTH = 256;
-const MEMO_ENTRIES = 1024;
+const MEMO_LIMITS = { maxEntries: 1024, maxKeyLength: 256, maxTotalLength: Infinity };
 
 /**
  * A RegExp for ajv's `pattern` keyword whose results are memoised per string: label keys, durations and
@@ -59,14 +59,13 @@ const MEMO_ENTRIES = 1024;
  */
 function memoizedRegExp(pattern: string): { test: (s: string) => boolean; toString: () => string } {
   const rx = re2(pattern);
-  const results = new Map<string, boolean>();
+  const results = new BoundedMemo<boolean>(MEMO_LIMITS);
   return {
     test: (s) => {
-      if (s.length > MEMO_MAX_LENGTH) return rx.test(s);
+      if (s.length > MEMO_LIMITS.maxKeyLength) return rx.test(s);
       let result = results.get(s);
       if (result === undefined) {
         result = rx.test(s);
-        if (results.size >= MEMO_ENTRIES) results.clear();
         results.set(s, result);
       }
       return result;

@@ -1,9 +1,8 @@
 // Evaluates a compiled schema's rules against an object the way the apiserver's CEL validator walks it
 // (k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation.go): every rule at every node with a value,
 // for each list item and map value; transition rules only where an old value correlates.
-import type { SchemaNode } from "../api/schemas/openapi.ts";
 import { jsonEqual } from "../json-patch.ts";
-import { listMapKey } from "../ratchet.ts";
+import { correlateItems } from "../ratchet.ts";
 import { BoundedMemo } from "../memo.ts";
 import type { CompiledNode, CompiledRule } from "./rules.ts";
 import { newConverter, type Converter } from "./values.ts";
@@ -159,20 +158,13 @@ function evaluateRules(node: CompiledNode, at: At, walk: Walk): void {
 }
 
 /** The old list items by their x-kubernetes-list-map-keys; other lists' items never correlate. */
-function oldItemsByKey(schema: SchemaNode, old: unknown): Map<string, unknown> | undefined {
-  const keys = schema["x-kubernetes-list-map-keys"];
-  if (schema["x-kubernetes-list-type"] !== "map" || keys === undefined || !Array.isArray(old)) return undefined;
-  return new Map(old.map((item) => [listMapKey(keys, item), item]));
-}
 
 function visitItems(node: CompiledNode, items: readonly unknown[], at: At, walk: Walk): void {
   const itemNode = node.items;
   if (itemNode === undefined) return;
-  const oldItems = walk.update ? oldItemsByKey(node.schema, at.old) : undefined;
-  const keys = node.schema["x-kubernetes-list-map-keys"] ?? [];
+  const oldOf = correlateItems(node.schema, walk.update ? at.old : undefined);
   items.forEach((item, index) => {
-    const old = oldItems?.get(listMapKey(keys, item));
-    visit(itemNode, { value: item, old, path: { parent: at.path, text: `[${index}]` } }, walk);
+    visit(itemNode, { value: item, old: oldOf(item), path: { parent: at.path, text: `[${index}]` } }, walk);
   });
 }
 

@@ -2,6 +2,7 @@
 // x-kubernetes-validations), vendored by .ci/crds/vendor-upstream-crds.ts. A cluster's installed CRDs can stand
 // in for a bundled release (the webhook reads them; see from-crds.ts); the engine treats both the same.
 import type { Kind } from "../../types.ts";
+import { jsonEqual } from "../../json-patch.ts";
 import type { SchemaNode } from "../schemas/openapi.ts";
 import v1_0_8 from "./karpenter-v1.0.8.json" with { type: "json" };
 import v1_8_2 from "./karpenter-v1.8.2.json" with { type: "json" };
@@ -73,22 +74,10 @@ export function bundledKarpenterApi(version: string = DEFAULT_KARPENTER_VERSION)
   return api;
 }
 
-/** JSON with object keys sorted: the same schema read from YAML or from the apiserver gives the same text. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (typeof value !== "object" || value === null) return JSON.stringify(value);
-  const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
-}
-
-let fingerprints: Map<string, string> | undefined;
-
 /**
- * The bundled release whose schemas these are, exactly (the newest when releases share them, as 1.14.1 and 1.14.3
- * do), or undefined. Karpenter's own CRDs do not say which release they are; their schemas do.
+ * The bundled release whose schemas these are, exactly (key order aside; the newest when releases share them, as
+ * 1.14.1 and 1.14.3 do), or undefined. Karpenter's own CRDs do not say which release they are; their schemas do.
  */
 export function identifyKarpenterRelease(schemas: Readonly<Record<Kind, SchemaNode>>): string | undefined {
-  fingerprints ??= new Map(RELEASES.map((r) => [r.version, canonical(r.schemas)]));
-  const wanted = canonical(schemas);
-  return [...fingerprints].findLast(([, print]) => print === wanted)?.[0];
+  return RELEASES.findLast((release) => jsonEqual(release.schemas, schemas))?.version;
 }
