@@ -86,7 +86,7 @@ export class DisruptionController {
     const cluster = this.deps.cluster.snapshot();
     return {
       now: this.deps.clock.now(), cluster, instanceTypes: await instanceTypesByPool(this.deps, cluster.nodePools),
-      nominated: this.deps.nominations.active(), inFlight: this.orchestrator.names(), spotToSpot: this.deps.settings.spotToSpot,
+      nominated: this.deps.nominations.active(), pending: this.deps.cluster.pendingPods(), inFlight: this.orchestrator.names(), spotToSpot: this.deps.settings.spotToSpot,
       ...(this.deps.settings.maxSingleNodeEvaluations === undefined ? {} : { maxSingleNodeEvaluations: this.deps.settings.maxSingleNodeEvaluations }),
       resumeAfter: this.resumeAfter, ...(this.deps.scheduling === undefined ? {} : { scheduling: this.deps.scheduling }),
     };

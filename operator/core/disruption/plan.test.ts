@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { input, machine, pool, view, NOW } from "./fixtures.ts";
 import { planDisruption, type DisruptionInput } from "./plan.ts";
 import { revalidate } from "./validation.ts";
+import type { Pod } from "../lifecycle/objects.ts";
 
 const names = (p: ReturnType<typeof planDisruption>): string[] => (p.command?.candidates ?? []).map((c) => c.name).sort();
 
@@ -63,6 +64,30 @@ void describe("a disruption pass", () => {
     assert.equal(plan.command?.reason, "Underutilized");
     assert.equal(plan.command?.candidates.length, 1);
     assert.ok((plan.command?.savingsPerHour ?? 0) > 0.09);
+  });
+
+  void it("leaves the room pending pods will take, and never counts on a node that is not initialized", () => {
+    const waiting = Array.from({ length: 6 }, (_, i) => ({
+      metadata: { name: `waiting-${i}`, namespace: "default", uid: `waiting-${i}`, creationTimestamp: NOW.toISOString() },
+      spec: { containers: [{ name: "c", resources: { requests: { memory: "1Gi", cpu: "100m" } } }] },
+      status: { phase: "Pending" },
+    }) as Pod);
+    const p = pool("default", { budgets: [{ nodes: "100%" }] });
+    const cases = [
+      { why: "b is free: a's pods move there", b: machine("b", { pool: p, consolidatable: false }), pending: [], nominated: [], want: "delete" },
+      { why: "b just launched for six pending pods", b: machine("b", { pool: p, consolidatable: false }), pending: waiting, nominated: ["b"], want: "replace" },
+      { why: "the pods of a node being deleted wait for b's room too", b: machine("b", { pool: p, consolidatable: false }), pending: [], nominated: ["b"], deleting: true, want: "replace" },
+      { why: "b is not initialized yet", b: machine("b", { pool: p, initialized: false, consolidatable: false }), pending: [], nominated: [], want: "replace" },
+    ];
+    for (const c of cases) {
+      const going = machine("going", { pool: p, pods: 6, type: "m5.xlarge" });
+      const gone = { ...going, claim: { ...going.claim, metadata: { ...going.claim.metadata, deletionTimestamp: NOW.toISOString() } } };
+      const machines = [machine("a", { pool: p, pods: 2 }), c.b, ...(c.deleting === true ? [gone] : [])];
+      const plan = planDisruption(input(view(machines, [p], { pods: c.pending }), { pending: c.pending, nominated: new Set(c.nominated) }));
+      assert.deepEqual(names(plan), ["a"], c.why);
+      assert.equal(plan.command?.decision, c.want, c.why);
+      if (c.want === "replace") assert.equal(plan.command?.replacements[0]?.launch.instanceType, "c5.large", c.why);
+    }
   });
 
   void it("replaces an oversized node with one strictly cheaper node", () => {

@@ -9,10 +9,12 @@
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { existingPlaces, type ClusterView } from "../provisioning/cluster-view.ts";
 import { takingPartPools, typesByName } from "../provisioning/plan.ts";
+import type { Pod } from "../lifecycle/objects.ts";
 import { simPodFromPod } from "../scheduling/pod-spec.ts";
+import { simulate } from "../scheduling/simulate.ts";
 import { PoolTypes } from "../scheduling/pool-types.ts";
 import { ResourceSpace } from "../scheduling/resource-space.ts";
-import type { NodePoolView, SimulateOptions, Snapshot } from "../scheduling/types.ts";
+import type { ExistingNode, NodePoolView, SimPod, SimulateOptions, Snapshot } from "../scheduling/types.ts";
 import { daemonSetViews } from "../provisioning/cluster-view.ts";
 import { findCandidates, isEmptyCandidate, isReschedulable } from "./candidates.ts";
 import { CompactSnapshot } from "./compact-snapshot.ts";
@@ -28,6 +30,11 @@ export interface DisruptionInput {
   readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
   /** Node names nominated for pending pods within the window. */
   readonly nominated: ReadonlySet<string>;
+  /**
+   * Provisionable pending pods (the provisioner's intake). The room they will take on existing and
+   * in-flight nodes is not offered to a candidate's pods (Karpenter simulates them together).
+   */
+  readonly pending?: readonly Pod[];
   /** NodeClaims in commands being executed. */
   readonly inFlight: ReadonlySet<string>;
   readonly spotToSpot: boolean;
@@ -57,16 +64,59 @@ function withUsableTypes(view: NodePoolView): NodePoolView {
   return { ...view, instanceTypes: new PoolTypes(view, new ResourceSpace(), []).types };
 }
 
+/**
+ * Marks a place that is not initialized (an in-flight NodeClaim, a booting Node): no moving pod
+ * tolerates it, so a consolidation never counts on a node that may never become ready (Karpenter
+ * fails a simulation that schedules against an uninitialized node). Its pods still count for
+ * topology. The key shows in the Unconsolidatable message.
+ */
+export const NOT_INITIALIZED_TAINT = { key: "kerf.dev/not-initialized", effect: "NoSchedule" } as const;
+
+function readable(pods: readonly Pod[]): SimPod[] {
+  const out: SimPod[] = [];
+  const seen = new Set<string>();
+  for (const pod of pods) {
+    try {
+      const sim = simPodFromPod(pod);
+      if (!seen.has(sim.uid)) out.push(sim);
+      seen.add(sim.uid);
+    } catch {
+      // A pod whose requests cannot be read is the provisioner's to report; it reserves nothing here.
+    }
+  }
+  return out;
+}
+
+/**
+ * The places with the room that pods waiting for one will take: provisionable pending pods and the
+ * pods of nodes being deleted go where the provisioner would put them, before any candidate's pod
+ * moves. Without this, a node that just launched for four pending pods looks empty, and the pass
+ * plans to move another node's pods into the room those four are about to take.
+ */
+function withWaitingPods(snapshot: Snapshot, waiting: readonly SimPod[], options: SimulateOptions): ExistingNode[] {
+  if (waiting.length === 0) return [...snapshot.nodes];
+  const placed = new Map<string, SimPod[]>();
+  for (const p of simulate(snapshot, waiting, { ...options, maxNewClaims: 0, improve: false }).existingPlacements) {
+    placed.set(p.node, [...(placed.get(p.node) ?? []), p.pod]);
+  }
+  return snapshot.nodes.map((n) => (placed.has(n.name) ? { ...n, pods: [...n.pods, ...(placed.get(n.name) ?? [])] } : n));
+}
+
 /** The scheduling snapshot with each candidate's price, and the pods that go away with their node. */
 function schedulingView(input: DisruptionInput, candidates: readonly Candidate[], byName: ReadonlyMap<string, InstanceType>): { snapshot: Snapshot; stays: Set<string> } {
   const { views } = takingPartPools({ cluster: input.cluster, instanceTypes: input.instanceTypes }, byName);
   const price = new Map(candidates.map((c) => [c.nodeName, c.pricePerHour]));
-  const nodes = existingPlaces(input.cluster, byName).targets.map((t) => (price.has(t.node.name) ? { ...t.node, pricePerHour: price.get(t.node.name) } : t.node));
+  const places = existingPlaces(input.cluster, byName);
+  const priced = places.targets.map((t) => (price.has(t.node.name) ? { ...t.node, pricePerHour: price.get(t.node.name) } : t.node));
+  const base: Snapshot = { nodes: priced, nodePools: views.map(withUsableTypes), daemonSets: daemonSetViews(input.cluster.daemonSets) };
+  const waiting = readable([...(input.pending ?? []), ...places.reschedulable]);
+  const nodes = withWaitingPods(base, waiting, input.scheduling ?? {})
+    .map((n) => (n.initialized === false ? { ...n, taints: [...n.taints, NOT_INITIALIZED_TAINT] } : n));
   const stays = new Set<string>();
   for (const pod of input.cluster.pods) {
     if (price.has(pod.spec?.nodeName ?? "") && !isReschedulable(pod)) stays.add(simPodFromPod(pod).uid);
   }
-  return { snapshot: { nodes, nodePools: views.map(withUsableTypes), daemonSets: daemonSetViews(input.cluster.daemonSets) }, stays };
+  return { snapshot: { ...base, nodes }, stays };
 }
 
 function poolTotals(candidates: readonly Candidate[]): Map<string, { price: number; cost: number }> {
