@@ -90,6 +90,14 @@ void describe("a disruption pass", () => {
     }
   });
 
+  void it("moves no pod onto a node of a command being executed, and finds room for that node's pods first", () => {
+    const p = pool("default", { budgets: [{ nodes: "100%" }] });
+    const machines = [machine("a", { pool: p, pods: 2 }), machine("b", { pool: p, pods: 3 })];
+    assert.deepEqual(names(planDisruption(input(view(machines, [p])))), ["a"], "alone, a's two pods move to b");
+    const plan = planDisruption(input(view(machines, [p]), { inFlight: new Set(["b"]) }));
+    assert.equal(plan.command, undefined, "b is going: its three pods take a's room, and a with five is no cheaper to replace");
+  });
+
   void it("replaces an oversized node with one strictly cheaper node", () => {
     const plan = planDisruption(input(view([machine("big", { type: "m5.4xlarge", pods: 2 })])));
     assert.equal(plan.command?.decision, "replace");

@@ -102,14 +102,36 @@ function withWaitingPods(snapshot: Snapshot, waiting: readonly SimPod[], options
   return snapshot.nodes.map((n) => (placed.has(n.name) ? { ...n, pods: [...n.pods, ...(placed.get(n.name) ?? [])] } : n));
 }
 
+/**
+ * Nodes (and unregistered NodeClaims) of commands being executed: they are going, so they are no
+ * destination, and their pods need room like those of a deleting node. Two passes in a row would
+ * otherwise each move one node's pods onto the other and delete both.
+ */
+function leavingNodes(input: DisruptionInput): Set<string> {
+  const out = new Set<string>();
+  if (input.inFlight.size === 0) return out;
+  const nodeByProvider = new Map(input.cluster.nodes.map((n) => [n.spec?.providerID ?? "", n.metadata?.name ?? ""]));
+  for (const claim of input.cluster.nodeClaims) {
+    const name = claim.metadata?.name ?? "";
+    if (!input.inFlight.has(name)) continue;
+    out.add(name);
+    const node = nodeByProvider.get(claim.status?.providerID ?? "");
+    if (node !== undefined && node !== "") out.add(node);
+  }
+  return out;
+}
+
 /** The scheduling snapshot with each candidate's price, and the pods that go away with their node. */
 function schedulingView(input: DisruptionInput, candidates: readonly Candidate[], byName: ReadonlyMap<string, InstanceType>): { snapshot: Snapshot; stays: Set<string> } {
   const { views } = takingPartPools({ cluster: input.cluster, instanceTypes: input.instanceTypes }, byName);
   const price = new Map(candidates.map((c) => [c.nodeName, c.pricePerHour]));
   const places = existingPlaces(input.cluster, byName);
-  const priced = places.targets.map((t) => (price.has(t.node.name) ? { ...t.node, pricePerHour: price.get(t.node.name) } : t.node));
+  const leaving = leavingNodes(input);
+  const priced = places.targets.filter((t) => !leaving.has(t.node.name))
+    .map((t) => (price.has(t.node.name) ? { ...t.node, pricePerHour: price.get(t.node.name) } : t.node));
   const base: Snapshot = { nodes: priced, nodePools: views.map(withUsableTypes), daemonSets: daemonSetViews(input.cluster.daemonSets) };
-  const waiting = readable([...(input.pending ?? []), ...places.reschedulable]);
+  const evicted = input.cluster.pods.filter((p) => leaving.has(p.spec?.nodeName ?? "") && isReschedulable(p));
+  const waiting = readable([...(input.pending ?? []), ...places.reschedulable, ...evicted]);
   const nodes = withWaitingPods(base, waiting, input.scheduling ?? {})
     .map((n) => (n.initialized === false ? { ...n, taints: [...n.taints, NOT_INITIALIZED_TAINT] } : n));
   const stays = new Set<string>();
