@@ -284,6 +284,8 @@ export function whatIf(objects: ScenarioObjects, options: WhatIfOptions): WhatIf
   const types = typesByName(objects.instanceTypes);
   const input = (cluster: ClusterView): Parameters<typeof planDisruption>[0] => ({
     now: options.now, cluster, instanceTypes: objects.instanceTypes, nominated: options.nominated, inFlight: new Set(), spotToSpot: options.spotToSpot,
+    // The scenario's unbound pods are pending: their room is not offered to consolidation, as in the operator.
+    pending: cluster.pods.filter((p) => (p.spec?.nodeName ?? "") === "" && p.metadata?.deletionTimestamp === undefined),
     ...(options.scheduling === undefined ? {} : { scheduling: options.scheduling }),
   });
   const steps: WhatIfStep[] = [];
