@@ -163,6 +163,10 @@ void describe("disruption on the real environment", () => {
       return claims.length === 1 && ready(claims[0]!) && (await running(env, a)).length === 1 && (await running(env, b)).length === 4;
     }, 90_000, 250);
     assert.ok(await deletes() > before_, "an underutilized delete decision");
+    // No churn: a pass made while the second node's pods were still pending, or while the first delete was under
+    // way, must not plan into room those pods need (it once deleted both nodes and launched a third).
+    const created = (await op.operator.metrics.nodeClaimsCreated.get()).values.filter((v) => v.labels["nodepool"] === "merge").reduce((s, v) => s + v.value, 0);
+    assert.equal(created, 2, "two NodeClaims launched for the pool, no replacement");
     await noLeaks(env);
   });
 
