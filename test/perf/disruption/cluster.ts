@@ -188,8 +188,23 @@ function podCounts(order: readonly State[], pods: number, rand: () => number): n
   return counts.map((c) => (c >= 0 ? c : Math.floor(left / Math.max(1, busy)) + (extra-- > 0 ? 1 : 0)));
 }
 
-/** The disruption input for `nodes` nodes and `pods` pods, one DaemonSet pod per node included. */
-export function disruptionInput(nodes: number, pods: number, mix: ClusterMix, seed = 42): DisruptionInput {
+/** `count` provisionable pods waiting for a place (250m, 512Mi each, spread over 20 Deployments). */
+function pendingPods(count: number): Pod[] {
+  return Array.from({ length: count }, (_, i) => ({
+    metadata: {
+      name: `waiting-${i}`, namespace: "default", uid: `waiting-${i}`, creationTimestamp: NOW.toISOString(), labels: { app: `waiting-${i % 20}` },
+      ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: `waiting-${i % 20}-rs`, uid: `rs-waiting-${i % 20}`, controller: true }],
+    },
+    spec: { containers: [{ name: "c", resources: { requests: { cpu: "250m", memory: `${512 * MI}` } } }] },
+    status: { phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable" }] },
+  }) as unknown as Pod);
+}
+
+/**
+ * The disruption input for `nodes` nodes and `pods` pods, one DaemonSet pod per node included, and
+ * `pending` more pods waiting for a place (they reserve room before any candidate's pods move).
+ */
+export function disruptionInput(nodes: number, pods: number, mix: ClusterMix, seed = 42, pending = 0): DisruptionInput {
   const types = toInstanceTypes(builtinCatalog(), { zones: new Set(ZONES) });
   const gen = new Generator(seed, new Map(types.map((t) => [t.name, t])), mix.full);
   const rand = prng(seed + 1);
@@ -207,8 +222,10 @@ export function disruptionInput(nodes: number, pods: number, mix: ClusterMix, se
     metadata: { name: "agent", namespace: "kube-system" },
     spec: { template: { metadata: { labels: { app: "agent" } }, spec: { tolerations: [{ operator: "Exists" }], containers: [{ name: "agent", resources: { requests: { cpu: "100m", memory: "128Mi" } } }] } } },
   }];
+  const waiting = pendingPods(pending);
   return {
-    now: NOW, cluster: { ...gen.out, nodeClaims: gen.out.claims, nodePools, daemonSets },
+    now: NOW, cluster: { ...gen.out, pods: [...gen.out.pods, ...waiting], nodeClaims: gen.out.claims, nodePools, daemonSets },
     instanceTypes: new Map(nodePools.map((p) => [p.metadata?.name ?? "", types])), nominated: new Set(), inFlight: new Set(), spotToSpot: false,
+    ...(pending > 0 ? { pending: waiting } : {}),
   };
 }

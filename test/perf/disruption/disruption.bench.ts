@@ -18,12 +18,15 @@ interface Case {
   /** The method that must produce the command (undefined: no command). */
   readonly expect: Method | undefined;
   readonly maxSingleNodeEvaluations?: number;
+  /** Pods waiting for a place, whose room every question leaves alone. */
+  readonly pending?: number;
 }
 
 const CASES: readonly Case[] = [
   { name: "default", what: "5 % empty, 8 % underutilized, 4 % drifted, 3 % blocked", mix: REALISTIC, expect: "emptiness" },
   { name: "drift", what: "the same without empty nodes", mix: { ...REALISTIC, empty: 0 }, expect: "drift" },
   { name: "consolidation", what: "no empty or drifted node", mix: { ...REALISTIC, empty: 0, drifted: 0 }, expect: "multi-node-consolidation" },
+  { name: "pending", what: "the same during a burst: 1,000 pending pods placed first", mix: { ...REALISTIC, empty: 0, drifted: 0 }, expect: "multi-node-consolidation", pending: 1000 },
   { name: "worst", what: `full nodes, nothing to do; single-node bound ${DEFAULT_MAX_SINGLE_NODE_EVALUATIONS} (default)`, mix: NOTHING_TO_DO, expect: undefined },
   { name: "worst-unbounded", what: "full nodes, every candidate evaluated", mix: NOTHING_TO_DO, expect: undefined, maxSingleNodeEvaluations: Number.POSITIVE_INFINITY },
 ];
@@ -56,7 +59,7 @@ function timed(input: DisruptionInput): { plan: ReturnType<typeof planDisruption
 }
 
 export function runCase(c: Case, nodes: number, pods: number, passes: number): PassResult {
-  const built = disruptionInput(nodes, pods, c.mix);
+  const built = disruptionInput(nodes, pods, c.mix, 42, c.pending ?? 0);
   const input = c.maxSingleNodeEvaluations === undefined ? built : { ...built, maxSingleNodeEvaluations: c.maxSingleNodeEvaluations };
   const runs = Array.from({ length: passes }, () => timed(input));
   const { plan } = runs[0]!;
