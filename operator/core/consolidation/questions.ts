@@ -6,13 +6,17 @@
 import { Requirements } from "../../../policies/domain/requirements.ts";
 import { cheaperThan, rankOptions } from "../selection/select-offerings.ts";
 import { simulate } from "../scheduling/simulate.ts";
-import type { PlannedNodeClaim, SimPod, SimulationResult, Snapshot } from "../scheduling/types.ts";
+import type { PlannedNodeClaim, SimPod, SimulateOptions, SimulationResult, Snapshot } from "../scheduling/types.ts";
 
 /**
  * `stays`: UIDs of pods that go away with their node instead of moving (DaemonSet and mirror pods);
  * every other pod of a candidate must find a place.
  */
-export interface QuestionOptions { readonly stays?: ReadonlySet<string> }
+export interface QuestionOptions {
+  readonly stays?: ReadonlySet<string>;
+  /** The operator's scheduling options (preference policy, price guard), so a replacement is chosen as provisioning would launch it. */
+  readonly scheduling?: SimulateOptions;
+}
 
 export type ConsolidationDecision =
   | { readonly decision: "delete"; readonly savingsPerHour: number }
@@ -27,7 +31,7 @@ function without(snapshot: Snapshot, names: ReadonlySet<string>): Snapshot {
 export function canDelete(snapshot: Snapshot, candidates: readonly string[], options: QuestionOptions = {}): boolean {
   const names = new Set(candidates);
   const pods = snapshot.nodes.filter((n) => names.has(n.name)).flatMap((n) => n.pods).filter((p) => options.stays?.has(p.uid) !== true);
-  return simulate(without(snapshot, names), pods, { maxNewClaims: 0 }).podErrors.length === 0;
+  return simulate(without(snapshot, names), pods, { ...options.scheduling, maxNewClaims: 0 }).podErrors.length === 0;
 }
 
 /**
@@ -44,10 +48,10 @@ function mayFitOnlyOnRetry(snapshot: Snapshot, pods: readonly SimPod[]): boolean
 }
 
 /** Whether the pods fit on the other nodes, given the run that allowed one new node. */
-function fitWithoutClaim(rest: Snapshot, pods: readonly SimPod[], withOne: SimulationResult): boolean {
+function fitWithoutClaim(rest: Snapshot, pods: readonly SimPod[], withOne: SimulationResult, scheduling: SimulateOptions): boolean {
   // A run that needed no new node is the delete question's run: the solver never opened a claim.
   if (withOne.newClaims.length === 0 && withOne.podErrors.length === 0) return true;
-  return mayFitOnlyOnRetry(rest, pods) && simulate(rest, pods, { maxNewClaims: 0 }).podErrors.length === 0;
+  return mayFitOnlyOnRetry(rest, pods) && simulate(rest, pods, { ...scheduling, maxNewClaims: 0 }).podErrors.length === 0;
 }
 
 /**
@@ -61,10 +65,15 @@ export function consolidate(snapshot: Snapshot, candidates: readonly string[], o
   const price = nodes.reduce((s, n) => s + (n.pricePerHour ?? 0), 0);
   const pods = nodes.flatMap((n) => n.pods).filter((p) => options.stays?.has(p.uid) !== true);
   const rest = without(snapshot, names);
-  const withOne = simulate(rest, pods, { maxNewClaims: 1 });
-  if (fitWithoutClaim(rest, pods, withOne)) return { decision: "delete", savingsPerHour: price };
+  const withOne = simulate(rest, pods, { ...options.scheduling, maxNewClaims: 1 });
+  if (fitWithoutClaim(rest, pods, withOne, options.scheduling ?? {})) return { decision: "delete", savingsPerHour: price };
   const claim = withOne.newClaims[0];
   if (withOne.podErrors.length > 0 || claim === undefined) return { decision: "none", reason: withOne.podErrors[0]?.reason ?? "the pods need more than one new node" };
+  return cheaperReplacement(claim, price);
+}
+
+/** The claim narrowed to options cheaper than `price`, or why there is none. */
+function cheaperReplacement(claim: PlannedNodeClaim, price: number): ConsolidationDecision {
   const reqs = Requirements.fromSelectors(claim.requirements);
   const cheaper = rankOptions(cheaperThan(claim.instanceTypes, reqs, price), reqs);
   if (cheaper === undefined || cheaper.minValuesProblem !== undefined) return { decision: "none", reason: cheaper?.minValuesProblem ?? "no replacement is cheaper than the candidates" };

@@ -11,7 +11,7 @@ import { Label } from "../../../policies/domain/labels.ts";
 import { Requirement, Requirements } from "../../../policies/domain/requirements.ts";
 import { consolidate } from "../consolidation/questions.ts";
 import { cheaperThan, rankOptions } from "../selection/select-offerings.ts";
-import type { PlannedNodeClaim, Snapshot } from "../scheduling/types.ts";
+import type { PlannedNodeClaim, SimulateOptions, Snapshot } from "../scheduling/types.ts";
 import type { CompactSnapshot } from "./compact-snapshot.ts";
 import type { Candidate } from "./types.ts";
 
@@ -34,6 +34,8 @@ export interface EvaluationContext {
   readonly poolTotals: ReadonlyMap<string, { readonly price: number; readonly cost: number }>;
   /** Per pool: its consolidationPolicy. */
   readonly policies: ReadonlyMap<string, string>;
+  /** Options of every simulation the pass runs (the operator's, as provisioning uses them). */
+  readonly scheduling: SimulateOptions;
 }
 
 const hasOffering = (types: readonly InstanceType[], reqs: Requirements, capacityType: string): boolean => {
@@ -109,7 +111,7 @@ function balancedRejects(ctx: EvaluationContext, candidates: readonly Candidate[
 export function evaluate(ctx: EvaluationContext, candidates: readonly Candidate[]): Evaluation {
   const names = new Set(candidates.map((c) => c.nodeName));
   const moving = ctx.snapshot.nodes.filter((n) => names.has(n.name)).flatMap((n) => n.pods).filter((p) => !ctx.stays.has(p.uid));
-  const result = consolidate(ctx.compact.forCandidates(names, moving), [...names], { stays: ctx.stays });
+  const result = consolidate(ctx.compact.forCandidates(names, moving), [...names], { stays: ctx.stays, scheduling: ctx.scheduling });
   if (result.decision === "none") return { ok: false, reason: result.reason };
   const price = candidates.reduce((s, c) => s + c.pricePerHour, 0);
   let replacement: PlannedNodeClaim | undefined;

@@ -4,7 +4,7 @@
  * disruptions of a pool than its budget for the method's reason allows.
  */
 import { simulate } from "../scheduling/simulate.ts";
-import type { SimPod, SimulateOptions } from "../scheduling/types.ts";
+import type { SimPod } from "../scheduling/types.ts";
 import { evaluate, type EvaluationContext } from "./consolidation.ts";
 import { hasGracePeriod, isEmptyCandidate } from "./candidates.ts";
 import type { BudgetLedger } from "./pool-budgets.ts";
@@ -19,8 +19,6 @@ export interface MethodContext extends EvaluationContext {
   readonly skipped: Skipped[];
   /** Nodes that were blocked by a budget (reported once per pool and reason). */
   readonly budgetBlocked: Skipped[];
-  /** Options of every simulation the methods run (the operator's, as provisioning uses them). */
-  readonly scheduling: SimulateOptions;
 }
 
 const budgetBlocker = (c: Candidate, reason: string): Skipped => ({

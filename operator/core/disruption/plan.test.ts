@@ -174,6 +174,16 @@ void describe("a disruption pass", () => {
     assert.equal(replacements({ scheduling: { maxPriceRatio: 1 } }), 2, "--max-price-ratio 1 stops growth where another NodeClaim is as cheap");
   });
 
+  void it("chooses consolidation's replacement with the operator's scheduling options, as provisioning would launch", () => {
+    const big = machine("big", { pods: 2, type: "m5.4xlarge", zone: "us-east-1a" });
+    const prefer = { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: { matchExpressions: [{ key: "topology.kubernetes.io/zone", operator: "In", values: ["us-east-1b"] }] } }] } };
+    const m = { ...big, pods: big.pods.map((p) => ({ ...p, spec: { ...p.spec, affinity: prefer } }) as Pod) };
+    const zones = (o: Partial<DisruptionInput>): string[] => (planDisruption(input(view([m]), o)).command?.replacements[0]?.requirements ?? [])
+      .filter((r) => r.key === "topology.kubernetes.io/zone").flatMap((r) => r.values ?? []);
+    assert.deepEqual(zones({}), ["us-east-1b"], "Respect: the pods' preferred zone");
+    assert.deepEqual(zones({ scheduling: { preferencePolicy: "Ignore" } }), [], "PREFERENCE_POLICY=Ignore: any zone, as provisioning");
+  });
+
   void it("lets drift through pod-level blockers only when the NodeClaim has a terminationGracePeriod", () => {
     const protectedPods = { pods: 1, podAnnotations: { "karpenter.sh/do-not-disrupt": "true" }, drifted: "NodePoolDrifted", consolidatable: false };
     assert.equal(planDisruption(input(view([machine("a", protectedPods)]))).command, undefined);

@@ -204,7 +204,8 @@ function pendingPods(count: number): Pod[] {
  * The disruption input for `nodes` nodes and `pods` pods, one DaemonSet pod per node included, and
  * `pending` more pods waiting for a place (they reserve room before any candidate's pods move).
  */
-export function disruptionInput(nodes: number, pods: number, mix: ClusterMix, seed = 42, pending = 0): DisruptionInput {
+export function disruptionInput(nodes: number, pods: number, mix: ClusterMix, o: { readonly seed?: number; readonly pending?: number } = {}): DisruptionInput {
+  const { seed = 42, pending = 0 } = o;
   const types = toInstanceTypes(builtinCatalog(), { zones: new Set(ZONES) });
   const gen = new Generator(seed, new Map(types.map((t) => [t.name, t])), mix.full);
   const rand = prng(seed + 1);

@@ -59,7 +59,7 @@ function timed(input: DisruptionInput): { plan: ReturnType<typeof planDisruption
 }
 
 export function runCase(c: Case, nodes: number, pods: number, passes: number): PassResult {
-  const built = disruptionInput(nodes, pods, c.mix, 42, c.pending ?? 0);
+  const built = disruptionInput(nodes, pods, c.mix, { pending: c.pending ?? 0 });
   const input = c.maxSingleNodeEvaluations === undefined ? built : { ...built, maxSingleNodeEvaluations: c.maxSingleNodeEvaluations };
   const runs = Array.from({ length: passes }, () => timed(input));
   const { plan } = runs[0]!;
