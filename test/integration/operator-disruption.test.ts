@@ -21,13 +21,13 @@ const NODEPOOLS = { group: "karpenter.sh", version: "v1", plural: "nodepools" } 
 const NODECLASSES = { group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses" } as const;
 const FAST = { disruption: { pollMs: 1000, validationDelayMs: 2000 } };
 
-interface PoolOptions { budgets?: object[]; labels?: Record<string, string>; nodeClass?: string }
+interface PoolOptions { budgets?: object[]; labels?: Record<string, string>; nodeClass?: string; consolidateAfter?: string; annotations?: Record<string, string> }
 
 async function createPool(env: TestEnvironment, name: string, o: PoolOptions = {}): Promise<void> {
   await env.kubeConfig.makeApiClient(CustomObjectsApi).createClusterCustomObject({ ...NODEPOOLS, body: {
-    apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name },
+    apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name, ...(o.annotations === undefined ? {} : { annotations: o.annotations }) },
     spec: {
-      disruption: { consolidationPolicy: "WhenEmptyOrUnderutilized", consolidateAfter: "0s", ...(o.budgets === undefined ? {} : { budgets: o.budgets }) },
+      disruption: { consolidationPolicy: "WhenEmptyOrUnderutilized", consolidateAfter: o.consolidateAfter ?? "0s", ...(o.budgets === undefined ? {} : { budgets: o.budgets }) },
       template: {
         metadata: { labels: o.labels ?? {} },
         spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: o.nodeClass ?? "default" }, requirements: [ON_DEMAND, WORKSHOP_FAMILIES] },
@@ -127,6 +127,16 @@ void describe("disruption on the real environment", () => {
     }, 60_000, 250);
     assert.ok(await metric(op, "nodeClaimsDisrupted", "empty") >= 1);
     assert.ok((await events(env, claim?.metadata.name ?? "", "DisruptionTerminating")).length >= 1);
+  });
+
+  void it("should delete an empty node after kerf.dev/consolidate-empty-after while consolidateAfter is an hour", async () => {
+    await createPool(env, "eager", { consolidateAfter: "1h", annotations: { "kerf.dev/consolidate-empty-after": "2s" } });
+    const namespace = await deploy(env, "eager", 2);
+    await settled(env, "eager", namespace, { pods: 2, claims: 1 });
+    const before_ = await metric(op, "nodeClaimsDisrupted", "empty");
+    await scale(env, namespace, "eager", 0);
+    await eventually("the empty NodeClaim is gone", async () => (await ofPool(env, "eager")).length === 0, 60_000, 250);
+    assert.equal(await metric(op, "nodeClaimsDisrupted", "empty"), before_ + 1, "removed by emptiness");
   });
 
   void it("should replace an underutilized node with a strictly cheaper one and keep the pod running", async () => {

@@ -11,6 +11,7 @@ import { DEFAULT_EXPIRE_AFTER } from "../lifecycle/expiration.ts";
 import type { Meta, Node, NodeClaim, Pod } from "../lifecycle/objects.ts";
 import { findCondition, isTrue, timeMs } from "../lifecycle/objects.ts";
 import { isMirror } from "../termination/drain-plan.ts";
+import { quietFor } from "./consolidatable.ts";
 import { DO_NOT_DISRUPT, PdbIndex, podBlocker, type PdbLike } from "./pod-blockers.ts";
 import type { Candidate, Skipped } from "./types.ts";
 
@@ -28,6 +29,8 @@ export interface CandidateInput {
   readonly nominated: ReadonlySet<string>;
   /** NodeClaims already in a command being executed. */
   readonly inFlight: ReadonlySet<string>;
+  /** Per NodePool, its kerf.dev/consolidate-empty-after in ms (pools without a usable one are absent). */
+  readonly emptyAfter?: ReadonlyMap<string, number>;
 }
 
 const deleting = (o: { readonly metadata?: Meta | undefined }): boolean => o.metadata?.deletionTimestamp !== undefined;
@@ -100,6 +103,11 @@ function offeringOf(claim: NodeClaim, node: Node): { labels: Readonly<Record<str
   return { labels, instanceType: labels[Label.instanceType] ?? "", capacityType: labels[Label.capacityType] ?? "", zone: labels[Label.zone] ?? "" };
 }
 
+function emptyAfterPassed(ctx: Context, claim: NodeClaim, pool: string): boolean {
+  const delay = ctx.input.emptyAfter?.get(pool);
+  return delay !== undefined && quietFor(claim, delay, ctx.input.now);
+}
+
 function candidateOf(ctx: Context, claim: NodeClaim): Candidate | Skipped | undefined {
   const managed = managedNode(ctx, claim);
   if (managed === undefined) return undefined;
@@ -114,6 +122,7 @@ function candidateOf(ctx: Context, claim: NodeClaim): Candidate | Skipped | unde
     pricePerHour: runningPrice(labels, ctx.input.types), pods,
     createdAt: timeMs(claim.metadata?.creationTimestamp) ?? ctx.input.now,
     consolidatable: isTrue(claim.status?.conditions, "Consolidatable"),
+    emptyAfterPassed: emptyAfterPassed(ctx, claim, pool),
     driftReason: driftReasonOf(claim),
     podBlocker: podBlocker(pods, ctx.pdbs, ctx.input.now),
     disruptionCost: disruptionCost(claim, pods, ctx.input.now),
@@ -136,9 +145,12 @@ export function findCandidates(input: CandidateInput): { candidates: Candidate[]
   return { candidates, blocked };
 }
 
-/** Whether emptiness may take the candidate: nothing would have to move, and consolidateAfter has passed. */
+/**
+ * Whether emptiness may take the candidate: nothing would have to move, and consolidateAfter (or the
+ * NodePool's kerf.dev/consolidate-empty-after) has passed.
+ */
 export function isEmptyCandidate(c: Candidate): boolean {
-  return c.pods.length === 0 && c.consolidatable;
+  return c.pods.length === 0 && (c.consolidatable || c.emptyAfterPassed);
 }
 
 /** Whether the NodeClaim has a terminationGracePeriod (drift then ignores pod-level blockers). */

@@ -34,6 +34,16 @@ export function consolidatableDecision(claim: NodeClaim, consolidateAfter: numbe
   return current === undefined ? { action: "none", requeueAfterMs: left } : { action: "clear", requeueAfterMs: left };
 }
 
+/**
+ * Whether an initialized NodeClaim has been quiet (no pod event, and initialized) for `delayMs` at
+ * `now`: the NodePool's kerf.dev/consolidate-empty-after, which lets emptiness act before
+ * consolidateAfter.
+ */
+export function quietFor(claim: NodeClaim, delayMs: number, now: number): boolean {
+  const initialized = findCondition(claim.status?.conditions, "Initialized");
+  return initialized?.status === "True" && quietSince(claim, initialized) + delayMs <= now;
+}
+
 /** The later of the last pod event and the initialization. */
 function quietSince(claim: NodeClaim, initialized: Condition): number {
   return Math.max(timeMs(claim.status?.lastPodEventTime) ?? 0, timeMs(initialized.lastTransitionTime) ?? 0);

@@ -1,9 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { input, machine, pool, view, NOW } from "./fixtures.ts";
+import { input, machine, pool, view, NOW, type Machine } from "./fixtures.ts";
 import { planDisruption, type DisruptionInput } from "./plan.ts";
 import { revalidate } from "./validation.ts";
-import type { Pod } from "../lifecycle/objects.ts";
+import type { NodeClaim, Pod } from "../lifecycle/objects.ts";
 
 const names = (p: ReturnType<typeof planDisruption>): string[] => (p.command?.candidates ?? []).map((c) => c.name).sort();
 
@@ -96,6 +96,31 @@ void describe("a disruption pass", () => {
     assert.deepEqual(names(planDisruption(input(view(machines, [p])))), ["a"], "alone, a's two pods move to b");
     const plan = planDisruption(input(view(machines, [p]), { inFlight: new Set(["b"]) }));
     assert.equal(plan.command, undefined, "b is going: its three pods take a's room, and a with five is no cheaper to replace");
+  });
+
+  void it("removes an empty node after kerf.dev/consolidate-empty-after while underutilized nodes wait for consolidateAfter", () => {
+    /** An empty node whose last pod left `minutes` ago, not Consolidatable (consolidateAfter has not passed). */
+    const idle = (minutes: number): Machine => {
+      const m = machine("idle", { consolidatable: false });
+      const left = new Date(NOW.getTime() - minutes * 60_000).toISOString();
+      return { ...m, claim: { ...m.claim, status: { ...m.claim.status, lastPodEventTime: left } } as NodeClaim };
+    };
+    const cases = [
+      { why: "no annotation: consolidateAfter (not passed) governs", annotation: undefined, minutes: 10, want: undefined },
+      { why: "5m passed after the last pod left", annotation: "5m", minutes: 10, want: "emptiness" },
+      { why: "5m not passed yet", annotation: "5m", minutes: 2, want: undefined },
+      { why: "an unusable value is ignored", annotation: "5 minutes", minutes: 10, want: undefined },
+      { why: "consolidateAfter: Never still lets empty nodes go", annotation: "0s", minutes: 0, want: "emptiness", never: true },
+    ];
+    for (const c of cases) {
+      const p = pool("default", { budgets: [{ nodes: "100%" }], ...(c.annotation === undefined ? {} : { annotations: { "kerf.dev/consolidate-empty-after": c.annotation } }) });
+      const withPolicy = c.never === true ? { ...p, spec: { ...p.spec, disruption: { consolidateAfter: "Never" } } } : p;
+      const busy = machine("busy", { type: "m5.4xlarge", pods: 1, consolidatable: false });
+      const plan = planDisruption(input(view([idle(c.minutes), busy], [withPolicy])));
+      assert.equal(plan.command?.method, c.want, c.why);
+      if (c.want !== undefined) assert.deepEqual(names(plan), ["idle"], `${c.why}: the underutilized node waits`);
+      assert.equal(plan.eligible.Empty, c.want === undefined ? 0 : 1, c.why);
+    }
   });
 
   void it("replaces an oversized node with one strictly cheaper node", () => {

@@ -6,6 +6,7 @@
  * `maxSingleNodeEvaluations` candidates per pass and reports where it stopped, so the next pass
  * resumes there instead of starting over (Karpenter's 3-minute timeout restarts from the top).
  */
+import { emptyAfterOf } from "../../../policies/domain/empty-after.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { existingPlaces, type ClusterView } from "../provisioning/cluster-view.ts";
 import { takingPartPools, typesByName } from "../provisioning/plan.ts";
@@ -47,6 +48,16 @@ export interface DisruptionInput {
 export const DEFAULT_MAX_SINGLE_NODE_EVALUATIONS = 500;
 
 const DEFAULT_POLICY = "WhenEmptyOrUnderutilized";
+
+/** Per pool, its usable kerf.dev/consolidate-empty-after (an unusable one is ignored: consolidateAfter governs). */
+function emptyDelays(cluster: ClusterView): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const p of cluster.nodePools) {
+    const delay = emptyAfterOf(p.metadata?.annotations);
+    if (delay.kind === "set") out.set(p.metadata?.name ?? "", delay.ms);
+  }
+  return out;
+}
 
 function policies(cluster: ClusterView): Map<string, string> {
   return new Map(cluster.nodePools.map((p) => {
@@ -168,6 +179,7 @@ export function preparePass(input: DisruptionInput): Pass {
   const found = findCandidates({
     now, nodeClaims, nodes, pods, pdbs: input.cluster.pdbs ?? [], types: byName,
     nodePools: new Set(input.cluster.nodePools.map((p) => p.metadata?.name ?? "")), nominated: input.nominated, inFlight: input.inFlight,
+    emptyAfter: emptyDelays(input.cluster),
   });
   const budgets = poolBudgets({ now: input.now, nodePools: input.cluster.nodePools, nodeClaims, nodes, inFlight: input.inFlight });
   const { snapshot, stays } = schedulingView(input, found.candidates, byName);

@@ -34,6 +34,8 @@ export interface Candidate {
   readonly pods: readonly Pod[];
   readonly createdAt: number;
   readonly consolidatable: boolean;
+  /** Whether the NodePool's kerf.dev/consolidate-empty-after has passed (emptiness may take it if empty). */
+  readonly emptyAfterPassed: boolean;
   /** The Drifted condition's reason when True. */
   readonly driftReason?: string | undefined;
   /** A pod-level blocker (PDB, pod do-not-disrupt): blocks every method except drift with a terminationGracePeriod. */

@@ -1,0 +1,39 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { defaultPolicyConfig } from "../config.ts";
+import { builtinCatalog } from "../domain/catalog/builtin.ts";
+import { emptyAfterIssues } from "./empty-after.ts";
+
+const context = { catalog: builtinCatalog(), config: defaultPolicyConfig() };
+const ANNOTATION = "kerf.dev/consolidate-empty-after";
+
+function judged(value: unknown, consolidateAfter = "10m"): { message: string; advisory: boolean } | undefined {
+  const metadata = value === undefined ? { name: "p" } : { name: "p", annotations: { [ANNOTATION]: value } };
+  const object = { apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata, spec: { disruption: { consolidateAfter } } };
+  const found = emptyAfterIssues({ kind: "NodePool", operation: "CREATE", object, oldObject: undefined, context });
+  assert.ok(found.every((i) => i.path === `metadata.annotations.${ANNOTATION}`));
+  return found[0] === undefined ? undefined : { message: found[0].message, advisory: found[0].advisory === true };
+}
+
+void describe("the consolidate-empty-after policy", () => {
+  const cases: [string, unknown, string, { includes: string; advisory: boolean } | undefined][] = [
+    ["accepts a NodePool without the annotation", undefined, "10m", undefined],
+    ["accepts a delay shorter than consolidateAfter", "30s", "10m", undefined],
+    ["accepts a delay with consolidateAfter: Never (empty nodes only)", "5m", "Never", undefined],
+    ["denies a value that is not a duration", "5 minutes", "10m", { includes: '"5 minutes" is not a Go duration', advisory: false }],
+    ["denies a negative delay", "-1m", "10m", { includes: "at least 0", advisory: false }],
+    ["denies Never", "Never", "10m", { includes: '"Never" is not a delay', advisory: false }],
+    ["denies a number that is not a string", 30, "10m", { includes: "is not a Go duration", advisory: false }],
+    ["warns that a delay as long as consolidateAfter has no effect", "10m", "10m", { includes: "has no effect", advisory: true }],
+    ["warns with the default consolidateAfter of 0s", "0s", "0s", { includes: "consolidateAfter (0s)", advisory: true }],
+  ];
+  for (const [title, value, consolidateAfter, want] of cases) {
+    void it(title, () => {
+      const got = judged(value, consolidateAfter);
+      if (want === undefined) return assert.equal(got, undefined);
+      assert.ok(got !== undefined && got.message.startsWith(`annotation ${ANNOTATION}:`), got?.message);
+      assert.ok(got.message.includes(want.includes), got.message);
+      assert.equal(got.advisory, want.advisory);
+    });
+  }
+});
