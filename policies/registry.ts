@@ -3,7 +3,7 @@ import { CEL_POLICY } from "./cel/policy.ts";
 import { EBS_ENCRYPTED_POLICY, IMDSV2_POLICY } from "./ec2nodeclass/security.ts";
 import { EC2NODECLASS_STRICT_POLICY } from "./ec2nodeclass/strict.ts";
 import { BUDGET_SCHEDULE_POLICY } from "./nodepool/budgets.ts";
-import { CONSOLIDATE_EMPTY_AFTER_POLICY } from "./nodepool/empty-after.ts";
+import { KERF_ANNOTATIONS_POLICY } from "./nodepool/kerf-annotations.ts";
 import { REQUIREMENTS_SATISFIABLE_POLICY, SPOT_DIVERSITY_POLICY } from "./nodepool/catalog-checks.ts";
 import { LIMITS_REQUIRED_POLICY } from "./nodepool/limits.ts";
 import { NODECLASSREF_POLICY } from "./nodepool/nodeclassref.ts";
@@ -21,7 +21,7 @@ export const POLICIES: readonly Policy[] = [
   SPOT_DIVERSITY_POLICY,
   LIMITS_REQUIRED_POLICY,
   BUDGET_SCHEDULE_POLICY,
-  CONSOLIDATE_EMPTY_AFTER_POLICY,
+  KERF_ANNOTATIONS_POLICY,
   NODECLASSREF_POLICY,
   IMDSV2_POLICY,
   EBS_ENCRYPTED_POLICY,

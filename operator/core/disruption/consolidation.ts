@@ -8,6 +8,7 @@
  */
 import { cheapestOffering, type InstanceType } from "../../../policies/domain/instance-types.ts";
 import { Label } from "../../../policies/domain/labels.ts";
+import { SPOT_TO_SPOT_ANNOTATION } from "../../../policies/domain/spot-to-spot.ts";
 import { Requirement, Requirements } from "../../../policies/domain/requirements.ts";
 import { consolidate } from "../consolidation/questions.ts";
 import { cheaperThan, rankOptions } from "../selection/select-offerings.ts";
@@ -29,7 +30,10 @@ export interface EvaluationContext {
   readonly compact: CompactSnapshot;
   /** Pods that go away with their node (DaemonSet, mirror). */
   readonly stays: ReadonlySet<string>;
+  /** The SpotToSpotConsolidation feature gate. */
   readonly spotToSpot: boolean;
+  /** Per pool, its kerf.dev/spot-to-spot-consolidation when set: overrides the gate for its nodes. */
+  readonly spotToSpotPools: ReadonlyMap<string, boolean>;
   /** Per pool: hourly price and disruption cost of all its candidates' nodes (Balanced scoring). */
   readonly poolTotals: ReadonlyMap<string, { readonly price: number; readonly cost: number }>;
   /** Per pool: its consolidationPolicy. */
@@ -51,8 +55,21 @@ function pinned(replacement: PlannedNodeClaim, reqs: Requirements, ceiling: numb
   return { ...replacement, requirements: spot.with(Requirement.in(Label.instanceType, ranked.types.map((t) => t.name))).toSelectors(), instanceTypes: ranked.types, launch: ranked.launch };
 }
 
+/** Why spot-to-spot is off for one of the candidates (the pool's annotation, else the gate); undefined when on for all. */
+function spotToSpotOff(ctx: EvaluationContext, candidates: readonly Candidate[]): string | undefined {
+  for (const c of candidates) {
+    const pool = ctx.spotToSpotPools.get(c.nodePool);
+    if (pool === false) return `spot nodes are only deleted, not replaced: NodePool ${c.nodePool} has ${SPOT_TO_SPOT_ANNOTATION}: "false"`;
+    if (pool === undefined && !ctx.spotToSpot) {
+      return `spot nodes are only deleted, not replaced, unless the SpotToSpotConsolidation feature gate is on (or NodePool ${c.nodePool} has ${SPOT_TO_SPOT_ANNOTATION}: "true")`;
+    }
+  }
+  return undefined;
+}
+
 function spotToSpot(ctx: EvaluationContext, candidates: readonly Candidate[], replacement: PlannedNodeClaim, price: number): PlannedNodeClaim | string {
-  if (!ctx.spotToSpot) return "spot nodes are only deleted, not replaced, unless the SpotToSpotConsolidation feature gate is on";
+  const off = spotToSpotOff(ctx, candidates);
+  if (off !== undefined) return off;
   const reqs = Requirements.fromSelectors(replacement.requirements);
   const full = pinned(replacement, reqs, price, undefined);
   if (typeof full === "string") return full;

@@ -238,6 +238,29 @@ void describe("a disruption pass", () => {
     assert.deepEqual(pinned.command?.replacements[0]?.requirements.find((r) => r.key === "karpenter.sh/capacity-type")?.values, ["spot"], "an on-demand node replaced by a pool that allows spot is pinned to spot");
   });
 
+  void it("lets a NodePool's kerf.dev/spot-to-spot-consolidation override the feature gate for its nodes", () => {
+    const cases = [
+      { why: "gate off, no annotation", gate: false, annotation: undefined, want: "replace-off", message: /feature gate is on \(or NodePool default has/ },
+      { why: "gate off, the pool opts in", gate: false, annotation: "true", want: "replace" },
+      { why: "gate on, the pool opts out", gate: true, annotation: "false", want: "replace-off", message: /NodePool default has kerf.dev\/spot-to-spot-consolidation: "false"/ },
+      { why: "gate on, no annotation", gate: true, annotation: undefined, want: "replace" },
+      { why: "an unusable value is ignored (the gate decides)", gate: false, annotation: "yes", want: "replace-off", message: /feature gate/ },
+    ];
+    for (const c of cases) {
+      const annotations = c.annotation === undefined ? {} : { annotations: { "kerf.dev/spot-to-spot-consolidation": c.annotation } };
+      const spotPool = pool("default", { requirements: [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["spot", "on-demand"] }], ...annotations });
+      const spot = machine("big", { pool: spotPool, type: "m5.8xlarge", capacityType: "spot", pods: 1 });
+      const plan = planDisruption(input(view([spot], [spotPool]), { spotToSpot: c.gate }));
+      if (c.want === "replace") {
+        assert.equal(plan.command?.decision, "replace", c.why);
+        assert.deepEqual(plan.command?.replacements[0]?.requirements.find((r) => r.key === "karpenter.sh/capacity-type")?.values, ["spot"], c.why);
+      } else {
+        assert.equal(plan.command, undefined, c.why);
+        assert.match(plan.unconsolidatable[0]?.blocker.message ?? "", c.message ?? /./, c.why);
+      }
+    }
+  });
+
   void it("bounds single-node evaluations per pass and resumes after the last one", () => {
     // Nodes that cannot be consolidated (each pod fills its node), so every evaluation fails.
     const machines = ["a", "b", "c"].map((n) => machine(n, { type: "m5.large", pods: 1, memory: "6Gi" }));

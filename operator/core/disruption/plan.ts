@@ -7,6 +7,7 @@
  * resumes there instead of starting over (Karpenter's 3-minute timeout restarts from the top).
  */
 import { emptyAfterOf } from "../../../policies/domain/empty-after.ts";
+import { spotToSpotOf } from "../../../policies/domain/spot-to-spot.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { existingPlaces, type ClusterView } from "../provisioning/cluster-view.ts";
 import { takingPartPools, typesByName } from "../provisioning/plan.ts";
@@ -48,6 +49,16 @@ export interface DisruptionInput {
 export const DEFAULT_MAX_SINGLE_NODE_EVALUATIONS = 500;
 
 const DEFAULT_POLICY = "WhenEmptyOrUnderutilized";
+
+/** Per pool, its kerf.dev/spot-to-spot-consolidation when set and usable. */
+function spotToSpotPools(cluster: ClusterView): Map<string, boolean> {
+  const out = new Map<string, boolean>();
+  for (const p of cluster.nodePools) {
+    const setting = spotToSpotOf(p.metadata?.annotations);
+    if (setting.kind === "set") out.set(p.metadata?.name ?? "", setting.enabled);
+  }
+  return out;
+}
 
 /** Per pool, its usable kerf.dev/consolidate-empty-after (an unusable one is ignored: consolidateAfter governs). */
 function emptyDelays(cluster: ClusterView): Map<string, number> {
@@ -184,7 +195,7 @@ export function preparePass(input: DisruptionInput): Pass {
   const budgets = poolBudgets({ now: input.now, nodePools: input.cluster.nodePools, nodeClaims, nodes, inFlight: input.inFlight });
   const { snapshot, stays } = schedulingView(input, found.candidates, byName);
   const ctx: MethodContext = {
-    snapshot, compact: new CompactSnapshot(snapshot), stays, spotToSpot: input.spotToSpot, poolTotals: poolTotals(found.candidates), policies: policies(input.cluster),
+    snapshot, compact: new CompactSnapshot(snapshot), stays, spotToSpot: input.spotToSpot, spotToSpotPools: spotToSpotPools(input.cluster), poolTotals: poolTotals(found.candidates), policies: policies(input.cluster),
     ledger: new BudgetLedger(budgets), skipped: [], budgetBlocked: [], scheduling: input.scheduling ?? {},
   };
   return { candidates: found.candidates, blocked: found.blocked, budgets, ctx, consolidating: consolidationCandidates(ctx, found.candidates) };

@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { defaultPolicyConfig } from "../config.ts";
 import { builtinCatalog } from "../domain/catalog/builtin.ts";
-import { emptyAfterIssues } from "./empty-after.ts";
+import { kerfAnnotationIssues } from "./kerf-annotations.ts";
 
 const context = { catalog: builtinCatalog(), config: defaultPolicyConfig() };
 const ANNOTATION = "kerf.dev/consolidate-empty-after";
@@ -10,12 +10,12 @@ const ANNOTATION = "kerf.dev/consolidate-empty-after";
 function judged(value: unknown, consolidateAfter = "10m"): { message: string; advisory: boolean } | undefined {
   const metadata = value === undefined ? { name: "p" } : { name: "p", annotations: { [ANNOTATION]: value } };
   const object = { apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata, spec: { disruption: { consolidateAfter } } };
-  const found = emptyAfterIssues({ kind: "NodePool", operation: "CREATE", object, oldObject: undefined, context });
+  const found = kerfAnnotationIssues({ kind: "NodePool", operation: "CREATE", object, oldObject: undefined, context });
   assert.ok(found.every((i) => i.path === `metadata.annotations.${ANNOTATION}`));
   return found[0] === undefined ? undefined : { message: found[0].message, advisory: found[0].advisory === true };
 }
 
-void describe("the consolidate-empty-after policy", () => {
+void describe("the kerf-annotations policy on kerf.dev/consolidate-empty-after", () => {
   const cases: [string, unknown, string, { includes: string; advisory: boolean } | undefined][] = [
     ["accepts a NodePool without the annotation", undefined, "10m", undefined],
     ["accepts a delay shorter than consolidateAfter", "30s", "10m", undefined],
@@ -34,6 +34,27 @@ void describe("the consolidate-empty-after policy", () => {
       assert.ok(got !== undefined && got.message.startsWith(`annotation ${ANNOTATION}:`), got?.message);
       assert.ok(got.message.includes(want.includes), got.message);
       assert.equal(got.advisory, want.advisory);
+    });
+  }
+});
+
+void describe("the kerf-annotations policy on kerf.dev/spot-to-spot-consolidation", () => {
+  const SPOT = "kerf.dev/spot-to-spot-consolidation";
+  const cases: [string, unknown, string | undefined][] = [
+    ["accepts \"true\"", "true", undefined],
+    ["accepts \"false\"", "false", undefined],
+    ["denies \"yes\"", "yes", '"yes" is neither "true" nor "false"'],
+    ["denies \"True\" (annotations are case-sensitive)", "True", '"True" is neither'],
+    ["denies a boolean that is not a string", true, "true is neither"],
+  ];
+  for (const [title, value, message] of cases) {
+    void it(title, () => {
+      const object = { apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name: "p", annotations: { [SPOT]: value } }, spec: {} };
+      const found = kerfAnnotationIssues({ kind: "NodePool", operation: "CREATE", object, oldObject: undefined, context });
+      if (message === undefined) return assert.deepEqual(found, []);
+      assert.equal(found.length, 1);
+      assert.equal(found[0]?.path, `metadata.annotations.${SPOT}`);
+      assert.ok(found[0]?.message.startsWith(`annotation ${SPOT}: `) && found[0].message.includes(message), found[0]?.message);
     });
   }
 });

@@ -1,0 +1,46 @@
+// kerf-annotations: kerf's NodePool annotations kerf.dev/consolidate-empty-after and kerf.dev/spot-to-spot-consolidation
+// are read as the operator reads them (domain/empty-after.ts, domain/spot-to-spot.ts): an unusable value is ignored
+// there, so it is denied here; one that cannot act is a warning. (kerf.dev/budget-timezone belongs to budget-schedule.)
+import { CONSOLIDATE_EMPTY_AFTER_ANNOTATION, emptyAfterOf } from "../domain/empty-after.ts";
+import { formatDuration, NEVER, tryParseDuration } from "../domain/duration.ts";
+import { SPOT_TO_SPOT_ANNOTATION, spotToSpotOf } from "../domain/spot-to-spot.ts";
+import { joinPath } from "../field-path.ts";
+import { asObject, get } from "../object.ts";
+import type { Issue, Policy, PolicyInput } from "../types.ts";
+
+const PATH = joinPath("metadata", "annotations", CONSOLIDATE_EMPTY_AFTER_ANNOTATION);
+const SPOT_PATH = joinPath("metadata", "annotations", SPOT_TO_SPOT_ANNOTATION);
+
+function emptyAfterIssues(input: PolicyInput): Issue[] {
+  const delay = emptyAfterOf(asObject(get(input.object, "metadata", "annotations")));
+  if (delay.kind === "absent") return [];
+  if (delay.kind === "invalid") {
+    return [{ path: PATH, message: `annotation ${CONSOLIDATE_EMPTY_AFTER_ANNOTATION}: ${delay.message}; kerf's operator would ignore it` }];
+  }
+  const consolidateAfter = tryParseDuration(get(input.object, "spec", "disruption", "consolidateAfter"));
+  if (consolidateAfter === undefined || consolidateAfter === NEVER || delay.ms < consolidateAfter) return [];
+  const message = `annotation ${CONSOLIDATE_EMPTY_AFTER_ANNOTATION}: ${formatDuration(delay.ms)} is not shorter than ` +
+    `consolidateAfter (${formatDuration(consolidateAfter)}), which already lets empty nodes go then: it has no effect`;
+  return [{ path: PATH, message, advisory: true }];
+}
+
+function spotToSpotIssues(input: PolicyInput): Issue[] {
+  const setting = spotToSpotOf(asObject(get(input.object, "metadata", "annotations")));
+  if (setting.kind !== "invalid") return [];
+  return [{ path: SPOT_PATH, message: `annotation ${SPOT_TO_SPOT_ANNOTATION}: ${setting.message}; kerf's operator would ignore it (the feature gate decides)` }];
+}
+
+/** Problems of kerf's annotations on a (defaulted) NodePool. */
+export function kerfAnnotationIssues(input: PolicyInput): Issue[] {
+  return [...emptyAfterIssues(input), ...spotToSpotIssues(input)];
+}
+
+/** The kerf-annotations policy. */
+export const KERF_ANNOTATIONS_POLICY: Policy = {
+  id: "kerf-annotations",
+  kinds: ["NodePool"],
+  defaultSeverity: "deny",
+  description: "kerf's NodePool annotations are usable: kerf.dev/consolidate-empty-after a duration shorter than consolidateAfter, " +
+    "kerf.dev/spot-to-spot-consolidation \"true\" or \"false\"",
+  check: kerfAnnotationIssues,
+};
