@@ -50,25 +50,30 @@ export const DEFAULT_MAX_SINGLE_NODE_EVALUATIONS = 500;
 
 const DEFAULT_POLICY = "WhenEmptyOrUnderutilized";
 
-/** Per pool, its kerf.dev/spot-to-spot-consolidation when set and usable. */
-function spotToSpotPools(cluster: ClusterView): Map<string, boolean> {
-  const out = new Map<string, boolean>();
+/**
+ * Per pool, what `read` finds in its annotations; pools where it finds nothing (absent, or unusable:
+ * the webhook denies those, the operator falls back to Karpenter's behaviour) are left out.
+ */
+function perPool<T>(cluster: ClusterView, read: (annotations: Readonly<Record<string, string>> | undefined) => T | undefined): Map<string, T> {
+  const out = new Map<string, T>();
   for (const p of cluster.nodePools) {
-    const setting = spotToSpotOf(p.metadata?.annotations);
-    if (setting.kind === "set") out.set(p.metadata?.name ?? "", setting.enabled);
+    const value = read(p.metadata?.annotations);
+    if (value !== undefined) out.set(p.metadata?.name ?? "", value);
   }
   return out;
 }
 
-/** Per pool, its usable kerf.dev/consolidate-empty-after (an unusable one is ignored: consolidateAfter governs). */
-function emptyDelays(cluster: ClusterView): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const p of cluster.nodePools) {
-    const delay = emptyAfterOf(p.metadata?.annotations);
-    if (delay.kind === "set") out.set(p.metadata?.name ?? "", delay.ms);
-  }
-  return out;
-}
+/** kerf.dev/spot-to-spot-consolidation per pool. */
+const spotToSpotPools = (cluster: ClusterView): Map<string, boolean> => perPool(cluster, (a) => {
+  const setting = spotToSpotOf(a);
+  return setting.kind === "set" ? setting.enabled : undefined;
+});
+
+/** kerf.dev/consolidate-empty-after per pool, in ms. */
+const emptyDelays = (cluster: ClusterView): Map<string, number> => perPool(cluster, (a) => {
+  const delay = emptyAfterOf(a);
+  return delay.kind === "set" ? delay.ms : undefined;
+});
 
 function policies(cluster: ClusterView): Map<string, string> {
   return new Map(cluster.nodePools.map((p) => {
