@@ -10,7 +10,7 @@ import { emptyAfterOf } from "../../../policies/domain/empty-after.ts";
 import { spotToSpotOf } from "../../../policies/domain/spot-to-spot.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { existingPlaces, type ClusterView } from "../provisioning/cluster-view.ts";
-import { takingPartPools, typesByName } from "../provisioning/plan.ts";
+import { simPods, takingPartPools, typesByName, uniqueByUid } from "../provisioning/plan.ts";
 import type { Pod } from "../lifecycle/objects.ts";
 import { simPodFromPod } from "../scheduling/pod-spec.ts";
 import { simulate } from "../scheduling/simulate.ts";
@@ -92,29 +92,6 @@ function withUsableTypes(view: NodePoolView): NodePoolView {
 }
 
 /**
- * Marks a place that is not initialized (an in-flight NodeClaim, a booting Node): no moving pod
- * tolerates it, so a consolidation never counts on a node that may never become ready (Karpenter
- * fails a simulation that schedules against an uninitialized node). Its pods still count for
- * topology. The key shows in the Unconsolidatable message.
- */
-export const NOT_INITIALIZED_TAINT = { key: "kerf.dev/not-initialized", effect: "NoSchedule" } as const;
-
-function readable(pods: readonly Pod[]): SimPod[] {
-  const out: SimPod[] = [];
-  const seen = new Set<string>();
-  for (const pod of pods) {
-    try {
-      const sim = simPodFromPod(pod);
-      if (!seen.has(sim.uid)) out.push(sim);
-      seen.add(sim.uid);
-    } catch {
-      // A pod whose requests cannot be read is the provisioner's to report; it reserves nothing here.
-    }
-  }
-  return out;
-}
-
-/**
  * The places with the room that pods waiting for one will take: provisionable pending pods and the
  * pods of nodes being deleted go where the provisioner would put them, before any candidate's pod
  * moves. Without this, a node that just launched for four pending pods looks empty, and the pass
@@ -124,7 +101,8 @@ function withWaitingPods(snapshot: Snapshot, waiting: readonly SimPod[], options
   if (waiting.length === 0) return [...snapshot.nodes];
   const placed = new Map<string, SimPod[]>();
   for (const p of simulate(snapshot, waiting, { ...options, maxNewClaims: 0, improve: false }).existingPlacements) {
-    placed.set(p.node, [...(placed.get(p.node) ?? []), p.pod]);
+    const on = placed.get(p.node);
+    if (on === undefined) placed.set(p.node, [p.pod]); else on.push(p.pod);
   }
   return snapshot.nodes.map((n) => (placed.has(n.name) ? { ...n, pods: [...n.pods, ...(placed.get(n.name) ?? [])] } : n));
 }
@@ -158,9 +136,9 @@ function schedulingView(input: DisruptionInput, candidates: readonly Candidate[]
     .map((t) => (price.has(t.node.name) ? { ...t.node, pricePerHour: price.get(t.node.name) } : t.node));
   const base: Snapshot = { nodes: priced, nodePools: views.map(withUsableTypes), daemonSets: daemonSetViews(input.cluster.daemonSets) };
   const evicted = input.cluster.pods.filter((p) => leaving.has(p.spec?.nodeName ?? "") && isReschedulable(p));
-  const waiting = readable([...(input.pending ?? []), ...places.reschedulable, ...evicted]);
-  const nodes = withWaitingPods(base, waiting, input.scheduling ?? {})
-    .map((n) => (n.initialized === false ? { ...n, taints: [...n.taints, NOT_INITIALIZED_TAINT] } : n));
+  // A pod whose requests cannot be read is the provisioner's to report; it reserves nothing here.
+  const waiting = [...simPods(uniqueByUid([...(input.pending ?? []), ...places.reschedulable, ...evicted])).sims.keys()];
+  const nodes = withWaitingPods(base, waiting, input.scheduling ?? {});
   const stays = new Set<string>();
   for (const pod of input.cluster.pods) {
     if (price.has(pod.spec?.nodeName ?? "") && !isReschedulable(pod)) stays.add(simPodFromPod(pod).uid);
@@ -201,7 +179,8 @@ export function preparePass(input: DisruptionInput): Pass {
   const { snapshot, stays } = schedulingView(input, found.candidates, byName);
   const ctx: MethodContext = {
     snapshot, compact: new CompactSnapshot(snapshot), stays, spotToSpot: input.spotToSpot, spotToSpotPools: spotToSpotPools(input.cluster), poolTotals: poolTotals(found.candidates), policies: policies(input.cluster),
-    ledger: new BudgetLedger(budgets), skipped: [], budgetBlocked: [], scheduling: input.scheduling ?? {},
+    // Uninitialized nodes are places for waiting pods (above), never for a candidate's.
+    ledger: new BudgetLedger(budgets), skipped: [], budgetBlocked: [], scheduling: { ...input.scheduling, onlyInitializedNodes: true },
   };
   return { candidates: found.candidates, blocked: found.blocked, budgets, ctx, consolidating: consolidationCandidates(ctx, found.candidates) };
 }

@@ -81,7 +81,7 @@ function hasCompatibleType(view: NodePoolView): boolean {
 }
 
 /** SimPods for the pods, oldest first; a pod whose requests cannot be read becomes an error. */
-function simPods(pods: readonly Pod[]): { sims: Map<SimPod, Pod>; errors: { pod: Pod; reason: string }[] } {
+export function simPods(pods: readonly Pod[]): { sims: Map<SimPod, Pod>; errors: { pod: Pod; reason: string }[] } {
   const ordered = [...pods].sort((a, b) => (timeMs(a.metadata?.creationTimestamp) ?? 0) - (timeMs(b.metadata?.creationTimestamp) ?? 0));
   const sims = new Map<SimPod, Pod>();
   const errors: { pod: Pod; reason: string }[] = [];
@@ -95,7 +95,7 @@ function simPods(pods: readonly Pod[]): { sims: Map<SimPod, Pod>; errors: { pod:
   return { sims, errors };
 }
 
-function uniqueByUid(pods: readonly Pod[]): Pod[] {
+export function uniqueByUid(pods: readonly Pod[]): Pod[] {
   const seen = new Set<string>();
   return pods.filter((p) => {
     const uid = p.metadata?.uid ?? `${p.metadata?.namespace ?? ""}/${p.metadata?.name ?? ""}`;

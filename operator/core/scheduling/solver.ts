@@ -118,7 +118,8 @@ export class Solver {
     for (const p of [...pending, ...bound]) this.topology.constraints(p, { spread: p.spread, affinity: [...p.affinity, ...p.preferredAffinity.map((w) => w.term)], anti: [...p.antiAffinity, ...p.preferredAntiAffinity.map((w) => w.term)] });
     this.setUniverses(snapshot);
     for (const n of snapshot.nodes) {
-      const target = new NodeTarget({ name: n.name, labels: n.labels, taints: n.taints, allocatable: this.space.vector(n.allocatable), topology: this.topology });
+      const closed = this.options.onlyInitializedNodes === true && n.initialized === false;
+      const target = new NodeTarget({ name: n.name, labels: n.labels, taints: n.taints, allocatable: this.space.vector(n.allocatable), topology: this.topology, closed });
       for (const p of n.pods) target.bind(this.candidate(new PodState(p, true, "")));
       this.nodes.push(target);
     }

@@ -97,13 +97,16 @@ export class NodeTarget extends Target {
   private readonly labels: Readonly<Record<string, string>>;
   private readonly taints: readonly Taint[];
   private readonly allocatable: Float64Array;
+  /** Takes no new pod (bound pods still count): a node the simulation may not count on. */
+  private readonly closed: boolean;
 
-  constructor(init: { name: string; labels: Readonly<Record<string, string>>; taints: readonly Taint[]; allocatable: Float64Array; topology: Topology }) {
+  constructor(init: { name: string; labels: Readonly<Record<string, string>>; taints: readonly Taint[]; allocatable: Float64Array; topology: Topology; closed?: boolean }) {
     super(init.labels["kubernetes.io/hostname"] ?? init.name, init.allocatable.length, init.topology);
     this.name = init.name;
     this.labels = init.labels;
     this.taints = init.taints;
     this.allocatable = init.allocatable;
+    this.closed = init.closed === true;
   }
 
   domainOf(key: string): string | undefined {
@@ -116,6 +119,7 @@ export class NodeTarget extends Target {
   }
 
   tryAdd(c: Candidate): AddResult {
+    if (this.closed) return fail(`node ${this.name} is not initialized`);
     const common = this.commonChecks(c, this.taints, `node ${this.name}`);
     if (common !== undefined) return common;
     if (!fitsAt(this.used, c.vector, this.allocatable, 0)) return fail(`node ${this.name} does not have enough free resources`);

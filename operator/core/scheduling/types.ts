@@ -115,6 +115,12 @@ export interface SimulateOptions {
    * paid ~190 times).
    */
   readonly maxPriceRatio?: number;
+  /**
+   * Existing nodes marked `initialized: false` (booting Nodes, in-flight NodeClaims) take no pod
+   * (consolidation never counts on a node that may never become ready, as Karpenter's simulation
+   * fails one that does); provisioning leaves this off and places pods on in-flight claims.
+   */
+  readonly onlyInitializedNodes?: boolean;
   /** Whether the improvement pass (improve.ts) runs after the greedy packing (default true; false: the greedy plan). */
   readonly improve?: boolean;
 }
