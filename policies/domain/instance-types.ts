@@ -26,6 +26,17 @@ export interface InstanceType {
   readonly offerings: readonly Offering[];
 }
 
+/**
+ * GPU, accelerator and bare-metal types: expensive surprises unless a claim asked for them. Karpenter's AWS
+ * launch drops them when an ordinary option is left (filter.go ExoticInstanceType), so the scheduler
+ * prices a NodeClaim at its cheapest ordinary option when it has one.
+ */
+export function isExotic(type: InstanceType): boolean {
+  const l = type.labels;
+  return l[Label.instanceGpuCount] !== undefined || l[Label.instanceAcceleratorCount] !== undefined
+    || l[Label.instanceSize]?.includes("metal") === true;
+}
+
 /** The ICE-cache key of an offering: `<capacityType>:<instanceType>:<zone>`. */
 export function offeringKey(capacityType: string, instanceType: string, zone: string): string {
   return `${capacityType}:${instanceType}:${zone}`;

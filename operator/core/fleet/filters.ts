@@ -2,20 +2,14 @@
  * The launch filters Karpenter's AWS provider applies before CreateFleet (aws filter.go): capacity
  * type by priority, exotic types only when nothing else fits, spot only when cheaper than on-demand.
  */
-import { Label, type CapacityType } from "../../../policies/domain/labels.ts";
-import { offeringKey, offeringMatches, type InstanceType, type Offering } from "../../../policies/domain/instance-types.ts";
+import type { CapacityType } from "../../../policies/domain/labels.ts";
+import { isExotic, offeringKey, offeringMatches, type InstanceType, type Offering } from "../../../policies/domain/instance-types.ts";
 import type { Requirements } from "../../../policies/domain/requirements.ts";
 
 /** A purchasable (type, offering) pair. */
 export interface Candidate {
   readonly type: InstanceType;
   readonly offering: Offering;
-}
-
-/** GPU, accelerator and bare-metal types: expensive surprises unless the claim asked for them. */
-export function isExotic(type: InstanceType): boolean {
-  const l = type.labels;
-  return l[Label.instanceGpuCount] !== undefined || l[Label.instanceAcceleratorCount] !== undefined || l[Label.instanceSize]?.includes("metal") === true;
 }
 
 /** Available offerings of compatible types that satisfy the zone / capacity-type requirements. */

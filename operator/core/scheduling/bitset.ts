@@ -32,6 +32,12 @@ export function orInto(a: Bitset, b: Bitset): void {
   for (let i = 0; i < a.length; i++) a[i]! |= b[i]!;
 }
 
+/** Whether a ∩ b is not empty. */
+export function intersects(a: Bitset, b: Bitset): boolean {
+  for (let i = 0; i < a.length; i++) if ((a[i]! & b[i]!) !== 0) return true;
+  return false;
+}
+
 export function isEmptyBits(bits: Bitset): boolean {
   for (let i = 0; i < bits.length; i++) if (bits[i] !== 0) return false;
   return true;

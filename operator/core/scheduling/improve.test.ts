@@ -103,8 +103,9 @@ describe("the improvement pass", () => {
       assert.deepEqual(zoneCounts(improved), zoneCounts(greedy));
       assert.deepEqual(shape(simulate(snapshot, pods)), shape(improved));
     }), { numRuns: 300 });
-    // Not vacuous: the pass changes about one plan in six of these (pods heavy in one resource).
-    assert.ok(changed >= 10, `the pass changed only ${changed} of 300 plans`);
+    // Not vacuous: the pass changes a few plans of these (pods heavy in one resource). Since NodeClaims are
+    // sized for the work left (sizing.ts) the greedy plan has fewer, fuller NodeClaims and less to trade.
+    assert.ok(changed >= 3, `the pass changed only ${changed} of 300 plans`);
   });
 
   it("balances NodeClaims on Karpenter's diverse benchmark: 1,000 pods cost at least 5 % less than the greedy plan", () => {

@@ -11,7 +11,8 @@ import type { ExistingNode } from "./types.ts";
 export class PoolLimits {
   private readonly pool: PoolTypes;
   private readonly limit: Float64Array;
-  private readonly limited: number[];
+  /** Resource slots the pool limits. */
+  readonly limited: number[];
   private readonly nodeLimit: number | undefined;
   private readonly existing: Float64Array;
   private existingNodes = 0;

@@ -6,11 +6,11 @@
  * set bit is (nearly always) its cheapest option; the pool's best price per unit of each resource
  * values what a NodeClaim's pods use (the packing's cost rules, solver.ts).
  */
-import { cheapestOffering, labelsMismatch, type InstanceType } from "../../../policies/domain/instance-types.ts";
+import { cheapestOffering, isExotic, labelsMismatch, type InstanceType } from "../../../policies/domain/instance-types.ts";
 import { Label, OFFERING_LABELS, WELL_KNOWN_LABELS } from "../../../policies/domain/labels.ts";
 import { Requirement, Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint } from "../../../policies/domain/taints.ts";
-import { andBits, emptyBits, fullBits, isEmptyBits, orInto, setBit, forEachBit, type Bitset } from "./bitset.ts";
+import { andBits, emptyBits, fullBits, intersects, isEmptyBits, orInto, setBit, forEachBit, type Bitset } from "./bitset.ts";
 import type { ResourceSpace } from "./resource-space.ts";
 import type { DaemonSetView, NodePoolView, SimPod } from "./types.ts";
 
@@ -62,9 +62,19 @@ export class PoolTypes {
   readonly prices: Float64Array;
   /** Per resource slot, the pool's lowest price per unit of allocatable (Infinity when no type has any). */
   readonly unitPrices: Float64Array;
+  /** Types that are not exotic (isExotic); undefined when every type is one, or none is. */
+  readonly ordinary: Bitset | undefined;
   /** Types with an available spot offering; undefined when the pool does not allow spot. */
   readonly spot: Bitset | undefined;
   private readonly offeringPrices = new Map<string, Float64Array>();
+  /** Per type, the best price per unit of value it can offer: its price ÷ the value of its whole allocatable. */
+  readonly efficiencyBound: Float64Array;
+  /** Type indexes by efficiencyBound, ascending (sizing.ts stops scanning once the bound cannot win). */
+  readonly byEfficiency: Int32Array;
+  /** Per type, the value (value()) of its whole allocatable. */
+  readonly capacityValue: Float64Array;
+  /** Type indexes by capacityValue, descending (sizing.ts: the largest fill). */
+  readonly byCapacity: Int32Array;
 
   constructor(pool: NodePoolView, space: ResourceSpace, daemonSets: readonly DaemonSetView[]) {
     this.pool = pool;
@@ -92,6 +102,9 @@ export class PoolTypes {
         if (a > 0) this.unitPrices[r] = Math.min(this.unitPrices[r]!, this.prices[i]! / a);
       }
     }
+    const values = Float64Array.from(this.types, (_, i) => this.value(this.alloc.subarray(i * this.width, (i + 1) * this.width)));
+    ({ efficiencyBound: this.efficiencyBound, byEfficiency: this.byEfficiency, capacityValue: this.capacityValue,
+      byCapacity: this.byCapacity, ordinary: this.ordinary } = sizingIndex(this.types, this.prices, values));
     const ct = this.requirements.get(Label.capacityType);
     const spot = emptyBits(this.types.length);
     for (const e of this.offerings) if (e.capacityType === "spot") orInto(spot, e.bits);
@@ -127,14 +140,16 @@ export class PoolTypes {
   }
 
   /**
-   * The cheapest option among `bits` under `reqs`: scans in pool price order and stops once the
-   * pool-level price (a lower bound of the price under narrower requirements) cannot win.
+   * The cheapest option among `bits` under `reqs`, ordinary ones first (isExotic: the launch drops exotic
+   * types while an ordinary one is left): scans in pool price order and stops once the pool-level price
+   * (a lower bound of the price under narrower requirements) cannot win.
    */
   cheapest(bits: Bitset, reqs: Requirements): { readonly index: number; readonly price: number } | undefined {
+    const mask = this.ordinary !== undefined && intersects(bits, this.ordinary) ? this.ordinary : undefined;
     let index = -1;
     let price = Infinity;
     for (let w = 0; w < bits.length; w++) {
-      let word = bits[w]!;
+      let word = mask === undefined ? bits[w]! : bits[w]! & mask[w]!;
       while (word !== 0) {
         const low = word & -word;
         const i = (w << 5) + 31 - Math.clz32(low);
@@ -145,6 +160,11 @@ export class PoolTypes {
       }
     }
     return index < 0 ? undefined : { index, price };
+  }
+
+  /** The ordinary (not exotic) types among `bits`, or `bits` when it has none. */
+  preferOrdinary(bits: Bitset): Bitset {
+    return this.ordinary !== undefined && intersects(bits, this.ordinary) ? andBits(bits, this.ordinary) : bits;
   }
 
   /** Whether type `i`'s allocatable holds `used`. */
@@ -258,6 +278,17 @@ export class PoolTypes {
     return out;
   }
 
+  /** The subset of `bits` whose capacity in `slots` is nowhere larger than type `i`'s. */
+  noLargerThan(bits: Bitset, i: number, slots: readonly number[]): Bitset {
+    const w = this.width;
+    const out = emptyBits(this.types.length);
+    forEachBit(bits, (t) => {
+      for (const r of slots) if (this.capacity[t * w + r]! > this.capacity[i * w + r]!) return;
+      setBit(out, t);
+    });
+    return out;
+  }
+
   /** The domains of `key` this pool can launch into: its requirement's values, offering values or type labels (cached). */
   domains(key: string): ReadonlySet<string> {
     let out = this.domainCache.get(key);
@@ -286,6 +317,23 @@ export class PoolTypes {
     });
     return out;
   }
+}
+
+/** The orders and sets sizing.ts scans: by best possible price per unit of value, by capacity, and the ordinary types. */
+function sizingIndex(types: readonly InstanceType[], prices: Float64Array, values: Float64Array): {
+  efficiencyBound: Float64Array; byEfficiency: Int32Array; capacityValue: Float64Array; byCapacity: Int32Array; ordinary: Bitset | undefined;
+} {
+  const efficiencyBound = Float64Array.from(prices, (price, i) => (values[i]! > 0 ? price / values[i]! : Infinity));
+  const ordinary = emptyBits(types.length);
+  types.forEach((t, i) => {
+    if (!isExotic(t)) setBit(ordinary, i);
+  });
+  return {
+    efficiencyBound, capacityValue: values,
+    byEfficiency: Int32Array.from(types.keys()).sort((a, b) => efficiencyBound[a]! - efficiencyBound[b]! || a - b),
+    byCapacity: Int32Array.from(types.keys()).sort((a, b) => values[b]! - values[a]! || a - b),
+    ordinary: !isEmptyBits(ordinary) && types.some((t) => isExotic(t)) ? ordinary : undefined,
+  };
 }
 
 function offeringValue(o: InstanceType["offerings"][number], key: string): string | undefined {

@@ -36,6 +36,7 @@ export function simulate(snapshot: Snapshot, pods: readonly SimPod[], options: S
   const solver = new Solver(snapshot, options, pods);
   solver.solve(pods);
   if (options.improve !== false) solver.improve();
+  solver.finish();
   const newClaims: PlannedNodeClaim[] = [];
   const podErrors: PodError[] = [...solver.errors].map(([pod, reason]) => ({ pod, reason }));
   for (const claim of solver.claims.filter((c) => c.pods.length > 0)) {

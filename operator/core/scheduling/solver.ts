@@ -5,16 +5,19 @@
  * NodeClaim from the first NodePool by weight that can take it. A failed pod is relaxed one
  * preference step and retried; pods still failing are retried after a pass that placed others.
  *
- * Cost-aware packing among planned NodeClaims: a pod first goes to the first NodeClaim that holds
- * it without raising its cheapest option's price (filling what is already paid for); only then may
- * a NodeClaim grow, the first one (creation order) whose growth passes the cost rules below, else
- * another NodeClaim opens. Plain first fit grew the first NodeClaims until only huge on-demand types
- * were left (a $125/h u7i-12tb holding 697 small pods on the real catalog). Growing a NodeClaim is
- * refused when (1) its price per unit of what its pods use (PoolTypes.value) would end worse than
- * both its current one and a new NodeClaim's for the pod alone, (2) its price would exceed
- * `maxPriceRatio` times the value of its pods, or (3) it would lose its last spot-capable option in a
- * pool that allows spot. When no other NodeClaim may open (`maxNewClaims`, consolidation's one
- * replacement) growth is the only way and the rules do not apply.
+ * Cost-aware packing among planned NodeClaims: a pod first goes to the first NodeClaim that holds it
+ * without raising its cheapest option's price (filling what is already paid for); only then may a
+ * NodeClaim grow, the first one (creation order) whose growth is allowed, else another NodeClaim
+ * opens. Each NodeClaim is sized when it opens (sizing.ts, claim-sizer.ts): the option that does the
+ * work still queued at the lowest cost per pod within about the fewest nodes is its target, and it
+ * grows freely up to it. Past its target a growth is refused when (1) the price it adds is more than
+ * a new NodeClaim, sized the same way, would charge for the value the pod adds (PoolTypes.value), (2)
+ * its price would exceed `maxPriceRatio` times the value of its pods, or (3) it would lose its last
+ * spot-capable option in a pool that allows spot. When no other NodeClaim may open (`maxNewClaims`,
+ * consolidation's one replacement) growth is the only way and the rules do not apply. Plain first fit
+ * grew the first NodeClaims until only huge on-demand types were left (a $125/h u7i-12tb holding 697
+ * small pods on the real catalog); one-pod-at-a-time cost rules left every whole-CPU pod on a node of
+ * its own (a 2-vCPU node holds one 1-CPU pod, and the step to three looks dear per pod).
  * Speed: per pod class (pods that schedule identically) a cursor skips places that rejected the
  * class for good, and a NodeClaim remembers refusing a class's growth until it changes; the
  * no-price-change test is a vector compare, and blocks of BLOCK NodeClaims none of which has the
@@ -32,6 +35,7 @@ import { PodState, podClassKey } from "./preferences.ts";
 import { PoolTypes } from "./pool-types.ts";
 import { noFitReason } from "./reasons.ts";
 import { ResourceSpace } from "./resource-space.ts";
+import { ClaimSizer } from "./claim-sizer.ts";
 import { ClaimTarget, NodeTarget, type AddResult, type Candidate, type Narrowed } from "./targets.ts";
 import { Topology, type Group, type TopologyConstraint } from "./topology.ts";
 import type { SimPod, SimulateOptions, Snapshot } from "./types.ts";
@@ -93,7 +97,6 @@ export class Solver {
   private readonly cursors = new Map<string, number>();
   private readonly constraintCache = new Map<string, TopologyConstraint[]>();
   private readonly eligibleCache = new Map<string, ReadonlySet<string>>();
-  private readonly aloneCache = new Map<string, Map<PoolTypes, number>>();
   private readonly refusals = new Map<string, Int32Array>();
   private scratch = new Float64Array(0);
   /** Per block of BLOCK NodeClaims, the largest room left in each resource on their cheapest options. */
@@ -103,9 +106,12 @@ export class Solver {
   private nodeDomains = new Map<string, Set<string>>();
   private readonly options: SimulateOptions;
   private readonly softTaints: boolean;
+  /** Sizes new NodeClaims for the pods still to place (claim-sizer.ts). */
+  private readonly sizer: ClaimSizer;
 
   constructor(snapshot: Snapshot, options: SimulateOptions, pending: readonly SimPod[]) {
     this.options = options;
+    this.sizer = new ClaimSizer((state, key) => this.eligible(state, key), options.maxPriceRatio ?? MAX_PRICE_RATIO);
     const bound = snapshot.nodes.flatMap((n) => n.pods);
     this.space.register([...pending, ...bound, ...snapshot.daemonSets.map((d) => d.pod)].map((p) => p.requests));
     this.space.register(snapshot.nodes.map((n) => n.allocatable));
@@ -166,6 +172,7 @@ export class Solver {
   solve(pods: readonly SimPod[]): void {
     const ignore = this.options.preferencePolicy === "Ignore";
     let queue = [...pods].sort(dominantShareOrder(pods)).map((p) => new PodState(p, ignore, podClassKey(p)));
+    this.sizer.queue(queue, this.space);
     while (queue.length > 0) {
       const failed = queue.filter((s) => !this.placeWithRelaxation(s));
       if (failed.length === queue.length) break;
@@ -207,6 +214,7 @@ export class Solver {
       if (reason === undefined) {
         this.errors.delete(state.pod);
         this.states.set(state.pod, state);
+        this.sizer.placed(state);
         return true;
       }
       this.errors.set(state.pod, reason);
@@ -329,7 +337,8 @@ export class Solver {
     for (let k = Math.max(0, scan.cursor - this.nodes.length); k < this.claims.length; k++) {
       if (!this.growable(k, c, scan)) continue;
       const claim = this.claims[k]!;
-      if (scan.rules && !this.mayGrowAtLeast(claim, c)) {
+      const targeted = scan.rules && claim.withinTarget(c.vector);
+      if (scan.rules && !targeted && !this.mayGrowAtLeast(claim, c)) {
         refused[k] = claim.pods.length + 1;
         continue;
       }
@@ -338,7 +347,7 @@ export class Solver {
         this.refusal(result, k, scan);
         continue;
       }
-      if (!scan.rules || this.mayGrow(claim, c, result.narrowed)) return this.commit(result, c, claim);
+      if (this.growthAllowed(claim, c, scan.rules && (targeted ? "target" : "rules"), result.narrowed)) return this.commit(result, c, claim);
       refused[k] = claim.pods.length + 1;
     }
     return false;
@@ -356,6 +365,22 @@ export class Solver {
       this.refusals.set(podClass, (refused = grown));
     }
     return refused;
+  }
+
+  /** Whether a growth passes: no rules (no other NodeClaim may open), the target, else the cost rules. */
+  private growthAllowed(claim: ClaimTarget, c: Candidate, rules: false | "target" | "rules", narrowed: Narrowed | undefined): boolean {
+    if (rules === false) return true;
+    return (rules === "target" && this.targetAllows(claim, narrowed)) || this.mayGrow(claim, c, narrowed);
+  }
+
+  /**
+   * Growth within the NodeClaim's target (sizing.ts): allowed while the cheapest option holding the
+   * pods costs no more than the target and a spot-capable option is left. The target itself is within
+   * maxPriceRatio of what it is expected to hold; the steps on the way there need not be.
+   */
+  private targetAllows(claim: ClaimTarget, narrowed: Narrowed | undefined): boolean {
+    if (narrowed === undefined || claim.target === undefined || claim.losesSpot(narrowed.bits)) return false;
+    return narrowed.price <= claim.target.price * (1 + 1e-9);
   }
 
   /** The cost rules for growing a NodeClaim (see the file comment). */
@@ -380,31 +405,21 @@ export class Solver {
     return i !== undefined && this.priceAllowed(claim, c, after, claim.pool.prices[i]!);
   }
 
+  /**
+   * Growth past the target: the price the NodeClaim adds must be no more than a new NodeClaim would
+   * charge for the value the pod adds (at the ratio it would be sized at, newClaimRatio), and the
+   * price stays within maxPriceRatio times what the pods are worth.
+   */
   private priceAllowed(claim: ClaimTarget, c: Candidate, after: Float64Array, price: number): boolean {
     const pool = claim.pool;
     const value = pool.value(after);
     if (price > (this.options.maxPriceRatio ?? MAX_PRICE_RATIO) * value) return false;
-    // Relative slack: on a linear price list the ratios are equal and differ only by rounding.
-    return price / value <= Math.max(claim.price / pool.value(claim.used), this.aloneRatio(c, pool)) * (1 + 1e-9);
-  }
-
-  /** Price per unit of value of a new NodeClaim in `pool` holding the pod alone (Infinity when none can). */
-  private aloneRatio(c: Candidate, pool: PoolTypes): number {
-    let byPool = this.aloneCache.get(c.state.key);
-    if (byPool === undefined) this.aloneCache.set(c.state.key, (byPool = new Map()));
-    let ratio = byPool.get(pool);
-    if (ratio === undefined) {
-      ratio = Infinity;
-      try {
-        const reqs = pool.requirements.intersect(c.state.requirements());
-        const i = pool.firstFitting(pool.typesFor(reqs), c.vector);
-        if (i !== undefined) ratio = pool.priceUnder(i, reqs) / pool.value(c.vector);
-      } catch (error) {
-        if (!(error instanceof RequirementError)) throw error;
-      }
-      byPool.set(pool, ratio);
-    }
-    return ratio;
+    const added = price - claim.price;
+    if (added <= 0) return true;
+    // Relative slack: on a price list linear in size the two sides are equal and differ only by rounding.
+    const p = this.pools.indexOf(pool);
+    const allowed = this.canOpen() ? this.limits[p]!.allowedTypes() : undefined;
+    return added <= this.sizer.newClaimRatio(c, pool, allowed, this.claims.length) * (value - pool.value(claim.used)) * (1 + 1e-6);
   }
 
   private commit(result: AddResult & { ok: true }, c: Candidate, place: Place): true {
@@ -433,7 +448,12 @@ export class Solver {
     if (taint !== undefined) return `NodePool ${name} has taint ${taint.key}:${taint.effect} that the pod does not tolerate`;
     const incompatible = pool.requirements.compatible(c.state.requirements());
     if (incompatible !== undefined) return `incompatible with NodePool ${name}: ${incompatible}`;
-    const allowed = limits.allowedTypes();
+    let allowed = limits.allowedTypes();
+    if (limits.active && allowed !== pool.all) {
+      // Limits bind: the pool's NodeClaims reserve only what they will launch, then look again.
+      this.tighten(pool, limits);
+      allowed = limits.allowedTypes();
+    }
     // Blame the limits only for a pod some type could hold without them: an arm64 or GPU pod on a pool that
     // has neither gets the reason it can act on, also when the limits happen to be spent.
     if (allowed === undefined) return this.limitsReason(c, pool);
@@ -446,7 +466,23 @@ export class Solver {
     this.claims.push(claim);
     limits.add(claim.bits);
     this.commit(result, c, claim);
+    if (this.canOpen()) this.sizer.size(claim, c);
     return undefined;
+  }
+
+  /** Narrows the planned NodeClaims of a pool to what they launch (ClaimTarget.tighten). */
+  private tighten(pool: PoolTypes, limits: PoolLimits): void {
+    for (const claim of this.claims) if (claim.pool === pool) claim.tighten(limits.limited);
+  }
+
+  /**
+   * After the plan: NodeClaims of pools with limits reserve only what they launch, so the NodeClaim
+   * objects' options (what later batches count against the limits until launch) hold no more than that.
+   */
+  finish(): void {
+    this.pools.forEach((pool, i) => {
+      if (this.limits[i]!.active) this.tighten(pool, this.limits[i]!);
+    });
   }
 
   private limitsReason(c: Candidate, pool: PoolTypes): string {

@@ -10,6 +10,7 @@ import { andBits, isEmptyBits, forEachBit, type Bitset } from "./bitset.ts";
 import { HostPorts } from "./host-ports.ts";
 import type { PoolTypes } from "./pool-types.ts";
 import type { PodState } from "./preferences.ts";
+import type { SizeTarget } from "./sizing.ts";
 import { addInto, fitsAt, subtractInto } from "./resource-space.ts";
 import type { Group, Place, Topology, TopologyConstraint } from "./topology.ts";
 import type { SimPod } from "./types.ts";
@@ -153,6 +154,8 @@ export class ClaimTarget extends Target {
   private cheapView: { readonly index: number; readonly alloc: Float64Array } | undefined;
   /** The options the NodeClaim opened with (limits already applied). */
   private readonly opened: Bitset;
+  /** The size it may grow to without the solver's per-pod cost rules (sizing.ts); set when it opens. */
+  target: SizeTarget | undefined;
 
   constructor(init: { pool: PoolTypes; hostname: string; bits: Bitset; topology: Topology; onNarrow?: (before: Bitset, after: Bitset) => void }) {
     super(init.hostname, init.pool.width, init.topology);
@@ -176,6 +179,11 @@ export class ClaimTarget extends Target {
   /** Whether `vector` can fit at all (`capped`: within the spot-capable growth cap). Permanent once false. */
   mayHold(vector: Float64Array, capped: boolean): boolean {
     return fitsAt(this.used, vector, capped ? this.growthAlloc : this.maxAlloc, 0);
+  }
+
+  /** Whether holding `vector` too stays within the target's allocatable. */
+  withinTarget(vector: Float64Array): boolean {
+    return this.target !== undefined && fitsAt(this.used, vector, this.target.alloc, 0);
   }
 
   /** Whether narrowing to `bits` would leave only on-demand options where spot ones were left before. */
@@ -222,6 +230,19 @@ export class ClaimTarget extends Target {
     if (cheap === undefined || cheap.price >= this.price) return;
     this.onNarrow?.(this.bits, bits);
     this.setOptions(bits, cheap.index, cheap.price);
+  }
+
+  /**
+   * Narrows the options to those no larger in the `slots` (NodePool-limited resources) than the cheapest
+   * one: what the NodeClaim reserves against limits becomes what it launches, not its largest option.
+   * It cannot grow past its cheapest option afterwards; the price does not change.
+   */
+  tighten(slots: readonly number[]): void {
+    if (this.cheapIndex < 0) return;
+    const bits = this.pool.noLargerThan(this.bits, this.cheapIndex, slots);
+    if (bits.every((word, w) => word === this.bits[w])) return;
+    this.onNarrow?.(this.bits, bits);
+    this.setOptions(bits, this.cheapIndex, this.price);
   }
 
   tryAdd(c: Candidate): AddResult {

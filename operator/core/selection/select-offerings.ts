@@ -3,7 +3,7 @@
  * their cheapest compatible available offering, truncated (MaxInstanceTypes), minValues checked
  * on what is kept, and the cheapest offering as the launch choice.
  */
-import { cheapestOffering, truncate, type InstanceType } from "../../../policies/domain/instance-types.ts";
+import { cheapestOffering, isExotic, truncate, type InstanceType } from "../../../policies/domain/instance-types.ts";
 import type { Requirements } from "../../../policies/domain/requirements.ts";
 
 /** Karpenter's per-NodeClaim option cap in the scheduler (v1.7+). */
@@ -19,7 +19,8 @@ export interface RankedOptions {
 /** Orders and truncates options; undefined when no option has an available compatible offering. */
 export function rankOptions(types: readonly InstanceType[], requirements: Requirements, max = MAX_INSTANCE_TYPES): RankedOptions | undefined {
   const result = truncate(types, requirements, max);
-  const first = result.types[0];
+  // The launch drops exotic types while an ordinary one is left (fleet/filters.ts), so that is what it buys.
+  const first = result.types.find((t) => !isExotic(t)) ?? result.types[0];
   const offering = first === undefined ? undefined : cheapestOffering(first, requirements);
   if (first === undefined || offering === undefined) return undefined;
   const launch = { instanceType: first.name, capacityType: offering.capacityType, zone: offering.zone, pricePerHour: offering.pricePerHour };

@@ -1,0 +1,123 @@
+/**
+ * The solver's side of sizing (sizing.ts): the pods still to place by class, which classes may share
+ * a NodeClaim, the target of each NodeClaim that opens, and the ratio a new NodeClaim would be sized
+ * at (what growing another NodeClaim competes with). One per simulation.
+ */
+import { RequirementError, type Requirements } from "../../../policies/domain/requirements.ts";
+import { untoleratedTaint } from "../../../policies/domain/taints.ts";
+import { andBits, type Bitset } from "./bitset.ts";
+import type { PoolTypes } from "./pool-types.ts";
+import type { PodState } from "./preferences.ts";
+import type { ResourceSpace } from "./resource-space.ts";
+import { chooseTarget, Demand, perNodeCap, spreadKeys, type DemandClass, type Fill } from "./sizing.ts";
+import type { Candidate, ClaimTarget } from "./targets.ts";
+
+/** Classes of the queue the sizing of a new NodeClaim looks at. */
+const SIZING_CLASSES = 32;
+
+export class ClaimSizer {
+  private demand = new Demand();
+  private readonly shareable = new Map<string, boolean>();
+  private readonly ratios = new Map<string, { readonly epoch: number; readonly ratio: number }>();
+  /** Per pool, the node budget its first NodeClaim set and the NodeClaims sized since (sizing.ts). */
+  private readonly budgets = new Map<PoolTypes, { nodes: number; opened: number }>();
+  /** Domains of a key a class could reach (the solver's eligible domains). */
+  private readonly eligible: (state: PodState, key: string) => ReadonlySet<string>;
+
+  private readonly maxPriceRatio: number;
+
+  constructor(eligible: (state: PodState, key: string) => ReadonlySet<string>, maxPriceRatio: number) {
+    this.eligible = eligible;
+    this.maxPriceRatio = maxPriceRatio;
+  }
+
+  /** Starts a solve over `queue` (packing order). */
+  queue(queue: readonly PodState[], space: ResourceSpace): void {
+    this.demand = new Demand();
+    for (const state of queue) {
+      this.demand.add(state.baseKey, () => ({ state, vector: space.vector(state.pod.requests), perNode: perNodeCap(state), spreadKeys: spreadKeys(state) }));
+    }
+  }
+
+  placed(state: PodState): void {
+    this.demand.placed(state.baseKey);
+  }
+
+  /** Sets the target of a NodeClaim that just opened for `c`. */
+  size(claim: ClaimTarget, c: Candidate): void {
+    const { pool, requirements: reqs } = claim;
+    const fills = this.fillsFor(pool, reqs, c);
+    if (fills.length === 0) return;
+    const budget = this.budgets.get(pool);
+    const nodesLeft = this.nodesLeft(pool);
+    claim.target = chooseTarget({ pool, bits: claim.bits, priceOf: (i) => pool.priceUnder(i, reqs), used: claim.used, fills, nodesLeft, maxPriceRatio: this.maxPriceRatio });
+    if (budget !== undefined) budget.opened++;
+    else if (claim.target !== undefined) this.budgets.set(pool, { nodes: claim.target.nodes, opened: 1 });
+  }
+
+  /** The nodes a pool's budget leaves (undefined before its first NodeClaim is sized). */
+  private nodesLeft(pool: PoolTypes): number | undefined {
+    const budget = this.budgets.get(pool);
+    return budget === undefined ? undefined : Math.max(1, budget.nodes - budget.opened);
+  }
+
+  /**
+   * The cost per unit of value a new NodeClaim of `pool` opened for `c` now would be sized at, among
+   * `allowed` types (undefined: none may open, Infinity). Cached per class and pool until the next
+   * NodeClaim opens (`epoch`; the queue only shrinks meanwhile).
+   */
+  newClaimRatio(c: Candidate, pool: PoolTypes, allowed: Bitset | undefined, epoch: number): number {
+    const id = `${pool.pool.name}|${c.state.key}`;
+    const cached = this.ratios.get(id);
+    if (cached !== undefined && cached.epoch === epoch) return cached.ratio;
+    let ratio = Infinity;
+    if (allowed !== undefined && untoleratedTaint(pool.pool.taints, c.state.pod.tolerations, c.state.strictSoftTaints) === undefined) {
+      try {
+        const reqs = pool.requirements.intersect(c.state.requirements());
+        const bits = pool.fitting(andBits(allowed, pool.typesFor(reqs)), c.vector);
+        const fills = this.fillsFor(pool, reqs, c);
+        const nodesLeft = this.nodesLeft(pool);
+        ratio = chooseTarget({ pool, bits, priceOf: (i) => pool.priceUnder(i, reqs), used: c.vector, fills, nodesLeft, maxPriceRatio: this.maxPriceRatio })?.ratio ?? Infinity;
+      } catch (error) {
+        if (!(error instanceof RequirementError)) throw error;
+      }
+    }
+    this.ratios.set(id, { epoch, ratio });
+    return ratio;
+  }
+
+  /**
+   * What may share a NodeClaim of `pool` under `reqs` opened for `c`: the queue's classes that could
+   * (at most SIZING_CLASSES), each as what one node may hold of it and how many of it are left.
+   */
+  private fillsFor(pool: PoolTypes, reqs: Requirements, c: Candidate): Fill[] {
+    const fills: Fill[] = [];
+    for (const d of this.demand.open(4 * SIZING_CLASSES)) {
+      if (fills.length >= SIZING_CLASSES) break;
+      const own = d.key === c.state.baseKey;
+      let total = own ? d.remaining - 1 : d.remaining;
+      if (total <= 0 || (!own && !this.mayShare(pool, reqs, d))) continue;
+      for (const key of d.spreadKeys) total = Math.ceil(total / Math.max(1, this.eligible(d.state, key).size));
+      const count = Math.min(total, own ? d.perNode - 1 : d.perNode);
+      if (count > 0) fills.push({ vector: d.vector, count, total });
+    }
+    return fills;
+  }
+
+  /** Whether pods of class `d` could join a NodeClaim of `pool` under `reqs` (pool taints, requirements); cached. */
+  private mayShare(pool: PoolTypes, reqs: Requirements, d: DemandClass): boolean {
+    const id = `${pool.pool.name}|${reqs.signature()}|${d.key}`;
+    let ok = this.shareable.get(id);
+    if (ok === undefined) {
+      try {
+        ok = untoleratedTaint(pool.pool.taints, d.state.pod.tolerations, d.state.strictSoftTaints) === undefined
+          && reqs.compatible(d.state.requirements()) === undefined;
+      } catch (error) {
+        if (!(error instanceof RequirementError)) throw error;
+        ok = false;
+      }
+      this.shareable.set(id, ok);
+    }
+    return ok;
+  }
+}
