@@ -21,7 +21,7 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CreateQueueCommand, SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { AppsV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
+import { AppsV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, Watch } from "@kubernetes/client-node";
 import { mergePatch } from "../../operator/adapters/kube/client.ts";
 import { allowedDisruptions, DISRUPTION_REASONS, type BudgetSpec } from "../../policies/domain/budgets.ts";
 import { startEnvironment, type Environment } from "../harness/environment.ts";
@@ -73,6 +73,56 @@ function plan(rand: Rand): { steps: Step[]; durationMs: number; finalReplicas: n
 
 interface Sample { claims: Claim[]; tainted: Set<string> }
 
+/**
+ * The pool's NodeClaims followed by a watch: after each event the map is the state at that
+ * resourceVersion, so every NodeClaim deleted while initialized is seen, however briefly (polled
+ * samples on a busy host missed all of them once). Relists and watches again after an error (the
+ * apiserver restarts once). `onState` runs after every event.
+ */
+class ClaimWatch {
+  private readonly claims = new Map<string, Claim>();
+  private running = true;
+  private abort: (() => void) | undefined;
+  private loop: Promise<void> = Promise.resolve();
+  private readonly kc: KubeConfig;
+  private readonly onState: (claims: Claim[]) => void;
+
+  constructor(kc: KubeConfig, onState: (claims: Claim[]) => void) {
+    this.kc = kc;
+    this.onState = onState;
+  }
+
+  start(): void {
+    this.loop = (async () => {
+      while (this.running) {
+        await this.session().catch(() => undefined);
+        if (this.running) await sleep(250);
+      }
+    })();
+  }
+
+  private async session(): Promise<void> {
+    const custom = this.kc.makeApiClient(CustomObjectsApi);
+    const list = (await custom.listClusterCustomObject({ group: "karpenter.sh", version: "v1", plural: "nodeclaims" })) as { items: Claim[]; metadata?: { resourceVersion?: string } };
+    this.claims.clear();
+    for (const c of list.items.filter((x) => x.metadata.labels?.["karpenter.sh/nodepool"] === POOL)) this.claims.set(c.metadata.name, c);
+    this.onState([...this.claims.values()]);
+    await new Promise<void>((resolve) => {
+      void new Watch(this.kc).watch("/apis/karpenter.sh/v1/nodeclaims", { resourceVersion: list.metadata?.resourceVersion ?? "" }, (phase: string, obj: Claim) => {
+        if (obj.metadata?.labels?.["karpenter.sh/nodepool"] !== POOL) return;
+        if (phase === "DELETED") this.claims.delete(obj.metadata.name); else this.claims.set(obj.metadata.name, obj);
+        this.onState([...this.claims.values()]);
+      }, () => resolve()).then((req) => { this.abort = () => { req.abort(); resolve(); }; }, () => resolve());
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.abort?.();
+    await this.loop;
+  }
+}
+
 const initialized = (c: Claim): boolean => c.status?.conditions?.some((x) => x.type === "Initialized" && x.status === "True") ?? false;
 const drifted = (c: Claim): boolean => c.status?.conditions?.some((x) => x.type === "Drifted" && x.status === "True") ?? false;
 const claimKey = (claims: Claim[]): string => claims.map((c) => `${c.metadata.name}/${c.metadata.deletionTimestamp ?? ""}/${initialized(c)}`).sort().join(",");
@@ -86,6 +136,7 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
   /** The replicas' logs, removed when the test passes (kept, and printed, when it fails). */
   let logDir = "";
   let passed = false;
+  let claimWatch: ClaimWatch | undefined;
 
   before(async () => {
     cluster = await startEnvironment({ controlPlane: true, kwok: true, moto: true });
@@ -103,6 +154,7 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
     sim.start();
   });
   after(async () => {
+    await claimWatch?.stop();
     await Promise.all(replicas.map((r) => r.stop()));
     await sim?.stop();
     await proxy?.stop();
@@ -165,6 +217,25 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
     const figures = { samples: 0, skipped: 0, maxOvershoot: 0, worst: "", kills: 0, crashes: 0, mostInitialized: 0, mostDisrupting: 0 };
     const seen = new Set<string>();
     const disrupted = new Set<string>();
+    /** Checks the budget on one consistent state; `tainted` are the providerIDs of Nodes with the disrupted taint (if known). */
+    const check = (claims: Claim[], tainted: ReadonlySet<string>): void => {
+      figures.samples += 1;
+      const counted = claims.filter(initialized);
+      // The interrupted node goes whatever the budget says (Karpenter's interruption is not a disruption method).
+      const disrupting = counted.filter((c) => c.metadata.name !== interrupted && (c.metadata.deletionTimestamp !== undefined || tainted.has(c.status?.providerID ?? "")));
+      for (const c of claims) seen.add(c.metadata.name);
+      for (const c of disrupting) disrupted.add(c.metadata.name);
+      figures.mostInitialized = Math.max(figures.mostInitialized, counted.length);
+      figures.mostDisrupting = Math.max(figures.mostDisrupting, disrupting.length);
+      const allowed = Math.max(...DISRUPTION_REASONS.map((r) => allowedDisruptions(BUDGETS, r, counted.length, new Date()).allowed));
+      if (disrupting.length - allowed > figures.maxOvershoot) {
+        figures.maxOvershoot = disrupting.length - allowed;
+        figures.worst = `${disrupting.length} disrupting of ${counted.length} initialized (allowed ${allowed}): ${disrupting.map((c) => c.metadata.name).join(", ")}`;
+      }
+    };
+    // NodeClaims deleted while initialized, checked at every watch event (tainted-but-not-deleted ones are the sampler's).
+    claimWatch = new ClaimWatch(env.kubeConfig, (claims) => check(claims, new Set()));
+    claimWatch.start();
     const sampleOnce = async (): Promise<Sample | undefined> => {
       const ofPool = async (): Promise<Claim[]> => ((await custom.listClusterCustomObject({ group: "karpenter.sh", version: "v1", plural: "nodeclaims" })) as { items: Claim[] }).items
         .filter((c) => c.metadata.labels?.["karpenter.sh/nodepool"] === POOL);
@@ -179,21 +250,7 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
       while (sampling) {
         const sample = await sampleOnce().catch(() => undefined);
         if (sample === undefined) figures.skipped += 1;
-        else {
-          figures.samples += 1;
-          const counted = sample.claims.filter(initialized);
-          // The interrupted node goes whatever the budget says (Karpenter's interruption is not a disruption method).
-          const disrupting = counted.filter((c) => c.metadata.name !== interrupted && (c.metadata.deletionTimestamp !== undefined || sample.tainted.has(c.status?.providerID ?? "")));
-          for (const c of sample.claims) seen.add(c.metadata.name);
-          for (const c of disrupting) disrupted.add(c.metadata.name);
-          figures.mostInitialized = Math.max(figures.mostInitialized, counted.length);
-          figures.mostDisrupting = Math.max(figures.mostDisrupting, disrupting.length);
-          const allowed = Math.max(...DISRUPTION_REASONS.map((r) => allowedDisruptions(BUDGETS, r, counted.length, new Date()).allowed));
-          if (disrupting.length - allowed > figures.maxOvershoot) {
-            figures.maxOvershoot = disrupting.length - allowed;
-            figures.worst = `${disrupting.length} disrupting of ${counted.length} initialized (allowed ${allowed}): ${disrupting.map((c) => c.metadata.name).join(", ")}`;
-          }
-        }
+        else check(sample.claims, sample.tainted);
         await sleep(250);
       }
     })();
@@ -268,6 +325,8 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
     }, 300_000, 500);
     sampling = false;
     await sampler;
+    await claimWatch.stop();
+    claimWatch = undefined;
 
     const errorLines = replicas.flatMap((r) => r.allLogLines()).filter((l) => l.includes('"level":50'));
     const byMessage = new Map<string, number>();

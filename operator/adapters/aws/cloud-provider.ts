@@ -10,7 +10,7 @@ import { parseResourceList } from "../../../policies/domain/quantity.ts";
 import { Requirements } from "../../../policies/domain/requirements.ts";
 import { CreateError, InsufficientCapacityError, NodeClaimNotFoundError, NodeClassNotReadyError } from "../../core/errors.ts";
 import { planFleet, type FleetPlan } from "../../core/fleet/plan.ts";
-import { typesByImage } from "../../core/launch-template/amis.ts";
+import { bootable, typesByImage } from "../../core/launch-template/amis.ts";
 import type { ClusterInfo } from "../../core/launch-template/cluster-info.ts";
 import { amiFamilyOf, type EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
 import { buildLaunchTemplate } from "../../core/launch-template/template.ts";
@@ -107,15 +107,21 @@ export class AwsCloudProvider implements CloudProvider {
     return this.instanceTypes(nodeClass, facts);
   }
 
-  /** Catalog types offered in the node class's subnet zones, sized by its kubelet, minus ICE-cached offerings. */
+  /**
+   * Catalog types offered in the node class's subnet zones, sized by its kubelet, that one of its AMIs
+   * boots (all of them while its AMIs are not known), minus ICE-cached offerings.
+   */
   private instanceTypes(nodeClass: EC2NodeClassLike, facts: NodeClassFacts): InstanceType[] {
     const zones = [...new Set(facts.subnets.map((s) => s.zone))].sort();
     // The AMI family decides kubernetes.io/os and windows-build (a Windows class offers the amd64 types as windows).
     const amiFamily = amiFamilyOf(nodeClass.spec);
-    const key = JSON.stringify([zones, nodeClass.spec.kubelet ?? {}, amiFamily]);
+    const key = JSON.stringify([zones, nodeClass.spec.kubelet ?? {}, amiFamily, facts.amis.map((a) => [a.id, a.requirements])]);
     let types = this.typeCache.get(key);
     if (types === undefined) {
       types = toInstanceTypes(this.deps.catalog, { zones: new Set(zones), kubelet: allocatableKubelet(nodeClass.spec.kubelet), amiFamily });
+      if (facts.amis.length > 0) types = bootable(facts.amis, types);
+      // Keys change with the node classes' AMIs: keep the cache from growing over a long run.
+      if (this.typeCache.size >= 64) this.typeCache.clear();
       this.typeCache.set(key, types);
     }
     const spotOff = this.deps.unavailable.spotUnavailable();

@@ -14,6 +14,13 @@ import type { LaunchedInstance, NodeClaimLike } from "../../ports/cloud-provider
 import { nameOf, poolLabels, withCondition, type NodeClaimDeps, type StepResult } from "./deps.ts";
 
 const launched = new WeakMap<NodeClaimDeps, Map<string, LaunchedInstance>>();
+/**
+ * NodeClaims (uid) this process deleted after a launch failure. A reconcile that started from a cache
+ * not yet showing the deletion would otherwise launch again: a second CreateFleet for a NodeClaim
+ * being deleted, a second event and a second count in karpenter_nodeclaims_disrupted_total (seen
+ * under load in the ICE fallback test). Forgotten with the rest when termination is done.
+ */
+const failed = new WeakMap<NodeClaimDeps, Set<string>>();
 
 function cache(deps: NodeClaimDeps): Map<string, LaunchedInstance> {
   let c = launched.get(deps);
@@ -26,9 +33,14 @@ export function launchedFor(deps: NodeClaimDeps, uid: string): LaunchedInstance 
   return launched.get(deps)?.get(uid);
 }
 
+function deletedAfterFailure(deps: NodeClaimDeps, uid: string): boolean {
+  return failed.get(deps)?.has(uid) === true;
+}
+
 /** Drops what launch remembers of the NodeClaim `uid` (its termination is done). */
 export function forgetLaunch(deps: NodeClaimDeps, uid: string): void {
   launched.get(deps)?.delete(uid);
+  failed.get(deps)?.delete(uid);
 }
 
 function missingLabels(nodeClaim: NodeClaim, instance: LaunchedInstance): Record<string, string> | undefined {
@@ -55,10 +67,14 @@ async function writeMetadata(deps: NodeClaimDeps, nodeClaim: NodeClaim, instance
 
 async function deleteForLaunchFailure(deps: NodeClaimDeps, nodeClaim: NodeClaim, error: Error): Promise<StepResult> {
   const ice = isInsufficientCapacityError(error);
-  deps.events.publish(ice ? insufficientCapacity(nodeClaim, error.message) : nodeClassNotReady(nodeClaim, error.message));
-  deps.metrics.nodeClaimsDisrupted.inc({ reason: ice ? "insufficient_capacity" : "nodeclass_not_ready", ...poolLabels(nodeClaim) });
   deps.logger.info({ nodeclaim: nodeClaim.metadata?.name, err: error }, "deleting nodeclaim after launch failure");
   await deps.cluster.deleteNodeClaim(nodeClaim.metadata?.name ?? "");
+  // Counted once the deletion is in: a failed delete is retried, and must not count twice.
+  deps.events.publish(ice ? insufficientCapacity(nodeClaim, error.message) : nodeClassNotReady(nodeClaim, error.message));
+  deps.metrics.nodeClaimsDisrupted.inc({ reason: ice ? "insufficient_capacity" : "nodeclass_not_ready", ...poolLabels(nodeClaim) });
+  let deleted = failed.get(deps);
+  if (deleted === undefined) failed.set(deps, (deleted = new Set()));
+  deleted.add(String(nodeClaim.metadata?.uid));
   return {};
 }
 
@@ -91,6 +107,7 @@ export async function launch(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise
     await deps.cluster.patchNodeClaimStatus(nodeClaim, { conditions: withCondition(deps, nodeClaim, { type: "Launched", status: "True", reason: "Launched" }) });
     return {};
   }
+  if (deletedAfterFailure(deps, uid)) return {};
   const known = cache(deps).get(uid);
   const outcome = known ?? await create(deps, nodeClaim);
   if (!("providerID" in (outcome ?? {}))) return outcome as StepResult;

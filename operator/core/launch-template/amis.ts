@@ -51,6 +51,16 @@ export function amiForType(amis: readonly ResolvedAmi[], type: InstanceType): Re
   return sortAmis(amis).find((ami) => Requirements.fromSelectors(ami.requirements).matchLabels(type.labels) === undefined);
 }
 
+/**
+ * The types some AMI of the list boots (its requirements met by the type's labels). The scheduler only
+ * plans these: a NodeClaim whose cheapest options are all arm64 while the node class resolves only
+ * x86_64 images could never launch.
+ */
+export function bootable(amis: readonly ResolvedAmi[], types: readonly InstanceType[]): InstanceType[] {
+  const requirements = amis.map((ami) => Requirements.fromSelectors(ami.requirements));
+  return types.filter((t) => requirements.some((r) => r.matchLabels(t.labels) === undefined));
+}
+
 /** Groups instance types by the image that boots them; types no AMI can boot are left out. */
 export function typesByImage(amis: readonly ResolvedAmi[], types: readonly InstanceType[]): Map<string, string[]> {
   const out = new Map<string, string[]>();

@@ -5,20 +5,35 @@
  */
 import { RequirementError, type Requirements } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint } from "../../../policies/domain/taints.ts";
-import { andBits, type Bitset } from "./bitset.ts";
+import { andBits, hasBit, type Bitset } from "./bitset.ts";
 import type { PoolTypes } from "./pool-types.ts";
 import type { PodState } from "./preferences.ts";
 import type { ResourceSpace } from "./resource-space.ts";
-import { chooseTarget, Demand, perNodeCap, spreadKeys, type DemandClass, type Fill } from "./sizing.ts";
+import { chooseTarget, Demand, perNodeCap, spreadKeys, type DemandClass, type Fill, type SizeTarget } from "./sizing.ts";
 import type { Candidate, ClaimTarget } from "./targets.ts";
 
 /** Classes of the queue the sizing of a new NodeClaim looks at. */
 const SIZING_CLASSES = 32;
 
+/**
+ * A sizing answer is reused for NodeClaims opened alike (same pool, requirements and opening class)
+ * while the pods still to place are at least this share of what they were when it was computed:
+ * in a burst of thousands of pods the answer barely moves from one NodeClaim to the next, and the
+ * last NodeClaims, sized for the few pods left, are computed afresh.
+ */
+const REUSE_WHILE = 0.9;
+
+interface Remembered<T> {
+  readonly value: T;
+  /** Demand.total when computed. */
+  readonly total: number;
+}
+
 export class ClaimSizer {
   private demand = new Demand();
   private readonly shareable = new Map<string, boolean>();
-  private readonly ratios = new Map<string, { readonly epoch: number; readonly ratio: number }>();
+  private readonly ratios = new Map<string, Remembered<number>>();
+  private readonly targets = new Map<string, Remembered<SizeTarget | undefined>>();
   /** Per pool, the node budget its first NodeClaim set and the NodeClaims sized since (sizing.ts). */
   private readonly budgets = new Map<PoolTypes, { nodes: number; opened: number }>();
   /** Domains of a key a class could reach (the solver's eligible domains). */
@@ -49,8 +64,14 @@ export class ClaimSizer {
     const fills = this.fillsFor(pool, reqs, c);
     if (fills.length === 0) return;
     const budget = this.budgets.get(pool);
-    const nodesLeft = this.nodesLeft(pool);
-    claim.target = chooseTarget({ pool, bits: claim.bits, priceOf: (i) => pool.priceUnder(i, reqs), used: claim.used, fills, nodesLeft, maxPriceRatio: this.maxPriceRatio });
+    const id = `${pool.pool.name}|${reqs.signature()}|${c.state.key}`;
+    const known = this.fresh(this.targets.get(id));
+    if (known !== undefined && (known.value === undefined || hasBit(claim.bits, known.value.index))) claim.target = known.value;
+    else {
+      const nodesLeft = this.nodesLeft(pool);
+      claim.target = chooseTarget({ pool, bits: claim.bits, priceOf: (i) => pool.priceUnder(i, reqs), used: claim.used, fills, nodesLeft, maxPriceRatio: this.maxPriceRatio });
+      this.targets.set(id, { value: claim.target, total: this.demand.total });
+    }
     if (budget !== undefined) budget.opened++;
     else if (claim.target !== undefined) this.budgets.set(pool, { nodes: claim.target.nodes, opened: 1 });
   }
@@ -61,15 +82,20 @@ export class ClaimSizer {
     return budget === undefined ? undefined : Math.max(1, budget.nodes - budget.opened);
   }
 
+  /** A remembered answer while the queue is still close to what it was (REUSE_WHILE). */
+  private fresh<T>(known: Remembered<T> | undefined): Remembered<T> | undefined {
+    return known !== undefined && this.demand.total >= REUSE_WHILE * known.total ? known : undefined;
+  }
+
   /**
-   * The cost per unit of value a new NodeClaim of `pool` opened for `c` now would be sized at, among
-   * `allowed` types (undefined: none may open, Infinity). Cached per class and pool until the next
-   * NodeClaim opens (`epoch`; the queue only shrinks meanwhile).
+   * The price per unit of value a new NodeClaim of `pool` opened for `c` now would be sized at, among
+   * `allowed` types (undefined: none may open, Infinity). Remembered per class and pool (REUSE_WHILE).
    */
-  newClaimRatio(c: Candidate, pool: PoolTypes, allowed: Bitset | undefined, epoch: number): number {
-    const id = `${pool.pool.name}|${c.state.key}`;
-    const cached = this.ratios.get(id);
-    if (cached !== undefined && cached.epoch === epoch) return cached.ratio;
+  newClaimRatio(c: Candidate, pool: PoolTypes, allowed: Bitset | undefined): number {
+    const id = `${pool.pool.name}|${c.state.key}|${allowed === undefined ? "closed" : allowed === pool.all ? "all" : "limited"}`;
+    const cached = this.fresh(this.ratios.get(id));
+    if (cached !== undefined && allowed !== pool.all && allowed !== undefined) this.ratios.delete(id);
+    else if (cached !== undefined) return cached.value;
     let ratio = Infinity;
     if (allowed !== undefined && untoleratedTaint(pool.pool.taints, c.state.pod.tolerations, c.state.strictSoftTaints) === undefined) {
       try {
@@ -82,7 +108,7 @@ export class ClaimSizer {
         if (!(error instanceof RequirementError)) throw error;
       }
     }
-    this.ratios.set(id, { epoch, ratio });
+    this.ratios.set(id, { value: ratio, total: this.demand.total });
     return ratio;
   }
 

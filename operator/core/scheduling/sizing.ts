@@ -149,7 +149,7 @@ class Sizing {
    * the node a pod needs anyway, so the cheapest option holding `used` is always within it. Undefined
    * when no option holds `used`.
    */
-  bounds(): { readonly nodes: number; admits(i: number, value: number): boolean } | undefined {
+  bounds(): { readonly nodes: number; readonly minHold: number; admits(i: number, value: number): boolean } | undefined {
     const largest = this.largestFill();
     if (!(largest > 0)) return undefined;
     const { nodesLeft, maxPriceRatio, priceOf, used } = this.input;
@@ -159,7 +159,7 @@ class Sizing {
     const first = this.pool.firstFitting(this.options, used);
     const floor = first === undefined ? 0 : priceOf(first);
     return {
-      nodes,
+      nodes, minHold,
       admits: (i, value) => {
         const price = priceOf(i);
         return value >= minHold && Number.isFinite(price) && price <= Math.max(maxPriceRatio * value, floor);
@@ -205,6 +205,7 @@ export function chooseTarget(input: SizingInput): SizeTarget | undefined {
     if (!hasBit(sizing.options, i)) continue;
     // Every type from here on pays more per unit of value for its full nodes than the best plan found.
     if (best !== undefined && pool.efficiencyBound[i]! > best.ratio * (1 + EPS)) break;
+    if (pool.capacityValue[i]! < bounds.minHold) continue;
     const value = sizing.fill(i);
     if (!bounds.admits(i, value)) continue;
     const candidate = { index: i, ratio: sizing.ratio(i, value), value };
@@ -263,8 +264,11 @@ export class Demand {
   private readonly classes: DemandClass[] = [];
   private readonly byKey = new Map<string, DemandClass>();
   private start = 0;
+  /** Pods still to place, all classes. */
+  total = 0;
 
   add(key: string, make: () => Omit<DemandClass, "remaining" | "key">): void {
+    this.total++;
     const existing = this.byKey.get(key);
     if (existing !== undefined) {
       existing.remaining++;
@@ -277,7 +281,10 @@ export class Demand {
 
   placed(key: string): void {
     const d = this.byKey.get(key);
-    if (d !== undefined && d.remaining > 0) d.remaining--;
+    if (d !== undefined && d.remaining > 0) {
+      d.remaining--;
+      this.total--;
+    }
   }
 
   /** Up to `limit` classes with pods left, in queue order. */

@@ -419,7 +419,7 @@ export class Solver {
     // Relative slack: on a price list linear in size the two sides are equal and differ only by rounding.
     const p = this.pools.indexOf(pool);
     const allowed = this.canOpen() ? this.limits[p]!.allowedTypes() : undefined;
-    return added <= this.sizer.newClaimRatio(c, pool, allowed, this.claims.length) * (value - pool.value(claim.used)) * (1 + 1e-6);
+    return added <= this.sizer.newClaimRatio(c, pool, allowed) * (value - pool.value(claim.used)) * (1 + 1e-6);
   }
 
   private commit(result: AddResult & { ok: true }, c: Candidate, place: Place): true {

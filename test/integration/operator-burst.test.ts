@@ -1,0 +1,98 @@
+/**
+ * A burst of whole-CPU pods under NodePool limits, end to end: the workshop's `inflate` shape (pause
+ * pods requesting cpu: 1, memory: 1.5Gi) scaled 0 → 100 → 300 on a spot + on-demand c/m/r NodePool
+ * with limits of 1000 CPU and 1000Gi. One NodeClaim per pod was the old plan (100 NodeClaims, 100
+ * CreateFleet calls, $2.12/h); Karpenter v1.15 launched one m8id.32xlarge spot at $1.19/h for the
+ * first hundred. The fault proxy in front of moto only records the CreateFleet requests (no faults).
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { AppsV1Api } from "@kubernetes/client-node";
+import { mergePatch } from "../../operator/adapters/kube/client.ts";
+import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
+import { toInstanceTypes } from "../../policies/domain/catalog/catalog.ts";
+import type { RunningOperator } from "../../operator/main.ts";
+import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
+import { createTestNamespace } from "../harness/reset.ts";
+import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
+import { eventually } from "../harness/wait.ts";
+import { consistency, createNodePool, isReady, runOperatorOnCluster, runningPods, type Claim, type OperatorOnCluster } from "./provisioning-fixtures.ts";
+
+const catalog = new Map(toInstanceTypes(builtinCatalog()).map((t) => [t.name, t]));
+const LIMITS = { cpu: "1000", memory: "1000Gi" };
+
+/** The catalog price of what a NodeClaim launched (its instance type, zone and capacity type). */
+function pricePerHour(claim: Claim): number {
+  const labels = claim.metadata.labels ?? {};
+  const offering = catalog.get(labels["node.kubernetes.io/instance-type"] ?? "")?.offerings
+    .find((o) => o.zone === labels["topology.kubernetes.io/zone"] && o.capacityType === labels["karpenter.sh/capacity-type"]);
+  assert.ok(offering !== undefined, `no catalog offering for ${JSON.stringify(labels)}`);
+  return offering.pricePerHour;
+}
+
+void describe("a burst of whole-CPU pods under NodePool limits", () => {
+  let env: TestEnvironment;
+  let proxy: FaultProxy;
+  let running: OperatorOnCluster;
+  let operator: RunningOperator;
+  let namespace: string;
+
+  const scale = async (replicas: number): Promise<void> => {
+    await env.kubeConfig.makeApiClient(AppsV1Api).patchNamespacedDeployment({ name: "inflate", namespace, body: { spec: { replicas } } }, mergePatch);
+  };
+  const settled = (pods: number): Promise<Claim[]> => eventually(`${pods} inflate pods Running on Ready NodeClaims`, async () => {
+    const [{ claims, leaked, withoutInstance }, pods_] = await Promise.all([consistency(env), runningPods(env, namespace)]);
+    const ok = pods_.length === pods && claims.length > 0 && claims.every(isReady) && leaked.length === 0 && withoutInstance.length === 0;
+    return ok ? claims : undefined;
+  }, 180_000, 500);
+  const created = async (): Promise<number> => (await operator.metrics.nodeClaimsCreated.get()).values.reduce((n, v) => n + v.value, 0);
+
+  before(async () => {
+    env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
+    proxy = await startFaultProxy(env.aws().endpoint);
+    running = await runOperatorOnCluster(env, "burst", { AWS_ENDPOINT_URL: proxy.url });
+    operator = running.operator;
+    await createNodePool(env, "burst", {
+      requirements: [
+        { key: "karpenter.k8s.aws/instance-category", operator: "In", values: ["c", "m", "r"] },
+        { key: "karpenter.sh/capacity-type", operator: "In", values: ["spot", "on-demand"] },
+      ],
+      limits: LIMITS,
+    });
+    namespace = await createTestNamespace(env.kubeConfig, "burst");
+    await env.kubeConfig.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace, body: {
+      metadata: { name: "inflate" },
+      spec: {
+        replicas: 0, selector: { matchLabels: { app: "inflate" } },
+        template: { metadata: { labels: { app: "inflate" } }, spec: {
+          terminationGracePeriodSeconds: 0,
+          containers: [{ name: "inflate", image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7", resources: { requests: { cpu: "1", memory: "1.5Gi" } } }],
+        } },
+      },
+    } });
+  });
+  after(async () => { await running.stop(); await proxy.stop(); });
+
+  void it("should run 100 pods on at most three NodeClaims, one CreateFleet each, for less than Karpenter's $1.19/h", async () => {
+    await scale(100);
+    const claims = await settled(100);
+    const total = claims.reduce((s, c) => s + pricePerHour(c), 0);
+    console.log(`# 100 pods: ${claims.map((c) => c.metadata.labels?.["node.kubernetes.io/instance-type"]).join(", ")}, $${total.toFixed(4)}/h`);
+    assert.ok(claims.length <= 3, `${claims.length} NodeClaims`);
+    assert.equal(await created(), claims.length, "no NodeClaim was created and dropped on the way");
+    assert.equal(proxy.createFleetRequests.length, claims.length, "one CreateFleet per NodeClaim");
+    assert.ok(total < 1.19, `$${total.toFixed(4)}/h`);
+  });
+
+  void it("should add the next 200 pods in one go within the NodePool's limits", async () => {
+    const before_ = (await consistency(env)).claims.length;
+    await scale(300);
+    const claims = await settled(300);
+    const added = claims.length - before_;
+    const sum = (key: string): number => claims.reduce((s, c) => s + Number.parseFloat(String((c.status as { capacity?: Record<string, string> } | undefined)?.capacity?.[key] ?? "0")), 0);
+    console.log(`# 300 pods: ${claims.length} NodeClaims (${added} added), cpu ${sum("cpu")}, ${claims.map((c) => c.metadata.labels?.["node.kubernetes.io/instance-type"]).join(", ")}`);
+    assert.ok(added >= 1 && added <= 3, `${added} NodeClaims added`);
+    assert.equal(proxy.createFleetRequests.length, claims.length, "one CreateFleet per NodeClaim");
+    assert.ok(sum("cpu") <= 1000, `cpu capacity ${sum("cpu")} within the limit`);
+  });
+});
