@@ -9,6 +9,8 @@
  * In chaos mode (chaos()) a seeded share of the requests of chosen actions, EC2's Query API and the
  * JSON APIs of SQS and SSM alike, gets a throttling error, a 5xx, or a timeout: the connection is
  * dropped after a wait, either before moto sees the request or after it acted (a lost answer).
+ * A bridge (MotoBridge) can fill gaps of moto for every caller alike: it sees every request, may
+ * answer one itself and may rewrite a Query API request (after fault injection) before moto sees it.
  */
 import http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -56,6 +58,29 @@ export interface ChaosOptions {
   readonly timeoutMs: number;
 }
 
+/** A request as a bridge sees it: its action and parameters in the request's protocol. */
+export interface BridgedRequest {
+  readonly action: string;
+  /** EC2's and IAM's Query API parameters (undefined for the JSON protocols). */
+  readonly form?: URLSearchParams;
+  /** The JSON protocols' body (SQS, SSM), parsed (undefined for the Query API). */
+  readonly json?: unknown;
+}
+
+/** An answer a bridge gives in moto's place. */
+export interface BridgedAnswer { readonly status: number; readonly contentType: string; readonly body: string }
+
+/**
+ * Fills what moto cannot serve or does not do, identically for every caller behind the proxy.
+ * `intercept` sees every request that passed the fault injection (so it can count them) and answers
+ * it in moto's place when it returns an answer; `rewrite` returns the parameters moto gets for a
+ * Query API request instead of the caller's (or undefined to leave them).
+ */
+export interface MotoBridge {
+  intercept(request: BridgedRequest): BridgedAnswer | undefined;
+  rewrite(request: BridgedRequest & { readonly form: URLSearchParams }): URLSearchParams | undefined;
+}
+
 /** Where a crash falls: before CreateFleet reaches moto, or after moto launched but before the caller hears of it. */
 export type CrashPoint = "before-create-fleet" | "after-create-fleet";
 
@@ -85,6 +110,8 @@ export class FaultProxy {
   private chaosMode: ChaosOptions | undefined;
   /** Faults chaos mode injected, by `fault action` (e.g. "5xx CreateFleet"). */
   readonly injected = new Map<string, number>();
+  /** Fills moto's gaps when set (see MotoBridge). */
+  bridge: MotoBridge | undefined;
 
   constructor(server: http.Server) {
     this.server = server;
@@ -282,6 +309,22 @@ function errorAnswer(res: http.ServerResponse, json: boolean, status: number, co
   res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${xml(code)}</Code><Message>${message}</Message></Error></Errors><RequestID>kerf-fault-proxy</RequestID></Response>`);
 }
 
+/** Parses a JSON protocol's body; undefined when there is none or it does not parse (the bridge then sees no body). */
+function parseJson(body: Buffer | undefined): unknown {
+  if (body === undefined || body.length === 0) return undefined;
+  try { return JSON.parse(body.toString("utf8")); } catch { return undefined; }
+}
+
+/** The bridge's answer to a request, if it gives one. */
+function bridgeAnswer(
+  proxy: FaultProxy, action: string | null | undefined, form: URLSearchParams | undefined, jsonBody: Buffer | undefined,
+): BridgedAnswer | undefined {
+  if (proxy.bridge === undefined || action === undefined || action === null) return undefined;
+  const json = parseJson(jsonBody);
+  const request: BridgedRequest = { action, ...(form === undefined ? {} : { form }) };
+  return proxy.bridge.intercept(json === undefined ? request : { ...request, json });
+}
+
 /** Plays a chaos fault; true when the request was answered (or dropped) here and must not go on. */
 async function playChaos(proxy: FaultProxy, fault: ChaosFault | undefined, json: boolean, res: http.ServerResponse): Promise<boolean> {
   if (fault === undefined || fault === "timeout-after") return false;
@@ -315,6 +358,12 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
     res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${xml(throttle)}</Code><Message>Request limit exceeded.</Message></Error></Errors><RequestID>kerf-fault-proxy</RequestID></Response>`);
     return;
   }
+  const bridged = bridgeAnswer(proxy, action, form, json ? body : undefined);
+  if (bridged !== undefined) {
+    res.writeHead(bridged.status, { "content-type": bridged.contentType });
+    res.end(bridged.body);
+    return;
+  }
   const createFleet = action === "CreateFleet";
   if (createFleet && proxy.crashAt("before-create-fleet")) { proxy.withhold(res); return; }
   if (form !== undefined && createFleet) {
@@ -328,6 +377,10 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
       return;
     }
     body = Buffer.from(rewritten.params.toString(), "utf8");
+  }
+  if (form !== undefined && action !== undefined && action !== null && proxy.bridge !== undefined) {
+    const rewritten = proxy.bridge.rewrite({ action, form: new URLSearchParams(body.toString("utf8")) });
+    if (rewritten !== undefined) body = Buffer.from(rewritten.toString(), "utf8");
   }
   const out = await forward(target, req, body);
   if (fault === "timeout-after") { await dropAfter(proxy, res); return; }

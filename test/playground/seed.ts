@@ -4,9 +4,12 @@
  * published as the recommended image under the playground's SSM prefix (as the integration tests do),
  * and the node role `KarpenterNodeRole-<cluster>` its `role:` names (kerf puts it into the managed instance profile).
  */
-import { CreateTagsCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand, EC2Client, RegisterImageCommand } from "@aws-sdk/client-ec2";
+import {
+  CreateTagsCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand, EC2Client,
+} from "@aws-sdk/client-ec2";
 import { CreateRoleCommand, IAMClient } from "@aws-sdk/client-iam";
 import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import { registerImage } from "../harness/moto-images.ts";
 import type { AwsTestConfig } from "../harness/use-environment.ts";
 
 /** What to seed. */
@@ -41,8 +44,8 @@ async function tagDiscovery(ec2: EC2Client, o: SeedOptions): Promise<{ subnets: 
 
 async function publishAmi(ec2: EC2Client, ssm: SSMClient, o: SeedOptions, arch: "x86_64" | "arm64"): Promise<string> {
   const name = `amazon-eks-node-al2023-${arch}-standard-${o.kubernetesVersion}-v20250101`;
-  const image = await ec2.send(new RegisterImageCommand({ Name: name, Architecture: arch, RootDeviceName: "/dev/xvda", BlockDeviceMappings: [{ DeviceName: "/dev/xvda", Ebs: { VolumeSize: 20 } }] }));
-  const id = image.ImageId ?? "";
+  // Carries its Architecture, as a real AMI does (moto's RegisterImage would drop it).
+  const id = await registerImage(ec2, name, arch);
   await ssm.send(new PutParameterCommand({ Name: `${o.ssmPrefix}/eks/optimized-ami/${o.kubernetesVersion}/amazon-linux-2023/${arch}/standard/recommended/image_id`, Value: id, Type: "String", Overwrite: true }));
   return id;
 }

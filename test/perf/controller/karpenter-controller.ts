@@ -54,11 +54,14 @@ export function karpenterBinaryPath(): string {
 export function buildKarpenterController(): Promise<{ binary: string } | { skipped: string }> {
   const binary = karpenterBinaryPath();
   if (existsSync(binary)) return Promise.resolve({ binary });
-  if (spawnSync("go", ["version"], { encoding: "utf8" }).status !== 0) return Promise.resolve({ skipped: "no `go` on PATH" });
+  if (spawnSync("go", ["version"], { encoding: "utf8" }).status !== 0) {
+    return Promise.resolve({ skipped: "no `go` on PATH" });
+  }
   mkdirSync(path.dirname(binary), { recursive: true });
   const tmp = `${binary}.tmp-${process.pid}`;
   const ldflags = `-X=sigs.k8s.io/karpenter/pkg/operator.Version=${KARPENTER_VERSION}`;
-  const child = spawn("go", ["build", "-trimpath", `-ldflags=${ldflags}`, "-o", tmp, PACKAGE], { cwd: moduleDir, env: goEnv(), stdio: ["ignore", "ignore", "pipe"] });
+  const args = ["build", "-trimpath", `-ldflags=${ldflags}`, "-o", tmp, PACKAGE];
+  const child = spawn("go", args, { cwd: moduleDir, env: goEnv(), stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (c: Buffer) => { stderr = (stderr + c.toString()).slice(-8000); });
   return new Promise((resolve) => {
@@ -87,12 +90,13 @@ export interface KarpenterTarget {
  * The settings of the controller process. ManagedProcess adds the host's environment: every AWS_*
  * variable of the host that is not set here is blanked, so no host profile or endpoint leaks in.
  */
-export async function karpenterEnv(t: KarpenterTarget, ports: { metrics: number; health: number }): Promise<Record<string, string>> {
+export function karpenterEnv(t: KarpenterTarget, ports: { metrics: number; health: number }): Record<string, string> {
   const blanked = Object.fromEntries(Object.keys(process.env).filter((k) => k.startsWith("AWS_")).map((k) => [k, ""]));
   return {
     ...blanked,
     KUBECONFIG: t.kubeconfig, CLUSTER_NAME: t.clusterName, CLUSTER_ENDPOINT: t.apiserverUrl,
-    ISOLATED_VPC: "true", DISABLE_LEADER_ELECTION: "true", METRICS_PORT: String(ports.metrics), HEALTH_PROBE_PORT: String(ports.health),
+    ISOLATED_VPC: "true", DISABLE_LEADER_ELECTION: "true",
+    METRICS_PORT: String(ports.metrics), HEALTH_PROBE_PORT: String(ports.health),
     LOG_LEVEL: "debug", AWS_REGION: "us-east-1", AWS_ENDPOINT_URL: t.awsEndpoint,
     AWS_ACCESS_KEY_ID: "testing", AWS_SECRET_ACCESS_KEY: "testing", AWS_EC2_METADATA_DISABLED: "true",
     AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
@@ -102,7 +106,7 @@ export async function karpenterEnv(t: KarpenterTarget, ports: { metrics: number;
 /** Starts the controller (log: `<logDir>/karpenter.log`, JSON lines); resolves once its readiness probe answers 200. */
 export async function startKarpenter(t: KarpenterTarget, readyTimeoutMs = 180_000): Promise<ManagedProcess> {
   const [metrics = 0, health = 0] = await freePorts(2);
-  const env = await karpenterEnv(t, { metrics, health });
+  const env = karpenterEnv(t, { metrics, health });
   const proc = new ManagedProcess({ name: "karpenter", command: t.binary, args: [], logDir: t.logDir, env });
   try {
     await proc.waitReady(answers200(`http://127.0.0.1:${health}/readyz`), readyTimeoutMs);
