@@ -1,7 +1,9 @@
 /**
- * The instance types the operator offers follow the EC2NodeClass's AMI family (moto for subnets): a
- * Windows class offers the amd64 types as kubernetes.io/os=windows with its windows-build, a Linux
- * class every type as linux, so a Windows NodePool that `kerf check` accepts also provisions.
+ * The instance types the operator offers follow the EC2NodeClass's AMI family and images (moto for
+ * subnets and AMIs): a Windows class offers the amd64 types as kubernetes.io/os=windows with its
+ * windows-build, a Linux class its types as linux, so a Windows NodePool that `kerf check` accepts also
+ * provisions; and only types one of the class's images boots, so no plan is made of arm64 types for a
+ * class whose images are all x86_64 (such a NodeClaim never launched).
  */
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -14,6 +16,16 @@ void describe("instance types by AMI family", () => {
     env = await useEnvironment({ moto: true });
     await seedAl2023Alias(env.aws(), "x86_64");
     await tagDefaultSubnets(env.aws(), ["us-east-1a", "us-east-1b"]);
+  });
+
+  void it("should offer no arm64 type while the class's images are all x86_64, and both architectures once it has both", async () => {
+    const arches = async (): Promise<Set<string>> => {
+      const graph = providers(env.aws(), testClock(), new Map([["linux", nodeClass("linux")]]));
+      return new Set((await graph.cloudProvider.getInstanceTypes("linux")).map((t) => t.labels["kubernetes.io/arch"] ?? ""));
+    };
+    assert.deepEqual([...await arches()], ["amd64"]);
+    await seedAl2023Alias(env.aws(), "arm64");
+    assert.deepEqual([...await arches()].sort(), ["amd64", "arm64"]);
   });
 
   void it("should offer amd64 types as windows under a Windows AMI family and every type as linux otherwise", async () => {

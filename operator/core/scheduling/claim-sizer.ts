@@ -92,24 +92,28 @@ export class ClaimSizer {
    * `allowed` types (undefined: none may open, Infinity). Remembered per class and pool (REUSE_WHILE).
    */
   newClaimRatio(c: Candidate, pool: PoolTypes, allowed: Bitset | undefined): number {
-    const id = `${pool.pool.name}|${c.state.key}|${allowed === undefined ? "closed" : allowed === pool.all ? "all" : "limited"}`;
-    const cached = this.fresh(this.ratios.get(id));
-    if (cached !== undefined && allowed !== pool.all && allowed !== undefined) this.ratios.delete(id);
-    else if (cached !== undefined) return cached.value;
-    let ratio = Infinity;
-    if (allowed !== undefined && untoleratedTaint(pool.pool.taints, c.state.pod.tolerations, c.state.strictSoftTaints) === undefined) {
-      try {
-        const reqs = pool.requirements.intersect(c.state.requirements());
-        const bits = pool.fitting(andBits(allowed, pool.typesFor(reqs)), c.vector);
-        const fills = this.fillsFor(pool, reqs, c);
-        const nodesLeft = this.nodesLeft(pool);
-        ratio = chooseTarget({ pool, bits, priceOf: (i) => pool.priceUnder(i, reqs), used: c.vector, fills, nodesLeft, maxPriceRatio: this.maxPriceRatio })?.ratio ?? Infinity;
-      } catch (error) {
-        if (!(error instanceof RequirementError)) throw error;
-      }
-    }
-    this.ratios.set(id, { value: ratio, total: this.demand.total });
+    if (allowed === undefined) return Infinity;
+    // While limits bind, the allowed types change with every NodeClaim: no reuse then.
+    const id = allowed === pool.all ? `${pool.pool.name}|${c.state.key}` : undefined;
+    const cached = id === undefined ? undefined : this.fresh(this.ratios.get(id));
+    if (cached !== undefined) return cached.value;
+    const ratio = this.ratioAmong(c, pool, allowed);
+    if (id !== undefined) this.ratios.set(id, { value: ratio, total: this.demand.total });
     return ratio;
+  }
+
+  private ratioAmong(c: Candidate, pool: PoolTypes, allowed: Bitset): number {
+    if (untoleratedTaint(pool.pool.taints, c.state.pod.tolerations, c.state.strictSoftTaints) !== undefined) return Infinity;
+    try {
+      const reqs = pool.requirements.intersect(c.state.requirements());
+      const bits = pool.fitting(andBits(allowed, pool.typesFor(reqs)), c.vector);
+      const fills = this.fillsFor(pool, reqs, c);
+      const input = { pool, bits, priceOf: (i: number) => pool.priceUnder(i, reqs), used: c.vector, fills, nodesLeft: this.nodesLeft(pool), maxPriceRatio: this.maxPriceRatio };
+      return chooseTarget(input)?.ratio ?? Infinity;
+    } catch (error) {
+      if (!(error instanceof RequirementError)) throw error;
+      return Infinity;
+    }
   }
 
   /**

@@ -81,6 +81,11 @@ function makePod(kind: PodClass, uid: number, rand: () => number): SimPod {
   }
 }
 
+/** `n` identical pods of one Deployment (label `app`), e.g. the EKS workshop's inflate: 1 CPU, 1.5Gi. */
+export function homogeneousPods(n: number, requests: { cpu: number; memory: number }, app = "inflate"): SimPod[] {
+  return Array.from({ length: n }, (_, i) => basePod(i, { app }, requests));
+}
+
 /** `makeDiversePods(n)`: five equal classes of floor(n/5), the remainder generic. */
 export function diversePods(n: number, seed = 42): SimPod[] {
   const rand = prng(seed);

@@ -17,7 +17,7 @@ import { builtinCatalog } from "../../../policies/domain/catalog/builtin.ts";
 import { toInstanceTypes } from "../../../policies/domain/catalog/catalog.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { coveringOptimum } from "./covering-lp.ts";
-import { benchNodePool, diversePods, fakeInstanceTypes, preferencePods } from "./generator.ts";
+import { benchNodePool, diversePods, fakeInstanceTypes, homogeneousPods, preferencePods } from "./generator.ts";
 import { buildKarpenter, runKarpenter, type ClaimSummary, type KarpenterResult } from "./karpenter.ts";
 
 export interface BenchResult {
@@ -36,12 +36,31 @@ export interface BenchResult {
   readonly karpenter?: KarpenterResult;
 }
 
+const GI = 2 ** 30;
 const SIZES = [1, 100, 1000, 5000, 20000];
-const COMPARED = new Set(["diverse", "catalog-diverse"].flatMap((n) => [1000, 5000, 20000].map((p) => `${n}/${p}`)));
+/**
+ * Homogeneous workloads on the real catalog's c, m and r types (the workshop NodePool's categories):
+ * one Deployment of identical pods, as most clusters run them.
+ */
+const SHAPES: Readonly<Record<string, { cpu: number; memory: number }>> = {
+  "catalog-inflate": { cpu: 1000, memory: 1.5 * GI },
+  "catalog-memory-heavy": { cpu: 250, memory: 8 * GI },
+  "catalog-large": { cpu: 8000, memory: 32 * GI },
+};
+const SHAPE_SIZES = [100, 300, 1000];
+const COMPARED = new Set([
+  ...["diverse", "catalog-diverse"].flatMap((n) => [1000, 5000, 20000].map((p) => `${n}/${p}`)),
+  ...Object.keys(SHAPES).flatMap((n) => SHAPE_SIZES.map((p) => `${n}/${p}`)),
+]);
 
 function workload(name: string, n: number): { pods: SimPod[]; types: InstanceType[]; ignore: boolean } {
   const real = name.startsWith("catalog");
   const types = real ? toInstanceTypes(builtinCatalog()) : fakeInstanceTypes(400);
+  const shape = SHAPES[name];
+  if (shape !== undefined) {
+    const cmr = types.filter((t) => ["c", "m", "r"].includes(t.labels["karpenter.k8s.aws/instance-category"] ?? ""));
+    return { pods: homogeneousPods(n, shape), types: cmr, ignore: false };
+  }
   if (name.includes("preferences")) return { pods: preferencePods(n, 42, real ? "us-east-1a" : "test-zone-1"), types, ignore: name.includes("ignore") };
   return { pods: diversePods(n), types, ignore: false };
 }
@@ -79,6 +98,7 @@ const CASES: [string, number][] = [
   ["respect-preferences", 4000], ["ignore-preferences", 4000],
   ...SIZES.map((n): [string, number] => ["catalog-diverse", n]),
   ["catalog-respect-preferences", 4000],
+  ...Object.keys(SHAPES).flatMap((name) => SHAPE_SIZES.map((n): [string, number] => [name, n])),
 ];
 
 const money = (v: number): string => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(4));

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
@@ -231,11 +232,21 @@ func run(in input) (output, error) {
 	}
 	out.Nodes, out.Unschedulable, out.MinPods = len(results.NewNodeClaims), len(results.PodErrors), len(pods)
 	for _, nc := range results.NewNodeClaims {
+		// The AWS launch drops exotic types (GPU, accelerator, metal) while an ordinary option is left
+		// (filter.go ExoticInstanceType), so that is what a launch pays; kerf's plan is priced the same way.
 		var best *cloudprovider.Offering
 		var bestType string
-		for _, it := range nc.InstanceTypeOptions {
-			if o := it.Offerings.Available().Compatible(nc.Requirements).Cheapest(); o != nil && (best == nil || o.Price < best.Price) {
-				best, bestType = o, it.Name
+		for _, exoticPass := range []bool{false, true} {
+			for _, it := range nc.InstanceTypeOptions {
+				if isExotic(it) != exoticPass {
+					continue
+				}
+				if o := it.Offerings.Available().Compatible(nc.Requirements).Cheapest(); o != nil && (best == nil || o.Price < best.Price) {
+					best, bestType = o, it.Name
+				}
+			}
+			if best != nil {
+				break
 			}
 		}
 		if best == nil {
@@ -249,6 +260,17 @@ func run(in input) (output, error) {
 		}
 	}
 	return out, nil
+}
+
+// isExotic mirrors the AWS provider's exotic test on the labels the bench gives each type.
+func isExotic(it *cloudprovider.InstanceType) bool {
+	for _, key := range []string{"karpenter.k8s.aws/instance-gpu-count", "karpenter.k8s.aws/instance-accelerator-count"} {
+		if it.Requirements.Has(key) && it.Requirements.Get(key).Len() > 0 {
+			return true
+		}
+	}
+	size := it.Requirements.Get("karpenter.k8s.aws/instance-size")
+	return size.Len() > 0 && strings.Contains(size.Any(), "metal")
 }
 
 func main() {
