@@ -9,8 +9,12 @@ import { andBits, hasBit, type Bitset } from "./bitset.ts";
 import type { PoolTypes } from "./pool-types.ts";
 import type { PodState } from "./preferences.ts";
 import type { ResourceSpace } from "./resource-space.ts";
-import { chooseTarget, Demand, perNodeCap, spreadKeys, type DemandClass, type Fill, type SizeTarget } from "./sizing.ts";
+import { chooseTarget, Demand, perNodeCap, spreadKeys } from "./sizing.ts";
+import type { DemandClass, Fill, SizeTarget, SizingInput } from "./sizing.ts";
 import type { Candidate, ClaimTarget } from "./targets.ts";
+
+/** Where a NodeClaim stands when it is sized: its options and what its pods use. */
+type Placed = Pick<SizingInput, "bits" | "used">;
 
 /** Classes of the queue the sizing of a new NodeClaim looks at. */
 const SIZING_CLASSES = 32;
@@ -50,7 +54,9 @@ export class ClaimSizer {
   queue(queue: readonly PodState[], space: ResourceSpace): void {
     this.demand = new Demand();
     for (const state of queue) {
-      this.demand.add(state.baseKey, () => ({ state, vector: space.vector(state.pod.requests), perNode: perNodeCap(state), spreadKeys: spreadKeys(state) }));
+      this.demand.add(state.baseKey, () => ({
+        state, vector: space.vector(state.pod.requests), perNode: perNodeCap(state), spreadKeys: spreadKeys(state),
+      }));
     }
   }
 
@@ -66,10 +72,10 @@ export class ClaimSizer {
     const budget = this.budgets.get(pool);
     const id = `${pool.pool.name}|${reqs.signature()}|${c.state.key}`;
     const known = this.fresh(this.targets.get(id));
-    if (known !== undefined && (known.value === undefined || hasBit(claim.bits, known.value.index))) claim.target = known.value;
+    const reusable = known !== undefined && (known.value === undefined || hasBit(claim.bits, known.value.index));
+    if (reusable) claim.target = known.value;
     else {
-      const nodesLeft = this.nodesLeft(pool);
-      claim.target = chooseTarget({ pool, bits: claim.bits, priceOf: (i) => pool.priceUnder(i, reqs), used: claim.used, fills, nodesLeft, maxPriceRatio: this.maxPriceRatio });
+      claim.target = chooseTarget(this.input(pool, reqs, claim, fills));
       this.targets.set(id, { value: claim.target, total: this.demand.total });
     }
     if (budget !== undefined) budget.opened++;
@@ -103,17 +109,23 @@ export class ClaimSizer {
   }
 
   private ratioAmong(c: Candidate, pool: PoolTypes, allowed: Bitset): number {
-    if (untoleratedTaint(pool.pool.taints, c.state.pod.tolerations, c.state.strictSoftTaints) !== undefined) return Infinity;
+    const { tolerations } = c.state.pod;
+    if (untoleratedTaint(pool.pool.taints, tolerations, c.state.strictSoftTaints) !== undefined) return Infinity;
     try {
       const reqs = pool.requirements.intersect(c.state.requirements());
       const bits = pool.fitting(andBits(allowed, pool.typesFor(reqs)), c.vector);
       const fills = this.fillsFor(pool, reqs, c);
-      const input = { pool, bits, priceOf: (i: number) => pool.priceUnder(i, reqs), used: c.vector, fills, nodesLeft: this.nodesLeft(pool), maxPriceRatio: this.maxPriceRatio };
-      return chooseTarget(input)?.ratio ?? Infinity;
+      return chooseTarget(this.input(pool, reqs, { bits, used: c.vector }, fills))?.ratio ?? Infinity;
     } catch (error) {
       if (!(error instanceof RequirementError)) throw error;
       return Infinity;
     }
+  }
+
+  /** A sizing question for a NodeClaim of `pool` under `reqs` with options `bits` holding `used`. */
+  private input(pool: PoolTypes, reqs: Requirements, at: Placed, fills: Fill[]): SizingInput {
+    const priceOf = (i: number): number => pool.priceUnder(i, reqs);
+    return { pool, ...at, priceOf, fills, nodesLeft: this.nodesLeft(pool), maxPriceRatio: this.maxPriceRatio };
   }
 
   /**
