@@ -42,7 +42,7 @@ interface Registration {
 }
 
 interface NodeClaimView {
-  metadata?: { name?: string; labels?: Record<string, string> };
+  metadata?: { name?: string; labels?: Record<string, string>; deletionTimestamp?: unknown };
   spec?: { taints?: V1Taint[]; startupTaints?: V1Taint[] };
   status?: { providerID?: string; capacity?: Record<string, string>; allocatable?: Record<string, string> };
 }
@@ -133,7 +133,8 @@ export class KubeletSim {
    * provider ID (Karpenter tags an instance with its NodeClaim only after it registered; kerf tags it
    * at launch, which also counts). Undefined while the instance waits for its NodeClaim to record the
    * launch: one a controller launched for a NodePool (karpenter.sh/nodepool tag) waits up to
-   * CLAIM_WAIT_MS, then joins with defaults, as an instance launched outside any NodeClaim does at once.
+   * CLAIM_WAIT_MS, then joins with defaults, as an instance launched outside any NodeClaim does at once,
+   * and one whose NodeClaim is gone or being deleted (nothing will record the launch any more).
    */
   private registration(instance: Instance, claims: Claims, ageMs: number): Registration | undefined {
     const providerId = `aws:///${instance.Placement?.AvailabilityZone ?? ""}/${instance.InstanceId ?? ""}`;
@@ -145,7 +146,9 @@ export class KubeletSim {
         taints: [...(nc.spec?.taints ?? []), ...(nc.spec?.startupTaints ?? [])],
       };
     }
-    const launchedForPool = tag(instance, "karpenter.sh/nodepool") !== undefined || tagged !== undefined;
+    const claimGoing = nc === undefined ? tagged !== undefined : nc.metadata?.deletionTimestamp !== undefined;
+    if (claimGoing) return DEFAULT_REGISTRATION;
+    const launchedForPool = tag(instance, "karpenter.sh/nodepool") !== undefined;
     return launchedForPool && ageMs < CLAIM_WAIT_MS ? undefined : DEFAULT_REGISTRATION;
   }
 

@@ -44,7 +44,7 @@ const phases = PHASES.filter((p) => wanted.includes(p.name));
 const capS = values.timeout === undefined ? Infinity : Number(values.timeout);
 const budgetMs = Number(values.budget) * 60_000;
 const consolidateAfterS = durationSeconds(values["consolidate-after"]);
-const quietMs = (consolidateAfterS + 40) * 1000;
+const quietMs = (consolidateAfterS + 60) * 1000;
 const prices = catalogPrices();
 
 /** One phase of one controller. */

@@ -20,20 +20,31 @@ interface NodeClaimObject extends KubernetesObject {
   metadata?: KubernetesObject["metadata"] & { deletionTimestamp?: Date | string };
 }
 
+function deleting(o: KubernetesObject): boolean {
+  return (o.metadata as { deletionTimestamp?: unknown } | undefined)?.deletionTimestamp !== undefined;
+}
+
 /** Informer caches of the objects a phase waits on, and when Nodes or NodeClaims last came or went. */
 export class ClusterWatch {
   private readonly informers: Informer<KubernetesObject>[] = [];
   readonly nodes = new Map<string, V1Node>();
   readonly nodeClaims = new Map<string, NodeClaimObject>();
   readonly pods = new Map<string, V1Pod>();
-  /** Date.now() of the last Node or NodeClaim added or deleted (a scale, a replacement, a removal). */
+  /**
+   * Date.now() of the last Node or NodeClaim added or deleted, or NodeClaim whose deletion began (a
+   * scale-up, a replacement, a removal: what "the nodes changed" means to the settled phases).
+   */
   lastChange = Date.now();
   private stopped = false;
 
   private track<T extends KubernetesObject>(informer: Informer<T>, into: Map<string, T>, counts: boolean): void {
     const key = (o: T): string => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
     informer.on("add", (o) => { into.set(key(o), o); if (counts) this.lastChange = Date.now(); });
-    informer.on("update", (o) => { into.set(key(o), o); });
+    informer.on("update", (o) => {
+      const was = into.get(key(o));
+      into.set(key(o), o);
+      if (counts && deleting(o) && (was === undefined || !deleting(was))) this.lastChange = Date.now();
+    });
     informer.on("delete", (o) => { into.delete(key(o)); if (counts) this.lastChange = Date.now(); });
     // client-node's informers stop on any error other than 410: start again, as a controller would.
     informer.on("error", () => {
@@ -76,7 +87,12 @@ export class ClusterWatch {
 
   /** NodeClaims not being deleted. */
   liveNodeClaims(): NodeClaimObject[] {
-    return [...this.nodeClaims.values()].filter((c) => c.metadata?.deletionTimestamp === undefined);
+    return [...this.nodeClaims.values()].filter((c) => !deleting(c));
+  }
+
+  /** Whether a NodeClaim is being deleted (its instance still terminating, its Node draining). */
+  anyDeleting(): boolean {
+    return [...this.nodeClaims.values()].some(deleting);
   }
 }
 

@@ -11,10 +11,13 @@
  * - memory: a memory-heavy Deployment beside inflate (20 × cpu 250m, memory 8Gi); every pod Running.
  * - mixed: four Deployments of other shapes beside those; every pod Running.
  *
- * "Stop changing" is a quiet window of consolidateAfter + 40 s without a Node or NodeClaim coming or
- * going: both controllers look for disruptions every 10 s and Karpenter validates a consolidation for
- * 15 s, so a shorter window could end a scale-down between two of its rounds. The time reported for
- * these phases is the last change, not the end of the window.
+ * "Stop changing" is a quiet window of consolidateAfter + 60 s, counted from the phase's change at the
+ * earliest, without a Node or NodeClaim coming or going or a NodeClaim's deletion beginning, and with
+ * no NodeClaim still deleting: a node emptied by a scale-down becomes a candidate consolidateAfter
+ * after its last pod left, both controllers look for disruptions every 10 s, and Karpenter validates
+ * a consolidation for 15 s before acting (a first run with consolidateAfter + 40 s counted from the
+ * last change before the scale-down ended the phase 7 s before Karpenter's first deletion). The time
+ * reported for these phases is the last change, not the end of the window.
  */
 import type { KubeConfig } from "@kubernetes/client-node";
 import { rawRequest } from "../../harness/raw.ts";
@@ -142,7 +145,9 @@ export async function waitPhase(watch: ClusterWatch, o: PhaseWait): Promise<Phas
     const allRunning = live === o.phase.pods && running === live;
     if (o.phase.wait === "running" && allRunning) return { status: "ok", seconds: (now - o.start) / 1000 };
     const oldLeft = [...watch.nodeClaims.keys()].some((k) => o.before.has(k));
-    if (o.phase.wait === "settled" && allRunning && !oldLeft && now - watch.lastChange >= o.quietMs) {
+    // Quiet since the phase's change at least: a change from before it says nothing about what it started.
+    const quietSince = Math.max(watch.lastChange, o.start);
+    if (o.phase.wait === "settled" && allRunning && !oldLeft && !watch.anyDeleting() && now - quietSince >= o.quietMs) {
       return { status: "ok", seconds: Math.max(0, watch.lastChange - o.start) / 1000 };
     }
     if (now >= deadline) return { status: "timed out", seconds: o.timeoutMs / 1000 };
