@@ -9,7 +9,8 @@
  * changing (scale-down, drift), NodeClaims, the running instances' types and catalog $/h, CreateFleet
  * launches (dry runs excluded) and all AWS calls, the controller's CPU seconds (utime + stime from
  * /proc/<pid>/stat, reaped children included) and peak RSS (VmHWM, since the process started).
- * Prints one `BENCH_RESULT {json}` per phase and controller and a side-by-side table.
+ * Prints one `BENCH_RESULT {json}` per phase and controller (with the AWS calls by action) and a
+ * side-by-side table.
  *
  * Usage: node test/perf/controller/e2e.bench.ts [--no-karpenter] [--no-kerf] [--phases up100,up300,...]
  *   [--timeout SECONDS (cap on every phase)] [--budget MINUTES (per controller, default 13)]
@@ -61,6 +62,8 @@ interface Row {
   readonly instanceTypes: Readonly<Record<string, number>>;
   readonly createFleet: number;
   readonly awsCalls: number;
+  /** The phase's AWS calls by action (BENCH_RESULT only). */
+  readonly awsCallsByAction: Readonly<Record<string, number>>;
   readonly cpuSeconds: number;
   readonly peakRssMiB: number;
 }
@@ -81,6 +84,13 @@ function sum(map: ReadonlyMap<string, number>): number {
   return n;
 }
 
+/** Counts that grew since `before`, by key. */
+function since(now: ReadonlyMap<string, number>, before: ReadonlyMap<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of now) if (v > (before.get(k) ?? 0)) out[k] = v - (before.get(k) ?? 0);
+  return out;
+}
+
 /** Runs one phase and measures it. */
 async function runPhase(
   o: { cluster: Cluster; controller: Controller; watch: ClusterWatch; phase: Phase; timeoutMs: number },
@@ -88,7 +98,7 @@ async function runPhase(
   const { cluster, controller, watch, phase } = o;
   const usage0 = processUsage(controller.pid);
   const launches0 = cluster.bridge.launches;
-  const calls0 = sum(cluster.bridge.calls);
+  const calls0 = new Map(cluster.bridge.calls);
   const before = phase.name === "drift" ? new Set(watch.nodeClaims.keys()) : new Set<string>();
   const start = Date.now();
   await phase.act(cluster.kc);
@@ -99,7 +109,7 @@ async function runPhase(
     controller: controller.name, phase: phase.name, status: end.status, seconds: end.seconds, pods: phase.pods,
     nodeClaims: watch.liveNodeClaims().length, nodes: watch.nodes.size, instances: f.instances,
     pricePerHour: f.pricePerHour, instanceTypes: f.types, createFleet: cluster.bridge.launches - launches0,
-    awsCalls: sum(cluster.bridge.calls) - calls0,
+    awsCalls: sum(cluster.bridge.calls) - sum(calls0), awsCallsByAction: since(cluster.bridge.calls, calls0),
     cpuSeconds: usage.cpuSeconds - usage0.cpuSeconds, peakRssMiB: usage.peakRssMiB,
   };
 }
@@ -142,7 +152,8 @@ async function runController(name: "karpenter" | "kerf", binary: string | undefi
 function skipped(controller: string, phase: Phase, status: string): Row {
   return {
     controller, phase: phase.name, status, seconds: Number.NaN, pods: phase.pods, nodeClaims: 0, nodes: 0, instances: 0,
-    pricePerHour: 0, instanceTypes: {}, createFleet: 0, awsCalls: 0, cpuSeconds: Number.NaN, peakRssMiB: Number.NaN,
+    pricePerHour: 0, instanceTypes: {}, createFleet: 0, awsCalls: 0, awsCallsByAction: {}, cpuSeconds: Number.NaN,
+    peakRssMiB: Number.NaN,
   };
 }
 
