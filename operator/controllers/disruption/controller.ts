@@ -1,8 +1,9 @@
 /**
- * The disruption controller (behaviour §4.1) on the leader: every pass — every 10 s, and at once
- * after a command starts — removes stale disruption marks a crash left behind, computes the plan
- * (core/disruption/plan.ts), publishes metrics and the Events that say why nodes are not disrupted,
- * and hands the command, if any, to the orchestrator.
+ * The disruption controller (behaviour §4.1) on the leader: every pass — every 10 s, at once after a
+ * command starts, and when a NodeClaim is gone (its budget is free again: a scale-down that takes
+ * several nodes one at a time moves on without waiting for the tick) — removes stale disruption
+ * marks a crash left behind, computes the plan (core/disruption/plan.ts), publishes metrics and the
+ * Events that say why nodes are not disrupted, and hands the command, if any, to the orchestrator.
  */
 import { DISRUPTION_REASONS } from "../../../policies/domain/budgets.ts";
 import { planDisruption, type DisruptionInput } from "../../core/disruption/plan.ts";

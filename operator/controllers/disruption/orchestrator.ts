@@ -1,6 +1,7 @@
 /**
  * Executes disruption commands (behaviour §4.8), each as its own task so the 10 s pass keeps going:
- * wait the validation delay, re-validate against fresh caches, taint the candidates
+ * wait the validation delay and re-validate against fresh caches (not for drift: Karpenter queues
+ * drift commands at once, drift.go → queue.go, with no validation), taint the candidates
  * `karpenter.sh/disrupted:NoSchedule` and mark them `DisruptionReason`, launch the replacements and
  * wait until they are Initialized, then delete the candidates (termination drains them). When a
  * replacement fails or never initializes, the candidates are untainted and the command is dropped.
@@ -13,7 +14,7 @@
  */
 import type { Logger } from "pino";
 import type { Clock } from "../../core/clock.ts";
-import type { Command } from "../../core/disruption/types.ts";
+import type { Command, Method } from "../../core/disruption/types.ts";
 import type { Validation } from "../../core/disruption/validation.ts";
 import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
 import { isTrue, setCondition } from "../../core/lifecycle/objects.ts";
@@ -24,6 +25,9 @@ import type { Metrics } from "../../observability/metrics.ts";
 import type { Cluster } from "../../ports/cluster.ts";
 
 export const DISRUPTED_TAINT = { key: Keys.disruptedTaint, effect: "NoSchedule" } as const;
+
+/** Methods whose commands run without the validation wait (Karpenter validates emptiness and consolidation only). */
+const UNVALIDATED: ReadonlySet<Method> = new Set(["drift", "static-drift"]);
 export const DISRUPTION_REASON_CONDITION = "DisruptionReason";
 
 export interface OrchestratorDeps {
@@ -92,17 +96,24 @@ export class Orchestrator {
     });
   }
 
+  /** The command to execute after the validation wait, or undefined when it no longer holds. */
+  private async validated(planned: Command, own: ReadonlySet<string>, signal: AbortSignal): Promise<Command | undefined> {
+    const { deps } = this;
+    if (UNVALIDATED.has(planned.method)) return planned;
+    await sleep(deps.validationDelayMs, signal);
+    if (signal.aborted) return undefined;
+    const validation = await deps.revalidate(planned, own);
+    if (validation.ok) return validation.command;
+    deps.metrics.disruptionFailedValidations.inc({ consolidation_type: decisionLabels(planned).consolidation_type });
+    const fields = { reason: planned.reason, method: planned.method, nodeclaims: [...own], why: validation.reason };
+    deps.logger.info(fields, "abandoning disruption command: validation failed");
+    return undefined;
+  }
+
   private async run(planned: Command, own: ReadonlySet<string>, signal: AbortSignal): Promise<void> {
     const { deps } = this;
-    await sleep(deps.validationDelayMs, signal);
-    if (signal.aborted) return;
-    const validation = await deps.revalidate(planned, own);
-    if (!validation.ok) {
-      deps.metrics.disruptionFailedValidations.inc({ consolidation_type: decisionLabels(planned).consolidation_type });
-      deps.logger.info({ reason: planned.reason, method: planned.method, nodeclaims: [...own], why: validation.reason }, "abandoning disruption command: validation failed");
-      return;
-    }
-    const command = validation.command;
+    const command = await this.validated(planned, own, signal);
+    if (command === undefined || signal.aborted) return;
     try {
       await this.mark(command, signal);
       const replacements = await this.launch(command, signal);

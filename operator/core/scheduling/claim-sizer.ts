@@ -44,10 +44,13 @@ export class ClaimSizer {
   private readonly eligible: (state: PodState, key: string) => ReadonlySet<string>;
 
   private readonly maxPriceRatio: number;
+  /** NodePools (by name) that already have nodes or in-flight NodeClaims: no extra node for them (SizingInput.slack). */
+  private readonly running: ReadonlySet<string>;
 
-  constructor(eligible: (state: PodState, key: string) => ReadonlySet<string>, maxPriceRatio: number) {
-    this.eligible = eligible;
-    this.maxPriceRatio = maxPriceRatio;
+  constructor(o: { eligible: (state: PodState, key: string) => ReadonlySet<string>; maxPriceRatio: number; running: ReadonlySet<string> }) {
+    this.eligible = o.eligible;
+    this.maxPriceRatio = o.maxPriceRatio;
+    this.running = o.running;
   }
 
   /** Starts a solve over `queue` (packing order). */
@@ -125,7 +128,8 @@ export class ClaimSizer {
   /** A sizing question for a NodeClaim of `pool` under `reqs` with options `bits` holding `used`. */
   private input(pool: PoolTypes, reqs: Requirements, at: Placed, fills: Fill[]): SizingInput {
     const priceOf = (i: number): number => pool.priceUnder(i, reqs);
-    return { pool, ...at, priceOf, fills, nodesLeft: this.nodesLeft(pool), maxPriceRatio: this.maxPriceRatio };
+    const slack = !this.budgets.has(pool) && !this.running.has(pool.pool.name);
+    return { pool, ...at, priceOf, fills, nodesLeft: this.nodesLeft(pool), slack, maxPriceRatio: this.maxPriceRatio };
   }
 
   /**

@@ -65,6 +65,11 @@ export interface SizingInput {
    * undefined for the first NodeClaim of a pool, which sets the budget.
    */
   readonly nodesLeft?: number | undefined;
+  /**
+   * Whether the plan may take one node more than the fewest: only the first NodeClaim of a pool that has
+   * no nodes yet (a pool that runs nodes would gain a partly empty one per batch, for consolidation).
+   */
+  readonly slack: boolean;
   /** No option costing more than this many times the value of what it would hold (SimulateOptions.maxPriceRatio). */
   readonly maxPriceRatio: number;
 }
@@ -161,7 +166,7 @@ class Sizing {
     if (!(largest > 0)) return undefined;
     const { nodesLeft, maxPriceRatio, priceOf, used } = this.input;
     const fewest = Math.ceil(this.work / largest - EPS);
-    const slack = Math.max(nodesLeft === undefined ? 1 : 0, Math.floor(NODE_SLACK * fewest));
+    const slack = Math.max(this.input.slack ? 1 : 0, Math.floor(NODE_SLACK * fewest));
     const nodes = Math.max(fewest + slack, nodesLeft ?? 0);
     const minHold = (this.work / nodes) * (1 - EPS);
     const first = this.pool.firstFitting(this.options, used);
@@ -203,7 +208,8 @@ function better(a: { ratio: number; value: number }, b: { ratio: number; value: 
  * exceeds the best found.
  *
  * The node budget: with n = ⌈work ÷ the largest fill⌉ the fewest nodes that could hold the work, the
- * first NodeClaim of a pool may plan n + max(1, ⌊n × NODE_SLACK⌋) nodes, and that budget, less the
+ * first NodeClaim of a pool may plan n + max(1, ⌊n × NODE_SLACK⌋) nodes (n + ⌊n × NODE_SLACK⌋ when the
+ * pool already has nodes, see SizingInput.slack), and that budget, less the
  * NodeClaims opened since, stays what later NodeClaims of the pool may use (never fewer than n +
  * ⌊n × NODE_SLACK⌋ of their own work), so one plan is followed rather than each NodeClaim taking
  * the slack again. Each option must hold at least work ÷ budget.

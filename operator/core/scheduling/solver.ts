@@ -26,6 +26,7 @@
  * per requirement set.
  * After the loop, `improve` (improve.ts) rebalances the planned NodeClaims.
  */
+import { Label } from "../../../policies/domain/labels.ts";
 import { RequirementError } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint } from "../../../policies/domain/taints.ts";
 import { andBits, isEmptyBits } from "./bitset.ts";
@@ -111,7 +112,9 @@ export class Solver {
 
   constructor(snapshot: Snapshot, options: SimulateOptions, pending: readonly SimPod[]) {
     this.options = options;
-    this.sizer = new ClaimSizer((state, key) => this.eligible(state, key), options.maxPriceRatio ?? MAX_PRICE_RATIO);
+    const running = new Set(snapshot.nodes.map((n) => n.nodePool ?? n.labels[Label.nodePool]).filter((p): p is string => p !== undefined));
+    const eligible = (state: PodState, key: string): ReadonlySet<string> => this.eligible(state, key);
+    this.sizer = new ClaimSizer({ eligible, maxPriceRatio: options.maxPriceRatio ?? MAX_PRICE_RATIO, running });
     const bound = snapshot.nodes.flatMap((n) => n.pods);
     this.space.register([...pending, ...bound, ...snapshot.daemonSets.map((d) => d.pod)].map((p) => p.requests));
     this.space.register(snapshot.nodes.map((n) => n.allocatable));
