@@ -26,7 +26,7 @@ import {
 import { buildKarpenterController } from "./karpenter-controller.ts";
 import { catalogPrices } from "./moto-bridge.ts";
 import { ClusterWatch, fleet, processUsage } from "./observe.ts";
-import { PHASES, prepareWorkloads, waitPhase, type Phase } from "./phases.ts";
+import { PHASES, prepareWorkloads, waitPhase, type Desired, type Phase } from "./phases.ts";
 
 const { values } = parseArgs({ options: {
   "no-karpenter": { type: "boolean", default: false }, "no-kerf": { type: "boolean", default: false },
@@ -92,21 +92,30 @@ function since(now: ReadonlyMap<string, number>, before: ReadonlyMap<string, num
 }
 
 /** Runs one phase and measures it. */
-async function runPhase(
-  o: { cluster: Cluster; controller: Controller; watch: ClusterWatch; phase: Phase; timeoutMs: number },
-): Promise<Row> {
+interface PhaseRun {
+  readonly cluster: Cluster;
+  readonly controller: Controller;
+  readonly watch: ClusterWatch;
+  readonly phase: Phase;
+  readonly timeoutMs: number;
+  /** The replicas asked for so far; the phase adds its own. */
+  readonly desired: Desired;
+}
+
+async function runPhase(o: PhaseRun): Promise<Row> {
   const { cluster, controller, watch, phase } = o;
   const usage0 = processUsage(controller.pid);
   const launches0 = cluster.bridge.launches;
   const calls0 = new Map(cluster.bridge.calls);
   const before = phase.name === "drift" ? new Set(watch.nodeClaims.keys()) : new Set<string>();
   const start = Date.now();
-  await phase.act(cluster.kc);
-  const end = await waitPhase(watch, { phase, start, timeoutMs: o.timeoutMs, quietMs, before });
+  await phase.act(cluster.kc, o.desired);
+  const pods = sum(o.desired);
+  const end = await waitPhase(watch, { phase, pods, start, timeoutMs: o.timeoutMs, quietMs, before });
   const usage = processUsage(controller.pid);
   const f = await fleet(cluster.moto, CLUSTER, prices);
   return {
-    controller: controller.name, phase: phase.name, status: end.status, seconds: end.seconds, pods: phase.pods,
+    controller: controller.name, phase: phase.name, status: end.status, seconds: end.seconds, pods,
     nodeClaims: watch.liveNodeClaims().length, nodes: watch.nodes.size, instances: f.instances,
     pricePerHour: f.pricePerHour, instanceTypes: f.types, createFleet: cluster.bridge.launches - launches0,
     awsCalls: sum(cluster.bridge.calls) - sum(calls0), awsCallsByAction: since(cluster.bridge.calls, calls0),
@@ -128,14 +137,15 @@ async function runController(name: "karpenter" | "kerf", binary: string | undefi
     log(`${name}: NodePool Ready ${((Date.now() - began) / 1000).toFixed(1)} s after the environment began`);
     await prepareWorkloads(cluster.kc);
     watch = await ClusterWatch.start(cluster.kc);
+    const desired: Desired = new Map();
     for (const phase of phases) {
       const left = budgetMs - (Date.now() - began);
       if (left < 30_000) {
-        rows.push(skipped(name, phase, "skipped (budget)"));
+        rows.push(skipped(name, phase, "skipped (budget)", sum(desired)));
         continue;
       }
       const timeoutMs = Math.min(phase.timeoutS * 1000, capS * 1000, left);
-      const row = await runPhase({ cluster, controller, watch, phase, timeoutMs });
+      const row = await runPhase({ cluster, controller, watch, phase, timeoutMs, desired });
       log(`${name} ${phase.name}: ${row.status} ${row.seconds.toFixed(1)} s, ${row.nodeClaims} NodeClaims, `
         + `$${row.pricePerHour.toFixed(3)}/h, ${row.createFleet} CreateFleet, ${row.cpuSeconds.toFixed(1)} CPU s`);
       rows.push(row);
@@ -149,9 +159,9 @@ async function runController(name: "karpenter" | "kerf", binary: string | undefi
   return rows;
 }
 
-function skipped(controller: string, phase: Phase, status: string): Row {
+function skipped(controller: string, phase: Phase, status: string, pods = Number.NaN): Row {
   return {
-    controller, phase: phase.name, status, seconds: Number.NaN, pods: phase.pods, nodeClaims: 0, nodes: 0, instances: 0,
+    controller, phase: phase.name, status, seconds: Number.NaN, pods, nodeClaims: 0, nodes: 0, instances: 0,
     pricePerHour: 0, instanceTypes: {}, createFleet: 0, awsCalls: 0, awsCallsByAction: {}, cpuSeconds: Number.NaN,
     peakRssMiB: Number.NaN,
   };
@@ -189,7 +199,12 @@ function table(rows: readonly Row[], controllers: readonly string[]): string {
   ];
   const head = `| phase | ${columns.map(([name]) => name).join(" | ")} |`;
   const sep = `|---|${columns.map(() => "---").join("|")}|`;
-  const body = phases.map((p) => `| ${p.name} (${p.pods} pods) | ${columns.map(([, v]) => cell(p, v)).join(" | ")} |`);
+  const podsOf = (p: Phase): string =>
+    fmt(rows.find((r) => r.phase === p.name && !Number.isNaN(r.pods))?.pods ?? Number.NaN, 0);
+  const body = phases.map((p) => {
+    const cells = columns.map(([, v]) => cell(p, v)).join(" | ");
+    return `| ${p.name} (${podsOf(p)} pods) | ${cells} |`;
+  });
   const types = rows.map((r) => `| ${r.controller} | ${r.phase} | ${r.instances} | ${typesOf(r)} |`);
   const typesHead = ["| controller | phase | instances | instance types (count × type capacity-type) |",
     "|---|---|---|---|"];

@@ -97,7 +97,7 @@ export function karpenterEnv(t: KarpenterTarget, ports: { metrics: number; healt
     KUBECONFIG: t.kubeconfig, CLUSTER_NAME: t.clusterName, CLUSTER_ENDPOINT: t.apiserverUrl,
     ISOLATED_VPC: "true", DISABLE_LEADER_ELECTION: "true",
     METRICS_PORT: String(ports.metrics), HEALTH_PROBE_PORT: String(ports.health),
-    LOG_LEVEL: "debug", AWS_REGION: "us-east-1", AWS_ENDPOINT_URL: t.awsEndpoint,
+    LOG_LEVEL: "info", AWS_REGION: "us-east-1", AWS_ENDPOINT_URL: t.awsEndpoint,
     AWS_ACCESS_KEY_ID: "testing", AWS_SECRET_ACCESS_KEY: "testing", AWS_EC2_METADATA_DISABLED: "true",
     AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
   };

@@ -88,32 +88,36 @@ async function rollNodePool(kc: KubeConfig, value: string): Promise<void> {
 /** What a phase waits for. */
 export type Wait = "running" | "settled";
 
-/** One phase: what it does, what it waits for, and how long it may take by default. */
+/** Replicas the bench asked for, by Deployment: what "every pod Running" counts against. */
+export type Desired = Map<string, number>;
+
+/** One phase: what it does (recording the replicas it asks for), what it waits for, its default timeout. */
 export interface Phase {
   readonly name: string;
   readonly wait: Wait;
   readonly timeoutS: number;
-  /** Desired pods once the phase's change is made. */
-  readonly pods: number;
-  act(kc: KubeConfig): Promise<void>;
+  act(kc: KubeConfig, desired: Desired): Promise<void>;
 }
 
-const mixedPods = MIXED.reduce((n, w) => n + w.replicas, 0);
+function scaleInflate(replicas: number): (kc: KubeConfig, desired: Desired) => Promise<void> {
+  return (kc, desired) => { desired.set(INFLATE, replicas); return scale(kc, INFLATE, replicas); };
+}
+
+async function create(kc: KubeConfig, desired: Desired, workloads: readonly Workload[]): Promise<void> {
+  for (const w of workloads) {
+    desired.set(w.name, w.replicas);
+    await createWorkload(kc, w);
+  }
+}
 
 /** Every phase in the order they run; each builds on the previous ones' workloads. */
 export const PHASES: readonly Phase[] = [
-  { name: "up100", wait: "running", timeoutS: 240, pods: 100, act: (kc) => scale(kc, INFLATE, 100) },
-  { name: "up300", wait: "running", timeoutS: 300, pods: 300, act: (kc) => scale(kc, INFLATE, 300) },
-  { name: "down30", wait: "settled", timeoutS: 420, pods: 30, act: (kc) => scale(kc, INFLATE, 30) },
-  { name: "drift", wait: "settled", timeoutS: 420, pods: 30, act: (kc) => rollNodePool(kc, "2") },
-  {
-    name: "memory", wait: "running", timeoutS: 240, pods: 30 + MEMORY_HEAVY.replicas,
-    act: (kc) => createWorkload(kc, MEMORY_HEAVY),
-  },
-  {
-    name: "mixed", wait: "running", timeoutS: 240, pods: 30 + MEMORY_HEAVY.replicas + mixedPods,
-    act: async (kc) => { for (const w of MIXED) await createWorkload(kc, w); },
-  },
+  { name: "up100", wait: "running", timeoutS: 240, act: scaleInflate(100) },
+  { name: "up300", wait: "running", timeoutS: 300, act: scaleInflate(300) },
+  { name: "down30", wait: "settled", timeoutS: 420, act: scaleInflate(30) },
+  { name: "drift", wait: "settled", timeoutS: 420, act: (kc) => rollNodePool(kc, "2") },
+  { name: "memory", wait: "running", timeoutS: 240, act: (kc, desired) => create(kc, desired, [MEMORY_HEAVY]) },
+  { name: "mixed", wait: "running", timeoutS: 240, act: (kc, desired) => create(kc, desired, MIXED) },
 ];
 
 /** How a phase ended. */
@@ -126,6 +130,8 @@ export interface PhaseEnd {
 /** What waitPhase waits for and how long. */
 export interface PhaseWait {
   readonly phase: Phase;
+  /** Pods the Deployments ask for once the phase's change is made. */
+  readonly pods: number;
   readonly start: number;
   readonly timeoutMs: number;
   readonly quietMs: number;
@@ -142,7 +148,7 @@ export async function waitPhase(watch: ClusterWatch, o: PhaseWait): Promise<Phas
   for (;;) {
     const now = Date.now();
     const { live, running } = watch.podCounts();
-    const allRunning = live === o.phase.pods && running === live;
+    const allRunning = live === o.pods && running === live;
     if (o.phase.wait === "running" && allRunning) return { status: "ok", seconds: (now - o.start) / 1000 };
     const oldLeft = [...watch.nodeClaims.keys()].some((k) => o.before.has(k));
     // Quiet since the phase's change at least: a change from before it says nothing about what it started.
