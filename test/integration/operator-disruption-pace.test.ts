@@ -27,7 +27,8 @@ void describe("disruption pace on the real environment", () => {
   after(async () => { await op.stop(); });
 
   void it(`should replace a drifted node without the ${SLOW_MS / 1000} s validation wait of consolidation`, async () => {
-    await createPool(env, "relabelled");
+    // consolidateAfter 1h: no consolidation command (which would wait the 60 s) can hold the pool's budget meanwhile.
+    await createPool(env, "relabelled", { consolidateAfter: "1h" });
     const namespace = await deploy(env, "relabelled", 2);
     const [old] = await settled(env, "relabelled", namespace, { pods: 2, claims: 1 });
     const changed = Date.now();
