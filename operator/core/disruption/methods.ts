@@ -70,11 +70,42 @@ export function drift(ctx: MethodContext, candidates: readonly Candidate[]): Com
   return undefined;
 }
 
-/** Candidates consolidation may move: consolidatable, no pod-level blocker, in a pool that consolidates underutilized nodes. */
+/**
+ * Per pool, an empty node that emptiness will remove once its consolidateAfter has passed (no blocker,
+ * not consolidatable yet, the pool's Empty budget open). kerf extension: consolidation of the pool
+ * waits for it. Moving another node's pods now would have the kube-scheduler put them on the emptiest
+ * node — this one — which then stays: after a scale-down the ReplicaSet empties the node with the most
+ * replicas, often the largest and dearest, a few seconds before the others' clocks run out, and
+ * consolidating a small node first filled it again (the end-to-end bench kept a $2.08/h node for 30 pods
+ * a $0.50/h one held; Karpenter does the same when its clocks fall that way).
+ */
+function emptyingNodes(ctx: MethodContext, candidates: readonly Candidate[]): Map<string, Candidate> {
+  const out = new Map<string, Candidate>();
+  const waitedFor = new Set(ctx.snapshot.nodes.filter((n) => n.pods.some((p) => !ctx.stays.has(p.uid))).map((n) => n.name));
+  for (const c of candidates) {
+    if (c.pods.length > 0 || isEmptyCandidate(c) || c.driftReason !== undefined || out.has(c.nodePool)) continue;
+    // A node pending pods will take (placed there by the pass's scheduling view) is not emptying.
+    if (waitedFor.has(c.nodeName) || ctx.ledger.remaining(c.nodePool, "Empty") <= 0) continue;
+    out.set(c.nodePool, c);
+  }
+  return out;
+}
+
+/**
+ * Candidates consolidation may move: consolidatable, no pod-level blocker, in a pool that consolidates
+ * underutilized nodes and has no node emptying (emptyingNodes).
+ */
 export function consolidationCandidates(ctx: MethodContext, candidates: readonly Candidate[]): Candidate[] {
+  const emptying = emptyingNodes(ctx, candidates);
   return candidates.filter((c) => {
     if (!c.consolidatable || ctx.policies.get(c.nodePool) === "WhenEmpty") return false;
     if (c.podBlocker !== undefined) { ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker }); return false; }
+    const waiting = emptying.get(c.nodePool);
+    if (waiting !== undefined) {
+      const message = `node ${waiting.nodeName} of the NodePool is empty and goes once its consolidateAfter has passed; pods moved now would land on it`;
+      ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "unconsolidatable", message } });
+      return false;
+    }
     return true;
   }).sort((a, b) => b.pricePerHour / (1 + b.disruptionCost) - a.pricePerHour / (1 + a.disruptionCost) || a.name.localeCompare(b.name));
 }

@@ -74,7 +74,7 @@ void describe("a disruption pass", () => {
     }) as Pod);
     const p = pool("default", { budgets: [{ nodes: "100%" }] });
     const cases = [
-      { why: "b is free: a's pods move there", b: machine("b", { pool: p, consolidatable: false }), pending: [], nominated: [], want: "delete" },
+      { why: "b has room: a's pods move there", b: machine("b", { pool: p, consolidatable: false, pods: 1 }), pending: [], nominated: [], want: "delete" },
       { why: "b just launched for six pending pods", b: machine("b", { pool: p, consolidatable: false }), pending: waiting, nominated: ["b"], want: "replace" },
       { why: "the pods of a node being deleted wait for b's room too", b: machine("b", { pool: p, consolidatable: false }), pending: [], nominated: ["b"], deleting: true, want: "replace" },
       { why: "b is not initialized yet", b: machine("b", { pool: p, initialized: false, consolidatable: false }), pending: [], nominated: [], want: "replace" },
@@ -87,6 +87,27 @@ void describe("a disruption pass", () => {
       assert.deepEqual(names(plan), ["a"], c.why);
       assert.equal(plan.command?.decision, c.want, c.why);
       if (c.want === "replace") assert.equal(plan.command?.replacements[0]?.launch.instanceType, "c5.large", c.why);
+    }
+  });
+
+  void it("waits to consolidate while an empty node of the pool waits out consolidateAfter, and says why", () => {
+    // After a scale-down the emptied node's clock can run out last; moving a's pods now would fill it again.
+    const open = pool("default", { budgets: [{ nodes: "100%" }] });
+    const noEmpty = pool("default", { budgets: [{ nodes: "0", reasons: ["Empty"] }, { nodes: "100%" }] });
+    const cases = [
+      { why: "b empty, not consolidatable yet: a waits", p: open, bConsolidatable: false, method: undefined, names: [] },
+      { why: "b consolidatable: emptiness removes it", p: open, bConsolidatable: true, method: "emptiness", names: ["b"] },
+      { why: "the Empty budget is 0: nothing would remove b, so a is consolidated", p: noEmpty, bConsolidatable: false, method: "single-node-consolidation", names: ["a"] },
+    ];
+    for (const c of cases) {
+      const machines = [machine("a", { pool: c.p, pods: 2 }), machine("b", { pool: c.p, consolidatable: c.bConsolidatable })];
+      const plan = planDisruption(input(view(machines, [c.p])));
+      assert.equal(plan.command?.method, c.method, c.why);
+      assert.deepEqual(names(plan), c.names, c.why);
+      if (c.method === undefined) {
+        const why = plan.unconsolidatable.find((x) => x.nodeClaim.metadata?.name === "a")?.blocker.message ?? "";
+        assert.match(why, /node b of the NodePool is empty/, c.why);
+      }
     }
   });
 
