@@ -16,16 +16,20 @@ import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
 import { createTestNamespace } from "../harness/reset.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
-import { consistency, createNodePool, isReady, runOperatorOnCluster, runningPods, type Claim, type OperatorOnCluster } from "./provisioning-fixtures.ts";
+import { consistency, createNodePool, isReady, runOperatorOnCluster, runningPods } from "./provisioning-fixtures.ts";
+import type { Claim, OperatorOnCluster } from "./provisioning-fixtures.ts";
 
 const catalog = new Map(toInstanceTypes(builtinCatalog()).map((t) => [t.name, t]));
 const LIMITS = { cpu: "1000", memory: "1000Gi" };
+const typesOf = (claims: readonly Claim[]): string =>
+  claims.map((c) => c.metadata.labels?.["node.kubernetes.io/instance-type"]).join(", ");
 
 /** The catalog price of what a NodeClaim launched (its instance type, zone and capacity type). */
 function pricePerHour(claim: Claim): number {
   const labels = claim.metadata.labels ?? {};
+  const [zone, capacityType] = [labels["topology.kubernetes.io/zone"], labels["karpenter.sh/capacity-type"]];
   const offering = catalog.get(labels["node.kubernetes.io/instance-type"] ?? "")?.offerings
-    .find((o) => o.zone === labels["topology.kubernetes.io/zone"] && o.capacityType === labels["karpenter.sh/capacity-type"]);
+    .find((o) => o.zone === zone && o.capacityType === capacityType);
   assert.ok(offering !== undefined, `no catalog offering for ${JSON.stringify(labels)}`);
   return offering.pricePerHour;
 }
@@ -38,19 +42,24 @@ void describe("a burst of whole-CPU pods under NodePool limits", () => {
   let namespace: string;
 
   const scale = async (replicas: number): Promise<void> => {
-    await env.kubeConfig.makeApiClient(AppsV1Api).patchNamespacedDeployment({ name: "inflate", namespace, body: { spec: { replicas } } }, mergePatch);
+    const body = { spec: { replicas } };
+    const apps = env.kubeConfig.makeApiClient(AppsV1Api);
+    await apps.patchNamespacedDeployment({ name: "inflate", namespace, body }, mergePatch);
   };
-  /** The burst pool's NodeClaims once `pods` pods run on them, all Ready, with no leaked instance. */
-  const settled = (pods: number): Promise<Claim[]> => eventually(`${pods} inflate pods Running on Ready NodeClaims`, async () => {
+  /** The burst pool's NodeClaims when `pods` pods run on them, all Ready, with no leaked instance; else undefined. */
+  const burstState = async (pods: number): Promise<Claim[] | undefined> => {
     const [state, running_] = await Promise.all([consistency(env), runningPods(env, namespace)]);
     // Only this pool's objects: what earlier test files left behind in the shared environment is theirs.
     const ours = (c: Claim): boolean => c.metadata.labels?.["karpenter.sh/nodepool"] === "burst";
     const claims = state.claims.filter(ours);
     const leaked = state.leaked.filter((i) => i.nodeClaim.startsWith("burst-"));
-    const ok = running_.length === pods && claims.length > 0 && claims.every(isReady) && leaked.length === 0 && !state.withoutInstance.some(ours);
-    return ok ? claims : undefined;
-  }, 180_000, 500);
-  const created = async (): Promise<number> => (await operator.metrics.nodeClaimsCreated.get()).values.reduce((n, v) => n + v.value, 0);
+    const clean = leaked.length === 0 && !state.withoutInstance.some(ours);
+    return running_.length === pods && claims.length > 0 && claims.every(isReady) && clean ? claims : undefined;
+  };
+  const settled = (pods: number): Promise<Claim[]> =>
+    eventually(`${pods} inflate pods Running on Ready NodeClaims`, () => burstState(pods), 180_000, 500);
+  const created = async (): Promise<number> =>
+    (await operator.metrics.nodeClaimsCreated.get()).values.reduce((n, v) => n + v.value, 0);
 
   before(async () => {
     env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
@@ -71,18 +80,22 @@ void describe("a burst of whole-CPU pods under NodePool limits", () => {
         replicas: 0, selector: { matchLabels: { app: "inflate" } },
         template: { metadata: { labels: { app: "inflate" } }, spec: {
           terminationGracePeriodSeconds: 0,
-          containers: [{ name: "inflate", image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7", resources: { requests: { cpu: "1", memory: "1.5Gi" } } }],
+          containers: [{
+            name: "inflate", image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7",
+            resources: { requests: { cpu: "1", memory: "1.5Gi" } },
+          }],
         } },
       },
     } });
   });
   after(async () => { await running.stop(); await proxy.stop(); });
 
-  void it("should run 100 pods on at most three NodeClaims, one CreateFleet each, for less than Karpenter's $1.19/h", async () => {
+  void it("should run 100 pods on at most three NodeClaims, one CreateFleet each, for less than Karpenter's $1.19/h",
+    async () => {
     await scale(100);
     const claims = await settled(100);
     const total = claims.reduce((s, c) => s + pricePerHour(c), 0);
-    console.log(`# 100 pods: ${claims.map((c) => c.metadata.labels?.["node.kubernetes.io/instance-type"]).join(", ")}, $${total.toFixed(4)}/h`);
+    console.log(`# 100 pods: ${typesOf(claims)}, $${total.toFixed(4)}/h`);
     assert.ok(claims.length <= 3, `${claims.length} NodeClaims`);
     assert.equal(await created(), claims.length, "no NodeClaim was created and dropped on the way");
     assert.equal(proxy.createFleetRequests.length, claims.length, "one CreateFleet per NodeClaim");
@@ -94,8 +107,12 @@ void describe("a burst of whole-CPU pods under NodePool limits", () => {
     await scale(300);
     const claims = await settled(300);
     const added = claims.length - before_;
-    const sum = (key: string): number => claims.reduce((s, c) => s + Number.parseFloat(String((c.status as { capacity?: Record<string, string> } | undefined)?.capacity?.[key] ?? "0")), 0);
-    console.log(`# 300 pods: ${claims.length} NodeClaims (${added} added), cpu ${sum("cpu")}, ${claims.map((c) => c.metadata.labels?.["node.kubernetes.io/instance-type"]).join(", ")}`);
+    const capacity = (c: Claim, key: string): number => {
+      const status = c.status as { capacity?: Record<string, string> } | undefined;
+      return Number.parseFloat(String(status?.capacity?.[key] ?? "0"));
+    };
+    const sum = (key: string): number => claims.reduce((s, c) => s + capacity(c, key), 0);
+    console.log(`# 300 pods: ${claims.length} NodeClaims (${added} added), cpu ${sum("cpu")}, ${typesOf(claims)}`);
     assert.ok(added >= 1 && added <= 3, `${added} NodeClaims added`);
     assert.equal(proxy.createFleetRequests.length, claims.length, "one CreateFleet per NodeClaim");
     assert.ok(sum("cpu") <= 1000, `cpu capacity ${sum("cpu")} within the limit`);

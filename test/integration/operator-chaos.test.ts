@@ -103,16 +103,22 @@ class ClaimWatch {
 
   private async session(): Promise<void> {
     const custom = this.kc.makeApiClient(CustomObjectsApi);
-    const list = (await custom.listClusterCustomObject({ group: "karpenter.sh", version: "v1", plural: "nodeclaims" })) as { items: Claim[]; metadata?: { resourceVersion?: string } };
+    const ref = { group: "karpenter.sh", version: "v1", plural: "nodeclaims" };
+    type ClaimList = { items: Claim[]; metadata?: { resourceVersion?: string } };
+    const list = (await custom.listClusterCustomObject(ref)) as ClaimList;
     this.claims.clear();
-    for (const c of list.items.filter((x) => x.metadata.labels?.["karpenter.sh/nodepool"] === POOL)) this.claims.set(c.metadata.name, c);
+    const ours = list.items.filter((x) => x.metadata.labels?.["karpenter.sh/nodepool"] === POOL);
+    for (const c of ours) this.claims.set(c.metadata.name, c);
     this.onState([...this.claims.values()]);
+    const onEvent = (phase: string, obj: Claim): void => {
+      if (obj.metadata?.labels?.["karpenter.sh/nodepool"] !== POOL) return;
+      if (phase === "DELETED") this.claims.delete(obj.metadata.name); else this.claims.set(obj.metadata.name, obj);
+      this.onState([...this.claims.values()]);
+    };
+    const from = { resourceVersion: list.metadata?.resourceVersion ?? "" };
     await new Promise<void>((resolve) => {
-      void new Watch(this.kc).watch("/apis/karpenter.sh/v1/nodeclaims", { resourceVersion: list.metadata?.resourceVersion ?? "" }, (phase: string, obj: Claim) => {
-        if (obj.metadata?.labels?.["karpenter.sh/nodepool"] !== POOL) return;
-        if (phase === "DELETED") this.claims.delete(obj.metadata.name); else this.claims.set(obj.metadata.name, obj);
-        this.onState([...this.claims.values()]);
-      }, () => resolve()).then((req) => { this.abort = () => { req.abort(); resolve(); }; }, () => resolve());
+      void new Watch(this.kc).watch("/apis/karpenter.sh/v1/nodeclaims", from, onEvent, () => resolve())
+        .then((req) => { this.abort = () => { req.abort(); resolve(); }; }, () => resolve());
     });
   }
 
@@ -217,23 +223,26 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
     const figures = { samples: 0, skipped: 0, maxOvershoot: 0, worst: "", kills: 0, crashes: 0, mostInitialized: 0, mostDisrupting: 0 };
     const seen = new Set<string>();
     const disrupted = new Set<string>();
-    /** Checks the budget on one consistent state; `tainted` are the providerIDs of Nodes with the disrupted taint (if known). */
+    /** Checks the budget on one consistent state; `tainted`: providerIDs of Nodes with the disrupted taint (if known). */
     const check = (claims: Claim[], tainted: ReadonlySet<string>): void => {
       figures.samples += 1;
       const counted = claims.filter(initialized);
       // The interrupted node goes whatever the budget says (Karpenter's interruption is not a disruption method).
-      const disrupting = counted.filter((c) => c.metadata.name !== interrupted && (c.metadata.deletionTimestamp !== undefined || tainted.has(c.status?.providerID ?? "")));
+      const going = (c: Claim): boolean => c.metadata.deletionTimestamp !== undefined || tainted.has(c.status?.providerID ?? "");
+      const disrupting = counted.filter((c) => c.metadata.name !== interrupted && going(c));
       for (const c of claims) seen.add(c.metadata.name);
       for (const c of disrupting) disrupted.add(c.metadata.name);
       figures.mostInitialized = Math.max(figures.mostInitialized, counted.length);
       figures.mostDisrupting = Math.max(figures.mostDisrupting, disrupting.length);
-      const allowed = Math.max(...DISRUPTION_REASONS.map((r) => allowedDisruptions(BUDGETS, r, counted.length, new Date()).allowed));
+      const allowedFor = (r: (typeof DISRUPTION_REASONS)[number]): number => allowedDisruptions(BUDGETS, r, counted.length, new Date()).allowed;
+      const allowed = Math.max(...DISRUPTION_REASONS.map(allowedFor));
       if (disrupting.length - allowed > figures.maxOvershoot) {
         figures.maxOvershoot = disrupting.length - allowed;
-        figures.worst = `${disrupting.length} disrupting of ${counted.length} initialized (allowed ${allowed}): ${disrupting.map((c) => c.metadata.name).join(", ")}`;
+        const names = disrupting.map((c) => c.metadata.name).join(", ");
+        figures.worst = `${disrupting.length} disrupting of ${counted.length} initialized (allowed ${allowed}): ${names}`;
       }
     };
-    // NodeClaims deleted while initialized, checked at every watch event (tainted-but-not-deleted ones are the sampler's).
+    // NodeClaims deleted while initialized, checked at every watch event (tainted, not deleted ones: the sampler's).
     claimWatch = new ClaimWatch(env.kubeConfig, (claims) => check(claims, new Set()));
     claimWatch.start();
     const sampleOnce = async (): Promise<Sample | undefined> => {

@@ -115,7 +115,8 @@ export class AwsCloudProvider implements CloudProvider {
     const zones = [...new Set(facts.subnets.map((s) => s.zone))].sort();
     // The AMI family decides kubernetes.io/os and windows-build (a Windows class offers the amd64 types as windows).
     const amiFamily = amiFamilyOf(nodeClass.spec);
-    const key = JSON.stringify([zones, nodeClass.spec.kubelet ?? {}, amiFamily, facts.amis.map((a) => [a.id, a.requirements])]);
+    const amis = facts.amis.map((a) => [a.id, a.requirements]);
+    const key = JSON.stringify([zones, nodeClass.spec.kubelet ?? {}, amiFamily, amis]);
     let types = this.typeCache.get(key);
     if (types === undefined) {
       types = toInstanceTypes(this.deps.catalog, { zones: new Set(zones), kubelet: allocatableKubelet(nodeClass.spec.kubelet), amiFamily });

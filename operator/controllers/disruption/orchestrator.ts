@@ -97,7 +97,9 @@ export class Orchestrator {
   }
 
   /** The command to execute after the validation wait, or undefined when it no longer holds. */
-  private async validated(planned: Command, own: ReadonlySet<string>, signal: AbortSignal): Promise<Command | undefined> {
+  private async validated(
+    planned: Command, own: ReadonlySet<string>, signal: AbortSignal,
+  ): Promise<Command | undefined> {
     const { deps } = this;
     if (UNVALIDATED.has(planned.method)) return planned;
     await sleep(deps.validationDelayMs, signal);

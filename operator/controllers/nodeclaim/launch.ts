@@ -70,8 +70,9 @@ async function deleteForLaunchFailure(deps: NodeClaimDeps, nodeClaim: NodeClaim,
   deps.logger.info({ nodeclaim: nodeClaim.metadata?.name, err: error }, "deleting nodeclaim after launch failure");
   await deps.cluster.deleteNodeClaim(nodeClaim.metadata?.name ?? "");
   // Counted once the deletion is in: a failed delete is retried, and must not count twice.
-  deps.events.publish(ice ? insufficientCapacity(nodeClaim, error.message) : nodeClassNotReady(nodeClaim, error.message));
-  deps.metrics.nodeClaimsDisrupted.inc({ reason: ice ? "insufficient_capacity" : "nodeclass_not_ready", ...poolLabels(nodeClaim) });
+  deps.events.publish((ice ? insufficientCapacity : nodeClassNotReady)(nodeClaim, error.message));
+  const reason = ice ? "insufficient_capacity" : "nodeclass_not_ready";
+  deps.metrics.nodeClaimsDisrupted.inc({ reason, ...poolLabels(nodeClaim) });
   let deleted = failed.get(deps);
   if (deleted === undefined) failed.set(deps, (deleted = new Set()));
   deleted.add(String(nodeClaim.metadata?.uid));

@@ -4,7 +4,7 @@
  * disruptions of a pool than its budget for the method's reason allows.
  */
 import { simulate } from "../scheduling/simulate.ts";
-import type { SimPod } from "../scheduling/types.ts";
+import type { ExistingNode, SimPod } from "../scheduling/types.ts";
 import { evaluate, type EvaluationContext } from "./consolidation.ts";
 import { hasGracePeriod, isEmptyCandidate } from "./candidates.ts";
 import type { BudgetLedger } from "./pool-budgets.ts";
@@ -81,7 +81,8 @@ export function drift(ctx: MethodContext, candidates: readonly Candidate[]): Com
  */
 function emptyingNodes(ctx: MethodContext, candidates: readonly Candidate[]): Map<string, Candidate> {
   const out = new Map<string, Candidate>();
-  const waitedFor = new Set(ctx.snapshot.nodes.filter((n) => n.pods.some((p) => !ctx.stays.has(p.uid))).map((n) => n.name));
+  const holdsOthers = (n: ExistingNode): boolean => n.pods.some((p) => !ctx.stays.has(p.uid));
+  const waitedFor = new Set(ctx.snapshot.nodes.filter(holdsOthers).map((n) => n.name));
   for (const c of candidates) {
     if (c.pods.length > 0 || isEmptyCandidate(c) || c.driftReason !== undefined || out.has(c.nodePool)) continue;
     // A node pending pods will take (placed there by the pass's scheduling view) is not emptying.
@@ -102,7 +103,8 @@ export function consolidationCandidates(ctx: MethodContext, candidates: readonly
     if (c.podBlocker !== undefined) { ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker }); return false; }
     const waiting = emptying.get(c.nodePool);
     if (waiting !== undefined) {
-      const message = `node ${waiting.nodeName} of the NodePool is empty and goes once its consolidateAfter has passed; pods moved now would land on it`;
+      const message = `node ${waiting.nodeName} of the NodePool is empty and goes once its consolidateAfter `
+        + "has passed; pods moved now would land on it";
       ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "unconsolidatable", message } });
       return false;
     }

@@ -74,7 +74,10 @@ void describe("a disruption pass", () => {
     }) as Pod);
     const p = pool("default", { budgets: [{ nodes: "100%" }] });
     const cases = [
-      { why: "b has room: a's pods move there", b: machine("b", { pool: p, consolidatable: false, pods: 1 }), pending: [], nominated: [], want: "delete" },
+      {
+        why: "b has room: a's pods move there", b: machine("b", { pool: p, consolidatable: false, pods: 1 }),
+        pending: [], nominated: [], want: "delete",
+      },
       { why: "b just launched for six pending pods", b: machine("b", { pool: p, consolidatable: false }), pending: waiting, nominated: ["b"], want: "replace" },
       { why: "the pods of a node being deleted wait for b's room too", b: machine("b", { pool: p, consolidatable: false }), pending: [], nominated: ["b"], deleting: true, want: "replace" },
       { why: "b is not initialized yet", b: machine("b", { pool: p, initialized: false, consolidatable: false }), pending: [], nominated: [], want: "replace" },
@@ -95,12 +98,15 @@ void describe("a disruption pass", () => {
     const open = pool("default", { budgets: [{ nodes: "100%" }] });
     const noEmpty = pool("default", { budgets: [{ nodes: "0", reasons: ["Empty"] }, { nodes: "100%" }] });
     const cases = [
-      { why: "b empty, not consolidatable yet: a waits", p: open, bConsolidatable: false, method: undefined, names: [] },
-      { why: "b consolidatable: emptiness removes it", p: open, bConsolidatable: true, method: "emptiness", names: ["b"] },
-      { why: "the Empty budget is 0: nothing would remove b, so a is consolidated", p: noEmpty, bConsolidatable: false, method: "single-node-consolidation", names: ["a"] },
+      { why: "b empty, not consolidatable yet: a waits", p: open, bReady: false, method: undefined, names: [] },
+      { why: "b consolidatable: emptiness removes it", p: open, bReady: true, method: "emptiness", names: ["b"] },
+      {
+        why: "the Empty budget is 0: nothing would remove b, so a is consolidated", p: noEmpty, bReady: false,
+        method: "single-node-consolidation", names: ["a"],
+      },
     ];
     for (const c of cases) {
-      const machines = [machine("a", { pool: c.p, pods: 2 }), machine("b", { pool: c.p, consolidatable: c.bConsolidatable })];
+      const machines = [machine("a", { pool: c.p, pods: 2 }), machine("b", { pool: c.p, consolidatable: c.bReady })];
       const plan = planDisruption(input(view(machines, [c.p])));
       assert.equal(plan.command?.method, c.method, c.why);
       assert.deepEqual(names(plan), c.names, c.why);

@@ -3,7 +3,8 @@
  * type by priority, exotic types only when nothing else fits, spot only when cheaper than on-demand.
  */
 import type { CapacityType } from "../../../policies/domain/labels.ts";
-import { isExotic, offeringKey, offeringMatches, type InstanceType, type Offering } from "../../../policies/domain/instance-types.ts";
+import { isExotic, offeringKey, offeringMatches } from "../../../policies/domain/instance-types.ts";
+import type { InstanceType, Offering } from "../../../policies/domain/instance-types.ts";
 import type { Requirements } from "../../../policies/domain/requirements.ts";
 
 /** A purchasable (type, offering) pair. */

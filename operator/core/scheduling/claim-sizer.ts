@@ -33,6 +33,12 @@ interface Remembered<T> {
   readonly total: number;
 }
 
+export interface SizerOptions {
+  readonly eligible: (state: PodState, key: string) => ReadonlySet<string>;
+  readonly maxPriceRatio: number;
+  readonly running: ReadonlySet<string>;
+}
+
 export class ClaimSizer {
   private demand = new Demand();
   private readonly shareable = new Map<string, boolean>();
@@ -44,10 +50,10 @@ export class ClaimSizer {
   private readonly eligible: (state: PodState, key: string) => ReadonlySet<string>;
 
   private readonly maxPriceRatio: number;
-  /** NodePools (by name) that already have nodes or in-flight NodeClaims: no extra node for them (SizingInput.slack). */
+  /** NodePools (by name) with nodes or in-flight NodeClaims: no extra node for them (SizingInput.slack). */
   private readonly running: ReadonlySet<string>;
 
-  constructor(o: { eligible: (state: PodState, key: string) => ReadonlySet<string>; maxPriceRatio: number; running: ReadonlySet<string> }) {
+  constructor(o: SizerOptions) {
     this.eligible = o.eligible;
     this.maxPriceRatio = o.maxPriceRatio;
     this.running = o.running;

@@ -66,7 +66,8 @@ describe("cost-aware packing", () => {
 
   it("refuses growth past maxPriceRatio times what the pods are worth", () => {
     // Ten 0.1-core pods fill `small` (1 core, $1); the eleventh makes `big` ($1.90, 2 cores) cheaper than a second
-    // `small`, but `big` is 1.8x what 1.1 cores are worth at the pool's best price per core ($0.95): maxPriceRatio 1.5 refuses it.
+    // `small`, but `big` is 1.8x what 1.1 cores are worth at the pool's best price per core ($0.95):
+    // maxPriceRatio 1.5 refuses it.
     const types = [type("small", [1, 8], 1), type("big", [2, 16], 1.9)];
     assert.deepEqual(plan(types, pods(11, 100)), ["big:11"]);
     assert.deepEqual(plan(types, pods(11, 100), { maxPriceRatio: 1.5 }), ["small:10", "small:1"]);

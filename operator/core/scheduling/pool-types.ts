@@ -6,11 +6,13 @@
  * set bit is (nearly always) its cheapest option; the pool's best price per unit of each resource
  * values what a NodeClaim's pods use (the packing's cost rules, solver.ts).
  */
-import { cheapestOffering, isExotic, labelsMismatch, type InstanceType } from "../../../policies/domain/instance-types.ts";
+import { cheapestOffering, isExotic, labelsMismatch } from "../../../policies/domain/instance-types.ts";
+import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { Label, OFFERING_LABELS, WELL_KNOWN_LABELS } from "../../../policies/domain/labels.ts";
 import { Requirement, Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint } from "../../../policies/domain/taints.ts";
-import { andBits, emptyBits, fullBits, intersects, isEmptyBits, orInto, setBit, forEachBit, type Bitset } from "./bitset.ts";
+import { andBits, emptyBits, fullBits, intersects, isEmptyBits, orInto, setBit, forEachBit } from "./bitset.ts";
+import type { Bitset } from "./bitset.ts";
 import type { ResourceSpace } from "./resource-space.ts";
 import type { DaemonSetView, NodePoolView, SimPod } from "./types.ts";
 
@@ -102,7 +104,8 @@ export class PoolTypes {
         if (a > 0) this.unitPrices[r] = Math.min(this.unitPrices[r]!, this.prices[i]! / a);
       }
     }
-    const values = Float64Array.from(this.types, (_, i) => this.value(this.alloc.subarray(i * this.width, (i + 1) * this.width)));
+    const w = this.width;
+    const values = Float64Array.from(this.types, (_, i) => this.value(this.alloc.subarray(i * w, (i + 1) * w)));
     ({ efficiencyBound: this.efficiencyBound, byEfficiency: this.byEfficiency, capacityValue: this.capacityValue,
       byCapacity: this.byCapacity, ordinary: this.ordinary } = sizingIndex(this.types, this.prices, values));
     const ct = this.requirements.get(Label.capacityType);
@@ -319,10 +322,16 @@ export class PoolTypes {
   }
 }
 
-/** The orders and sets sizing.ts scans: by best possible price per unit of value, by capacity, and the ordinary types. */
-function sizingIndex(types: readonly InstanceType[], prices: Float64Array, values: Float64Array): {
-  efficiencyBound: Float64Array; byEfficiency: Int32Array; capacityValue: Float64Array; byCapacity: Int32Array; ordinary: Bitset | undefined;
-} {
+/** What sizing.ts scans: types by best possible price per unit of value, by capacity, and the ordinary ones. */
+interface SizingIndex {
+  efficiencyBound: Float64Array;
+  byEfficiency: Int32Array;
+  capacityValue: Float64Array;
+  byCapacity: Int32Array;
+  ordinary: Bitset | undefined;
+}
+
+function sizingIndex(types: readonly InstanceType[], prices: Float64Array, values: Float64Array): SizingIndex {
   const efficiencyBound = Float64Array.from(prices, (price, i) => (values[i]! > 0 ? price / values[i]! : Infinity));
   const ordinary = emptyBits(types.length);
   types.forEach((t, i) => {

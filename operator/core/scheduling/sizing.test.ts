@@ -165,7 +165,8 @@ describe("NodePool limits with a burst of pending pods", () => {
   it("never reserves more for a NodeClaim than Karpenter would for the same first pod (its largest option)", () => {
     const result = simulate(snapshot(pool(undefined, { limits })), pods(300, INFLATE));
     const cmr = catalog.filter((t) => ["c", "m", "r"].includes(t.labels["karpenter.k8s.aws/instance-category"] ?? ""));
-    const within = (t: InstanceType): boolean => (t.capacity["cpu"] ?? 0) <= limits.cpu && (t.capacity["memory"] ?? 0) <= limits.memory;
+    const within = (t: InstanceType): boolean =>
+      (t.capacity["cpu"] ?? 0) <= limits.cpu && (t.capacity["memory"] ?? 0) <= limits.memory;
     const allowed = cmr.filter(within);
     const karpenter = Math.max(...allowed.map((t) => t.capacity["memory"] ?? 0));
     for (const claim of result.newClaims) assert.ok(largest(claim, "memory") <= karpenter);

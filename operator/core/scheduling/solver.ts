@@ -59,6 +59,9 @@ const REFUSED_FOR_GOOD = -1;
 /** NodeClaims per block of the slack summary (a power of 2). */
 const BLOCK = 32;
 
+/** Which growth rules apply: none (no other NodeClaim may open), the target's, or the cost rules. */
+type Rules = false | "target" | "rules";
+
 /** Attempted moves per pod the improvement pass may spend. */
 const IMPROVE_MOVES_PER_POD = 4;
 
@@ -112,7 +115,8 @@ export class Solver {
 
   constructor(snapshot: Snapshot, options: SimulateOptions, pending: readonly SimPod[]) {
     this.options = options;
-    const running = new Set(snapshot.nodes.map((n) => n.nodePool ?? n.labels[Label.nodePool]).filter((p): p is string => p !== undefined));
+    const pools = snapshot.nodes.map((n) => n.nodePool ?? n.labels[Label.nodePool]);
+    const running = new Set(pools.filter((p): p is string => p !== undefined));
     const eligible = (state: PodState, key: string): ReadonlySet<string> => this.eligible(state, key);
     this.sizer = new ClaimSizer({ eligible, maxPriceRatio: options.maxPriceRatio ?? MAX_PRICE_RATIO, running });
     const bound = snapshot.nodes.flatMap((n) => n.pods);
@@ -350,7 +354,8 @@ export class Solver {
         this.refusal(result, k, scan);
         continue;
       }
-      if (this.growthAllowed(claim, c, scan.rules && (targeted ? "target" : "rules"), result.narrowed)) return this.commit(result, c, claim);
+      const rules = scan.rules && (targeted ? "target" : "rules");
+      if (this.growthAllowed(claim, c, rules, result.narrowed)) return this.commit(result, c, claim);
       refused[k] = claim.pods.length + 1;
     }
     return false;
@@ -371,7 +376,7 @@ export class Solver {
   }
 
   /** Whether a growth passes: no rules (no other NodeClaim may open), the target, else the cost rules. */
-  private growthAllowed(claim: ClaimTarget, c: Candidate, rules: false | "target" | "rules", narrowed: Narrowed | undefined): boolean {
+  private growthAllowed(claim: ClaimTarget, c: Candidate, rules: Rules, narrowed?: Narrowed): boolean {
     if (rules === false) return true;
     return (rules === "target" && this.targetAllows(claim, narrowed)) || this.mayGrow(claim, c, narrowed);
   }

@@ -61,6 +61,8 @@ interface Row {
   readonly pricePerHour: number;
   readonly instanceTypes: Readonly<Record<string, number>>;
   readonly createFleet: number;
+  /** NodeClaims created during the phase (karpenter_nodeclaims_created_total's increase, read from the API). */
+  readonly created: number;
   readonly awsCalls: number;
   /** The phase's AWS calls by action (BENCH_RESULT only). */
   readonly awsCallsByAction: Readonly<Record<string, number>>;
@@ -106,6 +108,7 @@ async function runPhase(o: PhaseRun): Promise<Row> {
   const { cluster, controller, watch, phase } = o;
   const usage0 = processUsage(controller.pid);
   const launches0 = cluster.bridge.launches;
+  const created0 = watch.nodeClaimsCreated;
   const calls0 = new Map(cluster.bridge.calls);
   const before = phase.name === "drift" ? new Set(watch.nodeClaims.keys()) : new Set<string>();
   const start = Date.now();
@@ -118,6 +121,7 @@ async function runPhase(o: PhaseRun): Promise<Row> {
     controller: controller.name, phase: phase.name, status: end.status, seconds: end.seconds, pods,
     nodeClaims: watch.liveNodeClaims().length, nodes: watch.nodes.size, instances: f.instances,
     pricePerHour: f.pricePerHour, instanceTypes: f.types, createFleet: cluster.bridge.launches - launches0,
+    created: watch.nodeClaimsCreated - created0,
     awsCalls: sum(cluster.bridge.calls) - sum(calls0), awsCallsByAction: since(cluster.bridge.calls, calls0),
     cpuSeconds: usage.cpuSeconds - usage0.cpuSeconds, peakRssMiB: usage.peakRssMiB,
   };
@@ -162,8 +166,8 @@ async function runController(name: "karpenter" | "kerf", binary: string | undefi
 function skipped(controller: string, phase: Phase, status: string, pods = Number.NaN): Row {
   return {
     controller, phase: phase.name, status, seconds: Number.NaN, pods, nodeClaims: 0, nodes: 0, instances: 0,
-    pricePerHour: 0, instanceTypes: {}, createFleet: 0, awsCalls: 0, awsCallsByAction: {}, cpuSeconds: Number.NaN,
-    peakRssMiB: Number.NaN,
+    pricePerHour: 0, instanceTypes: {}, createFleet: 0, created: 0, awsCalls: 0, awsCallsByAction: {},
+    cpuSeconds: Number.NaN, peakRssMiB: Number.NaN,
   };
 }
 
@@ -193,7 +197,8 @@ function table(rows: readonly Row[], controllers: readonly string[]): string {
     controllers.map((c) => { const r = row(c, p); return r === undefined ? "–" : value(r); }).join(" / ");
   const columns: readonly [string, (r: Row) => string][] = [
     ["status", (r) => r.status], ["seconds", (r) => fmt(r.seconds)], ["NodeClaims", (r) => String(r.nodeClaims)],
-    ["$/h", (r) => fmt(r.pricePerHour, 3)], ["CreateFleet", (r) => String(r.createFleet)],
+    ["$/h", (r) => fmt(r.pricePerHour, 3)], ["NodeClaims created", (r) => String(r.created)],
+    ["CreateFleet", (r) => String(r.createFleet)],
     ["AWS calls", (r) => String(r.awsCalls)],
     ["CPU s", (r) => fmt(r.cpuSeconds, 1)], ["peak RSS MiB", (r) => fmt(r.peakRssMiB, 0)],
   ];

@@ -35,6 +35,8 @@ export class ClusterWatch {
    * scale-up, a replacement, a removal: what "the nodes changed" means to the settled phases).
    */
   lastChange = Date.now();
+  /** NodeClaims created since the watch began: what karpenter_nodeclaims_created_total counts, read from the API. */
+  nodeClaimsCreated = 0;
   private stopped = false;
 
   private track<T extends KubernetesObject>(informer: Informer<T>, into: Map<string, T>, counts: boolean): void {
@@ -62,6 +64,7 @@ export class ClusterWatch {
     const listClaims = (): never => custom.listClusterCustomObject(claims) as never;
     const claimInformer = makeInformer<NodeClaimObject>(kc, "/apis/karpenter.sh/v1/nodeclaims", listClaims);
     watch.track(claimInformer, watch.nodeClaims, true);
+    claimInformer.on("add", () => { watch.nodeClaimsCreated += 1; });
     const listPods = (): ReturnType<CoreV1Api["listNamespacedPod"]> => core.listNamespacedPod({ namespace: NAMESPACE });
     watch.track(makeInformer<V1Pod>(kc, `/api/v1/namespaces/${NAMESPACE}/pods`, listPods), watch.pods, false);
     await Promise.all(watch.informers.map((i) => i.start()));
