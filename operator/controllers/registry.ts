@@ -6,7 +6,8 @@
 import type { Logger } from "pino";
 import type { Metrics } from "../observability/metrics.ts";
 import type { EC2NodeClassLike } from "../core/launch-template/node-class.ts";
-import type { Pod } from "../core/lifecycle/objects.ts";
+import { justConsolidatable } from "../core/disruption/consolidatable.ts";
+import type { NodeClaim, Pod } from "../core/lifecycle/objects.ts";
 import type { SimulateOptions } from "../core/scheduling/types.ts";
 import type { NodeClassFinalizerWriter } from "../ports/cluster.ts";
 import type { NodeClassCloud } from "../ports/node-class-cloud.ts";
@@ -155,8 +156,14 @@ function disruptionControllers(deps: ControllerDeps, nominations: Nominations): 
     },
     {
       name: "disruption", singleton: "disruption", reconcile: (_key, signal) => pass.reconcile(signal),
-      // A NodeClaim gone frees budget (a disruption finished): look again now rather than at the next 10 s tick.
-      watches: { nodeclaims: (_claim, verb) => (verb === "delete" ? ["disruption"] : []) },
+      // A NodeClaim gone frees budget (a disruption finished), one just Consolidatable may now go: look again now
+      // rather than at the next 10 s tick.
+      watches: {
+        nodeclaims: (claim, verb) => {
+          const now = deps.clock.now().getTime();
+          return verb === "delete" || justConsolidatable(claim as NodeClaim, now) ? ["disruption"] : [];
+        },
+      },
     },
   ];
 }

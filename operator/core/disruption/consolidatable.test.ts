@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { NodeClaim } from "../lifecycle/objects.ts";
-import { consolidatableDecision, consolidateAfterOf, shouldRecordPodEvent } from "./consolidatable.ts";
+import { consolidatableDecision, consolidateAfterOf, justConsolidatable, shouldRecordPodEvent } from "./consolidatable.ts";
 
 const T0 = Date.parse("2026-11-25T12:00:00Z");
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -45,5 +45,22 @@ void describe("the Consolidatable condition", () => {
     assert.equal(shouldRecordPodEvent(claim(), T0), true);
     assert.equal(shouldRecordPodEvent(claim({ lastPodEvent: T0 - 5_000 }), T0), false);
     assert.equal(shouldRecordPodEvent(claim({ lastPodEvent: T0 - 10_000 }), T0), true);
+  });
+});
+
+void describe("a fresh Consolidatable transition (triggers a disruption pass)", () => {
+  void it("is news for 5 s after the transition, and only when True", () => {
+    const at = (status: string, ms: number | undefined): NodeClaim => ({
+      status: { conditions: [{ type: "Consolidatable", status, ...(ms === undefined ? {} : { lastTransitionTime: iso(ms) }) }] },
+    });
+    const cases: [string, NodeClaim, boolean][] = [
+      ["just turned True", at("True", T0 - 1_000), true],
+      ["True 5 s ago", at("True", T0 - 5_000), true],
+      ["True for a minute", at("True", T0 - 60_000), false],
+      ["no transition time", at("True", undefined), false],
+      ["False", at("False", T0 - 1_000), false],
+      ["no condition", claim({ initializedAt: T0 - 1_000 }), false],
+    ];
+    for (const [why, c, want] of cases) assert.equal(justConsolidatable(c, T0), want, why);
   });
 });

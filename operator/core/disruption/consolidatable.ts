@@ -54,3 +54,16 @@ export function shouldRecordPodEvent(claim: NodeClaim, at: number): boolean {
   const last = timeMs(claim.status?.lastPodEventTime);
   return last === undefined || at - last >= POD_EVENT_DEDUPE_MS;
 }
+
+/** How recent a Consolidatable transition is news (a watch event trails the write by little). */
+export const FRESH_CONSOLIDATABLE_MS = 5_000;
+
+/**
+ * Whether the NodeClaim turned Consolidatable within FRESH_CONSOLIDATABLE_MS of `now`: the disruption pass
+ * looks at once instead of at its next 10 s tick (an emptied node goes up to 10 s sooner).
+ */
+export function justConsolidatable(claim: NodeClaim, now: number): boolean {
+  const c = findCondition(claim.status?.conditions, "Consolidatable");
+  const at = timeMs(c?.lastTransitionTime);
+  return c?.status === "True" && at !== undefined && now - at <= FRESH_CONSOLIDATABLE_MS;
+}
