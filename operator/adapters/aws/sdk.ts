@@ -8,6 +8,13 @@ import {
   type DescribeLaunchTemplatesCommandOutput, type DescribeSecurityGroupsCommandInput, type DescribeSecurityGroupsCommandOutput,
   type DescribeSubnetsCommandInput, type DescribeSubnetsCommandOutput, type TerminateInstancesCommandInput, type TerminateInstancesCommandOutput,
 } from "@aws-sdk/client-ec2";
+import {
+  DescribeAvailabilityZonesCommand, DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, DescribeSpotPriceHistoryCommand,
+  type DescribeAvailabilityZonesCommandInput, type DescribeAvailabilityZonesCommandOutput, type DescribeInstanceTypeOfferingsCommandInput,
+  type DescribeInstanceTypeOfferingsCommandOutput, type DescribeInstanceTypesCommandInput, type DescribeInstanceTypesCommandOutput,
+  type DescribeSpotPriceHistoryCommandInput, type DescribeSpotPriceHistoryCommandOutput,
+} from "@aws-sdk/client-ec2";
+import { GetProductsCommand, PricingClient, type GetProductsCommandInput, type GetProductsCommandOutput } from "@aws-sdk/client-pricing";
 import { DescribeClusterCommand, EKSClient, type DescribeClusterCommandInput, type DescribeClusterCommandOutput } from "@aws-sdk/client-eks";
 import {
   AddRoleToInstanceProfileCommand, CreateInstanceProfileCommand, DeleteInstanceProfileCommand, GetInstanceProfileCommand, IAMClient,
@@ -33,6 +40,19 @@ export interface Ec2Api {
   createFleet(input: CreateFleetCommandInput): Promise<CreateFleetCommandOutput>;
   describeInstances(input: DescribeInstancesCommandInput): Promise<DescribeInstancesCommandOutput>;
   terminateInstances(input: TerminateInstancesCommandInput): Promise<TerminateInstancesCommandOutput>;
+}
+
+/** The EC2 calls that discover the region's instance types, offerings, zones and spot prices. */
+export interface Ec2CatalogApi {
+  describeInstanceTypes(input: DescribeInstanceTypesCommandInput): Promise<DescribeInstanceTypesCommandOutput>;
+  describeInstanceTypeOfferings(input: DescribeInstanceTypeOfferingsCommandInput): Promise<DescribeInstanceTypeOfferingsCommandOutput>;
+  describeAvailabilityZones(input: DescribeAvailabilityZonesCommandInput): Promise<DescribeAvailabilityZonesCommandOutput>;
+  describeSpotPriceHistory(input: DescribeSpotPriceHistoryCommandInput): Promise<DescribeSpotPriceHistoryCommandOutput>;
+}
+
+/** The Pricing API call (on-demand prices). */
+export interface PricingApi {
+  getProducts(input: GetProductsCommandInput): Promise<GetProductsCommandOutput>;
 }
 
 /** The SSM call kerf makes (AMI aliases and ssmParameter terms). */
@@ -92,6 +112,30 @@ export function ec2Api(client: EC2Client, createFleetClient: EC2Client = client)
     describeInstances: (input) => client.send(new DescribeInstancesCommand(input)),
     terminateInstances: (input) => client.send(new TerminateInstancesCommand(input)),
   };
+}
+
+/** Ec2CatalogApi over a real EC2Client. */
+export function ec2CatalogApi(client: EC2Client): Ec2CatalogApi {
+  return {
+    describeInstanceTypes: (input) => client.send(new DescribeInstanceTypesCommand(input)),
+    describeInstanceTypeOfferings: (input) => client.send(new DescribeInstanceTypeOfferingsCommand(input)),
+    describeAvailabilityZones: (input) => client.send(new DescribeAvailabilityZonesCommand(input)),
+    describeSpotPriceHistory: (input) => client.send(new DescribeSpotPriceHistoryCommand(input)),
+  };
+}
+
+/** Ec2CatalogApi from one configuration. */
+export function awsEc2CatalogApi(config: AwsClientConfig): Ec2CatalogApi {
+  return ec2CatalogApi(new EC2Client(clientOptions(config)));
+}
+
+/**
+ * PricingApi for a region's prices. The Pricing API has endpoints in a few regions only (`apiRegion`, see
+ * pricingApiRegion); `endpoint` (tests) overrides it.
+ */
+export function awsPricingApi(config: AwsClientConfig, apiRegion: string): PricingApi {
+  const client = new PricingClient(clientOptions({ ...config, region: apiRegion }));
+  return { getProducts: (input) => client.send(new GetProductsCommand(input)) };
 }
 
 /** SsmApi over a real SSMClient. */

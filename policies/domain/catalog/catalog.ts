@@ -28,6 +28,11 @@ export interface CatalogEntry {
   readonly bareMetal: boolean;
   readonly onDemandPricePerHour: number;
   readonly spotPricePerHour: number | null;
+  /**
+   * Spot price per zone when known (catalogs built from EC2's answers); a zone missing here has no spot
+   * offering. Absent (the bundled catalogs): `spotPricePerHour` holds for every zone.
+   */
+  readonly spotPriceByZone?: Readonly<Record<string, number>> | undefined;
   readonly zones: readonly string[];
   readonly capacityTypes: readonly string[];
   readonly cpuManufacturer: string | null;
@@ -167,7 +172,8 @@ function entryOfferings(entry: CatalogEntry, catalog: Catalog, options: Instance
   for (const zone of entry.zones) {
     if (options.zones !== undefined && !options.zones.has(zone)) continue;
     for (const ct of entry.capacityTypes) {
-      const price = ct === "spot" ? entry.spotPricePerHour : entry.onDemandPricePerHour;
+      const price = ct !== "spot" ? entry.onDemandPricePerHour
+        : entry.spotPriceByZone === undefined ? entry.spotPricePerHour : entry.spotPriceByZone[zone] ?? null;
       if (price === null || (ct !== "spot" && ct !== "on-demand")) continue;
       const available = options.unavailable?.has(offeringKey(ct, entry.name, zone)) !== true;
       offerings.push({ zone, zoneId: catalog.zoneIds[zone], capacityType: ct as CapacityType, pricePerHour: price, available });

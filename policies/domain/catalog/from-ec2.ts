@@ -1,0 +1,198 @@
+/**
+ * Catalog entries from EC2's own answers (pure): DescribeInstanceTypes records, DescribeInstanceTypeOfferings
+ * zones, DescribeAvailabilityZones IDs and the prices of prices.ts. The operator builds its catalog this way
+ * from the region it runs in, as Karpenter's AWS provider builds its instance types; the bundled catalogs are
+ * the offline fallback. The label values follow Karpenter's derivation from the same fields (instance family,
+ * category and generation from the name, GPU and accelerator names in lower kebab case, clock speed in MHz).
+ */
+import type { Catalog, CatalogEntry } from "./catalog.ts";
+
+/** The fields of an EC2 `InstanceTypeInfo` kerf reads (the SDK's shape, every field optional as there). */
+export interface Ec2InstanceTypeInfo {
+  readonly InstanceType?: string | undefined;
+  readonly BareMetal?: boolean | undefined;
+  readonly Hypervisor?: string | undefined;
+  readonly SupportedUsageClasses?: readonly string[] | undefined;
+  readonly VCpuInfo?: { readonly DefaultVCpus?: number | undefined } | undefined;
+  readonly MemoryInfo?: { readonly SizeInMiB?: number | undefined } | undefined;
+  readonly ProcessorInfo?: {
+    readonly SupportedArchitectures?: readonly string[] | undefined;
+    readonly Manufacturer?: string | undefined;
+    readonly SustainedClockSpeedInGhz?: number | undefined;
+  } | undefined;
+  readonly GpuInfo?: { readonly Gpus?: readonly Ec2Device[] | undefined } | undefined;
+  readonly InferenceAcceleratorInfo?: { readonly Accelerators?: readonly Ec2Device[] | undefined } | undefined;
+  readonly NeuronInfo?: { readonly NeuronDevices?: readonly Ec2Device[] | undefined } | undefined;
+  readonly InstanceStorageInfo?: { readonly TotalSizeInGB?: number | undefined; readonly NvmeSupport?: string | undefined } | undefined;
+  readonly EbsInfo?: {
+    readonly EbsOptimizedSupport?: string | undefined;
+    readonly EbsOptimizedInfo?: { readonly MaximumBandwidthInMbps?: number | undefined } | undefined;
+  } | undefined;
+  readonly NetworkInfo?: {
+    readonly MaximumNetworkInterfaces?: number | undefined;
+    readonly Ipv4AddressesPerInterface?: number | undefined;
+    readonly EncryptionInTransitSupported?: boolean | undefined;
+    readonly DefaultNetworkCardIndex?: number | undefined;
+    readonly NetworkCards?: readonly {
+      readonly NetworkCardIndex?: number | undefined;
+      readonly MaximumNetworkInterfaces?: number | undefined;
+      readonly BaselineBandwidthInGbps?: number | undefined;
+    }[] | undefined;
+    readonly EfaInfo?: { readonly MaximumEfaInterfaces?: number | undefined } | undefined;
+  } | undefined;
+}
+
+/** A GPU, inference accelerator or Neuron device of an instance type. */
+export interface Ec2Device {
+  readonly Name?: string | undefined;
+  readonly Manufacturer?: string | undefined;
+  readonly Count?: number | undefined;
+  readonly MemoryInfo?: { readonly SizeInMiB?: number | undefined } | undefined;
+}
+
+/** Prices for the region: on-demand per type, spot per type and zone (absent: not known). */
+export interface RegionPrices {
+  readonly onDemand: ReadonlyMap<string, number>;
+  readonly spot: ReadonlyMap<string, ReadonlyMap<string, number>>;
+}
+
+/** Everything the region's catalog is built from. */
+export interface Ec2CatalogInput {
+  readonly region: string;
+  readonly instanceTypes: readonly Ec2InstanceTypeInfo[];
+  /** Zones offering each type (DescribeInstanceTypeOfferings, location type availability-zone). */
+  readonly offerings: ReadonlyMap<string, readonly string[]>;
+  /** Zone name → zone ID (DescribeAvailabilityZones). */
+  readonly zoneIds: Readonly<Record<string, string>>;
+  readonly prices: RegionPrices;
+  /**
+   * Facts EC2 does not answer, per type, from a bundled catalog: Karpenter labels network bandwidth from its
+   * own generated table, as the bundled catalogs do. Types the reference lacks fall back to the network
+   * cards' baseline bandwidth.
+   */
+  readonly reference?: ReadonlyMap<string, CatalogEntry> | undefined;
+}
+
+/** Karpenter's reading of an instance type name: category, an optional `-<n>tb` and the generation digits. */
+const NAME_SCHEME = /^([a-z]+)(-[0-9]+tb)?([0-9]+).*\./;
+
+const ARCHITECTURES: Readonly<Record<string, string>> = { x86_64: "amd64", arm64: "arm64" };
+
+function lowerKebab(value: string | undefined): string | null {
+  return value === undefined ? null : value.replaceAll(" ", "-").toLowerCase();
+}
+
+function architecture(info: Ec2InstanceTypeInfo): string | undefined {
+  return (info.ProcessorInfo?.SupportedArchitectures ?? []).map((a) => ARCHITECTURES[a]).find((a) => a !== undefined);
+}
+
+/** The one device of a kind Karpenter labels: it labels a type only when it has exactly one device model. */
+function single(devices: readonly Ec2Device[] | undefined): Ec2Device | undefined {
+  return devices?.length === 1 ? devices[0] : undefined;
+}
+
+function accelerator(info: Ec2InstanceTypeInfo): { name: string | null; manufacturer: string | null; count: number } {
+  const neuron = single(info.NeuronInfo?.NeuronDevices);
+  if (neuron !== undefined) return { name: lowerKebab(neuron.Name), manufacturer: "aws", count: neuron.Count ?? 0 };
+  const inference = info.NeuronInfo === undefined ? single(info.InferenceAcceleratorInfo?.Accelerators) : undefined;
+  if (inference !== undefined) {
+    return { name: lowerKebab(inference.Name), manufacturer: lowerKebab(inference.Manufacturer), count: inference.Count ?? 0 };
+  }
+  return { name: null, manufacturer: null, count: 0 };
+}
+
+/** ENI-limited pods on the default network card, the figure Karpenter's VPC limits give multi-card types. */
+function defaultCardMaxPods(info: Ec2InstanceTypeInfo, maxENIs: number, ipv4PerENI: number): number {
+  const network = info.NetworkInfo;
+  const index = network?.DefaultNetworkCardIndex ?? 0;
+  const card = network?.NetworkCards?.find((c) => (c.NetworkCardIndex ?? 0) === index);
+  const enis = card?.MaximumNetworkInterfaces ?? maxENIs;
+  return enis === 0 ? 0 : enis * (ipv4PerENI - 1) + 2;
+}
+
+function cardBandwidthMbps(info: Ec2InstanceTypeInfo): number | null {
+  const cards = info.NetworkInfo?.NetworkCards ?? [];
+  if (cards.length === 0 || cards.some((c) => c.BaselineBandwidthInGbps === undefined)) return null;
+  return Math.round(cards.reduce((sum, c) => sum + (c.BaselineBandwidthInGbps ?? 0), 0) * 1000);
+}
+
+function nameParts(name: string): { family: string; size: string; category: string; generation: number } {
+  const [family = name, size = ""] = name.split(".");
+  const match = NAME_SCHEME.exec(name);
+  return { family, size, category: match?.[1] ?? "", generation: match === null ? 0 : Number(match[3]) };
+}
+
+/**
+ * One catalog entry, or undefined for a record kerf cannot place (no name, no vCPU or memory figure, or an
+ * architecture Kubernetes has no name for). Prices: the type's on-demand price, and its spot price per zone;
+ * `spotPricePerHour` is the cheapest zone's (the figure offline views show).
+ */
+export function entryFromEc2(info: Ec2InstanceTypeInfo, zones: readonly string[], prices: RegionPrices, reference?: CatalogEntry): CatalogEntry | undefined {
+  const name = info.InstanceType;
+  const arch = architecture(info);
+  const vcpu = info.VCpuInfo?.DefaultVCpus;
+  const memoryMiB = info.MemoryInfo?.SizeInMiB;
+  if (name === undefined || arch === undefined || vcpu === undefined || memoryMiB === undefined) return undefined;
+  const network = info.NetworkInfo;
+  const maxENIs = network?.MaximumNetworkInterfaces ?? 0;
+  const ipv4PerENI = network?.Ipv4AddressesPerInterface ?? 0;
+  const gpu = single(info.GpuInfo?.Gpus);
+  const acc = accelerator(info);
+  const storage = info.InstanceStorageInfo;
+  const ebs = info.EbsInfo;
+  const clock = info.ProcessorInfo?.SustainedClockSpeedInGhz;
+  const zoneSpot = prices.spot.get(name);
+  const spotPrices = [...(zoneSpot?.entries() ?? [])].filter(([zone]) => zones.includes(zone)).map(([, p]) => p);
+  const onDemand = prices.onDemand.get(name);
+  // No price, no offering: Karpenter marks an offering it cannot price unavailable.
+  const capacityTypes = (info.SupportedUsageClasses ?? [])
+    .filter((c) => (c === "on-demand" && onDemand !== undefined) || (c === "spot" && spotPrices.length > 0));
+  const maxPods = defaultCardMaxPods(info, maxENIs, ipv4PerENI);
+  return {
+    name, ...nameParts(name), arch, vcpu, memoryMiB,
+    gpuCount: gpu?.Count ?? 0,
+    gpuName: lowerKebab(gpu?.Name),
+    gpuManufacturer: lowerKebab(gpu?.Manufacturer),
+    gpuMemoryMiB: gpu?.MemoryInfo?.SizeInMiB ?? 0,
+    localNvmeGiB: storage !== undefined && storage.NvmeSupport !== "unsupported" ? storage.TotalSizeInGB ?? 0 : 0,
+    networkBandwidthMbps: reference?.networkBandwidthMbps ?? cardBandwidthMbps(info),
+    maxENIs, ipv4PerENI,
+    hypervisor: info.Hypervisor ?? "",
+    encryptionInTransit: network?.EncryptionInTransitSupported === true,
+    bareMetal: info.BareMetal === true,
+    onDemandPricePerHour: onDemand ?? 0,
+    spotPricePerHour: spotPrices.length === 0 ? null : Math.min(...spotPrices),
+    spotPriceByZone: Object.fromEntries([...(zoneSpot?.entries() ?? [])].filter(([zone]) => zones.includes(zone))),
+    zones: [...zones].sort(),
+    capacityTypes,
+    cpuManufacturer: lowerKebab(info.ProcessorInfo?.Manufacturer),
+    cpuSustainedClockSpeedMHz: clock === undefined ? null : Math.round(clock * 1000),
+    ebsBandwidthMbps: ebs?.EbsOptimizedSupport === "default" ? ebs.EbsOptimizedInfo?.MaximumBandwidthInMbps ?? null : null,
+    acceleratorCount: acc.count,
+    acceleratorName: acc.name,
+    acceleratorManufacturer: acc.manufacturer,
+    efaCount: network?.EfaInfo?.MaximumEfaInterfaces ?? 0,
+    capabilityFlex: name.split(".")[0]?.includes("-flex") === true,
+    maxPods,
+    // Karpenter's documented allocatable is a cross-check of the bundled data only; kerf computes its own.
+    allocatable: reference?.allocatable ?? { cpuMillicores: 0, memoryMiB: 0, ephemeralStorageGiB: 0, pods: maxPods },
+  };
+}
+
+/**
+ * The region's catalog: every described type offered in at least one zone, with its zones; a type without an
+ * on-demand price keeps only its spot offerings, one without spot prices only its on-demand ones.
+ */
+export function catalogFromEc2(input: Ec2CatalogInput): Catalog {
+  const entries: CatalogEntry[] = [];
+  for (const info of input.instanceTypes) {
+    const zones = info.InstanceType === undefined ? undefined : input.offerings.get(info.InstanceType);
+    if (zones === undefined || zones.length === 0) continue;
+    const entry = entryFromEc2(info, zones, input.prices, input.reference?.get(info.InstanceType ?? ""));
+    if (entry !== undefined) entries.push(entry);
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const zones = [...new Set(entries.flatMap((e) => e.zones))].sort();
+  const zoneIds = Object.fromEntries(zones.filter((z) => input.zoneIds[z] !== undefined).map((z) => [z, input.zoneIds[z] as string]));
+  return { region: input.region, zones, zoneIds, instanceTypes: entries };
+}
