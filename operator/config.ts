@@ -11,7 +11,10 @@ export interface OperatorConfig {
   readonly clusterEndpoint: string;
   /** Base64 PEM CA of that API server for node user data; "" = DescribeCluster's (discovered endpoint) or the kubeconfig's. */
   readonly clusterCABundle: string;
-  /** Only AWS services with VPC endpoints are reachable: kerf makes no EKS calls (clusterEndpoint is then required). */
+  /**
+   * Only AWS services with VPC endpoints are reachable: no Pricing API calls, clusterEndpoint required (not
+   * discovered); DescribeCluster is still tried for the service CIDR, as Karpenter does, bounded and not fatal.
+   */
   readonly isolatedVPC: boolean;
   readonly region: string;
   readonly interruptionQueue: string;
@@ -52,7 +55,7 @@ const FLAGS: Readonly<Record<string, FlagDef>> = {
   "cluster-name": { key: "clusterName", kind: "string", def: "", usage: "EKS cluster name (required); tags and discovery use it" },
   "cluster-endpoint": { key: "clusterEndpoint", kind: "url", def: "", usage: "API server URL nodes join with (written into user data); empty: discovered with EKS DescribeCluster at start" },
   "cluster-ca-bundle": { key: "clusterCABundle", kind: "string", def: "", usage: "base64 PEM CA of the API server for user data; empty: DescribeCluster's for a discovered endpoint, else the kubeconfig's" },
-  "isolated-vpc": { key: "isolatedVPC", kind: "boolean", def: "false", usage: "only AWS services with VPC endpoints are reachable: no EKS calls (--cluster-endpoint required; kerf never calls the Pricing API)" },
+  "isolated-vpc": { key: "isolatedVPC", kind: "boolean", def: "false", usage: "only AWS services with VPC endpoints are reachable: --cluster-endpoint required, no Pricing API calls; EKS DescribeCluster is still tried for the service CIDR (as Karpenter), never fatal" },
   "region": { key: "region", kind: "string", def: "", usage: "AWS region (falls back to AWS_REGION)" },
   "interruption-queue": { key: "interruptionQueue", kind: "string", def: "", usage: "name or URL of the SQS queue of EventBridge interruption events; empty disables interruption handling" },
   "aws-endpoint": { key: "awsEndpoint", kind: "string", def: "", usage: "override the AWS API endpoint (tests: moto)" },
@@ -198,7 +201,7 @@ export function loadConfig(src: ConfigSources): OperatorConfig {
     throw new ConfigError(problems.join("; "));
   }
   // Discovery is an EKS call, which an isolated VPC rules out: refuse here rather than at the first launch.
-  if (out["isolatedVPC"] === true && out["clusterEndpoint"] === "") throw new ConfigError("--cluster-endpoint (CLUSTER_ENDPOINT) is required with --isolated-vpc (ISOLATED_VPC): kerf makes no EKS DescribeCluster call there to discover it");
+  if (out["isolatedVPC"] === true && out["clusterEndpoint"] === "") throw new ConfigError("--cluster-endpoint (CLUSTER_ENDPOINT) is required with --isolated-vpc (ISOLATED_VPC): kerf does not discover the endpoint from EKS there");
   return Object.freeze({ ...out, featureGates: Object.freeze(out["featureGates"]) }) as unknown as OperatorConfig;
 }
 

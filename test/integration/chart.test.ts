@@ -232,15 +232,29 @@ void describe("the kerf Helm chart, rendered by helm", () => {
     const sa = only<V1ServiceAccount>(objects, "ServiceAccount");
     assert.equal(sa.metadata?.name, account);
     assert.equal(sa.metadata?.annotations?.["eks.amazonaws.com/role-arn"], "arn:aws:iam::111122223333:role/KerfController-prod-eu");
-    const subjects = [only<V1ClusterRoleBinding>(objects, "ClusterRoleBinding"), only<V1RoleBinding>(objects, "RoleBinding")].flatMap((b) => b.subjects ?? []);
+    const bindings = [only<V1ClusterRoleBinding>(objects, "ClusterRoleBinding"), only<V1RoleBinding>(objects, "RoleBinding", "kerf-operator")];
+    const subjects = bindings.flatMap((b) => b.subjects ?? []);
     assert.deepEqual(subjects.map((s) => [s.kind, s.name, s.namespace]), [["ServiceAccount", account, namespace], ["ServiceAccount", account, namespace]]);
-    const role = only<V1Role>(objects, "Role");
+    const role = only<V1Role>(objects, "Role", "kerf-operator");
     assert.equal(role.metadata?.namespace, namespace);
     const { argv, env } = operatorSources(ci.objects);
     const lease = loadConfig({ argv, env }).leaderElectionName;
     assert.ok((role.rules ?? []).some((r) => r.resources?.includes("leases") && r.resourceNames?.includes(lease) && ["get", "patch"].every((v) => r.verbs.includes(v))), `get/patch on Lease ${lease}`);
     assert.ok((role.rules ?? []).some((r) => r.resources?.includes("leases") && r.resourceNames === undefined && r.verbs.includes("create")), "create Leases");
     assert.equal((only(ci.objects, "ClusterRole", "kerf-operator").metadata["labels"] as Record<string, string>)["team"], "platform", "additionalLabels");
+  });
+
+  void it("should let the operator read only the kube-dns Service in kube-system (node user data's cluster DNS)", () => {
+    const objects = component(ci.objects, "operator");
+    const account = only<V1Deployment>(objects, "Deployment").spec?.template.spec?.serviceAccountName;
+    const role = only<V1Role>(objects, "Role", "kerf-operator-dns");
+    assert.equal(role.metadata?.namespace, "kube-system");
+    const rule = { apiGroups: [""], resources: ["services"], resourceNames: ["kube-dns"], verbs: ["get"] };
+    assert.deepEqual(role.rules, [rule]);
+    const binding = only<V1RoleBinding>(objects, "RoleBinding", "kerf-operator-dns");
+    assert.equal(binding.metadata?.namespace, "kube-system");
+    assert.deepEqual(binding.roleRef, { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: role.metadata?.name });
+    assert.deepEqual(binding.subjects?.map((s) => s.name), [account]);
   });
 
   void it("should start the webhook with a configuration its loader accepts and the policies value as its policy file", () => {

@@ -106,6 +106,10 @@ void describe("the Helm charts on the real apiserver, with the operator running 
     for (const obj of clusterObjects) {
       if (obj.kind === "ClusterRole") await rbac.deleteClusterRole({ name: obj.metadata.name }).catch(() => undefined);
       if (obj.kind === "ClusterRoleBinding") await rbac.deleteClusterRoleBinding({ name: obj.metadata.name }).catch(() => undefined);
+      // The kube-dns read lives in kube-system, which outlives the test's namespace.
+      const inNamespace = { name: obj.metadata.name, namespace: obj.metadata.namespace ?? "" };
+      if (obj.kind === "Role") await rbac.deleteNamespacedRole(inNamespace).catch(() => undefined);
+      if (obj.kind === "RoleBinding") await rbac.deleteNamespacedRoleBinding(inNamespace).catch(() => undefined);
     }
     rmSync(workdir, { recursive: true, force: true });
   });
@@ -128,7 +132,8 @@ void describe("the Helm charts on the real apiserver, with the operator running 
       "ClusterRole/kerf-operator", "ClusterRole/kerf-webhook", "ClusterRole/kerf-webhook-break-glass", "ClusterRoleBinding/kerf-operator",
       "ClusterRoleBinding/kerf-webhook", "ConfigMap/kerf-policy",
       "Deployment/kerf-operator", "Deployment/kerf-webhook", "MutatingWebhookConfiguration/kerf-mutating", "PodDisruptionBudget/kerf-operator",
-      "PodDisruptionBudget/kerf-webhook", "Role/kerf-operator", "RoleBinding/kerf-operator", "Secret/kerf-webhook-tls", "Service/kerf-operator",
+      "PodDisruptionBudget/kerf-webhook", "Role/kerf-operator", "Role/kerf-operator-dns", "RoleBinding/kerf-operator",
+      "RoleBinding/kerf-operator-dns", "Secret/kerf-webhook-tls", "Service/kerf-operator",
       "Service/kerf-webhook", "ServiceAccount/kerf-operator", "ServiceAccount/kerf-webhook", "ValidatingWebhookConfiguration/kerf-validating",
     ];
     assert.deepEqual(applied["default"]?.sort(), expected);
@@ -150,7 +155,8 @@ void describe("the Helm charts on the real apiserver, with the operator running 
     const rbacKinds = new Set(["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"]);
     for (const obj of shipped.filter((o) => rbacKinds.has(o.kind))) {
       await apply(env.kubeConfig, obj, { dryRun: false });
-      if (await isClusterScoped(env.kubeConfig, obj)) clusterObjects.push(obj);
+      // Cluster-scoped objects, and the kube-dns Role in kube-system, outlive the test's namespace.
+      if (await isClusterScoped(env.kubeConfig, obj) || obj.metadata.namespace === "kube-system") clusterObjects.push(obj);
     }
     const account = only(shipped, "ServiceAccount").metadata.name;
     const token = (await core.createNamespacedServiceAccountToken({ name: account, namespace, body: { spec: { audiences: [], expirationSeconds: 3600 } } })).status?.token ?? "";

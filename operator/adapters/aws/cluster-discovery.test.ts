@@ -5,7 +5,7 @@ import { ClusterDiscoveryError, type ClusterSettings } from "../../core/launch-t
 import { discoverCluster, type ClusterDiscoveryDeps } from "./cluster-discovery.ts";
 import type { EksApi } from "./sdk.ts";
 
-const settings: ClusterSettings = { name: "demo", endpoint: "", caBundle: "", isolatedVPC: false };
+const settings: ClusterSettings = { name: "demo", endpoint: "", caBundle: "" };
 
 function notFound(): Error {
   return Object.assign(new Error("No cluster found for name: demo."), { name: "ResourceNotFoundException" });
@@ -24,9 +24,15 @@ function fakeEks(answer: DescribeClusterCommandOutput["cluster"] | Error): EksAp
   };
 }
 
-function deps(eks: EksApi, warnings: string[] = []): ClusterDiscoveryDeps {
-  return { eks, kubeconfigCA: () => "S1VCRUNPTkZJRw==", logger: { warn: ((_: unknown, message: string) => { warnings.push(message); }) as ClusterDiscoveryDeps["logger"]["warn"] } };
+function deps(eks: EksApi, warnings: string[] = [], extra: Partial<ClusterDiscoveryDeps> = {}): ClusterDiscoveryDeps {
+  const record = ((_: unknown, message: string) => {
+    warnings.push(message);
+  }) as ClusterDiscoveryDeps["logger"]["warn"];
+  return { eks, kubeconfigCA: () => "S1VCRUNPTkZJRw==", logger: { warn: record, info: record }, ...extra };
 }
+
+/** An EksApi that never answers. */
+const silentEks: EksApi = { describeCluster: () => new Promise(() => undefined) };
 
 const described = { endpoint: "https://ABC.gr7.us-east-1.eks.amazonaws.com", certificateAuthority: { data: "RUtTLUNB" }, kubernetesNetworkConfig: { serviceIpv4Cidr: "172.20.0.0/16" } };
 
@@ -58,11 +64,38 @@ void describe("cluster discovery at operator start", () => {
     assert.match(warnings[0] ?? "", /describing EKS cluster demo: ResourceNotFoundException/);
   });
 
-  void it("should make no EKS call in an isolated VPC", async () => {
+  void it("should read the service CIDR from DescribeCluster with the endpoint configured (isolated VPCs too)", async () => {
     const eks = fakeEks(described);
-    const info = await discoverCluster({ ...settings, endpoint: "https://api.internal:6443", isolatedVPC: true }, deps(eks));
-    assert.deepEqual(eks.asked, []);
+    const info = await discoverCluster({ ...settings, endpoint: "https://api.internal:6443" }, deps(eks));
+    assert.deepEqual(eks.asked, ["demo"]);
     assert.equal(info.endpoint, "https://api.internal:6443");
+    assert.equal(info.serviceCIDR, "172.20.0.0/16");
+  });
+
+  void it("should stop waiting for an optional DescribeCluster that does not answer, and warn", async () => {
+    const warnings: string[] = [];
+    const configured = { ...settings, endpoint: "https://api.internal:6443" };
+    const info = await discoverCluster(configured, deps(silentEks, warnings, { optionalDescribeTimeoutMs: 20 }));
     assert.equal(info.serviceCIDR, undefined);
+    assert.match(warnings[0] ?? "", /describing EKS cluster demo: DescribeCluster: no answer within 20 ms/);
+  });
+
+  void it("should take the kube-dns Service's clusterIP as the cluster DNS address", async () => {
+    const kubeDnsClusterIP = async (): Promise<string> => "172.20.0.10";
+    const info = await discoverCluster(settings, deps(fakeEks(described), [], { kubeDnsClusterIP }));
+    assert.equal(info.dnsIP, "172.20.0.10");
+  });
+
+  void it("should go on without a cluster DNS address when kube-dns is absent, headless or unreadable", async () => {
+    const forbidden = async (): Promise<string> => {
+      throw new Error("reading Service kube-system/kube-dns: HTTP 403 Forbidden");
+    };
+    for (const read of [async () => undefined, async () => "None", forbidden]) {
+      const warnings: string[] = [];
+      const info = await discoverCluster(settings, deps(fakeEks(described), warnings, { kubeDnsClusterIP: read }));
+      assert.equal(info.dnsIP, undefined);
+      assert.equal(info.serviceCIDR, "172.20.0.0/16");
+      assert.equal(warnings.length, 1, "said once why");
+    }
   });
 });

@@ -6,17 +6,20 @@ import type { KubeletConfig } from "../../../policies/domain/allocatable.ts";
 import type { EC2NodeClassLike, NodeClassKubelet } from "../../core/launch-template/node-class.ts";
 import type { CloudInstance, LaunchedInstance, NodeClaimLike } from "../../ports/cloud-provider.ts";
 
-/** The tags on every instance and volume kerf launches (Karpenter's keys; user spec.tags first, ours win). */
+/**
+ * The tags on every instance and volume kerf launches (Karpenter's keys; user spec.tags first, ours win).
+ * `karpenter.sh/nodeclaim` goes on at launch (Karpenter adds it after registration): a retried launch
+ * finds its instance by it. No `Name`: the nodeclaim.tagging controller sets it to the Node's name once
+ * the node registered, as Karpenter's does, and leaves a `Name` from spec.tags as it is.
+ */
 export function instanceTags(clusterName: string, nodeClaim: NodeClaimLike, nodeClass: EC2NodeClassLike): Record<string, string> {
-  const nodePool = nodeClaim.metadata.labels?.[Label.nodePool] ?? "";
   return {
     ...(nodeClass.spec.tags ?? {}),
-    [Label.nodePool]: nodePool,
+    [Label.nodePool]: nodeClaim.metadata.labels?.[Label.nodePool] ?? "",
     "karpenter.sh/nodeclaim": nodeClaim.metadata.name,
     [Label.nodeClass]: nodeClass.metadata.name,
     [`kubernetes.io/cluster/${clusterName}`]: "owned",
     "eks:eks-cluster-name": clusterName,
-    Name: `${Label.nodePool}/${nodePool}`,
   };
 }
 

@@ -5,7 +5,7 @@
 import { parseQuantity } from "../../../policies/domain/quantity.ts";
 import { UNREGISTERED_TAINT, type BootstrapTaint } from "./bootstrap.ts";
 import { contentHash } from "./hash.ts";
-import { amiFamilyOf, type BlockDeviceMapping, type EC2NodeClassSpec } from "./node-class.ts";
+import { amiFamilyOf, type BlockDeviceMapping, type EC2NodeClassSpec, type NodeClassKubelet } from "./node-class.ts";
 import { userDataFor } from "./user-data.ts";
 
 /** Name prefix of every launch template kerf owns (Karpenter's). */
@@ -54,6 +54,11 @@ export interface LaunchOptions {
   readonly clusterEndpoint: string;
   readonly caBundle?: string | undefined;
   readonly clusterCIDR?: string | undefined;
+  /**
+   * The `kube-dns` Service's clusterIP: the kubelet's clusterDNS unless spec.kubelet.clusterDNS is set
+   * (Karpenter's default, for every family). Undefined: each family derives it from the service CIDR.
+   */
+  readonly clusterDNS?: string | undefined;
   readonly nodeClass: EC2NodeClassSpec;
   readonly imageId: string;
   readonly securityGroupIds: readonly string[];
@@ -92,6 +97,12 @@ function toBlockDevice(m: BlockDeviceMapping): BlockDevice {
   };
 }
 
+/** spec.kubelet with clusterDNS defaulted to the discovered kube-dns address; the user's setting wins. */
+function withClusterDNS(kubelet: NodeClassKubelet, clusterDNS: string | undefined): NodeClassKubelet {
+  if (clusterDNS === undefined || (kubelet.clusterDNS !== undefined && kubelet.clusterDNS.length > 0)) return kubelet;
+  return { ...kubelet, clusterDNS: [clusterDNS] };
+}
+
 function withUnregistered(taints: readonly BootstrapTaint[]): BootstrapTaint[] {
   return taints.some((t) => t.key === UNREGISTERED_TAINT.key) ? [...taints] : [...taints, UNREGISTERED_TAINT];
 }
@@ -102,7 +113,8 @@ export function buildLaunchTemplate(options: LaunchOptions): LaunchTemplateSpec 
   const family = amiFamilyOf(spec);
   const userData = userDataFor(family, {
     clusterName: options.clusterName, clusterEndpoint: options.clusterEndpoint, caBundle: options.caBundle, clusterCIDR: options.clusterCIDR,
-    kubelet: spec.kubelet ?? {}, labels: options.labels, taints: withUnregistered(options.taints), customUserData: spec.userData,
+    kubelet: withClusterDNS(spec.kubelet ?? {}, options.clusterDNS), labels: options.labels, taints: withUnregistered(options.taints),
+    customUserData: spec.userData,
   });
   const content = {
     imageId: options.imageId,

@@ -24,8 +24,13 @@ export interface AmiProviderOptions {
   readonly ec2: Ec2Api;
   readonly ssm: SsmApi;
   readonly clock: Clock;
-  /** Kubernetes minor version of the cluster, e.g. "1.36" (alias parameter paths contain it). */
-  readonly kubernetesVersion: string;
+  /**
+   * Kubernetes minor version of the cluster, e.g. "1.36" (alias parameter paths contain it). A function
+   * is asked at every resolution: the operator re-reads the version periodically, so an upgraded
+   * cluster resolves its aliases to the new version's AMIs (and nodes on the old ones drift) without
+   * a restart.
+   */
+  readonly kubernetesVersion: string | (() => string);
   /** Prefix of the public parameters; "/aws/service" in AWS, e.g. "/kerf-test/aws/service" against moto. */
   readonly ssmPrefix?: string;
 }
@@ -42,17 +47,20 @@ export class DefaultAmiProvider implements AmiProvider {
   }
 
   async list(terms: readonly AmiSelectorTerm[]): Promise<ResolvedAmi[]> {
+    const version = this.options.kubernetesVersion;
+    // One version for the whole resolution, even when a refresh lands in the middle of it.
+    const kubernetesVersion = typeof version === "string" ? version : version();
     const wanted: Wanted[] = [];
-    for (const term of terms) wanted.push(...(await this.wantedFor(term)));
+    for (const term of terms) wanted.push(...(await this.wantedFor(term, kubernetesVersion)));
     const amis: ResolvedAmi[] = [];
     for (const w of wanted) amis.push(...(await this.describe(w)));
     return newestPerRequirements(amis);
   }
 
-  private async wantedFor(term: AmiSelectorTerm): Promise<Wanted[]> {
+  private async wantedFor(term: AmiSelectorTerm, kubernetesVersion: string): Promise<Wanted[]> {
     if (term.alias !== undefined) {
       const out: Wanted[] = [];
-      for (const p of aliasParameters(term.alias, this.options.ssmPrefix ?? "/aws/service", this.options.kubernetesVersion)) {
+      for (const p of aliasParameters(term.alias, this.options.ssmPrefix ?? "/aws/service", kubernetesVersion)) {
         const id = await this.parameter(p.path);
         if (id !== undefined) out.push({ filters: [{ Name: "image-id", Values: [id] }], requirements: p.requirements });
       }
