@@ -1,13 +1,15 @@
 /** Composition root of `kerf operator`: config → adapters → controllers → start; leader-gated controllers; graceful shutdown. The only file that wires everything. */
 import { hostname } from "node:os";
-import { KubeConfig, VersionApi } from "@kubernetes/client-node";
+import { KubeConfig } from "@kubernetes/client-node";
 import { builtinCatalog } from "../policies/domain/catalog/builtin.ts";
 import { discoverCluster } from "./adapters/aws/cluster-discovery.ts";
+import { Ec2InstanceTags, awsEc2TagsApi } from "./adapters/aws/instance-tags.ts";
 import { createAwsProviders } from "./adapters/aws/factory.ts";
 import { SqsInterruptionQueue } from "./adapters/aws/interruption-queue.ts";
 import { awsEksApi, awsSqsApi, type AwsClientConfig } from "./adapters/aws/sdk.ts";
 import { kubeconfigCABundle } from "./adapters/kube/ca-bundle.ts";
 import { isConflict } from "./adapters/kube/client.ts";
+import { KubernetesVersionProvider, apiserverVersion, kubeDnsClusterIP } from "./adapters/kube/cluster-facts.ts";
 import { ClusterState } from "./adapters/kube/cluster-state.ts";
 import { KubeEventRecorder } from "./adapters/kube/event-recorder.ts";
 import { KubeCluster } from "./adapters/kube/kube-cluster.ts";
@@ -40,6 +42,8 @@ export interface OperatorOverrides {
   readonly ssmPrefix?: string;
   /** Disruption timings (tests and the playground shorten Karpenter's 15 s validation delay and 10 s poll). */
   readonly disruption?: Partial<Omit<DisruptionSettings, "spotToSpot">>;
+  /** How often the Kubernetes version is re-read (Karpenter's 5 min; tests shorten it). */
+  readonly kubernetesVersionRefreshMs?: number;
 }
 
 /** A running operator. */
@@ -53,14 +57,12 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
-async function kubernetesMinor(kc: KubeConfig, logger: Logger): Promise<string> {
-  try {
-    const v = await kc.makeApiClient(VersionApi).getCode();
-    return `${v.major}.${v.minor.replace(/\D+$/, "")}`;
-  } catch (error) {
-    logger.warn({ err: error }, "reading the apiserver version failed; assuming 1.36");
-    return "1.36";
-  }
+/** The version AMI aliases resolve for when the apiserver cannot tell it at start. */
+const FALLBACK_KUBERNETES_VERSION = "1.36";
+
+/** The cluster's Kubernetes version, read now and again by providers.version (AMI aliases follow an upgrade). */
+function kubernetesMinor(kc: KubeConfig, logger: Logger): Promise<KubernetesVersionProvider> {
+  return KubernetesVersionProvider.start(apiserverVersion(kc), logger, FALLBACK_KUBERNETES_VERSION);
 }
 
 function awsClientConfig(config: OperatorConfig, overrides: OperatorOverrides): AwsClientConfig {
@@ -68,22 +70,24 @@ function awsClientConfig(config: OperatorConfig, overrides: OperatorOverrides): 
 }
 
 /**
- * The endpoint, CA and service CIDR node user data carries. Never the operator's own kubeconfig
- * server: in a pod that is the `kubernetes` Service address, which a booting node cannot reach.
+ * The endpoint, CA, service CIDR and cluster DNS address node user data carries. Never the operator's
+ * own kubeconfig server: in a pod that is the `kubernetes` Service address, which a booting node cannot reach.
  */
 async function nodeCluster(config: OperatorConfig, kc: KubeConfig, logger: Logger, overrides: OperatorOverrides): Promise<ClusterInfo> {
-  const settings = { name: config.clusterName, endpoint: config.clusterEndpoint, caBundle: config.clusterCABundle, isolatedVPC: config.isolatedVPC };
-  const cluster = await discoverCluster(settings, { eks: awsEksApi(awsClientConfig(config, overrides)), kubeconfigCA: () => kubeconfigCABundle(kc), logger });
+  const settings = { name: config.clusterName, endpoint: config.clusterEndpoint, caBundle: config.clusterCABundle };
+  const cluster = await discoverCluster(settings, {
+    eks: awsEksApi(awsClientConfig(config, overrides)), kubeconfigCA: () => kubeconfigCABundle(kc), kubeDnsClusterIP: kubeDnsClusterIP(kc), logger,
+  });
   if (cluster.caBundle === undefined) logger.warn("no cluster CA bundle (kubeconfig without one, no --cluster-ca-bundle): node user data carries none and AL2023 nodes will not join");
-  logger.info({ endpoint: cluster.endpoint, caBundle: cluster.caBundle !== undefined, serviceCIDR: cluster.serviceCIDR ?? "not discovered" }, "cluster facts for node user data");
+  logger.info({ endpoint: cluster.endpoint, caBundle: cluster.caBundle !== undefined, serviceCIDR: cluster.serviceCIDR ?? "not discovered", clusterDNS: cluster.dnsIP ?? "not discovered" }, "cluster facts for node user data");
   return cluster;
 }
 
-async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: ClusterState, o: { cluster: ClusterInfo; logger: Logger; clock: Clock; overrides: OperatorOverrides }): Promise<{ cloud: CloudProvider; resolver: NodeClassResolver; nodeClassCloud: NodeClassCloud; offerings: OfferingAvailability }> {
+async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: ClusterState, o: { cluster: ClusterInfo; kubernetesVersion: KubernetesVersionProvider; logger: Logger; clock: Clock; overrides: OperatorOverrides }): Promise<{ cloud: CloudProvider; resolver: NodeClassResolver; nodeClassCloud: NodeClassCloud; offerings: OfferingAvailability }> {
   const graph = createAwsProviders({
     cluster: o.cluster,
     aws: awsClientConfig(config, o.overrides),
-    kubernetesVersion: await kubernetesMinor(kc, o.logger),
+    kubernetesVersion: o.kubernetesVersion.get,
     ...(o.overrides.ssmPrefix === undefined ? {} : { ssmPrefix: o.overrides.ssmPrefix }),
   }, { catalog: builtinCatalog(), clock: o.clock, nodeClass: async (name) => state.nodeClass(name) as EC2NodeClassLike | undefined });
   return { cloud: graph.cloudProvider, resolver: graph.resolver, nodeClassCloud: graph.nodeClassCloud, offerings: graph.unavailable };
@@ -102,15 +106,18 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   const kc = sharingConnections(overrides.kubeConfig ?? loadKubeConfig(config));
   // First, before anything starts: without these facts no launched node could join.
   const nodeClusterInfo = await nodeCluster(config, kc, logger, overrides);
+  const kubernetesVersion = await kubernetesMinor(kc, logger);
   const metrics = createMetrics({ processMetrics: overrides.serveHttp !== false });
   const state = new ClusterState({ kubeConfig: kc, onError: (kind, err) => logger.warn({ kind, err }, "informer failed; restarting") });
   const cluster = new KubeCluster(kc, state);
-  const { cloud, resolver, nodeClassCloud, offerings } = await cloudProvider(config, kc, state, { cluster: nodeClusterInfo, logger, clock, overrides });
+  const { cloud, resolver, nodeClassCloud, offerings } = await cloudProvider(config, kc, state, { cluster: nodeClusterInfo, kubernetesVersion, logger, clock, overrides });
   // Karpenter's switch: interruption handling runs exactly when a queue is configured.
   const interruption = config.interruptionQueue === "" ? undefined : { queue: new SqsInterruptionQueue({ sqs: awsSqsApi(awsClientConfig(config, overrides)), queue: config.interruptionQueue }), offerings };
   const events = new KubeEventRecorder({ kubeConfig: kc, logger });
   const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs }, nodeClassResolver: resolver, nodeClassCloud, nodeClassFinalizers: new KubeNodeClassFinalizers(kc), batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs }, scheduling: { maxPriceRatio: config.maxPriceRatio }, ...(interruption === undefined ? {} : { interruption }),
     disruption: { ...DEFAULT_DISRUPTION_SETTINGS, ...overrides.disruption, spotToSpot: config.featureGates["SpotToSpotConsolidation"] === true },
+    tagging: { tags: new Ec2InstanceTags(awsEc2TagsApi(awsClientConfig(config, overrides))), clusterName: config.clusterName },
+    kubernetesVersion: { provider: kubernetesVersion, periodMs: overrides.kubernetesVersionRefreshMs },
   });
   const manager = new ControllerManager(specs, state as unknown as ChangeSource, { logger, metrics, isConflict });
   await state.start();

@@ -13,6 +13,7 @@ import type { NodeClassFinalizerWriter } from "../ports/cluster.ts";
 import type { NodeClassCloud } from "../ports/node-class-cloud.ts";
 import type { NodeClassResolver } from "../ports/node-class-resolver.ts";
 import type { InterruptionQueue } from "../ports/interruption-queue.ts";
+import type { InstanceTags } from "../ports/instance-tags.ts";
 import { DEFAULT_DISRUPTION_SETTINGS, DisruptionController, type DisruptionSettings } from "./disruption/controller.ts";
 import { Nominations } from "./disruption/nominations.ts";
 import { PodEventTracker } from "./disruption/pod-events.ts";
@@ -25,10 +26,12 @@ import { reconcileNodeClassLifecycle, type NodeClassLifecycleDeps } from "./node
 import { reconcileNodeDeletion } from "./node/finalizer.ts";
 import { reconcileNodeClaim } from "./nodeclaim/controller.ts";
 import { reconcileExpiration } from "./nodeclaim/expiration.ts";
+import { taggingController } from "./nodeclaim/tagging.ts";
 import type { NodeClaimDeps } from "./nodeclaim/deps.ts";
 import { reconcileNodePoolHash } from "./nodepool/hash.ts";
 import { reconcileNodePool } from "./nodepool/status.ts";
 import { provisioningController, type BatchDurations } from "./provisioning/controller.ts";
+import { versionController, type VersionRefresher } from "./providers/version.ts";
 import { WorkQueue, type Reconcile } from "./runtime.ts";
 
 /** The kinds cluster state watches (names as in adapters/kube/cluster-state.ts). */
@@ -78,6 +81,10 @@ export interface ControllerDeps extends NodeClaimDeps {
   readonly interruption?: { readonly queue: InterruptionQueue; readonly offerings: OfferingAvailability };
   /** Disruption timings and the SpotToSpotConsolidation gate; Karpenter's defaults when absent. */
   readonly disruption?: DisruptionSettings;
+  /** Instance tags and the cluster name: enables nodeclaim.tagging (Name, nodeclaim and cluster-name tags). */
+  readonly tagging?: { readonly tags: InstanceTags; readonly clusterName: string };
+  /** The Kubernetes version provider: enables providers.version (a re-read every periodMs, default 5 min). */
+  readonly kubernetesVersion?: { readonly provider: VersionRefresher; readonly periodMs?: number | undefined };
 }
 
 const own = (obj: Watched): readonly string[] => (obj.metadata?.name === undefined ? [] : [obj.metadata.name]);
@@ -125,6 +132,8 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
     provisioningController(deps, nominations),
     ...nodeClassControllers(deps),
     ...(deps.interruption === undefined ? [] : [interruptionController({ ...deps, ...deps.interruption })]),
+    ...(deps.tagging === undefined ? [] : [taggingController({ ...deps, ...deps.tagging })]),
+    ...(deps.kubernetesVersion === undefined ? [] : [versionController(deps.kubernetesVersion)]),
   ];
 }
 

@@ -148,6 +148,7 @@ export class AwsCloudProvider implements CloudProvider {
     for (const [imageId, instanceTypes] of typesByImage(facts.amis, types)) {
       const spec = buildLaunchTemplate({
         clusterName: this.deps.cluster.name, clusterEndpoint: this.deps.cluster.endpoint, caBundle: this.deps.cluster.caBundle, clusterCIDR: this.deps.cluster.serviceCIDR,
+        clusterDNS: this.deps.cluster.dnsIP,
         nodeClass: nodeClass.spec, imageId, securityGroupIds: facts.securityGroups.map((g) => g.id), instanceProfile: this.deps.instanceProfiles.profileName(nodeClass),
         labels: registrationLabels(nodeClaim, plan.capacityType), taints: [...(nodeClaim.spec.taints ?? []), ...(nodeClaim.spec.startupTaints ?? [])],
       });

@@ -18,8 +18,8 @@ import { awsApis, awsIamApi, type AwsClientConfig, type Ec2Api, type IamApi, typ
 export interface AwsProviderSettings {
   readonly cluster: ClusterInfo;
   readonly aws: AwsClientConfig;
-  /** Kubernetes minor version for AMI alias paths, e.g. "1.36". */
-  readonly kubernetesVersion: string;
+  /** Kubernetes minor version for AMI alias paths, e.g. "1.36"; a function is asked at each resolution. */
+  readonly kubernetesVersion: string | (() => string);
   /** SSM prefix of the public AMI parameters (default "/aws/service"). */
   readonly ssmPrefix?: string | undefined;
 }
