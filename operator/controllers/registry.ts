@@ -19,6 +19,7 @@ import { Nominations } from "./disruption/nominations.ts";
 import { PodEventTracker } from "./disruption/pod-events.ts";
 import { reconcileDisruptionStatus, type DisruptionStatusDeps } from "./disruption/status.ts";
 import { collectGarbage } from "./gc/controller.ts";
+import { collectLaunchTemplates, type LaunchTemplateGcDeps } from "./gc/launch-templates.ts";
 import { gcNode } from "./gc/plan.ts";
 import { interruptionController, type OfferingAvailability } from "./interruption/controller.ts";
 import { podMetricsController } from "./metrics/pods.ts";
@@ -224,7 +225,26 @@ function nodeClassControllers(deps: ControllerDeps): ControllerSpec[] {
       const nodeClass = deps.cluster.nodeClass(key) as EC2NodeClassLike | undefined;
       return nodeClass === undefined ? {} : reconcileNodeClassLifecycle(lifecycle, nodeClass);
     },
-  }];
+  }, launchTemplateGcController(deps, resolver, cloud)];
+}
+
+/** Deletes launch templates no launch can use any more; a node class change (e.g. new status.amis) looks again now. */
+function launchTemplateGcController(
+  deps: ControllerDeps, resolver: NodeClassResolver, cloud: NodeClassCloud,
+): ControllerSpec {
+  const gc: LaunchTemplateGcDeps = {
+    resolver, cloud, logger: deps.logger, events: deps.events, metrics: deps.metrics,
+    nodeClasses: () => (deps.cluster.snapshot().nodeClasses ?? []) as unknown as readonly EC2NodeClassLike[],
+  };
+  return {
+    name: "launchtemplate.garbagecollection", singleton: "launch-templates",
+    watches: { ec2nodeclasses: () => ["launch-templates"] },
+    // An unsynced cache would show node classes as gone: wait for it.
+    reconcile: async () => {
+      if (!deps.cluster.synced) return { requeueAfter: 1000 };
+      return { requeueAfter: (await collectLaunchTemplates(gc)).requeueAfter };
+    },
+  };
 }
 
 function allPools(deps: ControllerDeps): readonly string[] {

@@ -91,6 +91,21 @@ export function waitingOnNodeClaimTermination(nodeClass: Meta, nodeClaims: reado
   return { involved: ref("karpenter.k8s.aws/v1", "EC2NodeClass", nodeClass), type: "Normal", reason: "WaitingOnNodeClaimTermination", message: `Waiting on NodeClaim termination for ${shown}`, dedupeKey: shown };
 }
 
+/** Launch-template GC deleted templates of the EC2NodeClass that no launch can use any more (kerf's own). */
+export function launchTemplatesDeleted(nodeClass: Meta, names: readonly string[], why: string): OperatorEvent {
+  const shown = names.length > 3 ? `${names.slice(0, 3).join(", ")} and ${names.length - 3} other(s)` : names.join(", ");
+  const involved = ref("karpenter.k8s.aws/v1", "EC2NodeClass", nodeClass);
+  const message = `Deleted launch templates ${shown} (${why})`;
+  return { involved, type: "Normal", reason: "LaunchTemplatesDeleted", message };
+}
+
+/** Launch-template GC could not delete a template of the EC2NodeClass (kerf's own; e.g. a missing IAM right). */
+export function launchTemplateDeletionFailed(nodeClass: Meta, error: string): OperatorEvent {
+  const involved = ref("karpenter.k8s.aws/v1", "EC2NodeClass", nodeClass);
+  const message = `${error}; retried next pass`;
+  return { involved, type: "Warning", reason: "LaunchTemplateDeletionFailed", message, dedupeKey: error };
+}
+
 /** An interruption notice (SpotInterrupted, InstanceStopping, …, TerminatingOnInterruption) on a NodeClaim or its Node. */
 export function interruptionNotice(on: "NodeClaim" | "Node", obj: Meta, notice: { readonly reason: string; readonly message: string; readonly type: "Normal" | "Warning" }): OperatorEvent {
   // A message naming the NodeClaim ("…termination for the NodeClaim") names the Node on the Node's Event.

@@ -46,6 +46,17 @@ function metrics(registry: Registry) {
     reconcileDuration: new Histogram({ name: "controller_runtime_reconcile_time_seconds", help: "Length of time per reconciliation per controller.", labelNames: ["controller"], buckets: durationBuckets, registers: r }),
     workqueueDepth: new Gauge({ name: "workqueue_depth", help: "Current depth of workqueue.", labelNames: ["name"], registers: r }),
     leaderElectionMaster: new Gauge({ name: "leader_election_master_status", help: "1 when this replica holds the Lease, else 0.", labelNames: ["name"], registers: r }),
+    // kerf's own: Karpenter deletes launch templates on cache eviction and exports nothing about it.
+    launchTemplatesDeleted: new Counter({
+      name: "kerf_launch_templates_deleted_total", labelNames: ["reason"], registers: r,
+      help: "Launch templates deleted by garbage collection, by reason "
+        + "(ami-superseded, security-groups-superseded, node-class-changed, node-class-gone, idle).",
+    }),
+    launchTemplates: new Gauge({
+      name: "kerf_launch_templates", labelNames: ["state"], registers: r,
+      help: "The cluster's launch templates after the last garbage-collection pass, by state "
+        + "(current; retiring: superseded, deleted once unused for the grace).",
+    }),
     buildInfo: new Gauge({ name: "karpenter_build_info", help: "kerf build information.", labelNames: ["version", "goversion", "commit"], registers: r }),
   };
 }

@@ -1,6 +1,7 @@
-/** NodeClassCloud over the instance-profile and launch-template providers. */
+/** NodeClassCloud over the instance-profile and launch-template providers (launch-template GC included). */
 import type { EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
-import type { InstanceProfileOutcome, NodeClassCloud } from "../../ports/node-class-cloud.ts";
+import type { NodeClassNow } from "../../core/launch-template/garbage-collection.ts";
+import type { InstanceProfileOutcome, LaunchTemplateCollection, NodeClassCloud } from "../../ports/node-class-cloud.ts";
 import type { InstanceProfileProvider } from "./providers/instanceprofile.ts";
 import type { LaunchTemplateProvider } from "./providers/launchtemplate.ts";
 
@@ -8,12 +9,15 @@ function failure(name: string | undefined, reason: string, message: string): Ins
   return { ready: false, name, reason, message };
 }
 
+/** What the node class's lifecycle and the launch-template GC use of the launch-template provider. */
+type NodeClassTemplates = Pick<LaunchTemplateProvider, "deleteForNodeClass" | "collect">;
+
 /** The AWS side of an EC2NodeClass's lifecycle. */
 export class AwsNodeClassCloud implements NodeClassCloud {
   private readonly instanceProfiles: InstanceProfileProvider;
-  private readonly launchTemplates: Pick<LaunchTemplateProvider, "deleteForNodeClass">;
+  private readonly launchTemplates: NodeClassTemplates;
 
-  constructor(deps: { instanceProfiles: InstanceProfileProvider; launchTemplates: Pick<LaunchTemplateProvider, "deleteForNodeClass"> }) {
+  constructor(deps: { instanceProfiles: InstanceProfileProvider; launchTemplates: NodeClassTemplates }) {
     this.instanceProfiles = deps.instanceProfiles;
     this.launchTemplates = deps.launchTemplates;
   }
@@ -38,5 +42,9 @@ export class AwsNodeClassCloud implements NodeClassCloud {
     // The managed profile goes even after a switch to spec.instanceProfile, unless that names it.
     if (nodeClass.spec.instanceProfile !== this.instanceProfiles.managedName(name)) await this.instanceProfiles.delete(name);
     await this.launchTemplates.deleteForNodeClass(name);
+  }
+
+  collectLaunchTemplates(nodeClasses: ReadonlyMap<string, NodeClassNow>): Promise<LaunchTemplateCollection> {
+    return this.launchTemplates.collect(nodeClasses);
   }
 }

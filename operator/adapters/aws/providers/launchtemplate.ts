@@ -1,16 +1,28 @@
 /**
- * Launch templates by content: ensure() creates `karpenter.k8s.aws/<hash>` once and reuses it for
- * equal content; templates unused for the TTL (or whose EC2NodeClass is gone) are deleted.
+ * Launch templates by content: ensure() creates `karpenter.k8s.aws/<hash>` once and reuses it for equal
+ * content, tagged with the cluster, the EC2NodeClass and what it was made from (AMI, security groups,
+ * node-class inputs). collect() deletes the cluster's templates no launch can use any more (superseded,
+ * after the in-flight grace) or none used within the TTL (core/launch-template/garbage-collection.ts);
+ * deleteForNodeClass() deletes a deleted EC2NodeClass's templates. The only state in memory is when each
+ * template was last asked for: after a restart every template starts as just used, so a kill at any point
+ * delays a deletion by at most the TTL and never deletes one a launch is about to use.
  */
 import type { LaunchTemplate, RequestLaunchTemplateData } from "@aws-sdk/client-ec2";
+import {
+  LAUNCH_TEMPLATE_TTL_MS, NODE_CLASS_TAG, nodeClassInputsHash, originOf, originTags, planTemplateCollection,
+  securityGroupsKey,
+  type NodeClassNow, type OwnedTemplate, type TemplateDeletion,
+} from "../../../core/launch-template/garbage-collection.ts";
+import type { EC2NodeClassLike } from "../../../core/launch-template/node-class.ts";
+import type { LaunchTemplateCollection, TemplateDeletionError } from "../../../ports/node-class-cloud.ts";
 import type { LaunchTemplateSpec } from "../../../core/launch-template/template.ts";
 import { describeAwsError, isAlreadyExists, isNotFound } from "../errors.ts";
 import type { Ec2Api } from "../sdk.ts";
 import { tagRecord } from "./selector-filters.ts";
 import type { Clock } from "./unavailable-offerings.ts";
 
-/** How long a template may go unused before collectUnused deletes it (Karpenter's cache TTL). */
-export const LAUNCH_TEMPLATE_TTL_MS = 5 * 60 * 1000;
+export { LAUNCH_TEMPLATE_TTL_MS } from "../../../core/launch-template/garbage-collection.ts";
+export type { LaunchTemplateCollection } from "../../../ports/node-class-cloud.ts";
 
 /** Tag marking the cluster that owns a launch template. */
 export const CLUSTER_TAG = "karpenter.k8s.aws/cluster";
@@ -24,11 +36,16 @@ export interface ResolvedLaunchTemplate {
 /** Launch templates by content. */
 export interface LaunchTemplateProvider {
   /** Returns the template for this content, creating it on first use. Throws LaunchTemplateError. */
-  ensure(spec: LaunchTemplateSpec, nodeClassName: string): Promise<ResolvedLaunchTemplate>;
+  ensure(spec: LaunchTemplateSpec, nodeClass: EC2NodeClassLike): Promise<ResolvedLaunchTemplate>;
   /** Forgets a cached template (CreateFleet said it no longer exists). */
   invalidate(name: string): void;
-  /** Deletes this cluster's templates not used within the TTL; returns the deleted names. */
-  collectUnused(): Promise<string[]>;
+  /**
+   * One level-based pass over this cluster's templates: deletes the superseded ones no launch asked for
+   * within the grace and any no launch asked for within the TTL. `nodeClasses`: every EC2NodeClass by name
+   * with what it resolves to now; without it only the TTL counts. Throws LaunchTemplateError when the
+   * listing fails; a failed deletion lands in `errors`.
+   */
+  collect(nodeClasses?: ReadonlyMap<string, NodeClassNow>): Promise<LaunchTemplateCollection>;
   /** Deletes every template of an EC2NodeClass (it is being deleted); returns the deleted names. */
   deleteForNodeClass(nodeClassName: string): Promise<string[]>;
 }
@@ -67,24 +84,27 @@ export class DefaultLaunchTemplateProvider implements LaunchTemplateProvider {
   private readonly clusterName: string;
   private readonly clock: Clock;
   private readonly ttlMs: number;
+  private readonly graceMs: number | undefined;
   private readonly cache = new Map<string, { id: string; lastUsed: number }>();
 
-  constructor(options: { ec2: Ec2Api; clusterName: string; clock: Clock; ttlMs?: number }) {
+  constructor(options: { ec2: Ec2Api; clusterName: string; clock: Clock; ttlMs?: number; graceMs?: number }) {
     this.ec2 = options.ec2;
     this.clusterName = options.clusterName;
     this.clock = options.clock;
     this.ttlMs = options.ttlMs ?? LAUNCH_TEMPLATE_TTL_MS;
+    this.graceMs = options.graceMs;
   }
 
-  async ensure(spec: LaunchTemplateSpec, nodeClassName: string): Promise<ResolvedLaunchTemplate> {
+  async ensure(spec: LaunchTemplateSpec, nodeClass: EC2NodeClassLike): Promise<ResolvedLaunchTemplate> {
     const now = this.clock.now().getTime();
     const cached = this.cache.get(spec.name);
     if (cached !== undefined) {
       cached.lastUsed = now;
       return { id: cached.id, name: spec.name };
     }
-    const id = (await this.findByName(spec.name)) ?? (await this.create(spec, nodeClassName));
-    this.cache.set(spec.name, { id, lastUsed: now });
+    // Not cached (first use, or after a restart): a collection pass listing it meanwhile counts it as just used.
+    const id = (await this.findByName(spec.name)) ?? (await this.create(spec, nodeClass));
+    this.cache.set(spec.name, { id, lastUsed: this.clock.now().getTime() });
     return { id, name: spec.name };
   }
 
@@ -92,45 +112,79 @@ export class DefaultLaunchTemplateProvider implements LaunchTemplateProvider {
     this.cache.delete(name);
   }
 
-  async collectUnused(): Promise<string[]> {
+  async collect(nodeClasses?: ReadonlyMap<string, NodeClassNow>): Promise<LaunchTemplateCollection> {
+    const listedAt = this.clock.now().getTime();
+    const listed = await this.owned([]);
     const now = this.clock.now().getTime();
-    const stale: LaunchTemplate[] = [];
-    for (const lt of await this.owned([])) {
-      const name = lt.LaunchTemplateName ?? "";
-      const entry = this.cache.get(name) ?? { id: lt.LaunchTemplateId ?? "", lastUsed: now };
-      // Templates found after a restart start their TTL now: they may still be in use.
-      this.cache.set(name, entry);
-      if (now - entry.lastUsed >= this.ttlMs) stale.push(lt);
+    const templates: OwnedTemplate[] = listed.map(ownedTemplate);
+    this.remember(templates, listedAt, now);
+    const lastUsed = new Map(templates.map((t) => [t.name, this.cache.get(t.name)?.lastUsed ?? now]));
+    const plan = planTemplateCollection({
+      templates, nodeClasses, lastUsed, now, ttlMs: this.ttlMs, graceMs: this.graceMs,
+    });
+    const deleted: TemplateDeletion[] = [];
+    const errors: TemplateDeletionError[] = [];
+    for (const d of plan.delete) {
+      // A launch asked for it after the plan was made: keep it (judged again next pass).
+      if ((this.cache.get(d.name)?.lastUsed ?? now) !== lastUsed.get(d.name)) continue;
+      const failure = await this.deleteOne(d.id, d.name);
+      if (failure === undefined) deleted.push(d);
+      else errors.push({ name: d.name, nodeClass: d.nodeClass, message: failure.message });
     }
-    return this.deleteAll(stale);
+    return { deleted, retiring: plan.retiring, kept: plan.kept, nextDueMs: plan.nextDueMs, errors };
   }
 
   async deleteForNodeClass(nodeClassName: string): Promise<string[]> {
-    return this.deleteAll(await this.owned([{ Name: "tag:karpenter.k8s.aws/ec2nodeclass", Values: [nodeClassName] }]));
-  }
-
-  private async owned(extra: { Name: string; Values: string[] }[]): Promise<LaunchTemplate[]> {
-    try {
-      const out = await this.ec2.describeLaunchTemplates({ Filters: [{ Name: `tag:${CLUSTER_TAG}`, Values: [this.clusterName] }, ...extra] });
-      return out.LaunchTemplates ?? [];
-    } catch (error) {
-      throw new LaunchTemplateError(describeAwsError("listing launch templates", error), { cause: error });
-    }
-  }
-
-  private async deleteAll(templates: readonly LaunchTemplate[]): Promise<string[]> {
     const deleted: string[] = [];
-    for (const lt of templates) {
+    for (const lt of await this.owned([{ Name: `tag:${NODE_CLASS_TAG}`, Values: [nodeClassName] }])) {
       const name = lt.LaunchTemplateName ?? "";
-      try {
-        await this.ec2.deleteLaunchTemplate({ LaunchTemplateId: lt.LaunchTemplateId });
-      } catch (error) {
-        if (!isNotFound(error)) throw new LaunchTemplateError(describeAwsError(`deleting launch template ${name}`, error), { cause: error });
-      }
-      this.cache.delete(name);
+      const failure = await this.deleteOne(lt.LaunchTemplateId ?? "", name);
+      if (failure !== undefined) throw failure;
       deleted.push(name);
     }
     return deleted;
+  }
+
+  /**
+   * Templates listed for the first time start as used now (a launch may be using them); cached ones that
+   * are no longer listed and were not asked for since the listing began were deleted elsewhere: forgotten.
+   */
+  private remember(templates: readonly OwnedTemplate[], listedAt: number, now: number): void {
+    const names = new Set(templates.map((t) => t.name));
+    for (const t of templates) if (!this.cache.has(t.name)) this.cache.set(t.name, { id: t.id, lastUsed: now });
+    for (const [name, entry] of this.cache) if (!names.has(name) && entry.lastUsed < listedAt) this.cache.delete(name);
+  }
+
+  /** All of this cluster's templates, every page. */
+  private async owned(extra: { Name: string; Values: string[] }[]): Promise<LaunchTemplate[]> {
+    const all: LaunchTemplate[] = [];
+    let token: string | undefined;
+    try {
+      do {
+        const out = await this.ec2.describeLaunchTemplates({
+          Filters: [{ Name: `tag:${CLUSTER_TAG}`, Values: [this.clusterName] }, ...extra],
+          MaxResults: 200, ...(token === undefined ? {} : { NextToken: token }),
+        });
+        all.push(...(out.LaunchTemplates ?? []));
+        token = out.NextToken === "" ? undefined : out.NextToken;
+      } while (token !== undefined);
+    } catch (error) {
+      throw new LaunchTemplateError(describeAwsError("listing launch templates", error), { cause: error });
+    }
+    return all;
+  }
+
+  /** Deletes by id (never a newer template re-created under the same name); gone already counts as deleted. */
+  private async deleteOne(id: string, name: string): Promise<LaunchTemplateError | undefined> {
+    try {
+      await this.ec2.deleteLaunchTemplate({ LaunchTemplateId: id });
+    } catch (error) {
+      if (!isNotFound(error)) {
+        return new LaunchTemplateError(describeAwsError(`deleting launch template ${name}`, error), { cause: error });
+      }
+    }
+    if (this.cache.get(name)?.id === id) this.cache.delete(name);
+    return undefined;
   }
 
   private async findByName(name: string): Promise<string | undefined> {
@@ -143,8 +197,15 @@ export class DefaultLaunchTemplateProvider implements LaunchTemplateProvider {
     }
   }
 
-  private async create(spec: LaunchTemplateSpec, nodeClassName: string): Promise<string> {
-    const tags = { [CLUSTER_TAG]: this.clusterName, [`kubernetes.io/cluster/${this.clusterName}`]: "owned", "karpenter.k8s.aws/ec2nodeclass": nodeClassName };
+  private async create(spec: LaunchTemplateSpec, nodeClass: EC2NodeClassLike): Promise<string> {
+    const origin = {
+      imageId: spec.imageId, securityGroups: securityGroupsKey(spec.securityGroupIds),
+      nodeClassInputs: nodeClassInputsHash(nodeClass.spec),
+    };
+    const tags = {
+      [CLUSTER_TAG]: this.clusterName, [`kubernetes.io/cluster/${this.clusterName}`]: "owned",
+      [NODE_CLASS_TAG]: nodeClass.metadata.name, ...originTags(origin),
+    };
     try {
       const out = await this.ec2.createLaunchTemplate({
         LaunchTemplateName: spec.name,
@@ -159,6 +220,15 @@ export class DefaultLaunchTemplateProvider implements LaunchTemplateProvider {
       throw new LaunchTemplateError(describeAwsError(`creating launch template ${spec.name}`, error), { cause: error });
     }
   }
+}
+
+/** A listed template with what its tags say. */
+function ownedTemplate(lt: LaunchTemplate): OwnedTemplate {
+  const tags = tagRecord(lt.Tags);
+  return {
+    id: lt.LaunchTemplateId ?? "", name: lt.LaunchTemplateName ?? "",
+    nodeClass: tags[NODE_CLASS_TAG], origin: originOf(tags),
+  };
 }
 
 /** Tags of a described template, for tests and diagnostics. */
