@@ -5,6 +5,7 @@ import { EC2NODECLASS_STRICT_POLICY } from "./ec2nodeclass/strict.ts";
 import { BUDGET_SCHEDULE_POLICY } from "./nodepool/budgets.ts";
 import { KERF_ANNOTATIONS_POLICY } from "./nodepool/kerf-annotations.ts";
 import { REQUIREMENTS_SATISFIABLE_POLICY, SPOT_DIVERSITY_POLICY } from "./nodepool/catalog-checks.ts";
+import { ZONE_REGION_POLICY } from "./nodepool/zone-region.ts";
 import { LIMITS_REQUIRED_POLICY } from "./nodepool/limits.ts";
 import { NODECLASSREF_POLICY } from "./nodepool/nodeclassref.ts";
 import { NODEPOOL_RUNTIME_POLICY } from "./nodepool/runtime.ts";
@@ -17,6 +18,7 @@ export const POLICIES: readonly Policy[] = [
   NODEPOOL_RUNTIME_POLICY,
   NODEPOOL_STRICT_POLICY,
   EC2NODECLASS_STRICT_POLICY,
+  ZONE_REGION_POLICY,
   REQUIREMENTS_SATISFIABLE_POLICY,
   SPOT_DIVERSITY_POLICY,
   LIMITS_REQUIRED_POLICY,

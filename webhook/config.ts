@@ -4,6 +4,7 @@ import { Ajv } from "ajv";
 import { KerfError } from "./errors.ts";
 import { DEFAULT_BODY_LIMIT } from "./server.ts";
 import { DEFAULT_KARPENTER_VERSION, resolveKarpenterVersion, UnknownKarpenterVersionError } from "../policies/api/releases/index.ts";
+import { bundledRegions, DEFAULT_REGION, isBundledRegion } from "../policies/domain/catalog/builtin.ts";
 
 /** The validated, frozen webhook settings. */
 export interface WebhookConfig {
@@ -25,6 +26,8 @@ export interface WebhookConfig {
   readonly karpenterVersion: string;
   /** Kubeconfig for reading the CRDs; undefined: the pod's ServiceAccount (in-cluster). */
   readonly kubeconfig: string | undefined;
+  /** The cluster's AWS region: NodePools are judged against its bundled catalog (zones, instance types). */
+  readonly region: string;
 }
 
 /** Each flag, its environment fallback and its usage line. */
@@ -50,6 +53,11 @@ export const FLAGS = {
     fallback: DEFAULT_KARPENTER_VERSION,
   },
   kubeconfig: { env: "KUBECONFIG", usage: "kubeconfig for reading the CRDs (unset: the pod's ServiceAccount)", fallback: undefined },
+  region: {
+    env: "KERF_REGION",
+    usage: `the cluster's AWS region, whose bundled catalog NodePools are judged against (unset: AWS_REGION, else ${DEFAULT_REGION})`,
+    fallback: undefined,
+  },
 } as const;
 
 type FlagName = keyof typeof FLAGS;
@@ -58,7 +66,7 @@ const schema = {
   type: "object",
   required: [
     "host", "port", "tlsCert", "tlsKey", "tlsMinVersion", "logLevel", "bodyLimit", "skipUsernames", "tlsReloadIntervalMs", "karpenterApi",
-    "karpenterVersion",
+    "karpenterVersion", "region",
   ],
   properties: {
     host: { type: "string", minLength: 1 },
@@ -74,6 +82,7 @@ const schema = {
     karpenterApi: { enum: ["cluster", "bundled"] },
     karpenterVersion: { type: "string", minLength: 1 },
     kubeconfig: { type: "string", minLength: 1 },
+    region: { type: "string", minLength: 1 },
   },
 } as const;
 
@@ -99,6 +108,19 @@ function karpenterVersion(text: string | undefined): string | undefined {
     if (!(error instanceof UnknownKarpenterVersionError)) throw error;
     throw new KerfError("KERF_ERR_CONFIG", `reading webhook flags: --karpenter-version: ${error.message}`, { cause: error });
   }
+}
+
+/**
+ * The region `text` names when kerf bundles its catalog (unset or empty: us-east-1); otherwise a KerfError naming
+ * the bundled regions: judging against another region's zones would deny every NodePool that names its own.
+ */
+function region(text: string | undefined): string {
+  if (text === undefined || text === "") return DEFAULT_REGION;
+  if (!isBundledRegion(text)) {
+    throw new KerfError("KERF_ERR_CONFIG", `reading webhook flags: --region (or KERF_REGION): no bundled catalog for "${text}" ` +
+      `(bundled: ${bundledRegions().join(", ")})`);
+  }
+  return text;
 }
 
 /** Parses `args` with `env` fallbacks; throws KerfError(KERF_ERR_CONFIG) naming the bad setting. */
@@ -128,6 +150,7 @@ export function loadWebhookConfig(args: readonly string[], env: NodeJS.ProcessEn
     karpenterApi: get("karpenter-api"),
     karpenterVersion: karpenterVersion(get("karpenter-version")),
     kubeconfig: get("kubeconfig") === "" ? undefined : get("kubeconfig"),
+    region: region(get("region") ?? env["AWS_REGION"]),
   };
   for (const name of ["tls-cert", "tls-key"] as const) {
     if (get(name) === undefined) throw new KerfError("KERF_ERR_CONFIG", `reading webhook flags: --${name} (or ${FLAGS[name].env}) is required`);

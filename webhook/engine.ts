@@ -26,12 +26,14 @@ export interface EngineSources {
   readonly eager?: boolean;
   /** The Karpenter API to judge against; the bundled default release when absent. */
   readonly api?: KarpenterApi | undefined;
+  /** The AWS region whose bundled catalog the policies use (validated by the caller); us-east-1 when absent. */
+  readonly region?: string | undefined;
 }
 
 /** Reads the policy configuration and the catalog; throws KerfError naming the file on failure. */
 export async function loadEngine(sources: EngineSources = {}): Promise<Engine> {
   const config = sources.policyConfigFile === undefined ? defaultPolicyConfig() : await readPolicyConfig(sources.policyConfigFile);
-  const catalog = builtinCatalog();
+  const catalog = builtinCatalog(sources.region);
   const contextFor = (api: KarpenterApi | undefined): EvaluationContext => {
     const next: EvaluationContext = api === undefined ? { catalog, config } : { catalog, config, api };
     if (sources.eager === true) prepareEvaluation(next);

@@ -10,6 +10,8 @@ import { causeText, isKerfError } from "../errors.ts";
 import { loadEngine, type Engine, type Kind } from "../engine.ts";
 import { explainNodePool } from "./explain.ts";
 import { selectKarpenterApi } from "./karpenter-api.ts";
+import { bundledRegions, DEFAULT_REGION, isBundledRegion } from "../../policies/domain/catalog/builtin.ts";
+import { regionList } from "./regions.ts";
 import { BUNDLED_KARPENTER_VERSIONS, DEFAULT_KARPENTER_VERSION, UnknownKarpenterVersionError } from "../../policies/api/releases/index.ts";
 
 const usage = `Usage: kerf check [PATH...|-] [options]
@@ -30,10 +32,15 @@ Options:
       --karpenter-crds PATH judge against the CRDs in PATH (a file or folder of CRD YAML, e.g.
                             \`kubectl get crd nodepools.karpenter.sh nodeclaims.karpenter.sh
                             ec2nodeclasses.karpenter.k8s.aws -o yaml\`): a custom or newer install
+      --region REGION       the cluster's AWS region: judge against kerf's bundled catalog of it (its
+                            zones, instance types and prices; a NodePool naming another region's zone
+                            is denied). Default ${DEFAULT_REGION}. Bundled:
+                            ${regionList(28)}
       --show-defaults       print the JSON Patch defaulting would apply to each object
       --explain             per NodePool: matching instance types (spot, on-demand), cheapest and
                             dearest, allocatable range, worst-case hourly cost its limits allow
-                            (text and json formats)
+                            (text and json formats), and where the prices come from; spot is
+                            counted, not priced, in a region whose spot prices kerf does not bundle
       --diff GIT-REF|DIR    also preview what the change from GIT-REF (paths from the repository
                             root) or from DIR (the same relative paths) does to running nodes:
                             per changed NodePool and EC2NodeClass, whether nodes are replaced, the
@@ -52,6 +59,7 @@ preview informs and never fails the run by itself.
 
 const options = {
   format: { type: "string", short: "f", default: "text" },
+  region: { type: "string" },
   "policy-config": { type: "string" },
   "karpenter-version": { type: "string" },
   "karpenter-crds": { type: "string" },
@@ -126,11 +134,19 @@ function validateDiff(values: Values, positionals: readonly string[]): void {
   if (values.kubeconfig !== undefined && !values.cluster) throw new UsageError("--kubeconfig works with --cluster only");
 }
 
+/** --region names a region kerf bundles a catalog for; throws UsageError listing them otherwise. */
+function validateRegion(region: string | undefined): void {
+  if (region !== undefined && !isBundledRegion(region)) {
+    throw new UsageError(`--region: no bundled catalog for "${region}" (bundled: ${bundledRegions().join(", ")})`);
+  }
+}
+
 /** The paths to check; throws UsageError for option combinations that cannot work. */
 function validate(values: Values, positionals: readonly string[]): readonly string[] {
   if (values["karpenter-version"] !== undefined && values["karpenter-crds"] !== undefined) {
     throw new UsageError("--karpenter-version and --karpenter-crds both name the Karpenter API: give one");
   }
+  validateRegion(values.region);
   if (values.explain && values.format !== "text" && values.format !== "json") throw new UsageError(`--explain works with --format text or json, not "${values.format}"`);
   if (values.diff !== undefined) {
     validateDiff(values, positionals);
@@ -161,7 +177,7 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
   const api = await selectKarpenterApi({
     version: values["karpenter-version"], crds: values["karpenter-crds"], cluster: values.cluster, kubeconfig: values.kubeconfig, warn: io.stderr,
   });
-  const engine = await loadEngine({ policyConfigFile: values["policy-config"], api });
+  const engine = await loadEngine({ policyConfigFile: values["policy-config"], api, region: values.region });
   const sources = await readInputs(paths, io.readStdin);
   const objects = classify(engine, sources);
   const driftPreview = await previewSection(values, paths, sources);

@@ -13,6 +13,7 @@
  */
 import { catalogView, matchingTypes, parseRequirements, requirementsOf } from "../../policies/catalog-index.ts";
 import type { Catalog } from "../../policies/domain/catalog/catalog.ts";
+import { catalogProvenance, type PriceSource } from "../../policies/domain/catalog/bundled.ts";
 import { cheapestOffering, type InstanceType } from "../../policies/domain/instance-types.ts";
 import { Label, WELL_KNOWN_LABELS } from "../../policies/domain/labels.ts";
 import { resourceValue, tryParseQuantity } from "../../policies/domain/quantity.ts";
@@ -51,7 +52,19 @@ export interface Range {
   readonly max: number;
 }
 
+/** Where the explanation's prices come from (the bundled catalog's provenance). */
+export interface PriceNote {
+  /** The region checked against (`kerf check --region`). */
+  readonly region: string;
+  /** The on-demand figures: their source and date, and whose prices they are. */
+  readonly onDemand: string;
+  /** The spot figures' source and date; null: none are bundled for the region, so only on-demand is priced. */
+  readonly spot: string | null;
+}
+
 export interface NodePoolExplanation {
+  /** Where the prices come from; absent for a catalog without provenance (not a bundled one). */
+  readonly prices?: PriceNote;
   readonly instanceTypes: number;
   readonly spot: CapacityTypeExplanation;
   readonly onDemand: CapacityTypeExplanation;
@@ -125,6 +138,27 @@ function range(types: readonly InstanceType[], resource: string, perUnit = 1): R
   return { min: Math.round(min * 1000) / 1000, max: Math.round(max * 1000) / 1000 };
 }
 
+function sourceText(source: PriceSource, region: string): string {
+  const whose = source.pricesOfRegion === region ? "" : ` (${source.pricesOfRegion}'s prices, not ${region}'s)`;
+  return `${source.description}; as of ${source.asOf}${whose}`;
+}
+
+/** The price note of a bundled catalog, or undefined for another catalog. */
+export function priceNote(catalog: Catalog): PriceNote | undefined {
+  const provenance = catalogProvenance(catalog);
+  if (provenance === undefined) return undefined;
+  const spot = provenance.spot === null ? null : sourceText(provenance.spot, catalog.region);
+  return { region: catalog.region, onDemand: sourceText(provenance.onDemand, catalog.region), spot };
+}
+
+/**
+ * Without bundled spot figures the spot offerings carry the on-demand price (the cap): counting spot types is
+ * right, pricing them is not, so only the count is kept.
+ */
+function withoutSpotPrices(e: CapacityTypeExplanation): CapacityTypeExplanation {
+  return { instanceTypes: e.instanceTypes, cheapest: null, dearest: null, worstCase: null };
+}
+
 /** The explanation of one NodePool object, or undefined when its requirements cannot be read (the policies report why). */
 export function explainNodePool(nodePool: unknown, catalog: Catalog): NodePoolExplanation | undefined {
   const parsed = parseRequirements(get(nodePool, "spec", "template", "spec", "requirements"));
@@ -138,9 +172,12 @@ export function explainNodePool(nodePool: unknown, catalog: Catalog): NodePoolEx
     const requirements = new Requirements(withType.filter((r) => WELL_KNOWN_LABELS.has(r.key)));
     return explainCapacityType(matchingTypes(view, withType), requirements, limits);
   };
+  const prices = priceNote(catalog);
+  const spot = per(CAPACITY_TYPES.spot);
   return {
+    ...(prices === undefined ? {} : { prices }),
     instanceTypes: all.length,
-    spot: per(CAPACITY_TYPES.spot),
+    spot: prices?.spot === null ? withoutSpotPrices(spot) : spot,
     onDemand: per(CAPACITY_TYPES.onDemand),
     allocatable: all.length === 0
       ? null

@@ -1,7 +1,9 @@
 /** `kerf simulate -f SCENARIO.yaml`: runs the scheduling simulation on a scenario and prints the plan (NodeClaims, prices, unschedulable pods). */
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
+import { builtinCatalog, bundledRegions, DEFAULT_REGION, isBundledRegion } from "../../policies/domain/catalog/builtin.ts";
+import { priceNote, type PriceNote } from "./explain.ts";
+import { regionList } from "./regions.ts";
 // The simulation is the operator's pure core; this CLI only reads, converts and prints (architecture §1.1 entry-point wiring).
 import { buildScenario, ScenarioError } from "../../operator/core/scheduling/scenario.ts";
 import { simulate, type SimulateOptions, type SimulationResult } from "../../operator/core/scheduling/simulate.ts";
@@ -11,16 +13,20 @@ import { parseDocuments, type SourceObject } from "./documents.ts";
 import { ExitCode } from "./exit-codes.ts";
 import type { CliIo } from "./io.ts";
 
-const usage = `Usage: kerf simulate -f SCENARIO.yaml [--format text|json] [--at TIME] [--passes N] [--spot-to-spot]
-                     [--max-price-ratio R]
+const usage = `Usage: kerf simulate -f SCENARIO.yaml [--format text|json] [--region REGION] [--at TIME] [--passes N]
+                     [--spot-to-spot] [--max-price-ratio R]
 
 Simulates Karpenter's scheduling on a scenario (multi-document YAML of NodePool, EC2NodeClass,
-Pod, Deployment, DaemonSet, Node, NodeClaim and PodDisruptionBudget objects) against the built-in
-us-east-1 catalog and prints the NodeClaims that would be launched, the unschedulable pods and the
-total hourly price. When Nodes belong to a NodePool of the scenario (label karpenter.sh/nodepool),
+Pod, Deployment, DaemonSet, Node, NodeClaim and PodDisruptionBudget objects) against kerf's bundled
+catalog of a region and prints the NodeClaims that would be launched, the unschedulable pods, the
+total hourly price and where the prices come from (source and date). When Nodes belong to a NodePool of the scenario (label karpenter.sh/nodepool),
 it also prints the disruption plan kerf would execute on them, pass after pass: what each pass
 deletes or replaces, the savings, what each budget allows and what keeps the other nodes.
 
+  --region REGION  the cluster's AWS region (default ${DEFAULT_REGION}). Bundled:
+                   ${regionList(19)}.
+                   Outside us-east-1 the on-demand prices are us-east-1's (Karpenter's static table has no
+                   other region) and spot is priced at on-demand (no spot prices are bundled there)
   --at TIME        the time the disruption budgets are read at (ISO 8601; default: now)
   --passes N       disruption passes to plan at most (default ${DEFAULT_MAX_PASSES}; 0: no disruption plan)
   --spot-to-spot   as the SpotToSpotConsolidation feature gate
@@ -37,6 +43,8 @@ export interface Plan {
   readonly totalPricePerHour: number;
   /** The disruption what-if, when the scenario has Nodes of its NodePools. */
   readonly disruption?: WhatIf;
+  /** Where the prices come from: the region's bundled catalog, the on-demand and spot sources and their dates. */
+  readonly prices?: PriceNote & { readonly catalog: string };
 }
 
 const podName = (p: { namespace: string; name: string }): string => `${p.namespace}/${p.name}`;
@@ -57,10 +65,19 @@ export function formatText(plan: Plan): string {
   });
   if (plan.unschedulable.length > 0) lines.push("Unschedulable:", ...plan.unschedulable.map((u) => `  ${u.pod}: ${u.reason}`));
   lines.push(`Total: ${plan.nodeClaims.length} node(s), $${plan.totalPricePerHour.toFixed(4)}/h`);
+  if (plan.prices !== undefined) lines.push(...priceLines(plan.prices));
   return `${lines.join("\n")}\n${plan.disruption === undefined ? "" : `\n${formatWhatIf(plan.disruption)}`}`;
 }
 
+/** The price provenance lines of the text plan. */
+function priceLines(prices: NonNullable<Plan["prices"]>): string[] {
+  const spot = prices.spot ?? `none bundled for ${prices.region}: spot offerings are priced at on-demand (the most a spot ` +
+    "node costs), so this plan's spot prices are on-demand prices";
+  return [`Prices: ${prices.catalog}`, `  on-demand: ${prices.onDemand}`, `  spot: ${spot}`];
+}
+
 interface Parsed {
+  readonly region: string;
   readonly file: string;
   readonly format: "text" | "json";
   readonly options: Omit<WhatIfOptions, "nominated">;
@@ -80,19 +97,20 @@ function parse(args: readonly string[], now: Date): Parsed | string | "help" {
     options: {
       file: { type: "string", short: "f" }, format: { type: "string", default: "text" }, help: { type: "boolean", short: "h" },
       at: { type: "string" }, passes: { type: "string", default: String(DEFAULT_MAX_PASSES) }, "spot-to-spot": { type: "boolean", default: false },
-      "max-price-ratio": { type: "string", default: String(MAX_PRICE_RATIO) },
+      "max-price-ratio": { type: "string", default: String(MAX_PRICE_RATIO) }, region: { type: "string", default: DEFAULT_REGION },
     },
   });
   if (values.help === true) return "help";
   if (values.file === undefined) return "-f SCENARIO.yaml is required";
   if (values.format !== "text" && values.format !== "json") return `unknown format "${values.format}"`;
+  if (!isBundledRegion(values.region)) return `--region: no bundled catalog for "${values.region}" (bundled: ${bundledRegions().join(", ")})`;
   const at = values.at === undefined ? now : new Date(values.at);
   if (Number.isNaN(at.getTime())) return `--at: "${values.at ?? ""}" is not an ISO 8601 time`;
   const passes = Number(values.passes);
   if (!Number.isInteger(passes) || passes < 0) return `--passes: "${values.passes}" is not a whole number ≥ 0`;
   const ratio = priceRatio(values["max-price-ratio"]);
   if (typeof ratio === "string") return ratio;
-  return { file: values.file, format: values.format, options: { now: at, maxPasses: passes, spotToSpot: values["spot-to-spot"] }, scheduling: { maxPriceRatio: ratio } };
+  return { region: values.region, file: values.file, format: values.format, options: { now: at, maxPasses: passes, spotToSpot: values["spot-to-spot"] }, scheduling: { maxPriceRatio: ratio } };
 }
 
 /** Runs `kerf simulate`. */
@@ -115,16 +133,19 @@ export async function runSimulate(args: readonly string[], io: CliIo): Promise<n
 }
 
 /** The scheduling plan of the scenario, with the disruption what-if when it has Nodes of its NodePools. */
-function planScenario(documents: readonly unknown[], { options, scheduling }: Pick<Parsed, "options" | "scheduling">): Plan {
-  const scenario = buildScenario(documents, builtinCatalog());
+function planScenario(documents: readonly unknown[], { options, scheduling, region }: Pick<Parsed, "options" | "scheduling" | "region">): Plan {
+  const catalog = builtinCatalog(region);
+  const scenario = buildScenario(documents, catalog);
   const result = simulate(scenario.snapshot, scenario.pending, scheduling);
   // Nodes that pending pods go to are nominated: the disruption pass leaves them alone.
   const nominated = new Set(result.existingPlacements.map((p) => p.node));
   const disruption = options.maxPasses === 0 ? undefined : whatIf(scenario.objects, { ...options, nominated, scheduling });
-  return { ...toPlan(result), ...(disruption === undefined ? {} : { disruption }) };
+  const note = priceNote(catalog);
+  const prices = note === undefined ? {} : { prices: { catalog: `kerf's bundled ${region} catalog, built ${catalog.provenance.generated}`, ...note } };
+  return { ...toPlan(result), ...(disruption === undefined ? {} : { disruption }), ...prices };
 }
 
-async function simulateFile({ file, format, options, scheduling }: Parsed, io: CliIo): Promise<number> {
+async function simulateFile({ region, file, format, options, scheduling }: Parsed, io: CliIo): Promise<number> {
   let objects: SourceObject[];
   try {
     objects = parseDocuments(file, file === "-" ? await io.readStdin() : await readFile(file, "utf8"));
@@ -133,7 +154,7 @@ async function simulateFile({ file, format, options, scheduling }: Parsed, io: C
     return ExitCode.usage;
   }
   try {
-    const plan = planScenario(objects.map((o) => o.value), { options, scheduling });
+    const plan = planScenario(objects.map((o) => o.value), { options, scheduling, region });
     io.stdout(format === "json" ? `${JSON.stringify(plan, null, 2)}\n` : formatText(plan));
     return ExitCode.ok;
   } catch (error) {

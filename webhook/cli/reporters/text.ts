@@ -49,10 +49,25 @@ function capacityTypeLine(name: string, e: CapacityTypeExplanation): string {
   return `  ${name}: ${e.instanceTypes} types, cheapest ${priced(e.cheapest)}, dearest ${priced(e.dearest)}; worst case under limits ${worst}`;
 }
 
+/** The spot line: priced, or (no bundled spot figures for the region) the count and why nothing is priced. */
+function spotLine(e: NodePoolExplanation): string {
+  if (e.prices?.spot !== null || e.spot.instanceTypes === 0) return capacityTypeLine("spot", e.spot);
+  return `  spot: ${e.spot.instanceTypes} types; no spot prices are bundled for ${e.prices.region}, so this prints on-demand prices ` +
+    "only (a spot node costs at most its on-demand price)";
+}
+
+/** Where the --explain prices come from (once per run: every NodePool is explained from the same catalog). */
+function priceLines(report: Parameters<Reporter>[0]): string[] {
+  const prices = report.results.find((r) => r.explain?.prices !== undefined)?.explain?.prices;
+  if (prices === undefined) return [];
+  const spot = prices.spot ?? `none bundled for ${prices.region}: spot is counted, not priced`;
+  return [`explain prices (region ${prices.region}): on-demand: ${prices.onDemand}`, `explain prices (region ${prices.region}): spot: ${spot}`];
+}
+
 /** The --explain block of one NodePool, indented under its heading. */
 function explainLines(e: NodePoolExplanation): string[] {
   const lines = [`  instance types: ${e.instanceTypes} match (spot ${e.spot.instanceTypes}, on-demand ${e.onDemand.instanceTypes})`];
-  lines.push(capacityTypeLine("on-demand", e.onDemand), capacityTypeLine("spot", e.spot));
+  lines.push(capacityTypeLine("on-demand", e.onDemand), spotLine(e));
   if (e.allocatable !== null) {
     const { cpuCores: cpu, memoryGiB: memory, pods } = e.allocatable;
     lines.push(`  allocatable per node: cpu ${cpu.min}–${cpu.max} cores, memory ${memory.min}–${memory.max} GiB, pods ${pods.min}–${pods.max}`);
@@ -75,6 +90,7 @@ function summary(report: Parameters<Reporter>[0], options: RenderOptions): strin
 /** Human-readable findings followed by a one-line summary. */
 export const renderText: Reporter = (report, options) => {
   const lines = report.results.flatMap((r) => renderObject(r, options));
+  lines.push(...priceLines(report));
   if (report.driftPreview !== undefined) lines.push(...report.driftPreview.text(options));
   lines.push(summary(report, options));
   return `${lines.join("\n")}\n`;
