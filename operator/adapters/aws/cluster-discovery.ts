@@ -104,6 +104,7 @@ async function kubeDns(deps: ClusterDiscoveryDeps): Promise<string | undefined> 
  * there is no endpoint.
  */
 export async function discoverCluster(settings: ClusterSettings, deps: ClusterDiscoveryDeps): Promise<ClusterInfo> {
-  const [described, dnsIP] = await Promise.all([describe(settings, deps), kubeDns(deps)]);
-  return resolveClusterInfo(settings, described, deps.kubeconfigCA, dnsIP);
+  // In turn: when DescribeCluster fails fatally, nothing else is read (or logged).
+  const described = await describe(settings, deps);
+  return resolveClusterInfo(settings, described, deps.kubeconfigCA, await kubeDns(deps));
 }
