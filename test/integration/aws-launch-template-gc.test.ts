@@ -148,6 +148,24 @@ void describe("launch-template garbage collection against moto", () => {
     assert.deepEqual([again.deleted, again.errors], [[], []], "a second pass finds nothing more to do");
   });
 
+  void it("should tag each template as Karpenter's controller policy requires to create and delete it", async () => {
+    nodeClasses = new Map([["default", nodeClass("default", { tags: { team: "platform" } })]]);
+    const graph = providers(env.aws(), testClock(), nodeClasses);
+    const ami = await release(1);
+    await graph.cloudProvider.create(nodeClaim("tagged", onDemand));
+    const filter = { Name: "tag:karpenter.k8s.aws/cluster", Values: [CLUSTER] };
+    const out = await clients(env.aws()).ec2.send(new DescribeLaunchTemplatesCommand({ Filters: [filter] }));
+    const tags = Object.fromEntries((out.LaunchTemplates?.[0]?.Tags ?? []).map((tag) => [tag.Key, tag.Value]));
+    const { "kerf.dev/security-groups-hash": sgs, "kerf.dev/ec2nodeclass-inputs-hash": inputs, ...rest } = tags;
+    assert.match(sgs ?? "", /^\d+$/);
+    assert.match(inputs ?? "", /^\d+$/);
+    assert.deepEqual(rest, {
+      team: "platform", "karpenter.k8s.aws/cluster": CLUSTER, [`kubernetes.io/cluster/${CLUSTER}`]: "owned",
+      "eks:eks-cluster-name": CLUSTER, "karpenter.k8s.aws/ec2nodeclass": "default", "karpenter.sh/nodepool": "default",
+      "kerf.dev/image-id": ami,
+    });
+  });
+
   void it("should launch through a template deleted under it by re-creating it", async () => {
     const graph = providers(viaProxy(), testClock(), nodeClasses);
     await graph.cloudProvider.create(nodeClaim("first", onDemand));

@@ -152,7 +152,8 @@ export class AwsCloudProvider implements CloudProvider {
         nodeClass: nodeClass.spec, imageId, securityGroupIds: facts.securityGroups.map((g) => g.id), instanceProfile: this.deps.instanceProfiles.profileName(nodeClass),
         labels: registrationLabels(nodeClaim, plan.capacityType), taints: [...(nodeClaim.spec.taints ?? []), ...(nodeClaim.spec.startupTaints ?? [])],
       });
-      const lt = await this.call("ensuring launch template", () => this.deps.launchTemplates.ensure(spec, nodeClass));
+      const nodePool = nodeClaim.metadata.labels?.["karpenter.sh/nodepool"];
+      const lt = await this.call("ensuring launch template", () => this.deps.launchTemplates.ensure(spec, nodeClass, nodePool));
       groups.push({ launchTemplateId: lt.id, launchTemplateName: lt.name, instanceTypes });
     }
     if (groups.length === 0) throw new CreateError("NoCompatibleAMI", "no AMI of the node class boots any of the planned instance types");

@@ -27,6 +27,9 @@ export type { LaunchTemplateCollection } from "../../../ports/node-class-cloud.t
 /** Tag marking the cluster that owns a launch template. */
 export const CLUSTER_TAG = "karpenter.k8s.aws/cluster";
 
+const EKS_CLUSTER_TAG = "eks:eks-cluster-name";
+const NODE_POOL_TAG = "karpenter.sh/nodepool";
+
 /** A launch template kerf can reference in CreateFleet. */
 export interface ResolvedLaunchTemplate {
   readonly id: string;
@@ -35,8 +38,12 @@ export interface ResolvedLaunchTemplate {
 
 /** Launch templates by content. */
 export interface LaunchTemplateProvider {
-  /** Returns the template for this content, creating it on first use. Throws LaunchTemplateError. */
-  ensure(spec: LaunchTemplateSpec, nodeClass: EC2NodeClassLike): Promise<ResolvedLaunchTemplate>;
+  /**
+   * Returns the template for this content, creating it on first use. `nodePool`: the NodeClaim's NodePool,
+   * whose label is part of the content; it is tagged, as Karpenter's controller IAM policy requires
+   * `karpenter.sh/nodepool` on CreateLaunchTemplate and DeleteLaunchTemplate. Throws LaunchTemplateError.
+   */
+  ensure(spec: LaunchTemplateSpec, nodeClass: EC2NodeClassLike, nodePool?: string): Promise<ResolvedLaunchTemplate>;
   /** Forgets a cached template (CreateFleet said it no longer exists). */
   invalidate(name: string): void;
   /**
@@ -95,7 +102,9 @@ export class DefaultLaunchTemplateProvider implements LaunchTemplateProvider {
     this.graceMs = options.graceMs;
   }
 
-  async ensure(spec: LaunchTemplateSpec, nodeClass: EC2NodeClassLike): Promise<ResolvedLaunchTemplate> {
+  async ensure(
+    spec: LaunchTemplateSpec, nodeClass: EC2NodeClassLike, nodePool?: string,
+  ): Promise<ResolvedLaunchTemplate> {
     const now = this.clock.now().getTime();
     const cached = this.cache.get(spec.name);
     if (cached !== undefined) {
@@ -103,7 +112,7 @@ export class DefaultLaunchTemplateProvider implements LaunchTemplateProvider {
       return { id: cached.id, name: spec.name };
     }
     // Not cached (first use, or after a restart): a collection pass listing it meanwhile counts it as just used.
-    const id = (await this.findByName(spec.name)) ?? (await this.create(spec, nodeClass));
+    const id = (await this.findByName(spec.name)) ?? (await this.create(spec, nodeClass, nodePool));
     this.cache.set(spec.name, { id, lastUsed: this.clock.now().getTime() });
     return { id, name: spec.name };
   }
@@ -189,7 +198,8 @@ export class DefaultLaunchTemplateProvider implements LaunchTemplateProvider {
 
   private async findByName(name: string): Promise<string | undefined> {
     try {
-      const out = await this.ec2.describeLaunchTemplates({ Filters: [{ Name: "launch-template-name", Values: [name] }] });
+      const filter = { Name: "launch-template-name", Values: [name] };
+      const out = await this.ec2.describeLaunchTemplates({ Filters: [filter] });
       return out.LaunchTemplates?.find((lt) => lt.LaunchTemplateName === name)?.LaunchTemplateId;
     } catch (error) {
       if (isNotFound(error)) return undefined;
@@ -197,20 +207,27 @@ export class DefaultLaunchTemplateProvider implements LaunchTemplateProvider {
     }
   }
 
-  private async create(spec: LaunchTemplateSpec, nodeClass: EC2NodeClassLike): Promise<string> {
+  private async create(
+    spec: LaunchTemplateSpec, nodeClass: EC2NodeClassLike, nodePool: string | undefined,
+  ): Promise<string> {
     const origin = {
       imageId: spec.imageId, securityGroups: securityGroupsKey(spec.securityGroupIds),
       nodeClassInputs: nodeClassInputsHash(nodeClass.spec),
     };
+    // The node class's spec.tags first: the keys kerf sets are reserved (the CRD forbids them in spec.tags).
     const tags = {
+      ...(nodeClass.spec.tags ?? {}),
       [CLUSTER_TAG]: this.clusterName, [`kubernetes.io/cluster/${this.clusterName}`]: "owned",
-      [NODE_CLASS_TAG]: nodeClass.metadata.name, ...originTags(origin),
+      [EKS_CLUSTER_TAG]: this.clusterName, [NODE_CLASS_TAG]: nodeClass.metadata.name,
+      ...(nodePool === undefined ? {} : { [NODE_POOL_TAG]: nodePool }), ...originTags(origin),
     };
     try {
       const out = await this.ec2.createLaunchTemplate({
         LaunchTemplateName: spec.name,
         LaunchTemplateData: toLaunchTemplateData(spec),
-        TagSpecifications: [{ ResourceType: "launch-template", Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) }],
+        TagSpecifications: [{
+          ResourceType: "launch-template", Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
+        }],
       });
       return out.LaunchTemplate?.LaunchTemplateId ?? "";
     } catch (error) {
