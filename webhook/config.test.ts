@@ -31,9 +31,10 @@ void describe("webhook configuration", () => {
 
   const regions: Array<[string, string[], Record<string, string>, string]> = [
     ["no flag and no environment", [], {}, "us-east-1"],
-    ["AWS_REGION (the chart's settings.region reaches the pod this way too)", [], { AWS_REGION: "eu-west-1" }, "eu-west-1"],
+    ["AWS_REGION (how the chart's settings.region reaches pods)", [], { AWS_REGION: "eu-west-1" }, "eu-west-1"],
     ["KERF_REGION over AWS_REGION", [], { KERF_REGION: "ap-south-1", AWS_REGION: "eu-west-1" }, "ap-south-1"],
-    ["--region over both", ["--region", "us-west-2"], { KERF_REGION: "ap-south-1", AWS_REGION: "eu-west-1" }, "us-west-2"],
+    ["--region over both", ["--region", "us-west-2"], { KERF_REGION: "ap-south-1", AWS_REGION: "eu-west-1" },
+      "us-west-2"],
     ["an empty --region (the default)", ["--region", ""], {}, "us-east-1"],
   ];
   for (const [what, args, env, region] of regions) {
@@ -44,7 +45,7 @@ void describe("webhook configuration", () => {
 
   const invalid: Array<[string, string[], RegExp]> = [
     ["a region kerf bundles no catalog for", [...required, "--region", "mx-central-1"],
-      /^reading webhook flags: --region \(or KERF_REGION\): no bundled catalog for "mx-central-1" \(bundled: af-south-1, .*us-west-2\)$/],
+      /^reading webhook flags: --region \(or KERF_REGION\): no bundled catalog for "mx-central-1" \(bundled: af-/],
     ["a missing certificate", ["--tls-key", "/k.pem"], /--tls-cert \(or KERF_TLS_CERT\) is required/],
     ["a non-numeric port", [...required, "--port", "https"], /\/port must be integer/],
     ["a TLS floor below 1.2", [...required, "--tls-min-version", "TLSv1.1"], /\/tlsMinVersion must be equal to one of the allowed values/],

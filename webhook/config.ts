@@ -55,7 +55,8 @@ export const FLAGS = {
   kubeconfig: { env: "KUBECONFIG", usage: "kubeconfig for reading the CRDs (unset: the pod's ServiceAccount)", fallback: undefined },
   region: {
     env: "KERF_REGION",
-    usage: `the cluster's AWS region, whose bundled catalog NodePools are judged against (unset: AWS_REGION, else ${DEFAULT_REGION})`,
+    usage: "the cluster's AWS region, whose bundled catalog NodePools are judged against " +
+      `(unset: AWS_REGION, else ${DEFAULT_REGION})`,
     fallback: undefined,
   },
 } as const;
@@ -117,8 +118,9 @@ function karpenterVersion(text: string | undefined): string | undefined {
 function region(text: string | undefined): string {
   if (text === undefined || text === "") return DEFAULT_REGION;
   if (!isBundledRegion(text)) {
-    throw new KerfError("KERF_ERR_CONFIG", `reading webhook flags: --region (or KERF_REGION): no bundled catalog for "${text}" ` +
-      `(bundled: ${bundledRegions().join(", ")})`);
+    const bundled = bundledRegions().join(", ");
+    throw new KerfError("KERF_ERR_CONFIG",
+      `reading webhook flags: --region (or KERF_REGION): no bundled catalog for "${text}" (bundled: ${bundled})`);
   }
   return text;
 }

@@ -56,7 +56,9 @@ async function followKarpenterApi(
 /** Starts the webhook; rejects with a KerfError for bad certificates or policy config. */
 export async function startWebhook(config: WebhookConfig, logger: Logger = pino({ level: config.logLevel })): Promise<RunningWebhook> {
   const fallback = bundledKarpenterApi(config.karpenterVersion);
-  const engine = await loadEngine({ policyConfigFile: config.policyConfig, eager: true, api: fallback, region: config.region });
+  const engine = await loadEngine({
+    policyConfigFile: config.policyConfig, eager: true, api: fallback, region: config.region,
+  });
   const tls = loadTlsMaterial(config.tlsCert, config.tlsKey);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

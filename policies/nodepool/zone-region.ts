@@ -40,7 +40,10 @@ export interface ForeignLocation {
   readonly message: string;
 }
 
-function foreignValue(key: string, value: string, catalog: Pick<Catalog, "region" | "zones" | "zoneIds">): string | undefined {
+/** What the policy reads of a catalog. */
+type RegionFacts = Pick<Catalog, "region" | "zones" | "zoneIds">;
+
+function foreignValue(key: string, value: string, catalog: RegionFacts): string | undefined {
   const checked = `kerf checks against region ${catalog.region}`;
   if (key === Label.zone && !catalog.zones.includes(value)) {
     const region = regionOfZone(value);
@@ -56,7 +59,8 @@ function foreignValue(key: string, value: string, catalog: Pick<Catalog, "region
       "no node can launch there";
   }
   if (key === Label.region && value !== catalog.region) {
-    return `region ${value} is not the cluster's region: ${checked}; a node of this NodePool would be in ${catalog.region}`;
+    return `region ${value} is not the cluster's region: ${checked}; ` +
+      `a node of this NodePool would be in ${catalog.region}`;
   }
   return undefined;
 }
@@ -66,7 +70,7 @@ function foreignValue(key: string, value: string, catalog: Pick<Catalog, "region
  * `catalog.region`. Values of `NotIn` and the other operators never do harm and are not reported. A
  * region requirement allowing the catalog's region among others is fine.
  */
-export function foreignLocations(requirements: unknown, catalog: Pick<Catalog, "region" | "zones" | "zoneIds">): ForeignLocation[] {
+export function foreignLocations(requirements: unknown, catalog: RegionFacts): ForeignLocation[] {
   const list: readonly unknown[] = Array.isArray(requirements) ? requirements : [];
   return list.flatMap((item, index) => {
     const requirement = asObject(item);

@@ -18,9 +18,12 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import {
   derive, formatDocument, parseBandwidth, parsePriceTable, SPEC_COLUMNS, SPOT_COLUMNS,
-  type BundledSpot, type DeriveInput, type MotoType, type RegionOfferings, type SourceRecord, type SpecRow, type SpotFigures,
+  type BundledSpot, type DeriveInput, type MotoType, type RegionOfferings, type SourceRecord, type SpecRow,
+  type SpotFigures,
 } from "./derive.ts";
-import { KARPENTER, MOTO, MOTO_RESOURCES, motoJson, motoRegions, openKarpenterModule, openMoto, type SourceFile } from "./sources.ts";
+import {
+  KARPENTER, MOTO, MOTO_RESOURCES, motoJson, motoRegions, openKarpenterModule, openMoto, type SourceFile,
+} from "./sources.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 export const DATA_DIR = path.join(root, "policies", "domain", "catalog", "data");
@@ -30,37 +33,44 @@ const BANDWIDTH_FILE = "pkg/providers/instancetype/zz_generated.bandwidth.go";
 
 /** The carried sources of the 2026-11-20 compilation (see policies/domain/catalog/README.md). */
 const KDOCS: SourceRecord = {
-  source: "aws/karpenter-provider-aws@1d927085dd81a9df9301e613f371dac5b4d16bfe (carried from the 2026-11-20 compilation)",
+  source: "aws/karpenter-provider-aws@1d927085dd81a9df9301e613f371dac5b4d16bfe " +
+    "(carried from the 2026-11-20 compilation)",
   path: "website/content/en/docs/reference/instance-types.md",
   license: "Apache-2.0",
   usedFor: "family, category, generation, size, arch, gpu*, accelerator*, localNvmeGiB, ebsBandwidthMbps, " +
-    "hypervisor, encryptionInTransit, cpuManufacturer, cpuSustainedClockSpeedMHz, capabilityFlex, maxPods, allocatable, efaCount",
+    "hypervisor, encryptionInTransit, cpuManufacturer, cpuSustainedClockSpeedMHz, capabilityFlex, maxPods, " +
+    "allocatable, efaCount",
 };
 const SPOT_SOURCES: readonly SourceRecord[] = [
   {
     source: "alexei-led/spotinfo@69bcec6705869f89302ee456159dfe39f8dc2b7b (carried from the 2026-11-20 compilation)",
     path: "internal/spot/data/spot-price-data.json",
-    license: "Apache-2.0 (repository); data is AWS's public spot pricing feed https://website.spot.ec2.aws.a2z.com/spot.json",
+    license: "Apache-2.0 (repository); data is AWS's public spot pricing feed " +
+      "https://website.spot.ec2.aws.a2z.com/spot.json",
     usedFor: "spotPricePerHour (us-east-1, linux column; one regional figure per type, not per zone)",
   },
   {
     source: "alexei-led/spotinfo@05e933139449b888c78795b28af8e9370429a031 (carried from the 2026-11-20 compilation)",
     path: "internal/spot/data/spot-advisor-data.json",
-    license: "Apache-2.0 (repository); data is AWS's public Spot Advisor feed https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json",
+    license: "Apache-2.0 (repository); data is AWS's public Spot Advisor feed " +
+      "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json",
     usedFor: "spotAdvisorSavingsPct, spotInterruptionRange (us-east-1, Linux; file last changed 2025-06-28)",
   },
 ];
-const SPOT_DESCRIPTION = "AWS's public spot pricing feed as copied in alexei-led/spotinfo (a 2026 capture; its time is not recorded): " +
+const SPOT_DESCRIPTION = "AWS's public spot pricing feed as copied in alexei-led/spotinfo " +
+  "(a 2026 capture; its time is not recorded): " +
   "one regional us-east-1 Linux figure per type, not per zone";
 const SPOT_AS_OF = "2026 (capture time not recorded)";
 
 function motoSource(file: SourceFile, usedFor: string): SourceRecord {
-  return { source: `PyPI ${MOTO.package}==${MOTO.version} (wheel RECORD sha256 ${MOTO.recordSha256})`, path: file.path, sha256: file.sha256, license: MOTO.license, usedFor };
+  const source = `PyPI ${MOTO.package}==${MOTO.version} (${MOTO.wheel}, sha256 ${MOTO.wheelSha256})`;
+  return { source, path: file.path, sha256: file.sha256, license: MOTO.license, usedFor };
 }
 
 function karpenterSource(file: SourceFile, usedFor: string): SourceRecord & { module: string } {
   const module = `${KARPENTER.module}@${KARPENTER.version}`;
-  return { source: `Go module ${module} (${KARPENTER.sum})`, module, path: file.path, sha256: file.sha256, license: KARPENTER.license, usedFor };
+  const source = `Go module ${module} (${KARPENTER.sum})`;
+  return { source, module, path: file.path, sha256: file.sha256, license: KARPENTER.license, usedFor };
 }
 
 /** What the previous build (or a schemaVersion 1 file) carries into the next one. */
@@ -104,7 +114,9 @@ function specOf(entry: Record<string, unknown>): SpecRow {
 export function readCarried(carryFrom: string | undefined, dataDir = DATA_DIR): Carried {
   if (carryFrom !== undefined) {
     const v1 = readJson(carryFrom);
-    if (v1["schemaVersion"] !== 1 || v1["region"] !== "us-east-1") throw new Error(`reading ${carryFrom}: not a schemaVersion 1 us-east-1 catalog`);
+    if (v1["schemaVersion"] !== 1 || v1["region"] !== "us-east-1") {
+      throw new Error(`reading ${carryFrom}: not a schemaVersion 1 us-east-1 catalog`);
+    }
     const entries = v1["instanceTypes"] as Record<string, unknown>[];
     return {
       specs: new Map(entries.map((e) => [String(e["name"]), specOf(e)])),
@@ -137,13 +149,15 @@ function regionOfferings(wheel: ReturnType<typeof openMoto>, region: string): Re
 }
 
 /** Every output file (path relative to the data folder → contents) rebuilt from the pinned sources. */
-export function buildBundle(carried: Carried, generated: string, env: NodeJS.ProcessEnv = process.env): Map<string, string> {
+export function buildBundle(carried: Carried, generated: string, env = process.env): Map<string, string> {
   const wheel = openMoto(env);
   const module = openKarpenterModule(env);
   const typesFile = wheel.read(`${MOTO_RESOURCES}/instance_types.json.gz`);
   const priceFile = module.read(PRICE_FILE);
   const bandwidthFile = module.read(BANDWIDTH_FILE);
-  const spot: BundledSpot = { byType: carried.use1Spot, description: SPOT_DESCRIPTION, asOf: SPOT_AS_OF, sources: SPOT_SOURCES };
+  const spot: BundledSpot = {
+    byType: carried.use1Spot, description: SPOT_DESCRIPTION, asOf: SPOT_AS_OF, sources: SPOT_SOURCES,
+  };
   const input: DeriveInput = {
     generated,
     motoTypes: motoJson(wheel, typesFile) as Record<string, MotoType>,
@@ -153,7 +167,8 @@ export function buildBundle(carried: Carried, generated: string, env: NodeJS.Pro
     carried: carried.specs,
     spot: new Map([["us-east-1", spot]]),
     specSources: [
-      motoSource(typesFile, "vcpu, memoryMiB, maxENIs, ipv4PerENI, bareMetal, currentGeneration, capacityTypes (SupportedUsageClasses); " +
+      motoSource(typesFile, "vcpu, memoryMiB, maxENIs, ipv4PerENI, bareMetal, currentGeneration, " +
+        "capacityTypes (SupportedUsageClasses); " +
         "cross-check of arch, hypervisor, encryptionInTransit, gpuCount"),
       KDOCS,
       karpenterSource(bandwidthFile, "networkBandwidthMbps (null for the types the table calls vague)"),
@@ -196,13 +211,19 @@ export function differences(files: ReadonlyMap<string, string>, dataDir = DATA_D
 }
 
 function main(): number {
-  const { values } = parseArgs({ options: { check: { type: "boolean", default: false }, "carry-from": { type: "string" }, generated: { type: "string" } } });
+  const { values } = parseArgs({
+    options: {
+      check: { type: "boolean", default: false }, "carry-from": { type: "string" }, generated: { type: "string" },
+    },
+  });
   const carried = readCarried(values["carry-from"]);
-  const generated = values.generated ?? (values.check ? carried.generated : undefined) ?? new Date().toISOString().slice(0, 10);
+  const today = new Date().toISOString().slice(0, 10);
+  const generated = values.generated ?? (values.check ? carried.generated : undefined) ?? today;
   const files = buildBundle(carried, generated);
   if (values.check) {
     const changed = differences(files);
-    process.stdout.write(changed.length === 0 ? "catalog data is up to date\n" : `catalog data differs from a rebuild: ${changed.join(", ")}\n`);
+    const differs = `catalog data differs from a rebuild: ${changed.join(", ")}\n`;
+    process.stdout.write(changed.length === 0 ? "catalog data is up to date\n" : differs);
     return changed.length === 0 ? 0 : 1;
   }
   mkdirSync(path.join(DATA_DIR, "regions"), { recursive: true });

@@ -22,14 +22,17 @@
 
 /** The columns of types.json, in order. `allocatable` is [cpuMillicores, memoryMiB, ephemeralStorageGiB, pods]. */
 export const SPEC_COLUMNS = [
-  "name", "family", "category", "generation", "size", "arch", "vcpu", "memoryMiB", "gpuCount", "gpuName", "gpuManufacturer",
-  "gpuMemoryMiB", "localNvmeGiB", "networkBandwidthMbps", "maxENIs", "ipv4PerENI", "hypervisor", "encryptionInTransit", "bareMetal",
-  "capacityTypes", "currentGeneration", "cpuManufacturer", "cpuSustainedClockSpeedMHz", "ebsBandwidthMbps", "acceleratorCount",
+  "name", "family", "category", "generation", "size", "arch", "vcpu", "memoryMiB", "gpuCount", "gpuName",
+  "gpuManufacturer", "gpuMemoryMiB", "localNvmeGiB", "networkBandwidthMbps", "maxENIs", "ipv4PerENI", "hypervisor",
+  "encryptionInTransit", "bareMetal", "capacityTypes", "currentGeneration", "cpuManufacturer",
+  "cpuSustainedClockSpeedMHz", "ebsBandwidthMbps", "acceleratorCount",
   "acceleratorName", "acceleratorManufacturer", "efaCount", "capabilityFlex", "maxPods", "allocatable",
 ] as const;
 
-/** Columns taken from moto's DescribeInstanceTypes dump on every build (and networkBandwidthMbps from Karpenter's table). */
-export const MOTO_COLUMNS = ["vcpu", "memoryMiB", "maxENIs", "ipv4PerENI", "bareMetal", "capacityTypes", "currentGeneration"] as const;
+/** Columns taken from moto's DescribeInstanceTypes dump on every build (networkBandwidthMbps: Karpenter's table). */
+export const MOTO_COLUMNS = [
+  "vcpu", "memoryMiB", "maxENIs", "ipv4PerENI", "bareMetal", "capacityTypes", "currentGeneration",
+] as const;
 
 /** Per-region columns; the spot ones only in regions whose spot figures are bundled. */
 export const REGION_COLUMNS = ["name", "zones", "onDemandPricePerHour"] as const;
@@ -94,7 +97,11 @@ export interface MotoType {
   readonly VCpuInfo?: { readonly DefaultVCpus?: number };
   readonly MemoryInfo?: { readonly SizeInMiB?: number };
   readonly ProcessorInfo?: { readonly SupportedArchitectures?: readonly string[] };
-  readonly NetworkInfo?: { readonly MaximumNetworkInterfaces?: number; readonly Ipv4AddressesPerInterface?: number; readonly EncryptionInTransitSupported?: boolean };
+  readonly NetworkInfo?: {
+    readonly MaximumNetworkInterfaces?: number;
+    readonly Ipv4AddressesPerInterface?: number;
+    readonly EncryptionInTransitSupported?: boolean;
+  };
   readonly GpuInfo?: { readonly Gpus?: readonly { readonly Count?: number }[] };
 }
 
@@ -123,7 +130,9 @@ export function parsePriceTable(goSource: string, file: string): PriceTable {
     if (current === undefined) return;
     for (const match of line.matchAll(/"([a-z0-9.-]+)": ([0-9.]+)/g)) {
       const price = Number(match[2]);
-      if (match[1] === undefined || !Number.isFinite(price)) throw new DeriveError(`${file}:${index + 1}: unreadable price "${match[0]}"`);
+      if (match[1] === undefined || !Number.isFinite(price)) {
+        throw new DeriveError(`${file}:${index + 1}: unreadable price "${match[0]}"`);
+      }
       current.set(match[1], price);
     }
   });
@@ -171,13 +180,16 @@ function crossCheck(row: SpecRow, moto: MotoType): string[] {
     ["encryptionInTransit", row.encryptionInTransit, moto.NetworkInfo?.EncryptionInTransitSupported === true],
     ["gpuCount", row.gpuCount, gpus],
   ];
-  return checks.filter(([, a, b]) => a !== b).map(([field, a, b]) => `${String(row.name)} ${field}: carried ${JSON.stringify(a)}, source ${JSON.stringify(b)}`);
+  return checks.filter(([, a, b]) => a !== b)
+    .map(([field, a, b]) => `${String(row.name)} ${field}: carried ${JSON.stringify(a)}, source ${JSON.stringify(b)}`);
 }
 
 function letters(region: string, zones: Iterable<string>): string {
   return [...zones].map((zone) => {
     const letter = zone.slice(region.length);
-    if (!zone.startsWith(region) || !/^[a-z]$/.test(letter)) throw new DeriveError(`${region}: zone "${zone}" is not ${region} plus one letter`);
+    if (!zone.startsWith(region) || !/^[a-z]$/.test(letter)) {
+      throw new DeriveError(`${region}: zone "${zone}" is not ${region} plus one letter`);
+    }
     return letter;
   }).sort().join("");
 }
@@ -260,18 +272,26 @@ interface RegionSelection {
 
 function zonesByType(offerings: RegionOfferings): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  for (const { InstanceType, Location } of offerings.byZone) out.set(InstanceType, (out.get(InstanceType) ?? new Set()).add(Location));
+  for (const { InstanceType, Location } of offerings.byZone) {
+    out.set(InstanceType, (out.get(InstanceType) ?? new Set()).add(Location));
+  }
   return out;
 }
 
 /** A region row; with bundled spot figures also the spot columns (null for a type moto says cannot run spot). */
-function regionRow(input: DeriveInput, head: readonly [name: string, zones: string, price: number], spot: BundledSpot | undefined): unknown[] {
+type RowHead = readonly [name: string, zones: string, price: number];
+
+function regionRow(input: DeriveInput, head: RowHead, spot: BundledSpot | undefined): unknown[] {
   const [name] = head;
   const row: unknown[] = [...head];
   if (spot === undefined) return row;
   const figures = spot.byType.get(name);
   const spotCapable = input.motoTypes[name] !== undefined && capacityTypes(input.motoTypes[name]).includes("spot");
-  row.push(spotCapable ? (figures?.spotPricePerHour ?? null) : null, figures?.spotAdvisorSavingsPct ?? null, figures?.spotInterruptionRange ?? null);
+  row.push(
+    spotCapable ? (figures?.spotPricePerHour ?? null) : null,
+    figures?.spotAdvisorSavingsPct ?? null,
+    figures?.spotInterruptionRange ?? null,
+  );
   return row;
 }
 
@@ -289,7 +309,9 @@ function selectRegion(input: DeriveInput, offerings: RegionOfferings, spot: Bund
     else rows.push(regionRow(input, [name, letters(region, byType.get(name) ?? []), price], spot));
   }
   const zones = [...new Set(offerings.byZone.map((o) => o.Location))].sort();
-  const counts: Record<string, number | string[]> = { instanceTypes: rows.length, offeredTypes: byType.size, excludedNoPrice: unpriced, excludedNoSpecs: noSpecs };
+  const counts: Record<string, number | string[]> = {
+    instanceTypes: rows.length, offeredTypes: byType.size, excludedNoPrice: unpriced, excludedNoSpecs: noSpecs,
+  };
   if (spot !== undefined) counts["spotPrices"] = rows.filter((r) => r[3] !== null).length;
   return { rows, zones, counts };
 }
@@ -299,11 +321,12 @@ const PRICE_UNIT = "per instance-hour, Linux/UNIX, shared tenancy";
 function onDemandNote(input: DeriveInput, region: string): RegionDocument["prices"]["onDemand"] {
   const { table } = tableFor(input.prices, region);
   const asOf = input.prices.generatedAt;
-  const from = `Karpenter's generated on-demand price table (${input.priceSource.module}, ${input.priceSource.path}, generated ${asOf})`;
+  const { module, path } = input.priceSource;
+  const from = `Karpenter's generated on-demand price table (${module}, ${path}, generated ${asOf})`;
   const description = table === region
     ? `${from}, ${region} map`
-    : `${from}: it has no ${region} map, so its us-east-1 prices are used, as Karpenter's pricing provider does for a region ` +
-      `without one until the Pricing API answers; ${region}'s real prices differ`;
+    : `${from}: it has no ${region} map, so its us-east-1 prices are used, as Karpenter's pricing provider does ` +
+      `for a region without one until the Pricing API answers; ${region}'s real prices differ`;
   return { description, table, asOf };
 }
 
@@ -319,14 +342,18 @@ function regionDocument(input: DeriveInput, offerings: RegionOfferings): RegionD
     region,
     generated: input.generated,
     source: {
-      summary: "Built by scripts/catalog/build.ts from public package data (facts only; no code copied). Specs are in types.json.",
+      summary: "Built by scripts/catalog/build.ts from public package data (facts only; no code copied). " +
+        "Specs are in types.json.",
       files: [...offerings.sources, input.priceSource, ...(spot?.sources ?? [])],
     },
     zones,
     zoneIds: ids,
     currency: "USD",
     priceUnit: PRICE_UNIT,
-    prices: { onDemand: onDemandNote(input, region), spot: spot === undefined ? null : { description: spot.description, asOf: spot.asOf } },
+    prices: {
+      onDemand: onDemandNote(input, region),
+      spot: spot === undefined ? null : { description: spot.description, asOf: spot.asOf },
+    },
     counts,
     columns: spot === undefined ? [...REGION_COLUMNS] : [...REGION_COLUMNS, ...SPOT_COLUMNS],
     instanceTypes: rows,
@@ -349,20 +376,23 @@ function specRow(input: DeriveInput, name: string, problems: string[]): unknown[
 
 /** Both documents kinds from the sources; throws DeriveError listing every cross-check failure. */
 export function derive(input: DeriveInput): Derived {
-  const regions = [...input.offerings].sort((a, b) => a.region.localeCompare(b.region)).map((o) => regionDocument(input, o));
+  const regions = [...input.offerings].sort((a, b) => a.region.localeCompare(b.region))
+    .map((o) => regionDocument(input, o));
   const used = new Set(regions.flatMap((doc) => doc.instanceTypes.map((row) => String(row[0]))));
   const problems: string[] = [];
   const rows = [...used].sort().map((name) => specRow(input, name, problems));
-  if (problems.length > 0) throw new DeriveError(`carried figures disagree with the sources:\n  ${problems.join("\n  ")}`);
+  if (problems.length > 0) {
+    throw new DeriveError(`carried figures disagree with the sources:\n  ${problems.join("\n  ")}`);
+  }
   const types: TypesDocument = {
     schemaVersion: 2,
     kind: "kerf-instance-type-specs",
     generated: input.generated,
     source: {
-      summary: "Built by scripts/catalog/build.ts from public package data (facts only; no code copied). MOTO_COLUMNS come " +
-        "from moto and networkBandwidthMbps from Karpenter's bandwidth table on every build; the other columns are carried from " +
-        "the 2026-11-20 compilation (Karpenter's instance-types reference page) and checked against moto. See " +
-        "policies/domain/catalog/README.md.",
+      summary: "Built by scripts/catalog/build.ts from public package data (facts only; no code copied). " +
+        "MOTO_COLUMNS come from moto and networkBandwidthMbps from Karpenter's bandwidth table on every build; " +
+        "the other columns are carried from the 2026-11-20 compilation (Karpenter's instance-types reference page) " +
+        "and checked against moto. See policies/domain/catalog/README.md.",
       files: input.specSources,
     },
     columns: [...SPEC_COLUMNS],

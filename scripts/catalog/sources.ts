@@ -1,10 +1,9 @@
 /**
  * Reads the pinned public package data the bundled catalog is built from (I/O only, no derivation):
  *
- * - moto's EC2 resource files, from the moto wheel installed by .ci/testenv/ensure.sh (the test
- *   environment's pinned moto, in $KERF_CACHE_DIR/venv). Every file read is checked against the sha256
- *   the wheel's own RECORD lists, and RECORD itself against the hash pinned here, so a file is used only
- *   when it is byte-for-byte the file of that wheel.
+ * - moto's EC2 resource files, from the pinned wheel (its PyPI sha256 pinned here) or the copy of it
+ *   .ci/testenv/ensure.sh installs for the test environment ($KERF_CACHE_DIR/venv). Every file read is
+ *   checked against the sha256 the wheel's RECORD lists for it.
  * - Karpenter's AWS provider Go module, through `go mod download -json` (the Go module cache, else the
  *   proxy; go verifies the zip against the checksum database), whose `Sum` must equal the pinned h1
  *   hash; files are read from the verified zip.
@@ -23,9 +22,11 @@ import { gunzipSync } from "node:zlib";
 export const MOTO = {
   package: "moto",
   version: "5.2.3",
-  /** sha256 of moto-5.2.3.dist-info/RECORD, the wheel's list of its files and their sha256. */
-  recordSha256: "72b5807d4dd9a9803a4677db858b20cecbd942963278d0818c48ff13c6c67a32",
-  registry: "PyPI (https://pypi.org/project/moto/5.2.3/)",
+  wheel: "moto-5.2.3-py3-none-any.whl",
+  /** sha256 of the wheel PyPI serves (https://pypi.org/project/moto/5.2.3/#files). */
+  wheelSha256: "5ec31b3cdbb383a19d46030157bd82aaaa7a9cc5f564200f995663d347bd4728",
+  /** sha256 of the wheel's moto-5.2.3.dist-info/RECORD (pip rewrites the installed copy, so only a wheel has it). */
+  wheelRecordSha256: "789be4f7677369be7d1c3a464af7d54594c77904561a78d8695cf6e577841879",
   license: "Apache-2.0",
 } as const;
 
@@ -60,13 +61,20 @@ function sha256(bytes: Buffer): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
+/** One file of a zip archive (`unzip -p`: the tests' environment installs unzip). */
+function unzip(archive: string, member: string): Buffer {
+  const options = { maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
+  return execFileSync("unzip", ["-p", archive, member], options);
+}
+
 function cacheDir(env: NodeJS.ProcessEnv): string {
   return env["KERF_CACHE_DIR"] ?? path.join(os.homedir(), ".cache", "kerf");
 }
 
-/** The installed moto wheel: its site-packages folder and the RECORD's sha256 per file. */
+/** The pinned moto release's files: where they are read from, and the sha256 of each per the wheel's RECORD. */
 export interface MotoWheel {
-  readonly sitePackages: string;
+  /** For messages: the site-packages folder or the wheel file. */
+  readonly location: string;
   readonly record: ReadonlyMap<string, string>;
   readonly read: (relativePath: string) => SourceFile;
 }
@@ -83,43 +91,76 @@ function parseRecord(text: string): Map<string, string> {
   return record;
 }
 
-/**
- * The pinned moto wheel installed under `sitePackages`, or found in the test environment's venv
- * ($KERF_CACHE_DIR/venv/moto-<version>-py*); KERF_MOTO_SITE_PACKAGES overrides the search.
- */
-export function openMoto(env: NodeJS.ProcessEnv = process.env): MotoWheel {
-  const explicit = env["KERF_MOTO_SITE_PACKAGES"];
-  const pattern = `venv/moto-${MOTO.version}-py*/lib/python*/site-packages`;
-  const candidates = explicit !== undefined ? [explicit] : globSync(pattern, { cwd: cacheDir(env) }).map((p) => path.join(cacheDir(env), p));
-  const distInfo = `moto-${MOTO.version}.dist-info`;
-  const sitePackages = candidates.find((dir) => existsSync(path.join(dir, distInfo, "RECORD")));
-  if (sitePackages === undefined) {
-    throw new CatalogSourceError(`moto ${MOTO.version} is not installed (looked for ${distInfo} in ` +
-      `${explicit ?? path.join(cacheDir(env), pattern)}); install it with \`bash .ci/testenv/ensure.sh\` ` +
-      `(pip install moto==${MOTO.version} into that venv) or set KERF_MOTO_SITE_PACKAGES`);
-  }
-  const recordBytes = readFileSync(path.join(sitePackages, distInfo, "RECORD"));
-  if (sha256(recordBytes) !== MOTO.recordSha256) {
-    throw new CatalogSourceError(`${path.join(sitePackages, distInfo, "RECORD")} has sha256 ${sha256(recordBytes)}, ` +
-      `not the pinned ${MOTO.recordSha256}: not the moto ${MOTO.version} wheel`);
-  }
-  const record = parseRecord(recordBytes.toString("utf8"));
-  const read = (relativePath: string): SourceFile => {
+type Loader = (relativePath: string) => Buffer;
+
+/** A reader that returns a file only when its sha256 is the one RECORD lists. */
+function verifiedReader(location: string, record: ReadonlyMap<string, string>, load: Loader): MotoWheel["read"] {
+  return (relativePath) => {
     const expected = record.get(relativePath);
-    if (expected === undefined) throw new CatalogSourceError(`moto ${MOTO.version}'s RECORD does not list ${relativePath}`);
-    const file = path.join(sitePackages, relativePath);
+    if (expected === undefined) {
+      throw new CatalogSourceError(`moto ${MOTO.version}'s RECORD does not list ${relativePath}`);
+    }
     let bytes: Buffer;
     try {
-      bytes = readFileSync(file);
+      bytes = load(relativePath);
     } catch (error) {
-      throw new CatalogSourceError(`reading ${file}: ${(error as Error).message}`, { cause: error });
+      const reason = (error as Error).message;
+      throw new CatalogSourceError(`reading ${relativePath} from ${location}: ${reason}`, { cause: error });
     }
     if (sha256(bytes) !== expected) {
-      throw new CatalogSourceError(`${file} has sha256 ${sha256(bytes)}, not ${expected} as moto ${MOTO.version}'s RECORD says`);
+      throw new CatalogSourceError(`${relativePath} in ${location} has sha256 ${sha256(bytes)}, ` +
+        `not ${expected} as moto ${MOTO.version}'s RECORD says`);
     }
     return { path: relativePath, sha256: expected, bytes };
   };
-  return { sitePackages, record, read };
+}
+
+const DIST_INFO = `moto-${MOTO.version}.dist-info`;
+
+/** The pinned wheel file itself (e.g. from `pip download --no-deps moto==5.2.3`): its sha256 must be PyPI's. */
+function openWheelFile(wheel: string): MotoWheel {
+  const bytes = readFileSync(wheel);
+  if (sha256(bytes) !== MOTO.wheelSha256) {
+    throw new CatalogSourceError(`${wheel} has sha256 ${sha256(bytes)}, ` +
+      `not PyPI's ${MOTO.wheelSha256} for ${MOTO.wheel}`);
+  }
+  const load: Loader = (p) => unzip(wheel, p);
+  const recordBytes = load(`${DIST_INFO}/RECORD`);
+  if (sha256(recordBytes) !== MOTO.wheelRecordSha256) {
+    throw new CatalogSourceError(`${wheel}: ${DIST_INFO}/RECORD is not the pinned one`);
+  }
+  const record = parseRecord(recordBytes.toString("utf8"));
+  return { location: wheel, record, read: verifiedReader(wheel, record, load) };
+}
+
+/**
+ * The pinned moto release: the wheel named by KERF_MOTO_WHEEL, else the copy installed in KERF_MOTO_SITE_PACKAGES
+ * or in the test environment's venv ($KERF_CACHE_DIR/venv/moto-<version>-py*, which .ci/testenv/ensure.sh installs
+ * from PyPI). An installed copy must be that version (its METADATA), and each file read must have the sha256 its
+ * RECORD lists (pip copies those from the wheel's RECORD); the re-derivation test then compares every file's
+ * sha256 with the one the committed data records.
+ */
+export function openMoto(env: NodeJS.ProcessEnv = process.env): MotoWheel {
+  const wheel = env["KERF_MOTO_WHEEL"];
+  if (wheel !== undefined && wheel !== "") return openWheelFile(wheel);
+  const explicit = env["KERF_MOTO_SITE_PACKAGES"];
+  const pattern = `venv/moto-${MOTO.version}-py*/lib/python*/site-packages`;
+  const candidates = explicit !== undefined
+    ? [explicit]
+    : globSync(pattern, { cwd: cacheDir(env) }).map((p) => path.join(cacheDir(env), p));
+  const sitePackages = candidates.find((dir) => existsSync(path.join(dir, DIST_INFO, "RECORD")));
+  if (sitePackages === undefined) {
+    throw new CatalogSourceError(`moto ${MOTO.version} is not installed (no ${DIST_INFO} in ` +
+      `${explicit ?? path.join(cacheDir(env), pattern)}): run \`bash .ci/testenv/ensure.sh\` (it installs ` +
+      `moto==${MOTO.version} there), or set KERF_MOTO_SITE_PACKAGES, or KERF_MOTO_WHEEL to ${MOTO.wheel}`);
+  }
+  const metadata = readFileSync(path.join(sitePackages, DIST_INFO, "METADATA"), "utf8");
+  if (!metadata.split("\n").includes(`Version: ${MOTO.version}`)) {
+    throw new CatalogSourceError(`${path.join(sitePackages, DIST_INFO, "METADATA")} is not moto ${MOTO.version}`);
+  }
+  const record = parseRecord(readFileSync(path.join(sitePackages, DIST_INFO, "RECORD"), "utf8"));
+  const load: Loader = (p) => readFileSync(path.join(sitePackages, p));
+  return { location: sitePackages, record, read: verifiedReader(sitePackages, record, load) };
 }
 
 /** A moto resource file's JSON (gunzipped when the wheel ships it as .json.gz). */
@@ -128,7 +169,8 @@ export function motoJson(wheel: MotoWheel, file: SourceFile): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new CatalogSourceError(`parsing ${path.join(wheel.sitePackages, file.path)}: ${(error as Error).message}`, { cause: error });
+    const reason = (error as Error).message;
+    throw new CatalogSourceError(`parsing ${file.path} from ${wheel.location}: ${reason}`, { cause: error });
   }
 }
 
@@ -155,31 +197,41 @@ export interface GoModule {
  */
 export function openKarpenterModule(env: NodeJS.ProcessEnv = process.env): GoModule {
   const target = `${KARPENTER.module}@${KARPENTER.version}`;
-  const goEnv = { ...env, GOFLAGS: "-modcacherw", GOTOOLCHAIN: "local", GOMODCACHE: env["GOMODCACHE"] ?? path.join(cacheDir(env), "go", "mod") };
+  const modCache = env["GOMODCACHE"] ?? path.join(cacheDir(env), "go", "mod");
+  const goEnv = { ...env, GOFLAGS: "-modcacherw", GOTOOLCHAIN: "local", GOMODCACHE: modCache };
   // go exits non-zero when it refuses to extract a module that asks for a newer Go, yet still reports the verified
   // zip and its sum: the answer is read either way, and only a missing zip or sum is an error.
   let output: string;
   try {
-    output = execFileSync("go", ["mod", "download", "-json", target], { cwd: os.tmpdir(), env: goEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    output = execFileSync("go", ["mod", "download", "-json", target],
+      { cwd: os.tmpdir(), env: goEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   } catch (error) {
     output = (error as { stdout?: string }).stdout ?? "";
-    if (output === "") throw new CatalogSourceError(`go mod download ${target}: ${(error as Error).message}`, { cause: error });
+    if (output === "") {
+      throw new CatalogSourceError(`go mod download ${target}: ${(error as Error).message}`, { cause: error });
+    }
   }
   let info: { Zip?: string; Sum?: string; Error?: string };
   try {
     info = JSON.parse(output) as typeof info;
   } catch (error) {
-    throw new CatalogSourceError(`go mod download ${target}: unreadable answer: ${output.slice(0, 200)}`, { cause: error });
+    const answer = output.slice(0, 200);
+    throw new CatalogSourceError(`go mod download ${target}: unreadable answer: ${answer}`, { cause: error });
   }
-  if (info.Zip === undefined || !existsSync(info.Zip)) throw new CatalogSourceError(`go mod download ${target} gave no zip (${info.Error ?? "no error"})`);
-  if (info.Sum !== KARPENTER.sum) throw new CatalogSourceError(`${target} has sum ${info.Sum ?? "none"}, not the pinned ${KARPENTER.sum}`);
+  if (info.Zip === undefined || !existsSync(info.Zip)) {
+    throw new CatalogSourceError(`go mod download ${target} gave no zip (${info.Error ?? "no error"})`);
+  }
+  if (info.Sum !== KARPENTER.sum) {
+    throw new CatalogSourceError(`${target} has sum ${info.Sum ?? "none"}, not the pinned ${KARPENTER.sum}`);
+  }
   const zip = info.Zip;
   const read = (relativePath: string): SourceFile => {
     let bytes: Buffer;
     try {
-      bytes = execFileSync("unzip", ["-p", zip, `${target}/${relativePath}`], { maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] });
+      bytes = unzip(zip, `${target}/${relativePath}`);
     } catch (error) {
-      throw new CatalogSourceError(`reading ${relativePath} from ${zip}: ${(error as Error).message}`, { cause: error });
+      const reason = (error as Error).message;
+      throw new CatalogSourceError(`reading ${relativePath} from ${zip}: ${reason}`, { cause: error });
     }
     if (bytes.length === 0) throw new CatalogSourceError(`${zip} has no ${relativePath}`);
     return { path: relativePath, sha256: sha256(bytes), bytes };

@@ -150,7 +150,8 @@ void describe("GitHub Action (action.yml)", () => {
   void it("passes the region input to kerf check: a zone of another region is denied", () => {
     const denied = runAction({ paths: "manifests/examples/production.yaml", region: "eu-west-1", format: "text" });
     assert.equal(denied.code, 1, denied.stdout + denied.stderr);
-    assert.match(denied.stdout, /zone us-east-1a is in region us-east-1, but kerf checks against region eu-west-1 .*\[zone-region\]/);
+    assert.match(denied.stdout,
+      /zone us-east-1a is in region us-east-1, but kerf checks against region eu-west-1 .*\[zone-region\]/);
     const allowed = runAction({ paths: "manifests/examples/production.yaml", region: "us-east-1", format: "text" });
     assert.equal(allowed.code, 0, allowed.stdout + allowed.stderr);
   });

@@ -1,7 +1,9 @@
 /** `kerf simulate -f SCENARIO.yaml`: runs the scheduling simulation on a scenario and prints the plan (NodeClaims, prices, unschedulable pods). */
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { builtinCatalog, bundledRegions, DEFAULT_REGION, isBundledRegion } from "../../policies/domain/catalog/builtin.ts";
+import {
+  builtinCatalog, bundledRegions, DEFAULT_REGION, isBundledRegion,
+} from "../../policies/domain/catalog/builtin.ts";
 import { priceNote, type PriceNote } from "./explain.ts";
 import { regionList } from "./regions.ts";
 // The simulation is the operator's pure core; this CLI only reads, converts and prints (architecture §1.1 entry-point wiring).
@@ -19,9 +21,10 @@ const usage = `Usage: kerf simulate -f SCENARIO.yaml [--format text|json] [--reg
 Simulates Karpenter's scheduling on a scenario (multi-document YAML of NodePool, EC2NodeClass,
 Pod, Deployment, DaemonSet, Node, NodeClaim and PodDisruptionBudget objects) against kerf's bundled
 catalog of a region and prints the NodeClaims that would be launched, the unschedulable pods, the
-total hourly price and where the prices come from (source and date). When Nodes belong to a NodePool of the scenario (label karpenter.sh/nodepool),
-it also prints the disruption plan kerf would execute on them, pass after pass: what each pass
-deletes or replaces, the savings, what each budget allows and what keeps the other nodes.
+total hourly price and where the prices come from (source and date). When Nodes belong to a
+NodePool of the scenario (label karpenter.sh/nodepool), it also prints the disruption plan kerf
+would execute on them, pass after pass: what each pass deletes or replaces, the savings, what each
+budget allows and what keeps the other nodes.
 
   --region REGION  the cluster's AWS region (default ${DEFAULT_REGION}). Bundled:
                    ${regionList(19)}.
@@ -71,8 +74,8 @@ export function formatText(plan: Plan): string {
 
 /** The price provenance lines of the text plan. */
 function priceLines(prices: NonNullable<Plan["prices"]>): string[] {
-  const spot = prices.spot ?? `none bundled for ${prices.region}: spot offerings are priced at on-demand (the most a spot ` +
-    "node costs), so this plan's spot prices are on-demand prices";
+  const spot = prices.spot ?? `none bundled for ${prices.region}: spot offerings are priced at on-demand ` +
+    "(the most a spot node costs), so this plan's spot prices are on-demand prices";
   return [`Prices: ${prices.catalog}`, `  on-demand: ${prices.onDemand}`, `  spot: ${spot}`];
 }
 
@@ -97,20 +100,26 @@ function parse(args: readonly string[], now: Date): Parsed | string | "help" {
     options: {
       file: { type: "string", short: "f" }, format: { type: "string", default: "text" }, help: { type: "boolean", short: "h" },
       at: { type: "string" }, passes: { type: "string", default: String(DEFAULT_MAX_PASSES) }, "spot-to-spot": { type: "boolean", default: false },
-      "max-price-ratio": { type: "string", default: String(MAX_PRICE_RATIO) }, region: { type: "string", default: DEFAULT_REGION },
+      "max-price-ratio": { type: "string", default: String(MAX_PRICE_RATIO) },
+      region: { type: "string", default: DEFAULT_REGION },
     },
   });
   if (values.help === true) return "help";
   if (values.file === undefined) return "-f SCENARIO.yaml is required";
   if (values.format !== "text" && values.format !== "json") return `unknown format "${values.format}"`;
-  if (!isBundledRegion(values.region)) return `--region: no bundled catalog for "${values.region}" (bundled: ${bundledRegions().join(", ")})`;
+  if (!isBundledRegion(values.region)) {
+    return `--region: no bundled catalog for "${values.region}" (bundled: ${bundledRegions().join(", ")})`;
+  }
   const at = values.at === undefined ? now : new Date(values.at);
   if (Number.isNaN(at.getTime())) return `--at: "${values.at ?? ""}" is not an ISO 8601 time`;
   const passes = Number(values.passes);
   if (!Number.isInteger(passes) || passes < 0) return `--passes: "${values.passes}" is not a whole number ≥ 0`;
   const ratio = priceRatio(values["max-price-ratio"]);
   if (typeof ratio === "string") return ratio;
-  return { region: values.region, file: values.file, format: values.format, options: { now: at, maxPasses: passes, spotToSpot: values["spot-to-spot"] }, scheduling: { maxPriceRatio: ratio } };
+  return {
+    region: values.region, file: values.file, format: values.format,
+    options: { now: at, maxPasses: passes, spotToSpot: values["spot-to-spot"] }, scheduling: { maxPriceRatio: ratio },
+  };
 }
 
 /** Runs `kerf simulate`. */
@@ -133,7 +142,8 @@ export async function runSimulate(args: readonly string[], io: CliIo): Promise<n
 }
 
 /** The scheduling plan of the scenario, with the disruption what-if when it has Nodes of its NodePools. */
-function planScenario(documents: readonly unknown[], { options, scheduling, region }: Pick<Parsed, "options" | "scheduling" | "region">): Plan {
+function planScenario(documents: readonly unknown[], parsed: Pick<Parsed, "options" | "scheduling" | "region">): Plan {
+  const { options, scheduling, region } = parsed;
   const catalog = builtinCatalog(region);
   const scenario = buildScenario(documents, catalog);
   const result = simulate(scenario.snapshot, scenario.pending, scheduling);
@@ -141,7 +151,8 @@ function planScenario(documents: readonly unknown[], { options, scheduling, regi
   const nominated = new Set(result.existingPlacements.map((p) => p.node));
   const disruption = options.maxPasses === 0 ? undefined : whatIf(scenario.objects, { ...options, nominated, scheduling });
   const note = priceNote(catalog);
-  const prices = note === undefined ? {} : { prices: { catalog: `kerf's bundled ${region} catalog, built ${catalog.provenance.generated}`, ...note } };
+  const built = `kerf's bundled ${region} catalog, built ${catalog.provenance.generated}`;
+  const prices = note === undefined ? {} : { prices: { catalog: built, ...note } };
   return { ...toPlan(result), ...(disruption === undefined ? {} : { disruption }), ...prices };
 }
 

@@ -54,7 +54,8 @@ function rows(document: Record<string, unknown>, file: string): Record<string, u
   }
   return list.map((row: unknown, index) => {
     if (!Array.isArray(row) || row.length !== columns.length || typeof row[0] !== "string") {
-      throw new CatalogError(`${file}: instanceTypes[${index}] is not a row of ${columns.length} values starting with a name`);
+      throw new CatalogError(`${file}: instanceTypes[${index}] is not a row of ${columns.length} values ` +
+        "starting with a name");
     }
     return Object.fromEntries(columns.map((c: string, i) => [c, row[i]]));
   });
@@ -67,12 +68,17 @@ function header(document: unknown, file: string, kind: string): Record<string, u
   return document;
 }
 
+/** The region-independent spec fields by type name (parseTypesDocument). */
+export type Specs = ReadonlyMap<string, Record<string, unknown>>;
+
 /** The region-independent specs by type name. */
-export function parseTypesDocument(document: unknown, file = "types.json"): ReadonlyMap<string, Record<string, unknown>> {
+export function parseTypesDocument(document: unknown, file = "types.json"): Specs {
   const specs = new Map<string, Record<string, unknown>>();
   for (const row of rows(header(document, file, "kerf-instance-type-specs"), file)) {
     const allocatable = row["allocatable"];
-    if (!Array.isArray(allocatable) || allocatable.length !== 4) throw new CatalogError(`${file}: ${String(row["name"])} allocatable is not 4 numbers`);
+    if (!Array.isArray(allocatable) || allocatable.length !== 4) {
+      throw new CatalogError(`${file}: ${String(row["name"])} allocatable is not 4 numbers`);
+    }
     const [cpuMillicores, memoryMiB, ephemeralStorageGiB, pods] = allocatable as number[];
     specs.set(String(row["name"]), { ...row, allocatable: { cpuMillicores, memoryMiB, ephemeralStorageGiB, pods } });
   }
@@ -80,20 +86,29 @@ export function parseTypesDocument(document: unknown, file = "types.json"): Read
 }
 
 function provenanceOf(document: Record<string, unknown>, file: string): CatalogProvenance {
+  const region = document["region"];
   const prices = document["prices"];
   const onDemand = isRecord(prices) ? prices["onDemand"] : undefined;
   const spot = isRecord(prices) ? prices["spot"] : undefined;
-  if (!isRecord(onDemand) || typeof onDemand["description"] !== "string" || typeof onDemand["asOf"] !== "string" || typeof onDemand["table"] !== "string") {
+  const texts = (value: unknown, ...keys: string[]): value is Record<string, string> =>
+    isRecord(value) && keys.every((key) => typeof value[key] === "string");
+  if (!texts(onDemand, "description", "asOf", "table")) {
     throw new CatalogError(`${file}: prices.onDemand needs description, table and asOf`);
   }
-  if (spot !== null && (!isRecord(spot) || typeof spot["description"] !== "string" || typeof spot["asOf"] !== "string")) {
+  if (spot !== null && !texts(spot, "description", "asOf")) {
     throw new CatalogError(`${file}: prices.spot must be null or have description and asOf`);
   }
   return {
     source: "bundled",
     generated: String(document["generated"]),
-    onDemand: { description: onDemand["description"], asOf: onDemand["asOf"], pricesOfRegion: onDemand["table"] },
-    spot: spot === null ? null : { description: String(spot["description"]), asOf: String(spot["asOf"]), pricesOfRegion: String(document["region"]) },
+    onDemand: {
+      description: String(onDemand["description"]),
+      asOf: String(onDemand["asOf"]),
+      pricesOfRegion: String(onDemand["table"]),
+    },
+    spot: spot === null
+      ? null
+      : { description: String(spot["description"]), asOf: String(spot["asOf"]), pricesOfRegion: String(region) },
   };
 }
 
@@ -110,26 +125,36 @@ function spotFields(row: Record<string, unknown>, spec: Record<string, unknown>,
   if (bundled) {
     const price = typeof row["spotPricePerHour"] === "number" ? row["spotPricePerHour"] : null;
     return {
-      spotPricePerHour: price, spotPriceDerived: false, spotPriceSource: price === null ? null : "aws-spot-pricing-feed",
-      spotAdvisorSavingsPct: row["spotAdvisorSavingsPct"] ?? null, spotInterruptionRange: row["spotInterruptionRange"] ?? null,
+      spotPricePerHour: price,
+      spotPriceDerived: false,
+      spotPriceSource: price === null ? null : "aws-spot-pricing-feed",
+      spotAdvisorSavingsPct: row["spotAdvisorSavingsPct"] ?? null,
+      spotInterruptionRange: row["spotInterruptionRange"] ?? null,
     };
   }
   const price = capable ? (row["onDemandPricePerHour"] as number) : null;
-  return { spotPricePerHour: price, spotPriceDerived: price !== null, spotPriceSource: price === null ? null : "on-demand-cap", spotAdvisorSavingsPct: null, spotInterruptionRange: null };
+  return {
+    spotPricePerHour: price,
+    spotPriceDerived: price !== null,
+    spotPriceSource: price === null ? null : "on-demand-cap",
+    spotAdvisorSavingsPct: null,
+    spotInterruptionRange: null,
+  };
 }
 
 /** The key order of the schemaVersion 1 entries (kept so a bundled entry serialises as before). */
 const ENTRY_KEYS = [
-  "name", "family", "category", "generation", "size", "arch", "vcpu", "memoryMiB", "gpuCount", "gpuName", "gpuManufacturer", "gpuMemoryMiB",
-  "localNvmeGiB", "networkBandwidthMbps", "maxENIs", "ipv4PerENI", "hypervisor", "encryptionInTransit", "bareMetal", "onDemandPricePerHour",
-  "spotPricePerHour", "spotPriceDerived", "zones", "capacityTypes", "spotPriceSource", "spotAdvisorSavingsPct", "spotInterruptionRange",
-  "currentGeneration", "cpuManufacturer", "cpuSustainedClockSpeedMHz", "ebsBandwidthMbps", "acceleratorCount", "acceleratorName",
+  "name", "family", "category", "generation", "size", "arch", "vcpu", "memoryMiB", "gpuCount", "gpuName",
+  "gpuManufacturer", "gpuMemoryMiB", "localNvmeGiB", "networkBandwidthMbps", "maxENIs", "ipv4PerENI", "hypervisor",
+  "encryptionInTransit", "bareMetal", "onDemandPricePerHour", "spotPricePerHour", "spotPriceDerived", "zones",
+  "capacityTypes", "spotPriceSource", "spotAdvisorSavingsPct", "spotInterruptionRange", "currentGeneration",
+  "cpuManufacturer", "cpuSustainedClockSpeedMHz", "ebsBandwidthMbps", "acceleratorCount", "acceleratorName",
   "acceleratorManufacturer", "efaCount", "capabilityFlex", "maxPods", "allocatable",
 ] as const;
 
 /** What every row of one region document is read with. */
 interface RowContext {
-  readonly specs: ReadonlyMap<string, Record<string, unknown>>;
+  readonly specs: Specs;
   readonly region: string;
   readonly spotBundled: boolean;
   readonly file: string;
@@ -143,17 +168,21 @@ function entryOf(row: Record<string, unknown>, { specs, region, spotBundled, fil
     throw new CatalogError(`${file}: ${name} needs zones (letters) and onDemandPricePerHour (a number)`);
   }
   const merged: Record<string, unknown> = {
-    ...spec, onDemandPricePerHour: row["onDemandPricePerHour"], zones: [...row["zones"]].map((letter) => `${region}${letter}`),
+    ...spec,
+    onDemandPricePerHour: row["onDemandPricePerHour"],
+    zones: [...row["zones"]].map((letter) => `${region}${letter}`),
     ...spotFields(row, spec, spotBundled),
   };
   return Object.fromEntries(ENTRY_KEYS.map((key) => [key, merged[key]])) as unknown as CatalogEntry;
 }
 
 /** One region's Catalog from the shared specs and its region document; CatalogError naming the file on bad input. */
-export function parseRegionDocument(document: unknown, specs: ReadonlyMap<string, Record<string, unknown>>, file: string): BundledCatalog {
+export function parseRegionDocument(document: unknown, specs: Specs, file: string): BundledCatalog {
   const doc = header(document, file, "kerf-region-offerings");
   const { region, zones, zoneIds } = doc;
-  if (typeof region !== "string" || !Array.isArray(zones) || !isRecord(zoneIds)) throw new CatalogError(`${file}: expected region, zones and zoneIds`);
+  if (typeof region !== "string" || !Array.isArray(zones) || !isRecord(zoneIds)) {
+    throw new CatalogError(`${file}: expected region, zones and zoneIds`);
+  }
   const provenance = provenanceOf(doc, file);
   const context: RowContext = { specs, region, spotBundled: provenance.spot !== null, file };
   const instanceTypes = rows(doc, file).map((row) => entryOf(row, context));

@@ -52,8 +52,8 @@ function capacityTypeLine(name: string, e: CapacityTypeExplanation): string {
 /** The spot line: priced, or (no bundled spot figures for the region) the count and why nothing is priced. */
 function spotLine(e: NodePoolExplanation): string {
   if (e.prices?.spot !== null || e.spot.instanceTypes === 0) return capacityTypeLine("spot", e.spot);
-  return `  spot: ${e.spot.instanceTypes} types; no spot prices are bundled for ${e.prices.region}, so this prints on-demand prices ` +
-    "only (a spot node costs at most its on-demand price)";
+  return `  spot: ${e.spot.instanceTypes} types; no spot prices are bundled for ${e.prices.region}, ` +
+    "so this prints on-demand prices only (a spot node costs at most its on-demand price)";
 }
 
 /** Where the --explain prices come from (once per run: every NodePool is explained from the same catalog). */
@@ -61,7 +61,8 @@ function priceLines(report: Parameters<Reporter>[0]): string[] {
   const prices = report.results.find((r) => r.explain?.prices !== undefined)?.explain?.prices;
   if (prices === undefined) return [];
   const spot = prices.spot ?? `none bundled for ${prices.region}: spot is counted, not priced`;
-  return [`explain prices (region ${prices.region}): on-demand: ${prices.onDemand}`, `explain prices (region ${prices.region}): spot: ${spot}`];
+  const heading = `explain prices (region ${prices.region})`;
+  return [`${heading}: on-demand: ${prices.onDemand}`, `${heading}: spot: ${spot}`];
 }
 
 /** The --explain block of one NodePool, indented under its heading. */
