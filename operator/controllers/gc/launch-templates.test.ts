@@ -76,10 +76,10 @@ void describe("launch-template garbage collection pass", () => {
     assert.match(await metrics.registry.metrics(), /kerf_launch_templates\{state="retiring"\} 1/);
   });
 
-  void it("should look again when the next template falls due, between 1 s and the period", async () => {
+  void it("should look again when the next template falls due, between 5 s and the period", async () => {
     const base = nothing;
     assert.equal((await run({ ...base, nextDueMs: 5_000 }).pass).requeueAfter, 6_000);
-    assert.equal((await run({ ...base, nextDueMs: 0 }).pass).requeueAfter, 1_000);
+    assert.equal((await run({ ...base, nextDueMs: 0 }).pass).requeueAfter, 5_000);
     assert.equal((await run({ ...base, nextDueMs: 10 * 60_000 }).pass).requeueAfter, LAUNCH_TEMPLATE_GC_PERIOD_MS);
     assert.equal((await run(base).pass).requeueAfter, LAUNCH_TEMPLATE_GC_PERIOD_MS);
   });

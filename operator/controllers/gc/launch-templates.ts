@@ -21,6 +21,9 @@ import type { NodeClassFacts, NodeClassResolver } from "../../ports/node-class-r
 /** How often a pass runs when nothing is due sooner (one DescribeLaunchTemplates call per page of 200). */
 export const LAUNCH_TEMPLATE_GC_PERIOD_MS = 60_000;
 
+/** The shortest wait between passes a due template asks for: at most 12 listings a minute. */
+export const LAUNCH_TEMPLATE_GC_MIN_WAIT_MS = 5_000;
+
 /** What a pass needs. */
 export interface LaunchTemplateGcDeps {
   /** Every EC2NodeClass in the cluster (deleting ones too), from the informer cache. */
@@ -91,7 +94,7 @@ function report(
 
 /**
  * One pass. Returns what it did and when to run again: when the next kept template becomes deletable
- * (at least 1 s, at most the period). Throws "listing launch templates: cause" (the runtime backs off).
+ * (at least 5 s, at most the period). Throws "listing launch templates: cause" (the runtime backs off).
  */
 export async function collectLaunchTemplates(
   deps: LaunchTemplateGcDeps,
@@ -101,5 +104,6 @@ export async function collectLaunchTemplates(
   const result = await deps.cloud.collectLaunchTemplates(await nodeClassesNow(deps.resolver, nodeClasses));
   report(deps, result, byName);
   const due = result.nextDueMs === undefined ? LAUNCH_TEMPLATE_GC_PERIOD_MS : Math.ceil(result.nextDueMs) + 1000;
-  return { result, requeueAfter: Math.max(1000, Math.min(LAUNCH_TEMPLATE_GC_PERIOD_MS, due)) };
+  const requeueAfter = Math.max(LAUNCH_TEMPLATE_GC_MIN_WAIT_MS, Math.min(LAUNCH_TEMPLATE_GC_PERIOD_MS, due));
+  return { result, requeueAfter };
 }
