@@ -134,27 +134,56 @@ function openWheelFile(wheel: string): MotoWheel {
 }
 
 /**
- * The pinned moto release: the wheel named by KERF_MOTO_WHEEL, else the copy installed in KERF_MOTO_SITE_PACKAGES
- * or in the test environment's venv ($KERF_CACHE_DIR/venv/moto-<version>-py*, which .ci/testenv/ensure.sh installs
- * from PyPI). An installed copy must be that version (its METADATA), and each file read must have the sha256 its
- * RECORD lists (pip copies those from the wheel's RECORD); the re-derivation test then compares every file's
- * sha256 with the one the committed data records.
+ * The site-packages of an installed copy: KERF_MOTO_SITE_PACKAGES, else the test environment's venv
+ * ($KERF_CACHE_DIR/venv/moto-<version>-py*) once .ci/testenv/ensure.sh has stamped it complete (`npm test` installs
+ * it while the unit tests run: a venv without the stamp may be half written).
+ */
+function installedCopy(env: NodeJS.ProcessEnv): string | undefined {
+  const explicit = env["KERF_MOTO_SITE_PACKAGES"];
+  if (explicit !== undefined) return explicit;
+  return globSync(`venv/moto-${MOTO.version}-py*`, { cwd: cacheDir(env) })
+    .map((venv) => path.join(cacheDir(env), venv))
+    .filter((venv) => existsSync(path.join(venv, ".complete")))
+    .flatMap((venv) => globSync("lib/python*/site-packages", { cwd: venv }).map((p) => path.join(venv, p)))
+    .find((dir) => existsSync(path.join(dir, DIST_INFO, "RECORD")));
+}
+
+/** The pinned wheel in $KERF_CACHE_DIR/wheels, downloaded from PyPI with pip the first time (sha256 checked on use). */
+function cachedWheel(env: NodeJS.ProcessEnv): string {
+  const dir = path.join(cacheDir(env), "wheels");
+  const wheel = path.join(dir, MOTO.wheel);
+  if (existsSync(wheel)) return wheel;
+  const args = ["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "-d", dir];
+  args.push(`moto==${MOTO.version}`);
+  try {
+    execFileSync("python3", args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  } catch (error) {
+    const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim().split("\n").at(-1) ?? "";
+    throw new CatalogSourceError(`moto ${MOTO.version} is not installed (no complete venv in ${cacheDir(env)}/venv, ` +
+      `no KERF_MOTO_SITE_PACKAGES) and \`python3 ${args.join(" ")}\` failed: ${stderr || (error as Error).message}; ` +
+      `run \`bash .ci/testenv/ensure.sh\`, or set KERF_MOTO_WHEEL to a copy of ${MOTO.wheel}`, { cause: error });
+  }
+  return wheel;
+}
+
+/**
+ * The pinned moto release: the wheel named by KERF_MOTO_WHEEL; else an installed copy (installedCopy), which must
+ * be that version (its METADATA) and whose files must have the sha256 its RECORD lists (pip copies those from the
+ * wheel's RECORD); else the wheel from PyPI, cached. The re-derivation test then compares every file's sha256 with
+ * the one the committed data records.
  */
 export function openMoto(env: NodeJS.ProcessEnv = process.env): MotoWheel {
   const wheel = env["KERF_MOTO_WHEEL"];
   if (wheel !== undefined && wheel !== "") return openWheelFile(wheel);
-  const explicit = env["KERF_MOTO_SITE_PACKAGES"];
-  const pattern = `venv/moto-${MOTO.version}-py*/lib/python*/site-packages`;
-  const candidates = explicit !== undefined
-    ? [explicit]
-    : globSync(pattern, { cwd: cacheDir(env) }).map((p) => path.join(cacheDir(env), p));
-  const sitePackages = candidates.find((dir) => existsSync(path.join(dir, DIST_INFO, "RECORD")));
-  if (sitePackages === undefined) {
-    throw new CatalogSourceError(`moto ${MOTO.version} is not installed (no ${DIST_INFO} in ` +
-      `${explicit ?? path.join(cacheDir(env), pattern)}): run \`bash .ci/testenv/ensure.sh\` (it installs ` +
-      `moto==${MOTO.version} there), or set KERF_MOTO_SITE_PACKAGES, or KERF_MOTO_WHEEL to ${MOTO.wheel}`);
+  const sitePackages = installedCopy(env);
+  if (sitePackages === undefined) return openWheelFile(cachedWheel(env));
+  let metadata: string;
+  try {
+    metadata = readFileSync(path.join(sitePackages, DIST_INFO, "METADATA"), "utf8");
+  } catch (error) {
+    const reason = (error as Error).message;
+    throw new CatalogSourceError(`moto ${MOTO.version} is not installed in ${sitePackages}: ${reason}`, { cause: error });
   }
-  const metadata = readFileSync(path.join(sitePackages, DIST_INFO, "METADATA"), "utf8");
   if (!metadata.split("\n").includes(`Version: ${MOTO.version}`)) {
     throw new CatalogSourceError(`${path.join(sitePackages, DIST_INFO, "METADATA")} is not moto ${MOTO.version}`);
   }
