@@ -182,7 +182,8 @@ export function openMoto(env: NodeJS.ProcessEnv = process.env): MotoWheel {
     metadata = readFileSync(path.join(sitePackages, DIST_INFO, "METADATA"), "utf8");
   } catch (error) {
     const reason = (error as Error).message;
-    throw new CatalogSourceError(`moto ${MOTO.version} is not installed in ${sitePackages}: ${reason}`, { cause: error });
+    throw new CatalogSourceError(`moto ${MOTO.version} is not installed in ${sitePackages}: ${reason}`,
+      { cause: error });
   }
   if (!metadata.split("\n").includes(`Version: ${MOTO.version}`)) {
     throw new CatalogSourceError(`${path.join(sitePackages, DIST_INFO, "METADATA")} is not moto ${MOTO.version}`);
