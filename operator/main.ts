@@ -1,12 +1,15 @@
 /** Composition root of `kerf operator`: config → adapters → controllers → start; leader-gated controllers; graceful shutdown. The only file that wires everything. */
 import { hostname } from "node:os";
 import { KubeConfig } from "@kubernetes/client-node";
-import { builtinCatalog } from "../policies/domain/catalog/builtin.ts";
+import { builtinCatalog, isBundledRegion } from "../policies/domain/catalog/builtin.ts";
 import { discoverCluster } from "./adapters/aws/cluster-discovery.ts";
 import { Ec2InstanceTags, awsEc2TagsApi } from "./adapters/aws/instance-tags.ts";
 import { createAwsProviders } from "./adapters/aws/factory.ts";
 import { SqsInterruptionQueue } from "./adapters/aws/interruption-queue.ts";
-import { awsEksApi, awsSqsApi, type AwsClientConfig } from "./adapters/aws/sdk.ts";
+import { Ec2CatalogProvider } from "./adapters/aws/providers/catalog.ts";
+import { awsEc2CatalogApi, awsEksApi, awsPricingApi, awsSqsApi, type AwsClientConfig } from "./adapters/aws/sdk.ts";
+import { pricingApiRegion } from "../policies/domain/catalog/prices.ts";
+import { CatalogRefresher } from "./controllers/providers/catalog.ts";
 import { kubeconfigCABundle } from "./adapters/kube/ca-bundle.ts";
 import { isConflict } from "./adapters/kube/client.ts";
 import { KubernetesVersionProvider, apiserverVersion, kubeDnsClusterIP } from "./adapters/kube/cluster-facts.ts";
@@ -26,6 +29,7 @@ import { ControllerManager, controllers, type ChangeSource } from "./controllers
 import { serveProbes, type ListeningServer } from "./observability/http.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
 import { createMetrics, type Metrics } from "./observability/metrics.ts";
+import type { CatalogPart } from "./ports/catalog-source.ts";
 import type { CloudProvider } from "./ports/cloud-provider.ts";
 import type { NodeClassCloud } from "./ports/node-class-cloud.ts";
 import type { NodeClassResolver } from "./ports/node-class-resolver.ts";
@@ -44,6 +48,8 @@ export interface OperatorOverrides {
   readonly disruption?: Partial<Omit<DisruptionSettings, "spotToSpot">>;
   /** How often the Kubernetes version is re-read (Karpenter's 5 min; tests shorten it). */
   readonly kubernetesVersionRefreshMs?: number;
+  /** Catalog refresh periods (tests shorten Karpenter's 5 minutes and 12 hours). */
+  readonly catalogRefreshMs?: Partial<Record<CatalogPart, number>>;
 }
 
 /** A running operator. */
@@ -83,14 +89,46 @@ async function nodeCluster(config: OperatorConfig, kc: KubeConfig, logger: Logge
   return cluster;
 }
 
-async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: ClusterState, o: { cluster: ClusterInfo; kubernetesVersion: KubernetesVersionProvider; logger: Logger; clock: Clock; overrides: OperatorOverrides }): Promise<{ cloud: CloudProvider; resolver: NodeClassResolver; nodeClassCloud: NodeClassCloud; offerings: OfferingAvailability }> {
+/**
+ * The region's catalog from AWS, refreshed once before any controller runs: a failed part keeps the bundled
+ * data of the region (warned), and the providers.catalog controller retries it.
+ */
+async function regionCatalog(config: OperatorConfig, o: { logger: Logger; clock: Clock; overrides: OperatorOverrides }): Promise<Ec2CatalogProvider> {
+  const aws = awsClientConfig(config, o.overrides);
+  const reference = builtinCatalog();
+  const catalog = new Ec2CatalogProvider({
+    region: config.region, ec2: awsEc2CatalogApi(aws), clock: o.clock, reference,
+    pricing: config.isolatedVPC ? undefined : awsPricingApi(aws, pricingApiRegion(config.region)),
+    bundled: isBundledRegion(config.region) ? builtinCatalog(config.region) : undefined,
+  });
+  const started = performance.now();
+  const results = await Promise.allSettled([catalog.refreshInstanceTypes(), catalog.refreshSpotPrices(), catalog.refreshOnDemandPrices()]);
+  for (const r of results) {
+    if (r.status === "rejected") o.logger.warn({ err: r.reason }, "the instance-type catalog starts without this part from AWS; using the bundled data until a refresh succeeds");
+  }
+  const types = catalog.current().instanceTypes.length;
+  o.logger.info({ region: config.region, instanceTypes: types, ms: Math.round(performance.now() - started), parts: catalog.freshness().parts }, "instance-type catalog");
+  if (types === 0) o.logger.warn({ region: config.region }, "no instance types: AWS did not answer and kerf bundles no data for this region; nothing launches until a refresh succeeds");
+  return catalog;
+}
+
+async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: ClusterState, o: { cluster: ClusterInfo; kubernetesVersion: KubernetesVersionProvider; logger: Logger; clock: Clock; overrides: OperatorOverrides; catalog: Ec2CatalogProvider }): Promise<{ cloud: CloudProvider; resolver: NodeClassResolver; nodeClassCloud: NodeClassCloud; offerings: OfferingAvailability }> {
   const graph = createAwsProviders({
     cluster: o.cluster,
     aws: awsClientConfig(config, o.overrides),
     kubernetesVersion: o.kubernetesVersion.get,
     ...(o.overrides.ssmPrefix === undefined ? {} : { ssmPrefix: o.overrides.ssmPrefix }),
-  }, { catalog: builtinCatalog(), clock: o.clock, nodeClass: async (name) => state.nodeClass(name) as EC2NodeClassLike | undefined });
+  }, { catalog: o.catalog, clock: o.clock, nodeClass: async (name) => state.nodeClass(name) as EC2NodeClassLike | undefined });
   return { cloud: graph.cloudProvider, resolver: graph.resolver, nodeClassCloud: graph.nodeClassCloud, offerings: graph.unavailable };
+}
+
+/** The EC2NodeClasses the NodePools use (told when a catalog refresh fails). */
+function nodeClassesInUse(state: ClusterState): { metadata?: { name?: string; uid?: string } }[] {
+  const names = new Set(state.nodePools().map((p) => (p.spec?.["template"] as { spec?: { nodeClassRef?: { name?: string } } } | undefined)?.spec?.nodeClassRef?.name));
+  return [...names].flatMap((n) => {
+    const nc = n === undefined ? undefined : state.nodeClass(n);
+    return nc?.metadata?.name === undefined ? [] : [{ metadata: { name: nc.metadata.name, ...(nc.metadata.uid === undefined ? {} : { uid: nc.metadata.uid }) } }];
+  });
 }
 
 function loadKubeConfig(config: OperatorConfig): KubeConfig {
@@ -110,14 +148,21 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   const metrics = createMetrics({ processMetrics: overrides.serveHttp !== false });
   const state = new ClusterState({ kubeConfig: kc, onError: (kind, err) => logger.warn({ kind, err }, "informer failed; restarting") });
   const cluster = new KubeCluster(kc, state);
-  const { cloud, resolver, nodeClassCloud, offerings } = await cloudProvider(config, kc, state, { cluster: nodeClusterInfo, kubernetesVersion, logger, clock, overrides });
+  const catalog = await regionCatalog(config, { logger, clock, overrides });
+  const { cloud, resolver, nodeClassCloud, offerings } = await cloudProvider(config, kc, state, { cluster: nodeClusterInfo, kubernetesVersion, logger, clock, overrides, catalog });
   // Karpenter's switch: interruption handling runs exactly when a queue is configured.
   const interruption = config.interruptionQueue === "" ? undefined : { queue: new SqsInterruptionQueue({ sqs: awsSqsApi(awsClientConfig(config, overrides)), queue: config.interruptionQueue }), offerings };
   const events = new KubeEventRecorder({ kubeConfig: kc, logger });
+  const catalogRefresher = new CatalogRefresher({
+    catalog, clock, logger, metrics, events, periods: overrides.catalogRefreshMs,
+    nodeClassesInUse: () => nodeClassesInUse(state),
+  });
+  catalogRefresher.refreshedAt(clock.now().getTime());
   const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs }, nodeClassResolver: resolver, nodeClassCloud, nodeClassFinalizers: new KubeNodeClassFinalizers(kc), batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs }, scheduling: { maxPriceRatio: config.maxPriceRatio }, ...(interruption === undefined ? {} : { interruption }),
     disruption: { ...DEFAULT_DISRUPTION_SETTINGS, ...overrides.disruption, spotToSpot: config.featureGates["SpotToSpotConsolidation"] === true },
     tagging: { tags: new Ec2InstanceTags(awsEc2TagsApi(awsClientConfig(config, overrides))), clusterName: config.clusterName },
     kubernetesVersion: { provider: kubernetesVersion, periodMs: overrides.kubernetesVersionRefreshMs },
+    catalogRefresher, catalogFreshness: () => catalog.freshness(),
   });
   const manager = new ControllerManager(specs, state as unknown as ChangeSource, { logger, metrics, isConflict });
   await state.start();

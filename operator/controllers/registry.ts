@@ -9,6 +9,7 @@ import type { EC2NodeClassLike } from "../core/launch-template/node-class.ts";
 import { justConsolidatable } from "../core/disruption/consolidatable.ts";
 import type { NodeClaim, Pod } from "../core/lifecycle/objects.ts";
 import type { SimulateOptions } from "../core/scheduling/types.ts";
+import type { CatalogFreshness } from "../ports/catalog-source.ts";
 import type { NodeClassFinalizerWriter } from "../ports/cluster.ts";
 import type { NodeClassCloud } from "../ports/node-class-cloud.ts";
 import type { NodeClassResolver } from "../ports/node-class-resolver.ts";
@@ -23,6 +24,7 @@ import { collectLaunchTemplates, type LaunchTemplateGcDeps } from "./gc/launch-t
 import { gcNode } from "./gc/plan.ts";
 import { interruptionController, type OfferingAvailability } from "./interruption/controller.ts";
 import { podMetricsController } from "./metrics/pods.ts";
+import { publishOfferingMetrics, type CatalogRefresher } from "./providers/catalog.ts";
 import { reconcileNodeClassLifecycle, type NodeClassLifecycleDeps } from "./nodeclass/controller.ts";
 import { reconcileNodeDeletion } from "./node/finalizer.ts";
 import { reconcileNodeClaim } from "./nodeclaim/controller.ts";
@@ -86,6 +88,10 @@ export interface ControllerDeps extends NodeClaimDeps {
   readonly tagging?: { readonly tags: InstanceTags; readonly clusterName: string };
   /** The Kubernetes version provider: enables providers.version (a re-read every periodMs, default 5 min). */
   readonly kubernetesVersion?: { readonly provider: VersionRefresher; readonly periodMs?: number | undefined };
+  /** Set when the catalog comes from AWS: enables the providers.catalog refresh loop. */
+  readonly catalogRefresher?: CatalogRefresher;
+  /** Where each EC2NodeClass's offerings and prices come from and when they were refreshed (its status). */
+  readonly catalogFreshness?: () => CatalogFreshness;
 }
 
 const own = (obj: Watched): readonly string[] => (obj.metadata?.name === undefined ? [] : [obj.metadata.name]);
@@ -135,7 +141,43 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
     ...(deps.interruption === undefined ? [] : [interruptionController({ ...deps, ...deps.interruption })]),
     ...(deps.tagging === undefined ? [] : [taggingController({ ...deps, ...deps.tagging })]),
     ...(deps.kubernetesVersion === undefined ? [] : [versionController(deps.kubernetesVersion)]),
+    ...catalogControllers(deps),
   ];
+}
+
+/** The EC2NodeClasses NodePools use. */
+function nodeClassNamesInUse(deps: ControllerDeps): string[] {
+  const names = deps.cluster.nodePools().map((p) => (p.spec?.["template"] as { spec?: { nodeClassRef?: { name?: string } } } | undefined)?.spec?.nodeClassRef?.name);
+  return [...new Set(names.filter((n): n is string => n !== undefined && n !== ""))];
+}
+
+/** The catalog refresh (when the catalog comes from AWS) and Karpenter's offering gauges. */
+function catalogControllers(deps: ControllerDeps): ControllerSpec[] {
+  const metrics: ControllerSpec = {
+    name: "cloudprovider.metrics", singleton: "metrics", watches: {},
+    reconcile: () => publishOfferingMetrics({
+      metrics: deps.metrics, logger: deps.logger, nodeClassNames: () => nodeClassNamesInUse(deps),
+      instanceTypes: (name) => deps.cloud.getInstanceTypes(name), periodMs: deps.catalogRefresher?.metricsPeriodMs,
+    }),
+  };
+  const refresher = deps.catalogRefresher;
+  if (refresher === undefined) return [metrics];
+  const generations = new Map<string, number | undefined>();
+  return [metrics, {
+    name: "providers.catalog", singleton: "catalog", reconcile: () => refresher.reconcile(),
+    // A spec change (a new generation, a new or deleted class) may change the zones in use: look again now.
+    watches: {
+      ec2nodeclasses: (nc, verb) => {
+        const name = nc.metadata?.name ?? "";
+        const known = generations.has(name);
+        const before = generations.get(name);
+        if (verb === "delete") generations.delete(name); else generations.set(name, nc.metadata?.generation);
+        if (verb === "delete" || (known && before === nc.metadata?.generation)) return [];
+        refresher.nodeClassChanged();
+        return ["catalog"];
+      },
+    },
+  }];
 }
 
 function claimsOfPool(deps: ControllerDeps, pool: Watched): readonly string[] {
@@ -216,6 +258,7 @@ function nodeClassControllers(deps: ControllerDeps): ControllerSpec[] {
   if (resolver === undefined || cloud === undefined || finalizers === undefined) return [];
   const lifecycle: NodeClassLifecycleDeps = {
     resolver, cloud, finalizers, clock: deps.clock, events: deps.events,
+    ...(deps.catalogFreshness === undefined ? {} : { catalogFreshness: deps.catalogFreshness }),
     writeStatus: (name, status) => deps.cluster.patchNodeClassStatus(name, status),
     nodeClaimsOf: (name) => nodeClaimNamesOf(deps, name),
   };

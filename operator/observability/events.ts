@@ -85,6 +85,17 @@ export function failedTermination(nc: Meta, error: string): OperatorEvent {
   return { involved: nodeClaimRef(nc), type: "Warning", reason: "FailedTermination", message: `Failed to terminate NodeClaim, ${error}`, dedupeKey: error };
 }
 
+/**
+ * A refresh of the instance-type catalog from AWS failed (kerf's reason; Karpenter only logs it): the
+ * EC2NodeClass keeps launching from the last good answer, or the bundled data before any.
+ */
+export function catalogRefreshFailed(nodeClass: Meta, error: string, fallback: string): OperatorEvent {
+  return {
+    involved: ref("karpenter.k8s.aws/v1", "EC2NodeClass", nodeClass), type: "Warning", reason: "InstanceTypeRefreshFailed",
+    message: `${error}; using ${fallback}`, dedupeKey: error,
+  };
+}
+
 /** A deleted EC2NodeClass keeps its finalizer until the NodeClaims that use it are gone. */
 export function waitingOnNodeClaimTermination(nodeClass: Meta, nodeClaims: readonly string[]): OperatorEvent {
   const shown = nodeClaims.length > 5 ? `${nodeClaims.slice(0, 5).join(", ")} and ${nodeClaims.length - 5} other(s)` : nodeClaims.join(", ");

@@ -115,6 +115,19 @@ export async function startKwok(ws: Workspace, kubeconfig: string): Promise<Star
 }
 
 /** moto_server serving EC2, SQS and SSM on one endpoint. */
+/**
+ * The price proxy in front of moto (price-proxy-main.ts): every AWS client of the environment talks to it, so
+ * catalog discovery sees per-type spot prices and a Pricing API (see price-bridge.ts).
+ */
+export async function startPriceProxy(ws: Workspace, motoUrl: string): Promise<Started> {
+  const port = await freePort();
+  const script = path.join(import.meta.dirname, "price-proxy-main.ts");
+  const proc = new ManagedProcess({ name: "price-proxy", command: process.execPath, logDir: ws.dir, args: [script, motoUrl, String(port)] });
+  const url = `http://127.0.0.1:${port}`;
+  await proc.waitReady(answers200(`${url}/moto-api/`), 60_000);
+  return { process: proc, url };
+}
+
 export async function startMoto(ws: Workspace): Promise<Started> {
   const port = await freePort();
   const proc = new ManagedProcess({ name: "moto", command: ws.binaries.motoServer, logDir: ws.dir, args: ["-H", "127.0.0.1", "-p", String(port)] });

@@ -9,7 +9,9 @@ import os from "node:os";
 import path from "node:path";
 import { ensureBinaries, type Binaries } from "./binaries.ts";
 import { createPki, type Pki } from "./certs.ts";
-import { startApiserver, startControllerManager, startEtcd, startKwok, startMoto, startScheduler, type Started, type Workspace } from "./components.ts";
+import {
+  startApiserver, startControllerManager, startEtcd, startKwok, startMoto, startPriceProxy, startScheduler, type Started, type Workspace,
+} from "./components.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
 
 /** Which optional components to start. etcd and kube-apiserver always run. */
@@ -146,6 +148,9 @@ export async function startEnvironment(options: EnvironmentOptions = {}, binarie
     ]);
     add("etcd", etcd);
     if (moto !== undefined) add("moto", moto);
+    // Every AWS client talks to moto through the price proxy (seeded spot prices and a Pricing API).
+    const aws = moto === undefined ? undefined : await startPriceProxy(ws, moto.url);
+    if (aws !== undefined) add("price-proxy", aws);
     const apiserver = await startApiserver(ws, pki, etcd.url);
     add("kube-apiserver", apiserver);
     const kubeconfig = path.join(ws.dir, "kubeconfig");
@@ -153,7 +158,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}, binarie
     await startOptional(ws, kubeconfig, options, add);
     const state: EnvironmentState = {
       ...partial, kubeconfig, apiserverUrl: apiserver.url, etcdUrl: etcd.url, ca: pki.ca,
-      ...(moto === undefined ? {} : { awsEndpoint: moto.url }),
+      ...(aws === undefined ? {} : { awsEndpoint: aws.url }),
     };
     const env = new Environment({ state, startSeconds: (performance.now() - started) / 1000, ws, pki, components });
     env.writeState();

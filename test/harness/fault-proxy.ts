@@ -65,6 +65,8 @@ export interface BridgedRequest {
   readonly form?: URLSearchParams;
   /** The JSON protocols' body (SQS, SSM), parsed (undefined for the Query API). */
   readonly json?: unknown;
+  /** The region the request is signed for (SigV4 credential scope), when it is signed. */
+  readonly region?: string;
 }
 
 /** An answer a bridge gives in moto's place. */
@@ -317,11 +319,15 @@ function parseJson(body: Buffer | undefined): unknown {
 
 /** The bridge's answer to a request, if it gives one. */
 function bridgeAnswer(
-  proxy: FaultProxy, action: string | null | undefined, form: URLSearchParams | undefined, jsonBody: Buffer | undefined,
+  proxy: FaultProxy, action: string | null | undefined, form: URLSearchParams | undefined,
+  body: { readonly json: Buffer | undefined; readonly authorization: string | undefined },
 ): BridgedAnswer | undefined {
+  const { json: jsonBody, authorization } = body;
   if (proxy.bridge === undefined || action === undefined || action === null) return undefined;
   const json = parseJson(jsonBody);
-  const request: BridgedRequest = { action, ...(form === undefined ? {} : { form }) };
+  // SigV4: "AWS4-HMAC-SHA256 Credential=<key>/<date>/<region>/<service>/aws4_request, …".
+  const region = /Credential=[^/]+\/[^/]+\/([^/]+)\//.exec(authorization ?? "")?.[1];
+  const request: BridgedRequest = { action, ...(form === undefined ? {} : { form }), ...(region === undefined ? {} : { region }) };
   return proxy.bridge.intercept(json === undefined ? request : { ...request, json });
 }
 
@@ -358,7 +364,7 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
     res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${xml(throttle)}</Code><Message>Request limit exceeded.</Message></Error></Errors><RequestID>kerf-fault-proxy</RequestID></Response>`);
     return;
   }
-  const bridged = bridgeAnswer(proxy, action, form, json ? body : undefined);
+  const bridged = bridgeAnswer(proxy, action, form, { json: json ? body : undefined, authorization: req.headers.authorization });
   if (bridged !== undefined) {
     res.writeHead(bridged.status, { "content-type": bridged.contentType });
     res.end(bridged.body);
@@ -394,7 +400,7 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
 }
 
 /** Starts a proxy on a free loopback port in front of `target` (moto's endpoint). */
-export async function startFaultProxy(target: string): Promise<FaultProxy> {
+export async function startFaultProxy(target: string, port = 0): Promise<FaultProxy> {
   const holder: { proxy?: FaultProxy } = {};
   const server = http.createServer((req, res) => {
     handle(holder.proxy as FaultProxy, target, req, res).catch((error: unknown) => {
@@ -402,7 +408,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       res.end(`fault proxy: forwarding to ${target}: ${String(error)}`);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   holder.proxy = new FaultProxy(server);
   return holder.proxy;
 }

@@ -3,6 +3,7 @@ import { CreateTagsCommand, DescribeSubnetsCommand, EC2Client, RegisterImageComm
 import { CreateRoleCommand, IAMClient } from "@aws-sdk/client-iam";
 import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
+import { fixedCatalog } from "../../operator/ports/catalog-source.ts";
 import type { NodeSelectorRequirement } from "../../policies/domain/requirements.ts";
 import { createAwsProviders, type AwsProviderGraph } from "../../operator/adapters/aws/factory.ts";
 import type { EC2NodeClassLike, EC2NodeClassSpec } from "../../operator/core/launch-template/node-class.ts";
@@ -84,6 +85,6 @@ export function nodeClaim(name: string, requirements: NodeSelectorRequirement[],
 export function providers(aws: AwsTestConfig, clock: TestClock, nodeClasses: ReadonlyMap<string, EC2NodeClassLike>): AwsProviderGraph {
   return createAwsProviders(
     { cluster: { name: CLUSTER, endpoint: "https://kerf-test.example:6443", caBundle: "Q0E=" }, aws, kubernetesVersion: K8S_VERSION, ssmPrefix: SSM_PREFIX },
-    { catalog: builtinCatalog(), clock, nodeClass: async (name) => nodeClasses.get(name) },
+    { catalog: fixedCatalog(builtinCatalog()), clock, nodeClass: async (name) => nodeClasses.get(name) },
   );
 }

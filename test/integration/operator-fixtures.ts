@@ -35,6 +35,6 @@ export function operatorConfig(env: TestEnvironment, identity: string, extra: Re
 }
 
 /** Starts one in-process replica against the test environment. */
-export function replica(env: TestEnvironment, identity: string, extra: Record<string, string> = {}, overrides: Pick<OperatorOverrides, "disruption"> = {}): Promise<RunningOperator> {
+export function replica(env: TestEnvironment, identity: string, extra: Record<string, string> = {}, overrides: Pick<OperatorOverrides, "disruption" | "catalogRefreshMs"> = {}): Promise<RunningOperator> {
   return startOperator(operatorConfig(env, identity, extra), { ...overrides, kubeConfig: env.kubeConfig, logger: process.env["KERF_TEST_OPERATOR_LOGS"] === "1" ? createLogger("debug") : silentLogger(), serveHttp: false, awsCredentials: env.aws().credentials, ssmPrefix: SSM_PREFIX });
 }

@@ -26,23 +26,34 @@ export interface Instance { id: string; type: string; zone: string; nodeClaim: s
 export const ON_DEMAND = { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] };
 export const WORKSHOP_FAMILIES = { key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["c5", "m5", "r5"] };
 
-/** CRDs, the al2023 alias AMI, tagged subnets in two zones, the node role, and the `default` EC2NodeClass. */
-export async function prepareCluster(env: TestEnvironment): Promise<void> {
+/**
+ * CRDs, the al2023 alias AMI, tagged subnets in two zones (`<region>a` and `b`), the node role, and the
+ * `default` EC2NodeClass; in us-east-1 unless a region is given.
+ */
+export async function prepareCluster(env: TestEnvironment, region = "us-east-1"): Promise<void> {
+  const aws = { ...env.aws(), region };
   await installKarpenterCrds(env);
-  await seedAl2023Alias(env.aws(), "x86_64");
-  await seedNodeRole(env.aws());
-  await tagDefaultSubnets(env.aws(), ["us-east-1a", "us-east-1b"]);
+  await seedAl2023Alias(aws, "x86_64");
+  await seedNodeRole(aws);
+  await tagDefaultSubnets(aws, [`${region}a`, `${region}b`]);
   await env.kubeConfig.makeApiClient(CustomObjectsApi).createClusterCustomObject({ group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses", body: { apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "default" }, spec: nodeClass("default").spec } });
 }
 
 /** One operator replica (no leader election) and the kubelet simulation on a prepared cluster. */
 export interface OperatorOnCluster { readonly operator: RunningOperator; readonly sim: KubeletSim; stop(): Promise<void> }
 
-/** prepareCluster, then a replica named `identity` (settings in `extra`) and the kubelet simulation. */
-export async function runOperatorOnCluster(env: TestEnvironment, identity: string, extra: Record<string, string> = {}, overrides: Pick<OperatorOverrides, "disruption"> = {}): Promise<OperatorOnCluster> {
-  await prepareCluster(env);
-  const operator = await replica(env, identity, { DISABLE_LEADER_ELECTION: "true", ...extra }, overrides);
-  const sim = new KubeletSim({ kubeConfig: env.kubeConfig, aws: env.aws(), clusterName: CLUSTER });
+/**
+ * prepareCluster, then a replica named `identity` (settings in `extra`) and the kubelet simulation, in
+ * `overrides.region` (us-east-1 by default).
+ */
+export async function runOperatorOnCluster(
+  env: TestEnvironment, identity: string, extra: Record<string, string> = {},
+  overrides: Pick<OperatorOverrides, "disruption" | "catalogRefreshMs"> & { region?: string } = {},
+): Promise<OperatorOnCluster> {
+  const { region = "us-east-1", ...operatorOverrides } = overrides;
+  await prepareCluster(env, region);
+  const operator = await replica(env, identity, { DISABLE_LEADER_ELECTION: "true", AWS_REGION: region, ...extra }, operatorOverrides);
+  const sim = new KubeletSim({ kubeConfig: env.kubeConfig, aws: { ...env.aws(), region }, clusterName: CLUSTER });
   sim.start();
   return { operator, sim, stop: async () => { await sim.stop(); await operator.stop(); } };
 }

@@ -20,6 +20,8 @@ export interface PlaygroundOptions {
   readonly intervalMs: number;
   /** Where the timeline picture (SVG) is written at the end. */
   readonly timeline: string;
+  /** The AWS region the playground's moto account, EC2NodeClass subnets and operator run in (default us-east-1). */
+  readonly region: string;
   readonly help: boolean;
 }
 
@@ -31,7 +33,7 @@ export class UsageError extends Error {
   }
 }
 
-export const USAGE = `usage: npm start -- [--steps 5,12,0] [--hold 20s] [--keep] [--interval 1s] [--logs DIR] [--timeline FILE] [--ssm-prefix …]
+export const USAGE = `usage: npm start -- [--steps 5,12,0] [--hold 20s] [--keep] [--interval 1s] [--logs DIR] [--timeline FILE] [--ssm-prefix …] [--region R]
 
 Starts a local cluster (etcd, kube-apiserver, kube-scheduler, kube-controller-manager, kwok, moto),
 the kerf webhook and operator, applies manifests/examples/playground/, then scales the "inflate"
@@ -43,7 +45,9 @@ Deployment through --steps, holding each for --hold, and shows NodeClaims and No
   --logs      keep the operator and webhook logs in DIR (default: a temporary directory removed at exit)
   --timeline  write the run's timeline of pods, nodes and cost as SVG to FILE (default kerf-playground-timeline.svg
               in the system's temporary directory)
-  --ssm-prefix  SSM path under which the AL2023 AMI parameters are seeded (default /kerf-playground/aws/service)`;
+  --ssm-prefix  SSM path under which the AL2023 AMI parameters are seeded (default /kerf-playground/aws/service)
+  --region    the AWS region to run in, e.g. eu-west-1 (default us-east-1): the operator discovers its instance
+              types, zones and prices there (moto's answers; prices from the test environment's price proxy)`;
 
 function duration(flag: string, raw: string, minMs: number): number {
   let ms: number | "Never";
@@ -72,7 +76,8 @@ export function parseFlags(argv: readonly string[]): PlaygroundOptions {
       args: [...argv], strict: true, allowPositionals: false,
       options: {
         steps: { type: "string", default: "5,12,0" }, hold: { type: "string", default: "20s" }, keep: { type: "boolean", default: false },
-        interval: { type: "string", default: "1s" }, "ssm-prefix": { type: "string", default: "/kerf-playground/aws/service" }, logs: { type: "string" }, timeline: { type: "string" }, help: { type: "boolean", short: "h", default: false },
+        interval: { type: "string", default: "1s" }, "ssm-prefix": { type: "string", default: "/kerf-playground/aws/service" }, logs: { type: "string" }, timeline: { type: "string" },
+        region: { type: "string", default: "us-east-1" }, help: { type: "boolean", short: "h", default: false },
       },
     }).values;
   } catch (error) {
@@ -80,7 +85,10 @@ export function parseFlags(argv: readonly string[]): PlaygroundOptions {
   }
   const prefix = String(values["ssm-prefix"]);
   if (!/^(\/[A-Za-z0-9_.-]+)+$/.test(prefix) || prefix.startsWith("/aws/")) throw new UsageError(`--ssm-prefix: "${prefix}" must be an absolute SSM path outside /aws/`);
+  const region = String(values["region"]);
+  if (!/^[a-z]{2}(-[a-z]+)+-\d$/.test(region)) throw new UsageError(`--region: "${region}" is not an AWS region such as eu-west-1`);
   return {
+    region,
     steps: steps(String(values["steps"])),
     holdMs: duration("hold", String(values["hold"]), 1000),
     keep: values["keep"] === true,

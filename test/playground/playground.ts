@@ -23,7 +23,6 @@ import { startPlaygroundWebhook } from "./webhook.ts";
 import { applyExamples, createInflate, scaleInflate } from "./workload.ts";
 
 export const CLUSTER = "kerf-playground";
-const ZONES = ["us-east-1a", "us-east-1b"];
 
 /** Where the playground writes, and how it is stopped. */
 export interface PlaygroundIo {
@@ -138,9 +137,10 @@ async function bringUp(options: PlaygroundOptions, io: PlaygroundIo, teardown: T
   check(io.signal);
   const kc = new KubeConfig();
   kc.loadFromFile(env.state.kubeconfig);
-  const aws: AwsTestConfig = { endpoint: env.state.awsEndpoint ?? "", region: "us-east-1", credentials: { accessKeyId: "testing", secretAccessKey: "testing" } };
+  const aws: AwsTestConfig = { endpoint: env.state.awsEndpoint ?? "", region: options.region, credentials: { accessKeyId: "testing", secretAccessKey: "testing" } };
   await installCrds(kc, generatedCrds());
-  const seeded = await seedMoto(aws, { clusterName: CLUSTER, ssmPrefix: options.ssmPrefix, kubernetesVersion: await kubernetesMinor(kc), zones: ZONES });
+  const seeded = await seedMoto(aws, { clusterName: CLUSTER, ssmPrefix: options.ssmPrefix, kubernetesVersion: await kubernetesMinor(kc), zones: [`${options.region}a`, `${options.region}b`] });
+  io.out(`region ${options.region}: the operator discovers instance types, zones and prices there (moto, price proxy)`);
   io.out(`moto seeded: subnets ${[...seeded.subnets.values()].join(", ")}, security groups ${seeded.securityGroups.join(", ")}, AMIs ${Object.values(seeded.amis).join(", ")} under ${options.ssmPrefix}, node role ${seeded.nodeRole}`);
   check(io.signal);
   const webhook = await startPlaygroundWebhook({ kubeConfig: kc, kubeconfigFile: env.state.kubeconfig, ca: env.state.ca, dir: logDir, logFile: path.join(logDir, "webhook.log") });

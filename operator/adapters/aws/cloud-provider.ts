@@ -15,6 +15,7 @@ import type { ClusterInfo } from "../../core/launch-template/cluster-info.ts";
 import { amiFamilyOf, type EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
 import { buildLaunchTemplate } from "../../core/launch-template/template.ts";
 import { parseProviderID, type CloudInstance, type CloudProvider, type CreateOptions, type LaunchedInstance, type NodeClaimLike } from "../../ports/cloud-provider.ts";
+import type { CatalogSource } from "../../ports/catalog-source.ts";
 import { launchable, type NodeClassFacts, type NodeClassResolver } from "../../ports/node-class-resolver.ts";
 import { describeAwsError, errorCode, isLaunchTemplateNotFound, isNotFound, isUnfulfillableCapacity } from "./errors.ts";
 import { allocatableKubelet, instanceTags, launchedInstance, registrationLabels } from "./launch-facts.ts";
@@ -31,7 +32,8 @@ export type { ClusterInfo } from "../../core/launch-template/cluster-info.ts";
 /** Dependencies of AwsCloudProvider (named, built in the composition root). */
 export interface AwsCloudProviderDeps {
   readonly cluster: ClusterInfo;
-  readonly catalog: Catalog;
+  /** The catalog in force (refreshed from AWS in the operator; fixed in tests). */
+  readonly catalog: CatalogSource;
   /** Reads an EC2NodeClass by name (informer cache or API); undefined when it does not exist. */
   readonly nodeClass: (name: string) => Promise<EC2NodeClassLike | undefined>;
   readonly resolver: NodeClassResolver;
@@ -46,6 +48,8 @@ export interface AwsCloudProviderDeps {
 export class AwsCloudProvider implements CloudProvider {
   private readonly deps: AwsCloudProviderDeps;
   private readonly typeCache = new Map<string, InstanceType[]>();
+  /** The catalog the cache was filled from: a refreshed catalog empties it. */
+  private cachedCatalog: Catalog | undefined;
 
   constructor(deps: AwsCloudProviderDeps) {
     this.deps = deps;
@@ -117,9 +121,14 @@ export class AwsCloudProvider implements CloudProvider {
     const amiFamily = amiFamilyOf(nodeClass.spec);
     const amis = facts.amis.map((a) => [a.id, a.requirements]);
     const key = JSON.stringify([zones, nodeClass.spec.kubelet ?? {}, amiFamily, amis]);
+    const catalog = this.deps.catalog.current();
+    if (catalog !== this.cachedCatalog) {
+      this.typeCache.clear();
+      this.cachedCatalog = catalog;
+    }
     let types = this.typeCache.get(key);
     if (types === undefined) {
-      types = toInstanceTypes(this.deps.catalog, { zones: new Set(zones), kubelet: allocatableKubelet(nodeClass.spec.kubelet), amiFamily });
+      types = toInstanceTypes(catalog, { zones: new Set(zones), kubelet: allocatableKubelet(nodeClass.spec.kubelet), amiFamily });
       if (facts.amis.length > 0) types = bootable(facts.amis, types);
       // Keys change with the node classes' AMIs: keep the cache from growing over a long run.
       if (this.typeCache.size >= 64) this.typeCache.clear();
@@ -213,8 +222,10 @@ export class AwsCloudProvider implements CloudProvider {
 
   private toLaunched(instance: CloudInstance, nodeClass: EC2NodeClassLike | undefined, adopted: boolean): LaunchedInstance {
     const kubelet = allocatableKubelet(nodeClass?.spec.kubelet);
-    const type = toInstanceTypes({ ...this.deps.catalog, instanceTypes: this.deps.catalog.instanceTypes.filter((e) => e.name === instance.instanceType) }, { kubelet })[0];
-    return { ...launchedInstance(instance, type, this.deps.catalog.zoneIds[instance.zone]), adopted };
+    const catalog = this.deps.catalog.current();
+    const entries = catalog.instanceTypes.filter((e) => e.name === instance.instanceType);
+    const type = toInstanceTypes({ ...catalog, instanceTypes: entries }, { kubelet })[0];
+    return { ...launchedInstance(instance, type, catalog.zoneIds[instance.zone]), adopted };
   }
 
   private async call<T>(doing: string, run: () => Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 /** Builds the AWS provider graph (APIs → providers → resolver → AwsCloudProvider) from plain settings. */
-import type { Catalog } from "../../../policies/domain/catalog/catalog.ts";
 import type { EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
+import type { CatalogSource } from "../../ports/catalog-source.ts";
 import { AwsCloudProvider, type ClusterInfo } from "./cloud-provider.ts";
 import { AwsNodeClassCloud } from "./node-class-cloud.ts";
 import { CachedNodeClassResolver } from "./cached-node-class-resolver.ts";
@@ -26,7 +26,8 @@ export interface AwsProviderSettings {
 
 /** Runtime dependencies supplied by the composition root. */
 export interface AwsProviderDeps {
-  readonly catalog: Catalog;
+  /** The catalog in force: the operator's Ec2CatalogProvider, or a fixed one (tests). */
+  readonly catalog: CatalogSource;
   readonly clock: Clock;
   readonly nodeClass: (name: string) => Promise<EC2NodeClassLike | undefined>;
   /** Overrides for tests that wrap the APIs; real SDK clients otherwise (also for IAM when `iam` is left out). */

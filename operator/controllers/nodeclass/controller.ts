@@ -4,6 +4,7 @@
  * written when it changed). A deleted one is finalized (termination.ts).
  */
 import type { EC2NodeClassLike, EC2NodeClassStatus } from "../../core/launch-template/node-class.ts";
+import type { CatalogFreshness } from "../../ports/catalog-source.ts";
 import type { NodeClassCloud } from "../../ports/node-class-cloud.ts";
 import type { NodeClassResolver } from "../../ports/node-class-resolver.ts";
 import type { Result } from "../runtime.ts";
@@ -19,6 +20,8 @@ export interface NodeClassControllerDeps {
   readonly cloud: Pick<NodeClassCloud, "reconcileInstanceProfile">;
   readonly writeStatus: (name: string, status: EC2NodeClassStatus) => Promise<void>;
   readonly clock: { now(): Date };
+  /** Where the offerings and prices come from (kerf's CatalogFresh condition); absent with a fixed catalog. */
+  readonly catalogFreshness?: (() => CatalogFreshness) | undefined;
 }
 
 /** Everything the whole reconcile (status, finalizer, termination) needs. */
@@ -32,7 +35,7 @@ function sameStatus(a: EC2NodeClassStatus | undefined, b: EC2NodeClassStatus): b
 export async function reconcileNodeClass(deps: NodeClassControllerDeps, nodeClass: EC2NodeClassLike): Promise<{ requeueAfter: number; status: EC2NodeClassStatus }> {
   // Fresh: the status shows what the selectors select now, and this refreshes the launch path's cache.
   const [facts, profile] = await Promise.all([deps.resolver.resolve(nodeClass, { fresh: true }), deps.cloud.reconcileInstanceProfile(nodeClass)]);
-  const status = computeNodeClassStatus(nodeClass, facts, profile, deps.clock.now());
+  const status = computeNodeClassStatus(nodeClass, facts, profile, { now: deps.clock.now(), catalog: deps.catalogFreshness?.() });
   if (!sameStatus(nodeClass.status, status)) await deps.writeStatus(nodeClass.metadata.name, status);
   return { requeueAfter: NODE_CLASS_REFRESH_MS, status };
 }

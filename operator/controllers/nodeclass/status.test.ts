@@ -28,7 +28,7 @@ function condition(status: ReturnType<typeof computeNodeClassStatus>, type: stri
 
 void describe("EC2NodeClass status", () => {
   void it("should list the resolved subnets, security groups and AMIs and be Ready", () => {
-    const status = computeNodeClassStatus(nodeClass, facts, profile, now);
+    const status = computeNodeClassStatus(nodeClass, facts, profile, { now });
     assert.deepEqual(status.subnets, [{ id: "subnet-1", zone: "us-east-1a", zoneID: "use1-az6" }]);
     assert.deepEqual(status.securityGroups, [{ id: "sg-1", name: "default" }]);
     assert.deepEqual(status.amis, [{ id: "ami-1", name: "al2023", requirements: [{ key: "kubernetes.io/arch", operator: "In", values: ["amd64"] }] }]);
@@ -46,7 +46,7 @@ void describe("EC2NodeClass status", () => {
   ];
   for (const f of failures) {
     void it(`should not be Ready when no ${f.part} resolve`, () => {
-      const status = computeNodeClassStatus(nodeClass, f.facts, profile, now);
+      const status = computeNodeClassStatus(nodeClass, f.facts, profile, { now });
       assert.equal(condition(status, f.condition)?.status, "False");
       assert.equal(condition(status, f.condition)?.reason, f.reason);
       assert.equal(condition(status, "Ready")?.status, "False");
@@ -57,14 +57,14 @@ void describe("EC2NodeClass status", () => {
   }
 
   void it("should report the instance profile instances launch with and be Ready when it is usable", () => {
-    const status = computeNodeClassStatus(nodeClass, facts, profile, now);
+    const status = computeNodeClassStatus(nodeClass, facts, profile, { now });
     assert.equal(status.instanceProfile, "demo_4067990795380418201");
     assert.equal(condition(status, "InstanceProfileReady")?.status, "True");
   });
 
   void it("should not be Ready while the instance profile is not usable, keeping its name and the IAM error", () => {
     const failed: InstanceProfileOutcome = { ready: false, name: "demo_1", reason: "InstanceProfileCreationFailed", message: "adding role R to instance profile demo_1: NoSuchEntity: Role R not found" };
-    const status = computeNodeClassStatus(nodeClass, facts, failed, now);
+    const status = computeNodeClassStatus(nodeClass, facts, failed, { now });
     assert.equal(status.instanceProfile, "demo_1");
     assert.deepEqual(condition(status, "InstanceProfileReady"), { type: "InstanceProfileReady", status: "False", reason: "InstanceProfileCreationFailed", message: failed.message, lastTransitionTime: "2000-01-01T00:00:00Z", observedGeneration: 3 });
     assert.equal(condition(status, "Ready")?.message, "InstanceProfileReady=False");
@@ -72,15 +72,15 @@ void describe("EC2NodeClass status", () => {
   });
 
   void it("should carry a lookup error into the condition message", () => {
-    const status = computeNodeClassStatus(nodeClass, failures[2]?.facts ?? facts, profile, now);
+    const status = computeNodeClassStatus(nodeClass, failures[2]?.facts ?? facts, profile, { now });
     assert.equal(condition(status, "AMIsReady")?.message, "reading SSM parameter: AccessDenied");
   });
 
   void it("should keep lastTransitionTime while a condition's status holds and move it when it flips", () => {
-    const first = computeNodeClassStatus(nodeClass, facts, profile, now);
-    const same = computeNodeClassStatus({ ...nodeClass, status: first }, facts, profile, later);
+    const first = computeNodeClassStatus(nodeClass, facts, profile, { now });
+    const same = computeNodeClassStatus({ ...nodeClass, status: first }, facts, profile, { now: later });
     assert.equal(condition(same, "Ready")?.lastTransitionTime, "2000-01-01T00:00:00Z");
-    const flipped = computeNodeClassStatus({ ...nodeClass, status: first }, { ...facts, subnets: [] }, profile, later);
+    const flipped = computeNodeClassStatus({ ...nodeClass, status: first }, { ...facts, subnets: [] }, profile, { now: later });
     assert.equal(condition(flipped, "Ready")?.lastTransitionTime, "2000-01-01T01:00:00Z");
     assert.equal(condition(flipped, "AMIsReady")?.lastTransitionTime, "2000-01-01T00:00:00Z");
   });

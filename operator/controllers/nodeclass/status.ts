@@ -5,6 +5,7 @@
  * (all True ⇒ Ready True).
  */
 import type { Condition, EC2NodeClassLike, EC2NodeClassStatus } from "../../core/launch-template/node-class.ts";
+import type { CatalogFreshness, PartFreshness } from "../../ports/catalog-source.ts";
 import type { InstanceProfileOutcome } from "../../ports/node-class-cloud.ts";
 import type { NodeClassFacts } from "../../ports/node-class-resolver.ts";
 
@@ -33,6 +34,31 @@ function verdicts(facts: NodeClassFacts, profile: InstanceProfileOutcome): Verdi
   ];
 }
 
+const PART_NAMES = { instanceTypes: "instance types and offerings", spotPrices: "spot prices", onDemandPrices: "on-demand prices" } as const;
+const API_NAMES = { instanceTypes: "EC2", spotPrices: "EC2 spot price history", onDemandPrices: "the Pricing API" } as const;
+
+function partLine(part: keyof typeof PART_NAMES, f: PartFreshness): string {
+  const at = (d: Date | undefined): string => (d === undefined ? "" : ` at ${d.toISOString().replace(/\.\d{3}Z$/, "Z")}`);
+  const source = f.source === "api" ? `${API_NAMES[part]}${at(f.refreshedAt)}`
+    : f.source === "bundled" ? "kerf's bundled data"
+      : f.source === "on-demand-estimate" ? "the on-demand price as an estimate" : "none";
+  const failed = f.error === undefined ? "" : ` (last refresh failed${at(f.failedAt)}: ${f.error})`;
+  return `${PART_NAMES[part]}: ${source}${f.note === undefined ? "" : ` (${f.note})`}${failed}`;
+}
+
+/**
+ * kerf's CatalogFresh condition (not one of Ready's dependents: stale prices do not stop launches): True
+ * while every part comes from AWS (on-demand prices may be bundled in an isolated VPC) and the last
+ * refresh of each succeeded; the message says where each part comes from and when it was refreshed.
+ */
+export function catalogVerdict(catalog: CatalogFreshness): Verdict {
+  const parts = Object.entries(catalog.parts) as [keyof typeof PART_NAMES, PartFreshness][];
+  const fresh = parts.every(([part, f]) => f.error === undefined && (f.source === "api" || (part === "onDemandPrices" && f.note !== undefined)));
+  const failed = parts.some(([, f]) => f.error !== undefined);
+  const message = `${catalog.region}: ${parts.map(([part, f]) => partLine(part, f)).join("; ")}`;
+  return { type: "CatalogFresh", status: fresh ? "True" : "False", reason: fresh ? "CatalogFresh" : failed ? "RefreshFailed" : "BundledData", message };
+}
+
 function ready(list: readonly Verdict[]): Verdict {
   const failing = list.filter((c) => c.status !== "True");
   if (failing.length === 0) return { type: "Ready", status: "True", reason: "Ready", message: "" };
@@ -46,7 +72,10 @@ function stamp(v: Verdict, previous: readonly Condition[], now: Date, generation
 }
 
 /** The status to write; lastTransitionTime only moves when a condition's status changes. */
-export function computeNodeClassStatus(nodeClass: EC2NodeClassLike, facts: NodeClassFacts, profile: InstanceProfileOutcome, now: Date): EC2NodeClassStatus {
+export function computeNodeClassStatus(
+  nodeClass: EC2NodeClassLike, facts: NodeClassFacts, profile: InstanceProfileOutcome, at: { now: Date; catalog?: CatalogFreshness | undefined },
+): EC2NodeClassStatus {
+  const { now, catalog } = at;
   const list = verdicts(facts, profile);
   const previous = nodeClass.status?.conditions ?? [];
   const generation = nodeClass.metadata.generation;
@@ -58,7 +87,7 @@ export function computeNodeClassStatus(nodeClass: EC2NodeClassLike, facts: NodeC
       requirements: a.requirements.map((r) => ({ key: r.key, operator: r.operator, ...(r.values === undefined ? {} : { values: [...r.values] }) })),
     })),
     ...(profile.name === undefined ? {} : { instanceProfile: profile.name }),
-    conditions: [...list, ready(list)].map((v) => stamp(v, previous, now, generation)),
+    conditions: [...list, ready(list), ...(catalog === undefined ? [] : [catalogVerdict(catalog)])].map((v) => stamp(v, previous, now, generation)),
   };
 }
 

@@ -3,7 +3,7 @@
  * their cheapest compatible available offering, truncated (MaxInstanceTypes), minValues checked
  * on what is kept, and the cheapest offering as the launch choice.
  */
-import { cheapestOffering, isExotic, truncate, type InstanceType } from "../../../policies/domain/instance-types.ts";
+import { cheapestOffering, isExotic, offeringMatches, truncate, type InstanceType } from "../../../policies/domain/instance-types.ts";
 import type { Requirements } from "../../../policies/domain/requirements.ts";
 
 /** Karpenter's per-NodeClaim option cap in the scheduler (v1.7+). */
@@ -27,7 +27,22 @@ export function rankOptions(types: readonly InstanceType[], requirements: Requir
   return result.ok ? { types: result.types, launch } : { types: result.types, launch, minValuesProblem: result.reason };
 }
 
-/** Options whose cheapest compatible offering costs less than `ceiling` (replacement must be cheaper). */
+/**
+ * The most a type could cost at launch (Karpenter's WorstLaunchPrice): the dearest compatible available
+ * offering of the capacity type the launch would use, spot before on-demand; Infinity when none is left.
+ * With zonal spot prices the launch may land in any compatible zone, so a replacement is only cheaper when
+ * every zone it could land in is.
+ */
+export function worstLaunchPrice(type: InstanceType, requirements: Requirements): number {
+  const compatible = type.offerings.filter((o) => o.available && offeringMatches(o, requirements));
+  for (const capacityType of ["spot", "on-demand"]) {
+    const prices = compatible.filter((o) => o.capacityType === capacityType).map((o) => o.pricePerHour);
+    if (prices.length > 0) return Math.max(...prices);
+  }
+  return Infinity;
+}
+
+/** Options whose worst launch price is below `ceiling` (a replacement must be cheaper wherever it lands). */
 export function cheaperThan(types: readonly InstanceType[], requirements: Requirements, ceiling: number): InstanceType[] {
-  return types.filter((t) => (cheapestOffering(t, requirements)?.pricePerHour ?? Infinity) < ceiling);
+  return types.filter((t) => worstLaunchPrice(t, requirements) < ceiling);
 }

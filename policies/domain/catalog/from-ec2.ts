@@ -122,10 +122,69 @@ function nameParts(name: string): { family: string; size: string; category: stri
   return { family, size, category: match?.[1] ?? "", generation: match === null ? 0 : Number(match[3]) };
 }
 
+/** The GPU and accelerator facts of a type (Karpenter labels one device model per kind). */
+function deviceFacts(info: Ec2InstanceTypeInfo): Pick<CatalogEntry,
+  "gpuCount" | "gpuName" | "gpuManufacturer" | "gpuMemoryMiB" | "acceleratorCount" | "acceleratorName" | "acceleratorManufacturer"> {
+  const gpu = single(info.GpuInfo?.Gpus);
+  const acc = accelerator(info);
+  return {
+    gpuCount: gpu?.Count ?? 0, gpuName: lowerKebab(gpu?.Name), gpuManufacturer: lowerKebab(gpu?.Manufacturer),
+    gpuMemoryMiB: gpu?.MemoryInfo?.SizeInMiB ?? 0,
+    acceleratorCount: acc.count, acceleratorName: acc.name, acceleratorManufacturer: acc.manufacturer,
+  };
+}
+
+/** Local NVMe, EBS and processor facts. */
+function hostFacts(info: Ec2InstanceTypeInfo): Pick<CatalogEntry,
+  "localNvmeGiB" | "ebsBandwidthMbps" | "cpuManufacturer" | "cpuSustainedClockSpeedMHz"> {
+  const storage = info.InstanceStorageInfo;
+  const ebs = info.EbsInfo;
+  const clock = info.ProcessorInfo?.SustainedClockSpeedInGhz;
+  return {
+    localNvmeGiB: storage !== undefined && storage.NvmeSupport !== "unsupported" ? storage.TotalSizeInGB ?? 0 : 0,
+    ebsBandwidthMbps: ebs?.EbsOptimizedSupport === "default" ? ebs.EbsOptimizedInfo?.MaximumBandwidthInMbps ?? null : null,
+    cpuManufacturer: lowerKebab(info.ProcessorInfo?.Manufacturer),
+    cpuSustainedClockSpeedMHz: clock === undefined ? null : Math.round(clock * 1000),
+  };
+}
+
+/** Network facts: bandwidth, ENI limits and the ENI-limited pod count, EFA, encryption in transit. */
+function networkFacts(info: Ec2InstanceTypeInfo, reference: CatalogEntry | undefined): Pick<CatalogEntry,
+  "networkBandwidthMbps" | "maxENIs" | "ipv4PerENI" | "encryptionInTransit" | "efaCount" | "maxPods"> {
+  const network = info.NetworkInfo;
+  const maxENIs = network?.MaximumNetworkInterfaces ?? 0;
+  const ipv4PerENI = network?.Ipv4AddressesPerInterface ?? 0;
+  return {
+    networkBandwidthMbps: reference?.networkBandwidthMbps ?? cardBandwidthMbps(info),
+    maxENIs, ipv4PerENI,
+    encryptionInTransit: network?.EncryptionInTransitSupported === true,
+    efaCount: network?.EfaInfo?.MaximumEfaInterfaces ?? 0,
+    maxPods: defaultCardMaxPods(info, maxENIs, ipv4PerENI),
+  };
+}
+
+/**
+ * The type's prices and the capacity types it can be bought as: the on-demand price, the spot price per zone
+ * of `zones`, and `spotPricePerHour` as the cheapest zone's (the figure offline views show). No price, no
+ * offering: Karpenter marks an offering it cannot price unavailable.
+ */
+function priceFacts(info: Ec2InstanceTypeInfo, name: string, zones: readonly string[], prices: RegionPrices): Pick<CatalogEntry,
+  "onDemandPricePerHour" | "spotPricePerHour" | "spotPriceByZone" | "capacityTypes"> {
+  const onDemand = prices.onDemand.get(name);
+  const byZone = [...(prices.spot.get(name)?.entries() ?? [])].filter(([zone]) => zones.includes(zone));
+  const spot = byZone.map(([, p]) => p);
+  return {
+    onDemandPricePerHour: onDemand ?? 0,
+    spotPricePerHour: spot.length === 0 ? null : Math.min(...spot),
+    spotPriceByZone: Object.fromEntries(byZone),
+    capacityTypes: (info.SupportedUsageClasses ?? [])
+      .filter((c) => (c === "on-demand" && onDemand !== undefined) || (c === "spot" && spot.length > 0)),
+  };
+}
+
 /**
  * One catalog entry, or undefined for a record kerf cannot place (no name, no vCPU or memory figure, or an
- * architecture Kubernetes has no name for). Prices: the type's on-demand price, and its spot price per zone;
- * `spotPricePerHour` is the cheapest zone's (the figure offline views show).
+ * architecture Kubernetes has no name for).
  */
 export function entryFromEc2(info: Ec2InstanceTypeInfo, zones: readonly string[], prices: RegionPrices, reference?: CatalogEntry): CatalogEntry | undefined {
   const name = info.InstanceType;
@@ -133,49 +192,16 @@ export function entryFromEc2(info: Ec2InstanceTypeInfo, zones: readonly string[]
   const vcpu = info.VCpuInfo?.DefaultVCpus;
   const memoryMiB = info.MemoryInfo?.SizeInMiB;
   if (name === undefined || arch === undefined || vcpu === undefined || memoryMiB === undefined) return undefined;
-  const network = info.NetworkInfo;
-  const maxENIs = network?.MaximumNetworkInterfaces ?? 0;
-  const ipv4PerENI = network?.Ipv4AddressesPerInterface ?? 0;
-  const gpu = single(info.GpuInfo?.Gpus);
-  const acc = accelerator(info);
-  const storage = info.InstanceStorageInfo;
-  const ebs = info.EbsInfo;
-  const clock = info.ProcessorInfo?.SustainedClockSpeedInGhz;
-  const zoneSpot = prices.spot.get(name);
-  const spotPrices = [...(zoneSpot?.entries() ?? [])].filter(([zone]) => zones.includes(zone)).map(([, p]) => p);
-  const onDemand = prices.onDemand.get(name);
-  // No price, no offering: Karpenter marks an offering it cannot price unavailable.
-  const capacityTypes = (info.SupportedUsageClasses ?? [])
-    .filter((c) => (c === "on-demand" && onDemand !== undefined) || (c === "spot" && spotPrices.length > 0));
-  const maxPods = defaultCardMaxPods(info, maxENIs, ipv4PerENI);
+  const network = networkFacts(info, reference);
   return {
-    name, ...nameParts(name), arch, vcpu, memoryMiB,
-    gpuCount: gpu?.Count ?? 0,
-    gpuName: lowerKebab(gpu?.Name),
-    gpuManufacturer: lowerKebab(gpu?.Manufacturer),
-    gpuMemoryMiB: gpu?.MemoryInfo?.SizeInMiB ?? 0,
-    localNvmeGiB: storage !== undefined && storage.NvmeSupport !== "unsupported" ? storage.TotalSizeInGB ?? 0 : 0,
-    networkBandwidthMbps: reference?.networkBandwidthMbps ?? cardBandwidthMbps(info),
-    maxENIs, ipv4PerENI,
+    name, ...nameParts(name), arch, vcpu, memoryMiB, ...deviceFacts(info), ...hostFacts(info), ...network,
     hypervisor: info.Hypervisor ?? "",
-    encryptionInTransit: network?.EncryptionInTransitSupported === true,
     bareMetal: info.BareMetal === true,
-    onDemandPricePerHour: onDemand ?? 0,
-    spotPricePerHour: spotPrices.length === 0 ? null : Math.min(...spotPrices),
-    spotPriceByZone: Object.fromEntries([...(zoneSpot?.entries() ?? [])].filter(([zone]) => zones.includes(zone))),
+    ...priceFacts(info, name, zones, prices),
     zones: [...zones].sort(),
-    capacityTypes,
-    cpuManufacturer: lowerKebab(info.ProcessorInfo?.Manufacturer),
-    cpuSustainedClockSpeedMHz: clock === undefined ? null : Math.round(clock * 1000),
-    ebsBandwidthMbps: ebs?.EbsOptimizedSupport === "default" ? ebs.EbsOptimizedInfo?.MaximumBandwidthInMbps ?? null : null,
-    acceleratorCount: acc.count,
-    acceleratorName: acc.name,
-    acceleratorManufacturer: acc.manufacturer,
-    efaCount: network?.EfaInfo?.MaximumEfaInterfaces ?? 0,
     capabilityFlex: name.split(".")[0]?.includes("-flex") === true,
-    maxPods,
     // Karpenter's documented allocatable is a cross-check of the bundled data only; kerf computes its own.
-    allocatable: reference?.allocatable ?? { cpuMillicores: 0, memoryMiB: 0, ephemeralStorageGiB: 0, pods: maxPods },
+    allocatable: reference?.allocatable ?? { cpuMillicores: 0, memoryMiB: 0, ephemeralStorageGiB: 0, pods: network.maxPods },
   };
 }
 

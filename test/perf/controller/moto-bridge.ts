@@ -2,10 +2,9 @@
  * What moto cannot serve, filled in front of it for both controllers alike (a MotoBridge on the fault
  * proxy, test/harness/fault-proxy.ts), and the per-action call counts of everything they send:
  *
- * - DescribeSpotPriceHistory: moto answers a fixed $0.00001 for every offering. The bridge answers
- *   one record per (instance type, zone) the type is offered in, priced from kerf's bundled us-east-1
- *   catalog (`builtinCatalog()`, from /work/shared/data/ec2-instance-types.json). The catalog has one
- *   regional spot price per type, so every zone of a type gets the same price. Pages honour MaxResults.
+ * - DescribeSpotPriceHistory and the Pricing API: the test environment's price proxy in front of moto
+ *   answers them (test/harness/price-bridge.ts) from kerf's bundled us-east-1 catalog (`builtinCatalog()`,
+ *   from /work/shared/data/ec2-instance-types.json), one spot price per type in every zone.
  * - CreateFleet: moto launches the first override of an instant fleet, whatever the allocation
  *   strategy. The bridge keeps only the override EC2 would pick and lets moto launch that one:
  *   `lowest-price` (on-demand) the cheapest override at the catalog's on-demand price;
@@ -42,29 +41,8 @@ export function priceOf(
   return capacityType === "spot" ? p?.spot : p?.onDemand;
 }
 
-const EC2_NS = "http://ec2.amazonaws.com/doc/2016-11-15/";
 const AL2023 = new RegExp("^/aws/service/eks/optimized-ami/[^/]+/amazon-linux-2023/(x86_64|arm64)"
   + "/standard/recommended/image_id$");
-
-function xml(value: string): string {
-  return value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-/** Values of a Query API list parameter (`Name.1`, `Name.2`, …). */
-function list(form: URLSearchParams, name: string): string[] {
-  const out: string[] = [];
-  for (let i = 1; form.has(`${name}.${i}`); i++) out.push(form.get(`${name}.${i}`) ?? "");
-  return out;
-}
-
-/** A Query API filter list as name → values. */
-function filters(form: URLSearchParams): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (let i = 1; form.has(`Filter.${i}.Name`); i++) {
-    out.set(form.get(`Filter.${i}.Name`) ?? "", list(form, `Filter.${i}.Value`));
-  }
-  return out;
-}
 
 interface Override { readonly config: string; readonly index: string; readonly fields: Map<string, string> }
 
@@ -103,9 +81,6 @@ export class E2eMotoBridge implements MotoBridge {
   intercept(request: BridgedRequest): BridgedAnswer | undefined {
     this.calls.set(request.action, (this.calls.get(request.action) ?? 0) + 1);
     if (request.action === "CreateFleet" && request.form?.get("DryRun") !== "true") this.launches++;
-    if (request.action === "DescribeSpotPriceHistory" && request.form !== undefined) {
-      return this.spotPriceHistory(request.form);
-    }
     if (request.action === "GetParameter") return this.parameter(request.json);
     return undefined;
   }
@@ -136,38 +111,6 @@ export class E2eMotoBridge implements MotoBridge {
     }
     for (const [field, value] of chosen.fields) out.append(`LaunchTemplateConfigs.1.Overrides.1.${field}`, value);
     return out;
-  }
-
-  /** Catalog spot prices per (type, zone), filtered and paged as EC2 does. */
-  private spotPriceHistory(form: URLSearchParams): BridgedAnswer {
-    const f = filters(form);
-    const types = new Set([...list(form, "InstanceType"), ...(f.get("instance-type") ?? [])]);
-    const zoneParam = form.get("AvailabilityZone");
-    const zones = new Set([...(zoneParam === null ? [] : [zoneParam]), ...(f.get("availability-zone") ?? [])]);
-    const wanted = [...list(form, "ProductDescription"), ...(f.get("product-description") ?? [])];
-    const description = wanted.find((d) => d.startsWith("Linux/UNIX"))
-      ?? (wanted.length === 0 ? "Linux/UNIX" : undefined);
-    const now = new Date().toISOString();
-    const records: string[] = [];
-    for (const [type, p] of [...this.prices].sort((a, b) => a[0].localeCompare(b[0]))) {
-      if (p.spot === undefined || description === undefined || (types.size > 0 && !types.has(type))) continue;
-      for (const zone of p.zones) {
-        if (zones.size > 0 && !zones.has(zone)) continue;
-        records.push(`<item><instanceType>${xml(type)}</instanceType>`
-          + `<productDescription>${xml(description)}</productDescription><spotPrice>${p.spot.toFixed(6)}</spotPrice>`
-          + `<timestamp>${now}</timestamp><availabilityZone>${xml(zone)}</availabilityZone></item>`);
-      }
-    }
-    const start = Number(form.get("NextToken") ?? "0") || 0;
-    const size = Math.max(1, Number(form.get("MaxResults") ?? "1000") || 1000);
-    const page = records.slice(start, start + size);
-    const next = start + size < records.length ? `<nextToken>${start + size}</nextToken>` : "";
-    return {
-      status: 200, contentType: "text/xml;charset=UTF-8",
-      body: `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeSpotPriceHistoryResponse xmlns="${EC2_NS}">`
-        + "<requestId>kerf-moto-bridge</requestId>"
-        + `<spotPriceHistorySet>${page.join("")}</spotPriceHistorySet>${next}</DescribeSpotPriceHistoryResponse>`,
-    };
   }
 
   /** The seeded AMI for an al2023 standard image parameter; anything else goes to moto. */

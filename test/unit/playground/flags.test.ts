@@ -12,6 +12,11 @@ void describe("playground flags", () => {
     assert.equal(o.ssmPrefix, "/kerf-playground/aws/service");
     assert.equal(o.logs, undefined);
     assert.match(o.timeline, /kerf-playground-timeline\.svg$/);
+    assert.equal(o.region, "us-east-1");
+  });
+
+  void it("runs in the region --region names", () => {
+    assert.equal(parseFlags(["--region", "eu-west-1"]).region, "eu-west-1");
   });
 
   void it("reads steps, hold, keep, interval, logs and the SSM prefix", () => {
@@ -35,6 +40,7 @@ void describe("playground flags", () => {
     [["--hold", "Never"], /--hold/],
     [["--ssm-prefix", "/aws/service"], /outside \/aws\//],
     [["--ssm-prefix", "relative"], /absolute/],
+    [["--region", "eu-west"], /--region: "eu-west" is not an AWS region/],
     [["--nope"], /Unknown option '--nope'/],
     [["positional"], /positional/],
   ] as const) {
