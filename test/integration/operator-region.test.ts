@@ -53,7 +53,9 @@ void describe("the operator in eu-west-1: types, zones and prices from AWS", () 
     proxy = await startFaultProxy(env.aws().endpoint);
     bridge = new PriceBridge();
     proxy.bridge = bridge;
-    op = await runOperatorOnCluster(env, "region-test", { AWS_ENDPOINT_URL: proxy.url }, { region: REGION, catalogRefreshMs: { instanceTypes: 5000, spotPrices: 2000 } });
+    op = await runOperatorOnCluster(env, "region-test", { AWS_ENDPOINT_URL: proxy.url }, {
+      region: REGION, catalogRefreshMs: { instanceTypes: 5000, spotPrices: 2000 }, disruption: { pollMs: 1000, validationDelayMs: 1000 },
+    });
     await createNodePool(env, "default", { requirements: [SPOT_M5] });
     namespace = await createInflate(env, 0);
   });
@@ -128,5 +130,29 @@ void describe("the operator in eu-west-1: types, zones and prices from AWS", () 
     await touchNodeClass(env, "recovered");
     await eventually("CatalogFresh True again once EC2 answers", async () =>
       (await nodeClassConditions(env)).find((c) => c.type === "CatalogFresh" && c.status === "True"), 90_000, 250);
+  });
+
+  void it("consolidates and drifts there: a scale-down removes nodes, a template label replaces the node in the region", async () => {
+    await scaleInflate(env, namespace, 12);
+    await eventually("12 inflate pods Running", async () => ((await runningPods(env, namespace)).length === 12 ? true : undefined), 90_000, 250);
+    const before = await nodeClaims(env);
+    assert.ok(before.length >= 2, `12 pods of 1Gi need two m5.large or c5.large nodes, got ${before.length}`);
+    await scaleInflate(env, namespace, 1);
+    await eventually("consolidation down to one NodeClaim", async () => {
+      const claims = await nodeClaims(env);
+      return claims.length === 1 && claims.every((c) => c.metadata.deletionTimestamp === undefined) ? claims : undefined;
+    }, 120_000, 250);
+    const [kept] = await nodeClaims(env);
+    await env.kubeConfig.makeApiClient(CustomObjectsApi).patchClusterCustomObject(
+      { group: "karpenter.sh", version: "v1", plural: "nodepools", name: "default", body: { spec: { template: { metadata: { labels: { team: "eu" } } } } } },
+      mergePatch,
+    );
+    const replaced = await eventually("the drifted NodeClaim replaced by one with the new label", async () => {
+      const claims = await nodeClaims(env);
+      const running = await runningPods(env, namespace);
+      return claims.length === 1 && claims[0]?.metadata.name !== kept?.metadata.name && claims[0]?.metadata.labels?.["team"] === "eu"
+        && running.length === 1 ? claims[0] : undefined;
+    }, 120_000, 250);
+    assert.equal(replaced.metadata.labels?.["topology.kubernetes.io/region"], REGION);
   });
 });

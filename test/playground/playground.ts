@@ -143,7 +143,7 @@ async function bringUp(options: PlaygroundOptions, io: PlaygroundIo, teardown: T
   io.out(`region ${options.region}: the operator discovers instance types, zones and prices there (moto, price proxy)`);
   io.out(`moto seeded: subnets ${[...seeded.subnets.values()].join(", ")}, security groups ${seeded.securityGroups.join(", ")}, AMIs ${Object.values(seeded.amis).join(", ")} under ${options.ssmPrefix}, node role ${seeded.nodeRole}`);
   check(io.signal);
-  const webhook = await startPlaygroundWebhook({ kubeConfig: kc, kubeconfigFile: env.state.kubeconfig, ca: env.state.ca, dir: logDir, logFile: path.join(logDir, "webhook.log") });
+  const webhook = await startPlaygroundWebhook({ kubeConfig: kc, kubeconfigFile: env.state.kubeconfig, ca: env.state.ca, dir: logDir, logFile: path.join(logDir, "webhook.log"), region: options.region });
   teardown.add("the webhook", () => webhook.stop());
   const operator = await startPlaygroundOperator({ kubeConfig: kc, aws, clusterName: CLUSTER, ssmPrefix: options.ssmPrefix, logFile: path.join(logDir, "operator.log") });
   teardown.add("the operator", () => operator.stop());

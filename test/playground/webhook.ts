@@ -46,9 +46,14 @@ async function waitActive(kc: KubeConfig): Promise<void> {
  * Starts the webhook (logs to `logFile`) and registers both configurations. It reads the cluster's Karpenter CRDs
  * through `kubeconfigFile`, as it reads them in a pod through its ServiceAccount.
  */
-export async function startPlaygroundWebhook(o: { kubeConfig: KubeConfig; kubeconfigFile: string; ca: KeyPair; dir: string; logFile: string }): Promise<PlaygroundWebhook> {
+export async function startPlaygroundWebhook(o: {
+  kubeConfig: KubeConfig; kubeconfigFile: string; ca: KeyPair; dir: string; logFile: string; region: string;
+}): Promise<PlaygroundWebhook> {
   const serving = await issueServingCertificate(o.ca, o.dir, "kerf-webhook");
-  const args = ["--host", "127.0.0.1", "--port", "0", "--tls-cert", serving.cert, "--tls-key", serving.key, "--kubeconfig", o.kubeconfigFile];
+  const args = [
+    "--host", "127.0.0.1", "--port", "0", "--tls-cert", serving.cert, "--tls-key", serving.key, "--kubeconfig", o.kubeconfigFile,
+    "--region", o.region,
+  ];
   const config = loadWebhookConfig(args, {});
   const webhook = await startWebhook(config, pino({ level: "info" }, pino.destination({ dest: o.logFile, sync: true })));
   const admission = o.kubeConfig.makeApiClient(AdmissionregistrationV1Api);

@@ -3,8 +3,9 @@
  * the region's instance types, offerings and zones, spot prices and on-demand prices, at start and per refresh,
  * against moto behind the test environment's price proxy (moto's DescribeInstanceTypes, offerings and zones;
  * seeded spot prices and a Pricing API from test/harness/price-bridge.ts). Per part and region: wall time,
- * AWS calls, and the catalog built (types, offerings); plus the heap the catalog holds. Wall times on moto are
- * moto's (Python) more than AWS's; the call counts are what AWS would see.
+ * AWS calls, and the catalog built (types, offerings). Wall times on moto are moto's (Python) more than AWS's;
+ * moto answers DescribeInstanceTypes in one page where AWS pages at 100 (14 calls for us-east-1's 1,3xx types).
+ * Offerings count once prices are in (the parts run in order, from a cold start without bundled data).
  * Usage: node test/perf/operator/discovery.bench.ts [--regions us-east-1,eu-west-1] [--rounds 3]
  */
 import { parseArgs } from "node:util";
@@ -43,7 +44,6 @@ try {
   console.log("|---|---|---|---|---|---|---|");
   for (const region of regions) {
     const aws = { region, endpoint: proxy.url, credentials };
-    const heapBefore = process.memoryUsage().heapUsed;
     const catalog = new Ec2CatalogProvider({
       region, ec2: awsEc2CatalogApi(aws), pricing: awsPricingApi(aws, pricingApiRegion(region)),
       clock: { now: () => new Date() }, bundled: undefined, reference: builtinCatalog(),
@@ -62,9 +62,6 @@ try {
       console.log(`| ${region} | ${part} | ${calls} | ${(times[0] ?? 0).toFixed(0)} | ${median.toFixed(0)} | ${built.instanceTypes.length} | ${offerings} |`);
       console.log(`BENCH_RESULT ${JSON.stringify({ bench: "catalog-discovery", region, part, calls, firstMs: Math.round(times[0] ?? 0), medianMs: Math.round(median), types: built.instanceTypes.length, offerings })}`);
     }
-    global.gc?.();
-    const heapMiB = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
-    console.log(`${region}: the catalog and its last answers hold about ${heapMiB.toFixed(1)} MiB of heap`);
   }
 } finally {
   await proxy.stop();

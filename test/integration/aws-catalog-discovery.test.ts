@@ -1,0 +1,98 @@
+/**
+ * The operator's catalog discovery (Ec2CatalogProvider) against moto through the test environment's price
+ * proxy (moto's DescribeInstanceTypes, offerings and zones; seeded spot prices and a Pricing API, see
+ * test/harness/price-bridge.ts), with a fault proxy in front to count calls and make AWS fail.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
+import type { CatalogEntry } from "../../policies/domain/catalog/catalog.ts";
+import { pricingApiRegion } from "../../policies/domain/catalog/prices.ts";
+import { CatalogRefreshError, Ec2CatalogProvider } from "../../operator/adapters/aws/providers/catalog.ts";
+import { awsEc2CatalogApi, awsPricingApi } from "../../operator/adapters/aws/sdk.ts";
+import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
+import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
+
+/** The facts both catalogs take from EC2's description of a type (the bundled one through moto's copy). */
+const FACTS = ["arch", "vcpu", "memoryMiB", "gpuCount", "gpuName", "maxENIs", "ipv4PerENI", "hypervisor", "encryptionInTransit",
+  "bareMetal", "localNvmeGiB", "cpuManufacturer", "efaCount", "capabilityFlex", "family", "category", "generation", "size"] as const;
+
+void describe("catalog discovery from EC2 and the Pricing API (moto behind the price proxy)", () => {
+  let env: TestEnvironment;
+  let proxy: FaultProxy;
+  const provider = (region: string, isolatedVPC = false): Ec2CatalogProvider => {
+    const aws = { ...env.aws(), region, endpoint: proxy.url };
+    return new Ec2CatalogProvider({
+      region, ec2: awsEc2CatalogApi(aws), pricing: isolatedVPC ? undefined : awsPricingApi(aws, pricingApiRegion(region)),
+      clock: { now: () => new Date() }, bundled: builtinCatalog(region), reference: builtinCatalog(),
+    });
+  };
+
+  before(async () => {
+    env = await useEnvironment({ moto: true });
+    proxy = await startFaultProxy(env.aws().endpoint);
+  });
+  after(async () => { await proxy.stop(); });
+
+  void it("discovers us-east-1's types with every fact the bundled catalog has for them, and its offerings' zones", async () => {
+    const catalog = provider("us-east-1");
+    await Promise.all([catalog.refreshInstanceTypes(), catalog.refreshSpotPrices(), catalog.refreshOnDemandPrices()]);
+    const discovered = new Map(catalog.current().instanceTypes.map((e) => [e.name, e]));
+    const bundled = builtinCatalog("us-east-1").instanceTypes;
+    const both = bundled.filter((e) => discovered.has(e.name));
+    assert.ok(both.length >= bundled.length * 0.95, `${both.length} of ${bundled.length} bundled types discovered`);
+    for (const expected of both) {
+      const got = discovered.get(expected.name) as CatalogEntry;
+      for (const field of FACTS) assert.deepEqual(got[field], expected[field], `${expected.name} ${field}`);
+      assert.deepEqual(got.zones, [...expected.zones].sort(), `${expected.name} zones`);
+      assert.equal(got.onDemandPricePerHour, expected.onDemandPricePerHour, `${expected.name} on-demand price`);
+    }
+    assert.deepEqual(Object.values(catalog.freshness().parts).map((p) => p.source), ["api", "api", "api"]);
+  });
+
+  void it("asks EC2 and the Pricing API in the region, page by page, with Karpenter's filters", async () => {
+    const catalog = provider("eu-west-1");
+    const start = proxy.actions.length;
+    await catalog.refreshInstanceTypes();
+    await catalog.refreshSpotPrices();
+    await catalog.refreshOnDemandPrices();
+    const calls = proxy.actions.slice(start);
+    for (const action of ["DescribeInstanceTypes", "DescribeInstanceTypeOfferings", "DescribeAvailabilityZones", "GetProducts"]) {
+      assert.ok(calls.includes(action), `${action} asked`);
+    }
+    // The seeded spot table has a record per type and zone: more than one page of 1,000.
+    assert.ok(calls.filter((a) => a === "DescribeSpotPriceHistory").length > 1, "spot price history read past its first page");
+    const current = catalog.current();
+    assert.equal(current.region, "eu-west-1");
+    assert.ok(current.instanceTypes.length > 500);
+    assert.ok(current.instanceTypes.every((e) => e.zones.every((z) => z.startsWith("eu-west-1"))));
+    assert.ok(current.zones.every((z) => /^euw1-az\d$/.test(current.zoneIds[z] ?? "")), JSON.stringify(current.zoneIds));
+  });
+
+  void it("never asks the Pricing API in an isolated VPC, and says the bundled on-demand table stays in force", async () => {
+    const catalog = provider("eu-west-1", true);
+    const start = proxy.actions.length;
+    await catalog.refreshOnDemandPrices();
+    await catalog.refreshInstanceTypes();
+    assert.ok(!proxy.actions.slice(start).includes("GetProducts"));
+    const onDemand = catalog.freshness().parts.onDemandPrices;
+    assert.equal(onDemand.source, "bundled");
+    assert.match(onDemand.note ?? "", /isolated VPC/);
+    const m5 = catalog.current().instanceTypes.find((e) => e.name === "m5.large");
+    assert.equal(m5?.onDemandPricePerHour, builtinCatalog("eu-west-1").instanceTypes.find((e) => e.name === "m5.large")?.onDemandPricePerHour);
+  });
+
+  void it("keeps the last good answer when a refresh fails, and says why", async () => {
+    const catalog = provider("eu-west-1");
+    await catalog.refreshInstanceTypes();
+    const good = catalog.current();
+    proxy.throttle("DescribeInstanceTypeOfferings", 100);
+    await assert.rejects(catalog.refreshInstanceTypes(), (e: unknown) =>
+      e instanceof CatalogRefreshError && e.part === "instanceTypes" && /^describing instance types, offerings and zones: .*RequestLimitExceeded/.test(e.message));
+    proxy.throttle("DescribeInstanceTypeOfferings", 0);
+    assert.equal(catalog.current(), good);
+    const part = catalog.freshness().parts.instanceTypes;
+    assert.equal(part.source, "api");
+    assert.match(part.error ?? "", /RequestLimitExceeded/);
+  });
+});
