@@ -11,6 +11,7 @@ import { pricingApiRegion } from "../../policies/domain/catalog/prices.ts";
 import { CatalogRefreshError, Ec2CatalogProvider } from "../../operator/adapters/aws/providers/catalog.ts";
 import { awsEc2CatalogApi, awsPricingApi } from "../../operator/adapters/aws/sdk.ts";
 import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
+import { bundledPrices, PriceBridge } from "../harness/price-bridge.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 
 /** The facts both catalogs take from EC2's description of a type (the bundled one through moto's copy). */
@@ -80,6 +81,24 @@ void describe("catalog discovery from EC2 and the Pricing API (moto behind the p
     assert.match(onDemand.note ?? "", /isolated VPC/);
     const m5 = catalog.current().instanceTypes.find((e) => e.name === "m5.large");
     assert.equal(m5?.onDemandPricePerHour, builtinCatalog("eu-west-1").instanceTypes.find((e) => e.name === "m5.large")?.onDemandPricePerHour);
+  });
+
+  void it("keeps the catalog object through unchanged refreshes, and makes a new one when a price changes", async () => {
+    const catalog = provider("eu-west-1");
+    await Promise.all([catalog.refreshInstanceTypes(), catalog.refreshSpotPrices(), catalog.refreshOnDemandPrices()]);
+    const first = catalog.current();
+    await Promise.all([catalog.refreshInstanceTypes(), catalog.refreshSpotPrices(), catalog.refreshOnDemandPrices()]);
+    assert.equal(catalog.current(), first, "nothing changed: the same catalog");
+    const base = bundledPrices();
+    const bridge = new PriceBridge(() => ({ onDemand: base.onDemand, spot: new Map([...base.spot].map(([t, p]) => [t, t === "m5.large" ? 0.0123 : p])) }));
+    proxy.bridge = bridge;
+    try {
+      await catalog.refreshSpotPrices();
+    } finally {
+      proxy.bridge = undefined;
+    }
+    assert.notEqual(catalog.current(), first);
+    assert.equal(catalog.current().instanceTypes.find((e) => e.name === "m5.large")?.spotPricePerHour, 0.0123);
   });
 
   void it("keeps the last good answer when a refresh fails, and says why", async () => {

@@ -71,6 +71,7 @@ export class Ec2CatalogProvider implements CatalogSource {
   private built: Catalog | undefined;
   private readonly parts: Record<CatalogPart, PartFreshness>;
   private readonly referenceByName: ReadonlyMap<string, CatalogEntry>;
+  private readonly fingerprints: Partial<Record<CatalogPart, string>> = {};
 
   constructor(deps: Ec2CatalogDeps) {
     this.deps = deps;
@@ -120,8 +121,7 @@ export class Ec2CatalogProvider implements CatalogSource {
       if (infos.length === 0 || offerings.size === 0) throw new Error("EC2 answered no instance types or no offerings");
       return { infos: infos as Ec2InstanceTypeInfo[], offerings, zoneIds };
     });
-    this.types = answer;
-    this.built = undefined;
+    this.replace("instanceTypes", () => { this.types = answer; }, [answer.infos, [...answer.offerings], answer.zoneIds]);
   }
 
   /** The newest spot price per type and zone. */
@@ -141,8 +141,7 @@ export class Ec2CatalogProvider implements CatalogSource {
     // Types the answer leaves out keep their last known prices, as Karpenter's do.
     const merged = new Map(this.spot ?? []);
     for (const [type, zones] of prices) merged.set(type, new Map([...(merged.get(type) ?? []), ...zones]));
-    this.spot = merged;
-    this.built = undefined;
+    this.replace("spotPrices", () => { this.spot = merged; }, [...merged].map(([t, z]) => [t, [...z]]));
   }
 
   /** On-demand prices from the Pricing API (shared tenancy, and dedicated for bare metal, as Karpenter asks). */
@@ -158,7 +157,19 @@ export class Ec2CatalogProvider implements CatalogSource {
       if (all.size === 0) throw new Error(`the Pricing API answered no prices for ${this.deps.region}`);
       return all;
     });
-    this.onDemand = prices;
+    this.replace("onDemandPrices", () => { this.onDemand = prices; }, [...prices]);
+  }
+
+  /**
+   * Takes a part's new answer; the catalog is rebuilt only when an answer changed (as Karpenter flushes its
+   * instance-type cache only on change), so an unchanged refresh keeps the catalog object and what callers
+   * cached by its identity.
+   */
+  private replace(part: CatalogPart, take: () => void, content: unknown): void {
+    const fingerprint = JSON.stringify(content);
+    take();
+    if (this.fingerprints[part] === fingerprint) return;
+    this.fingerprints[part] = fingerprint;
     this.built = undefined;
   }
 
