@@ -2,7 +2,8 @@
 import { addResources, maxResources, parseResourceList, type ResourceList } from "../../../policies/domain/quantity.ts";
 import type { NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import type { Toleration } from "../../../policies/domain/taints.ts";
-import type { HostPort, LabelSelector, PodAffinityTerm, PreferredNodeTerm, SimPod, SpreadConstraint, WeightedPodAffinityTerm } from "./types.ts";
+import { affinityTerms, spreadConstraints, weightedTerms } from "./topology-spec.ts";
+import type { HostPort, PreferredNodeTerm, SimPod } from "./types.ts";
 
 type Obj = Readonly<Record<string, unknown>>;
 
@@ -51,29 +52,6 @@ function selectorRequirements(term: Obj): NodeSelectorRequirement[] {
   }));
 }
 
-function labelSelector(value: unknown): LabelSelector {
-  const s = obj(value);
-  return { matchLabels: strings(s["matchLabels"]), matchExpressions: selectorRequirements(s) };
-}
-
-function affinityTerm(term: Obj, namespace: string): PodAffinityTerm {
-  const namespaces = Array.isArray(term["namespaces"]) && term["namespaces"].length > 0 ? term["namespaces"].map(String) : [namespace];
-  return { selector: labelSelector(term["labelSelector"]), namespaces, topologyKey: String(term["topologyKey"] ?? "") };
-}
-
-function weighted(value: unknown, namespace: string): WeightedPodAffinityTerm[] {
-  return list(value).map((w) => ({ weight: Number(w["weight"] ?? 0), term: affinityTerm(obj(w["podAffinityTerm"]), namespace) }));
-}
-
-function spreadConstraints(value: unknown): SpreadConstraint[] {
-  return list(value).map((c) => ({
-    maxSkew: Number(c["maxSkew"] ?? 1), topologyKey: String(c["topologyKey"] ?? ""),
-    whenUnsatisfiable: c["whenUnsatisfiable"] === "ScheduleAnyway" ? "ScheduleAnyway" : "DoNotSchedule",
-    selector: labelSelector(c["labelSelector"]),
-    ...(typeof c["minDomains"] === "number" ? { minDomains: c["minDomains"] } : {}),
-  }));
-}
-
 function hostPorts(spec: Obj): HostPort[] {
   const containers = [...list(spec["containers"]), ...list(spec["initContainers"]).filter((c) => c["restartPolicy"] === "Always")];
   return containers.flatMap((c) => list(c["ports"])).filter((p) => typeof p["hostPort"] === "number" && p["hostPort"] > 0)
@@ -104,18 +82,19 @@ export function simPodFromSpec(metadata: unknown, podSpec: unknown, identity: Po
   const { required, preferred } = nodeAffinity(affinity);
   const podAffinity = obj(affinity["podAffinity"]);
   const podAnti = obj(affinity["podAntiAffinity"]);
+  const labels = strings(obj(metadata)["labels"]);
   return {
     uid: identity.uid, name: identity.name, namespace: ns,
-    labels: strings(obj(metadata)["labels"]),
+    labels,
     requests: podRequests(spec),
     nodeSelector: strings(spec["nodeSelector"]),
     requiredTerms: required, preferredTerms: preferred,
     tolerations: list(spec["tolerations"]) as Toleration[],
-    spread: spreadConstraints(spec["topologySpreadConstraints"]),
-    affinity: list(podAffinity["requiredDuringSchedulingIgnoredDuringExecution"]).map((t) => affinityTerm(t, ns)),
-    antiAffinity: list(podAnti["requiredDuringSchedulingIgnoredDuringExecution"]).map((t) => affinityTerm(t, ns)),
-    preferredAffinity: weighted(podAffinity["preferredDuringSchedulingIgnoredDuringExecution"], ns),
-    preferredAntiAffinity: weighted(podAnti["preferredDuringSchedulingIgnoredDuringExecution"], ns),
+    spread: spreadConstraints(spec["topologySpreadConstraints"], labels),
+    affinity: affinityTerms(podAffinity["requiredDuringSchedulingIgnoredDuringExecution"], ns),
+    antiAffinity: affinityTerms(podAnti["requiredDuringSchedulingIgnoredDuringExecution"], ns),
+    preferredAffinity: weightedTerms(podAffinity["preferredDuringSchedulingIgnoredDuringExecution"], ns),
+    preferredAntiAffinity: weightedTerms(podAnti["preferredDuringSchedulingIgnoredDuringExecution"], ns),
     hostPorts: hostPorts(spec),
     ...(identity.creationOrder === undefined ? {} : { creationOrder: identity.creationOrder }),
   };

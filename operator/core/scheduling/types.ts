@@ -10,10 +10,15 @@ export interface LabelSelector {
   readonly matchExpressions?: readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] | undefined }[];
 }
 
-/** A pod (anti-)affinity term with its namespaces resolved (empty means the pod's own namespace). */
+/**
+ * A pod (anti-)affinity term: it selects pods the selector matches in `namespaces` (the pod's own
+ * when the term names none and has no namespaceSelector) or in a namespace `namespaceSelector`
+ * matches (an empty one matches all; selector.ts termNamespaceMatches).
+ */
 export interface PodAffinityTerm {
   readonly selector: LabelSelector;
   readonly namespaces: readonly string[];
+  readonly namespaceSelector?: LabelSelector | undefined;
   readonly topologyKey: string;
 }
 
@@ -28,6 +33,10 @@ export interface SpreadConstraint {
   readonly whenUnsatisfiable: "DoNotSchedule" | "ScheduleAnyway";
   readonly selector: LabelSelector;
   readonly minDomains?: number | undefined;
+  /** Honor: nodes and NodePools whose taints the pod does not tolerate are no domains. Default Ignore. */
+  readonly nodeTaintsPolicy?: "Honor" | "Ignore" | undefined;
+  /** Honor (default): only nodes and NodePools matching the pod's nodeSelector and required node affinity are domains. */
+  readonly nodeAffinityPolicy?: "Honor" | "Ignore" | undefined;
 }
 
 export interface HostPort {
@@ -99,6 +108,11 @@ export interface Snapshot {
   readonly nodes: readonly ExistingNode[];
   readonly nodePools: readonly NodePoolView[];
   readonly daemonSets: readonly DaemonSetView[];
+  /**
+   * Labels of the cluster's Namespaces by name (pod-affinity namespaceSelector). A namespace not
+   * listed is taken to carry only `kubernetes.io/metadata.name`, which the apiserver sets on all.
+   */
+  readonly namespaces?: ReadonlyMap<string, Readonly<Record<string, string>>> | undefined;
 }
 
 export interface SimulateOptions {
