@@ -21,13 +21,48 @@ function strings(value: unknown): Record<string, string> {
   return out;
 }
 
+/**
+ * A container's requests as the apiserver stores them: `SetDefaults_Pod` gives every resource that
+ * has a limit and no request a request equal to the limit (Karpenter relies on it for pods and does
+ * it itself for DaemonSet templates, `daemonset.PodForDaemonSet`). Templates, scenario pods and API
+ * pods all go through here, so defaulting again an already defaulted pod changes nothing.
+ */
 function requestsOf(container: Obj): ResourceList {
-  return parseResourceList(obj(obj(container["resources"])["requests"]));
+  const resources = obj(container["resources"]);
+  return parseResourceList({ ...obj(resources["limits"]), ...obj(resources["requests"]) });
+}
+
+/** Resources that pod-level `spec.resources` may set (component-helpers `IsSupportedPodLevelResource`). */
+function podLevelResource(name: string): boolean {
+  return name === "cpu" || name === "memory" || name.startsWith("hugepages-");
 }
 
 /**
- * Pod requests as kube's `resourcehelper.PodRequests`: max(sum of containers + sidecars, each
- * init container + the sidecars started before it) plus `spec.overhead`, plus one pod slot.
+ * Pod-level `spec.resources` (PodLevelResources, Kubernetes 1.32+): a supported resource the pod
+ * requests at pod level replaces the containers' aggregate for it, as `resourcehelper.PodRequests`
+ * does. A pod-level limit without a pod-level request stands in for it only where no container
+ * requests that resource: the apiserver's `defaultPodRequests` otherwise defaults it to the
+ * containers' aggregate, which is what `aggregate` already holds.
+ */
+function withPodLevel(aggregate: ResourceList, spec: Obj): ResourceList {
+  const resources = obj(spec["resources"]);
+  const requests = parseResourceList(obj(resources["requests"]));
+  const limits = parseResourceList(obj(resources["limits"]));
+  let out: Record<string, number> | undefined;
+  for (const [name, value] of Object.entries(limits)) {
+    if (!podLevelResource(name) || name in requests || name in aggregate) continue;
+    (out ??= { ...aggregate })[name] = value;
+  }
+  for (const [name, value] of Object.entries(requests)) {
+    if (podLevelResource(name)) (out ??= { ...aggregate })[name] = value;
+  }
+  return out ?? aggregate;
+}
+
+/**
+ * Pod requests as kube's `resourcehelper.PodRequests` (Karpenter's `resources.Ceiling`): max(sum
+ * of containers + sidecars, each init container + the sidecars started before it), replaced by the
+ * pod-level requests where set, plus `spec.overhead`, plus one pod slot. Computed once per pod.
  */
 export function podRequests(spec: Obj): ResourceList {
   let sidecars: ResourceList = {};
@@ -42,7 +77,8 @@ export function podRequests(spec: Obj): ResourceList {
     }
   }
   const containers = addResources(...list(spec["containers"]).map(requestsOf), sidecars);
-  return addResources(maxResources(containers, initMax), parseResourceList(obj(spec["overhead"])), { pods: 1 });
+  const aggregate = withPodLevel(maxResources(containers, initMax), spec);
+  return addResources(aggregate, parseResourceList(obj(spec["overhead"])), { pods: 1 });
 }
 
 function selectorRequirements(term: Obj): NodeSelectorRequirement[] {
