@@ -5,7 +5,7 @@
  */
 import { AWS_ALLOWED_LABELS, Label, OFFERING_LABELS, type CapacityType } from "./labels.ts";
 import type { ResourceList } from "./quantity.ts";
-import { checkMinValues, Requirement, Requirements } from "./requirements.ts";
+import { minValuesGap, Requirement, Requirements, type MinValuesGap } from "./requirements.ts";
 
 /** Where and how an instance type can be bought, and for how much. */
 export interface Offering {
@@ -102,10 +102,36 @@ export type TruncateResult =
   | { readonly ok: true; readonly types: InstanceType[] }
   | { readonly ok: false; readonly types: InstanceType[]; readonly reason: string };
 
+/**
+ * The first minValues requirement `types` do not span under `requirements` (undefined when all
+ * are). A type offers its label's value; for an offering label (zone, zone ID, capacity type) it
+ * offers the values of all its offerings, as a Karpenter instance type's zone and capacity-type
+ * requirements list every zone and capacity type it is sold in, whatever the other keys allow and
+ * whether or not an offering is unavailable for now (only values the requirement allows count).
+ */
+export function typesMinValuesGap(types: Iterable<InstanceType>, requirements: Requirements): MinValuesGap | undefined {
+  return minValuesGap(requirements, (keys, add) => {
+    for (const t of types) for (const key of keys) typeValues(t, key, add);
+  });
+}
+
+/** Reports each value `type` offers for `key` (typesMinValuesGap). */
+function typeValues(type: InstanceType, key: string, add: (key: string, value: string) => void): void {
+  if (!OFFERING_LABELS.has(key)) {
+    const v = type.labels[key];
+    if (v !== undefined) add(key, v);
+    return;
+  }
+  for (const o of type.offerings) {
+    const v = key === Label.zone ? o.zone : key === Label.capacityType ? o.capacityType : o.zoneId;
+    if (v !== undefined) add(key, v);
+  }
+}
+
 /** Orders by price and keeps the first `max`; minValues must hold on what is kept (Karpenter's Truncate). */
 export function truncate(types: readonly InstanceType[], requirements: Requirements, max: number): TruncateResult {
   const kept = orderByPrice(types, requirements).slice(0, max);
-  const shortfall = checkMinValues(requirements, kept.map((t) => t.labels));
+  const shortfall = typesMinValuesGap(kept, requirements);
   if (shortfall === undefined) return { ok: true, types: kept };
   const reason = `minValues requirement is not met for label ${shortfall.key}: needs ${shortfall.needed} values, the instance types offer ${shortfall.found}`;
   return { ok: false, types: kept, reason };
@@ -113,7 +139,7 @@ export function truncate(types: readonly InstanceType[], requirements: Requireme
 
 /** Whether the types span the requirements' minValues (undefined when satisfied, else the reason). */
 export function minValuesShortfall(types: readonly InstanceType[], requirements: Requirements): string | undefined {
-  const s = checkMinValues(requirements, types.map((t) => t.labels));
+  const s = typesMinValuesGap(types, requirements);
   return s === undefined ? undefined : `minValues requirement is not met for label ${s.key}: needs ${s.needed} values, found ${s.found}`;
 }
 

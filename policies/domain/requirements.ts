@@ -147,20 +147,44 @@ export class Requirements implements Iterable<Requirement> {
   }
 }
 
-/** Whether a set of instance-type label sets spans every requirement's minValues; else the first shortfall. */
-export function checkMinValues(requirements: Requirements, labelSets: Iterable<LabelSet>): { key: string; needed: number; found: number } | undefined {
+/** A minValues requirement the options do not meet: how many values it needs and how many they offer. */
+export interface MinValuesGap {
+  readonly key: string;
+  readonly needed: number;
+  readonly found: number;
+}
+
+/**
+ * The first minValues requirement that the values `collect` reports do not meet, or undefined when
+ * all are met. `collect` calls `add(key, value)` for every value an option offers for one of `keys`;
+ * only values the requirement allows count, as in Karpenter's `InstanceTypes.SatisfiesMinValues`
+ * (an option may offer values, e.g. zones, that requirements narrowed by the pod exclude).
+ */
+export function minValuesGap(
+  requirements: Requirements,
+  collect: (keys: ReadonlySet<string>, add: (key: string, value: string) => void) => void,
+): MinValuesGap | undefined {
   const mins = requirements.minValues();
   if (mins.size === 0) return undefined;
   const seen = new Map<string, Set<string>>([...mins.keys()].map((k) => [k, new Set<string>()]));
-  for (const labels of labelSets) {
-    for (const [key, set] of seen) {
-      const v = labelOf(labels, key);
-      if (v !== undefined) set.add(v);
-    }
-  }
+  collect(new Set(mins.keys()), (key, value) => {
+    if (requirements.get(key)?.has(value) !== false) seen.get(key)?.add(value);
+  });
   for (const [key, needed] of mins) {
     const found = seen.get(key)?.size ?? 0;
     if (found < needed) return { key, needed, found };
   }
   return undefined;
+}
+
+/** Whether a set of label sets spans every requirement's minValues; else the first shortfall (minValuesGap). */
+export function checkMinValues(requirements: Requirements, labelSets: Iterable<LabelSet>): MinValuesGap | undefined {
+  return minValuesGap(requirements, (keys, add) => {
+    for (const labels of labelSets) {
+      for (const key of keys) {
+        const v = labelOf(labels, key);
+        if (v !== undefined) add(key, v);
+      }
+    }
+  });
 }

@@ -4,7 +4,8 @@
  * changing anything and returns either a failure (with whether it is permanent for this pod class:
  * places only ever fill up and narrow) or a commit function.
  */
-import { checkMinValues, Requirement, type Requirements } from "../../../policies/domain/requirements.ts";
+import { typesMinValuesGap, type InstanceType } from "../../../policies/domain/instance-types.ts";
+import { Requirement, type Requirements } from "../../../policies/domain/requirements.ts";
 import { formatTaint, untoleratedTaint, type Taint } from "../../../policies/domain/taints.ts";
 import { andBits, isEmptyBits, forEachBit, type Bitset } from "./bitset.ts";
 import { HostPorts } from "./host-ports.ts";
@@ -313,10 +314,12 @@ function singleValue(reqs: Requirements, key: string): string | undefined {
   return undefined;
 }
 
+/** The NodeClaim's options under `reqs` must span its minValues, offering labels (zone, capacity type) included. */
 function minValuesShortfall(pool: PoolTypes, reqs: Requirements, bits: Bitset): string | undefined {
   if (reqs.minValues().size === 0) return undefined;
-  const labels: Readonly<Record<string, string>>[] = [];
-  forEachBit(bits, (i) => labels.push(pool.types[i]!.labels));
-  const s = checkMinValues(reqs, labels);
-  return s === undefined ? undefined : `minValues requirement is not met for label ${s.key}: needs ${s.needed} values, ${s.found} instance types fit`;
+  const types: InstanceType[] = [];
+  forEachBit(bits, (i) => types.push(pool.types[i]!));
+  const s = typesMinValuesGap(types, reqs);
+  if (s === undefined) return undefined;
+  return `minValues requirement is not met for label ${s.key}: needs ${s.needed} values, the instance types that fit offer ${s.found}`;
 }
