@@ -24,6 +24,7 @@ import { planDisruption } from "../../operator/core/disruption/plan.ts";
 import type { Command, DisruptionPlan, DisruptionReason, Skipped } from "../../operator/core/disruption/types.ts";
 import type { Node, NodeClaim, PdbLike, Pod } from "../../operator/core/lifecycle/objects.ts";
 import { existingPlaces, type ClusterView, type DaemonSetObject, type NodePoolObject } from "../../operator/core/provisioning/cluster-view.ts";
+import { namespaceLabelMap } from "../../operator/core/provisioning/cluster-view.ts";
 import { typesByName } from "../../operator/core/provisioning/plan.ts";
 import type { Obj, ScenarioObjects } from "../../operator/core/scheduling/scenario.ts";
 import { selectorMatches } from "../../operator/core/scheduling/selector.ts";
@@ -188,6 +189,7 @@ export function whatIfCluster(objects: ScenarioObjects, now: Date): ClusterView 
     pods: objects.pods as readonly Pod[],
     daemonSets: objects.daemonSets as readonly DaemonSetObject[],
     pdbs: objects.pdbs.map((p) => pdbWithStatus(p, objects.pods)),
+    namespaces: objects.namespaces,
   };
 }
 
@@ -216,7 +218,8 @@ function rebound(pod: Pod, node: string): Pod {
 
 /** Where the moved pods go in the cluster after the command, or the first pod that fits nowhere. */
 function placements(view: ClusterView, moved: readonly Pod[], types: ReadonlyMap<string, InstanceType>): Map<string, string> | string {
-  const snapshot = { nodes: existingPlaces(view, types).targets.map((t) => t.node), nodePools: [], daemonSets: [] };
+  const nodes = existingPlaces(view, types).targets.map((t) => t.node);
+  const snapshot = { nodes, nodePools: [], daemonSets: [], namespaces: namespaceLabelMap(view.namespaces) };
   const result = simulate(snapshot, moved.map((p) => simPodFromPod(p)), { maxNewClaims: 0 });
   const failed = result.podErrors[0];
   if (failed !== undefined) return `pod ${failed.pod.namespace}/${failed.pod.name} fits on no node left: ${failed.reason}`;

@@ -29,6 +29,16 @@ function node(name: string, zone: string, memGi: number, pods: SimPod[]): Existi
 const spreadWeb = { topologySpreadConstraints: [{ maxSkew: 1, topologyKey: "topology.kubernetes.io/zone", whenUnsatisfiable: "DoNotSchedule", labelSelector: { matchLabels: { app: "web" } } }] };
 const antiWeb = { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: { app: "web" } } }] } } };
 const port = { container: { ports: [{ containerPort: 80, hostPort: 8080 }] } };
+const dbTerm = {
+  topologyKey: "kubernetes.io/hostname", 
+  labelSelector: { matchLabels: { app: "db" } }, namespaceSelector: {},
+};
+const withDbAnywhere = { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [dbTerm] } } };
+const dbInData = (): SimPod => {
+  const name = `db-${uid++}`;
+  const spec = { containers: [{ resources: { requests: { memory: "1Gi" } } }] };
+  return simPodFromSpec({ labels: { app: "db" } }, spec, { name, namespace: "data", uid: name });
+};
 
 // Each case: candidate "c" moves; node "a" has room, and what it runs decides whether c's pod may go there.
 const cases: { why: string; a: SimPod[]; c: SimPod[]; want: string }[] = [
@@ -36,6 +46,10 @@ const cases: { why: string; a: SimPod[]; c: SimPod[]; want: string }[] = [
   { why: "pods a moving pod's zone spread counts stay visible", a: [pod("web", "1Gi", spreadWeb), pod("web", "1Gi", spreadWeb)], c: [pod("web", "1Gi", spreadWeb)], want: "none" },
   { why: "a staying pod's required anti-affinity stays visible", a: [pod("guard", "1Gi", antiWeb)], c: [pod("web", "1Gi")], want: "none" },
   { why: "a staying pod's host port stays visible", a: [pod("proxy", "1Gi", port)], c: [pod("web", "1Gi", port)], want: "none" },
+  {
+    why: "pods of another namespace a moving pod's namespaceSelector selects stay visible",
+    a: [dbInData()], c: [pod("web", "1Gi", withDbAnywhere)], want: "delete",
+  },
 ];
 
 /** Web pods spread over zones: one on "a" (zone a), one on "b2" (zone b); "c" is full and alone in zone c, which no NodePool offers. */

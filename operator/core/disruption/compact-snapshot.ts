@@ -19,10 +19,14 @@
  */
 import { Label } from "../../../policies/domain/labels.ts";
 import { addResources, type ResourceList } from "../../../policies/domain/quantity.ts";
-import { selectorMatches } from "../scheduling/selector.ts";
+import { selectorMatches, termNamespaceMatches } from "../scheduling/selector.ts";
 import type { ExistingNode, LabelSelector, SimPod, Snapshot } from "../scheduling/types.ts";
 
-interface Term { readonly namespaces: readonly string[]; readonly selector: LabelSelector }
+interface Term {
+  readonly namespaces: readonly string[];
+  readonly namespaceSelector?: LabelSelector | undefined;
+  readonly selector: LabelSelector;
+}
 
 interface NodeParts {
   readonly node: ExistingNode;
@@ -115,10 +119,17 @@ export class CompactSnapshot {
     });
   }
 
+  /** Namespaces of folded pods `term` looks at (a namespaceSelector's matched against the snapshot's namespaces). */
+  private namespacesOf(term: Term): readonly string[] {
+    if (term.namespaceSelector === undefined) return term.namespaces;
+    return [...this.byNamespace.keys()].filter((ns) => termNamespaceMatches(term, ns, this.snapshot.namespaces));
+  }
+
   /** Nodes that may hold a folded pod `term` selects. */
   private reach(term: Term): Iterable<number> {
     const first = Object.entries(term.selector.matchLabels ?? {})[0];
-    const sets = term.namespaces.map((ns) => (first === undefined ? this.byNamespace.get(ns) : this.byLabel.get(labelKey(ns, first[0], first[1]))));
+    const sets = this.namespacesOf(term).map((ns) =>
+      (first === undefined ? this.byNamespace.get(ns) : this.byLabel.get(labelKey(ns, first[0], first[1]))));
     return new Set(sets.flatMap((s) => [...(s ?? [])]));
   }
 
@@ -128,7 +139,10 @@ export class CompactSnapshot {
     const selected = new Map<number, Set<SimPod>>();
     for (const term of terms) {
       for (const i of this.reach(term)) {
-        const members = this.parts[i]!.folded.filter((pod) => term.namespaces.includes(pod.namespace) && selectorMatches(term.selector, pod.labels));
+        const namespaces = this.snapshot.namespaces;
+        const selects = (pod: SimPod): boolean =>
+          termNamespaceMatches(term, pod.namespace, namespaces) && selectorMatches(term.selector, pod.labels);
+        const members = this.parts[i]!.folded.filter(selects);
         for (const pod of members) addTo(selected, i, pod);
       }
     }

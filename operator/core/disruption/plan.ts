@@ -17,7 +17,7 @@ import { simulate } from "../scheduling/simulate.ts";
 import { PoolTypes } from "../scheduling/pool-types.ts";
 import { ResourceSpace } from "../scheduling/resource-space.ts";
 import type { ExistingNode, NodePoolView, SimPod, SimulateOptions, Snapshot } from "../scheduling/types.ts";
-import { daemonSetViews } from "../provisioning/cluster-view.ts";
+import { daemonSetViews, namespaceLabelMap } from "../provisioning/cluster-view.ts";
 import { findCandidates, isEmptyCandidate, isReschedulable } from "./candidates.ts";
 import { CompactSnapshot } from "./compact-snapshot.ts";
 import { consolidationCandidates, drift, emptiness, multiNode, singleNode, type MethodContext } from "./methods.ts";
@@ -134,7 +134,10 @@ function schedulingView(input: DisruptionInput, candidates: readonly Candidate[]
   const leaving = leavingNodes(input);
   const priced = places.targets.filter((t) => !leaving.has(t.node.name))
     .map((t) => (price.has(t.node.name) ? { ...t.node, pricePerHour: price.get(t.node.name) } : t.node));
-  const base: Snapshot = { nodes: priced, nodePools: views.map(withUsableTypes), daemonSets: daemonSetViews(input.cluster.daemonSets) };
+  const base: Snapshot = {
+    nodes: priced, nodePools: views.map(withUsableTypes), daemonSets: daemonSetViews(input.cluster.daemonSets),
+    namespaces: namespaceLabelMap(input.cluster.namespaces),
+  };
   const evicted = input.cluster.pods.filter((p) => leaving.has(p.spec?.nodeName ?? "") && isReschedulable(p));
   // A pod whose requests cannot be read is the provisioner's to report; it reserves nothing here.
   const waiting = [...simPods(uniqueByUid([...(input.pending ?? []), ...places.reschedulable, ...evicted])).sims.keys()];

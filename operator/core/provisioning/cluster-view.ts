@@ -14,7 +14,7 @@ import type { Meta, Node, NodeClaim, PdbLike, Pod } from "../lifecycle/objects.t
 import { isTrue } from "../lifecycle/objects.ts";
 import { simPodFromPod, simPodFromSpec } from "../scheduling/pod-spec.ts";
 import { nodeSelectorRequirements } from "../scheduling/pool-types.ts";
-import type { DaemonSetView, ExistingNode, SimPod } from "../scheduling/types.ts";
+import type { DaemonSetView, ExistingNode, SimPod, Snapshot } from "../scheduling/types.ts";
 
 /** A NodePool as raw custom-object JSON. */
 export interface NodePoolObject {
@@ -40,6 +40,14 @@ export interface ClusterView {
   readonly pdbs?: readonly PdbLike[] | undefined;
   /** EC2NodeClasses as raw objects (drift, disruption previews). */
   readonly nodeClasses?: readonly NodePoolObject[] | undefined;
+  /** Namespaces (their labels, for pod-affinity namespaceSelector); absent: only their names are known. */
+  readonly namespaces?: readonly { readonly metadata?: Meta | undefined }[] | undefined;
+}
+
+/** The namespace labels the simulation reads (Snapshot.namespaces), by namespace name. */
+export function namespaceLabelMap(namespaces: ClusterView["namespaces"]): Snapshot["namespaces"] {
+  if (namespaces === undefined) return undefined;
+  return new Map(namespaces.map((n) => [n.metadata?.name ?? "", { ...(n.metadata?.labels ?? {}) }]));
 }
 
 /** Taints a booting node carries that pods will not have to tolerate (Karpenter's known ephemeral taints). */

@@ -15,7 +15,8 @@ import { isTrue, timeMs, type Condition } from "../lifecycle/objects.ts";
 import { simPodFromPod } from "../scheduling/pod-spec.ts";
 import { simulate } from "../scheduling/simulate.ts";
 import type { LaunchChoice, NodePoolView, SimPod, SimulateOptions } from "../scheduling/types.ts";
-import { daemonSetViews, existingPlaces, type ClusterView, type NodePoolObject } from "./cluster-view.ts";
+import { daemonSetViews, existingPlaces, namespaceLabelMap } from "./cluster-view.ts";
+import type { ClusterView, NodePoolObject } from "./cluster-view.ts";
 import { remainingLimits } from "./limits.ts";
 import { nodeClaimManifest, templateOf, type NodeClaimManifest } from "./nodeclaim-template.ts";
 
@@ -124,7 +125,11 @@ export function planProvisioning(input: PlanInput): ProvisioningPlan {
   const { pools, views } = takingPartPools(input, byName);
   const places = existingPlaces(input.cluster, byName);
   const { sims, errors } = simPods(uniqueByUid([...input.pending, ...places.reschedulable]));
-  const result = simulate({ nodes: places.targets.map((t) => t.node), nodePools: views, daemonSets: daemonSetViews(input.cluster.daemonSets) }, [...sims.keys()], input.options ?? {});
+  const snapshot = {
+    nodes: places.targets.map((t) => t.node), nodePools: views, daemonSets: daemonSetViews(input.cluster.daemonSets),
+    namespaces: namespaceLabelMap(input.cluster.namespaces),
+  };
+  const result = simulate(snapshot, [...sims.keys()], input.options ?? {});
   const refs = new Map(places.targets.map((t) => [t.node.name, t.ref]));
   const poolByName = new Map(pools.map((p) => [p.metadata?.name ?? "", p]));
   const pendingUids = new Set(input.pending.map((p) => p.metadata?.uid));

@@ -24,6 +24,7 @@ export class PodState {
   private softTolerated = false;
   private level = 0;
   private cachedRequirements: Requirements | undefined;
+  private cachedStrict: Requirements | undefined;
 
   constructor(pod: SimPod, ignorePreferences: boolean, baseKey: string) {
     this.pod = pod;
@@ -53,6 +54,15 @@ export class PodState {
     return this.cachedRequirements;
   }
 
+  /**
+   * Required node constraints only: nodeSelector ∩ current required term. Topology reads these (a
+   * preferred node affinity never narrows which domains a pod's spread or affinity may use).
+   * Throws RequirementError.
+   */
+  strictRequirements(): Requirements {
+    return (this.cachedStrict ??= nodeSelectorRequirements(this.pod, this.pod.requiredTerms[this.termIndex] ?? []));
+  }
+
   /** Topology terms in force: required ones plus the preferences not yet relaxed. */
   terms(): { spread: SpreadConstraint[]; affinity: PodAffinityTerm[]; anti: PodAffinityTerm[] } {
     return {
@@ -74,6 +84,7 @@ export class PodState {
     step();
     this.level++;
     this.cachedRequirements = undefined;
+    this.cachedStrict = undefined;
     return true;
   }
 

@@ -1,6 +1,6 @@
 /**
  * Turns the plain Kubernetes objects of a simulation scenario (NodePool, EC2NodeClass, Pod,
- * Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget) into a Snapshot and the pending pods
+ * Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, Namespace) into a Snapshot and the pending pods
  * (pure), and keeps the objects themselves for the disruption what-if. A Node that names a catalog
  * instance type (`node.kubernetes.io/instance-type`) gets that type's labels and allocatable where it
  * does not set them, and `karpenter.sh/capacity-type: on-demand` unless it says otherwise, as the
@@ -37,6 +37,8 @@ export interface ScenarioObjects {
   readonly pods: readonly Obj[];
   readonly daemonSets: readonly Obj[];
   readonly pdbs: readonly Obj[];
+  /** Namespaces as written (their labels: pod-affinity namespaceSelector). */
+  readonly namespaces: readonly Obj[];
   /** Instance types per NodePool name (from its EC2NodeClass). */
   readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
 }
@@ -117,7 +119,8 @@ export function completeNode(doc: Obj, types: ReadonlyMap<string, InstanceType>)
   return { ...doc, metadata: { ...metadata, labels }, status: { ...status, allocatable } };
 }
 
-const KNOWN_KINDS = "NodePool, EC2NodeClass, Pod, Deployment, DaemonSet, Node, NodeClaim or PodDisruptionBudget";
+const KNOWN_KINDS = "NodePool, EC2NodeClass, Pod, Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget "
+  + "or Namespace";
 
 /** Builds the scenario; throws ScenarioError for an unknown kind or an unusable object. */
 export function buildScenario(documents: readonly unknown[], catalog: Catalog): Scenario {
@@ -140,7 +143,7 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog): 
   });
   docs.forEach((d, i) => wrap(i, d, () => {
     switch (d["kind"]) {
-      case "EC2NodeClass": case "Node": case "NodeClaim": case "PodDisruptionBudget": return;
+      case "EC2NodeClass": case "Node": case "NodeClaim": case "PodDisruptionBudget": case "Namespace": return;
       case "NodePool": pools.push(nodePool(d, classes, typesFor)); return;
       case "Deployment": pending.push(...replicas(d, order)); return;
       case "DaemonSet": daemonSets.push({ name: nameOf(d), pod: replicas({ ...d, spec: { ...o(d["spec"]), replicas: 1 } }, order)[0]! }); return;
@@ -158,9 +161,11 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog): 
   const ofKind = (kind: string): Obj[] => docs.filter((d) => d["kind"] === kind);
   const objects: ScenarioObjects = {
     nodePools: ofKind("NodePool"), nodes: nodeDocs.map((n) => n.d), nodeClaims: ofKind("NodeClaim"), pods: boundPods,
-    daemonSets: ofKind("DaemonSet"), pdbs: ofKind("PodDisruptionBudget"), instanceTypes,
+    daemonSets: ofKind("DaemonSet"), pdbs: ofKind("PodDisruptionBudget"), namespaces: ofKind("Namespace"),
+    instanceTypes,
   };
-  return { snapshot: { nodes, nodePools: pools, daemonSets }, pending, objects };
+  const namespaces = new Map(objects.namespaces.map((d) => [nameOf(d), labelsOf(o(d["metadata"])["labels"])]));
+  return { snapshot: { nodes, nodePools: pools, daemonSets, namespaces }, pending, objects };
 }
 
 interface PodLists { readonly pending: SimPod[]; readonly bound: Map<string, SimPod[]>; readonly boundPods: Obj[] }

@@ -89,7 +89,7 @@ export function dominantShareOrder(pods: readonly SimPod[]): (a: SimPod, b: SimP
 
 export class Solver {
   readonly space = new ResourceSpace();
-  readonly topology = new Topology();
+  readonly topology: Topology;
   readonly pools: PoolTypes[];
   readonly nodes: NodeTarget[] = [];
   readonly claims: ClaimTarget[] = [];
@@ -100,14 +100,12 @@ export class Solver {
   private readonly limits: PoolLimits[];
   private readonly cursors = new Map<string, number>();
   private readonly constraintCache = new Map<string, TopologyConstraint[]>();
-  private readonly eligibleCache = new Map<string, ReadonlySet<string>>();
   private readonly refusals = new Map<string, Int32Array>();
   private scratch = new Float64Array(0);
   /** Per block of BLOCK NodeClaims, the largest room left in each resource on their cheapest options. */
   private blockSlack = new Float64Array(0);
   private readonly dirtyBlocks = new Set<number>();
   private readonly claimIndex = new Map<ClaimTarget, number>();
-  private nodeDomains = new Map<string, Set<string>>();
   private readonly options: SimulateOptions;
   private readonly softTaints: boolean;
   /** Sizes new NodeClaims for the pods still to place (claim-sizer.ts). */
@@ -115,6 +113,7 @@ export class Solver {
 
   constructor(snapshot: Snapshot, options: SimulateOptions, pending: readonly SimPod[]) {
     this.options = options;
+    this.topology = new Topology(snapshot.namespaces);
     const pools = snapshot.nodes.map((n) => n.nodePool ?? n.labels[Label.nodePool]);
     const running = new Set(pools.filter((p): p is string => p !== undefined));
     const eligible = (state: PodState, key: string): ReadonlySet<string> => this.eligible(state, key);
@@ -129,7 +128,12 @@ export class Solver {
     this.softTaints = ordered.some((p) => p.taints.some((t) => t.effect === "PreferNoSchedule"));
     for (const p of [...pending, ...bound]) this.topology.registerOwner(p);
     for (const p of [...pending, ...bound]) this.topology.constraints(p, { spread: p.spread, affinity: [...p.affinity, ...p.preferredAffinity.map((w) => w.term)], anti: [...p.antiAffinity, ...p.preferredAntiAffinity.map((w) => w.term)] });
-    this.setUniverses(snapshot);
+    this.topology.setDomainSource({
+      nodes: snapshot.nodes,
+      pools: this.pools.map((p) => ({
+        taints: p.pool.taints, requirements: p.requirements, domains: (k: string) => p.domains(k),
+      })),
+    });
     for (const n of snapshot.nodes) {
       const closed = this.options.onlyInitializedNodes === true && n.initialized === false;
       const target = new NodeTarget({ name: n.name, labels: n.labels, taints: n.taints, allocatable: this.space.vector(n.allocatable), topology: this.topology, closed });
@@ -138,41 +142,26 @@ export class Solver {
     }
   }
 
-  private setUniverses(snapshot: Snapshot): void {
-    for (const key of this.topology.keys()) {
-      const domains = new Set<string>();
-      for (const pool of this.pools) for (const d of pool.domains(key)) domains.add(d);
-      const onNodes = new Set(snapshot.nodes.map((n) => n.labels[key]).filter((v): v is string => v !== undefined));
-      for (const d of onNodes) domains.add(d);
-      this.nodeDomains.set(key, onNodes);
-      this.topology.setUniverse(key, domains);
-    }
-  }
-
-  private candidate(state: PodState): Candidate {
+  /** The topology constraints of a pod class at its relaxation level (its terms in force, and the inverse ones). */
+  private constraintsOf(state: PodState): TopologyConstraint[] {
     let constraints = this.constraintCache.get(state.key);
     if (constraints === undefined) {
       constraints = [...this.topology.constraints(state.pod, state.terms()), ...this.topology.inverse(state.pod)];
       this.constraintCache.set(state.key, constraints);
     }
-    const pod = state.pod;
-    const eligible = (key: string): ReadonlySet<string> => this.eligible(state, key);
-    return { eligible, state, vector: this.space.vector(pod.requests), constraints, countedIn: this.topology.countedIn(pod, pod.antiAffinity) };
+    return constraints;
   }
 
-  /** Domains of `key` on nodes and in pools whose taints the pod tolerates and whose requirements it matches. */
+  private candidate(state: PodState): Candidate {
+    const pod = state.pod;
+    const countedIn = this.topology.countedIn(pod, pod.antiAffinity);
+    return { state, vector: this.space.vector(pod.requests), constraints: this.constraintsOf(state), countedIn };
+  }
+
+  /** The domains a class's spread over `key` counts (Topology.domains); none without such a spread. */
   private eligible(state: PodState, key: string): ReadonlySet<string> {
-    const id = `${state.key}|${key}`;
-    let out = this.eligibleCache.get(id);
-    if (out === undefined) {
-      const set = new Set(this.nodeDomains.get(key) ?? []);
-      for (const pool of this.pools) {
-        if (untoleratedTaint(pool.pool.taints, state.pod.tolerations) !== undefined || pool.requirements.compatible(state.requirements()) !== undefined) continue;
-        for (const d of pool.domains(key)) set.add(d);
-      }
-      this.eligibleCache.set(id, (out = set));
-    }
-    return out;
+    const spread = this.constraintsOf(state).find((c) => c.kind === "spread" && c.self && c.group.key === key);
+    return spread === undefined ? new Set() : this.topology.domains(spread.group);
   }
 
   /** Runs the loop over `pods`; results land in `placements` and `errors`. */

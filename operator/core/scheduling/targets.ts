@@ -13,7 +13,7 @@ import type { PoolTypes } from "./pool-types.ts";
 import type { PodState } from "./preferences.ts";
 import type { SizeTarget } from "./sizing.ts";
 import { addInto, fitsAt, subtractInto } from "./resource-space.ts";
-import type { Group, Place, Topology, TopologyConstraint } from "./topology.ts";
+import type { Group, NodeFilter, Place, Topology, TopologyConstraint } from "./topology.ts";
 import type { SimPod } from "./types.ts";
 
 /** What the solver knows about the pod being placed. */
@@ -22,8 +22,6 @@ export interface Candidate {
   readonly vector: Float64Array;
   readonly constraints: readonly TopologyConstraint[];
   readonly countedIn: readonly Group[];
-  /** Domains of a key the pod could reach (for spread minimums). */
-  readonly eligible: (key: string) => ReadonlySet<string>;
 }
 
 /** A NodeClaim's options after a tentative add: the narrowed set and its cheapest option's price. */
@@ -49,6 +47,8 @@ abstract class Target implements Place {
   protected readonly ports = new HostPorts();
   protected readonly topology: Topology;
   private pending: Pending[] = [];
+  /** Per pod, the groups whose filter did not admit this place when it was recorded (never counted here). */
+  private readonly unadmitted = new Map<SimPod, ReadonlySet<Group>>();
 
   constructor(hostname: string, width: number, topology: Topology) {
     this.hostname = hostname;
@@ -57,6 +57,19 @@ abstract class Target implements Place {
   }
 
   abstract domainOf(key: string): string | undefined;
+
+  /** Whether a spread's node filter admits this place (nodeTaintsPolicy / nodeAffinityPolicy). */
+  protected abstract admits(filter: NodeFilter): boolean;
+
+  /** The groups the pod counts in here: those of `c.countedIn` whose filter, if any, admits this place. */
+  private countedHere(c: Candidate): readonly Group[] {
+    if (c.countedIn.every((g) => g.filter === undefined)) return c.countedIn;
+    const here = c.countedIn.filter((g) => g.filter === undefined || this.admits(g.filter));
+    if (here.length < c.countedIn.length) {
+      this.unadmitted.set(c.state.pod, new Set(c.countedIn.filter((g) => !here.includes(g))));
+    }
+    return here;
+  }
 
   protected commonChecks(c: Candidate, taints: readonly Taint[], who: string): AddResult | undefined {
     const taint = untoleratedTaint(taints, c.state.pod.tolerations, c.state.strictSoftTaints);
@@ -71,7 +84,7 @@ abstract class Target implements Place {
     this.pods.push(c.state.pod);
     addInto(this.used, c.vector);
     this.ports.add(c.state.pod.hostPorts);
-    const waiting = [...this.pending, ...c.countedIn.map((group) => ({ group }))];
+    const waiting = [...this.pending, ...this.countedHere(c).map((group) => ({ group }))];
     this.pending = [];
     for (const p of waiting) {
       const domain = p.group.key === "kubernetes.io/hostname" ? this.hostname : this.domainOf(p.group.key);
@@ -87,7 +100,10 @@ abstract class Target implements Place {
   protected unrecord(c: Candidate): void {
     this.pods.splice(this.pods.indexOf(c.state.pod), 1);
     subtractInto(this.used, c.vector);
+    const unadmitted = this.unadmitted.get(c.state.pod);
+    this.unadmitted.delete(c.state.pod);
     for (const group of c.countedIn) {
+      if (unadmitted?.has(group) === true) continue;
       this.topology.uncount(group, group.key === "kubernetes.io/hostname" ? this.hostname : this.domainOf(group.key)!);
     }
   }
@@ -115,6 +131,10 @@ export class NodeTarget extends Target {
     return this.labels[key];
   }
 
+  protected admits(filter: NodeFilter): boolean {
+    return filter.admitsNode(this.labels, this.taints);
+  }
+
   /** Binds an already-running pod (no checks). */
   bind(c: Candidate): void {
     this.record(c);
@@ -127,7 +147,8 @@ export class NodeTarget extends Target {
     if (!fitsAt(this.used, c.vector, this.allocatable, 0)) return fail(`node ${this.name} does not have enough free resources`);
     const mismatch = c.state.requirements().matchLabels(this.labels);
     if (mismatch !== undefined) return fail(`node ${this.name}: ${mismatch}`);
-    const topo = this.topology.check(c.constraints, this, c.state.requirements(), { possible: (k) => (this.labels[k] === undefined ? [] : [this.labels[k]]), eligible: c.eligible });
+    const own = (k: string): string[] => (this.labels[k] === undefined ? [] : [this.labels[k]]);
+    const topo = this.topology.check(c.constraints, this, c.state.strictRequirements(), own);
     if (!(topo instanceof Map)) return fail(topo.reason, topo.permanent);
     return { ok: true, commit: () => this.record(c) };
   }
@@ -198,6 +219,10 @@ export class ClaimTarget extends Target {
     return singleValue(this.requirements, key);
   }
 
+  protected admits(filter: NodeFilter): boolean {
+    return filter.admitsClaim(this.requirements, this.pool.pool.taints);
+  }
+
   /** The allocatable of the cheapest option (read-only view into the pool's table). */
   cheapAlloc(): Float64Array {
     if (this.cheapView?.index !== this.cheapIndex) {
@@ -220,13 +245,19 @@ export class ClaimTarget extends Target {
   /**
    * After pods left: the options become every type the NodeClaim could use from the start that its
    * requirements allow and that holds what is left, but none larger in any resource than its
-   * largest option so far (what it reserves against NodePool limits never grows); re-picks the
-   * cheapest. Never raises the price: every option it had is kept.
+   * largest option so far (what it reserves against NodePool limits never grows), nor one where a
+   * DaemonSet takes the host port of a pod left (PoolTypes.portsFree); re-picks the cheapest. Never
+   * raises the price: every option it had is kept.
    */
   reopen(): void {
     if (!this.shrunk) return;
     this.shrunk = false;
-    const bits = this.pool.noLarger(this.pool.fitting(andBits(this.opened, this.pool.typesFor(this.requirements)), this.used), this.bits);
+    let open = andBits(this.opened, this.pool.typesFor(this.requirements));
+    for (const pod of this.pods) {
+      const free = this.pool.portsFree(pod.hostPorts);
+      if (free !== undefined) open = andBits(open, free.bits);
+    }
+    const bits = this.pool.noLarger(this.pool.fitting(open, this.used), this.bits);
     const cheap = this.pool.cheapest(bits, this.requirements);
     if (cheap === undefined || cheap.price >= this.price) return;
     this.onNarrow?.(this.bits, bits);
@@ -250,15 +281,18 @@ export class ClaimTarget extends Target {
     const common = this.commonChecks(c, this.pool.pool.taints, `NodePool ${this.pool.pool.name}`);
     if (common !== undefined) return common;
     if (!fitsAt(this.used, c.vector, this.maxAlloc, 0)) return { ok: false, permanent: true, reason: "no instance type has room", noFit: true };
+    const base = this.portsFree(c);
+    if (base === undefined) return fail(this.portsTaken(c));
     const podReqs = c.state.requirements();
     const incompatible = this.requirements.compatible(podReqs);
     if (incompatible !== undefined) return fail(`incompatible with NodePool ${this.pool.pool.name}: ${incompatible}`);
     const merged = podReqs.size === 0 ? this.requirements : this.requirements.intersect(podReqs);
     const place: Place = { hostname: this.hostname, domainOf: (k) => singleValue(merged, k) };
-    const topo = this.topology.check(c.constraints, place, podReqs, { possible: (k) => this.possible(k, merged), eligible: c.eligible });
+    const possible = (k: string): string[] => this.possible(k, merged);
+    const topo = this.topology.check(c.constraints, place, c.state.strictRequirements(), possible);
     if (!(topo instanceof Map)) return fail(topo.reason, topo.permanent);
     const used = Float64Array.from(this.used, (v, i) => v + c.vector[i]!);
-    const chosen = this.narrow(merged, topo, used);
+    const chosen = this.narrow(merged, topo, used, base);
     if (chosen === undefined) return { ok: false, permanent: true, reason: "no instance type has room", noFit: true };
     const shortfall = minValuesShortfall(this.pool, chosen.reqs, chosen.bits);
     if (shortfall !== undefined) return fail(shortfall);
@@ -267,26 +301,49 @@ export class ClaimTarget extends Target {
     return { ok: true, narrowed, commit: () => this.apply(c, chosen, cheap?.index ?? -1, narrowed.price) };
   }
 
+  /**
+   * The options on which the pod's host ports are free of the DaemonSets running there (PoolTypes.portsFree):
+   * all of them for a pod without host ports, undefined when none is left.
+   */
+  private portsFree(c: Candidate): Bitset | undefined {
+    const free = this.pool.portsFree(c.state.pod.hostPorts);
+    if (free === undefined) return this.bits;
+    const bits = andBits(this.bits, free.bits);
+    return isEmptyBits(bits) ? undefined : bits;
+  }
+
+  private portsTaken(c: Candidate): string {
+    const free = this.pool.portsFree(c.state.pod.hostPorts)!;
+    const { port, protocol } = free.port;
+    const pool = this.pool.pool.name;
+    return `hostPort ${port}/${protocol} is taken by DaemonSet ${free.daemonSet} on every node NodePool ${pool} offers`;
+  }
+
   private possible(key: string, reqs: Requirements): string[] {
     const r = reqs.get(key);
     return [...this.pool.domains(key)].filter((d) => r === undefined || r.has(d));
   }
 
   /** Pins undecided topology keys to the first allowed domain that still leaves an instance type. */
-  private narrow(merged: Requirements, topo: Map<string, string[]>, used: Float64Array): { reqs: Requirements; bits: Bitset } | undefined {
+  private narrow(
+    merged: Requirements, topo: Map<string, string[]>, used: Float64Array, base: Bitset,
+  ): { reqs: Requirements; bits: Bitset } | undefined {
     let reqs = merged;
     for (const [key, domains] of topo) {
       if (key === "kubernetes.io/hostname" || singleValue(reqs, key) !== undefined) continue;
-      const pick = domains.find((d) => !isEmptyBits(this.candidateBits(reqs.with(Requirement.in(key, [d])), used)));
+      const leaves = (d: string): boolean =>
+        !isEmptyBits(this.candidateBits(reqs.with(Requirement.in(key, [d])), used, base));
+      const pick = domains.find(leaves);
       if (pick === undefined) return undefined;
       reqs = reqs.with(Requirement.in(key, [pick]));
     }
-    const bits = this.candidateBits(reqs, used);
+    const bits = this.candidateBits(reqs, used, base);
     return isEmptyBits(bits) ? undefined : { reqs, bits };
   }
 
-  private candidateBits(reqs: Requirements, used: Float64Array): Bitset {
-    const bits = reqs === this.requirements ? this.bits : andBits(this.bits, this.pool.typesFor(reqs));
+  /** Options among `base` (the NodeClaim's less those DaemonSet host ports rule out) under `reqs` holding `used`. */
+  private candidateBits(reqs: Requirements, used: Float64Array, base: Bitset): Bitset {
+    const bits = reqs === this.requirements ? base : andBits(base, this.pool.typesFor(reqs));
     return this.pool.fitting(bits, used);
   }
 

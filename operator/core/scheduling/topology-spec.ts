@@ -47,8 +47,10 @@ function spreadSelector(c: Obj, podLabels: Readonly<Record<string, string>>): La
   const selector = labelSelector(c["labelSelector"]);
   if (selector === undefined) return NO_POD;
   const keys = Array.isArray(c["matchLabelKeys"]) ? c["matchLabelKeys"].map(String) : [];
-  const added = keys.filter((k) => podLabels[k] !== undefined).map((k) => ({ key: k, operator: "In", values: [podLabels[k]!] }));
-  return added.length === 0 ? selector : { ...selector, matchExpressions: [...(selector.matchExpressions ?? []), ...added] };
+  const added = keys.filter((k) => podLabels[k] !== undefined)
+    .map((k) => ({ key: k, operator: "In", values: [podLabels[k]!] }));
+  if (added.length === 0) return selector;
+  return { ...selector, matchExpressions: [...(selector.matchExpressions ?? []), ...added] };
 }
 
 /** A pod's topologySpreadConstraints; `podLabels` are the pod's own labels (matchLabelKeys). */
@@ -68,7 +70,9 @@ export function affinityTerm(term: Obj, namespace: string): PodAffinityTerm {
   const namespaceSelector = labelSelector(term["namespaceSelector"]);
   const namespaces = listed.length > 0 || namespaceSelector !== undefined ? listed : [namespace];
   return {
-    selector: labelSelector(term["labelSelector"]) ?? NO_POD, namespaces, topologyKey: String(term["topologyKey"] ?? ""),
+    selector: labelSelector(term["labelSelector"]) ?? NO_POD,
+    namespaces,
+    topologyKey: String(term["topologyKey"] ?? ""),
     ...(namespaceSelector === undefined ? {} : { namespaceSelector }),
   };
 }
@@ -80,5 +84,7 @@ export function affinityTerms(value: unknown, namespace: string): PodAffinityTer
 
 /** Preferred terms (a list of WeightedPodAffinityTerm objects). */
 export function weightedTerms(value: unknown, namespace: string): WeightedPodAffinityTerm[] {
-  return list(value).map((w) => ({ weight: Number(w["weight"] ?? 0), term: affinityTerm(obj(w["podAffinityTerm"]), namespace) }));
+  return list(value).map((w) => ({
+    weight: Number(w["weight"] ?? 0), term: affinityTerm(obj(w["podAffinityTerm"]), namespace),
+  }));
 }

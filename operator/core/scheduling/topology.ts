@@ -2,19 +2,83 @@
  * Topology spread and pod (anti-)affinity counting. A group counts, per domain of one topology
  * key, the pods a selector matches (or, for "owner" groups, the pods carrying an anti-affinity term,
  * which forbids matching pods from joining them: the inverse rule). Counts include pods already on
- * nodes. Domains of non-hostname keys come from the NodePools and nodes (the universe).
+ * nodes. Domains of non-hostname keys come from the nodes and NodePools (DomainSource).
+ *
+ * A spread group also has a node filter (Kubernetes' nodeTaintsPolicy, default Ignore, and
+ * nodeAffinityPolicy, default Honor): only nodes and NodePools it admits are domains for the
+ * spread's minimum, and only pods on places it admits count. Honor taints admits what the owner's
+ * tolerations tolerate; Honor affinity admits what matches the owner's nodeSelector and one of its
+ * required node-affinity terms (never its preferred ones). Affinity groups have no filter.
  */
 import { Label } from "../../../policies/domain/labels.ts";
-import type { Requirements } from "../../../policies/domain/requirements.ts";
-import { selectorKey, selectorMatches } from "./selector.ts";
-import type { LabelSelector, PodAffinityTerm, SimPod, SpreadConstraint } from "./types.ts";
+import { RequirementError, type Requirements } from "../../../policies/domain/requirements.ts";
+import { untoleratedTaint, type Taint, type Toleration } from "../../../policies/domain/taints.ts";
+import { nodeSelectorRequirements } from "./pool-types.ts";
+import { namespacesKey, selectorKey, selectorMatches, termNamespaceMatches } from "./selector.ts";
+import type { LabelSelector, PodAffinityTerm, SimPod, Snapshot, SpreadConstraint } from "./types.ts";
+
+/** Which places a spread counts (see the file comment); a group without one counts every place. */
+export class NodeFilter {
+  readonly id: string;
+  /** Honor taints: the owner's tolerations. */
+  private readonly tolerations: readonly Toleration[] | undefined;
+  /** Honor affinity: the owner's nodeSelector with each required term (ORed). */
+  private readonly terms: readonly Requirements[] | undefined;
+
+  constructor(id: string, tolerations: readonly Toleration[] | undefined, terms: readonly Requirements[] | undefined) {
+    this.id = id;
+    this.tolerations = tolerations;
+    this.terms = terms;
+  }
+
+  private tolerates(taints: readonly Taint[]): boolean {
+    return this.tolerations === undefined || untoleratedTaint(taints, this.tolerations) === undefined;
+  }
+
+  /** Whether an existing node counts. */
+  admitsNode(labels: Readonly<Record<string, string>>, taints: readonly Taint[]): boolean {
+    if (!this.tolerates(taints)) return false;
+    return this.terms === undefined || this.terms.some((t) => t.matchLabels(labels) === undefined);
+  }
+
+  /** Whether a NodeClaim (planned, with these requirements) counts. */
+  admitsClaim(requirements: Requirements, taints: readonly Taint[]): boolean {
+    if (!this.tolerates(taints)) return false;
+    return this.terms === undefined || this.terms.some((t) => requirements.compatible(t) === undefined);
+  }
+
+  /** The domains of `key` a NodePool contributes: none if not admitted, else those some matching term allows. */
+  poolDomains(pool: PoolDomains, key: string): string[] {
+    const all = pool.domains(key);
+    if (!this.tolerates(pool.taints)) return [];
+    if (this.terms === undefined) return [...all];
+    const terms = this.terms.filter((t) => pool.requirements.compatible(t) === undefined);
+    return [...all].filter((d) => terms.some((t) => t.get(key)?.has(d) ?? true));
+  }
+}
+
+/** A NodePool as a source of domains. */
+export interface PoolDomains {
+  readonly taints: readonly Taint[];
+  readonly requirements: Requirements;
+  domains(key: string): ReadonlySet<string>;
+}
+
+/** Where domains come from: the existing nodes and the NodePools. */
+export interface DomainSource {
+  readonly nodes: readonly { readonly labels: Readonly<Record<string, string>>; readonly taints: readonly Taint[] }[];
+  readonly pools: readonly PoolDomains[];
+}
 
 export interface Group {
   readonly id: number;
   readonly owner: boolean;
   readonly key: string;
-  readonly namespaces: ReadonlySet<string>;
+  readonly namespaces: readonly string[];
+  readonly namespaceSelector: LabelSelector | undefined;
   readonly selector: LabelSelector;
+  /** Spread groups with a nodeTaintsPolicy/nodeAffinityPolicy that excludes places. */
+  readonly filter: NodeFilter | undefined;
   readonly counts: Map<string, number>;
   total: number;
 }
@@ -42,22 +106,38 @@ export interface TopologyFailure {
   readonly permanent: boolean;
 }
 
-/** Where a place's undecided domains may go (`possible`) and which domains the pod could reach at all (`eligible`). */
-export interface DomainSources {
-  readonly possible: (key: string) => string[];
-  readonly eligible: (key: string) => ReadonlySet<string>;
+/** A pod's topology terms in force (PodState.terms). */
+export interface PodTerms {
+  readonly spread: readonly SpreadConstraint[];
+  readonly affinity: readonly PodAffinityTerm[];
+  readonly anti: readonly PodAffinityTerm[];
 }
+
+interface GroupSpec {
+  readonly owner: boolean;
+  readonly key: string;
+  readonly term: Pick<PodAffinityTerm, "namespaces" | "namespaceSelector">;
+  readonly selector: LabelSelector;
+  readonly filter?: NodeFilter | undefined;
+}
+
+const NO_SOURCE: DomainSource = { nodes: [], pools: [] };
 
 export class Topology {
   private readonly groups = new Map<string, Group>();
-  private readonly universes = new Map<string, ReadonlySet<string>>();
+  private readonly namespaces: Snapshot["namespaces"];
+  private readonly filters = new Map<string, NodeFilter>();
+  private readonly domainCache = new Map<string, ReadonlySet<string>>();
+  private source: DomainSource = NO_SOURCE;
 
-  setUniverse(key: string, domains: ReadonlySet<string>): void {
-    this.universes.set(key, domains);
+  constructor(namespaces?: Snapshot["namespaces"]) {
+    this.namespaces = namespaces;
   }
 
-  universe(key: string): ReadonlySet<string> {
-    return this.universes.get(key) ?? new Set();
+  /** Sets where domains come from (before the first check). */
+  setDomainSource(source: DomainSource): void {
+    this.source = source;
+    this.domainCache.clear();
   }
 
   /** Keys other than hostname that some group counts by. */
@@ -65,33 +145,63 @@ export class Topology {
     return new Set([...this.groups.values()].map((g) => g.key).filter((k) => k !== Label.hostname));
   }
 
-  private group(owner: boolean, key: string, namespaces: readonly string[], selector: LabelSelector): Group {
-    const ns = [...namespaces].sort();
-    const id = `${owner}|${key}|${ns.join(",")}|${selectorKey(selector)}`;
+  private group(spec: GroupSpec): Group {
+    const { owner, key, term, selector, filter } = spec;
+    const id = `${owner}|${key}|${namespacesKey(term)}|${selectorKey(selector)}|${filter?.id ?? ""}`;
     let g = this.groups.get(id);
-    if (g === undefined) this.groups.set(id, (g = { id: this.groups.size, owner, key, namespaces: new Set(ns), selector, counts: new Map(), total: 0 }));
+    if (g === undefined) {
+      const { namespaces, namespaceSelector } = term;
+      const counts = new Map<string, number>();
+      g = { id: this.groups.size, owner, key, namespaces, namespaceSelector, selector, filter, counts, total: 0 };
+      this.groups.set(id, g);
+    }
     return g;
   }
 
   private matches(g: Group, pod: SimPod): boolean {
-    return g.namespaces.has(pod.namespace) && selectorMatches(g.selector, pod.labels);
+    return termNamespaceMatches(g, pod.namespace, this.namespaces) && selectorMatches(g.selector, pod.labels);
+  }
+
+  /** The node filter of a pod's spread (undefined when it admits every place); cached by what decides it. */
+  private filterOf(pod: SimPod, s: SpreadConstraint): NodeFilter | undefined {
+    const taints = s.nodeTaintsPolicy === "Honor";
+    const constrained = pod.requiredTerms.length > 0 || Object.keys(pod.nodeSelector).length > 0;
+    const affinity = (s.nodeAffinityPolicy ?? "Honor") === "Honor" && constrained;
+    if (!taints && !affinity) return undefined;
+    const id = JSON.stringify([
+      taints ? pod.tolerations : null,
+      affinity ? [pod.nodeSelector, pod.requiredTerms] : null,
+    ]);
+    let filter = this.filters.get(id);
+    if (filter === undefined) {
+      filter = new NodeFilter(id, taints ? pod.tolerations : undefined, affinity ? requiredNodeTerms(pod) : undefined);
+      this.filters.set(id, filter);
+    }
+    return filter;
   }
 
   /** Constraints of a pod for the given (possibly relaxed) terms; registers groups as needed. */
-  constraints(pod: SimPod, terms: { spread: readonly SpreadConstraint[]; affinity: readonly PodAffinityTerm[]; anti: readonly PodAffinityTerm[] }): TopologyConstraint[] {
+  constraints(pod: SimPod, terms: PodTerms): TopologyConstraint[] {
     const out: TopologyConstraint[] = [];
     const add = (kind: ConstraintKind, g: Group, maxSkew = 0, minDomains = 0): void => {
       out.push({ kind, group: g, maxSkew, minDomains, self: this.matches(g, pod) });
     };
-    for (const s of terms.spread) add("spread", this.group(false, s.topologyKey, [pod.namespace], s.selector), s.maxSkew, s.minDomains ?? 0);
-    for (const t of terms.affinity) add("affinity", this.group(false, t.topologyKey, t.namespaces, t.selector));
-    for (const t of terms.anti) add("anti", this.group(false, t.topologyKey, t.namespaces, t.selector));
+    const own = { namespaces: [pod.namespace] };
+    for (const s of terms.spread) {
+      const filter = this.filterOf(pod, s);
+      const g = this.group({ owner: false, key: s.topologyKey, term: own, selector: s.selector, filter });
+      add("spread", g, s.maxSkew, s.minDomains ?? 0);
+    }
+    const termGroup = (t: PodAffinityTerm): Group =>
+      this.group({ owner: false, key: t.topologyKey, term: t, selector: t.selector });
+    for (const t of terms.affinity) add("affinity", termGroup(t));
+    for (const t of terms.anti) add("anti", termGroup(t));
     return out;
   }
 
   /** Registers the owner groups of a pod's required anti-affinity (only required terms bind other pods). */
   registerOwner(pod: SimPod): void {
-    for (const t of pod.antiAffinity) this.group(true, t.topologyKey, t.namespaces, t.selector);
+    for (const t of pod.antiAffinity) this.group({ owner: true, key: t.topologyKey, term: t, selector: t.selector });
   }
 
   /** Inverse anti-affinity: owner groups whose selector matches this pod (it may not join their domains). */
@@ -100,11 +210,14 @@ export class Topology {
       .map((g) => ({ kind: "inverse" as const, group: g, maxSkew: 0, minDomains: 0, self: false }));
   }
 
-  /** Groups a pod counts in: selector groups it matches, owner groups whose term it carries. */
+  /**
+   * Groups a pod counts in: selector groups it matches, owner groups whose term it carries. A group
+   * with a filter counts it only where the filter admits the place (the place checks, targets.ts).
+   */
   countedIn(pod: SimPod, ownedTerms: readonly PodAffinityTerm[]): Group[] {
-    const owned = new Set(ownedTerms.map((t) => `${t.topologyKey}|${[...t.namespaces].sort().join(",")}|${selectorKey(t.selector)}`));
+    const owned = new Set(ownedTerms.map((t) => `${t.topologyKey}|${namespacesKey(t)}|${selectorKey(t.selector)}`));
     return [...this.groups.values()].filter((g) => (g.owner
-      ? owned.has(`${g.key}|${[...g.namespaces].join(",")}|${selectorKey(g.selector)}`)
+      ? owned.has(`${g.key}|${namespacesKey(g)}|${selectorKey(g.selector)}`)
       : this.matches(g, pod)));
   }
 
@@ -120,24 +233,55 @@ export class Topology {
     g.total--;
   }
 
-  private minCount(c: TopologyConstraint, podReqs: Requirements, domains: ReadonlySet<string>): number {
-    const req = podReqs.get(c.group.key);
-    let eligible = 0;
-    let min = Infinity;
-    for (const d of domains) {
-      if (req !== undefined && !req.has(d)) continue;
-      eligible++;
-      min = Math.min(min, c.group.counts.get(d) ?? 0);
+  /**
+   * The domains of a group's key that count for a spread's minimum: those of the nodes and
+   * NodePools its filter admits (all of them without a filter). Cached per key and filter.
+   */
+  domains(g: Group): ReadonlySet<string> {
+    const id = `${g.key}|${g.filter?.id ?? ""}`;
+    let out = this.domainCache.get(id);
+    if (out === undefined) {
+      const f = g.filter;
+      const set = new Set<string>();
+      for (const n of this.source.nodes) {
+        const d = n.labels[g.key];
+        if (d !== undefined && (f === undefined || f.admitsNode(n.labels, n.taints))) set.add(d);
+      }
+      for (const pool of this.source.pools) {
+        for (const d of f === undefined ? pool.domains(g.key) : f.poolDomains(pool, g.key)) set.add(d);
+      }
+      this.domainCache.set(id, (out = set));
     }
-    return eligible === 0 || eligible < c.minDomains ? 0 : min;
+    return out;
   }
 
-  /** Whether one domain is allowed for the constraint (`min` is the global minimum for spreads). */
-  allowed(c: TopologyConstraint, domain: string, min: number): boolean {
+  private minCount(c: TopologyConstraint): number {
+    const domains = this.domains(c.group);
+    if (domains.size === 0 || domains.size < c.minDomains) return 0;
+    let min = Infinity;
+    for (const d of domains) min = Math.min(min, c.group.counts.get(d) ?? 0);
+    return min;
+  }
+
+  /**
+   * Whether a pod with a self-matching affinity may open a domain with no matching pod: when no
+   * matching pod is in a domain the pod's required node constraints allow (Karpenter's
+   * nextDomainAffinity: none at all, or all where the pod cannot go).
+   */
+  private mayOpen(c: TopologyConstraint, podReqs: Requirements): boolean {
+    if (!c.self || c.group.total === 0) return c.self;
+    const req = podReqs.get(c.group.key);
+    if (req === undefined) return false;
+    for (const [d, n] of c.group.counts) if (n > 0 && req.has(d)) return false;
+    return true;
+  }
+
+  /** Whether one domain is allowed for the constraint (`min`: the spread's global minimum; `open`: mayOpen). */
+  allowed(c: TopologyConstraint, domain: string, min: number, open: boolean): boolean {
     const n = c.group.counts.get(domain) ?? 0;
     switch (c.kind) {
       case "spread": return n + (c.self ? 1 : 0) - min <= c.maxSkew;
-      case "affinity": return c.group.total === 0 ? c.self : n > 0;
+      case "affinity": return n > 0 || open;
       case "anti":
       case "inverse": return n === 0;
     }
@@ -147,23 +291,47 @@ export class Topology {
    * Checks a place against the constraints. Undecided domains (a planned claim not yet pinned to a
    * zone) are narrowed: the answer lists, per key, the domains still allowed, best first
    * (least-loaded for spreads). Hostname is always decided (every place is its own domain).
-   * `eligible(key)` is the set of domains the pod could reach (pools it tolerates and matches, and
-   * nodes): only those count for a spread's minimum, so a zone only another pool serves is not a domain.
+   * `possible(key)` lists where an undecided domain may go; `podReqs` are the pod's required node
+   * constraints (nodeSelector and its required term in force, never a preferred one).
    */
-  check(constraints: readonly TopologyConstraint[], place: Place, podReqs: Requirements, domains: DomainSources): TopologyFailure | Map<string, string[]> {
-    const { possible, eligible } = domains;
+  check(
+    constraints: readonly TopologyConstraint[],
+    place: Place,
+    podReqs: Requirements,
+    possible: (key: string) => string[],
+  ): TopologyFailure | Map<string, string[]> {
     const narrowed = new Map<string, string[]>();
     for (const c of constraints) {
       const key = c.group.key;
       const decided = key === Label.hostname ? place.hostname : place.domainOf(key);
-      const options = narrowed.get(key) ?? (decided !== undefined ? [decided] : possible(key));
-      const min = c.kind === "spread" && key !== Label.hostname ? this.minCount(c, podReqs, eligible(key)) : 0;
-      const kept = options.filter((d) => this.allowed(c, d, min));
-      if (kept.length === 0) return { reason: describe(c), permanent: decided !== undefined && c.kind !== "affinity" && !(c.kind === "spread" && key !== Label.hostname) };
-      if (c.kind === "spread") kept.sort((a, b) => (c.group.counts.get(a) ?? 0) - (c.group.counts.get(b) ?? 0));
+      const kept = this.keep(c, narrowed.get(key) ?? (decided !== undefined ? [decided] : possible(key)), podReqs);
+      if (kept.length === 0) {
+        const permanent = decided !== undefined && c.kind !== "affinity"
+          && !(c.kind === "spread" && key !== Label.hostname);
+        return { reason: describe(c), permanent };
+      }
       narrowed.set(key, kept);
     }
     return narrowed;
+  }
+
+  /** The options the constraint allows, least-loaded first for spreads. */
+  private keep(c: TopologyConstraint, options: readonly string[], podReqs: Requirements): string[] {
+    const min = c.kind === "spread" && c.group.key !== Label.hostname ? this.minCount(c) : 0;
+    const open = c.kind === "affinity" && this.mayOpen(c, podReqs);
+    const kept = options.filter((d) => this.allowed(c, d, min, open));
+    if (c.kind === "spread") kept.sort((a, b) => (c.group.counts.get(a) ?? 0) - (c.group.counts.get(b) ?? 0));
+    return kept;
+  }
+}
+
+/** The pod's nodeSelector with each required node-affinity term (ORed); none if they cannot be parsed. */
+function requiredNodeTerms(pod: SimPod): Requirements[] {
+  try {
+    return (pod.requiredTerms.length === 0 ? [[]] : pod.requiredTerms).map((t) => nodeSelectorRequirements(pod, t));
+  } catch (error) {
+    if (!(error instanceof RequirementError)) throw error;
+    return []; // the pod fails on its own requirements; its spread admits no node
   }
 }
 
