@@ -13,8 +13,23 @@ import { Requirement, Requirements, type NodeSelectorRequirement } from "../../.
 import { untoleratedTaint } from "../../../policies/domain/taints.ts";
 import { andBits, emptyBits, fullBits, intersects, isEmptyBits, orInto, setBit, forEachBit } from "./bitset.ts";
 import type { Bitset } from "./bitset.ts";
+import { HostPorts } from "./host-ports.ts";
 import type { ResourceSpace } from "./resource-space.ts";
-import type { DaemonSetView, NodePoolView, SimPod } from "./types.ts";
+import type { DaemonSetView, HostPort, NodePoolView, SimPod } from "./types.ts";
+
+/** A DaemonSet with host ports and the pool's types it runs on: on their nodes its ports are taken. */
+interface DaemonPorts {
+  readonly name: string;
+  readonly ports: HostPorts;
+  readonly bits: Bitset;
+}
+
+/** Types of a pool on which a pod's host port is free of DaemonSets, and the first DaemonSet holding one elsewhere. */
+export interface PortsFree {
+  readonly bits: Bitset;
+  readonly daemonSet: string;
+  readonly port: HostPort;
+}
 
 interface OfferingBits {
   readonly zone: string;
@@ -58,6 +73,8 @@ export class PoolTypes {
   private readonly cache = new Map<string, Bitset>();
   private readonly domainCache = new Map<string, ReadonlySet<string>>();
   private readonly maxCache = { alloc: new WeakMap<Bitset, Float64Array>(), capacity: new WeakMap<Bitset, Float64Array>() };
+  /** The DaemonSets with host ports, by their view (indexType marks the types each runs on). */
+  private readonly daemonPorts = new Map<DaemonSetView, DaemonPorts>();
   /** Every type of the pool. */
   readonly all: Bitset;
   /** Each type's cheapest available offering under the pool's requirements ($/h), ascending. */
@@ -165,6 +182,25 @@ export class PoolTypes {
     return index < 0 ? undefined : { index, price };
   }
 
+  /**
+   * Where a pod's host ports are free of the DaemonSets that would run beside it: Karpenter books a
+   * NodeClaim's DaemonSet host ports before any pod (scheduler.go buildDaemonOverheadGroups, per
+   * instance type the DaemonSets compatible with it), so a pod whose host port such a DaemonSet uses
+   * cannot go to a node of those types. Undefined when no DaemonSet of the pool holds one of `ports`
+   * (always for a pod without host ports: one length check on the hot path).
+   */
+  portsFree(ports: readonly HostPort[]): PortsFree | undefined {
+    if (ports.length === 0 || this.daemonPorts.size === 0) return undefined;
+    let out: { bits: Bitset; daemonSet: string; port: HostPort } | undefined;
+    for (const d of this.daemonPorts.values()) {
+      const port = d.ports.conflict(ports);
+      if (port === undefined) continue;
+      out ??= { bits: Uint32Array.from(this.all), daemonSet: d.name, port };
+      for (let w = 0; w < out.bits.length; w++) out.bits[w]! &= ~d.bits[w]!;
+    }
+    return out;
+  }
+
   /** The ordinary (not exotic) types among `bits`, or `bits` when it has none. */
   preferOrdinary(bits: Bitset): Bitset {
     return this.ordinary !== undefined && intersects(bits, this.ordinary) ? andBits(bits, this.ordinary) : bits;
@@ -196,6 +232,7 @@ export class PoolTypes {
     const alloc = space.vector(t.allocatable);
     for (const ds of daemonSets) {
       if (!daemonRuns(ds.pod, this.pool, this.requirements, t)) continue;
+      if (ds.pod.hostPorts.length > 0) this.markDaemonPorts(ds, i);
       const overhead = space.vector(ds.pod.requests);
       for (let r = 0; r < alloc.length; r++) alloc[r]! -= overhead[r]!;
     }
@@ -214,6 +251,17 @@ export class PoolTypes {
       if (entry === undefined) this.offerings.push((entry = { zone: o.zone, zoneId: o.zoneId, capacityType: o.capacityType, bits: emptyBits(this.types.length) }));
       setBit(entry.bits, i);
     }
+  }
+
+  /** Records that DaemonSet `ds`, which has host ports, runs on type `i`. */
+  private markDaemonPorts(ds: DaemonSetView, i: number): void {
+    let entry = this.daemonPorts.get(ds);
+    if (entry === undefined) {
+      const ports = new HostPorts();
+      ports.add(ds.pod.hostPorts);
+      this.daemonPorts.set(ds, (entry = { name: ds.name, ports, bits: emptyBits(this.types.length) }));
+    }
+    setBit(entry.bits, i);
   }
 
   private missingBits(key: string): Bitset {
