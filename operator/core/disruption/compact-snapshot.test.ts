@@ -76,6 +76,26 @@ void describe("the compact snapshot of a disruption pass", () => {
     assert.deepEqual(names, ["a", "b2", "cand"], "without a topology key, the full node c is left out");
   });
 
+  void it("keeps a full node of each kind a moving pod's spread filter tells apart in a domain", () => {
+    // Web pods need team=x and spread over zones: zone c counts only through node "cx" (nodeAffinityPolicy
+    // Honor), so the full node "cy" of zone c, listed first, must not stand in for it.
+    const web = (): SimPod => pod("web", "1Gi", { ...spreadWeb, nodeSelector: { team: "x" } });
+    const ofTeam = (team: string, n: ExistingNode): ExistingNode => ({ ...n, labels: { ...n.labels, team } });
+    const filler = (): SimPod[] => [pod("filler", "1500Mi")];
+    const full: Snapshot = {
+      nodes: [
+        ofTeam("x", node("a", "us-east-1a", 32, [web()])), ofTeam("x", node("b2", "us-east-1b", 32, [web()])),
+        ofTeam("y", node("cy", "us-east-1c", 2, filler())), ofTeam("x", node("cx", "us-east-1c", 2, filler())),
+        ofTeam("x", node("cand", "us-east-1b", 32, [web()])),
+      ],
+      nodePools: [{ ...pool, labels: { team: "x" } }], daemonSets: [],
+    };
+    const want = consolidate(full, ["cand"]);
+    assert.equal(want.decision, "none", "zone c (no web pod) is a spread domain through cx");
+    const compact = new CompactSnapshot(full).forCandidates(new Set(["cand"]), full.nodes[4]!.pods);
+    assert.deepEqual(consolidate(compact, ["cand"]), want);
+  });
+
   void it("answers every consolidation question as the full snapshot does", () => {
     for (const c of cases) {
       // "b" is the only other node in zone b, full, so zone b keeps c's pod only if a replacement launches there.

@@ -164,7 +164,11 @@ export class CompactSnapshot {
     const noneFits = (free: ResourceList): boolean => noRoom(requests.least, free) || requests.each.every((r) => noRoom(r, free));
     const droppable = this.parts.map((part, i) => !q.candidates.has(part.node.name) && part.kept.length === 0 && !q.selected.has(i)
       && !this.limitedPools.has(part.node.nodePool ?? "") && noneFits(part.free));
-    const domains = (n: ExistingNode): string[] => [...q.keys].flatMap((k) => (n.labels[k] === undefined ? [] : [`${k}\u0000${n.labels[k]}`]));
+    const view = filterView(q.moving);
+    const domains = (n: ExistingNode): string[] => {
+      const seen = view(n);
+      return [...q.keys].flatMap((k) => (n.labels[k] === undefined ? [] : [`${k}\u0000${n.labels[k]}\u0000${seen}`]));
+    };
     const covered = new Set(nodes.filter((n, i) => !droppable[i] && !q.candidates.has(n.name)).flatMap(domains));
     return nodes.filter((n, i) => {
       if (!droppable[i]) return true;
@@ -173,6 +177,18 @@ export class CompactSnapshot {
       return missing.length > 0;
     });
   }
+}
+
+/**
+ * What a spread's node filter reads of a node (topology.ts NodeFilter: its taints, and the labels the
+ * moving pods' nodeSelector and required node terms name), so that of the nodes of one domain one of
+ * each kind stays; "" when no moving pod spreads.
+ */
+function filterView(moving: readonly SimPod[]): (n: ExistingNode) => string {
+  if (!moving.some((p) => p.spread.length > 0)) return () => "";
+  const named = (p: SimPod): string[] => [...Object.keys(p.nodeSelector), ...p.requiredTerms.flat().map((r) => r.key)];
+  const keys = [...new Set(moving.flatMap(named))];
+  return (n) => JSON.stringify([n.taints, keys.map((k) => n.labels[k] ?? null)]);
 }
 
 interface Question {
