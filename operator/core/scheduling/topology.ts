@@ -31,6 +31,10 @@ export class NodeFilter {
     this.terms = terms;
   }
 
+  /**
+   * NoSchedule and NoExecute taints only, as kube-scheduler's Honor (DoNotScheduleTaintsFilterFunc):
+   * a PreferNoSchedule taint never excludes a node (Karpenter's Taints.Tolerates would count it).
+   */
   private tolerates(taints: readonly Taint[]): boolean {
     return this.tolerations === undefined || untoleratedTaint(taints, this.tolerations) === undefined;
   }
