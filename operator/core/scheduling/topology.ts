@@ -132,6 +132,8 @@ export class Topology {
   private readonly namespaces: Snapshot["namespaces"];
   private readonly filters = new Map<string, NodeFilter>();
   private readonly domainCache = new Map<string, ReadonlySet<string>>();
+  /** domainCache by group (the hot path: every spread check reads it). */
+  private readonly groupDomains = new Map<Group, ReadonlySet<string>>();
   private source: DomainSource = NO_SOURCE;
 
   constructor(namespaces?: Snapshot["namespaces"]) {
@@ -142,6 +144,7 @@ export class Topology {
   setDomainSource(source: DomainSource): void {
     this.source = source;
     this.domainCache.clear();
+    this.groupDomains.clear();
   }
 
   /** Keys other than hostname that some group counts by. */
@@ -242,6 +245,8 @@ export class Topology {
    * NodePools its filter admits (all of them without a filter). Cached per key and filter.
    */
   domains(g: Group): ReadonlySet<string> {
+    const known = this.groupDomains.get(g);
+    if (known !== undefined) return known;
     const id = `${g.key}|${g.filter?.id ?? ""}`;
     let out = this.domainCache.get(id);
     if (out === undefined) {
@@ -256,6 +261,7 @@ export class Topology {
       }
       this.domainCache.set(id, (out = set));
     }
+    this.groupDomains.set(g, out);
     return out;
   }
 
