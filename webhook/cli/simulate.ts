@@ -19,12 +19,12 @@ const usage = `Usage: kerf simulate -f SCENARIO.yaml [--format text|json] [--reg
                      [--spot-to-spot] [--max-price-ratio R]
 
 Simulates Karpenter's scheduling on a scenario (multi-document YAML of NodePool, EC2NodeClass,
-Pod, Deployment, DaemonSet, Node, NodeClaim and PodDisruptionBudget objects) against kerf's bundled
-catalog of a region and prints the NodeClaims that would be launched, the unschedulable pods, the
-total hourly price and where the prices come from (source and date). When Nodes belong to a
-NodePool of the scenario (label karpenter.sh/nodepool), it also prints the disruption plan kerf
-would execute on them, pass after pass: what each pass deletes or replaces, the savings, what each
-budget allows and what keeps the other nodes.
+Pod, Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, Namespace and RuntimeClass
+objects) against kerf's bundled catalog of a region and prints the NodeClaims that would be
+launched, the unschedulable pods, the total hourly price and where the prices come from (source
+and date). When Nodes belong to a NodePool of the scenario (label karpenter.sh/nodepool), it also
+prints the disruption plan kerf would execute on them, pass after pass: what each pass deletes or
+replaces, the savings, what each budget allows and what keeps the other nodes.
 
   --region REGION  the cluster's AWS region (default ${DEFAULT_REGION}). Bundled:
                    ${regionList(19)}.

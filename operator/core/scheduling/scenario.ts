@@ -1,11 +1,13 @@
 /**
  * Turns the plain Kubernetes objects of a simulation scenario (NodePool, EC2NodeClass, Pod,
- * Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, Namespace) into a Snapshot and the pending pods
- * (pure), and keeps the objects themselves for the disruption what-if. A Node that names a catalog
- * instance type (`node.kubernetes.io/instance-type`) gets that type's labels and allocatable where it
- * does not set them, and `karpenter.sh/capacity-type: on-demand` unless it says otherwise, as the
- * nodes Karpenter launches carry them. Errors name the object and carry its document index so the
- * CLI can point at file and line.
+ * Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, Namespace, RuntimeClass) into a
+ * Snapshot and the pending pods (pure), and keeps the objects themselves for the disruption what-if.
+ * A Node that names a catalog instance type (`node.kubernetes.io/instance-type`) gets that type's
+ * labels and allocatable where it does not set them, and `karpenter.sh/capacity-type: on-demand`
+ * unless it says otherwise, as the nodes Karpenter launches carry them. Pods and pod templates go
+ * through RuntimeClass admission first (runtime-class.ts: overhead, nodeSelector, tolerations), as
+ * the apiserver puts every pod through it. Errors name the object and carry its document index so
+ * the CLI can point at file and line.
  */
 import { toInstanceTypes, type Catalog } from "../../../policies/domain/catalog/catalog.ts";
 import type { KubeletConfig } from "../../../policies/domain/allocatable.ts";
@@ -14,6 +16,7 @@ import { formatResource, parseQuantity, parseResourceList } from "../../../polic
 import { Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import type { Taint } from "../../../policies/domain/taints.ts";
 import { simPodFromPod, simPodFromSpec } from "./pod-spec.ts";
+import { admitRuntimeClass, runtimeClassesOf, type RuntimeClasses } from "./runtime-class.ts";
 import type { DaemonSetView, ExistingNode, NodePoolView, SimPod, Snapshot } from "./types.ts";
 
 export type Obj = Readonly<Record<string, unknown>>;
@@ -91,12 +94,16 @@ function node(doc: Obj, pods: readonly SimPod[]): ExistingNode {
   };
 }
 
-function replicas(doc: Obj, order: { next: number }): SimPod[] {
+/** The pods of a Deployment (or, with `replicas: 1`, a DaemonSet), each admitted as its RuntimeClass has it. */
+function replicas(doc: Obj, order: { next: number }, classes: RuntimeClasses): SimPod[] {
   const spec = o(doc["spec"]);
   const template = o(spec["template"]);
   const ns = String(o(doc["metadata"])["namespace"] ?? "default");
   const count = Number(spec["replicas"] ?? 1);
-  return Array.from({ length: count }, (_, i) => simPodFromSpec(template["metadata"], template["spec"], { name: `${nameOf(doc)}-${i}`, namespace: ns, uid: `${ns}/${nameOf(doc)}-${i}`, creationOrder: order.next++ }));
+  const podSpec = admitRuntimeClass(template["spec"], classes);
+  return Array.from({ length: count }, (_, i) => simPodFromSpec(template["metadata"], podSpec, {
+    name: `${nameOf(doc)}-${i}`, namespace: ns, uid: `${ns}/${nameOf(doc)}-${i}`, creationOrder: order.next++,
+  }));
 }
 
 function wrap<T>(index: number, doc: Obj, fn: () => T): T {
@@ -119,8 +126,8 @@ export function completeNode(doc: Obj, types: ReadonlyMap<string, InstanceType>)
   return { ...doc, metadata: { ...metadata, labels }, status: { ...status, allocatable } };
 }
 
-const KNOWN_KINDS = "NodePool, EC2NodeClass, Pod, Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget "
-  + "or Namespace";
+const KNOWN_KINDS = "NodePool, EC2NodeClass, Pod, Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, "
+  + "Namespace or RuntimeClass";
 
 /** Builds the scenario; throws ScenarioError for an unknown kind or an unusable object. */
 export function buildScenario(documents: readonly unknown[], catalog: Catalog): Scenario {
@@ -138,16 +145,18 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog): 
   const pools: NodePoolView[] = [];
   const daemonSets: DaemonSetView[] = [];
   const boundPods: Obj[] = [];
+  const runtimeClasses = runtimeClassesOf(docs);
   docs.forEach((d, i) => {
     if (d["kind"] === "EC2NodeClass") classes.set(nameOf(d), wrap(i, d, () => nodeClass(d)));
   });
   docs.forEach((d, i) => wrap(i, d, () => {
     switch (d["kind"]) {
-      case "EC2NodeClass": case "Node": case "NodeClaim": case "PodDisruptionBudget": case "Namespace": return;
+      case "EC2NodeClass": case "Node": case "NodeClaim": case "PodDisruptionBudget": case "Namespace":
+      case "RuntimeClass": return;
       case "NodePool": pools.push(nodePool(d, classes, typesFor)); return;
-      case "Deployment": pending.push(...replicas(d, order)); return;
-      case "DaemonSet": daemonSets.push({ name: nameOf(d), pod: replicas({ ...d, spec: { ...o(d["spec"]), replicas: 1 } }, order)[0]! }); return;
-      case "Pod": addPod(d, order, { pending, bound, boundPods }); return;
+      case "Deployment": pending.push(...replicas(d, order, runtimeClasses)); return;
+      case "DaemonSet": daemonSets.push({ name: nameOf(d), pod: daemonPod(d, order, runtimeClasses) }); return;
+      case "Pod": addPod(d, order, runtimeClasses, { pending, bound, boundPods }); return;
       default: throw new Error(`unsupported kind (expected ${KNOWN_KINDS})`);
     }
   }));
@@ -161,16 +170,33 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog): 
   const ofKind = (kind: string): Obj[] => docs.filter((d) => d["kind"] === kind);
   const objects: ScenarioObjects = {
     nodePools: ofKind("NodePool"), nodes: nodeDocs.map((n) => n.d), nodeClaims: ofKind("NodeClaim"), pods: boundPods,
-    daemonSets: ofKind("DaemonSet"), pdbs: ofKind("PodDisruptionBudget"), namespaces: ofKind("Namespace"),
+    daemonSets: ofKind("DaemonSet").map((d) => admittedTemplate(d, runtimeClasses)),
+    pdbs: ofKind("PodDisruptionBudget"), namespaces: ofKind("Namespace"),
     instanceTypes,
   };
   const namespaces = new Map(objects.namespaces.map((d) => [nameOf(d), labelsOf(o(d["metadata"])["labels"])]));
   return { snapshot: { nodes, nodePools: pools, daemonSets, namespaces }, pending, objects };
 }
 
+/** A DaemonSet whose pod template went through RuntimeClass admission (the disruption what-if reads it). */
+function admittedTemplate(doc: Obj, classes: RuntimeClasses): Obj {
+  const spec = o(doc["spec"]);
+  const template = o(spec["template"]);
+  const podSpec = admitRuntimeClass(template["spec"], classes);
+  return podSpec === template["spec"] ? doc : { ...doc, spec: { ...spec, template: { ...template, spec: podSpec } } };
+}
+
+/** The pod a DaemonSet runs on each node (admitted as its RuntimeClass has it, as the real ones are). */
+function daemonPod(doc: Obj, order: { next: number }, classes: RuntimeClasses): SimPod {
+  return replicas({ ...doc, spec: { ...o(doc["spec"]), replicas: 1 } }, order, classes)[0]!;
+}
+
 interface PodLists { readonly pending: SimPod[]; readonly bound: Map<string, SimPod[]>; readonly boundPods: Obj[] }
 
-function addPod(doc: Obj, order: { next: number }, { pending, bound, boundPods }: PodLists): void {
+/** A Pod, admitted as its RuntimeClass has it: pending without `spec.nodeName`, else bound to that node. */
+function addPod(written: Obj, order: { next: number }, classes: RuntimeClasses, lists: PodLists): void {
+  const { pending, bound, boundPods } = lists;
+  const doc: Obj = { ...written, spec: admitRuntimeClass(written["spec"], classes) };
   const pod = simPodFromPod(doc, order.next++);
   const nodeName = o(doc["spec"])["nodeName"];
   if (typeof nodeName !== "string") {
