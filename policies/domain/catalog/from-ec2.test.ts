@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { builtinCatalog } from "./builtin.ts";
 import { toInstanceTypes, type CatalogEntry } from "./catalog.ts";
-import { catalogFromEc2, entryFromEc2, type Ec2InstanceTypeInfo, type RegionPrices } from "./from-ec2.ts";
+import { catalogFromEc2, entryFromEc2, trimInstanceTypeInfo, type Ec2InstanceTypeInfo, type RegionPrices } from "./from-ec2.ts";
 
 /** Recorded DescribeInstanceTypes records (moto's copy of EC2's answers; see the file's source field). */
 const recorded = (JSON.parse(readFileSync(path.join(import.meta.dirname, "testdata", "describe-instance-types.json"), "utf8")) as {
@@ -31,6 +31,10 @@ void describe("catalog entries from DescribeInstanceTypes", () => {
       for (const field of FACTS) assert.deepEqual(entry[field], expected[field], `${entry.name} ${field}`);
     });
   }
+
+  void it("reads a trimmed record as the full one (the operator keeps only the fields read)", () => {
+    for (const info of recorded) assert.deepEqual(entryFromEc2(trimInstanceTypeInfo(info), ["us-east-1a"], noPrices), entryFromEc2(info, ["us-east-1a"], noPrices));
+  });
 
   void it("takes network bandwidth from the reference (Karpenter's table), else from the network cards' baselines", () => {
     const p4d = recorded.find((i) => i.InstanceType === "p4d.24xlarge") as Ec2InstanceTypeInfo;

@@ -73,6 +73,45 @@ export interface Ec2CatalogInput {
   readonly reference?: ReadonlyMap<string, CatalogEntry> | undefined;
 }
 
+/** A shape of fields to keep: `true` keeps a value, an object its listed fields, a one-element array each item. */
+type Shape = true | { readonly [field: string]: Shape } | readonly [Shape];
+
+const DEVICE: Shape = { Name: true, Manufacturer: true, Count: true, MemoryInfo: { SizeInMiB: true } };
+
+/** The fields of an `InstanceTypeInfo` this module reads (Ec2InstanceTypeInfo). */
+const READ: Shape = {
+  InstanceType: true, BareMetal: true, Hypervisor: true, SupportedUsageClasses: true,
+  VCpuInfo: { DefaultVCpus: true }, MemoryInfo: { SizeInMiB: true },
+  ProcessorInfo: { SupportedArchitectures: true, Manufacturer: true, SustainedClockSpeedInGhz: true },
+  GpuInfo: { Gpus: [DEVICE] }, InferenceAcceleratorInfo: { Accelerators: [DEVICE] }, NeuronInfo: { NeuronDevices: [DEVICE] },
+  InstanceStorageInfo: { TotalSizeInGB: true, NvmeSupport: true },
+  EbsInfo: { EbsOptimizedSupport: true, EbsOptimizedInfo: { MaximumBandwidthInMbps: true } },
+  NetworkInfo: {
+    MaximumNetworkInterfaces: true, Ipv4AddressesPerInterface: true, EncryptionInTransitSupported: true, DefaultNetworkCardIndex: true,
+    NetworkCards: [{ NetworkCardIndex: true, MaximumNetworkInterfaces: true, BaselineBandwidthInGbps: true }],
+    EfaInfo: { MaximumEfaInterfaces: true },
+  },
+};
+
+function pick(value: unknown, shape: Shape): unknown {
+  if (shape === true || value === null || typeof value !== "object") return value;
+  if (Array.isArray(shape)) return Array.isArray(value) ? value.map((item: unknown) => pick(item, shape[0] as Shape)) : undefined;
+  const out: Record<string, unknown> = {};
+  for (const [field, inner] of Object.entries(shape as Record<string, Shape>)) {
+    const v = (value as Record<string, unknown>)[field];
+    if (v !== undefined) out[field] = pick(v, inner);
+  }
+  return out;
+}
+
+/**
+ * Only the fields of an `InstanceTypeInfo` this module reads: EC2's records carry dozens more, and the operator
+ * keeps the last answer (about 1,300 records) between refreshes.
+ */
+export function trimInstanceTypeInfo(info: Ec2InstanceTypeInfo): Ec2InstanceTypeInfo {
+  return pick(info, READ) as Ec2InstanceTypeInfo;
+}
+
 /** Karpenter's reading of an instance type name: category, an optional `-<n>tb` and the generation digits. */
 const NAME_SCHEME = /^([a-z]+)(-[0-9]+tb)?([0-9]+).*\./;
 

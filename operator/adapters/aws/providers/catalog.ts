@@ -7,8 +7,9 @@
  * types and offerings, its on-demand table, its spot prices where bundled, else (as Karpenter does before
  * its first spot answer) the on-demand price as the spot estimate.
  */
+import { createHash } from "node:crypto";
 import type { Catalog, CatalogEntry } from "../../../../policies/domain/catalog/catalog.ts";
-import { catalogFromEc2, type Ec2InstanceTypeInfo, type RegionPrices } from "../../../../policies/domain/catalog/from-ec2.ts";
+import { catalogFromEc2, trimInstanceTypeInfo, type Ec2InstanceTypeInfo, type RegionPrices } from "../../../../policies/domain/catalog/from-ec2.ts";
 import { newestSpotPrices, onDemandPricesFromPriceList, pricingCurrency, type SpotPriceRecord } from "../../../../policies/domain/catalog/prices.ts";
 import type { CatalogFreshness, CatalogPart, CatalogSource, PartFreshness } from "../../../ports/catalog-source.ts";
 import { describeAwsError } from "../errors.ts";
@@ -119,7 +120,7 @@ export class Ec2CatalogProvider implements CatalogSource {
       const zoneIds: Record<string, string> = {};
       for (const z of zones.AvailabilityZones ?? []) if (z.ZoneName !== undefined && z.ZoneId !== undefined) zoneIds[z.ZoneName] = z.ZoneId;
       if (infos.length === 0 || offerings.size === 0) throw new Error("EC2 answered no instance types or no offerings");
-      return { infos: infos as Ec2InstanceTypeInfo[], offerings, zoneIds };
+      return { infos: (infos as Ec2InstanceTypeInfo[]).map(trimInstanceTypeInfo), offerings, zoneIds };
     });
     this.replace("instanceTypes", () => { this.types = answer; }, [answer.infos, [...answer.offerings], answer.zoneIds]);
   }
@@ -166,7 +167,8 @@ export class Ec2CatalogProvider implements CatalogSource {
    * cached by its identity.
    */
   private replace(part: CatalogPart, take: () => void, content: unknown): void {
-    const fingerprint = JSON.stringify(content);
+    // A digest, not the text: the types' answer is megabytes of JSON.
+    const fingerprint = createHash("sha256").update(JSON.stringify(content)).digest("hex");
     take();
     if (this.fingerprints[part] === fingerprint) return;
     this.fingerprints[part] = fingerprint;
