@@ -9,7 +9,7 @@ import { SqsInterruptionQueue } from "./adapters/aws/interruption-queue.ts";
 import { Ec2CatalogProvider } from "./adapters/aws/providers/catalog.ts";
 import { awsEc2CatalogApi, awsEksApi, awsPricingApi, awsSqsApi, type AwsClientConfig } from "./adapters/aws/sdk.ts";
 import { pricingApiRegion } from "../policies/domain/catalog/prices.ts";
-import { CatalogRefresher } from "./controllers/providers/catalog.ts";
+import { CatalogRefresher, nodeClassNamesOf } from "./controllers/providers/catalog.ts";
 import { kubeconfigCABundle } from "./adapters/kube/ca-bundle.ts";
 import { isConflict } from "./adapters/kube/client.ts";
 import { KubernetesVersionProvider, apiserverVersion, kubeDnsClusterIP } from "./adapters/kube/cluster-facts.ts";
@@ -124,10 +124,10 @@ async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: Clus
 
 /** The EC2NodeClasses the NodePools use (told when a catalog refresh fails). */
 function nodeClassesInUse(state: ClusterState): { metadata?: { name?: string; uid?: string } }[] {
-  const names = new Set(state.nodePools().map((p) => (p.spec?.["template"] as { spec?: { nodeClassRef?: { name?: string } } } | undefined)?.spec?.nodeClassRef?.name));
-  return [...names].flatMap((n) => {
-    const nc = n === undefined ? undefined : state.nodeClass(n);
-    return nc?.metadata?.name === undefined ? [] : [{ metadata: { name: nc.metadata.name, ...(nc.metadata.uid === undefined ? {} : { uid: nc.metadata.uid }) } }];
+  return nodeClassNamesOf(state.nodePools()).flatMap((n) => {
+    const meta = state.nodeClass(n)?.metadata;
+    if (meta?.name === undefined) return [];
+    return [{ metadata: { name: meta.name, ...(meta.uid === undefined ? {} : { uid: meta.uid }) } }];
   });
 }
 

@@ -24,7 +24,7 @@ import { collectLaunchTemplates, type LaunchTemplateGcDeps } from "./gc/launch-t
 import { gcNode } from "./gc/plan.ts";
 import { interruptionController, type OfferingAvailability } from "./interruption/controller.ts";
 import { podMetricsController } from "./metrics/pods.ts";
-import { publishOfferingMetrics, type CatalogRefresher } from "./providers/catalog.ts";
+import { nodeClassNamesOf, publishOfferingMetrics, type CatalogRefresher } from "./providers/catalog.ts";
 import { reconcileNodeClassLifecycle, type NodeClassLifecycleDeps } from "./nodeclass/controller.ts";
 import { reconcileNodeDeletion } from "./node/finalizer.ts";
 import { reconcileNodeClaim } from "./nodeclaim/controller.ts";
@@ -147,8 +147,7 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
 
 /** The EC2NodeClasses NodePools use. */
 function nodeClassNamesInUse(deps: ControllerDeps): string[] {
-  const names = deps.cluster.nodePools().map((p) => (p.spec?.["template"] as { spec?: { nodeClassRef?: { name?: string } } } | undefined)?.spec?.nodeClassRef?.name);
-  return [...new Set(names.filter((n): n is string => n !== undefined && n !== ""))];
+  return nodeClassNamesOf(deps.cluster.nodePools());
 }
 
 /** The catalog refresh (when the catalog comes from AWS) and Karpenter's offering gauges. */
@@ -157,7 +156,8 @@ function catalogControllers(deps: ControllerDeps): ControllerSpec[] {
     name: "cloudprovider.metrics", singleton: "metrics", watches: {},
     reconcile: () => publishOfferingMetrics({
       metrics: deps.metrics, logger: deps.logger, nodeClassNames: () => nodeClassNamesInUse(deps),
-      instanceTypes: (name) => deps.cloud.getInstanceTypes(name), periodMs: deps.catalogRefresher?.metricsPeriodMs,
+      instanceTypes: (name) => deps.cloud.getInstanceTypes(name),
+      periodMs: deps.catalogRefresher?.metricsPeriodMs,
     }),
   };
   const refresher = deps.catalogRefresher;

@@ -31,6 +31,20 @@ export interface RefreshableCatalog {
   freshness(): CatalogFreshness;
 }
 
+/** An EC2NodeClass as much as an Event about it needs. */
+type NodeClassRef = {
+  readonly metadata?: { readonly name?: string | undefined; readonly uid?: string | undefined } | undefined;
+};
+
+/** The EC2NodeClass names NodePools reference (their `spec.template.spec.nodeClassRef.name`), once each. */
+export function nodeClassNamesOf(
+  pools: readonly { readonly spec?: Readonly<Record<string, unknown>> | undefined }[],
+): string[] {
+  type Template = { spec?: { nodeClassRef?: { name?: string } } } | undefined;
+  const names = pools.map((p) => (p.spec?.["template"] as Template)?.spec?.nodeClassRef?.name);
+  return [...new Set(names.filter((n): n is string => n !== undefined && n !== ""))];
+}
+
 /** What the refresh controller needs. */
 export interface CatalogRefreshDeps {
   readonly catalog: RefreshableCatalog;
@@ -41,7 +55,7 @@ export interface CatalogRefreshDeps {
   /** Refresh periods (tests and the playground shorten them); CATALOG_REFRESH_MS otherwise. */
   readonly periods?: Partial<Record<CatalogPart, number>> | undefined;
   /** The EC2NodeClasses NodePools use (told of a failed refresh). */
-  readonly nodeClassesInUse: () => readonly { readonly metadata?: { readonly name?: string | undefined; readonly uid?: string | undefined } | undefined }[];
+  readonly nodeClassesInUse: () => readonly NodeClassRef[];
 }
 
 const PARTS: readonly CatalogPart[] = ["instanceTypes", "spotPrices", "onDemandPrices"];
@@ -77,7 +91,8 @@ export class CatalogRefresher {
    */
   nodeClassChanged(): void {
     const last = this.deps.catalog.freshness().parts.instanceTypes.refreshedAt?.getTime() ?? 0;
-    this.due.instanceTypes = Math.min(this.due.instanceTypes, last + Math.min(CATALOG_CHANGE_DEBOUNCE_MS, this.period.instanceTypes));
+    const debounce = Math.min(CATALOG_CHANGE_DEBOUNCE_MS, this.period.instanceTypes);
+    this.due.instanceTypes = Math.min(this.due.instanceTypes, last + debounce);
   }
 
   async reconcile(): Promise<Result> {
@@ -106,8 +121,11 @@ export class CatalogRefresher {
     const source = this.deps.catalog.freshness().parts[part].source;
     const fallback = source === "api" ? "the last good answer" : source === "none" ? "no data" : `the ${source} data`;
     this.deps.metrics.catalogRefreshErrors.inc({ part });
-    this.deps.logger.warn({ part, err: error, fallback }, "refreshing the instance-type catalog failed; keeping what it had");
-    for (const nodeClass of this.deps.nodeClassesInUse()) this.deps.events.publish(catalogRefreshFailed(nodeClass, message, fallback));
+    this.deps.logger.warn({ part, err: error, fallback },
+      "refreshing the instance-type catalog failed; keeping what it had");
+    for (const nodeClass of this.deps.nodeClassesInUse()) {
+      this.deps.events.publish(catalogRefreshFailed(nodeClass, message, fallback));
+    }
   }
 }
 
@@ -125,10 +143,16 @@ export interface OfferingMetricsDeps {
 /** Karpenter's cadence for the offering gauges. */
 export const OFFERING_METRICS_MS = 60_000;
 
-interface OfferingSeries { readonly labels: Record<string, string>; readonly available: boolean; readonly price: number }
+interface OfferingSeries {
+  readonly labels: Record<string, string>;
+  readonly available: boolean;
+  readonly price: number;
+}
 
 /** Every offering of the types the NodePools' EC2NodeClasses offer: available when any class offers it so. */
-async function collectOfferings(deps: OfferingMetricsDeps): Promise<{ series: Map<string, OfferingSeries>; types: Map<string, InstanceType> }> {
+async function collectOfferings(
+  deps: OfferingMetricsDeps,
+): Promise<{ series: Map<string, OfferingSeries>; types: Map<string, InstanceType> }> {
   const series = new Map<string, OfferingSeries>();
   const types = new Map<string, InstanceType>();
   for (const name of new Set(deps.nodeClassNames())) {
@@ -136,14 +160,16 @@ async function collectOfferings(deps: OfferingMetricsDeps): Promise<{ series: Ma
     try {
       offered = await deps.instanceTypes(name);
     } catch (error) {
-      deps.logger.debug({ nodeClass: name, err: error }, "offering metrics: the EC2NodeClass offers no instance types yet");
+      deps.logger.debug({ nodeClass: name, err: error },
+        "offering metrics: the EC2NodeClass offers no instance types yet");
     }
     for (const t of offered) {
       types.set(t.name, t);
       for (const o of t.offerings) {
         const key = `${t.name}/${o.capacityType}/${o.zone}`;
         const labels = { instance_type: t.name, capacity_type: o.capacityType, zone: o.zone };
-        series.set(key, { labels, available: series.get(key)?.available === true || o.available, price: o.pricePerHour });
+        const available = series.get(key)?.available === true || o.available;
+        series.set(key, { labels, available, price: o.pricePerHour });
       }
     }
   }
@@ -164,7 +190,8 @@ export async function publishOfferingMetrics(deps: OfferingMetricsDeps): Promise
   }
   for (const t of types.values()) {
     m.instanceTypeCpu.set({ instance_type: t.name }, Number(t.labels["karpenter.k8s.aws/instance-cpu"] ?? 0));
-    m.instanceTypeMemory.set({ instance_type: t.name }, Number(t.labels["karpenter.k8s.aws/instance-memory"] ?? 0) * 2 ** 20);
+    const memoryMiB = Number(t.labels["karpenter.k8s.aws/instance-memory"] ?? 0);
+    m.instanceTypeMemory.set({ instance_type: t.name }, memoryMiB * 2 ** 20);
   }
   return { requeueAfter: deps.periodMs ?? OFFERING_METRICS_MS };
 }

@@ -23,7 +23,10 @@ export interface Ec2InstanceTypeInfo {
   readonly GpuInfo?: { readonly Gpus?: readonly Ec2Device[] | undefined } | undefined;
   readonly InferenceAcceleratorInfo?: { readonly Accelerators?: readonly Ec2Device[] | undefined } | undefined;
   readonly NeuronInfo?: { readonly NeuronDevices?: readonly Ec2Device[] | undefined } | undefined;
-  readonly InstanceStorageInfo?: { readonly TotalSizeInGB?: number | undefined; readonly NvmeSupport?: string | undefined } | undefined;
+  readonly InstanceStorageInfo?: {
+    readonly TotalSizeInGB?: number | undefined;
+    readonly NvmeSupport?: string | undefined;
+  } | undefined;
   readonly EbsInfo?: {
     readonly EbsOptimizedSupport?: string | undefined;
     readonly EbsOptimizedInfo?: { readonly MaximumBandwidthInMbps?: number | undefined } | undefined;
@@ -83,11 +86,14 @@ const READ: Shape = {
   InstanceType: true, BareMetal: true, Hypervisor: true, SupportedUsageClasses: true,
   VCpuInfo: { DefaultVCpus: true }, MemoryInfo: { SizeInMiB: true },
   ProcessorInfo: { SupportedArchitectures: true, Manufacturer: true, SustainedClockSpeedInGhz: true },
-  GpuInfo: { Gpus: [DEVICE] }, InferenceAcceleratorInfo: { Accelerators: [DEVICE] }, NeuronInfo: { NeuronDevices: [DEVICE] },
+  GpuInfo: { Gpus: [DEVICE] },
+  InferenceAcceleratorInfo: { Accelerators: [DEVICE] },
+  NeuronInfo: { NeuronDevices: [DEVICE] },
   InstanceStorageInfo: { TotalSizeInGB: true, NvmeSupport: true },
   EbsInfo: { EbsOptimizedSupport: true, EbsOptimizedInfo: { MaximumBandwidthInMbps: true } },
   NetworkInfo: {
-    MaximumNetworkInterfaces: true, Ipv4AddressesPerInterface: true, EncryptionInTransitSupported: true, DefaultNetworkCardIndex: true,
+    MaximumNetworkInterfaces: true, Ipv4AddressesPerInterface: true,
+    EncryptionInTransitSupported: true, DefaultNetworkCardIndex: true,
     NetworkCards: [{ NetworkCardIndex: true, MaximumNetworkInterfaces: true, BaselineBandwidthInGbps: true }],
     EfaInfo: { MaximumEfaInterfaces: true },
   },
@@ -95,7 +101,9 @@ const READ: Shape = {
 
 function pick(value: unknown, shape: Shape): unknown {
   if (shape === true || value === null || typeof value !== "object") return value;
-  if (Array.isArray(shape)) return Array.isArray(value) ? value.map((item: unknown) => pick(item, shape[0] as Shape)) : undefined;
+  if (Array.isArray(shape)) {
+    return Array.isArray(value) ? value.map((item: unknown) => pick(item, shape[0] as Shape)) : undefined;
+  }
   const out: Record<string, unknown> = {};
   for (const [field, inner] of Object.entries(shape as Record<string, Shape>)) {
     const v = (value as Record<string, unknown>)[field];
@@ -135,7 +143,8 @@ function accelerator(info: Ec2InstanceTypeInfo): { name: string | null; manufact
   if (neuron !== undefined) return { name: lowerKebab(neuron.Name), manufacturer: "aws", count: neuron.Count ?? 0 };
   const inference = info.NeuronInfo === undefined ? single(info.InferenceAcceleratorInfo?.Accelerators) : undefined;
   if (inference !== undefined) {
-    return { name: lowerKebab(inference.Name), manufacturer: lowerKebab(inference.Manufacturer), count: inference.Count ?? 0 };
+    const manufacturer = lowerKebab(inference.Manufacturer);
+    return { name: lowerKebab(inference.Name), manufacturer, count: inference.Count ?? 0 };
   }
   return { name: null, manufacturer: null, count: 0 };
 }
@@ -163,7 +172,8 @@ function nameParts(name: string): { family: string; size: string; category: stri
 
 /** The GPU and accelerator facts of a type (Karpenter labels one device model per kind). */
 function deviceFacts(info: Ec2InstanceTypeInfo): Pick<CatalogEntry,
-  "gpuCount" | "gpuName" | "gpuManufacturer" | "gpuMemoryMiB" | "acceleratorCount" | "acceleratorName" | "acceleratorManufacturer"> {
+  "gpuCount" | "gpuName" | "gpuManufacturer" | "gpuMemoryMiB"
+  | "acceleratorCount" | "acceleratorName" | "acceleratorManufacturer"> {
   const gpu = single(info.GpuInfo?.Gpus);
   const acc = accelerator(info);
   return {
@@ -181,7 +191,8 @@ function hostFacts(info: Ec2InstanceTypeInfo): Pick<CatalogEntry,
   const clock = info.ProcessorInfo?.SustainedClockSpeedInGhz;
   return {
     localNvmeGiB: storage !== undefined && storage.NvmeSupport !== "unsupported" ? storage.TotalSizeInGB ?? 0 : 0,
-    ebsBandwidthMbps: ebs?.EbsOptimizedSupport === "default" ? ebs.EbsOptimizedInfo?.MaximumBandwidthInMbps ?? null : null,
+    ebsBandwidthMbps: ebs?.EbsOptimizedSupport === "default"
+      ? ebs.EbsOptimizedInfo?.MaximumBandwidthInMbps ?? null : null,
     cpuManufacturer: lowerKebab(info.ProcessorInfo?.Manufacturer),
     cpuSustainedClockSpeedMHz: clock === undefined ? null : Math.round(clock * 1000),
   };
@@ -207,7 +218,9 @@ function networkFacts(info: Ec2InstanceTypeInfo, reference: CatalogEntry | undef
  * of `zones`, and `spotPricePerHour` as the cheapest zone's (the figure offline views show). No price, no
  * offering: Karpenter marks an offering it cannot price unavailable.
  */
-function priceFacts(info: Ec2InstanceTypeInfo, name: string, zones: readonly string[], prices: RegionPrices): Pick<CatalogEntry,
+function priceFacts(
+  info: Ec2InstanceTypeInfo, name: string, zones: readonly string[], prices: RegionPrices,
+): Pick<CatalogEntry,
   "onDemandPricePerHour" | "spotPricePerHour" | "spotPriceByZone" | "capacityTypes"> {
   const onDemand = prices.onDemand.get(name);
   const byZone = [...(prices.spot.get(name)?.entries() ?? [])].filter(([zone]) => zones.includes(zone));
@@ -225,7 +238,9 @@ function priceFacts(info: Ec2InstanceTypeInfo, name: string, zones: readonly str
  * One catalog entry, or undefined for a record kerf cannot place (no name, no vCPU or memory figure, or an
  * architecture Kubernetes has no name for).
  */
-export function entryFromEc2(info: Ec2InstanceTypeInfo, zones: readonly string[], prices: RegionPrices, reference?: CatalogEntry): CatalogEntry | undefined {
+export function entryFromEc2(
+  info: Ec2InstanceTypeInfo, zones: readonly string[], prices: RegionPrices, reference?: CatalogEntry,
+): CatalogEntry | undefined {
   const name = info.InstanceType;
   const arch = architecture(info);
   const vcpu = info.VCpuInfo?.DefaultVCpus;
@@ -240,7 +255,8 @@ export function entryFromEc2(info: Ec2InstanceTypeInfo, zones: readonly string[]
     zones: [...zones].sort(),
     capabilityFlex: name.split(".")[0]?.includes("-flex") === true,
     // Karpenter's documented allocatable is a cross-check of the bundled data only; kerf computes its own.
-    allocatable: reference?.allocatable ?? { cpuMillicores: 0, memoryMiB: 0, ephemeralStorageGiB: 0, pods: network.maxPods },
+    allocatable: reference?.allocatable
+      ?? { cpuMillicores: 0, memoryMiB: 0, ephemeralStorageGiB: 0, pods: network.maxPods },
   };
 }
 
@@ -258,6 +274,9 @@ export function catalogFromEc2(input: Ec2CatalogInput): Catalog {
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const zones = [...new Set(entries.flatMap((e) => e.zones))].sort();
-  const zoneIds = Object.fromEntries(zones.filter((z) => input.zoneIds[z] !== undefined).map((z) => [z, input.zoneIds[z] as string]));
+  const zoneIds = Object.fromEntries(zones.flatMap((z) => {
+    const id = input.zoneIds[z];
+    return id === undefined ? [] : [[z, id] as const];
+  }));
   return { region: input.region, zones, zoneIds, instanceTypes: entries };
 }

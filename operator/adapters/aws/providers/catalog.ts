@@ -9,8 +9,12 @@
  */
 import { createHash } from "node:crypto";
 import type { Catalog, CatalogEntry } from "../../../../policies/domain/catalog/catalog.ts";
-import { catalogFromEc2, trimInstanceTypeInfo, type Ec2InstanceTypeInfo, type RegionPrices } from "../../../../policies/domain/catalog/from-ec2.ts";
-import { newestSpotPrices, onDemandPricesFromPriceList, pricingCurrency, type SpotPriceRecord } from "../../../../policies/domain/catalog/prices.ts";
+import {
+  catalogFromEc2, trimInstanceTypeInfo, type Ec2InstanceTypeInfo, type RegionPrices,
+} from "../../../../policies/domain/catalog/from-ec2.ts";
+import {
+  newestSpotPrices, onDemandPricesFromPriceList, pricingCurrency, type SpotPriceRecord,
+} from "../../../../policies/domain/catalog/prices.ts";
 import type { CatalogFreshness, CatalogPart, CatalogSource, PartFreshness } from "../../../ports/catalog-source.ts";
 import { describeAwsError } from "../errors.ts";
 import type { Ec2CatalogApi, PricingApi } from "../sdk.ts";
@@ -52,7 +56,9 @@ const TYPE_FILTERS = [
 ];
 
 /** Every page of a paged AWS call. */
-async function allPages<T>(fetch: (token: string | undefined) => Promise<{ items: readonly T[]; next: string | undefined }>): Promise<T[]> {
+async function allPages<T>(
+  fetch: (token: string | undefined) => Promise<{ items: readonly T[]; next: string | undefined }>,
+): Promise<T[]> {
   const out: T[] = [];
   let token: string | undefined;
   do {
@@ -78,10 +84,13 @@ export class Ec2CatalogProvider implements CatalogSource {
     this.deps = deps;
     this.referenceByName = new Map(deps.reference.instanceTypes.map((e) => [e.name, e]));
     const bundled = deps.bundled === undefined ? "none" : "bundled";
+    const bundlesSpot = deps.bundled?.instanceTypes.some((e) => e.spotPricePerHour !== null) === true;
     this.parts = {
       instanceTypes: { source: bundled },
-      spotPrices: { source: deps.bundled?.instanceTypes.some((e) => e.spotPricePerHour !== null) === true ? "bundled" : "on-demand-estimate" },
-      onDemandPrices: { source: bundled, ...(deps.pricing === undefined ? { note: "isolated VPC: the Pricing API is not asked" } : {}) },
+      spotPrices: { source: bundlesSpot ? "bundled" : "on-demand-estimate" },
+      onDemandPrices: {
+        source: bundled, ...(deps.pricing === undefined ? { note: "isolated VPC: the Pricing API is not asked" } : {}),
+      },
     };
   }
 
@@ -103,11 +112,15 @@ export class Ec2CatalogProvider implements CatalogSource {
     const answer = await this.attempt("instanceTypes", "describing instance types, offerings and zones", async () => {
       const [infos, offered, zones] = await Promise.all([
         allPages(async (NextToken) => {
-          const page = await this.deps.ec2.describeInstanceTypes({ Filters: TYPE_FILTERS, MaxResults: 100, ...(NextToken === undefined ? {} : { NextToken }) });
+          const page = await this.deps.ec2.describeInstanceTypes({
+            Filters: TYPE_FILTERS, MaxResults: 100, ...(NextToken === undefined ? {} : { NextToken }),
+          });
           return { items: page.InstanceTypes ?? [], next: page.NextToken };
         }),
         allPages(async (NextToken) => {
-          const page = await this.deps.ec2.describeInstanceTypeOfferings({ LocationType: "availability-zone", MaxResults: 1000, ...(NextToken === undefined ? {} : { NextToken }) });
+          const page = await this.deps.ec2.describeInstanceTypeOfferings({
+            LocationType: "availability-zone", MaxResults: 1000, ...(NextToken === undefined ? {} : { NextToken }),
+          });
           return { items: page.InstanceTypeOfferings ?? [], next: page.NextToken };
         }),
         this.deps.ec2.describeAvailabilityZones({}),
@@ -118,11 +131,14 @@ export class Ec2CatalogProvider implements CatalogSource {
         offerings.set(o.InstanceType, [...(offerings.get(o.InstanceType) ?? []), o.Location]);
       }
       const zoneIds: Record<string, string> = {};
-      for (const z of zones.AvailabilityZones ?? []) if (z.ZoneName !== undefined && z.ZoneId !== undefined) zoneIds[z.ZoneName] = z.ZoneId;
+      for (const z of zones.AvailabilityZones ?? []) {
+        if (z.ZoneName !== undefined && z.ZoneId !== undefined) zoneIds[z.ZoneName] = z.ZoneId;
+      }
       if (infos.length === 0 || offerings.size === 0) throw new Error("EC2 answered no instance types or no offerings");
       return { infos: (infos as Ec2InstanceTypeInfo[]).map(trimInstanceTypeInfo), offerings, zoneIds };
     });
-    this.replace("instanceTypes", () => { this.types = answer; }, [answer.infos, [...answer.offerings], answer.zoneIds]);
+    const content = [answer.infos, [...answer.offerings], answer.zoneIds];
+    this.replace("instanceTypes", () => { this.types = answer; }, content);
   }
 
   /** The newest spot price per type and zone. */
@@ -130,7 +146,8 @@ export class Ec2CatalogProvider implements CatalogSource {
     const prices = await this.attempt("spotPrices", "describing spot price history", async () => {
       const records = await allPages<SpotPriceRecord>(async (NextToken) => {
         const page = await this.deps.ec2.describeSpotPriceHistory({
-          ProductDescriptions: ["Linux/UNIX", "Linux/UNIX (Amazon VPC)"], StartTime: this.deps.clock.now(), MaxResults: 1000,
+          ProductDescriptions: ["Linux/UNIX", "Linux/UNIX (Amazon VPC)"],
+          StartTime: this.deps.clock.now(), MaxResults: 1000,
           ...(NextToken === undefined ? {} : { NextToken }),
         });
         return { items: page.SpotPriceHistory ?? [], next: page.NextToken };
@@ -183,7 +200,9 @@ export class Ec2CatalogProvider implements CatalogSource {
       term("tenancy", tenancy), term("productFamily", family),
     ];
     const list = await allPages<unknown>(async (NextToken) => {
-      const page = await pricing.getProducts({ ServiceCode: "AmazonEC2", Filters: filters, ...(NextToken === undefined ? {} : { NextToken }) });
+      const page = await pricing.getProducts({
+        ServiceCode: "AmazonEC2", Filters: filters, ...(NextToken === undefined ? {} : { NextToken }),
+      });
       return { items: page.PriceList ?? [], next: page.NextToken };
     });
     return onDemandPricesFromPriceList(list, pricingCurrency(this.deps.region)).prices;
@@ -210,7 +229,8 @@ export class Ec2CatalogProvider implements CatalogSource {
     if (this.spot !== undefined) return { onDemand, spot: this.spot };
     const zonesOf = (type: string): readonly string[] => this.types?.offerings.get(type) ?? [];
     const spot = new Map<string, Map<string, number>>();
-    const bundledSpot = new Map(bundled.filter((e) => e.spotPricePerHour !== null).map((e) => [e.name, e.spotPricePerHour as number]));
+    const bundledSpot = new Map<string, number>();
+    for (const e of bundled) if (e.spotPricePerHour !== null) bundledSpot.set(e.name, e.spotPricePerHour);
     for (const [type, price] of bundledSpot.size > 0 ? bundledSpot : onDemand) {
       spot.set(type, new Map(zonesOf(type).map((z) => [z, price])));
     }
@@ -218,9 +238,10 @@ export class Ec2CatalogProvider implements CatalogSource {
   }
 
   private build(): Catalog {
-    if (this.types === undefined) return this.deps.bundled ?? { region: this.deps.region, zones: [], zoneIds: {}, instanceTypes: [] };
+    const region = this.deps.region;
+    if (this.types === undefined) return this.deps.bundled ?? { region, zones: [], zoneIds: {}, instanceTypes: [] };
     return catalogFromEc2({
-      region: this.deps.region, instanceTypes: this.types.infos, offerings: this.types.offerings, zoneIds: this.types.zoneIds,
+      region, instanceTypes: this.types.infos, offerings: this.types.offerings, zoneIds: this.types.zoneIds,
       prices: this.prices(), reference: this.referenceByName,
     });
   }
