@@ -54,10 +54,13 @@ export function poolBudgets(input: BudgetInput): PoolBudget[] {
   for (const pool of input.nodePools) {
     const name = pool.metadata?.name ?? "";
     const claims = input.nodeClaims.filter((c) => c.metadata?.labels?.[Label.nodePool] === name);
-    // Percentages are of managed, initialized nodes whose instance is not already terminating.
-    const counted = claims.filter((c) => isTrue(c.status?.conditions, "Initialized") && !isTrue(c.status?.conditions, "InstanceTerminating"));
-    // A booting node is NotReady but not disrupting: only initialized NodeClaims count.
-    const busy = claims.filter((c) => isTrue(c.status?.conditions, "Initialized") && disrupting(c, nodeByProvider.get(c.status?.providerID ?? ""), input.inFlight)).length;
+    // Managed, initialized nodes whose instance is not already terminating, as Karpenter's NodePoolStats:
+    // a NodeClaim with InstanceTerminating=True is neither in the base of percentages nor disrupting (its
+    // instance is on its way out, so a budget of 1 lets the next node go). A booting node is NotReady but
+    // not disrupting: only initialized NodeClaims count.
+    const counted = claims.filter((c) => isTrue(c.status?.conditions, "Initialized")
+      && !isTrue(c.status?.conditions, "InstanceTerminating"));
+    const busy = counted.filter((c) => disrupting(c, nodeByProvider.get(c.status?.providerID ?? ""), input.inFlight)).length;
     for (const reason of DISRUPTION_REASONS) {
       const { allowed, explanation } = allowedDisruptions(budgetsOf(pool), reason, counted.length, input.now, timeZoneOf(pool));
       out.push({ nodePool: name, reason, nodes: counted.length, disrupting: busy, allowed: Math.max(allowed - busy, 0), explanation });
