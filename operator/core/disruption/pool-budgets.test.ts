@@ -9,7 +9,9 @@ function deleting(m: Machine, terminating: boolean): Machine {
   const extra = terminating ? [{ type: "InstanceTerminating", status: "True" }] : [];
   const conditions = [...(m.claim.status?.conditions ?? []), ...extra];
   const claim: NodeClaim = {
-    ...m.claim, metadata: { ...m.claim.metadata, deletionTimestamp: NOW.toISOString() }, status: { ...m.claim.status, conditions },
+    ...m.claim,
+    metadata: { ...m.claim.metadata, deletionTimestamp: NOW.toISOString() },
+    status: { ...m.claim.status, conditions },
   };
   return { ...m, claim };
 }
@@ -22,13 +24,18 @@ void describe("a NodePool's disruption budget", () => {
       why: "a deleting NodeClaim whose instance is terminating counts neither as a node nor as disrupting",
       terminating: true, nodes: 2, busy: 0, allowed: 1,
     },
-    { why: "a deleting NodeClaim still draining counts as a node and as disrupting", terminating: false, nodes: 3, busy: 1, allowed: 0 },
+    {
+      why: "a deleting NodeClaim still draining counts as a node and as disrupting",
+      terminating: false, nodes: 3, busy: 1, allowed: 0,
+    },
   ];
   for (const c of cases) {
     void it(c.why, () => {
-      const machines = [deleting(machine("gone", { pool: p }), c.terminating), machine("a", { pool: p }), machine("b", { pool: p })];
+      const gone = deleting(machine("gone", { pool: p }), c.terminating);
+      const machines = [gone, machine("a", { pool: p }), machine("b", { pool: p })];
       const nodeClaims = machines.map((m) => m.claim);
-      const budgets = poolBudgets({ now: NOW, nodePools: [p], nodeClaims, nodes: machines.map((m) => m.node), inFlight: new Set() });
+      const nodes = machines.map((m) => m.node);
+      const budgets = poolBudgets({ now: NOW, nodePools: [p], nodeClaims, nodes, inFlight: new Set() });
       const empty = budgets.find((b) => b.reason === "Empty");
       const got = { nodes: empty?.nodes, disrupting: empty?.disrupting, allowed: empty?.allowed };
       assert.deepEqual(got, { nodes: c.nodes, disrupting: c.busy, allowed: c.allowed });

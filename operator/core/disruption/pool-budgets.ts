@@ -60,7 +60,8 @@ export function poolBudgets(input: BudgetInput): PoolBudget[] {
     // not disrupting: only initialized NodeClaims count.
     const counted = claims.filter((c) => isTrue(c.status?.conditions, "Initialized")
       && !isTrue(c.status?.conditions, "InstanceTerminating"));
-    const busy = counted.filter((c) => disrupting(c, nodeByProvider.get(c.status?.providerID ?? ""), input.inFlight)).length;
+    const busy = counted.filter((c) => disrupting(c, nodeByProvider.get(c.status?.providerID ?? ""), input.inFlight))
+      .length;
     for (const reason of DISRUPTION_REASONS) {
       const { allowed, explanation } = allowedDisruptions(budgetsOf(pool), reason, counted.length, input.now, timeZoneOf(pool));
       out.push({ nodePool: name, reason, nodes: counted.length, disrupting: busy, allowed: Math.max(allowed - busy, 0), explanation });
