@@ -45,7 +45,7 @@ export function quietFor(claim: NodeClaim, delayMs: number, now: number): boolea
 }
 
 /** The later of the last pod event and the initialization. */
-function quietSince(claim: NodeClaim, initialized: Condition): number {
+export function quietSince(claim: NodeClaim, initialized: Condition): number {
   return Math.max(timeMs(claim.status?.lastPodEventTime) ?? 0, timeMs(initialized.lastTransitionTime) ?? 0);
 }
 
