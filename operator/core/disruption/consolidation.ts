@@ -2,11 +2,11 @@
  * One consolidation question for a set of candidates (behaviour §4.3, §4.7): delete when their pods
  * fit on the other nodes; else replace with one strictly cheaper NodeClaim. Karpenter's capacity-type
  * rules apply to the replacement: a replacement that may be spot or on-demand is pinned to spot (its
- * options were priced as spot); replacing spot with spot needs the SpotToSpotConsolidation gate, 15
- * cheaper spot types and, for one node, that its own type is not among the 15 cheapest. `Balanced`
+ * options were priced as spot); replacing spot with spot needs the SpotToSpotConsolidation gate and,
+ * for one node, 15 cheaper spot types (spotToSpot). `Balanced`
  * pools also need the savings to be worth the disruption (score ≥ 1/2, design balanced-consolidation).
  */
-import { cheapestOffering, type InstanceType } from "../../../policies/domain/instance-types.ts";
+import { cheapestOffering, typesMinValuesGap, type InstanceType } from "../../../policies/domain/instance-types.ts";
 import { Label } from "../../../policies/domain/labels.ts";
 import { SPOT_TO_SPOT_ANNOTATION } from "../../../policies/domain/spot-to-spot.ts";
 import { Requirement, Requirements } from "../../../policies/domain/requirements.ts";
@@ -67,21 +67,41 @@ function spotToSpotOff(ctx: EvaluationContext, candidates: readonly Candidate[])
   return undefined;
 }
 
+/**
+ * How many of `types` (cheapest first) it takes to span the requirements' minValues (Karpenter's
+ * SatisfiesMinValues count); 0 without minValues. Adding types only adds values, so a binary search finds it.
+ */
+function typesForMinValues(types: readonly InstanceType[], reqs: Requirements): number {
+  if (reqs.minValues().size === 0) return 0;
+  let lo = 1;
+  let hi = types.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (typesMinValuesGap(types.slice(0, mid), reqs) === undefined) hi = mid; else lo = mid + 1;
+  }
+  return hi;
+}
+
+/**
+ * Karpenter's spot-to-spot rules: the replacement is pinned to spot and keeps only types cheaper than
+ * the candidates wherever they launch. Several candidates need nothing more (consolidation.go: "we don't
+ * have any requirement to check the remaining instance type flexibility"). One candidate needs 15
+ * cheaper types, and the launch is cut to the 15 cheapest (or as many of the cheapest as minValues
+ * needs) so the fleet's pick is always among them and the next pass does not replace it again. Karpenter
+ * has no "own type among the 15 cheapest" check: worst-price filtering keeps the candidate's own type out
+ * unless it is cheaper wherever the replacement may land (review S17c).
+ */
 function spotToSpot(ctx: EvaluationContext, candidates: readonly Candidate[], replacement: PlannedNodeClaim, price: number): PlannedNodeClaim | string {
   const off = spotToSpotOff(ctx, candidates);
   if (off !== undefined) return off;
   const reqs = Requirements.fromSelectors(replacement.requirements);
   const full = pinned(replacement, reqs, price, undefined);
-  if (typeof full === "string") return full;
+  if (typeof full === "string" || candidates.length > 1) return full;
   if (full.instanceTypes.length < SPOT_TO_SPOT_MIN_TYPES) {
     return `spot-to-spot consolidation needs ${SPOT_TO_SPOT_MIN_TYPES} cheaper spot instance types, found ${full.instanceTypes.length}`;
   }
-  const cheapest = full.instanceTypes.slice(0, SPOT_TO_SPOT_MIN_TYPES).map((t) => t.name);
-  const only = candidates.length === 1 ? candidates[0] : undefined;
-  if (only !== undefined && cheapest.includes(only.instanceType)) {
-    return `${only.instanceType} is already among the ${SPOT_TO_SPOT_MIN_TYPES} cheapest spot options (avoids churn)`;
-  }
-  const keep = Math.max(SPOT_TO_SPOT_MIN_TYPES, ...[...reqs.minValues().values()]);
+  const spot = reqs.with(Requirement.in(Label.capacityType, ["spot"]));
+  const keep = Math.max(SPOT_TO_SPOT_MIN_TYPES, typesForMinValues(full.instanceTypes, spot));
   return pinned(replacement, reqs, price, keep);
 }
 

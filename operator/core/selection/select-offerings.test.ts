@@ -4,7 +4,9 @@ import type { InstanceType, Offering } from "../../../policies/domain/instance-t
 import { Requirement, Requirements } from "../../../policies/domain/requirements.ts";
 import { cheaperThan, worstLaunchPrice } from "./select-offerings.ts";
 
-function type(name: string, offerings: [zone: string, capacityType: "spot" | "on-demand", price: number, available?: boolean][]): InstanceType {
+type Row = [zone: string, capacityType: "spot" | "on-demand" | "reserved", price: number, available?: boolean];
+
+function type(name: string, offerings: Row[]): InstanceType {
   const list: Offering[] = offerings.map(([zone, capacityType, pricePerHour, available = true]) => ({ zone, capacityType, pricePerHour, available }));
   return { name, labels: { "node.kubernetes.io/instance-type": name }, capacity: {}, allocatable: {}, offerings: list };
 }
@@ -20,6 +22,10 @@ void describe("the worst launch price (Karpenter's WorstLaunchPrice)", () => {
     { name: "is the zone's own price when the requirements pin the zone", t: zonal, reqs: zoneA, price: 0.03 },
     { name: "is the on-demand price when only on-demand is allowed", t: zonal, reqs: onDemand, price: 0.096 },
     { name: "is on-demand's when no spot offering is available", t: type("x", [["a", "spot", 0.01, false], ["a", "on-demand", 0.2]]), reqs: any, price: 0.2 },
+    {
+      name: "is the reserved price when a reservation is offered (the launch uses it first)",
+      t: type("r", [["a", "spot", 0.01], ["a", "reserved", 0.05], ["a", "on-demand", 0.2]]), reqs: any, price: 0.05,
+    },
     { name: "is Infinity without any available compatible offering", t: type("y", [["a", "spot", 0.01, false]]), reqs: any, price: Infinity },
   ];
   for (const c of cases) void it(c.name, () => assert.equal(worstLaunchPrice(c.t, c.reqs), c.price));

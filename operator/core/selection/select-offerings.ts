@@ -29,13 +29,14 @@ export function rankOptions(types: readonly InstanceType[], requirements: Requir
 
 /**
  * The most a type could cost at launch (Karpenter's WorstLaunchPrice): the dearest compatible available
- * offering of the capacity type the launch would use, spot before on-demand; Infinity when none is left.
+ * offering of the capacity type the launch would use, reserved before spot before on-demand (types.go
+ * WorstLaunchPrice); Infinity when none is left.
  * With zonal spot prices the launch may land in any compatible zone, so a replacement is only cheaper when
  * every zone it could land in is.
  */
 export function worstLaunchPrice(type: InstanceType, requirements: Requirements): number {
   const compatible = type.offerings.filter((o) => o.available && offeringMatches(o, requirements));
-  for (const capacityType of ["spot", "on-demand"]) {
+  for (const capacityType of ["reserved", "spot", "on-demand"]) {
     const prices = compatible.filter((o) => o.capacityType === capacityType).map((o) => o.pricePerHour);
     if (prices.length > 0) return Math.max(...prices);
   }

@@ -1,0 +1,76 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { InstanceType } from "../../../policies/domain/instance-types.ts";
+import { input, machine, pool, view, TYPES } from "./fixtures.ts";
+import { planDisruption } from "./plan.ts";
+
+const SPOT = { key: "karpenter.sh/capacity-type", operator: "In", values: ["spot"] };
+const THREE = {
+  key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.2xlarge", "r5.2xlarge", "r5.xlarge"],
+};
+const family = (values: string[]): Record<string, unknown> => ({
+  key: "karpenter.k8s.aws/instance-family", operator: "In", values,
+});
+const capacityOf = (p: ReturnType<typeof planDisruption>): readonly string[] | undefined =>
+  p.command?.replacements[0]?.requirements.find((r) => r.key === "karpenter.sh/capacity-type")?.values;
+
+/** The catalog with each spot offering in us-east-1b priced `factor` times its us-east-1a price. */
+function zonalSpot(factor: number): InstanceType[] {
+  return TYPES.map((t) => ({
+    ...t,
+    offerings: t.offerings.map((o) => (o.capacityType === "spot" && o.zone === "us-east-1b"
+      ? { ...o, pricePerHour: o.pricePerHour * factor } : o)),
+  }));
+}
+
+void describe("spot-to-spot consolidation (Karpenter's computeSpotToSpotConsolidation)", () => {
+  void it("merges several spot nodes into one cheaper spot node without the single-node 15-type minimum", () => {
+    // Review S9: three types allowed, so one node would find fewer than 15 cheaper spot types; two are merged anyway.
+    const p = pool("default", { requirements: [SPOT, THREE], budgets: [{ nodes: "100%" }] });
+    const spot = { pool: p, type: "m5.2xlarge", capacityType: "spot", pods: 1, memory: "15Gi" };
+    const machines = ["a", "b"].map((n) => machine(n, spot));
+    const plan = planDisruption(input(view(machines, [p]), { spotToSpot: true }));
+    assert.equal(plan.command?.method, "multi-node-consolidation");
+    assert.equal(plan.command?.decision, "replace");
+    assert.equal(plan.command?.replacements[0]?.launch.instanceType, "r5.2xlarge");
+    assert.deepEqual(capacityOf(plan), ["spot"]);
+  });
+
+  // consolidation_test.go "cannot replace spot with spot if less than minimum InstanceTypes flexibility".
+  void it("still needs 15 cheaper spot types to replace one spot node", () => {
+    const p = pool("default", { requirements: [SPOT, THREE] });
+    const node = machine("a", { pool: p, type: "m5.2xlarge", capacityType: "spot", pods: 1 });
+    const plan = planDisruption(input(view([node], [p]), { spotToSpot: true }));
+    assert.equal(plan.command, undefined);
+    assert.match(plan.unconsolidatable[0]?.blocker.message ?? "", /needs 15 cheaper spot instance types, found 1/);
+  });
+
+  void it("replaces one spot node with the 15 cheapest cheaper spot types, its own type elsewhere among them", () => {
+    // Review S17c: Karpenter has no "own type among the 15 cheapest" check. The node runs in us-east-1b, where spot is
+    // dear; the pool now only allows us-east-1a, where its own type is among the cheaper options.
+    const zoneA = { key: "topology.kubernetes.io/zone", operator: "In", values: ["us-east-1a"] };
+    const p = pool("default", { requirements: [SPOT, zoneA, family(["c5", "m5", "r5", "c6i", "m6i", "r6i"])] });
+    const catalog = zonalSpot(20);
+    const node = machine("a", { pool: p, type: "m5.large", capacityType: "spot", zone: "us-east-1b", pods: 1 });
+    const instanceTypes = new Map([["default", catalog]]);
+    const plan = planDisruption(input(view([node], [p]), { spotToSpot: true, instanceTypes }));
+    assert.equal(plan.command?.decision, "replace", plan.unconsolidatable[0]?.blocker.message);
+    const options = plan.command?.replacements[0]?.instanceTypes.map((t) => t.name) ?? [];
+    assert.equal(options.length, 15);
+    assert.ok(options.includes("m5.large"), options.join(","));
+  });
+});
+
+void describe("a replacement's price (Karpenter's WorstLaunchPrice)", () => {
+  // consolidation_test.go "won't replace node if any spot replacement is more expensive".
+  void it("won't replace a node if any spot replacement is more expensive", () => {
+    // Review S10: every spot price in us-east-1b is 10x; the replacement may land there, so nothing is cheaper.
+    const both = { key: "karpenter.sh/capacity-type", operator: "In", values: ["spot", "on-demand"] };
+    const p = pool("default", { requirements: [both, family(["c5", "m5", "r5"])] });
+    const node = machine("a", { pool: p, type: "m5.xlarge", pods: 1 });
+    const uniform = planDisruption(input(view([node], [p])));
+    assert.equal(uniform.command?.decision, "replace", "with one price per type the spot c5.large is cheaper");
+    const skewed = planDisruption(input(view([node], [p]), { instanceTypes: new Map([["default", zonalSpot(10)]]) }));
+    assert.equal(skewed.command, undefined);
+  });
+});
