@@ -24,6 +24,11 @@ export interface InstanceType {
   readonly capacity: ResourceList;
   readonly allocatable: ResourceList;
   readonly offerings: readonly Offering[];
+  /**
+   * Volumes attachable per CSI driver on a new node of this type (Karpenter's VolumeAttachmentLimits);
+   * a driver not listed is unbounded until the node's CSINode reports its count.
+   */
+  readonly volumeLimits?: Readonly<Record<string, number>> | undefined;
 }
 
 /**

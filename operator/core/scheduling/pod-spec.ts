@@ -2,8 +2,9 @@
 import { addResources, maxResources, parseResourceList, type ResourceList } from "../../../policies/domain/quantity.ts";
 import type { NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import type { Toleration } from "../../../policies/domain/taints.ts";
+import { hasDRARequirements } from "./dra.ts";
 import { affinityTerms, spreadConstraints, weightedTerms } from "./topology-spec.ts";
-import type { HostPort, PreferredNodeTerm, SimPod } from "./types.ts";
+import type { HostPort, PodClaim, PreferredNodeTerm, SimPod } from "./types.ts";
 
 type Obj = Readonly<Record<string, unknown>>;
 
@@ -102,6 +103,21 @@ function nodeAffinity(affinity: Obj): { required: NodeSelectorRequirement[][]; p
   return { required, preferred };
 }
 
+/**
+ * The claims of the pod's volumes: `persistentVolumeClaim.claimName`, and for an ephemeral volume the
+ * claim its controller creates, `<pod>-<volume>` (Karpenter's `GetPersistentVolumeClaim`).
+ */
+function podClaims(spec: Obj, podName: string): PodClaim[] {
+  return list(spec["volumes"]).flatMap((v): PodClaim[] => {
+    const pvc = obj(v["persistentVolumeClaim"]);
+    if (typeof pvc["claimName"] === "string") return [{ name: pvc["claimName"] }];
+    if (v["ephemeral"] === undefined) return [];
+    const template = obj(obj(obj(v["ephemeral"])["volumeClaimTemplate"])["spec"]);
+    const cls = template["storageClassName"];
+    return [{ name: `${podName}-${String(v["name"] ?? "")}`, ephemeralClass: typeof cls === "string" ? cls : "" }];
+  });
+}
+
 /** Identity of a pod built from a template (Deployment replica, DaemonSet pod). */
 export interface PodIdentity {
   readonly name: string;
@@ -119,6 +135,7 @@ export function simPodFromSpec(metadata: unknown, podSpec: unknown, identity: Po
   const podAffinity = obj(affinity["podAffinity"]);
   const podAnti = obj(affinity["podAntiAffinity"]);
   const labels = strings(obj(metadata)["labels"]);
+  const claims = podClaims(spec, identity.name);
   return {
     uid: identity.uid, name: identity.name, namespace: ns,
     labels,
@@ -132,7 +149,9 @@ export function simPodFromSpec(metadata: unknown, podSpec: unknown, identity: Po
     preferredAffinity: weightedTerms(podAffinity["preferredDuringSchedulingIgnoredDuringExecution"], ns),
     preferredAntiAffinity: weightedTerms(podAnti["preferredDuringSchedulingIgnoredDuringExecution"], ns),
     hostPorts: hostPorts(spec),
+    ...(hasDRARequirements(spec) ? { dynamicResources: true } : {}),
     ...(identity.creationOrder === undefined ? {} : { creationOrder: identity.creationOrder }),
+    ...(claims.length === 0 ? {} : { claims }),
   };
 }
 

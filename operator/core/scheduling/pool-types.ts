@@ -132,6 +132,24 @@ export class PoolTypes {
   }
 
   /**
+   * The types that can attach `counts` volumes per CSI driver (their volumeLimits); undefined when no
+   * type of the pool declares a limit for any of those drivers (all fit).
+   */
+  volumesFit(counts: ReadonlyMap<string, number>): Bitset | undefined {
+    let out: Bitset | undefined;
+    for (const [driver, n] of counts) {
+      if (!this.types.some((t) => t.volumeLimits?.[driver] !== undefined)) continue;
+      const fit = emptyBits(this.types.length);
+      this.types.forEach((t, i) => {
+        const limit = t.volumeLimits?.[driver];
+        if (limit === undefined || n <= limit) setBit(fit, i);
+      });
+      out = out === undefined ? fit : andBits(out, fit);
+    }
+    return out;
+  }
+
+  /**
    * What the pods using `used` are worth at the pool's best unit prices: the largest of
    * used[r] × unitPrice[r]. No node holding `used` costs less, so price ÷ value ≥ 1 measures how
    * much a NodeClaim overpays per unit of what its pods use.

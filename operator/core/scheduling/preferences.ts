@@ -4,9 +4,11 @@
  * ScheduleAnyway spread count as required until relaxed, one step per failure, in this order:
  * first required OR-term (if several) → heaviest preferred pod affinity → heaviest preferred pod
  * anti-affinity → heaviest preferred node affinity → one ScheduleAnyway spread → tolerate
- * PreferNoSchedule taints.
+ * PreferNoSchedule taints. Before each step, every alternative of the pod's volume topology (volumes.ts)
+ * is tried in turn (Karpenter tries them per place; here per pass over the places, which keeps the
+ * pod off any node its volumes cannot reach).
  */
-import { Requirements } from "../../../policies/domain/requirements.ts";
+import { Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import { nodeSelectorRequirements } from "./pool-types.ts";
 import type { PodAffinityTerm, PreferredNodeTerm, SimPod, SpreadConstraint, WeightedPodAffinityTerm } from "./types.ts";
 
@@ -25,10 +27,14 @@ export class PodState {
   private level = 0;
   private cachedRequirements: Requirements | undefined;
   private cachedStrict: Requirements | undefined;
+  /** The volume topology alternatives (ORed) and the one in force. */
+  private readonly volumeTerms: readonly (readonly NodeSelectorRequirement[])[];
+  private volumeIndex = 0;
 
-  constructor(pod: SimPod, ignorePreferences: boolean, baseKey: string) {
+  constructor(pod: SimPod, ignorePreferences: boolean, baseKey: string, volumeTerms: readonly (readonly NodeSelectorRequirement[])[] = []) {
     this.pod = pod;
     this.baseKey = baseKey;
+    this.volumeTerms = volumeTerms;
     this.preferredNode = ignorePreferences ? [] : byWeight(pod.preferredTerms);
     this.preferredAffinity = ignorePreferences ? [] : byWeight(pod.preferredAffinity);
     this.preferredAnti = ignorePreferences ? [] : byWeight(pod.preferredAntiAffinity);
@@ -44,19 +50,25 @@ export class PodState {
     return this.level;
   }
 
-  /** Node requirements: nodeSelector ∩ current required term ∩ heaviest remaining preferred term. Throws RequirementError. */
+  /**
+   * Node requirements: nodeSelector ∩ current required term ∩ heaviest remaining preferred term ∩
+   * the volume alternative in force. Throws RequirementError.
+   */
   requirements(): Requirements {
     if (this.cachedRequirements === undefined) {
       const base = nodeSelectorRequirements(this.pod, this.pod.requiredTerms[this.termIndex] ?? []);
       const preferred = this.preferredNode[0];
-      this.cachedRequirements = preferred === undefined ? base : base.intersect(Requirements.fromSelectors(preferred.requirements));
+      const volume = this.volumeTerms[this.volumeIndex];
+      const withPreferred = preferred === undefined ? base : base.intersect(Requirements.fromSelectors(preferred.requirements));
+      this.cachedRequirements = volume === undefined ? withPreferred : withPreferred.intersect(Requirements.fromSelectors(volume));
     }
     return this.cachedRequirements;
   }
 
   /**
    * Required node constraints only: nodeSelector ∩ current required term. Topology reads these (a
-   * preferred node affinity never narrows which domains a pod's spread or affinity may use).
+   * preferred node affinity never narrows which domains a pod's spread or affinity may use, nor do
+   * its volumes: Karpenter keeps volume requirements out of the pod's spread counting).
    * Throws RequirementError.
    */
   strictRequirements(): Requirements {
@@ -79,9 +91,14 @@ export class PodState {
 
   /** Applies one relaxation step; false when nothing is left to relax. `softTaintsExist`: some pool has PreferNoSchedule. */
   relax(softTaintsExist: boolean): boolean {
-    const step = this.nextStep(softTaintsExist);
-    if (step === undefined) return false;
-    step();
+    if (this.volumeIndex < this.volumeTerms.length - 1) {
+      this.volumeIndex++;
+    } else {
+      const step = this.nextStep(softTaintsExist);
+      if (step === undefined) return false;
+      step();
+      this.volumeIndex = 0;
+    }
     this.level++;
     this.cachedRequirements = undefined;
     this.cachedStrict = undefined;

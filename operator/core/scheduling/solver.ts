@@ -40,6 +40,7 @@ import { ClaimSizer } from "./claim-sizer.ts";
 import { ClaimTarget, NodeTarget, type AddResult, type Candidate, type Narrowed } from "./targets.ts";
 import { Topology, type Group, type TopologyConstraint } from "./topology.ts";
 import type { SimPod, SimulateOptions, Snapshot } from "./types.ts";
+import { isVolumeProblem, NO_VOLUMES, podVolumes, type PodVolumes, type VolumeIndex } from "./volumes.ts";
 
 type Place = NodeTarget | ClaimTarget;
 
@@ -110,9 +111,13 @@ export class Solver {
   private readonly softTaints: boolean;
   /** Sizes new NodeClaims for the pods still to place (claim-sizer.ts). */
   private readonly sizer: ClaimSizer;
+  private readonly volumeIndex: VolumeIndex | undefined;
+  /** Each pod's volumes (volumes.ts), read once; bound pods skip claims they cannot read. */
+  private readonly podVolumes = new Map<SimPod, PodVolumes>();
 
   constructor(snapshot: Snapshot, options: SimulateOptions, pending: readonly SimPod[]) {
     this.options = options;
+    this.volumeIndex = snapshot.volumes;
     this.topology = new Topology(snapshot.namespaces);
     const pools = snapshot.nodes.map((n) => n.nodePool ?? n.labels[Label.nodePool]);
     const running = new Set(pools.filter((p): p is string => p !== undefined));
@@ -135,9 +140,14 @@ export class Solver {
       })),
     });
     for (const n of snapshot.nodes) {
-      const closed = this.options.onlyInitializedNodes === true && n.initialized === false;
-      const target = new NodeTarget({ name: n.name, labels: n.labels, taints: n.taints, allocatable: this.space.vector(n.allocatable), topology: this.topology, closed });
-      for (const p of n.pods) target.bind(this.candidate(new PodState(p, true, "")));
+      const closed = this.options.onlyInitializedNodes === true && n.initialized === false ? "is not initialized"
+        : this.options.consolidationSimulation === true && n.underConsolidateAfter === true
+          ? "is under its NodePool's consolidateAfter (a recent pod event)" : undefined;
+      const target = new NodeTarget({
+        name: n.name, labels: n.labels, taints: n.taints, allocatable: this.space.vector(n.allocatable), topology: this.topology, closed,
+        volumeLimits: snapshot.volumes?.nodeLimits.get(n.name),
+      });
+      for (const p of n.pods) target.bind(this.candidate(new PodState(p, true, ""), this.boundVolumes(p)));
       this.nodes.push(target);
     }
   }
@@ -152,10 +162,29 @@ export class Solver {
     return constraints;
   }
 
-  private candidate(state: PodState): Candidate {
+  private candidate(state: PodState, volumes = this.podVolumes.get(state.pod)): Candidate {
     const pod = state.pod;
     const countedIn = this.topology.countedIn(pod, pod.antiAffinity);
-    return { state, vector: this.space.vector(pod.requests), constraints: this.constraintsOf(state), countedIn };
+    const attachments = volumes === undefined || volumes.attachments.size === 0 ? undefined : volumes.attachments;
+    return { state, vector: this.space.vector(pod.requests), constraints: this.constraintsOf(state), countedIn, attachments };
+  }
+
+  /**
+   * A pod's volumes (volumes.ts) when the snapshot models them, else none. A pending pod whose claim
+   * cannot be used gets the problem as its error (and no place); a bound pod just skips that claim.
+   */
+  private volumesOf(pod: SimPod, bound: boolean): PodVolumes | string {
+    if (this.volumeIndex === undefined || pod.claims === undefined) return NO_VOLUMES;
+    const volumes = podVolumes(this.volumeIndex, pod.namespace, pod.claims, bound);
+    if (isVolumeProblem(volumes)) return volumes.reason;
+    this.podVolumes.set(pod, volumes);
+    return volumes;
+  }
+
+  /** A bound pod's volumes (never a problem: claims it cannot read are skipped). */
+  private boundVolumes(pod: SimPod): PodVolumes {
+    const volumes = this.volumesOf(pod, true);
+    return typeof volumes === "string" ? NO_VOLUMES : volumes;
   }
 
   /** The domains a class's spread over `key` counts (Topology.domains); none without such a spread. */
@@ -167,7 +196,13 @@ export class Solver {
   /** Runs the loop over `pods`; results land in `placements` and `errors`. */
   solve(pods: readonly SimPod[]): void {
     const ignore = this.options.preferencePolicy === "Ignore";
-    let queue = [...pods].sort(dominantShareOrder(pods)).map((p) => new PodState(p, ignore, podClassKey(p)));
+    const states: PodState[] = [];
+    for (const p of [...pods].sort(dominantShareOrder(pods))) {
+      const volumes = this.volumesOf(p, false);
+      if (typeof volumes === "string") this.errors.set(p, volumes);
+      else states.push(new PodState(p, ignore, podClassKey(p), volumes.alternatives));
+    }
+    let queue = states;
     this.sizer.queue(queue, this.space);
     while (queue.length > 0) {
       const failed = queue.filter((s) => !this.placeWithRelaxation(s));

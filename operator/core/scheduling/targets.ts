@@ -15,6 +15,7 @@ import type { SizeTarget } from "./sizing.ts";
 import { addInto, fitsAt, subtractInto } from "./resource-space.ts";
 import type { Group, NodeFilter, Place, Topology, TopologyConstraint } from "./topology.ts";
 import type { SimPod } from "./types.ts";
+import { VolumeUsage, type Attachments } from "./volumes.ts";
 
 /** What the solver knows about the pod being placed. */
 export interface Candidate {
@@ -22,6 +23,8 @@ export interface Candidate {
   readonly vector: Float64Array;
   readonly constraints: readonly TopologyConstraint[];
   readonly countedIn: readonly Group[];
+  /** The claims the pod attaches per CSI driver (volumes.ts); absent or empty: none. */
+  readonly attachments?: Attachments | undefined;
 }
 
 /** A NodeClaim's options after a tentative add: the narrowed set and its cheapest option's price. */
@@ -45,6 +48,8 @@ abstract class Target implements Place {
   readonly pods: SimPod[] = [];
   readonly used: Float64Array;
   protected readonly ports = new HostPorts();
+  /** The volumes its pods attach, per driver (each claim once). */
+  protected readonly volumes = new VolumeUsage();
   protected readonly topology: Topology;
   private pending: Pending[] = [];
   /** Per pod, the groups whose filter did not admit this place when it was recorded (never counted here). */
@@ -84,6 +89,7 @@ abstract class Target implements Place {
     this.pods.push(c.state.pod);
     addInto(this.used, c.vector);
     this.ports.add(c.state.pod.hostPorts);
+    if (c.attachments !== undefined) this.volumes.add(c.state.pod, c.attachments);
     const waiting = [...this.pending, ...this.countedHere(c).map((group) => ({ group }))];
     this.pending = [];
     for (const p of waiting) {
@@ -100,6 +106,7 @@ abstract class Target implements Place {
   protected unrecord(c: Candidate): void {
     this.pods.splice(this.pods.indexOf(c.state.pod), 1);
     subtractInto(this.used, c.vector);
+    this.volumes.remove(c.state.pod);
     const unadmitted = this.unadmitted.get(c.state.pod);
     this.unadmitted.delete(c.state.pod);
     for (const group of c.countedIn) {
@@ -116,15 +123,22 @@ export class NodeTarget extends Target {
   private readonly taints: readonly Taint[];
   private readonly allocatable: Float64Array;
   /** Takes no new pod (bound pods still count): a node the simulation may not count on. */
-  private readonly closed: boolean;
+  /** Why the node takes no pod (undefined: it may take pods). */
+  private readonly closed: string | undefined;
+  /** Attachable volumes per CSI driver (its CSINode; null: unbounded); undefined: no limit known. */
+  private readonly volumeLimits: ReadonlyMap<string, number | null> | undefined;
 
-  constructor(init: { name: string; labels: Readonly<Record<string, string>>; taints: readonly Taint[]; allocatable: Float64Array; topology: Topology; closed?: boolean }) {
+  constructor(init: {
+    name: string; labels: Readonly<Record<string, string>>; taints: readonly Taint[]; allocatable: Float64Array; topology: Topology;
+    closed?: string | undefined; volumeLimits?: ReadonlyMap<string, number | null> | undefined;
+  }) {
     super(init.labels["kubernetes.io/hostname"] ?? init.name, init.allocatable.length, init.topology);
     this.name = init.name;
     this.labels = init.labels;
     this.taints = init.taints;
     this.allocatable = init.allocatable;
-    this.closed = init.closed === true;
+    this.closed = init.closed;
+    this.volumeLimits = init.volumeLimits;
   }
 
   domainOf(key: string): string | undefined {
@@ -141,10 +155,12 @@ export class NodeTarget extends Target {
   }
 
   tryAdd(c: Candidate): AddResult {
-    if (this.closed) return fail(`node ${this.name} is not initialized`);
+    if (this.closed !== undefined) return fail(`node ${this.name} ${this.closed}`);
     const common = this.commonChecks(c, this.taints, `node ${this.name}`);
     if (common !== undefined) return common;
     if (!fitsAt(this.used, c.vector, this.allocatable, 0)) return fail(`node ${this.name} does not have enough free resources`);
+    const volumes = c.attachments === undefined ? undefined : this.volumes.exceeds(c.attachments, this.volumeLimits);
+    if (volumes !== undefined) return fail(`node ${this.name} ${volumes}`, false);
     const mismatch = c.state.requirements().matchLabels(this.labels);
     if (mismatch !== undefined) return fail(`node ${this.name}: ${mismatch}`);
     const own = (k: string): string[] => (this.labels[k] === undefined ? [] : [this.labels[k]]);
@@ -257,6 +273,8 @@ export class ClaimTarget extends Target {
       const free = this.pool.portsFree(pod.hostPorts);
       if (free !== undefined) open = andBits(open, free.bits);
     }
+    const volumes = this.pool.volumesFit(this.volumes.counts());
+    if (volumes !== undefined) open = andBits(open, volumes);
     const bits = this.pool.noLarger(this.pool.fitting(open, this.used), this.bits);
     const cheap = this.pool.cheapest(bits, this.requirements);
     if (cheap === undefined || cheap.price >= this.price) return;
@@ -281,8 +299,10 @@ export class ClaimTarget extends Target {
     const common = this.commonChecks(c, this.pool.pool.taints, `NodePool ${this.pool.pool.name}`);
     if (common !== undefined) return common;
     if (!fitsAt(this.used, c.vector, this.maxAlloc, 0)) return { ok: false, permanent: true, reason: "no instance type has room", noFit: true };
-    const base = this.portsFree(c);
-    if (base === undefined) return fail(this.portsTaken(c));
+    const ported = this.portsFree(c);
+    if (ported === undefined) return fail(this.portsTaken(c));
+    const base = this.volumesFit(ported, c);
+    if (base === undefined) return fail(`no instance type of NodePool ${this.pool.pool.name} can attach the pod's volumes`, false);
     const podReqs = c.state.requirements();
     const incompatible = this.requirements.compatible(podReqs);
     if (incompatible !== undefined) return fail(`incompatible with NodePool ${this.pool.pool.name}: ${incompatible}`);
@@ -299,6 +319,15 @@ export class ClaimTarget extends Target {
     const cheap = this.pool.cheapest(chosen.bits, chosen.reqs);
     const narrowed = { bits: chosen.bits, price: cheap?.price ?? Infinity };
     return { ok: true, narrowed, commit: () => this.apply(c, chosen, cheap?.index ?? -1, narrowed.price) };
+  }
+
+  /** `bits` less the options whose volume limits the pod's claims, with those already here, would exceed. */
+  private volumesFit(bits: Bitset, c: Candidate): Bitset | undefined {
+    if (c.attachments === undefined || c.attachments.size === 0) return bits;
+    const fit = this.pool.volumesFit(this.volumes.countsWith(c.attachments));
+    if (fit === undefined) return bits;
+    const out = andBits(bits, fit);
+    return isEmptyBits(out) ? undefined : out;
   }
 
   /**

@@ -3,6 +3,7 @@ import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import type { ResourceList } from "../../../policies/domain/quantity.ts";
 import type { NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import type { Taint, Toleration } from "../../../policies/domain/taints.ts";
+import type { VolumeIndex } from "./volumes.ts";
 
 /** A Kubernetes label selector (matchLabels and matchExpressions with In/NotIn/Exists/DoesNotExist). */
 export interface LabelSelector {
@@ -68,8 +69,22 @@ export interface SimPod {
   readonly preferredAffinity: readonly WeightedPodAffinityTerm[];
   readonly preferredAntiAffinity: readonly WeightedPodAffinityTerm[];
   readonly hostPorts: readonly HostPort[];
+  /** It references a ResourceClaim (dra.ts): never placed, not counted as a DaemonSet's overhead. */
+  readonly dynamicResources?: true | undefined;
   /** Tie-breaker after CPU and memory in the queue (creation time order); defaults to input order. */
   readonly creationOrder?: number;
+  /** The PersistentVolumeClaims its volumes use (volumes.ts); absent when it uses none. */
+  readonly claims?: readonly PodClaim[];
+}
+
+/**
+ * A PersistentVolumeClaim a pod's volume names, in the pod's namespace. An ephemeral volume's claim
+ * (`<pod>-<volume>`) may not exist yet: its template's class (`ephemeralClass`, "" for the default
+ * StorageClass) stands in until it does.
+ */
+export interface PodClaim {
+  readonly name: string;
+  readonly ephemeralClass?: string | undefined;
 }
 
 /** An existing (or in-flight) node with the pods bound to it. */
@@ -82,6 +97,8 @@ export interface ExistingNode {
   readonly nodePool?: string | undefined;
   readonly pricePerHour?: number | undefined;
   readonly initialized?: boolean | undefined;
+  /** A pod event within its NodePool's consolidateAfter: a consolidation simulation moves no pod here. */
+  readonly underConsolidateAfter?: boolean | undefined;
 }
 
 /** The scheduling view of a NodePool with the instance types its EC2NodeClass yields. */
@@ -113,6 +130,11 @@ export interface Snapshot {
    * listed is taken to carry only `kubernetes.io/metadata.name`, which the apiserver sets on all.
    */
   readonly namespaces?: ReadonlyMap<string, Readonly<Record<string, string>>> | undefined;
+  /**
+   * PVCs, PVs, StorageClasses and CSINode limits (volumes.ts). Absent: volumes are not modelled (pods'
+   * claims ask nothing); present: a pending pod's claims narrow its node and count against limits.
+   */
+  readonly volumes?: VolumeIndex | undefined;
 }
 
 export interface SimulateOptions {
@@ -135,6 +157,12 @@ export interface SimulateOptions {
    * fails one that does); provisioning leaves this off and places pods on in-flight claims.
    */
   readonly onlyInitializedNodes?: boolean;
+  /**
+   * Karpenter's IsConsolidationSimulation (v1.14+): existing nodes `underConsolidateAfter` take no pod.
+   * Every pod such a simulation places is a candidate's (pending pods were placed before), and a
+   * replacement NodeClaim is not affected.
+   */
+  readonly consolidationSimulation?: boolean;
   /** Whether the improvement pass (improve.ts) runs after the greedy packing (default true; false: the greedy plan). */
   readonly improve?: boolean;
 }

@@ -1,0 +1,152 @@
+/**
+ * Reads PersistentVolumeClaim, PersistentVolume, StorageClass and CSINode objects (plain JSON, from
+ * the informer caches or a `kerf simulate` scenario) into the VolumeIndex the scheduler reads
+ * (volumes.ts). Pure. A malformed object throws an Error naming the field; callers add which
+ * object it was (scenario.ts its document index).
+ */
+import { Requirement, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
+import { csiDriverOf, EBS_CSI_DRIVER, type ClaimInfo, type ClassInfo, type VolumeIndex, type VolumeInfo } from "./volumes.ts";
+
+type Obj = Readonly<Record<string, unknown>>;
+
+const o = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+
+/** The kinds this module reads. */
+export const VOLUME_KINDS: ReadonlySet<string> = new Set(["PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"]);
+
+/** The annotation that makes a StorageClass the default for claims that name none (DefaultStorageClass admission). */
+const DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class";
+
+function list(value: unknown, field: string): Obj[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new Error(`${field} must be a list`);
+  return value.map((v, i) => {
+    if (typeof v !== "object" || v === null || Array.isArray(v)) throw new Error(`${field}[${i}] must be an object`);
+    return v as Obj;
+  });
+}
+
+function optionalString(value: unknown, field: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw new Error(`${field} must be a string`);
+  return value;
+}
+
+function strings(value: unknown, field: string): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) throw new Error(`${field} must be a list of strings`);
+  return value as string[];
+}
+
+const meta = (doc: Obj): Obj => o(doc["metadata"]);
+const nameOf = (doc: Obj): string => String(meta(doc)["name"] ?? "");
+const deleting = (doc: Obj): boolean => meta(doc)["deletionTimestamp"] !== undefined && meta(doc)["deletionTimestamp"] !== null;
+
+/** A node selector term's expressions, each checked as a requirement (operator, values). */
+function selectorTerm(term: Obj, field: string): NodeSelectorRequirement[] {
+  return list(term["matchExpressions"], `${field}.matchExpressions`).map((e, i) => {
+    const at = `${field}.matchExpressions[${i}]`;
+    const key = optionalString(e["key"], `${at}.key`);
+    if (key === undefined || key === "") throw new Error(`${at}.key is required`);
+    const r = { key, operator: String(e["operator"] ?? ""), values: strings(e["values"], `${at}.values`) };
+    try {
+      Requirement.fromSelector(r);
+    } catch (error) {
+      throw new Error(`${at}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    return r;
+  });
+}
+
+/** A PersistentVolumeClaim; `defaultClass` stands in for a missing `spec.storageClassName`, as admission sets it. */
+export function claimInfo(doc: Obj, defaultClass?: string): ClaimInfo {
+  const spec = o(doc["spec"]);
+  const className = optionalString(spec["storageClassName"], "spec.storageClassName");
+  const volumeName = optionalString(spec["volumeName"], "spec.volumeName");
+  return {
+    ...(volumeName === undefined ? {} : { volumeName }),
+    ...(className ?? defaultClass) === undefined ? {} : { storageClassName: className ?? defaultClass },
+    deleting: deleting(doc), lost: o(doc["status"])["phase"] === "Lost",
+  };
+}
+
+/** A PersistentVolume: its node affinity terms and the driver attaching it. */
+export function volumeInfo(doc: Obj): VolumeInfo {
+  const spec = o(doc["spec"]);
+  const required = o(o(spec["nodeAffinity"])["required"]);
+  const field = "spec.nodeAffinity.required.nodeSelectorTerms";
+  const terms = list(required["nodeSelectorTerms"], field).map((t, i) => selectorTerm(t, `${field}[${i}]`));
+  const csi = spec["csi"] === undefined ? undefined : optionalString(o(spec["csi"])["driver"], "spec.csi.driver");
+  const driver = csi ?? (spec["awsElasticBlockStore"] === undefined ? undefined : EBS_CSI_DRIVER);
+  const local = spec["local"] !== undefined || spec["hostPath"] !== undefined;
+  return { terms, ...(driver === undefined ? {} : { driver }), local, deleting: deleting(doc) };
+}
+
+/** A StorageClass: provisioner, binding mode and allowed topologies (each term's expressions as In). */
+export function classInfo(doc: Obj): ClassInfo {
+  const provisioner = optionalString(doc["provisioner"], "provisioner");
+  if (provisioner === undefined || provisioner === "") throw new Error("provisioner is required");
+  const mode = optionalString(doc["volumeBindingMode"], "volumeBindingMode") ?? "Immediate";
+  if (mode !== "Immediate" && mode !== "WaitForFirstConsumer") {
+    throw new Error(`volumeBindingMode must be Immediate or WaitForFirstConsumer, not ${mode}`);
+  }
+  const allowedTopologies = list(doc["allowedTopologies"], "allowedTopologies").map((term, i) =>
+    list(term["matchLabelExpressions"], `allowedTopologies[${i}].matchLabelExpressions`).map((e, j) => {
+      const at = `allowedTopologies[${i}].matchLabelExpressions[${j}]`;
+      const key = optionalString(e["key"], `${at}.key`);
+      const values = strings(e["values"], `${at}.values`);
+      if (key === undefined || key === "" || values.length === 0) throw new Error(`${at} needs a key and values`);
+      return { key, operator: "In", values };
+    })).filter((term) => term.length > 0);
+  return { provisioner: csiDriverOf(provisioner), waitForFirstConsumer: mode === "WaitForFirstConsumer", allowedTopologies };
+}
+
+/** A CSINode's attachable volumes per driver (null: the driver reports no count, unbounded). */
+export function csiNodeLimits(doc: Obj): Map<string, number | null> {
+  const out = new Map<string, number | null>();
+  list(o(doc["spec"])["drivers"], "spec.drivers").forEach((d, i) => {
+    const name = optionalString(d["name"], `spec.drivers[${i}].name`);
+    if (name === undefined || name === "") throw new Error(`spec.drivers[${i}].name is required`);
+    const count = o(d["allocatable"])["count"];
+    if (count !== undefined && count !== null && (typeof count !== "number" || !Number.isInteger(count) || count < 0)) {
+      throw new Error(`spec.drivers[${i}].allocatable.count must be a non-negative integer`);
+    }
+    out.set(name, typeof count === "number" ? count : null);
+  });
+  return out;
+}
+
+/** The objects of each kind, as plain JSON. */
+export interface VolumeObjects {
+  readonly claims?: readonly unknown[] | undefined;
+  readonly volumes?: readonly unknown[] | undefined;
+  readonly classes?: readonly unknown[] | undefined;
+  readonly csiNodes?: readonly unknown[] | undefined;
+}
+
+/**
+ * The VolumeIndex of the objects; `at(kind, i, fn)` runs each read (scenario.ts wraps it to name the
+ * document). Claims without a class get the default StorageClass, as the apiserver's admission does.
+ */
+export function volumeIndexOf(
+  objects: VolumeObjects,
+  at: <T>(kind: string, index: number, doc: Obj, fn: () => T) => T = (_k, _i, _d, fn) => fn(),
+): VolumeIndex {
+  const docs = (xs: readonly unknown[] | undefined): Obj[] => (xs ?? []).map(o);
+  const classDocs = docs(objects.classes);
+  const defaultDoc = classDocs.find((c) => meta(c)["annotations"] !== undefined && o(meta(c)["annotations"])[DEFAULT_CLASS] === "true");
+  const defaultClass = defaultDoc === undefined ? undefined : nameOf(defaultDoc);
+  const claims = new Map(docs(objects.claims).map((d, i) => {
+    const ns = String(meta(d)["namespace"] ?? "default");
+    return [`${ns}/${nameOf(d)}`, at("PersistentVolumeClaim", i, d, () => claimInfo(d, defaultClass))] as const;
+  }));
+  const volumes = new Map(docs(objects.volumes).map((d, i) => [nameOf(d), at("PersistentVolume", i, d, () => volumeInfo(d))] as const));
+  const classes = new Map(classDocs.map((d, i) => [nameOf(d), at("StorageClass", i, d, () => classInfo(d))] as const));
+  const nodeLimits = new Map(docs(objects.csiNodes).map((d, i) => [nameOf(d), at("CSINode", i, d, () => csiNodeLimits(d))] as const));
+  return { claims, volumes, classes, nodeLimits, ...(defaultClass === undefined ? {} : { defaultClass }) };
+}
+
+/** Whether a scenario or view holds any volume object (without any, pods' claims are not checked). */
+export function hasVolumeObjects(objects: VolumeObjects): boolean {
+  return [objects.claims, objects.volumes, objects.classes, objects.csiNodes].some((xs) => (xs?.length ?? 0) > 0);
+}
