@@ -24,16 +24,22 @@ void describe("policy config", () => {
     assert.deepEqual(parsePolicyConfig(""), defaultPolicyConfig());
   });
 
-  const invalid: [string, string][] = [
-    ["an unknown policy id", "policies:\n  no-such-policy: deny\n"],
-    ["an unknown severity", "policies:\n  limits-required: error\n"],
-    ["a spot threshold of zero", "policies:\n  spot-diversity: { minInstanceTypes: 0 }\n"],
-    ["an option on a policy without options", "policies:\n  limits-required: { minInstanceTypes: 3 }\n"],
-    ["the fixed schema policy", "policies:\n  schema: off\n"],
-    ["malformed YAML", "policies: [\n"],
+  // Each message names the key at fault, as the webhook prints it at start (a misspelt policy in the chart's values).
+  const invalid: [string, string, RegExp][] = [
+    ["an unknown policy id", "policies:\n  no-such-policy: deny\n", /policies\.no-such-policy: unknown policy \(known: unknown-fields, .*zone-region\)/],
+    ["an unknown severity", "policies:\n  limits-required: error\n", /policies\.limits-required: "error" is not deny, warn or "off"/],
+    ["a spot threshold of zero", "policies:\n  spot-diversity: { minInstanceTypes: 0 }\n", /policies\.spot-diversity\.minInstanceTypes: 0 is not an integer ≥ 1/],
+    ["an option on a policy without options", "policies:\n  limits-required: { minInstanceTypes: 3 }\n",
+      /policies\.limits-required\.minInstanceTypes: unknown option \(limits-required takes severity\)/],
+    ["a misspelt option", "policies:\n  spot-diversity: { severity: warn, minInstanceType: 3 }\n",
+      /policies\.spot-diversity\.minInstanceType: unknown option \(spot-diversity takes severity, minInstanceTypes\)/],
+    ["a boolean setting (JSON false)", '{"policies": {"zone-region": false}}', /policies\.zone-region: false is a YAML boolean: quote it/],
+    ["a misspelt top-level key", "polices:\n  zone-region: warn\n", /polices: unknown key/],
+    ["the fixed schema policy", "policies:\n  schema: off\n", /policies\.schema: unknown policy/],
+    ["malformed YAML", "policies: [\n", /parsing policy config/],
   ];
-  for (const [what, text] of invalid) {
-    void it(`rejects ${what}`, () => assert.throws(() => parsePolicyConfig(text), PolicyConfigError));
+  for (const [what, text, message] of invalid) {
+    void it(`rejects ${what}, naming the key`, () => assert.throws(() => parsePolicyConfig(text), (e: unknown) => e instanceof PolicyConfigError && message.test(e.message)));
   }
 
   void it("reads policies.yaml from a ConfigMap's data", () => {

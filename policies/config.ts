@@ -87,8 +87,42 @@ export function policyConfigFromConfigMap(configMap: unknown): PolicyConfig {
   return parsePolicyConfig(text);
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** What is wrong with one policy's entry, each problem naming its key (policies.<id>[.<option>]). */
+function entryProblems(id: string, entry: unknown): string[] {
+  const key = `policies.${id}`;
+  const severities = "deny, warn or \"off\"";
+  if (typeof entry === "boolean") return [`${key}: ${String(entry)} is a YAML boolean: quote it ("off"); unquoted off is false`];
+  if (typeof entry === "string") return ["deny", "warn", "off"].includes(entry) ? [] : [`${key}: "${entry}" is not ${severities}`];
+  if (!isRecord(entry)) return [`${key}: must be ${severities}, or a mapping with severity`];
+  const options = id === "spot-diversity" ? ["severity", "minInstanceTypes"] : ["severity"];
+  return Object.entries(entry).flatMap(([option, value]): string[] => {
+    if (!options.includes(option)) return [`${key}.${option}: unknown option (${id} takes ${options.join(", ")})`];
+    if (option === "severity" && !["deny", "warn", "off"].includes(value as string)) return [`${key}.severity: ${JSON.stringify(value)} is not ${severities}`];
+    if (option === "minInstanceTypes" && !(Number.isInteger(value) && (value as number) >= 1)) return [`${key}.minInstanceTypes: ${JSON.stringify(value)} is not an integer ≥ 1`];
+    return [];
+  });
+}
+
+/** Every problem of a configuration document, each naming its key; empty when the schema would accept it. */
+function documentProblems(doc: unknown): string[] {
+  if (!isRecord(doc)) return ["the document must be a mapping with a policies key"];
+  const unknownKeys = Object.keys(doc).filter((k) => !["apiVersion", "kind", "policies"].includes(k))
+    .map((k) => `${k}: unknown key (a policy configuration has apiVersion, kind and policies)`);
+  const policies = doc["policies"];
+  if (policies === undefined || policies === null) return unknownKeys;
+  if (!isRecord(policies)) return [...unknownKeys, "policies: must be a mapping of policy id to setting"];
+  const known: readonly string[] = CONFIGURABLE_POLICY_IDS;
+  return [...unknownKeys, ...Object.entries(policies).flatMap(([id, entry]) => known.includes(id)
+    ? entryProblems(id, entry)
+    : [`policies.${id}: unknown policy (known: ${CONFIGURABLE_POLICY_IDS.join(", ")})`])];
+}
+
 /** Validates an already-parsed configuration object and freezes it. */
 export function policyConfigFromObject(doc: unknown): PolicyConfig {
+  const problems = documentProblems(doc);
+  if (problems.length > 0) throw new PolicyConfigError(`validating policy config: ${problems.join("; ")}`);
   const validateFile = fileValidator();
   if (!validateFile(doc)) {
     const detail = (validateFile.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`).join("; ");

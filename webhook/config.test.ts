@@ -47,13 +47,15 @@ void describe("webhook configuration", () => {
     ["a region kerf bundles no catalog for", [...required, "--region", "mx-central-1"],
       /^reading webhook flags: --region \(or KERF_REGION\): no bundled catalog for "mx-central-1" \(bundled: af-/],
     ["a missing certificate", ["--tls-key", "/k.pem"], /--tls-cert \(or KERF_TLS_CERT\) is required/],
-    ["a non-numeric port", [...required, "--port", "https"], /\/port must be integer/],
-    ["a TLS floor below 1.2", [...required, "--tls-min-version", "TLSv1.1"], /\/tlsMinVersion must be equal to one of the allowed values/],
-    ["a body limit under 3 MiB", [...required, "--body-limit", "1024"], /\/bodyLimit must be >= 3145728/],
+    ["a non-numeric port", [...required, "--port", "https"], /--port \(KERF_WEBHOOK_PORT\) must be integer/],
+    ["a TLS floor below 1.2", [...required, "--tls-min-version", "TLSv1.1"], /--tls-min-version \(KERF_TLS_MIN_VERSION\) must be equal to one of the allowed values/],
+    ["a body limit under 3 MiB", [...required, "--body-limit", "1024"], /--body-limit \(KERF_WEBHOOK_BODY_LIMIT\) must be >= 3145728/],
     ["an unknown flag", [...required, "--colour"], /reading webhook flags: Unknown option '--colour'/],
     ["an unbundled Karpenter release", [...required, "--karpenter-version", "1.3"],
       /^reading webhook flags: --karpenter-version: selecting Karpenter API "1\.3": not bundled \(bundled: 1\.0\.8, .*1\.15\.1\)$/],
-    ["an unknown Karpenter API source", [...required, "--karpenter-api", "crds"], /\/karpenterApi must be equal to one of the allowed values/],
+    ["a certificate reload interval under 100 ms", [...required, "--tls-reload-interval", "5"],
+      /--tls-reload-interval \(KERF_TLS_RELOAD_INTERVAL_MS\) must be >= 100/],
+    ["an unknown Karpenter API source", [...required, "--karpenter-api", "crds"], /--karpenter-api \(KERF_KARPENTER_API\) must be equal to one of the allowed values/],
   ];
   for (const [what, args, message] of invalid) {
     void it(`rejects ${what}`, () => {

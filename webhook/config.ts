@@ -125,6 +125,16 @@ function region(text: string | undefined): string {
   return text;
 }
 
+/** The flag and variable behind a validated field ("/tlsReloadIntervalMs" → "--tls-reload-interval (KERF_TLS_RELOAD_INTERVAL_MS)"). */
+function settingName(instancePath: string): string {
+  const field = instancePath.split("/")[1] ?? "";
+  const flag = (Object.keys(FLAGS) as FlagName[]).find((name) => {
+    const camel = name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+    return camel === field || `${camel}Ms` === field;
+  });
+  return flag === undefined ? instancePath || "config" : `--${flag} (${FLAGS[flag].env})`;
+}
+
 /** Parses `args` with `env` fallbacks; throws KerfError(KERF_ERR_CONFIG) naming the bad setting. */
 export function loadWebhookConfig(args: readonly string[], env: NodeJS.ProcessEnv = process.env): WebhookConfig {
   const options = Object.fromEntries(Object.keys(FLAGS).map((name) => [name, { type: "string" as const }]));
@@ -158,7 +168,7 @@ export function loadWebhookConfig(args: readonly string[], env: NodeJS.ProcessEn
     if (get(name) === undefined) throw new KerfError("KERF_ERR_CONFIG", `reading webhook flags: --${name} (or ${FLAGS[name].env}) is required`);
   }
   if (!validate(candidate)) {
-    const detail = (validate.errors ?? []).map((e) => `${e.instancePath || "config"} ${e.message ?? "is invalid"}`).join("; ");
+    const detail = (validate.errors ?? []).map((e) => `${settingName(e.instancePath)} ${e.message ?? "is invalid"}`).join("; ");
     throw new KerfError("KERF_ERR_CONFIG", `validating webhook configuration: ${detail}`);
   }
   return Object.freeze({ ...(candidate as WebhookConfig), skipUsernames: Object.freeze([...candidate.skipUsernames]) });

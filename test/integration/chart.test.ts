@@ -133,7 +133,7 @@ void describe("the kerf Helm chart, rendered by helm", () => {
   });
 
   void it("should refuse an unknown feature gate value at render time, naming the setting", async () => {
-    await assert.rejects(renderChart({ set: { "settings.featureGates.spotToSpotConsolidation": "yes" } }), /settings\.featureGates\.spotToSpotConsolidation must be true or false/);
+    await assert.rejects(renderChart({ set: { "settings.featureGates.spotToSpotConsolidation": "yes" } }), /at '\/settings\/featureGates\/spotToSpotConsolidation': got string, want boolean/);
   });
 
   void it("should set only environment variables that the operator or its runtime reads", () => {
@@ -406,11 +406,11 @@ void describe("the kerf Helm chart, rendered by helm", () => {
       assert.deepEqual(bindings[0]?.roleRef, { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "kerf-webhook" });
       assert.deepEqual(bindings[0]?.subjects, [{ kind: "ServiceAccount", name: deployment.spec?.template.spec?.serviceAccountName, namespace: deployment.metadata?.namespace }]);
     }
-    await assert.rejects(renderChart({ set: { "webhook.karpenterApi.source": "crds" } }), /webhook\.karpenterApi\.source must be cluster or bundled, not crds/);
+    await assert.rejects(renderChart({ set: { "webhook.karpenterApi.source": "crds" } }), /at '\/webhook\/karpenterApi\/source': value must be one of 'cluster', 'bundled'/);
   });
 
-  void it("should render the operator alone with webhook.enabled=false", async () => {
-    const objects = await renderChart({ set: { "webhook.enabled": "false" } });
+  void it("should render the operator alone with webhook.enabled=false confirmed by webhook.disableGuardrail", async () => {
+    const objects = await renderChart({ set: { "webhook.enabled": "false", "webhook.disableGuardrail": "true" } });
     assert.deepEqual(component(objects, "webhook"), []);
     assert.deepEqual(objects.filter((o) => /Webhook|Secret|ConfigMap/.test(o.kind)), []);
     assert.deepEqual(component(objects, "operator").map((o) => o.kind).sort(), component(defaults.objects, "operator").map((o) => o.kind).sort());

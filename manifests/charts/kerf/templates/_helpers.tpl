@@ -126,9 +126,13 @@ own pods, as in Karpenter's chart. Call with (dict "root" $ "component" "operato
 {{- toYaml (dict "policies" .Values.policies) }}
 {{- end }}
 
-{{/* Callers the webhook never checks, as a JSON array: webhook.skipUsernames and kerf's own operator. */}}
+{{/*
+Callers the webhook never checks, as a JSON array: webhook.skipUsernames and kerf's own operator (only when it is
+installed: with replicas 0 no one may bypass the webhook by creating a ServiceAccount of that name).
+*/}}
 {{- define "kerf.webhook.skipUsernames" -}}
-{{- $users := concat (default list .Values.webhook.skipUsernames) (list (include "kerf.operator.username" .)) }}
+{{- $users := default list .Values.webhook.skipUsernames }}
+{{- if include "kerf.operator.enabled" . }}{{ $users = concat $users (list (include "kerf.operator.username" .)) }}{{ end }}
 {{- range $users }}
 {{- if not (regexMatch "^[A-Za-z0-9:._@-]+$" .) }}
 {{- fail (printf "webhook.skipUsernames: %q is not a Kubernetes username (letters, digits and :._@- only)" .) }}
@@ -151,4 +155,21 @@ own pods, as in Karpenter's chart. Call with (dict "root" $ "component" "operato
 {{- fail (printf "webhook.karpenterApi.source must be cluster or bundled, not %v" $source) }}
 {{- end }}
 {{- eq $source "cluster" }}
+{{- end }}
+
+{{/* "true" when the operator is installed (replicas above 0), else "": replicas 0 is a webhook-only install. */}}
+{{- define "kerf.operator.enabled" -}}
+{{- if gt (int .Values.replicas) 0 }}true{{ end }}
+{{- end }}
+
+{{/*
+A container securityContext without empty settings: Karpenter's values carry appArmorProfile, seLinuxOptions and
+seccompProfile as {}, which the API server would refuse (each requires its type).
+*/}}
+{{- define "kerf.securityContext" -}}
+{{- $out := dict }}
+{{- range $key, $value := . }}
+{{- if or (kindIs "bool" $value) (kindIs "float64" $value) (kindIs "int64" $value) (kindIs "int" $value) $value }}{{ $_ := set $out $key $value }}{{ end }}
+{{- end }}
+{{- if $out }}{{ toYaml $out }}{{ end }}
 {{- end }}
