@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import { ExitCode } from "./exit-codes.ts";
 import type { CliIo } from "./io.ts";
-import { readInputs } from "./inputs.ts";
+import { readManifests } from "./inputs.ts";
 import type { SourceObject } from "./documents.ts";
 import { formatNames, reporters } from "./reporters/registry.ts";
 import type { ObjectResult, Report } from "./reporters/report.ts";
@@ -12,6 +12,7 @@ import { explainNodePool } from "./explain.ts";
 import { selectKarpenterApi } from "./karpenter-api.ts";
 import { bundledRegions, DEFAULT_REGION, isBundledRegion } from "../../policies/domain/catalog/builtin.ts";
 import { regionList } from "./regions.ts";
+import { karpenterKindMistake } from "../../policies/api-kinds.ts";
 import { BUNDLED_KARPENTER_VERSIONS, DEFAULT_KARPENTER_VERSION, UnknownKarpenterVersionError } from "../../policies/api/releases/index.ts";
 
 const usage = `Usage: kerf check [PATH...|-] [options]
@@ -89,11 +90,30 @@ function nameOf(value: unknown): string {
   return typeof name === "string" && name !== "" ? name : "<unnamed>";
 }
 
-function classify(engine: Engine, sources: readonly SourceObject[]): KarpenterObject[] {
-  return sources.flatMap((source) => {
-    const kind = engine.isKarpenterKind(field(source.value, "apiVersion"), field(source.value, "kind"));
-    return kind === undefined ? [] : [{ source, kind }];
+/** In input order: the Karpenter objects to evaluate, and near misses (a misspelt kind, a retired version) denied as they are. */
+function classify(engine: Engine, sources: readonly SourceObject[]): Array<KarpenterObject | ObjectResult> {
+  return sources.flatMap((source): Array<KarpenterObject | ObjectResult> => {
+    const apiVersion = field(source.value, "apiVersion");
+    const kind = engine.isKarpenterKind(apiVersion, field(source.value, "kind"));
+    if (kind !== undefined) return [{ source, kind }];
+    const mistake = karpenterKindMistake(apiVersion, field(source.value, "kind"));
+    return mistake === undefined ? [] : [mistakeResult(source, mistake)];
   });
+}
+
+/** A near miss as a denied result: the apiserver would reject it or Karpenter would never see it. */
+function mistakeResult(source: SourceObject, mistake: { path: string; message: string }): ObjectResult {
+  const kind = field(source.value, "kind");
+  return {
+    file: source.file,
+    line: source.position.line,
+    column: source.position.column,
+    kind: typeof kind === "string" ? kind : "<no kind>",
+    name: nameOf(source.value),
+    allowed: false,
+    violations: [{ policy: "karpenter-kind", severity: "deny", path: mistake.path, message: mistake.message, ...source.locate(mistake.path) }],
+    patch: [],
+  };
 }
 
 function checkObject(engine: Engine, object: KarpenterObject, nodeClassNames: ReadonlySet<string>, explain: boolean): ObjectResult {
@@ -113,14 +133,16 @@ function checkObject(engine: Engine, object: KarpenterObject, nodeClassNames: Re
   };
 }
 
-function evaluateAll(engine: Engine, objects: readonly KarpenterObject[], explain: boolean): ObjectResult[] {
+function evaluateAll(engine: Engine, entries: ReadonlyArray<KarpenterObject | ObjectResult>, explain: boolean): ObjectResult[] {
+  const objects = entries.filter((e): e is KarpenterObject => "source" in e);
   const nodeClassNames = new Set(objects.filter((o) => o.kind === "EC2NodeClass").map((o) => nameOf(o.source.value)));
-  return objects.map((object) => {
+  return entries.map((entry) => {
+    if (!("source" in entry)) return entry;
     try {
-      return checkObject(engine, object, nodeClassNames, explain);
+      return checkObject(engine, entry, nodeClassNames, explain);
     } catch (error) {
-      const { file, position } = object.source;
-      throw new Error(`evaluating ${object.kind}/${nameOf(object.source.value)} at ${file}:${position.line}: ${causeText(error)}`, { cause: error });
+      const { file, position } = entry.source;
+      throw new Error(`evaluating ${entry.kind}/${nameOf(entry.source.value)} at ${file}:${position.line}: ${causeText(error)}`, { cause: error });
     }
   });
 }
@@ -178,11 +200,11 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
     version: values["karpenter-version"], crds: values["karpenter-crds"], cluster: values.cluster, kubeconfig: values.kubeconfig, warn: io.stderr,
   });
   const engine = await loadEngine({ policyConfigFile: values["policy-config"], api, region: values.region });
-  const sources = await readInputs(paths, io.readStdin);
-  const objects = classify(engine, sources);
+  const { objects: sources, skipped: skippedFiles } = await readManifests(paths, io.readStdin);
   const driftPreview = await previewSection(values, paths, sources);
+  const results = evaluateAll(engine, classify(engine, sources), values.explain);
   const report: Report = {
-    results: evaluateAll(engine, objects, values.explain), skipped: sources.length - objects.length, files: new Set(sources.map((s) => s.file)).size, driftPreview,
+    results, skipped: sources.length - results.length, files: new Set(sources.map((s) => s.file)).size, driftPreview, skippedFiles,
   };
   const color = values["no-color"] === true ? false : (values.color ?? io.isTty);
   io.stdout(reporter(report, { color, showDefaults: values["show-defaults"] }));

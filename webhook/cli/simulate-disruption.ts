@@ -22,9 +22,9 @@ import { Label } from "../../policies/domain/labels.ts";
 import { formatResource } from "../../policies/domain/quantity.ts";
 import { planDisruption } from "../../operator/core/disruption/plan.ts";
 import type { Command, DisruptionPlan, DisruptionReason, Skipped } from "../../operator/core/disruption/types.ts";
-import type { Node, NodeClaim, PdbLike, Pod } from "../../operator/core/lifecycle/objects.ts";
-import { existingPlaces, type ClusterView, type DaemonSetObject, type NodePoolObject } from "../../operator/core/provisioning/cluster-view.ts";
-import { namespaceLabelMap } from "../../operator/core/provisioning/cluster-view.ts";
+import type { Node, NodeClaim, Pod } from "../../operator/core/lifecycle/objects.ts";
+import { existingPlaces, type ClusterView } from "../../operator/core/provisioning/cluster-view.ts";
+import { namespaceLabelMap, viewVolumes } from "../../operator/core/provisioning/cluster-view.ts";
 import { typesByName } from "../../operator/core/provisioning/plan.ts";
 import type { Obj, ScenarioObjects } from "../../operator/core/scheduling/scenario.ts";
 import { selectorMatches } from "../../operator/core/scheduling/selector.ts";
@@ -219,7 +219,7 @@ function rebound(pod: Pod, node: string): Pod {
 /** Where the moved pods go in the cluster after the command, or the first pod that fits nowhere. */
 function placements(view: ClusterView, moved: readonly Pod[], types: ReadonlyMap<string, InstanceType>): Map<string, string> | string {
   const nodes = existingPlaces(view, types).targets.map((t) => t.node);
-  const snapshot = { nodes, nodePools: [], daemonSets: [], namespaces: namespaceLabelMap(view.namespaces) };
+  const snapshot = { nodes, nodePools: [], daemonSets: [], namespaces: namespaceLabelMap(view.namespaces), volumes: viewVolumes(view) };
   const result = simulate(snapshot, moved.map((p) => simPodFromPod(p)), { maxNewClaims: 0 });
   const failed = result.podErrors[0];
   if (failed !== undefined) return `pod ${failed.pod.namespace}/${failed.pod.name} fits on no node left: ${failed.reason}`;

@@ -1,5 +1,4 @@
 /** `kerf simulate -f SCENARIO.yaml`: runs the scheduling simulation on a scenario and prints the plan (NodeClaims, prices, unschedulable pods). */
-import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import {
   builtinCatalog, bundledRegions, DEFAULT_REGION, isBundledRegion,
@@ -11,16 +10,18 @@ import { buildScenario, ScenarioError } from "../../operator/core/scheduling/sce
 import { simulate, type SimulateOptions, type SimulationResult } from "../../operator/core/scheduling/simulate.ts";
 import { MAX_PRICE_RATIO } from "../../operator/core/scheduling/solver.ts";
 import { DEFAULT_MAX_PASSES, formatWhatIf, whatIf, type WhatIf, type WhatIfOptions } from "./simulate-disruption.ts";
-import { parseDocuments, type SourceObject } from "./documents.ts";
+import type { SourceObject } from "./documents.ts";
+import { readInputs } from "./inputs.ts";
 import { ExitCode } from "./exit-codes.ts";
 import type { CliIo } from "./io.ts";
 
-const usage = `Usage: kerf simulate -f SCENARIO.yaml [--format text|json] [--region REGION] [--at TIME] [--passes N]
+const usage = `Usage: kerf simulate -f SCENARIO.yaml [-f MORE.yaml|DIR ...] [--format text|json] [--region REGION] [--at TIME] [--passes N]
                      [--spot-to-spot] [--max-price-ratio R]
 
 Simulates Karpenter's scheduling on a scenario (multi-document YAML of NodePool, EC2NodeClass,
 Pod, Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, Namespace and RuntimeClass
-objects) against kerf's bundled catalog of a region and prints the NodeClaims that would be
+objects; several -f, each a file, a directory of .yaml/.yml/.json files or - for standard input,
+make one scenario) against kerf's bundled catalog of a region and prints the NodeClaims that would be
 launched, the unschedulable pods, the total hourly price and where the prices come from (source
 and date). When Nodes belong to a NodePool of the scenario (label karpenter.sh/nodepool), it also
 prints the disruption plan kerf would execute on them, pass after pass: what each pass deletes or
@@ -81,7 +82,7 @@ function priceLines(prices: NonNullable<Plan["prices"]>): string[] {
 
 interface Parsed {
   readonly region: string;
-  readonly file: string;
+  readonly files: readonly string[];
   readonly format: "text" | "json";
   readonly options: Omit<WhatIfOptions, "nominated">;
   readonly scheduling: SimulateOptions;
@@ -98,7 +99,7 @@ function parse(args: readonly string[], now: Date): Parsed | string | "help" {
   const { values } = parseArgs({
     args: [...args],
     options: {
-      file: { type: "string", short: "f" }, format: { type: "string", default: "text" }, help: { type: "boolean", short: "h" },
+      file: { type: "string", short: "f", multiple: true }, format: { type: "string", default: "text" }, help: { type: "boolean", short: "h" },
       at: { type: "string" }, passes: { type: "string", default: String(DEFAULT_MAX_PASSES) }, "spot-to-spot": { type: "boolean", default: false },
       "max-price-ratio": { type: "string", default: String(MAX_PRICE_RATIO) },
       region: { type: "string", default: DEFAULT_REGION },
@@ -117,7 +118,7 @@ function parse(args: readonly string[], now: Date): Parsed | string | "help" {
   const ratio = priceRatio(values["max-price-ratio"]);
   if (typeof ratio === "string") return ratio;
   return {
-    region: values.region, file: values.file, format: values.format,
+    region: values.region, files: values.file, format: values.format,
     options: { now: at, maxPasses: passes, spotToSpot: values["spot-to-spot"] }, scheduling: { maxPriceRatio: ratio },
   };
 }
@@ -145,7 +146,7 @@ export async function runSimulate(args: readonly string[], io: CliIo): Promise<n
 function planScenario(documents: readonly unknown[], parsed: Pick<Parsed, "options" | "scheduling" | "region">): Plan {
   const { options, scheduling, region } = parsed;
   const catalog = builtinCatalog(region);
-  const scenario = buildScenario(documents, catalog);
+  const scenario = buildScenario(documents, catalog, options.now);
   const result = simulate(scenario.snapshot, scenario.pending, scheduling);
   // Nodes that pending pods go to are nominated: the disruption pass leaves them alone.
   const nominated = new Set(result.existingPlacements.map((p) => p.node));
@@ -156,12 +157,22 @@ function planScenario(documents: readonly unknown[], parsed: Pick<Parsed, "optio
   return { ...toPlan(result), ...(disruption === undefined ? {} : { disruption }), ...prices };
 }
 
-async function simulateFile({ region, file, format, options, scheduling }: Parsed, io: CliIo): Promise<number> {
+/** file:line:column of the scenario document a ScenarioError names. */
+function where(at: SourceObject | undefined, files: readonly string[]): string {
+  return at === undefined ? `${files[0] ?? ""}:1:1` : `${at.file}:${at.position.line}:${at.position.column}`;
+}
+
+async function simulateFile({ region, files, format, options, scheduling }: Parsed, io: CliIo): Promise<number> {
   let objects: SourceObject[];
   try {
-    objects = parseDocuments(file, file === "-" ? await io.readStdin() : await readFile(file, "utf8"));
+    // Files, directories and - as kerf check reads them: Helm templates and non-Kubernetes files are skipped.
+    objects = await readInputs(files, io.readStdin);
   } catch (error) {
     io.stderr(`kerf simulate: ${error instanceof Error ? error.message : String(error)}\n`);
+    return ExitCode.usage;
+  }
+  if (objects.length === 0) {
+    io.stderr(`kerf simulate: no Kubernetes objects in ${files.join(", ")}\n`);
     return ExitCode.usage;
   }
   try {
@@ -170,8 +181,7 @@ async function simulateFile({ region, file, format, options, scheduling }: Parse
     return ExitCode.ok;
   } catch (error) {
     if (!(error instanceof ScenarioError)) throw error;
-    const at = objects[error.document]?.position;
-    io.stderr(`kerf simulate: ${file}:${at?.line ?? 1}:${at?.column ?? 1}: ${error.message}\n`);
+    io.stderr(`kerf simulate: ${where(objects[error.document], files)}: ${error.message}\n`);
     return ExitCode.usage;
   }
 }

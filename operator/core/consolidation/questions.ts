@@ -44,14 +44,31 @@ export function canDelete(snapshot: Snapshot, candidates: readonly string[], opt
 function mayFitOnlyOnRetry(snapshot: Snapshot, pods: readonly SimPod[]): boolean {
   if (snapshot.nodePools.some((p) => p.taints.some((t) => t.effect === "PreferNoSchedule"))) return true;
   return pods.some((p) => p.requiredTerms.length > 1 || p.preferredTerms.length > 0 || p.preferredAffinity.length > 0
-    || p.preferredAntiAffinity.length > 0 || p.spread.length > 0 || p.affinity.length > 0);
+    || p.preferredAntiAffinity.length > 0 || p.spread.length > 0 || p.affinity.length > 0
+    // Volume topology alternatives are tried one after another, like required terms (preferences.ts).
+    || (p.claims !== undefined && snapshot.volumes !== undefined));
 }
 
-/** Whether the pods fit on the other nodes, given the run that allowed one new node. */
-function fitWithoutClaim(rest: Snapshot, pods: readonly SimPod[], withOne: SimulationResult, scheduling: SimulateOptions): boolean {
+/**
+ * Why a simulation's placements cannot be counted on: a moving pod placed on a node that is not
+ * initialized yet (Karpenter's UninitializedNodeError). Disruption places pods as the scheduler would,
+ * booting nodes included (initialized ones come first in the snapshot), and then waits rather than
+ * deciding on a node that may never become ready; it does not plan a replacement instead.
+ */
+export function uninitializedPlacement(snapshot: Snapshot, result: SimulationResult): string | undefined {
+  const booting = new Set(snapshot.nodes.filter((n) => n.initialized === false).map((n) => n.name));
+  if (booting.size === 0) return undefined;
+  const placed = result.existingPlacements.find((p) => booting.has(p.node));
+  return placed === undefined ? undefined : `would schedule against uninitialized node ${placed.node}`;
+}
+
+/** Whether the pods fit on the other nodes, given the run that allowed one new node; a string: why not counted on. */
+function fitWithoutClaim(rest: Snapshot, pods: readonly SimPod[], withOne: SimulationResult, scheduling: SimulateOptions): boolean | string {
   // A run that needed no new node is the delete question's run: the solver never opened a claim.
   if (withOne.newClaims.length === 0 && withOne.podErrors.length === 0) return true;
-  return mayFitOnlyOnRetry(rest, pods) && simulate(rest, pods, { ...scheduling, maxNewClaims: 0 }).podErrors.length === 0;
+  if (!mayFitOnlyOnRetry(rest, pods)) return false;
+  const without = simulate(rest, pods, { ...scheduling, maxNewClaims: 0 });
+  return without.podErrors.length === 0 && (uninitializedPlacement(rest, without) ?? true);
 }
 
 /**
@@ -66,7 +83,11 @@ export function consolidate(snapshot: Snapshot, candidates: readonly string[], o
   const pods = nodes.flatMap((n) => n.pods).filter((p) => options.stays?.has(p.uid) !== true);
   const rest = without(snapshot, names);
   const withOne = simulate(rest, pods, { ...options.scheduling, maxNewClaims: 1 });
-  if (fitWithoutClaim(rest, pods, withOne, options.scheduling ?? {})) return { decision: "delete", savingsPerHour: price };
+  const booting = uninitializedPlacement(rest, withOne);
+  if (booting !== undefined) return { decision: "none", reason: booting };
+  const fit = fitWithoutClaim(rest, pods, withOne, options.scheduling ?? {});
+  if (typeof fit === "string") return { decision: "none", reason: fit };
+  if (fit) return { decision: "delete", savingsPerHour: price };
   const claim = withOne.newClaims[0];
   if (withOne.podErrors.length > 0 || claim === undefined) return { decision: "none", reason: withOne.podErrors[0]?.reason ?? "the pods need more than one new node" };
   return cheaperReplacement(claim, price);

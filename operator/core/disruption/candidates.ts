@@ -36,10 +36,19 @@ export interface CandidateInput {
 const deleting = (o: { readonly metadata?: Meta | undefined }): boolean => o.metadata?.deletionTimestamp !== undefined;
 const nameOf = (o: { readonly metadata?: Meta | undefined }): string => o.metadata?.name ?? "";
 
-/** Whether a pod would have to move if its node went away. */
+/** Whether one of the pod's owners is a StatefulSet (Karpenter's IsOwnedByStatefulSet: any owner reference). */
+const ownedByStatefulSet = (pod: Pod): boolean =>
+  (pod.metadata?.ownerReferences ?? []).some((o) => o.kind === "StatefulSet" && o.apiVersion === "apps/v1");
+
+/**
+ * Whether a pod would have to move if its node went away (Karpenter's IsReschedulable). A terminating
+ * StatefulSet pod does: the StatefulSet recreates it under the same name once it is gone, so it needs a
+ * place, and a node holding only such a pod is not empty.
+ */
 export function isReschedulable(pod: Pod): boolean {
   const phase = pod.status?.phase;
-  if (phase === "Succeeded" || phase === "Failed" || deleting(pod) || isMirror(pod)) return false;
+  if (phase === "Succeeded" || phase === "Failed" || isMirror(pod)) return false;
+  if (deleting(pod) && !ownedByStatefulSet(pod)) return false;
   return !(pod.metadata?.ownerReferences ?? []).some((o) => o.kind === "DaemonSet" && o.controller === true);
 }
 

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
-import { input, machine, pool, view, TYPES } from "./fixtures.ts";
+import { input, machine, pool, view, NOW, TYPES, type Machine } from "./fixtures.ts";
 import { planDisruption } from "./plan.ts";
 
 const SPOT = { key: "karpenter.sh/capacity-type", operator: "In", values: ["spot"] };
@@ -72,5 +72,46 @@ void describe("a replacement's price (Karpenter's WorstLaunchPrice)", () => {
     assert.equal(uniform.command?.decision, "replace", "with one price per type the spot c5.large is cheaper");
     const skewed = planDisruption(input(view([node], [p]), { instanceTypes: new Map([["default", zonalSpot(10)]]) }));
     assert.equal(skewed.command, undefined);
+  });
+});
+
+void describe("destinations that are not initialized (review S12)", () => {
+  // consolidation_test.go "should consider initialized nodes before uninitialized nodes".
+  void it("moves a candidate's pods to an initialized node before a booting one", () => {
+    const p = pool("default", { budgets: [{ nodes: "100%" }] });
+    const booting = machine("b", { pool: p, initialized: false, consolidatable: false });
+    const ready = machine("c", { pool: p, consolidatable: false, pods: 1 });
+    const plan = planDisruption(input(view([booting, ready, machine("a", { pool: p, pods: 2 })], [p])));
+    assert.equal(plan.command?.decision, "delete");
+    assert.deepEqual(plan.command?.candidates.map((c) => c.name), ["a"]);
+  });
+});
+
+void describe("terminating StatefulSet pods (review S13)", () => {
+  /** A pod of StatefulSet `web`, deleting but not gone (a finalizer holds it). */
+  function terminating(m: Machine): Machine {
+    const pods = m.pods.map((pod) => ({
+      ...pod,
+      metadata: {
+        ...pod.metadata, deletionTimestamp: NOW.toISOString(),
+        ownerReferences: [{ apiVersion: "apps/v1", kind: "StatefulSet", name: "web", uid: "uid-web", controller: true }],
+      },
+    }));
+    return { ...m, pods };
+  }
+
+  // emptiness_test.go "will not consider a node with a terminating StatefulSet pod as empty".
+  void it("keeps a node whose only pod is a terminating StatefulSet pod: it is not empty", () => {
+    const plan = planDisruption(input(view([terminating(machine("a", { type: "c5.large", pods: 1 }))])));
+    assert.equal(plan.command, undefined);
+    assert.equal(plan.eligible.Empty, 0);
+  });
+
+  void it("moves the pod like any other when another node has room for it", () => {
+    const p = pool("default", { budgets: [{ nodes: "100%" }] });
+    const other = machine("b", { pool: p, consolidatable: false, pods: 1 });
+    const plan = planDisruption(input(view([terminating(machine("a", { pool: p, pods: 1 })), other], [p])));
+    assert.equal(plan.command?.method, "single-node-consolidation");
+    assert.equal(plan.command?.reason, "Underutilized");
   });
 });

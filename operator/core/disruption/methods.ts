@@ -3,6 +3,7 @@
  * candidates to at most one command. Budgets are spent from a ledger, so a method never plans more
  * disruptions of a pool than its budget for the method's reason allows.
  */
+import { uninitializedPlacement } from "../consolidation/questions.ts";
 import { simulate } from "../scheduling/simulate.ts";
 import type { ExistingNode, SimPod } from "../scheduling/types.ts";
 import { evaluate, type EvaluationContext } from "./consolidation.ts";
@@ -57,10 +58,12 @@ export function drift(ctx: MethodContext, candidates: readonly Candidate[]): Com
     if (ctx.ledger.remaining(c.nodePool, "Drifted") <= 0) { ctx.budgetBlocked.push(budgetBlocker(c, "Drifted")); continue; }
     const moving = podsToMove(ctx, c);
     const compact = ctx.compact.forCandidates(new Set([c.nodeName]), moving);
-    const result = simulate({ ...compact, nodes: compact.nodes.filter((n) => n.name !== c.nodeName) }, moving, ctx.scheduling);
-    const error = result.podErrors[0];
+    const rest = { ...compact, nodes: compact.nodes.filter((n) => n.name !== c.nodeName) };
+    const result = simulate(rest, moving, ctx.scheduling);
+    // Pods the simulation puts on a booting node make drift wait for it, as Karpenter's UninitializedNodeError.
+    const error = result.podErrors[0]?.reason ?? uninitializedPlacement(rest, result);
     if (error !== undefined) {
-      ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "unschedulable", message: `its pods cannot be rescheduled: ${error.reason}` } });
+      ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "unschedulable", message: `its pods cannot be rescheduled: ${error}` } });
       continue;
     }
     ctx.ledger.take(c.nodePool, "Drifted");

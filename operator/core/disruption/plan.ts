@@ -17,7 +17,7 @@ import { simulate } from "../scheduling/simulate.ts";
 import { PoolTypes } from "../scheduling/pool-types.ts";
 import { ResourceSpace } from "../scheduling/resource-space.ts";
 import type { ExistingNode, NodePoolView, SimPod, SimulateOptions, Snapshot } from "../scheduling/types.ts";
-import { daemonSetViews, namespaceLabelMap } from "../provisioning/cluster-view.ts";
+import { daemonSetViews, namespaceLabelMap, viewVolumes } from "../provisioning/cluster-view.ts";
 import { findCandidates, isEmptyCandidate, isReschedulable } from "./candidates.ts";
 import { CompactSnapshot } from "./compact-snapshot.ts";
 import { consolidationCandidates, drift, emptiness, multiNode, singleNode, type MethodContext } from "./methods.ts";
@@ -126,6 +126,25 @@ function leavingNodes(input: DisruptionInput): Set<string> {
   return out;
 }
 
+/**
+ * The existing nodes as Karpenter's scheduler sees them: initialized ones first (a booting node takes a
+ * pod only when no initialized node can, scheduler.go; a candidate's pod placed there makes the move wait,
+ * questions.ts uninitializedPlacement), and each candidate with its terminating StatefulSet pods, which come
+ * back under the same name and need a place (IsReschedulable) though the cluster view leaves them out.
+ */
+function existingNodes(nodes: readonly ExistingNode[], candidates: readonly Candidate[]): ExistingNode[] {
+  const returning = new Map<string, SimPod[]>();
+  for (const c of candidates) {
+    const pods = c.pods.filter((p) => p.metadata?.deletionTimestamp !== undefined).map((p) => simPodFromPod(p));
+    if (pods.length > 0) returning.set(c.nodeName, pods);
+  }
+  const all = nodes.map((n) => {
+    const back = returning.get(n.name);
+    return back === undefined ? n : { ...n, pods: [...n.pods, ...back] };
+  });
+  return [...all.filter((n) => n.initialized !== false), ...all.filter((n) => n.initialized === false)];
+}
+
 /** The scheduling snapshot with each candidate's price, and the pods that go away with their node. */
 function schedulingView(input: DisruptionInput, candidates: readonly Candidate[], byName: ReadonlyMap<string, InstanceType>): { snapshot: Snapshot; stays: Set<string> } {
   const { views } = takingPartPools({ cluster: input.cluster, instanceTypes: input.instanceTypes }, byName);
@@ -135,8 +154,8 @@ function schedulingView(input: DisruptionInput, candidates: readonly Candidate[]
   const priced = places.targets.filter((t) => !leaving.has(t.node.name))
     .map((t) => (price.has(t.node.name) ? { ...t.node, pricePerHour: price.get(t.node.name) } : t.node));
   const base: Snapshot = {
-    nodes: priced, nodePools: views.map(withUsableTypes), daemonSets: daemonSetViews(input.cluster.daemonSets),
-    namespaces: namespaceLabelMap(input.cluster.namespaces),
+    nodes: existingNodes(priced, candidates), nodePools: views.map(withUsableTypes), daemonSets: daemonSetViews(input.cluster.daemonSets),
+    namespaces: namespaceLabelMap(input.cluster.namespaces), volumes: viewVolumes(input.cluster),
   };
   const evicted = input.cluster.pods.filter((p) => leaving.has(p.spec?.nodeName ?? "") && isReschedulable(p));
   // A pod whose requests cannot be read is the provisioner's to report; it reserves nothing here.
@@ -182,8 +201,8 @@ export function preparePass(input: DisruptionInput): Pass {
   const { snapshot, stays } = schedulingView(input, found.candidates, byName);
   const ctx: MethodContext = {
     snapshot, compact: new CompactSnapshot(snapshot), stays, spotToSpot: input.spotToSpot, spotToSpotPools: spotToSpotPools(input.cluster), poolTotals: poolTotals(found.candidates), policies: policies(input.cluster),
-    // Uninitialized nodes are places for waiting pods (above), never for a candidate's.
-    ledger: new BudgetLedger(budgets), skipped: [], budgetBlocked: [], scheduling: { ...input.scheduling, onlyInitializedNodes: true },
+    // A candidate's pod the simulation places on an uninitialized node makes the move wait (uninitializedPlacement).
+    ledger: new BudgetLedger(budgets), skipped: [], budgetBlocked: [], scheduling: { ...input.scheduling },
   };
   return { candidates: found.candidates, blocked: found.blocked, budgets, ctx, consolidating: consolidationCandidates(ctx, found.candidates) };
 }

@@ -14,6 +14,7 @@ import type { Meta, Node, NodeClaim, PdbLike, Pod } from "../lifecycle/objects.t
 import { isTrue } from "../lifecycle/objects.ts";
 import { simPodFromPod, simPodFromSpec } from "../scheduling/pod-spec.ts";
 import { nodeSelectorRequirements } from "../scheduling/pool-types.ts";
+import { volumeIndexOf } from "../scheduling/volume-objects.ts";
 import type { DaemonSetView, ExistingNode, SimPod, Snapshot } from "../scheduling/types.ts";
 
 /** A NodePool as raw custom-object JSON. */
@@ -42,6 +43,20 @@ export interface ClusterView {
   readonly nodeClasses?: readonly NodePoolObject[] | undefined;
   /** Namespaces (their labels, for pod-affinity namespaceSelector); absent: only their names are known. */
   readonly namespaces?: readonly { readonly metadata?: Meta | undefined }[] | undefined;
+  /**
+   * PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes as plain objects (zonal
+   * volumes, attachment limits: scheduling/volumes.ts); all absent: volumes are not modelled.
+   */
+  readonly persistentVolumeClaims?: readonly unknown[] | undefined;
+  readonly persistentVolumes?: readonly unknown[] | undefined;
+  readonly storageClasses?: readonly unknown[] | undefined;
+  readonly csiNodes?: readonly unknown[] | undefined;
+}
+
+/** The volume objects of the view as the simulation reads them (Snapshot.volumes); undefined when the view has none. */
+export function viewVolumes(view: ClusterView): Snapshot["volumes"] {
+  const objects = { claims: view.persistentVolumeClaims, volumes: view.persistentVolumes, classes: view.storageClasses, csiNodes: view.csiNodes };
+  return Object.values(objects).every((x) => x === undefined) ? undefined : volumeIndexOf(objects);
 }
 
 /** The namespace labels the simulation reads (Snapshot.namespaces), by namespace name. */

@@ -22,5 +22,8 @@ export const renderGithub: Reporter = (report) => {
       return `::${command} ${props}::${escapeData(`${r.kind}/${r.name} ${v.path}: ${v.message}`)}`;
     }),
   );
+  for (const s of report.skippedFiles ?? []) {
+    lines.push(`::notice file=${escapeProperty(s.file)},title=${escapeProperty("kerf skipped")}::${escapeData(`skipped: ${s.reason}`)}`);
+  }
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 };

@@ -1,6 +1,6 @@
 /**
  * `--format json`: the machine-readable contract `{"results":[{file,line,kind,name,allowed,violations,patch[,explain]}]}`,
- * with `--diff` also `"driftPreview"`.
+ * with `--diff` also `"driftPreview"`, and `"skippedFiles"` ([{file, reason}]) when files were not Kubernetes YAML.
  */
 import type { Reporter } from "./report.ts";
 
@@ -24,5 +24,6 @@ export const renderJson: Reporter = (report) => {
     ...(r.explain === undefined ? {} : { explain: r.explain }),
   }));
   const preview = report.driftPreview === undefined ? {} : { driftPreview: report.driftPreview.json };
-  return `${JSON.stringify({ results, ...preview }, null, 2)}\n`;
+  const skipped = report.skippedFiles === undefined || report.skippedFiles.length === 0 ? {} : { skippedFiles: report.skippedFiles };
+  return `${JSON.stringify({ results, ...preview, ...skipped }, null, 2)}\n`;
 };

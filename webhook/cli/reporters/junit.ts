@@ -39,6 +39,12 @@ export const renderJunit: Reporter = (report) => {
     const cases = results.map(testCase).join("\n");
     return `  <testsuite name="${escapeXml(file)}" tests="${results.length}" failures="${failures}" errors="0" skipped="0">\n${cases}\n  </testsuite>`;
   });
+  const skipped = report.skippedFiles ?? [];
+  if (skipped.length > 0) {
+    const cases = skipped.map((f) => `    <testcase classname="${escapeXml(f.file)}" name="${escapeXml(f.file)}" file="${escapeXml(f.file)}">\n` +
+      `      <skipped message="${escapeXml(f.reason)}"/>\n    </testcase>`);
+    suites.push(`  <testsuite name="skipped files" tests="${skipped.length}" failures="0" errors="0" skipped="${skipped.length}">\n${cases.join("\n")}\n  </testsuite>`);
+  }
   const failures = report.results.filter((r) => !r.allowed).length;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

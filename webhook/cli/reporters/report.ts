@@ -50,6 +50,14 @@ export interface Report {
   readonly skipped: number;
   readonly files: number;
   readonly driftPreview?: PreviewSection | undefined;
+  /** Files that are not Kubernetes YAML (Helm templates, node_modules, …): notices, never failures. */
+  readonly skippedFiles?: readonly SkippedFile[] | undefined;
+}
+
+/** A file (or folder) `kerf check` did not read as manifests, and why. */
+export interface SkippedFile {
+  readonly file: string;
+  readonly reason: string;
 }
 
 /** How a reporter renders. */

@@ -1,7 +1,7 @@
 /** `--format sarif`: SARIF 2.1.0 for code scanning, one rule per kerf policy, results at their real line and column. */
 import path from "node:path";
 import pkg from "../../../package.json" with { type: "json" };
-import type { Reporter, Violation } from "./report.ts";
+import type { Reporter, SkippedFile, Violation } from "./report.ts";
 
 const SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
 
@@ -16,6 +16,17 @@ function ruleIds(violations: readonly Violation[]): string[] {
 }
 
 const LEVEL = { deny: "error", warn: "warning", notice: "note" } as const;
+
+/** The skipped files as tool notifications (notes), so code scanning shows what was not checked. */
+function invocations(skipped: readonly SkippedFile[]): { invocations?: unknown[] } {
+  if (skipped.length === 0) return {};
+  const toolExecutionNotifications = skipped.map((s) => ({
+    level: "note",
+    message: { text: `skipped: ${s.reason}` },
+    locations: [{ physicalLocation: { artifactLocation: { uri: artifactUri(s.file) } } }],
+  }));
+  return { invocations: [{ executionSuccessful: true, toolExecutionNotifications }] };
+}
 
 /** One SARIF log with a single run. */
 export const renderSarif: Reporter = (report) => {
@@ -52,6 +63,7 @@ export const renderSarif: Reporter = (report) => {
           },
         },
         results,
+        ...invocations(report.skippedFiles ?? []),
       },
     ],
   };

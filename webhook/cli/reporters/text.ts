@@ -1,6 +1,6 @@
 /** `--format text` (default): one `file:line:column` line per finding, grouped by object, coloured on a terminal. */
 import type { CapacityTypeExplanation, NodePoolExplanation, PricedType } from "../explain.ts";
-import { objectLabel, tally, type ObjectResult, type RenderOptions, type Reporter } from "./report.ts";
+import { objectLabel, tally, type ObjectResult, type RenderOptions, type Reporter, type SkippedFile } from "./report.ts";
 
 const codes = { red: "31", yellow: "33", green: "32", cyan: "36", dim: "2", bold: "1" } as const;
 
@@ -76,22 +76,40 @@ function explainLines(e: NodePoolExplanation): string[] {
   return lines;
 }
 
+/** One notice per skipped file; a reason shared by many files (data JSON, CI configs) is one line naming a few. */
+function skippedLines(skipped: readonly SkippedFile[], options: RenderOptions): string[] {
+  const byReason = new Map<string, string[]>();
+  for (const s of skipped) byReason.set(s.reason, [...(byReason.get(s.reason) ?? []), s.file]);
+  const notice = paint(options, "cyan", "notice");
+  return [...byReason].flatMap(([reason, files]) => {
+    if (files.length <= 3) return files.map((f) => `${f}: ${notice} skipped: ${reason}`);
+    return [`${notice} skipped ${files.length} files: ${reason}: ${files.slice(0, 3).join(", ")} and ${files.length - 3} more`];
+  });
+}
+
+/** "1 file", "2 files". */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 function summary(report: Parameters<Reporter>[0], options: RenderOptions): string {
   const { denied, warnings, notices, deniedObjects } = tally(report);
-  const checked = `${report.results.length} Karpenter object${report.results.length === 1 ? "" : "s"} checked in ${report.files} file${report.files === 1 ? "" : "s"}`;
-  const skipped = report.skipped > 0 ? `, ${report.skipped} other object${report.skipped === 1 ? "" : "s"} skipped` : "";
+  const checked = `${count(report.results.length, "Karpenter object")} checked in ${count(report.files, "file")}`;
+  const skipped = report.skipped > 0 ? `, ${count(report.skipped, "other object")} skipped` : "";
+  const notKube = (report.skippedFiles?.length ?? 0) > 0 ? `, ${count(report.skippedFiles?.length ?? 0, "file")} skipped (not Kubernetes YAML)` : "";
   const outcome = denied > 0
-    ? paint(options, "red", `${denied} denied finding${denied === 1 ? "" : "s"} in ${deniedObjects} object${deniedObjects === 1 ? "" : "s"}`)
+    ? paint(options, "red", `${count(denied, "denied finding")} in ${count(deniedObjects, "object")}`)
     : paint(options, "green", "nothing denied");
-  const warned = warnings > 0 ? `, ${paint(options, "yellow", `${warnings} warning${warnings === 1 ? "" : "s"}`)}` : "";
-  const noted = notices > 0 ? `, ${paint(options, "cyan", `${notices} notice${notices === 1 ? "" : "s"}`)}` : "";
-  return `${checked}${skipped}: ${outcome}${warned}${noted}`;
+  const warned = warnings > 0 ? `, ${paint(options, "yellow", count(warnings, "warning"))}` : "";
+  const noted = notices > 0 ? `, ${paint(options, "cyan", count(notices, "notice"))}` : "";
+  return `${checked}${skipped}${notKube}: ${outcome}${warned}${noted}`;
 }
 
 /** Human-readable findings followed by a one-line summary. */
 export const renderText: Reporter = (report, options) => {
   const lines = report.results.flatMap((r) => renderObject(r, options));
   lines.push(...priceLines(report));
+  lines.push(...skippedLines(report.skippedFiles ?? [], options));
   if (report.driftPreview !== undefined) lines.push(...report.driftPreview.text(options));
   lines.push(summary(report, options));
   return `${lines.join("\n")}\n`;
