@@ -38,7 +38,8 @@ import { versionController, type VersionRefresher } from "./providers/version.ts
 import { WorkQueue, type Reconcile } from "./runtime.ts";
 
 /** The kinds cluster state watches (names as in adapters/kube/cluster-state.ts). */
-export type WatchKind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs" | "volumeattachments";
+export type WatchKind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs" | "volumeattachments"
+  | "persistentvolumeclaims" | "persistentvolumes" | "storageclasses" | "csinodes";
 
 /** What happened to a watched object. */
 export type WatchVerb = "add" | "update" | "delete";

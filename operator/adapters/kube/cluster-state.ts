@@ -1,5 +1,5 @@
 /**
- * The operator's in-memory cluster state: self-restarting informers for the eight kinds it reads,
+ * The operator's in-memory cluster state: self-restarting informers for the kinds it reads,
  * providerID and node-name indexes, the pending-pod view the provisioner starts from (behaviour §1.1)
  * and a frozen snapshot value for the pure core. Objects in the caches are shared: never mutate them.
  */
@@ -11,8 +11,12 @@ import { slimNode, slimObject, slimPod } from "./cache-transforms.ts";
 import { pagedList } from "./paged-list.ts";
 
 /** The kinds the state watches. */
-export type Kind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs" | "volumeattachments";
-export const KINDS: readonly Kind[] = ["pods", "nodes", "nodepools", "nodeclaims", "ec2nodeclasses", "daemonsets", "pdbs", "volumeattachments"];
+export type Kind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs" | "volumeattachments"
+  | "persistentvolumeclaims" | "persistentvolumes" | "storageclasses" | "csinodes";
+export const KINDS: readonly Kind[] = [
+  "pods", "nodes", "nodepools", "nodeclaims", "ec2nodeclasses", "daemonsets", "pdbs", "volumeattachments",
+  "persistentvolumeclaims", "persistentvolumes", "storageclasses", "csinodes",
+];
 
 /** A NodePool or EC2NodeClass as the state keeps it (raw custom object JSON). */
 export interface CustomObject extends KubernetesObject { readonly spec?: Record<string, unknown>; readonly status?: Record<string, unknown> }
@@ -26,6 +30,11 @@ export interface ClusterSnapshot {
   readonly nodeClasses: readonly CustomObject[];
   readonly daemonSets: readonly V1DaemonSet[];
   readonly pdbs: readonly V1PodDisruptionBudget[];
+  /** The volume objects the scheduler reads for zonal volumes and attachment limits (scheduling/volumes.ts). */
+  readonly persistentVolumeClaims: readonly KubernetesObject[];
+  readonly persistentVolumes: readonly KubernetesObject[];
+  readonly storageClasses: readonly KubernetesObject[];
+  readonly csiNodes: readonly KubernetesObject[];
 }
 
 export type ChangeVerb = "add" | "update" | "delete";
@@ -54,6 +63,11 @@ function specs(kc: KubeConfig): Record<Kind, InformerSpec> {
     pdbs: at("/apis/policy/v1/poddisruptionbudgets"),
     // Termination waits for a drained Node's CSI volumes to detach (behaviour §3.2).
     volumeattachments: at("/apis/storage.k8s.io/v1/volumeattachments"),
+    // Zonal volumes and attachment limits (scheduling/volumes.ts): a pod goes where its claims' volumes can attach.
+    persistentvolumeclaims: at("/api/v1/persistentvolumeclaims"),
+    persistentvolumes: at("/api/v1/persistentvolumes"),
+    storageclasses: at("/apis/storage.k8s.io/v1/storageclasses"),
+    csinodes: at("/apis/storage.k8s.io/v1/csinodes"),
   };
 }
 
@@ -164,6 +178,10 @@ export class ClusterState {
       pods: Object.freeze([...this.pods()]), nodes: Object.freeze([...this.nodes()]), nodeClaims: Object.freeze([...this.nodeClaims()]),
       nodePools: Object.freeze([...this.nodePools()]), nodeClasses: Object.freeze([...this.nodeClasses()]),
       daemonSets: Object.freeze([...this.daemonSets()]), pdbs: Object.freeze([...this.pdbs()]),
+      persistentVolumeClaims: Object.freeze([...this.list<KubernetesObject>("persistentvolumeclaims")]),
+      persistentVolumes: Object.freeze([...this.list<KubernetesObject>("persistentvolumes")]),
+      storageClasses: Object.freeze([...this.list<KubernetesObject>("storageclasses")]),
+      csiNodes: Object.freeze([...this.list<KubernetesObject>("csinodes")]),
     });
   }
 

@@ -4,7 +4,8 @@
  * used to register every bound pod's topology again).
  *
  * On the nodes that stay, a bound pod only matters to the simulation through its requests, unless
- * it holds host ports, carries a required anti-affinity (which binds the pods placed next to it),
+ * it holds host ports, uses volume claims (counted against the node's attachment limit), carries a
+ * required anti-affinity (which binds the pods placed next to it),
  * or is selected by a topology term (spread, affinity, anti-affinity, required or preferred) of a
  * pod that moves. So each staying node keeps those pods and folds the rest into one "reserved" pod
  * with their summed requests, in a namespace no term can name (""), which no selector counts. The
@@ -30,7 +31,7 @@ interface Term {
 
 interface NodeParts {
   readonly node: ExistingNode;
-  /** Pods kept whatever moves: host ports, required anti-affinity. */
+  /** Pods kept whatever moves: host ports, required anti-affinity, volume claims. */
   readonly kept: readonly SimPod[];
   /** Pods that are only resources unless a moving pod's term selects them. */
   readonly folded: readonly SimPod[];
@@ -51,9 +52,12 @@ function reserved(node: string, pods: readonly SimPod[]): SimPod[] {
   }];
 }
 
+/** Pods kept as they are: host ports, required anti-affinity, and volume claims (they count against the node's attachment limit). */
+const keptPod = (p: SimPod): boolean => p.hostPorts.length > 0 || p.antiAffinity.length > 0 || p.claims !== undefined;
+
 function partsOf(node: ExistingNode): NodeParts {
-  const kept = node.pods.filter((p) => p.hostPorts.length > 0 || p.antiAffinity.length > 0);
-  const folded = node.pods.filter((p) => !(p.hostPorts.length > 0 || p.antiAffinity.length > 0));
+  const kept = node.pods.filter(keptPod);
+  const folded = node.pods.filter((p) => !keptPod(p));
   const used = addResources(...node.pods.map((p) => p.requests));
   const free = addResources(node.allocatable, Object.fromEntries(Object.entries(used).map(([k, v]) => [k, -v])));
   return { node, kept, folded, compact: { ...node, pods: [...kept, ...reserved(node.name, folded)] }, free };
