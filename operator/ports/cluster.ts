@@ -55,6 +55,13 @@ export interface NodeClaimStatusPatch {
   readonly conditions?: readonly Condition[];
 }
 
+/** NodeClaim metadata fields controllers write (merge patch: a null annotation value removes the key). */
+export interface NodeClaimMetadataPatch {
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string | null>>;
+  readonly finalizers?: readonly string[];
+}
+
 /** Node fields registration and termination write (each a full desired value). */
 export interface NodePatch {
   readonly labels?: Readonly<Record<string, string>>;
@@ -80,7 +87,8 @@ export interface ClusterWriter {
    */
   createNodeClaim(manifest: NodeClaimManifest): Promise<NodeClaim>;
   patchNodeClaimStatus(nodeClaim: NodeClaim, status: NodeClaimStatusPatch): Promise<void>;
-  patchNodeClaimMetadata(nodeClaim: NodeClaim, meta: { labels?: Readonly<Record<string, string>>; annotations?: Readonly<Record<string, string>>; finalizers?: readonly string[] }): Promise<void>;
+  /** Merge-patches labels, annotations (a null value removes the key) and finalizers. */
+  patchNodeClaimMetadata(nodeClaim: NodeClaim, meta: NodeClaimMetadataPatch): Promise<void>;
   removeNodeClaimFinalizer(nodeClaim: NodeClaim, finalizer: string): Promise<void>;
   deleteNodeClaim(name: string): Promise<void>;
   patchNode(node: Node, patch: NodePatch): Promise<void>;

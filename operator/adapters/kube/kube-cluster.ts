@@ -4,7 +4,7 @@ import type { Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
 import { toIso } from "../../core/lifecycle/objects.ts";
 import type { ClusterView, NodeClaimManifest } from "../../core/provisioning/plan.ts";
 import type { ClaimRef, VolumeAttachmentLike } from "../../core/termination/volume-detach.ts";
-import type { Cluster, CustomObjectLike, EvictionOutcome, NodeClaimStatusPatch, NodePatch } from "../../ports/cluster.ts";
+import type { Cluster, CustomObjectLike, EvictionOutcome, NodeClaimMetadataPatch, NodeClaimStatusPatch, NodePatch } from "../../ports/cluster.ts";
 import { kube, kubeIgnoreNotFound, mergePatch } from "./client.ts";
 import { isProvisionable, type ClusterState } from "./cluster-state.ts";
 import { NodeOperations, finalizerRemoval } from "./eviction.ts";
@@ -73,7 +73,7 @@ export class KubeCluster implements Cluster {
     await kube(`patching status of nodeclaim ${name}`, () => this.custom.patchClusterCustomObjectStatus({ ...NODECLAIMS, name, body }, mergePatch));
   }
 
-  async patchNodeClaimMetadata(nodeClaim: NodeClaim, meta: { labels?: Readonly<Record<string, string>>; annotations?: Readonly<Record<string, string>>; finalizers?: readonly string[] }): Promise<void> {
+  async patchNodeClaimMetadata(nodeClaim: NodeClaim, meta: NodeClaimMetadataPatch): Promise<void> {
     const name = nodeClaim.metadata?.name ?? "";
     const body = { metadata: { resourceVersion: nodeClaim.metadata?.resourceVersion, ...meta } };
     await kube(`patching nodeclaim ${name}`, () => this.custom.patchClusterCustomObject({ ...NODECLAIMS, name, body }, mergePatch));

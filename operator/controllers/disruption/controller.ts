@@ -6,9 +6,10 @@
  * Events that say why nodes are not disrupted, and hands the command, if any, to the orchestrator.
  */
 import { DISRUPTION_REASONS } from "../../../policies/domain/budgets.ts";
-import { planDisruption, type DisruptionInput } from "../../core/disruption/plan.ts";
+import { recoveries } from "../../core/disruption/intent.ts";
+import { afterPass, nextTimeChange, skipPass, type FruitlessPass } from "../../core/disruption/pass-gate.ts";
+import type { DisruptionInput } from "../../core/disruption/plan.ts";
 import type { Command, DisruptionPlan, Skipped } from "../../core/disruption/types.ts";
-import { revalidate } from "../../core/disruption/validation.ts";
 import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
 import type { SimulateOptions } from "../../core/scheduling/types.ts";
 import { disruptionBlocked, unconsolidatable } from "../../observability/events.ts";
@@ -16,6 +17,7 @@ import type { NodeClaimDeps } from "../nodeclaim/deps.ts";
 import { instanceTypesByPool } from "../provisioning/provisioner.ts";
 import type { Result } from "../runtime.ts";
 import type { Nominations } from "./nominations.ts";
+import { PlannerThread, PlannerThreadError, type Planner, type PlanResult } from "./planner.ts";
 import { clearReason, decisionLabels, DISRUPTED_TAINT, DISRUPTION_REASON_CONDITION, Orchestrator, untaint } from "./orchestrator.ts";
 
 /** Disruption settings (Karpenter's constants, overridable for tests). */
@@ -27,6 +29,9 @@ export interface DisruptionSettings {
   readonly maxSingleNodeEvaluations?: number;
 }
 
+/** How often a pass held back by a command's validation looks again. */
+const VALIDATION_POLL_MS = 250;
+
 export const DEFAULT_DISRUPTION_SETTINGS: DisruptionSettings = { pollMs: 10_000, validationDelayMs: 15_000, replacementTimeoutMs: 10 * 60_000, spotToSpot: false };
 
 export interface DisruptionDeps extends NodeClaimDeps {
@@ -34,6 +39,8 @@ export interface DisruptionDeps extends NodeClaimDeps {
   readonly settings: DisruptionSettings;
   /** The provisioner's scheduling options, so drift replaces as provisioning would launch. */
   readonly scheduling?: SimulateOptions;
+  /** Where passes are planned; a worker thread (PlannerThread) by default. */
+  readonly planner?: Planner;
 }
 
 function describe(command: Command): Record<string, unknown> {
@@ -52,26 +59,59 @@ export class DisruptionController {
   private readonly deps: DisruptionDeps;
   private readonly orchestrator: Orchestrator;
   private resumeAfter: string | undefined;
+  private readonly planner: Planner;
+  /** The last pass that found nothing to do (the skipped-pass gate, core/disruption/pass-gate.ts). */
+  private fruitless: FruitlessPass | undefined;
 
   constructor(deps: DisruptionDeps) {
     this.deps = deps;
+    this.planner = deps.planner ?? new PlannerThread({ logger: deps.logger, objects: deps.cluster });
     this.orchestrator = new Orchestrator({
       cluster: deps.cluster, clock: deps.clock, events: deps.events, metrics: deps.metrics, logger: deps.logger,
       validationDelayMs: deps.settings.validationDelayMs, replacementTimeoutMs: deps.settings.replacementTimeoutMs,
+      nominated: () => deps.nominations.active(),
       revalidate: async (command, own) => {
         const input = await this.input();
-        return revalidate({ ...input, inFlight: new Set([...input.inFlight].filter((n) => !own.has(n))) }, command);
+        return this.planner.revalidate({ ...input, inFlight: new Set([...input.inFlight].filter((n) => !own.has(n))) }, command);
       },
     });
   }
 
+  /**
+   * Plans the pass off the event loop, or answers undefined when the pass is skipped: nothing it
+   * reads changed since the last fruitless pass (re-armed every 5 minutes and when time alone flips
+   * an input). A dead planner thread is logged by the planner; the pass is retried soon.
+   */
+  private async planned(input: DisruptionInput): Promise<PlanResult | "skipped" | "retry"> {
+    try {
+      const digest = await this.planner.sync(input);
+      const now = input.now.getTime();
+      if (skipPass(this.fruitless, digest, now)) return "skipped";
+      const result = await this.planner.plan(input);
+      const fruitless = result.plan.command === undefined && result.plan.resumeAfter === undefined;
+      this.fruitless = afterPass(fruitless, digest, now, fruitless ? nextTimeChange(input.cluster, now) : undefined);
+      return result;
+    } catch (error) {
+      if (error instanceof PlannerThreadError) return "retry";
+      throw error;
+    }
+  }
+
+  /** Ends the planner thread (the operator is stopping). */
+  close(): Promise<void> { return this.planner.close(); }
+
   /** One pass. */
   async reconcile(signal: AbortSignal): Promise<Result> {
     if (!this.deps.cluster.synced) return { requeueAfter: 1000 };
-    if (await this.cleanStaleMarks()) return { requeueAfter: 1000 };
+    // Karpenter's loop waits out a command's validation before it plans the next (one per 15 s).
+    if (this.orchestrator.validating()) return { requeueAfter: VALIDATION_POLL_MS };
+    if (await this.cleanStaleMarks(signal)) return { requeueAfter: 1000 };
     const input = await this.input();
     const started = performance.now();
-    const plan = planDisruption(input);
+    const result = await this.planned(input);
+    if (result === "skipped") return { requeueAfter: this.deps.settings.pollMs };
+    if (result === "retry") return { requeueAfter: 1000 };
+    const { plan } = result;
     this.deps.metrics.disruptionEvaluationDuration.observe({ method: plan.method ?? "", consolidation_type: "" }, (performance.now() - started) / 1000);
     this.resumeAfter = plan.resumeAfter;
     if (plan.resumeAfter !== undefined) this.deps.metrics.disruptionConsolidationTimeouts.inc({ consolidation_type: "single" });
@@ -94,11 +134,20 @@ export class DisruptionController {
   }
 
   /**
-   * Removes karpenter.sh/disrupted taints and DisruptionReason conditions that no running command
-   * owns (a crash or a leadership change mid-command); NodeClaims being deleted keep theirs.
-   * Answers whether it wrote anything.
+   * Takes over the commands a previous leader recorded on NodeClaims and did not finish (resumed in
+   * the background, or abandoned now), then removes karpenter.sh/disrupted taints and
+   * DisruptionReason conditions that no running command owns (a crash or a leadership change
+   * mid-command); NodeClaims being deleted keep theirs. Answers whether it wrote anything.
    */
-  private async cleanStaleMarks(): Promise<boolean> {
+  private async cleanStaleMarks(signal: AbortSignal): Promise<boolean> {
+    const found = recoveries(this.deps.cluster.nodeClaims(), this.orchestrator.commandIds());
+    for (const recovery of found) {
+      const task = this.orchestrator.recover(recovery, signal)
+        .catch((error: unknown) => this.deps.logger.warn({ err: error, command: recovery.intent.id }, "taking over a recorded disruption command; retried next pass"));
+      // A resumed command runs as a task (its candidates are in flight at once); the others finish here.
+      if (recovery.kind !== "resume") await task;
+    }
+    if (found.some((r) => r.kind !== "resume")) return true;
     const inFlight = this.orchestrator.names();
     const stale = this.deps.cluster.nodeClaims().filter((c) => c.metadata?.deletionTimestamp === undefined && !inFlight.has(c.metadata?.name ?? ""));
     let wrote = false;

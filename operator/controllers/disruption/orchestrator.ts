@@ -6,18 +6,26 @@
  * wait until they are Initialized, then delete the candidates (termination drains them). When a
  * replacement fails or never initializes, the candidates are untainted and the command is dropped.
  *
- * Crash safety: nothing here is needed after a restart. A candidate is deleted only after its
- * replacement initialized, so a kill at any point leaves either untouched nodes (with perhaps a
- * stale taint, which the next pass removes, and an extra empty node, which emptiness removes) or a
- * deletion in progress (which termination finishes). NodeClaims stay "in flight" until the cache
- * shows them deleting, so budgets never see a gap between the delete call and the watch event.
+ * Crash safety: a command's intent is recorded on its NodeClaims before anything else is written
+ * (core/disruption/intent.ts: kerf.dev/disruption-command on each candidate, and on each replacement
+ * as it is created), so a new leader resumes it (its replacements all exist: wait until they are
+ * Initialized, then delete the candidates) or abandons it (delete the replacements no pod needs,
+ * untaint the candidates): a kill never leaves an orphan replacement, which in a `consolidateAfter:
+ * Never` pool emptiness would never remove. A candidate is deleted only after its replacement
+ * initialized. After leadership is lost a task writes nothing more: the next leader takes over.
+ * NodeClaims stay "in flight" until the cache shows them deleting, so budgets never see a gap
+ * between the delete call and the watch event.
  */
+import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
+import { Label } from "../../../policies/domain/labels.ts";
 import type { Clock } from "../../core/clock.ts";
-import type { Command, Method } from "../../core/disruption/types.ts";
+import { isReschedulable } from "../../core/disruption/candidates.ts";
+import { COMMAND_ANNOTATION, formatIntent, replacementNeeded, type CommandIntent, type Recovery } from "../../core/disruption/intent.ts";
+import type { Candidate, Command, Method } from "../../core/disruption/types.ts";
 import type { Validation } from "../../core/disruption/validation.ts";
 import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
-import { isTrue, setCondition } from "../../core/lifecycle/objects.ts";
+import { isTrue, setCondition, timeMs } from "../../core/lifecycle/objects.ts";
 import { Keys } from "../../core/lifecycle/registration.ts";
 import { nodeClaimManifest } from "../../core/provisioning/nodeclaim-template.ts";
 import { disruptionLaunching, disruptionTerminating, disruptionWaitingReadiness, type EventRecorder } from "../../observability/events.ts";
@@ -38,6 +46,8 @@ export interface OrchestratorDeps {
   readonly logger: Logger;
   readonly validationDelayMs: number;
   readonly replacementTimeoutMs: number;
+  /** Nodes and NodeClaims pending pods were nominated to (an abandoned command's replacement they were promised stays). */
+  readonly nominated: () => ReadonlySet<string>;
   /** Re-validates a command against fresh caches (inFlight without the command's own NodeClaims). */
   readonly revalidate: (command: Command, own: ReadonlySet<string>) => Promise<Validation>;
 }
@@ -71,6 +81,10 @@ export class Orchestrator {
    * deleting or gone (budgets must not see a gap); any other finished entry leaves at once.
    */
   private readonly inFlight = new Map<string, { done: boolean; deleted: boolean }>();
+  /** Ids of the commands this process is executing. */
+  private readonly commands = new Set<string>();
+  /** Commands in their validation wait (see validating()). */
+  private inValidation = 0;
 
   constructor(deps: OrchestratorDeps) { this.deps = deps; }
 
@@ -83,17 +97,18 @@ export class Orchestrator {
     return new Set(this.inFlight.keys());
   }
 
+  /**
+   * Whether a command is in its validation wait. Karpenter validates inside its single disruption
+   * loop, so no other command is planned meanwhile: emptiness and consolidation start at most one
+   * command per validation delay (15 s); drift, unvalidated, is not held back by its own commands.
+   */
+  validating(): boolean { return this.inValidation > 0; }
+
   /** Starts executing `command` in the background; its NodeClaims are in flight from now on. */
   start(command: Command, signal: AbortSignal): Promise<void> {
     const own = new Set(command.candidates.map((c) => c.name));
-    for (const name of own) this.inFlight.set(name, { done: false, deleted: false });
-    return this.run(command, own, signal).finally(() => {
-      for (const name of own) {
-        const entry = this.inFlight.get(name);
-        if (entry === undefined || signal.aborted) this.inFlight.delete(name);
-        else entry.done = true;
-      }
-    });
+    const id = randomUUID();
+    return this.track(own, id, signal, () => this.run(command, own, signal, id));
   }
 
   /** The command to execute after the validation wait, or undefined when it no longer holds. */
@@ -102,9 +117,15 @@ export class Orchestrator {
   ): Promise<Command | undefined> {
     const { deps } = this;
     if (UNVALIDATED.has(planned.method)) return planned;
-    await sleep(deps.validationDelayMs, signal);
-    if (signal.aborted) return undefined;
-    const validation = await deps.revalidate(planned, own);
+    this.inValidation += 1;
+    let validation: Validation;
+    try {
+      await sleep(deps.validationDelayMs, signal);
+      if (signal.aborted) return undefined;
+      validation = await deps.revalidate(planned, own);
+    } finally {
+      this.inValidation -= 1;
+    }
     if (validation.ok) return validation.command;
     deps.metrics.disruptionFailedValidations.inc({ consolidation_type: decisionLabels(planned).consolidation_type });
     const fields = { reason: planned.reason, method: planned.method, nodeclaims: [...own], why: validation.reason };
@@ -112,59 +133,155 @@ export class Orchestrator {
     return undefined;
   }
 
-  private async run(planned: Command, own: ReadonlySet<string>, signal: AbortSignal): Promise<void> {
+  private async run(planned: Command, own: ReadonlySet<string>, signal: AbortSignal, id: string): Promise<void> {
     const { deps } = this;
     const command = await this.validated(planned, own, signal);
     if (command === undefined || signal.aborted) return;
+    const intent = intentFor(id, command);
+    const replacements: string[] = [];
     try {
-      await this.mark(command, signal);
-      const replacements = await this.launch(command, signal);
-      await this.awaitInitialized(command, replacements, signal);
+      await this.mark(command, intent, signal);
+      await this.launch(command, intent, replacements, signal);
+      await this.awaitInitialized(command, replacements, signal, deps.clock.now().getTime() + deps.replacementTimeoutMs);
       await this.terminate(command, signal);
+      await this.clearIntents(replacements);
     } catch (error) {
+      if (signal.aborted) {
+        // No writes after losing the lease: the next leader resumes or abandons the command from its recorded intent.
+        deps.logger.info({ reason: command.reason, nodeclaims: [...own], command: id }, "leadership lost mid-command; the next leader takes it over");
+        return;
+      }
       deps.metrics.disruptionQueueFailures.inc(decisionLabels(command));
-      deps.logger.warn({ reason: command.reason, nodeclaims: [...own], err: error }, "disruption command failed; releasing its nodes");
-      await this.release(command).catch((e: unknown) => deps.logger.warn({ err: e }, "releasing nodes of a failed disruption command; the next pass retries"));
+      deps.logger.warn({ reason: command.reason, nodeclaims: [...own], command: id, err: error }, "disruption command failed; releasing its nodes");
+      await this.release(command.candidates.map((c) => c.name), replacements)
+        .catch((e: unknown) => deps.logger.warn({ err: e }, "releasing nodes of a failed disruption command; the next pass retries"));
     }
+  }
+
+  /** Command ids this process is executing (their recorded intents are this process's own). */
+  commandIds(): ReadonlySet<string> { return this.commands; }
+
+  /**
+   * Takes over a command a previous leader recorded and did not finish (core/disruption/intent.ts):
+   * resume waits for its replacements, then deletes the candidates; abandon deletes the replacements no
+   * pod needs and releases the candidates; finish clears what the finished command left recorded.
+   */
+  async recover(recovery: Recovery, signal: AbortSignal): Promise<void> {
+    const { intent } = recovery;
+    const fields = { command: intent.id, method: intent.method, reason: intent.reason, candidates: intent.candidates };
+    if (recovery.kind === "finish") {
+      await this.clearIntents(recovery.replacements.map(nameOf));
+      return;
+    }
+    if (recovery.kind === "abandon") {
+      this.deps.logger.info({ ...fields, why: recovery.why }, "abandoning a disruption command a previous leader started");
+      await this.release(recovery.candidates.map(nameOf), recovery.replacements.map(nameOf));
+      return;
+    }
+    this.deps.logger.info({ ...fields, replacements: recovery.replacements.map(nameOf) }, "resuming a disruption command a previous leader started");
+    const command = this.recordedCommand(intent, recovery.candidates);
+    const own = new Set(command.candidates.map((c) => c.name));
+    const replacements = recovery.replacements.map(nameOf);
+    const created = Math.min(...recovery.replacements.map((r) => timeMs(r.metadata?.creationTimestamp) ?? this.deps.clock.now().getTime()));
+    await this.track(own, intent.id, signal, async () => {
+      try {
+        await this.awaitInitialized(command, replacements, signal, created + this.deps.replacementTimeoutMs);
+        await this.terminate(command, signal);
+        await this.clearIntents(replacements);
+      } catch (error) {
+        if (signal.aborted) return;
+        this.deps.logger.warn({ ...fields, err: error }, "resumed disruption command failed; releasing its nodes");
+        await this.release([...own], replacements);
+      }
+    });
+  }
+
+  /** Runs `task` with the NodeClaims `own` in flight and the command id running. */
+  private async track(own: ReadonlySet<string>, id: string, signal: AbortSignal, task: () => Promise<void>): Promise<void> {
+    this.commands.add(id);
+    for (const name of own) this.inFlight.set(name, { done: false, deleted: false });
+    try {
+      await task();
+    } finally {
+      this.commands.delete(id);
+      for (const name of own) {
+        const entry = this.inFlight.get(name);
+        if (entry === undefined || signal.aborted) this.inFlight.delete(name);
+        else entry.done = true;
+      }
+    }
+  }
+
+  /** A recorded command as the orchestrator executes it (candidates read from the caches). */
+  private recordedCommand(intent: CommandIntent, claims: readonly NodeClaim[]): Command {
+    const candidates = claims.map((claim) => recordedCandidate(claim, this.deps.cluster.nodeByProviderID(claim.status?.providerID ?? "")));
+    return { method: intent.method, reason: intent.reason, decision: intent.decision, candidates, replacements: [], savingsPerHour: 0 };
   }
 
   private check(signal: AbortSignal): void {
     if (signal.aborted) throw new CommandFailed("leadership lost");
   }
 
-  /** Taints each candidate's Node and records why it is being disrupted on its NodeClaim. */
-  private async mark(command: Command, signal: AbortSignal): Promise<void> {
+  /**
+   * Records the command's intent on each candidate NodeClaim, then taints each candidate's Node and
+   * records why it is being disrupted on its NodeClaim.
+   */
+  private async mark(command: Command, intent: CommandIntent, signal: AbortSignal): Promise<void> {
+    const value = formatIntent({ ...intent, role: "candidate" });
+    for (const c of command.candidates) {
+      this.check(signal);
+      await this.onFreshClaim(c.name, (claim) => this.deps.cluster.patchNodeClaimMetadata(claim, { annotations: { [COMMAND_ANNOTATION]: value } }));
+    }
     for (const c of command.candidates) {
       this.check(signal);
       const node = this.deps.cluster.node(c.nodeName);
       if (node === undefined) throw new CommandFailed(`node ${c.nodeName} is gone`);
       const taints = node.spec?.taints ?? [];
       if (!taints.some((t) => t.key === DISRUPTED_TAINT.key)) await this.deps.cluster.patchNode(node, { taints: [...taints, DISRUPTED_TAINT] });
-      const claim = this.deps.cluster.nodeClaim(c.name);
-      if (claim === undefined) throw new CommandFailed(`nodeclaim ${c.name} is gone`);
-      const conditions = setCondition(claim.status?.conditions, { type: DISRUPTION_REASON_CONDITION, status: "True", reason: command.reason, message: `${command.method}: ${command.decision}` }, this.deps.clock.now());
-      await this.deps.cluster.patchNodeClaimStatus(claim, { conditions });
+      await this.onFreshClaim(c.name, (claim) => {
+        const condition = { type: DISRUPTION_REASON_CONDITION, status: "True", reason: command.reason, message: `${command.method}: ${command.decision}` };
+        return this.deps.cluster.patchNodeClaimStatus(claim, { conditions: setCondition(claim.status?.conditions, condition, this.deps.clock.now()) });
+      });
     }
   }
 
-  private async launch(command: Command, signal: AbortSignal): Promise<string[]> {
-    const names: string[] = [];
+  /**
+   * Runs a write on the cached NodeClaim `name`, again on a fresh read after an optimistic-lock
+   * conflict (the status controller writes NodeClaims often); throws when the NodeClaim is gone.
+   */
+  private async onFreshClaim(name: string, write: (claim: NodeClaim) => Promise<void>): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      const claim = this.deps.cluster.nodeClaim(name);
+      if (claim === undefined) throw new CommandFailed(`nodeclaim ${name} is gone`);
+      try {
+        await write(claim);
+        return;
+      } catch (error) {
+        if (attempt >= CONFLICT_ATTEMPTS || !isConflict(error)) throw error;
+        await sleep(CONFLICT_RETRY_MS, new AbortController().signal);
+      }
+    }
+  }
+
+  /** Creates the replacements, each carrying the command's intent; `names` receives each as it is created. */
+  private async launch(command: Command, intent: CommandIntent, names: string[], signal: AbortSignal): Promise<void> {
+    const value = formatIntent({ ...intent, role: "replacement" });
     for (const planned of command.replacements) {
       this.check(signal);
       const pool = this.deps.cluster.nodePool(planned.nodePool);
       if (pool === undefined) throw new CommandFailed(`NodePool ${planned.nodePool} is gone`);
-      const created = await this.deps.cluster.createNodeClaim(nodeClaimManifest(pool, planned));
+      const manifest = nodeClaimManifest(pool, planned);
+      const annotated = { ...manifest, metadata: { ...manifest.metadata, annotations: { ...manifest.metadata.annotations, [COMMAND_ANNOTATION]: value } } };
+      const created = await this.deps.cluster.createNodeClaim(annotated);
       const name = created.metadata?.name ?? "";
       names.push(name);
       this.deps.metrics.nodeClaimsCreated.inc({ reason: command.reason.toLowerCase(), nodepool: planned.nodePool, capacity_type: planned.launch.capacityType });
       for (const c of command.candidates) this.deps.events.publish(disruptionLaunching(c.nodeClaim, `${command.reason}, replacement ${name} (${planned.launch.instanceType}/${planned.launch.capacityType})`));
     }
-    return names;
   }
 
-  private async awaitInitialized(command: Command, names: readonly string[], signal: AbortSignal): Promise<void> {
+  private async awaitInitialized(command: Command, names: readonly string[], signal: AbortSignal, deadline: number): Promise<void> {
     if (names.length === 0) return;
-    const deadline = this.deps.clock.now().getTime() + this.deps.replacementTimeoutMs;
     for (const c of command.candidates) this.deps.events.publish(disruptionWaitingReadiness(c.nodeClaim));
     for (;;) {
       this.check(signal);
@@ -192,16 +309,78 @@ export class Orchestrator {
     this.deps.metrics.disruptionDecisions.inc(decisionLabels(command));
   }
 
-  /** Untaints the candidates and clears DisruptionReason (a failed or abandoned command). */
-  private async release(command: Command): Promise<void> {
-    for (const c of command.candidates) {
-      const node = this.deps.cluster.node(c.nodeName);
-      const claim = this.deps.cluster.nodeClaim(c.name);
-      if (node !== undefined) await untaint(this.deps.cluster, node);
-      if (claim !== undefined && claim.metadata?.deletionTimestamp === undefined) await clearReason(this.deps.cluster, claim);
+  /** Removes the recorded intent from NodeClaims that stay (replacements of a finished command). */
+  private async clearIntents(names: readonly string[]): Promise<void> {
+    for (const name of names) {
+      const claim = this.deps.cluster.nodeClaim(name);
+      if (claim === undefined || claim.metadata?.annotations?.[COMMAND_ANNOTATION] === undefined) continue;
+      await this.onFreshClaim(name, (fresh) => this.deps.cluster.patchNodeClaimMetadata(fresh, { annotations: { [COMMAND_ANNOTATION]: null } }));
+    }
+  }
+
+  /**
+   * Undoes a command that will not finish: deletes its replacements no pod needs (a pod runs there,
+   * or one was nominated to it, keeps one), clears the intent on those that stay, untaints the
+   * candidates and clears their DisruptionReason and intent. Nodes already being deleted keep their taint.
+   */
+  private async release(candidates: readonly string[], replacements: readonly string[]): Promise<void> {
+    await this.releaseReplacements(replacements);
+    for (const name of candidates) {
+      const claim = this.deps.cluster.nodeClaim(name);
+      if (claim === undefined || claim.metadata?.deletionTimestamp !== undefined) continue;
+      const node = this.deps.cluster.nodeByProviderID(claim.status?.providerID ?? "");
+      if (node !== undefined && node.metadata?.deletionTimestamp === undefined) await untaint(this.deps.cluster, node);
+      await this.onFreshClaim(name, (fresh) => clearReason(this.deps.cluster, fresh));
+      await this.clearIntents([name]);
+    }
+  }
+
+  private async releaseReplacements(replacements: readonly string[]): Promise<void> {
+    const nominated = this.deps.nominated();
+    for (const name of replacements) {
+      const claim = this.deps.cluster.nodeClaim(name);
+      if (claim === undefined || claim.metadata?.deletionTimestamp !== undefined) continue;
+      const nodeName = claim.status?.nodeName ?? "";
+      if (replacementNeeded(claim, nodeName === "" ? [] : this.deps.cluster.podsOnNode(nodeName), nominated, isReschedulable)) {
+        await this.clearIntents([name]);
+        continue;
+      }
+      this.deps.logger.info({ nodeclaim: name }, "deleting the replacement of an abandoned disruption command (no pod needs it)");
+      await this.deps.cluster.deleteNodeClaim(name);
     }
   }
 }
+
+/** The intent recorded for `command` under `id` (role set per NodeClaim). */
+function intentFor(id: string, command: Command): CommandIntent {
+  return {
+    id, role: "candidate", method: command.method, reason: command.reason, decision: command.decision,
+    candidates: command.candidates.map((c) => c.name), replacements: command.replacements.length,
+  };
+}
+
+const nameOf = (claim: NodeClaim): string => claim.metadata?.name ?? "";
+
+/**
+ * A candidate of a recorded command, as much as executing it reads (names, pool, capacity type,
+ * objects for Events); the planner's figures (prices, costs, pods) are not known after a restart,
+ * so they are left out rather than made up: nothing on the execution path reads them.
+ */
+function recordedCandidate(claim: NodeClaim, node: Node | undefined): Candidate {
+  const labels: Readonly<Record<string, string>> = { ...claim.metadata?.labels, ...node?.metadata?.labels };
+  const label = (key: string): string => labels[key] ?? "";
+  const nodeName = node?.metadata?.name ?? claim.status?.nodeName ?? "";
+  const known = {
+    nodeClaim: claim, node: node ?? { metadata: { name: nodeName } }, name: nameOf(claim), nodeName, nodePool: label(Label.nodePool),
+    instanceType: label(Label.instanceType), capacityType: label(Label.capacityType), zone: label(Label.zone), pods: [],
+  };
+  return known as unknown as Candidate;
+}
+
+/** Whether `error` is an optimistic-lock conflict (adapters/kube/client.ts ConflictError). */
+const isConflict = (error: unknown): boolean => error instanceof Error && error.name === "ConflictError";
+const CONFLICT_ATTEMPTS = 5;
+const CONFLICT_RETRY_MS = 200;
 
 /** Removes karpenter.sh/disrupted from a Node (no-op without it). */
 export async function untaint(cluster: Cluster, node: Node): Promise<void> {

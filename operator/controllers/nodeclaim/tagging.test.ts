@@ -20,7 +20,7 @@ function claim(name: string, o: { providerID?: string } = {}): NodeClaim {
 /** In-memory instances and NodeClaims; records CreateTags calls and annotation patches. */
 function world(claims: NodeClaim[], instances: Record<string, Record<string, string>>) {
   const created: { id: string; tags: Readonly<Record<string, string>> }[] = [];
-  const patched: { name: string; annotations: Readonly<Record<string, string>> | undefined }[] = [];
+  const patched: { name: string; annotations: Readonly<Record<string, string | null>> | undefined }[] = [];
   let now = 1_000_000;
   const tags: InstanceTags = {
     tagsOf: async (id) => instances[id],
