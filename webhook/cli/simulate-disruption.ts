@@ -26,11 +26,10 @@ import type { Node, NodeClaim, Pod } from "../../operator/core/lifecycle/objects
 import { existingPlaces, type ClusterView } from "../../operator/core/provisioning/cluster-view.ts";
 import { namespaceLabelMap, viewVolumes } from "../../operator/core/provisioning/cluster-view.ts";
 import { typesByName } from "../../operator/core/provisioning/plan.ts";
-import type { Obj, ScenarioObjects } from "../../operator/core/scheduling/scenario.ts";
-import { selectorMatches } from "../../operator/core/scheduling/selector.ts";
+import { claimConditions, isManagedNode, scenarioCluster, type Obj, type ScenarioObjects } from "../../operator/core/scheduling/scenario.ts";
 import { simPodFromPod } from "../../operator/core/scheduling/pod-spec.ts";
 import { simulate } from "../../operator/core/scheduling/simulate.ts";
-import type { LabelSelector, PlannedNodeClaim, SimulateOptions } from "../../operator/core/scheduling/types.ts";
+import type { PlannedNodeClaim, SimulateOptions } from "../../operator/core/scheduling/types.ts";
 
 export const DEFAULT_MAX_PASSES = 50;
 
@@ -105,93 +104,15 @@ export interface WhatIf {
   readonly totalSavingsPerHour: number;
 }
 
-const o = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
-const nameOf = (doc: Obj): string => String(o(doc["metadata"])["name"] ?? "");
-const labelsOf = (doc: Obj): Record<string, string> => o(o(doc["metadata"])["labels"]) as Record<string, string>;
 const round = (x: number): number => Math.round(x * 1e6) / 1e6;
-
-interface Condition { readonly type: string; readonly status: string; readonly reason?: string }
-
-function poolWithStatus(pool: Obj): NodePoolObject {
-  const status = o(pool["status"]);
-  return (Array.isArray(status["conditions"]) ? pool : { ...pool, status: { ...status, conditions: [{ type: "Ready", status: "True" }] } }) as NodePoolObject;
-}
-
-function consolidateNever(pool: Obj | undefined): boolean {
-  return o(o(pool?.["spec"])["disruption"])["consolidateAfter"] === "Never";
-}
-
-/** The given conditions, with Initialized and Consolidatable added where not stated. */
-function claimConditions(given: Obj | undefined, pool: Obj | undefined): Condition[] {
-  const stated = (Array.isArray(o(given?.["status"])["conditions"]) ? o(given?.["status"])["conditions"] : []) as Condition[];
-  const has = (type: string): boolean => stated.some((c) => c.type === type);
-  return [
-    ...stated,
-    ...(has("Initialized") ? [] : [{ type: "Initialized", status: "True" }]),
-    ...(has("Consolidatable") ? [] : [{ type: "Consolidatable", status: consolidateNever(pool) ? "False" : "True" }]),
-  ];
-}
-
-function matchingClaim(node: Obj, providerID: string, claims: readonly Obj[]): Obj | undefined {
-  const name = nameOf(node);
-  return claims.find((c) => o(c["status"])["nodeName"] === name)
-    ?? claims.find((c) => providerID !== "" && o(c["status"])["providerID"] === providerID)
-    ?? claims.find((c) => nameOf(c) === name);
-}
-
-interface Managed { readonly node: Node; readonly claim: NodeClaim }
-
-function managed(node: Obj, claims: readonly Obj[], pool: Obj | undefined, now: Date): Managed {
-  const ownID = String(o(node["spec"])["providerID"] ?? "");
-  const given = matchingClaim(node, ownID, claims);
-  const providerID = ownID !== "" ? ownID : String(o(given?.["status"])["providerID"] ?? `kerf-simulate:///${nameOf(node)}`);
-  const status = o(node["status"]);
-  const withStatus = { ...node, spec: { ...o(node["spec"]), providerID }, status: { ...status, conditions: status["conditions"] ?? [{ type: "Ready", status: "True" }] } };
-  const meta = o(given?.["metadata"]);
-  const created = o(node["metadata"])["creationTimestamp"] ?? meta["creationTimestamp"] ?? now.toISOString();
-  const claim = {
-    ...given, metadata: { ...meta, name: given === undefined ? nameOf(node) : nameOf(given), labels: { ...labelsOf(node), ...o(meta["labels"]) }, creationTimestamp: created },
-    spec: o(given?.["spec"]),
-    status: { ...o(given?.["status"]), providerID, nodeName: nameOf(node), conditions: claimConditions(given, pool), allocatable: status["allocatable"] },
-  };
-  return { node: withStatus as Node, claim: claim as unknown as NodeClaim };
-}
-
-/** minAvailable / maxUnavailable as a count of `expected` pods (percentages round up, as the disruption controller does). */
-function scaled(value: unknown, expected: number): number {
-  if (typeof value === "string" && value.endsWith("%")) return Math.ceil((Number(value.slice(0, -1)) / 100) * expected);
-  return Number(value);
-}
-
-function pdbWithStatus(pdb: Obj, pods: readonly Obj[]): PdbLike {
-  const status = o(pdb["status"]);
-  if (typeof status["disruptionsAllowed"] === "number") return pdb as PdbLike;
-  const spec = o(pdb["spec"]);
-  const ns = String(o(pdb["metadata"])["namespace"] ?? "default");
-  const selector = spec["selector"];
-  const selected = selector === undefined || selector === null ? [] : pods.filter((p) => String(o(p["metadata"])["namespace"] ?? "default") === ns && selectorMatches(selector as LabelSelector, labelsOf(p)));
-  const n = selected.length;
-  const allowed = spec["maxUnavailable"] !== undefined ? scaled(spec["maxUnavailable"], n) : spec["minAvailable"] !== undefined ? n - scaled(spec["minAvailable"], n) : n;
-  return { ...pdb, status: { ...status, disruptionsAllowed: Math.max(0, allowed) } } as PdbLike;
-}
 
 /** The cluster the disruption pass reads, or undefined when no Node belongs to a NodePool of the scenario. */
 export function whatIfCluster(objects: ScenarioObjects, now: Date): ClusterView | undefined {
-  const pools = new Map(objects.nodePools.map((p) => [nameOf(p), p]));
-  const isManaged = (n: Obj): boolean => pools.has(labelsOf(n)[Label.nodePool] ?? "");
-  if (!objects.nodes.some(isManaged)) return undefined;
-  const done = objects.nodes.map((n) => (isManaged(n) ? managed(n, objects.nodeClaims, pools.get(labelsOf(n)[Label.nodePool] ?? ""), now) : { node: n as Node, claim: undefined }));
-  const used = new Set(done.map((d) => d.claim?.metadata?.name));
-  return {
-    nodePools: objects.nodePools.map(poolWithStatus),
-    nodes: done.map((d) => d.node),
-    nodeClaims: [...done.flatMap((d) => (d.claim === undefined ? [] : [d.claim])), ...objects.nodeClaims.filter((c) => !used.has(nameOf(c))) as NodeClaim[]],
-    pods: objects.pods as readonly Pod[],
-    daemonSets: objects.daemonSets as readonly DaemonSetObject[],
-    pdbs: objects.pdbs.map((p) => pdbWithStatus(p, objects.pods)),
-    namespaces: objects.namespaces,
-  };
+  if (!objects.nodes.some((n) => isManagedNode(objects, n))) return undefined;
+  return scenarioCluster(objects, now);
 }
+
+interface Managed { readonly node: Node; readonly claim: NodeClaim }
 
 /** A replacement as a registered, initialized Node with its NodeClaim. */
 function launched(r: PlannedNodeClaim, name: string, types: ReadonlyMap<string, InstanceType>, view: ClusterView): Managed {

@@ -78,12 +78,16 @@ const deleting = (o: { readonly metadata?: Meta | undefined }): boolean => o.met
 const active = (pod: Pod): boolean => pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed" && !deleting(pod);
 const daemonOrMirror = (pod: Pod): boolean => (pod.metadata?.ownerReferences ?? []).some((o) => o.controller === true && (o.kind === "DaemonSet" || o.kind === "Node"));
 
-/** The DaemonSets as the simulation sees them. */
+/**
+ * The DaemonSets as the simulation sees them. One whose pods have DRA requirements is left out: its
+ * pods reserve nothing on new nodes (Karpenter's shouldSkipDaemonPod under --ignore-dra-requests).
+ */
 export function daemonSetViews(daemonSets: readonly DaemonSetObject[]): DaemonSetView[] {
-  return daemonSets.map((ds) => {
+  return daemonSets.flatMap((ds) => {
     const name = ds.metadata?.name ?? "";
     const namespace = ds.metadata?.namespace ?? "default";
-    return { name, pod: simPodFromSpec(ds.spec?.template?.metadata, ds.spec?.template?.spec, { name: `${name}-daemon`, namespace, uid: `daemonset/${namespace}/${name}` }) };
+    const pod = simPodFromSpec(ds.spec?.template?.metadata, ds.spec?.template?.spec, { name: `${name}-daemon`, namespace, uid: `daemonset/${namespace}/${name}` });
+    return pod.dynamicResources === true ? [] : [{ name, pod }];
   });
 }
 

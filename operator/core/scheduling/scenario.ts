@@ -1,23 +1,42 @@
 /**
  * Turns the plain Kubernetes objects of a simulation scenario (NodePool, EC2NodeClass, Pod,
- * Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, Namespace, RuntimeClass) into a
- * Snapshot and the pending pods (pure), and keeps the objects themselves for the disruption what-if.
- * A Node that names a catalog instance type (`node.kubernetes.io/instance-type`) gets that type's
- * labels and allocatable where it does not set them, and `karpenter.sh/capacity-type: on-demand`
- * unless it says otherwise, as the nodes Karpenter launches carry them. Pods and pod templates go
- * through RuntimeClass admission first (runtime-class.ts: overhead, nodeSelector, tolerations), as
- * the apiserver puts every pod through it. Errors name the object and carry its document index so
- * the CLI can point at file and line.
+ * Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, Namespace, RuntimeClass) into the
+ * objects the operator's caches hold (a ClusterView, the pending Pods, instance types per NodePool)
+ * and then, through the operator's own path (provisioning/scheduling-input.ts), into a Snapshot and
+ * the pods to place (pure). So a scenario is read as the operator reads the cluster: the EC2NodeClass
+ * AMI family decides `kubernetes.io/os` (a Windows class offers Windows nodes), NodeClaims without a
+ * Node are in flight and take pods, a Node whose NodeClaim is not initialized has its startup and
+ * ephemeral taints ignored, a deleting Node takes nothing and its pods are placed again, a NodePool
+ * that states Ready=False or is being deleted launches nothing, terminal and terminating pods count
+ * for nothing (spread, affinity, resources) and a terminating pending pod is not placed.
+ *
+ * What a scenario leaves unsaid is filled in as a healthy cluster has it: a NodePool without
+ * conditions is Ready; a Node of a scenario NodePool (label karpenter.sh/nodepool) gets the NodeClaim
+ * the scenario gives for it (matched by status.nodeName, status.providerID or name) or one made up,
+ * whose conditions default to Initialized=True and Consolidatable=True (False when the pool's
+ * consolidateAfter is Never); a PodDisruptionBudget without a status allows what its minAvailable or
+ * maxUnavailable leave of the pods it selects. A Node that names a catalog instance type
+ * (`node.kubernetes.io/instance-type`) gets that type's labels and allocatable where it does not set
+ * them, and `karpenter.sh/capacity-type: on-demand` unless it says otherwise, as the nodes Karpenter
+ * launches carry them. Pods and pod templates go through RuntimeClass admission first
+ * (runtime-class.ts: overhead, nodeSelector, tolerations), as the apiserver puts every pod through it.
+ * Errors name the object and carry its document index so the CLI can point at file and line.
  */
 import { toInstanceTypes, type Catalog } from "../../../policies/domain/catalog/catalog.ts";
 import type { KubeletConfig } from "../../../policies/domain/allocatable.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
+import { Label } from "../../../policies/domain/labels.ts";
 import { formatResource, parseQuantity, parseResourceList } from "../../../policies/domain/quantity.ts";
 import { Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
-import type { Taint } from "../../../policies/domain/taints.ts";
+import { amiFamilyOf, type EC2NodeClassSpec } from "../launch-template/node-class.ts";
+import type { Node, NodeClaim, PdbLike, Pod } from "../lifecycle/objects.ts";
+import type { ClusterView, DaemonSetObject, NodePoolObject } from "../provisioning/cluster-view.ts";
+import { schedulingInput } from "../provisioning/scheduling-input.ts";
+import { optsOutOfKarpenter, type SchedulingPod } from "../provisioning/intake.ts";
 import { simPodFromPod, simPodFromSpec } from "./pod-spec.ts";
 import { admitRuntimeClass, runtimeClassesOf, type RuntimeClasses } from "./runtime-class.ts";
-import type { DaemonSetView, ExistingNode, NodePoolView, SimPod, Snapshot } from "./types.ts";
+import { selectorMatches } from "./selector.ts";
+import type { LabelSelector, SimPod, Snapshot } from "./types.ts";
 
 export type Obj = Readonly<Record<string, unknown>>;
 
@@ -31,35 +50,41 @@ export class ScenarioError extends Error {
   }
 }
 
-/** The scenario's objects as written, Nodes completed from the catalog and bound Pods given a uid (the what-if reads them). */
+/** The scenario's objects as written, Nodes completed from the catalog and Pods given a uid (the what-if reads them). */
 export interface ScenarioObjects {
   readonly nodePools: readonly Obj[];
   readonly nodes: readonly Obj[];
   readonly nodeClaims: readonly Obj[];
   /** Pods bound to a node (`spec.nodeName`), with `metadata.uid` (default namespace/name, as the simulation names them). */
   readonly pods: readonly Obj[];
+  /** DaemonSets, their pod templates admitted as their RuntimeClass has them. */
   readonly daemonSets: readonly Obj[];
   readonly pdbs: readonly Obj[];
   /** Namespaces as written (their labels: pod-affinity namespaceSelector). */
   readonly namespaces: readonly Obj[];
-  /** Instance types per NodePool name (from its EC2NodeClass). */
+  /** Instance types per NodePool name (from its EC2NodeClass: kubelet, root volume, AMI family). */
   readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
 }
 
 export interface Scenario {
   readonly snapshot: Snapshot;
+  /** The pods to place: unbound Pods and Deployment replicas waiting for a node, then the pods of deleting Nodes. */
   readonly pending: SimPod[];
   readonly objects: ScenarioObjects;
+  /** The cluster as the operator's caches would hold it (the scheduling input was built from it). */
+  readonly cluster: ClusterView;
 }
 
 const o = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
 const arr = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(o) : []);
 const labelsOf = (v: unknown): Record<string, string> => Object.fromEntries(Object.entries(o(v)).map(([k, x]) => [k, String(x)]));
 const nameOf = (doc: Obj): string => String(o(doc["metadata"])["name"] ?? "");
+const docLabels = (doc: Obj): Record<string, string> => labelsOf(o(doc["metadata"])["labels"]);
 
 interface NodeClassView {
   readonly kubelet: KubeletConfig;
   readonly ephemeralStorageBytes?: number;
+  readonly amiFamily: string;
 }
 
 function nodeClass(doc: Obj): NodeClassView {
@@ -67,42 +92,33 @@ function nodeClass(doc: Obj): NodeClassView {
   const kubelet = o(spec["kubelet"]) as KubeletConfig;
   const root = arr(spec["blockDeviceMappings"]).find((b) => b["rootVolume"] === true);
   const size = o(root?.["ebs"])["volumeSize"];
-  return { kubelet, ...(typeof size === "string" ? { ephemeralStorageBytes: parseQuantity(size) } : {}) };
+  // The operator's rule (launch-template/node-class.ts): amiFamily, else the alias's family, else Custom.
+  const family = typeof spec["amiFamily"] === "string" ? spec["amiFamily"] : undefined;
+  const amiFamily = amiFamilyOf({ amiFamily: family, amiSelectorTerms: arr(spec["amiSelectorTerms"]) } as unknown as EC2NodeClassSpec);
+  return { kubelet, amiFamily, ...(typeof size === "string" ? { ephemeralStorageBytes: parseQuantity(size) } : {}) };
 }
 
-function nodePool(doc: Obj, classes: ReadonlyMap<string, NodeClassView>, typesFor: (c: NodeClassView | undefined) => InstanceType[]): NodePoolView {
+/** Checks a NodePool's requirements and limits read (the operator would reject it at the webhook). */
+function checkNodePool(doc: Obj): void {
   const spec = o(doc["spec"]);
-  const template = o(spec["template"]);
-  const tspec = o(template["spec"]);
-  const requirements = arr(tspec["requirements"]) as unknown as NodeSelectorRequirement[];
-  Requirements.fromSelectors(requirements);
-  const ref = String(o(tspec["nodeClassRef"])["name"] ?? "");
-  return {
-    name: nameOf(doc), weight: Number(spec["weight"] ?? 0), labels: labelsOf(o(template["metadata"])["labels"]),
-    taints: arr(tspec["taints"]) as unknown as Taint[], startupTaints: arr(tspec["startupTaints"]) as unknown as Taint[],
-    requirements, ...(spec["limits"] === undefined ? {} : { limits: parseResourceList(o(spec["limits"])) }),
-    instanceTypes: typesFor(classes.get(ref)),
-  };
+  Requirements.fromSelectors(arr(o(o(spec["template"])["spec"])["requirements"]) as unknown as NodeSelectorRequirement[]);
+  if (spec["limits"] !== undefined) parseResourceList(o(spec["limits"]));
 }
 
-function node(doc: Obj, pods: readonly SimPod[]): ExistingNode {
-  const labels = labelsOf(o(doc["metadata"])["labels"]);
-  const status = o(doc["status"]);
-  return {
-    name: nameOf(doc), labels, taints: arr(o(doc["spec"])["taints"]) as unknown as Taint[],
-    allocatable: parseResourceList(o(status["allocatable"] ?? status["capacity"])), pods, nodePool: labels["karpenter.sh/nodepool"],
-  };
-}
+const nodeClassRef = (pool: Obj): string => String(o(o(o(o(pool["spec"])["template"])["spec"])["nodeClassRef"])["name"] ?? "");
 
-/** The pods of a Deployment (or, with `replicas: 1`, a DaemonSet), each admitted as its RuntimeClass has it. */
-function replicas(doc: Obj, order: { next: number }, classes: RuntimeClasses): SimPod[] {
+/** The Pods of a Deployment, each admitted as its RuntimeClass has it (read once: every replica is alike). */
+function replicas(doc: Obj, classes: RuntimeClasses): Obj[] {
   const spec = o(doc["spec"]);
   const template = o(spec["template"]);
   const ns = String(o(doc["metadata"])["namespace"] ?? "default");
   const count = Number(spec["replicas"] ?? 1);
   const podSpec = admitRuntimeClass(template["spec"], classes);
-  return Array.from({ length: count }, (_, i) => simPodFromSpec(template["metadata"], podSpec, {
-    name: `${nameOf(doc)}-${i}`, namespace: ns, uid: `${ns}/${nameOf(doc)}-${i}`, creationOrder: order.next++,
+  simPodFromSpec(template["metadata"], podSpec, { name: nameOf(doc), namespace: ns, uid: "" });
+  return Array.from({ length: count }, (_, i) => ({
+    apiVersion: "v1", kind: "Pod",
+    metadata: { ...o(template["metadata"]), name: `${nameOf(doc)}-${i}`, namespace: ns, uid: `${ns}/${nameOf(doc)}-${i}` },
+    spec: podSpec,
   }));
 }
 
@@ -129,8 +145,19 @@ export function completeNode(doc: Obj, types: ReadonlyMap<string, InstanceType>)
 const KNOWN_KINDS = "NodePool, EC2NodeClass, Pod, Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, "
   + "Namespace or RuntimeClass";
 
-/** Builds the scenario; throws ScenarioError for an unknown kind or an unusable object. */
-export function buildScenario(documents: readonly unknown[], catalog: Catalog): Scenario {
+const terminal = (pod: Obj): boolean => ["Succeeded", "Failed"].includes(String(o(pod["status"])["phase"] ?? ""));
+
+/**
+ * Whether an unbound scenario Pod waits for a place as the operator's intake has it (cluster-state.ts
+ * isProvisionable, less kube-scheduler's verdict a scenario cannot give): not terminating, not done,
+ * not asking for no Karpenter node.
+ */
+function waits(pod: Obj): boolean {
+  return o(pod["metadata"])["deletionTimestamp"] === undefined && !terminal(pod) && !optsOutOfKarpenter(pod as SchedulingPod);
+}
+
+/** Builds the scenario; throws ScenarioError for an unknown kind or an unusable object. `now` dates made-up NodeClaims. */
+export function buildScenario(documents: readonly unknown[], catalog: Catalog, now: Date = new Date(0)): Scenario {
   const docs = documents.map(o);
   const classes = new Map<string, NodeClassView>();
   const typeCache = new Map<NodeClassView | undefined, InstanceType[]>();
@@ -139,11 +166,7 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog): 
     if (types === undefined) typeCache.set(c, (types = toInstanceTypes(catalog, { ...(c === undefined ? {} : c) })));
     return types;
   };
-  const order = { next: 0 };
-  const pending: SimPod[] = [];
-  const bound = new Map<string, SimPod[]>();
-  const pools: NodePoolView[] = [];
-  const daemonSets: DaemonSetView[] = [];
+  const pending: Obj[] = [];
   const boundPods: Obj[] = [];
   const runtimeClasses = runtimeClassesOf(docs);
   docs.forEach((d, i) => {
@@ -152,30 +175,35 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog): 
   docs.forEach((d, i) => wrap(i, d, () => {
     switch (d["kind"]) {
       case "EC2NodeClass": case "Node": case "NodeClaim": case "PodDisruptionBudget": case "Namespace":
-      case "RuntimeClass": return;
-      case "NodePool": pools.push(nodePool(d, classes, typesFor)); return;
-      case "Deployment": pending.push(...replicas(d, order, runtimeClasses)); return;
-      case "DaemonSet": daemonSets.push({ name: nameOf(d), pod: daemonPod(d, order, runtimeClasses) }); return;
-      case "Pod": addPod(d, order, runtimeClasses, { pending, bound, boundPods }); return;
+      case "RuntimeClass": case "DaemonSet": return;
+      case "NodePool": checkNodePool(d); return;
+      case "Deployment": pending.push(...replicas(d, runtimeClasses)); return;
+      case "Pod": addPod(d, runtimeClasses, { pending, boundPods }); return;
       default: throw new Error(`unsupported kind (expected ${KNOWN_KINDS})`);
     }
   }));
-  const instanceTypes = new Map(pools.map((p) => [p.name, p.instanceTypes]));
+  const ofKind = (kind: string): Obj[] => docs.filter((d) => d["kind"] === kind);
+  const instanceTypes = new Map(ofKind("NodePool").map((p) => [nameOf(p), typesFor(classes.get(nodeClassRef(p)))]));
   const typesOfNode = (d: Obj): Map<string, InstanceType> => {
-    const pool = labelsOf(o(d["metadata"])["labels"])["karpenter.sh/nodepool"] ?? "";
+    const pool = docLabels(d)[Label.nodePool] ?? "";
     return new Map((instanceTypes.get(pool) ?? typesFor(undefined)).map((t) => [t.name, t]));
   };
-  const nodeDocs = docs.flatMap((d, i) => (d["kind"] === "Node" ? [{ d: completeNode(d, typesOfNode(d)), i }] : []));
-  const nodes = nodeDocs.map(({ d, i }) => wrap(i, d, () => node(d, bound.get(nameOf(d)) ?? [])));
-  const ofKind = (kind: string): Obj[] => docs.filter((d) => d["kind"] === kind);
+  const nodes = docs.flatMap((d, i) => (d["kind"] === "Node" ? [wrap(i, d, () => checkNode(completeNode(d, typesOfNode(d))))] : []));
+  const daemonSets = docs.flatMap((d, i) => (d["kind"] === "DaemonSet" ? [wrap(i, d, () => admittedTemplate(d, runtimeClasses))] : []));
   const objects: ScenarioObjects = {
-    nodePools: ofKind("NodePool"), nodes: nodeDocs.map((n) => n.d), nodeClaims: ofKind("NodeClaim"), pods: boundPods,
-    daemonSets: ofKind("DaemonSet").map((d) => admittedTemplate(d, runtimeClasses)),
-    pdbs: ofKind("PodDisruptionBudget"), namespaces: ofKind("Namespace"),
-    instanceTypes,
+    nodePools: ofKind("NodePool"), nodes, nodeClaims: ofKind("NodeClaim"), pods: boundPods, daemonSets,
+    pdbs: ofKind("PodDisruptionBudget"), namespaces: ofKind("Namespace"), instanceTypes,
   };
-  const namespaces = new Map(objects.namespaces.map((d) => [nameOf(d), labelsOf(o(d["metadata"])["labels"])]));
-  return { snapshot: { nodes, nodePools: pools, daemonSets, namespaces }, pending, objects };
+  const cluster = scenarioCluster(objects, now, pending);
+  const input = schedulingInput({ cluster, pending: pending.filter(waits) as readonly Pod[], instanceTypes });
+  return { snapshot: input.snapshot, pending: [...input.pods.keys()], objects, cluster };
+}
+
+/** Checks a Node's allocatable reads (the simulation parses it). */
+function checkNode(doc: Obj): Obj {
+  const status = o(doc["status"]);
+  parseResourceList(o(status["allocatable"] ?? status["capacity"]));
+  return doc;
 }
 
 /** A DaemonSet whose pod template went through RuntimeClass admission (the disruption what-if reads it). */
@@ -183,26 +211,121 @@ function admittedTemplate(doc: Obj, classes: RuntimeClasses): Obj {
   const spec = o(doc["spec"]);
   const template = o(spec["template"]);
   const podSpec = admitRuntimeClass(template["spec"], classes);
+  const ns = String(o(doc["metadata"])["namespace"] ?? "default");
+  simPodFromSpec(template["metadata"], podSpec, { name: nameOf(doc), namespace: ns, uid: "" });
   return podSpec === template["spec"] ? doc : { ...doc, spec: { ...spec, template: { ...template, spec: podSpec } } };
 }
 
-/** The pod a DaemonSet runs on each node (admitted as its RuntimeClass has it, as the real ones are). */
-function daemonPod(doc: Obj, order: { next: number }, classes: RuntimeClasses): SimPod {
-  return replicas({ ...doc, spec: { ...o(doc["spec"]), replicas: 1 } }, order, classes)[0]!;
+interface PodLists { readonly pending: Obj[]; readonly boundPods: Obj[] }
+
+/** A Pod, admitted as its RuntimeClass has it and given a uid: pending without `spec.nodeName`, else bound to that node. */
+function addPod(written: Obj, classes: RuntimeClasses, lists: PodLists): void {
+  const doc: Obj = { ...written, spec: admitRuntimeClass(written["spec"], classes) };
+  const pod = simPodFromPod(doc);
+  const withUid = { ...doc, metadata: { ...o(doc["metadata"]), uid: pod.uid, namespace: pod.namespace } };
+  if (typeof o(doc["spec"])["nodeName"] === "string") lists.boundPods.push(withUid);
+  else lists.pending.push(withUid);
 }
 
-interface PodLists { readonly pending: SimPod[]; readonly bound: Map<string, SimPod[]>; readonly boundPods: Obj[] }
+interface Condition { readonly type: string; readonly status: string; readonly reason?: string }
 
-/** A Pod, admitted as its RuntimeClass has it: pending without `spec.nodeName`, else bound to that node. */
-function addPod(written: Obj, order: { next: number }, classes: RuntimeClasses, lists: PodLists): void {
-  const { pending, bound, boundPods } = lists;
-  const doc: Obj = { ...written, spec: admitRuntimeClass(written["spec"], classes) };
-  const pod = simPodFromPod(doc, order.next++);
-  const nodeName = o(doc["spec"])["nodeName"];
-  if (typeof nodeName !== "string") {
-    pending.push(pod);
-    return;
-  }
-  bound.set(nodeName, [...(bound.get(nodeName) ?? []), pod]);
-  boundPods.push({ ...doc, metadata: { ...o(doc["metadata"]), uid: pod.uid, namespace: pod.namespace } });
+/** A NodePool without conditions is Ready (a scenario describes a working cluster unless it says otherwise). */
+function poolWithStatus(pool: Obj): NodePoolObject {
+  const status = o(pool["status"]);
+  return (Array.isArray(status["conditions"]) ? pool : { ...pool, status: { ...status, conditions: [{ type: "Ready", status: "True" }] } }) as NodePoolObject;
+}
+
+function consolidateNever(pool: Obj | undefined): boolean {
+  return o(o(pool?.["spec"])["disruption"])["consolidateAfter"] === "Never";
+}
+
+/** The given conditions, with Initialized and Consolidatable added where not stated. */
+export function claimConditions(given: Obj | undefined, pool: Obj | undefined): Condition[] {
+  const stated = (Array.isArray(o(given?.["status"])["conditions"]) ? o(given?.["status"])["conditions"] : []) as Condition[];
+  const has = (type: string): boolean => stated.some((c) => c.type === type);
+  return [
+    ...stated,
+    ...(has("Initialized") ? [] : [{ type: "Initialized", status: "True" }]),
+    ...(has("Consolidatable") ? [] : [{ type: "Consolidatable", status: consolidateNever(pool) ? "False" : "True" }]),
+  ];
+}
+
+function matchingClaim(node: Obj, providerID: string, claims: readonly Obj[]): Obj | undefined {
+  const name = nameOf(node);
+  return claims.find((c) => o(c["status"])["nodeName"] === name)
+    ?? claims.find((c) => providerID !== "" && o(c["status"])["providerID"] === providerID)
+    ?? claims.find((c) => nameOf(c) === name);
+}
+
+interface Managed { readonly node: Node; readonly claim: NodeClaim }
+
+/** The NodeClaim a managed Node gets: the scenario's (its unstated conditions defaulted) or one made up. */
+function claimFor(node: Obj, given: Obj | undefined, providerID: string, context: { pool: Obj | undefined; now: Date }): NodeClaim {
+  const { pool, now } = context;
+  const status = o(node["status"]);
+  const meta = o(given?.["metadata"]);
+  const created = o(node["metadata"])["creationTimestamp"] ?? meta["creationTimestamp"] ?? now.toISOString();
+  const claimStatus = o(given?.["status"]);
+  // What the node holds counts against its pool's limits, as a launched NodeClaim's status.capacity does.
+  const capacity = claimStatus["capacity"] ?? status["capacity"] ?? status["allocatable"];
+  const claim = {
+    ...given, metadata: { ...meta, name: given === undefined ? nameOf(node) : nameOf(given), labels: { ...docLabels(node), ...o(meta["labels"]) }, creationTimestamp: created },
+    spec: o(given?.["spec"]),
+    status: {
+      ...claimStatus, providerID, nodeName: nameOf(node), conditions: claimConditions(given, pool), allocatable: status["allocatable"],
+      ...(capacity === undefined ? {} : { capacity }),
+    },
+  };
+  return claim as unknown as NodeClaim;
+}
+
+function managed(node: Obj, claims: readonly Obj[], pool: Obj | undefined, now: Date): Managed {
+  const ownID = String(o(node["spec"])["providerID"] ?? "");
+  const given = matchingClaim(node, ownID, claims);
+  const providerID = ownID !== "" ? ownID : String(o(given?.["status"])["providerID"] ?? `kerf-simulate:///${nameOf(node)}`);
+  const status = o(node["status"]);
+  const withStatus = { ...node, spec: { ...o(node["spec"]), providerID }, status: { ...status, conditions: status["conditions"] ?? [{ type: "Ready", status: "True" }] } };
+  return { node: withStatus as Node, claim: claimFor(node, given, providerID, { pool, now }) };
+}
+
+/** minAvailable / maxUnavailable as a count of `expected` pods (percentages round up, as the disruption controller does). */
+function scaled(value: unknown, expected: number): number {
+  if (typeof value === "string" && value.endsWith("%")) return Math.ceil((Number(value.slice(0, -1)) / 100) * expected);
+  return Number(value);
+}
+
+function pdbWithStatus(pdb: Obj, pods: readonly Obj[]): PdbLike {
+  const status = o(pdb["status"]);
+  if (typeof status["disruptionsAllowed"] === "number") return pdb as PdbLike;
+  const spec = o(pdb["spec"]);
+  const ns = String(o(pdb["metadata"])["namespace"] ?? "default");
+  const selector = spec["selector"];
+  const selected = selector === undefined || selector === null ? [] : pods.filter((p) => String(o(p["metadata"])["namespace"] ?? "default") === ns && selectorMatches(selector as LabelSelector, docLabels(p)));
+  const n = selected.length;
+  const allowed = spec["maxUnavailable"] !== undefined ? scaled(spec["maxUnavailable"], n) : spec["minAvailable"] !== undefined ? n - scaled(spec["minAvailable"], n) : n;
+  return { ...pdb, status: { ...status, disruptionsAllowed: Math.max(0, allowed) } } as PdbLike;
+}
+
+/** Whether a scenario Node belongs to one of its NodePools (label karpenter.sh/nodepool). */
+export function isManagedNode(objects: Pick<ScenarioObjects, "nodePools">, node: Obj): boolean {
+  return objects.nodePools.some((p) => nameOf(p) === (docLabels(node)[Label.nodePool] ?? ""));
+}
+
+/**
+ * The cluster as the operator's caches would hold it: the scenario's objects with what they leave
+ * unsaid filled in (header). `pending` are the scenario's unbound Pods (Deployment replicas included).
+ */
+export function scenarioCluster(objects: ScenarioObjects, now: Date, pending: readonly Obj[] = []): ClusterView {
+  const pools = new Map(objects.nodePools.map((p) => [nameOf(p), p]));
+  const done = objects.nodes.map((n) => (isManagedNode(objects, n) ? managed(n, objects.nodeClaims, pools.get(docLabels(n)[Label.nodePool] ?? ""), now) : { node: n as Node, claim: undefined }));
+  const used = new Set(done.map((d) => d.claim?.metadata?.name));
+  return {
+    nodePools: objects.nodePools.map(poolWithStatus),
+    nodes: done.map((d) => d.node),
+    nodeClaims: [...done.flatMap((d) => (d.claim === undefined ? [] : [d.claim])), ...objects.nodeClaims.filter((c) => !used.has(nameOf(c))) as NodeClaim[]],
+    pods: [...objects.pods, ...pending] as readonly Pod[],
+    daemonSets: objects.daemonSets as readonly DaemonSetObject[],
+    pdbs: objects.pdbs.map((p) => pdbWithStatus(p, objects.pods)),
+    namespaces: objects.namespaces,
+  };
 }

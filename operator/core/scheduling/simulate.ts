@@ -10,6 +10,7 @@ import { Label } from "../../../policies/domain/labels.ts";
 import { Requirement } from "../../../policies/domain/requirements.ts";
 import { MAX_INSTANCE_TYPES, rankOptions } from "../selection/select-offerings.ts";
 import { forEachBit } from "./bitset.ts";
+import { DRA_REASON } from "./dra.ts";
 import { Solver } from "./solver.ts";
 import { NodeTarget, type ClaimTarget } from "./targets.ts";
 import type { PlannedNodeClaim, PodError, SimPod, SimulateOptions, SimulationResult, Snapshot } from "./types.ts";
@@ -32,13 +33,16 @@ function planned(claim: ClaimTarget, solver: Solver, max: number): PlannedNodeCl
 }
 
 /** Runs the simulation; pure: everything comes from the arguments. */
-export function simulate(snapshot: Snapshot, pods: readonly SimPod[], options: SimulateOptions = {}): SimulationResult {
+export function simulate(snapshot: Snapshot, given: readonly SimPod[], options: SimulateOptions = {}): SimulationResult {
+  // A pod with DRA requirements is refused before the solve, never relaxed (dra.ts); one flag read per pod.
+  const pods = given.some((p) => p.dynamicResources === true) ? given.filter((p) => p.dynamicResources !== true) : given;
   const solver = new Solver(snapshot, options, pods);
   solver.solve(pods);
   if (options.improve !== false) solver.improve();
   solver.finish();
   const newClaims: PlannedNodeClaim[] = [];
-  const podErrors: PodError[] = [...solver.errors].map(([pod, reason]) => ({ pod, reason }));
+  const refused = pods === given ? [] : given.filter((p) => p.dynamicResources === true).map((pod) => ({ pod, reason: DRA_REASON }));
+  const podErrors: PodError[] = [...refused, ...[...solver.errors].map(([pod, reason]) => ({ pod, reason }))];
   for (const claim of solver.claims.filter((c) => c.pods.length > 0)) {
     const result = planned(claim, solver, options.maxInstanceTypes ?? MAX_INSTANCE_TYPES);
     if (Array.isArray(result)) podErrors.push(...result);

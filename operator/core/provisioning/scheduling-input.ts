@@ -1,0 +1,130 @@
+/**
+ * The one path from plain cluster objects to the scheduling simulation's input (pure). Provisioning
+ * (plan.ts), disruption (disruption/plan.ts, its scheduling view for drift and consolidation) and
+ * `kerf simulate` (scheduling/scenario.ts turns a scenario's YAML into these same objects first) all
+ * build their Snapshot and the pods to place here, so a what-if answers what the operator does:
+ *
+ * - NodePools take part when Ready, not being deleted and dynamic (no `replicas`), with the instance
+ *   types their EC2NodeClass yields (its AMI family decides `kubernetes.io/os`) and what their
+ *   NodeClaims leave of their limits;
+ * - Nodes are places with their active pods (terminal and terminating pods count for nothing, in
+ *   resources as in spread and affinity); the startup and ephemeral taints of a Node whose NodeClaim
+ *   is not initialized yet are left out; a cordoned Node takes no pod;
+ * - Nodes (or their NodeClaims) being deleted are no places, and their pods are placed again;
+ * - NodeClaims without a Node yet (in flight) are places, sized by their launched allocatable or their
+ *   smallest option;
+ * - pods with Dynamic Resource Allocation requirements are not placed (dra.ts, Karpenter's
+ *   `--ignore-dra-requests` default), nor counted in a DaemonSet's overhead.
+ */
+import type { InstanceType } from "../../../policies/domain/instance-types.ts";
+import { parseResourceList } from "../../../policies/domain/quantity.ts";
+import type { NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
+import type { Taint } from "../../../policies/domain/taints.ts";
+import type { Pod } from "../lifecycle/objects.ts";
+import { isTrue, timeMs, type Condition } from "../lifecycle/objects.ts";
+import { simPodFromPod } from "../scheduling/pod-spec.ts";
+import type { NodePoolView, SimPod, Snapshot } from "../scheduling/types.ts";
+import { daemonSetViews, existingPlaces, namespaceLabelMap, viewVolumes, type ClusterView, type NodePoolObject, type Target } from "./cluster-view.ts";
+import { remainingLimits } from "./limits.ts";
+import { templateOf } from "./nodeclaim-template.ts";
+
+/** The plain objects a scheduling decision reads. */
+export interface SchedulingSource {
+  readonly cluster: ClusterView;
+  /** The pods waiting for a place (the provisioner's provisionable pods). */
+  readonly pending: readonly Pod[];
+  /** Instance types per NodePool name (from its EC2NodeClass); a pool missing here takes no part. */
+  readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
+}
+
+/** The simulation's input and how to map its answer back to the objects. */
+export interface SchedulingInput {
+  readonly snapshot: Snapshot;
+  /** The pods to place (pending, then the pods of deleting nodes; one per uid), oldest first, with their Pod. */
+  readonly pods: ReadonlyMap<SimPod, Pod>;
+  /** Pods that cannot be simulated (their requests cannot be read). */
+  readonly errors: readonly { readonly pod: Pod; readonly reason: string }[];
+  /** The NodePools taking part, in the order of `snapshot.nodePools`. */
+  readonly pools: readonly NodePoolObject[];
+  /** The existing places (Nodes, in-flight NodeClaims), in the order of `snapshot.nodes`. */
+  readonly targets: readonly Target[];
+  /** Pods of Nodes and NodeClaims being deleted. */
+  readonly reschedulable: readonly Pod[];
+  /** Every instance type of every pool, by name. */
+  readonly typesByName: ReadonlyMap<string, InstanceType>;
+}
+
+type Obj = Readonly<Record<string, unknown>>;
+const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
+
+/** Whether the pool may launch now (Karpenter: Ready, not deleting, not static). */
+export function takesPart(pool: NodePoolObject): boolean {
+  const ready = isTrue(list<Condition>(pool.status?.["conditions"]), "Ready");
+  return ready && pool.metadata?.deletionTimestamp === undefined && pool.spec?.["replicas"] === undefined;
+}
+
+function poolView(pool: NodePoolObject, types: readonly InstanceType[], cluster: ClusterView, byName: ReadonlyMap<string, InstanceType>): NodePoolView {
+  const name = pool.metadata?.name ?? "";
+  const { meta, spec } = templateOf(pool);
+  const limits = pool.spec?.["limits"] === undefined ? undefined : parseResourceList(pool.spec["limits"] as Obj);
+  const remaining = remainingLimits(name, limits, cluster.nodeClaims, byName);
+  return {
+    name, weight: Number(pool.spec?.["weight"] ?? 0),
+    labels: Object.fromEntries(Object.entries((meta["labels"] ?? {}) as Obj).map(([k, v]) => [k, String(v)])),
+    taints: list<Taint>(spec["taints"]), startupTaints: list<Taint>(spec["startupTaints"]),
+    requirements: list<NodeSelectorRequirement>(spec["requirements"]),
+    ...(remaining === undefined ? {} : { limits: remaining }),
+    instanceTypes: types,
+  };
+}
+
+/** SimPods for the pods, oldest first; a pod whose requests cannot be read becomes an error. */
+export function simPods(pods: readonly Pod[]): { sims: Map<SimPod, Pod>; errors: { pod: Pod; reason: string }[] } {
+  const ordered = [...pods].sort((a, b) => (timeMs(a.metadata?.creationTimestamp) ?? 0) - (timeMs(b.metadata?.creationTimestamp) ?? 0));
+  const sims = new Map<SimPod, Pod>();
+  const errors: { pod: Pod; reason: string }[] = [];
+  ordered.forEach((pod, i) => {
+    try {
+      sims.set(simPodFromPod(pod, i), pod);
+    } catch (error) {
+      errors.push({ pod, reason: `reading the pod's requests: ${error instanceof Error ? error.message : String(error)}` });
+    }
+  });
+  return { sims, errors };
+}
+
+export function uniqueByUid(pods: readonly Pod[]): Pod[] {
+  const seen = new Set<string>();
+  return pods.filter((p) => {
+    const uid = p.metadata?.uid ?? `${p.metadata?.namespace ?? ""}/${p.metadata?.name ?? ""}`;
+    if (seen.has(uid)) return false;
+    seen.add(uid);
+    return true;
+  });
+}
+
+/** Every instance type of every pool, by name (first wins: the catalog is one). */
+export function typesByName(instanceTypes: ReadonlyMap<string, readonly InstanceType[]>): Map<string, InstanceType> {
+  const byName = new Map<string, InstanceType>();
+  for (const types of instanceTypes.values()) for (const t of types) if (!byName.has(t.name)) byName.set(t.name, t);
+  return byName;
+}
+
+/** The simulation's view of the pools that take part: weight, template, requirements, remaining limits, types. */
+export function takingPartPools(input: Omit<SchedulingSource, "pending">, byName: ReadonlyMap<string, InstanceType>): { pools: NodePoolObject[]; views: NodePoolView[] } {
+  const pools = input.cluster.nodePools.filter((p) => takesPart(p) && input.instanceTypes.has(p.metadata?.name ?? ""));
+  return { pools, views: pools.map((p) => poolView(p, input.instanceTypes.get(p.metadata?.name ?? "") ?? [], input.cluster, byName)) };
+}
+
+/** Builds the Snapshot and the pods to place from the cluster's objects. */
+export function schedulingInput(source: SchedulingSource): SchedulingInput {
+  const byName = typesByName(source.instanceTypes);
+  const { pools, views } = takingPartPools(source, byName);
+  const places = existingPlaces(source.cluster, byName);
+  const { sims, errors } = simPods(uniqueByUid([...source.pending, ...places.reschedulable]));
+  const snapshot: Snapshot = {
+    nodes: places.targets.map((t) => t.node), nodePools: views, daemonSets: daemonSetViews(source.cluster.daemonSets),
+    namespaces: namespaceLabelMap(source.cluster.namespaces), volumes: viewVolumes(source.cluster),
+  };
+  return { snapshot, pods: sims, errors, pools, targets: places.targets, reschedulable: places.reschedulable, typesByName: byName };
+}
