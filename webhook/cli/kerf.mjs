@@ -14,11 +14,16 @@ const [major, minor] = process.versions.node.split(".").map(Number);
 const modern = major > 22 || (major === 22 && minor >= 19);
 
 if (!existsSync(path.join(root, "node_modules", "yaml"))) {
-  // A fresh clone: install the pinned dependencies once, before the first run.
-  process.stderr.write("kerf: first run in this checkout, installing dependencies (npm ci)...\n");
-  const npm = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+  // A fresh clone (pre-commit's, or a CI checkout): install the pinned production dependencies once, before the
+  // first run; later runs need no network. --prefer-offline takes what npm's cache holds without asking the
+  // registry, and on a Node >= 22.19 --ignore-scripts skips the `node` package's download of Node 24 (its only
+  // install script), which this launcher needs only on an older Node.
+  process.stderr.write("kerf: first run in this checkout, installing dependencies (npm ci --omit=dev)...\n");
+  const args = ["ci", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", ...(modern ? ["--ignore-scripts"] : [])];
+  const npm = spawnSync("npm", args, { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
   if (npm.status !== 0) {
-    process.stderr.write("kerf: installing dependencies with `npm ci` failed; run it in " + root + "\n");
+    process.stderr.write(`kerf: installing dependencies with \`npm ${args.join(" ")}\` failed in ${root}; the first run needs ` +
+      "the npm registry (or npm's cache holding kerf's dependencies); later runs work offline\n");
     process.exit(2);
   }
 }

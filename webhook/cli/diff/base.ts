@@ -38,6 +38,10 @@ async function resolveRevision(ref: string, dir: string): Promise<string> {
     await git(root, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`]);
     return root;
   } catch (error) {
+    if ((error as { code?: unknown }).code === "ENOENT") {
+      throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading --diff ${ref}: git is not installed (no git on PATH); ` +
+        "install it, or give a directory holding the other version instead of a revision", { cause: error });
+    }
     const detail = (error as { stderr?: string }).stderr?.trim() || causeText(error);
     throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading --diff ${ref}: not a directory, and not a git revision of the repository at ${dir} (${detail || "unknown revision"})`, { cause: error });
   }
