@@ -13,6 +13,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { builtinCatalog } from "../../../policies/domain/catalog/builtin.ts";
+import { toInstanceTypes } from "../../../policies/domain/catalog/catalog.ts";
+import { parseResourceList } from "../../../policies/domain/quantity.ts";
 import type { NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import { buildScenario } from "../../../operator/core/scheduling/scenario.ts";
 import { simulate } from "../../../operator/core/scheduling/simulate.ts";
@@ -80,6 +82,19 @@ export interface Expectation {
   readonly maxPerDomain?: { readonly key: string; readonly max: number; readonly select?: Labels };
   /** The planned NodeClaims' summed requests of a resource, by pod name: its NodeClaim's requests. */
   readonly claimRequests?: Readonly<Record<string, Readonly<Record<string, number>>>>;
+  /**
+   * The first NodeClaim launches at the lowest price any catalog type of `families` (default FAMILIES) carrying
+   * `labels` offers in `zones` (default ZONES) for `capacityTypes` (default spot and on-demand): computed from the
+   * catalog here, independently of the solver.
+   */
+  readonly cheapestLaunch?: {
+    readonly families?: readonly string[]; readonly labels?: Labels;
+    readonly zones?: readonly string[]; readonly capacityTypes?: readonly string[];
+  };
+  /** Every option of the first NodeClaim has at least this allocatable (millicores and bytes, as quantities parse). */
+  readonly optionsHold?: Readonly<Record<string, string>>;
+  /** The first NodeClaim's options span at least this many values of a label (minValues). */
+  readonly optionValues?: Readonly<Record<string, number>>;
   /** A pod's unschedulable reason must match this. */
   readonly reason?: Readonly<Record<string, RegExp>>;
 }
@@ -91,6 +106,8 @@ export interface ParityCase {
   readonly scenario: readonly Doc[];
   readonly expect: Expectation;
   readonly options?: SimulateOptions;
+  /** Set when kerf's expected outcome deliberately differs from Karpenter's: why (docs/scheduling-parity.md shows it). */
+  readonly deliberate?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -270,6 +287,20 @@ export const weighted = (weight: number, t: Doc): Doc => ({ weight, podAffinityT
 // Running and checking
 
 const catalog = builtinCatalog();
+const catalogTypes = toInstanceTypes(catalog);
+
+/** The lowest offering price of the catalog types an expectation's `cheapestLaunch` describes. */
+function cheapestPrice(want: NonNullable<Expectation["cheapestLaunch"]>): number {
+  const families = new Set(want.families ?? FAMILIES);
+  const zones = new Set(want.zones ?? ZONES);
+  const capacityTypes = new Set(want.capacityTypes ?? ["spot", "on-demand"]);
+  const prices = catalogTypes
+    .filter((t) => families.has(t.labels[FAMILY] ?? "")
+      && Object.entries(want.labels ?? {}).every(([k, v]) => t.labels[k] === v))
+    .flatMap((t) => t.offerings)
+    .filter((o) => o.available && zones.has(o.zone) && capacityTypes.has(o.capacityType)).map((o) => o.pricePerHour);
+  return Math.min(...prices);
+}
 
 interface Outcome {
   readonly result: SimulationResult;
@@ -396,6 +427,17 @@ function check(o: Outcome, e: Expectation): void {
     assert.ok(claim !== undefined, `${name} is not on a new NodeClaim`);
     for (const [k, v] of Object.entries(want)) assert.equal(claim.requests[k], v, `${name}'s NodeClaim requests ${k}`);
   }
+  if (e.cheapestLaunch !== undefined) {
+    assert.equal(r.newClaims[0]?.launch.pricePerHour, cheapestPrice(e.cheapestLaunch), "the cheapest launch price");
+  }
+  const first = r.newClaims[0]?.instanceTypes ?? [];
+  for (const [k, v] of Object.entries(parseResourceList(e.optionsHold ?? {}))) {
+    assert.ok(first.length > 0, "no NodeClaim planned");
+    for (const t of first) assert.ok((t.allocatable[k] ?? 0) >= v, `${t.name} holds ${k}`);
+  }
+  for (const [k, n] of Object.entries(e.optionValues ?? {})) {
+    assert.ok(new Set(first.map((t) => t.labels[k])).size >= n, `options span ${n} values of ${k}`);
+  }
   for (const [name, pattern] of Object.entries(e.reason ?? {})) {
     for (const p of named(o, name)) assert.match(reasonOf(o, p), pattern, `${p.name}'s reason`);
   }
@@ -408,7 +450,8 @@ export function runCases(title: string, cases: readonly ParityCase[]): void {
   describe(title, () => {
     for (const c of cases) {
       const from = (Array.isArray(c.from) ? c.from : [c.from]) as readonly Source[];
-      it(`${c.name} (Karpenter ${from.map(cite).join("; ")})`, () => check(run(c), c.expect));
+      const differs = c.deliberate === undefined ? "" : ", a deliberate difference";
+      it(`${c.name} (Karpenter ${from.map(cite).join("; ")}${differs})`, () => check(run(c), c.expect));
     }
   });
 }

@@ -6,7 +6,7 @@
 // round are existing Nodes here (the scenario's view of a launched NodeClaim once its Node registered).
 import {
   ARCH, CAPACITY_TYPE, INSTANCE_TYPE, ZONE, ZONES, daemonSet, deployment, node, nodeClass, nodePool, pod, req, spread,
-  taint, term, toleration,
+  taint, term, toleration, weighted,
   type Doc, type ParityCase, type PoolSpec, type Source,
 } from "./harness.ts";
 
@@ -21,6 +21,11 @@ const small = { cpu: "1", memory: "1Gi" };
 const ds = (extra: Parameters<typeof daemonSet>[1] = {}): Doc => daemonSet("ds", { cpu: "2", memory: "2Gi", ...extra });
 const anti = { labels: { app: "foo" }, podAntiAffinity: [term("kubernetes.io/hostname", { app: "foo" })], cpu: "1500m" };
 const room = { cpu: "10", memory: "10Gi", pods: "110" };
+/** Why the ignored-preference cases pack differently from Karpenter's. */
+const PACKING_ORDER = "Karpenter tries the planned NodeClaim with the fewest pods first, so its ignored preference shows"
+  + " as the pod joining the lone zone 1 pod; kerf tries NodeClaims in the order it opened them (the zone 2 pods',"
+  + " same price here), so the case shows the preference ignored in kerf's terms: the pod prefers zone 1 and still"
+  + " packs with the zone 2 pods, where it joins zone 1 when preferences are respected";
 
 export const cases: ParityCase[] = [
   // Binpacking
@@ -380,13 +385,93 @@ export const cases: ParityCase[] = [
       pod("p", { nodeSelector: { "karpenter.sh/nodepool": "target" } })],
     expect: { nodeLabels: { p: { "karpenter.sh/nodepool": "target" } } },
   },
-  {
-    name: "a node-affinity preference on any key does not pull a pod off the node it shares",
-    from: [prov("should ignore node preferredDuringSchedulingIgnoredDuringExecution affinity"),
-      { file: "scheduling/suite_test.go", it: "should ignore node affinity preferences" }],
+  ...[["LabelTopologyZone, LabelTopologyZone", ZONE], ["LabelHostname, LabelHostname", "kubernetes.io/hostname"]].map(([entry, key]) => ({
+    name: `an unsatisfiable node-affinity preference on ${key} is dropped and the pod shares the first pod's node`,
+    from: prov(`should ignore node preferredDuringSchedulingIgnoredDuringExecution affinity / ${entry!}`),
     scenario: withPool({}, pod("first", { labels: { app: "foo" }, cpu: "2" }),
-      pod("pref", { labels: { app: "baz" }, cpu: "1", preferred: [[1, [req(CAPACITY_TYPE, "In", "value-1")]]] })),
+      pod("pref", { labels: { app: "baz" }, cpu: "1", preferred: [[1, [req(key!, "In", "value-1")]]] })),
     expect: { together: [["first", "pref"]] },
-    options: { preferencePolicy: "Ignore" },
+  })),
+  // Deliberate difference (packing order): Karpenter tries the planned NodeClaim with the fewest pods first, so its
+  // ignored preference shows as the pod joining the lone zone 1 pod; kerf tries NodeClaims in the order it opened
+  // them, so the pod joins the zone 2 pods (same price here). The cases show the preference ignored in kerf's
+  // terms: the pod prefers zone 1 and still packs with the zone 2 pods, unlike when preferences are respected.
+  ...([["Ignore", "z2-0"], ["Respect", "z1"]] as const).map(([policy, mate]) => ({
+    name: `with preferences ${policy === "Ignore" ? "ignored" : "respected"}, a pod preferring zone 1 packs with ${mate}`,
+    from: prov("should ignore node affinity preferences"),
+    scenario: withPool({}, pod("z1", { labels: { app: "foo" }, cpu: "2", nodeSelector: { [ZONE]: Z1 } }),
+      deployment("z2", 2, { labels: { app: "bar" }, cpu: "3", nodeSelector: { [ZONE]: Z2 } }),
+      pod("pref", { labels: { app: "baz" }, cpu: "1", preferred: [[1, [req(ZONE, "In", Z1)]]] })),
+    expect: { together: [[mate, "pref"]] },
+    options: { preferencePolicy: policy },
+    deliberate: PACKING_ORDER,
+  })),
+  ...["LabelTopologyZone, LabelTopologyZone", "LabelTopologyZone, LabelHostname"].flatMap((entry) => {
+    const key = entry.endsWith("Hostname") ? "kubernetes.io/hostname" : ZONE;
+    const foo = { app: "foo" };
+    return [
+      {
+        name: `with preferences ignored, a ScheduleAnyway spread over ${key} does not keep 5 pods apart`,
+        from: prov(`should ignore topologySpreadConstraint preferences / ${entry}`),
+        scenario: withPool({}, deployment("p", 5, { labels: foo, spread: [spread(key, foo, { whenUnsatisfiable: "ScheduleAnyway" })] })),
+        expect: { newNodes: 1, scheduled: "all" as const },
+        options: { preferencePolicy: "Ignore" as const },
+      },
+      {
+        name: `with preferences ignored, a preferred anti-affinity over ${key} does not keep 5 pods apart`,
+        from: prov(`should ignore pod anti-affinity preferences / ${entry}`),
+        scenario: withPool({}, deployment("p", 5, { labels: foo, preferredPodAntiAffinity: [weighted(1, term(key, foo))] })),
+        expect: { newNodes: 1, scheduled: "all" as const },
+        options: { preferencePolicy: "Ignore" as const },
+      },
+      // Deliberate difference (packing order, as for node affinity preferences above): the pod prefers the lone
+      // zone 1 pod and, with preferences ignored, still packs with the zone 2 pods.
+      ...(["Ignore", "Respect"] as const).map((policy) => ({
+        name: `with preferences ${policy === "Ignore" ? "ignored" : "respected"}, a pod preferring affinity over ${key} `
+          + `to the zone 1 pod packs with ${policy === "Ignore" ? "z2-0" : "z1"}`,
+        from: prov(`should ignore pod affinity preferences / ${entry}`),
+        scenario: withPool({}, pod("z1", { labels: foo, cpu: "2", nodeSelector: { [ZONE]: Z1 } }),
+          deployment("z2", 2, { labels: { app: "bar" }, cpu: "3", nodeSelector: { [ZONE]: Z2 } }),
+          pod("pref", { labels: { app: "baz" }, cpu: "1", preferredPodAffinity: [weighted(1, term(key, foo))] })),
+        expect: { together: [[policy === "Ignore" ? "z2-0" : "z1", "pref"]] },
+        options: { preferencePolicy: policy },
+        deliberate: PACKING_ORDER,
+      })),
+    ];
+  }),
+  {
+    name: "pods asking for different accelerators each get a node that has theirs",
+    from: prov("should provision nodes for accelerators"),
+    scenario: withPool({ onlyRequirements: [req("karpenter.k8s.aws/instance-family", "In", "g4dn", "inf1")] },
+      pod("gpu", { cpu: null, limits: { "nvidia.com/gpu": "1" } }), pod("neuron", { cpu: null, limits: { "aws.amazon.com/neuron": "1" } })),
+    expect: { scheduled: "all", nodeLabels: { gpu: { "karpenter.k8s.aws/instance-family": "g4dn" },
+      neuron: { "karpenter.k8s.aws/instance-family": "inf1" } } },
+  },
+  {
+    name: "a kubelet maxPods of 1 in the EC2NodeClass gives each of three pods its own node",
+    from: prov("should provision multiple nodes when maxPods is set"),
+    scenario: [nodeClass("default", { kubelet: { maxPods: 1 } }), nodePool(), deployment("p", 3)],
+    expect: { scheduled: "all", newNodes: 3 },
+  },
+  {
+    name: "a NotIn requirement on a well-known label adds no label; an In requirement on a custom key does",
+    from: prov("should not label nodes with well-known labels from requirements"),
+    scenario: withPool({ requirements: [req("foo", "In", "bar"), req("node.kubernetes.io/windows-build", "NotIn", "test-value")] }, pod("p")),
+    expect: { nodeLabels: { p: { foo: "bar", "node.kubernetes.io/windows-build": null } } },
+  },
+  {
+    name: "required node-affinity terms are relaxed in order, the last never",
+    from: [prov("should relax multiple terms"), prov("should not relax the final term")],
+    scenario: withPool({}, pod("relaxed", { required: [[req(ZONE, "In", "invalid")], [req(ZONE, "In", Z1)], [req(ZONE, "In", Z2)]] }),
+      pod("final", { required: [[req(ZONE, "In", "invalid")]] })),
+    expect: { nodeLabels: { relaxed: { [ZONE]: Z1 } }, unschedulable: ["final"] },
+  },
+  {
+    name: "unsatisfiable preferences are dropped, the heaviest satisfiable one kept",
+    from: [prov("should relax all node affinity terms"), prov("should relax to use lighter weights")],
+    scenario: withPool({ requirements: [req(ZONE, "In", Z1, Z2)] },
+      pod("all", { preferred: [[1, [req(ZONE, "In", "invalid")]], [1, [req(INSTANCE_TYPE, "In", "invalid")]]] }),
+      pod("lighter", { preferred: [[100, [req(INSTANCE_TYPE, "In", Z3)]], [50, [req(ZONE, "In", Z2)]], [1, [req(ZONE, "In", Z1)]]] })),
+    expect: { scheduled: ["all"], nodeLabels: { lighter: { [ZONE]: Z2 } } },
   },
 ];
