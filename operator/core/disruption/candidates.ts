@@ -79,7 +79,9 @@ function indexPods(pods: readonly Pod[]): Map<string, Pod[]> {
   const out = new Map<string, Pod[]>();
   for (const pod of pods) {
     const node = pod.spec?.nodeName ?? "";
-    if (node !== "") out.set(node, [...(out.get(node) ?? []), pod]);
+    if (node === "") continue;
+    const on = out.get(node);
+    if (on === undefined) out.set(node, [pod]); else on.push(pod);
   }
   return out;
 }

@@ -31,20 +31,36 @@ export function doNotDisruptActive(pod: Pod, now: number): boolean {
 
 /** PDBs by namespace, for repeated lookups within one pass. */
 export class PdbIndex {
-  private readonly byNamespace = new Map<string, PdbLike[]>();
+  /**
+   * Per namespace, PDBs under the first matchLabels pair of their selector (`key=value`; a pod can
+   * only match one whose pair it carries) or under "" (no matchLabels: checked for every pod), each
+   * with its position in the input. A pod is matched against its own labels' buckets only, not every
+   * PDB of the namespace (10,000 pods and 2,000 PDBs in one namespace were 20M selector matches).
+   */
+  private readonly byNamespace = new Map<string, Map<string, { pdb: PdbLike; at: number }[]>>();
 
   constructor(pdbs: readonly PdbLike[]) {
-    for (const pdb of pdbs) {
+    for (const [at, pdb] of pdbs.entries()) {
+      const selector = pdb.spec?.selector as LabelSelector | null | undefined;
+      if (selector === undefined || selector === null) continue;
       const ns = pdb.metadata?.namespace ?? "";
-      this.byNamespace.set(ns, [...(this.byNamespace.get(ns) ?? []), pdb]);
+      let buckets = this.byNamespace.get(ns);
+      if (buckets === undefined) { buckets = new Map(); this.byNamespace.set(ns, buckets); }
+      const first = Object.entries(selector.matchLabels ?? {})[0];
+      const key = first === undefined ? "" : `${first[0]}=${first[1]}`;
+      const bucket = buckets.get(key);
+      if (bucket === undefined) buckets.set(key, [{ pdb, at }]); else bucket.push({ pdb, at });
     }
   }
 
-  /** The PDBs selecting `pod` (a null selector selects nothing, an empty one everything in the namespace). */
+  /** The PDBs selecting `pod`, in input order (a null selector selects nothing, an empty one everything in the namespace). */
   selecting(pod: Pod): PdbLike[] {
+    const buckets = this.byNamespace.get(pod.metadata?.namespace ?? "");
+    if (buckets === undefined) return [];
     const labels = pod.metadata?.labels ?? {};
-    return (this.byNamespace.get(pod.metadata?.namespace ?? "") ?? [])
-      .filter((p) => p.spec?.selector !== undefined && p.spec.selector !== null && selectorMatches(p.spec.selector as LabelSelector, labels));
+    const found = [...(buckets.get("") ?? [])];
+    for (const [k, v] of Object.entries(labels)) found.push(...(buckets.get(`${k}=${v}`) ?? []));
+    return found.filter((e) => selectorMatches(e.pdb.spec?.selector as LabelSelector, labels)).sort((a, b) => a.at - b.at).map((e) => e.pdb);
   }
 }
 

@@ -157,7 +157,9 @@ function podsByNode(pods: readonly Pod[]): Map<string, Pod[]> {
   const out = new Map<string, Pod[]>();
   for (const pod of pods) {
     const n = pod.spec?.nodeName ?? "";
-    if (n !== "") out.set(n, [...(out.get(n) ?? []), pod]);
+    if (n === "") continue;
+    const on = out.get(n);
+    if (on === undefined) out.set(n, [pod]); else on.push(pod);
   }
   return out;
 }
