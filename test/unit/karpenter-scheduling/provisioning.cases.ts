@@ -5,7 +5,7 @@
 // DaemonSet beside it the cheapest option is m6g.xlarge. Karpenter's "in-flight" nodes left by an earlier
 // round are existing Nodes here (the scenario's view of a launched NodeClaim once its Node registered).
 import {
-  ARCH, CAPACITY_TYPE, INSTANCE_TYPE, ZONE, ZONES, daemonSet, deployment, node, nodeClass, nodePool, pod, req, spread,
+  ARCH, INSTANCE_TYPE, ZONE, ZONES, daemonSet, deployment, node, nodeClass, nodePool, pod, req, spread,
   taint, term, toleration, weighted,
   type Doc, type ParityCase, type PoolSpec, type Source,
 } from "./harness.ts";
