@@ -54,4 +54,23 @@ void describe("policy config", () => {
   void it("returns a frozen configuration", () => {
     assert.ok(Object.isFrozen(parsePolicyConfig("policies: {}")));
   });
+
+  void it("turns every deny into warn with mode: warn, keeping off and explicit settings", () => {
+    const config = parsePolicyConfig("mode: warn\npolicies:\n  spot-diversity: \"off\"\n  ebs-encrypted: deny\n");
+    const cases: Array<[string, "deny" | "warn", string]> = [
+      ["limits-required", "deny", "warn"],
+      ["ebs-encrypted", "warn", "warn"],
+      ["spot-diversity", "deny", "off"],
+      ["kerf-annotations", "warn", "warn"],
+    ];
+    for (const [id, defaultSeverity, expected] of cases) assert.equal(settingFor(config, id, defaultSeverity), expected, id);
+    const enforce = parsePolicyConfig("mode: enforce\n");
+    assert.equal(settingFor(enforce, "limits-required", "deny"), "deny");
+    assert.equal(parsePolicyConfig("").mode, "enforce");
+  });
+
+  void it("names the mode key when its value is neither enforce nor warn", () => {
+    assert.throws(() => parsePolicyConfig("mode: audit\n"), (error: unknown) =>
+      error instanceof PolicyConfigError && /mode: "audit" is not enforce or warn/.test(error.message));
+  });
 });

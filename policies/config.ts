@@ -17,7 +17,15 @@ export interface PolicyConfig {
   /** Severity overrides by policy id; policies not listed keep their default severity. */
   readonly policies: Readonly<Partial<Record<ConfigurablePolicyId, PolicySetting>>>;
   readonly spotDiversity: { readonly minInstanceTypes: number };
+  /**
+   * warn: every configurable policy that would deny warns instead (the schema and CEL rules the apiserver enforces
+   * anyway still deny), for a rollout beside an existing fleet; enforce (the default): the severities as set.
+   */
+  readonly mode?: PolicyMode;
 }
+
+/** The policy mode of a configuration: the one switch from an audit-only rollout to enforcement. */
+export type PolicyMode = "enforce" | "warn";
 
 /** Thrown when a policy configuration cannot be parsed or is invalid; the message says why. */
 export class PolicyConfigError extends Error {
@@ -39,6 +47,7 @@ const fileSchema = {
   properties: {
     apiVersion: { type: "string" },
     kind: { const: "PolicyConfig" },
+    mode: { enum: ["enforce", "warn"] },
     policies: {
       type: "object",
       properties: Object.fromEntries(
@@ -60,7 +69,9 @@ function fileValidator(): ValidateFunction {
 
 /** The configuration used when none is given: every policy at its default severity, spot threshold 15. */
 export function defaultPolicyConfig(): PolicyConfig {
-  return Object.freeze({ policies: Object.freeze({}), spotDiversity: Object.freeze({ minInstanceTypes: DEFAULT_SPOT_MIN_INSTANCE_TYPES }) });
+  return Object.freeze({
+    policies: Object.freeze({}), spotDiversity: Object.freeze({ minInstanceTypes: DEFAULT_SPOT_MIN_INSTANCE_TYPES }), mode: "enforce",
+  });
 }
 
 /**
@@ -108,8 +119,10 @@ function entryProblems(id: string, entry: unknown): string[] {
 /** Every problem of a configuration document, each naming its key; empty when the schema would accept it. */
 function documentProblems(doc: unknown): string[] {
   if (!isRecord(doc)) return ["the document must be a mapping with a policies key"];
-  const unknownKeys = Object.keys(doc).filter((k) => !["apiVersion", "kind", "policies"].includes(k))
-    .map((k) => `${k}: unknown key (a policy configuration has apiVersion, kind and policies)`);
+  const unknownKeys = Object.keys(doc).filter((k) => !["apiVersion", "kind", "mode", "policies"].includes(k))
+    .map((k) => `${k}: unknown key (a policy configuration has apiVersion, kind, mode and policies)`);
+  const mode = doc["mode"];
+  if (mode !== undefined && mode !== "enforce" && mode !== "warn") unknownKeys.push(`mode: ${JSON.stringify(mode)} is not enforce or warn`);
   const policies = doc["policies"];
   if (policies === undefined || policies === null) return unknownKeys;
   if (!isRecord(policies)) return [...unknownKeys, "policies: must be a mapping of policy id to setting"];
@@ -137,10 +150,12 @@ export function policyConfigFromObject(doc: unknown): PolicyConfig {
     const threshold = (entry as { minInstanceTypes?: number }).minInstanceTypes;
     if (id === "spot-diversity" && threshold !== undefined) minInstanceTypes = threshold;
   }
-  return Object.freeze({ policies: Object.freeze(policies), spotDiversity: Object.freeze({ minInstanceTypes }) });
+  const mode = (doc as { mode?: PolicyMode }).mode ?? "enforce";
+  return Object.freeze({ policies: Object.freeze(policies), spotDiversity: Object.freeze({ minInstanceTypes }), mode });
 }
 
 /** The effective setting of a policy: the configured one, else its default severity. */
 export function settingFor(config: PolicyConfig, id: string, defaultSeverity: Severity): PolicySetting {
-  return config.policies[id as ConfigurablePolicyId] ?? defaultSeverity;
+  const setting = config.policies[id as ConfigurablePolicyId] ?? defaultSeverity;
+  return config.mode === "warn" && setting === "deny" ? "warn" : setting;
 }
