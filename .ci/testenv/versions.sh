@@ -9,3 +9,6 @@ HELM_VERSION=${KERF_HELM_VERSION:-4.3.1}
 GO_MIN_VERSION=1.26
 GO_TOOLCHAIN_VERSION=1.26.8
 KERF_CACHE_DIR=${KERF_CACHE_DIR:-$HOME/.cache/kerf}
+# promtool checks the chart's PrometheusRule and the dashboards' PromQL in tests (built from the Go module proxy by
+# promtool.sh on first use; Prometheus v3.x is the Go module github.com/prometheus/prometheus v0.3xx).
+PROMETHEUS_MODULE_VERSION=${KERF_PROMETHEUS_MODULE_VERSION:-0.316.0}
