@@ -180,6 +180,9 @@ export interface PodOptions {
   readonly nodeName?: string;
   /** Anything else of the pod spec (init containers, overhead, ...), merged last. */
   readonly spec?: Doc;
+  /** More metadata (deletionTimestamp, ownerReferences, ...) and a status (phase). */
+  readonly metadata?: Doc;
+  readonly status?: Doc;
 }
 
 function podSpec(o: PodOptions): Doc {
@@ -227,8 +230,8 @@ function podSpec(o: PodOptions): Doc {
 export function pod(name: string, o: PodOptions = {}): Doc {
   return {
     apiVersion: "v1", kind: "Pod",
-    metadata: { name, namespace: o.namespace ?? "default", labels: o.labels ?? {} },
-    spec: podSpec(o),
+    metadata: { name, namespace: o.namespace ?? "default", labels: o.labels ?? {}, ...(o.metadata ?? {}) },
+    spec: podSpec(o), ...(o.status === undefined ? {} : { status: o.status }),
   };
 }
 
@@ -252,16 +255,43 @@ export interface NodeOptions {
   readonly labels?: Labels;
   readonly taints?: readonly Doc[];
   readonly allocatable?: Readonly<Record<string, string>>;
+  /** Being deleted (a deletionTimestamp and Karpenter's termination finalizer). */
+  readonly deleting?: boolean;
 }
+
+/** When a deleted object was marked for deletion (any fixed time: nothing reads the clock). */
+export const DELETED = { deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: ["karpenter.sh/termination"] };
 
 /** An existing Node; with an instance type its labels and allocatable come from the catalog. */
 export function node(name: string, o: NodeOptions = {}): Doc {
   return {
     apiVersion: "v1", kind: "Node",
     metadata: { name, labels: { [HOSTNAME]: name, ...(o.instanceType ? { [INSTANCE_TYPE]: o.instanceType } : {}),
-      ...(o.labels ?? {}) } },
+      ...(o.labels ?? {}) }, ...(o.deleting === true ? DELETED : {}) },
     spec: { taints: o.taints ?? [] },
     status: o.allocatable ? { allocatable: o.allocatable } : {},
+  };
+}
+
+export interface NodeClaimOptions {
+  readonly nodePool?: string;
+  /** The Node it launched (absent: in flight, no Node yet). */
+  readonly nodeName?: string;
+  /** Its Initialized condition (default True once it has a Node, absent while in flight). */
+  readonly initialized?: boolean;
+  readonly requirements?: readonly NodeSelectorRequirement[];
+  readonly startupTaints?: readonly Doc[];
+  readonly deleting?: boolean;
+}
+
+/** A NodeClaim of `nodePool` (default "default"). */
+export function nodeClaim(name: string, o: NodeClaimOptions = {}): Doc {
+  const conditions = o.initialized === undefined ? [] : [{ type: "Initialized", status: o.initialized ? "True" : "False" }];
+  return {
+    apiVersion: "karpenter.sh/v1", kind: "NodeClaim",
+    metadata: { name, labels: { "karpenter.sh/nodepool": o.nodePool ?? "default" }, ...(o.deleting === true ? DELETED : {}) },
+    spec: { requirements: o.requirements ?? [], ...(o.startupTaints ? { startupTaints: o.startupTaints } : {}) },
+    status: { ...(o.nodeName ? { nodeName: o.nodeName } : {}), conditions },
   };
 }
 

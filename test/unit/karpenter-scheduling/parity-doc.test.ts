@@ -4,6 +4,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { cases as clusterState } from "./cluster-state.cases.ts";
 import { cases as constraints } from "./constraints.cases.ts";
 import { cases as instanceSelection } from "./instance-selection.cases.ts";
 import { cases as provisioning } from "./provisioning.cases.ts";
@@ -29,7 +30,7 @@ function rows(): Row[] {
   return out;
 }
 
-const all: readonly ParityCase[] = [...constraints, ...topology, ...provisioning, ...instanceSelection];
+const all: readonly ParityCase[] = [...constraints, ...topology, ...provisioning, ...instanceSelection, ...clusterState];
 const sources = (c: ParityCase): readonly Source[] => (Array.isArray(c.from) ? c.from : [c.from as Source]);
 
 describe("the scheduling parity document", () => {
