@@ -150,3 +150,25 @@ export function volumeIndexOf(
 export function hasVolumeObjects(objects: VolumeObjects): boolean {
   return [objects.claims, objects.volumes, objects.classes, objects.csiNodes].some((xs) => (xs?.length ?? 0) > 0);
 }
+
+/** Checks one volume object of a scenario (throws naming the field); `kind` is one of VOLUME_KINDS. */
+export function checkVolumeObject(doc: Obj): void {
+  switch (doc["kind"]) {
+    case "PersistentVolumeClaim": claimInfo(doc); return;
+    case "PersistentVolume": volumeInfo(doc); return;
+    case "StorageClass": classInfo(doc); return;
+    case "CSINode": csiNodeLimits(doc); return;
+    default: throw new Error(`not a volume object: ${String(doc["kind"])}`);
+  }
+}
+
+/** The cluster view's volume fields (ClusterView) from a scenario's volume objects; always set, maybe empty. */
+export function volumeView(docs: readonly Obj[]): {
+  persistentVolumeClaims: Obj[]; persistentVolumes: Obj[]; storageClasses: Obj[]; csiNodes: Obj[];
+} {
+  const of = (kind: string): Obj[] => docs.filter((d) => d["kind"] === kind);
+  return {
+    persistentVolumeClaims: of("PersistentVolumeClaim"), persistentVolumes: of("PersistentVolume"),
+    storageClasses: of("StorageClass"), csiNodes: of("CSINode"),
+  };
+}
