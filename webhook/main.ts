@@ -1,7 +1,8 @@
 /** `kerf webhook` composition root: config → engine (catalog + policy config) → TLS → buildServer → listen; graceful stop. */
 import type { AddressInfo } from "node:net";
-import { pino, type Logger } from "pino";
+import type { Logger } from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
+import { createComponentLogger } from "./logging.ts";
 import type { WebhookConfig } from "./config.ts";
 import { loadEngine, type Engine } from "./engine.ts";
 import { KubeConfig } from "@kubernetes/client-node";
@@ -53,8 +54,10 @@ async function followKarpenterApi(
   return clusterApi;
 }
 
-/** Starts the webhook; rejects with a KerfError for bad certificates or policy config. */
-export async function startWebhook(config: WebhookConfig, logger: Logger = pino({ level: config.logLevel })): Promise<RunningWebhook> {
+/** Starts the webhook; rejects with a KerfError for bad certificates or policy config. Logs as the operator does. */
+export async function startWebhook(
+  config: WebhookConfig, logger: Logger = createComponentLogger("kerf-webhook", config.logLevel),
+): Promise<RunningWebhook> {
   const fallback = bundledKarpenterApi(config.karpenterVersion);
   const engine = await loadEngine({
     policyConfigFile: config.policyConfig, eager: true, api: fallback, region: config.region,

@@ -337,7 +337,7 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
     await claimWatch.stop();
     claimWatch = undefined;
 
-    const errorLines = replicas.flatMap((r) => r.allLogLines()).filter((l) => l.includes('"level":50'));
+    const errorLines = replicas.flatMap((r) => r.allLogLines()).filter((l) => l.includes('"level":"error"'));
     const byMessage = new Map<string, number>();
     for (const line of errorLines) {
       const msg = (JSON.parse(line) as { msg?: string }).msg ?? "";

@@ -11,6 +11,7 @@ import { webhookRegistrations } from "../harness/chart.ts";
 import { issueServingCertificate, type KeyPair } from "../harness/certs.ts";
 import { loadWebhookConfig } from "../../webhook/config.ts";
 import { startWebhook } from "../../webhook/main.ts";
+import { createComponentLogger } from "../../webhook/logging.ts";
 
 /** A started and registered webhook. */
 export interface PlaygroundWebhook {
@@ -55,7 +56,7 @@ export async function startPlaygroundWebhook(o: {
     "--region", o.region,
   ];
   const config = loadWebhookConfig(args, {});
-  const webhook = await startWebhook(config, pino({ level: "info" }, pino.destination({ dest: o.logFile, sync: true })));
+  const webhook = await startWebhook(config, createComponentLogger("kerf-webhook", "info", pino.destination({ dest: o.logFile, sync: true })));
   const admission = o.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const caBundle = readFileSync(o.ca.cert).toString("base64");
   try {
