@@ -59,6 +59,7 @@ export class DisruptionController {
   private readonly deps: DisruptionDeps;
   private readonly orchestrator: Orchestrator;
   private resumeAfter: string | undefined;
+  private driftResumeAfter: string | undefined;
   private readonly planner: Planner;
   /** The last pass that found nothing to do (the skipped-pass gate, core/disruption/pass-gate.ts). */
   private fruitless: FruitlessPass | undefined;
@@ -88,7 +89,9 @@ export class DisruptionController {
       const now = input.now.getTime();
       if (skipPass(this.fruitless, digest, now)) return "skipped";
       const result = await this.planner.plan(input);
-      const fruitless = result.plan.command === undefined && result.plan.resumeAfter === undefined;
+      // A pass that stopped at an evaluation bound has more to look at: the next one runs.
+      const { command, resumeAfter, driftResumeAfter } = result.plan;
+      const fruitless = command === undefined && resumeAfter === undefined && driftResumeAfter === undefined;
       this.fruitless = afterPass(fruitless, digest, now, fruitless ? nextTimeChange(input.cluster, now) : undefined);
       return result;
     } catch (error) {
@@ -114,6 +117,7 @@ export class DisruptionController {
     const { plan } = result;
     this.deps.metrics.disruptionEvaluationDuration.observe({ method: plan.method ?? "", consolidation_type: "" }, (performance.now() - started) / 1000);
     this.resumeAfter = plan.resumeAfter;
+    this.driftResumeAfter = plan.driftResumeAfter;
     if (plan.resumeAfter !== undefined) this.deps.metrics.disruptionConsolidationTimeouts.inc({ consolidation_type: "single" });
     this.report(plan);
     if (plan.command === undefined || signal.aborted) return { requeueAfter: this.deps.settings.pollMs };
@@ -129,7 +133,7 @@ export class DisruptionController {
       now: this.deps.clock.now(), cluster, instanceTypes: await instanceTypesByPool(this.deps, cluster.nodePools),
       nominated: this.deps.nominations.active(), pending: this.deps.cluster.pendingPods(), inFlight: this.orchestrator.names(), spotToSpot: this.deps.settings.spotToSpot,
       ...(this.deps.settings.maxSingleNodeEvaluations === undefined ? {} : { maxSingleNodeEvaluations: this.deps.settings.maxSingleNodeEvaluations }),
-      resumeAfter: this.resumeAfter, ...(this.deps.scheduling === undefined ? {} : { scheduling: this.deps.scheduling }),
+      resumeAfter: this.resumeAfter, driftResumeAfter: this.driftResumeAfter, ...(this.deps.scheduling === undefined ? {} : { scheduling: this.deps.scheduling }),
     };
   }
 

@@ -158,13 +158,13 @@ export function paramsOf(input: DisruptionInput): Params {
 const sortedList = (v: unknown): unknown => (v instanceof Set ? [...v as Set<unknown>].map(String).sort() : v instanceof Date ? undefined : v);
 
 /** Params the digest leaves out: see digestOf. */
-const UNDIGESTED = new Set(["now", "resumeAfter", "pendingKeys"]);
+const UNDIGESTED = new Set(["now", "resumeAfter", "driftResumeAfter", "pendingKeys"]);
 
 /**
  * The skipped-pass digest: the object change counter and every other input except the clock (time is
- * the gate's re-arm and wake-up), the single-node resume point (a pass that stopped there is not
- * fruitless, so the gate never compares it) and the pending pods (which pods are pending follows from
- * the pod objects the counter covers).
+ * the gate's re-arm and wake-up), the resume points of single-node consolidation and drift (a pass
+ * that stopped at one is not fruitless, so the gate never compares them) and the pending pods (which
+ * pods are pending follows from the pod objects the counter covers).
  */
 export function digestOf(version: number, params: Params): string {
   const rest = Object.entries(params).filter(([k]) => !UNDIGESTED.has(k)).sort(([a], [b]) => a.localeCompare(b));

@@ -53,9 +53,29 @@ function podsToMove(ctx: EvaluationContext, candidate: Candidate): SimPod[] {
  * they fit elsewhere). Eventual: with a terminationGracePeriod pod-level blockers do not hold it.
  */
 export function drift(ctx: MethodContext, candidates: readonly Candidate[]): Command | undefined {
-  for (const c of driftOrder(candidates)) {
+  return boundedDrift(ctx, candidates, { maxEvaluations: Number.POSITIVE_INFINITY }).command;
+}
+
+/**
+ * Drift with single-node consolidation's bound and resume point: at most `maxEvaluations` simulations
+ * per pass, in drift order from after `resumeAfter` (wrapping around); where it stopped when the bound
+ * hit, so a rollout of 1,000 drifted nodes that a NodePool limit blocks does not simulate all of them
+ * every pass.
+ */
+export function boundedDrift(
+  ctx: MethodContext, candidates: readonly Candidate[], bound: { readonly maxEvaluations: number; readonly resumeAfter?: string | undefined },
+): { command?: Command; stoppedAt?: string } {
+  const sorted = driftOrder(candidates);
+  const start = sorted.findIndex((c) => c.name === bound.resumeAfter) + 1;
+  let evaluations = 0;
+  let last: string | undefined;
+  for (const c of [...sorted.slice(start), ...sorted.slice(0, start)]) {
     if (c.podBlocker !== undefined && !hasGracePeriod(c.nodeClaim)) { ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker }); continue; }
     if (ctx.ledger.remaining(c.nodePool, "Drifted") <= 0) { ctx.budgetBlocked.push(budgetBlocker(c, "Drifted")); continue; }
+    // The resume point is the last candidate evaluated: the next pass starts with the first one not evaluated.
+    if (evaluations >= bound.maxEvaluations) return last === undefined ? {} : { stoppedAt: last };
+    evaluations += 1;
+    last = c.name;
     const moving = podsToMove(ctx, c);
     const compact = ctx.compact.forCandidates(new Set([c.nodeName]), moving);
     const rest = { ...compact, nodes: compact.nodes.filter((n) => n.name !== c.nodeName) };
@@ -68,9 +88,10 @@ export function drift(ctx: MethodContext, candidates: readonly Candidate[]): Com
     }
     ctx.ledger.take(c.nodePool, "Drifted");
     const newPrice = result.newClaims.reduce((s, n) => s + n.launch.pricePerHour, 0);
-    return { method: "drift", reason: "Drifted", decision: result.newClaims.length === 0 ? "delete" : "replace", candidates: [c], replacements: result.newClaims, savingsPerHour: c.pricePerHour - newPrice };
+    const decision = result.newClaims.length === 0 ? "delete" : "replace";
+    return { command: { method: "drift", reason: "Drifted", decision, candidates: [c], replacements: result.newClaims, savingsPerHour: c.pricePerHour - newPrice } };
   }
-  return undefined;
+  return {};
 }
 
 /**

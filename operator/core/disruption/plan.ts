@@ -20,7 +20,7 @@ import type { ExistingNode, NodePoolView, SimPod, SimulateOptions, Snapshot } fr
 import { daemonSetViews, namespaceLabelMap, viewVolumes } from "../provisioning/cluster-view.ts";
 import { findCandidates, isEmptyCandidate, isReschedulable } from "./candidates.ts";
 import { CompactSnapshot } from "./compact-snapshot.ts";
-import { consolidationCandidates, drift, emptiness, multiNode, singleNode, type MethodContext } from "./methods.ts";
+import { boundedDrift, consolidationCandidates, emptiness, multiNode, singleNode, type MethodContext } from "./methods.ts";
 import { BudgetLedger, poolBudgets } from "./pool-budgets.ts";
 import type { Candidate, Command, DisruptionPlan, Method, PoolBudget, Skipped } from "./types.ts";
 
@@ -42,8 +42,10 @@ export interface DisruptionInput {
   readonly spotToSpot: boolean;
   /** The operator's scheduling options: drift's replacements are planned as provisioning plans them. */
   readonly scheduling?: SimulateOptions;
+  /** The evaluation bound of single-node consolidation and of drift, each with its resume point. */
   readonly maxSingleNodeEvaluations?: number;
   readonly resumeAfter?: string | undefined;
+  readonly driftResumeAfter?: string | undefined;
 }
 
 export const DEFAULT_MAX_SINGLE_NODE_EVALUATIONS = 500;
@@ -217,13 +219,19 @@ export function planDisruption(input: DisruptionInput): DisruptionPlan {
     Underutilized: consolidating.length,
   };
   let resumeAfter: string | undefined;
+  let driftResumeAfter: string | undefined;
+  const bound = input.maxSingleNodeEvaluations ?? DEFAULT_MAX_SINGLE_NODE_EVALUATIONS;
   const methods: readonly [Method, () => Command | undefined][] = [
     ["emptiness", () => emptiness(ctx, candidates)],
     ["static-drift", () => undefined],
-    ["drift", () => drift(ctx, candidates)],
+    ["drift", () => {
+      const r = boundedDrift(ctx, candidates, { maxEvaluations: bound, resumeAfter: input.driftResumeAfter });
+      driftResumeAfter = r.stoppedAt;
+      return r.command;
+    }],
     ["multi-node-consolidation", () => multiNode(ctx, consolidating)],
     ["single-node-consolidation", () => {
-      const r = singleNode(ctx, consolidating, { maxEvaluations: input.maxSingleNodeEvaluations ?? DEFAULT_MAX_SINGLE_NODE_EVALUATIONS, resumeAfter: input.resumeAfter });
+      const r = singleNode(ctx, consolidating, { maxEvaluations: bound, resumeAfter: input.resumeAfter });
       resumeAfter = r.stoppedAt;
       return r.command;
     }],
@@ -235,5 +243,5 @@ export function planDisruption(input: DisruptionInput): DisruptionPlan {
     command = run();
     if (command !== undefined) break;
   }
-  return { command, method, budgets: pass.budgets, eligible, blocked: [...pass.blocked, ...ctx.budgetBlocked], unconsolidatable: ctx.skipped, resumeAfter };
+  return { command, method, budgets: pass.budgets, eligible, blocked: [...pass.blocked, ...ctx.budgetBlocked], unconsolidatable: ctx.skipped, resumeAfter, driftResumeAfter };
 }

@@ -86,4 +86,6 @@ export interface DisruptionPlan {
   readonly unconsolidatable: readonly Skipped[];
   /** Where single-node consolidation stopped when its evaluation bound was reached (resume point). */
   readonly resumeAfter?: string | undefined;
+  /** Where drift stopped when the same bound was reached (its resume point). */
+  readonly driftResumeAfter?: string | undefined;
 }
