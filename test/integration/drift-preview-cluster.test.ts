@@ -63,7 +63,7 @@ async function spread(env: TestEnvironment): Promise<void> {
 }
 
 const stamped = (c: Claim & { metadata: { annotations?: Record<string, string> } }): boolean =>
-  c.metadata.annotations?.["karpenter.sh/nodepool-hash-version"] === "kerf-1" && c.metadata.annotations["karpenter.k8s.aws/ec2nodeclass-hash-version"] === "kerf-1"
+  c.metadata.annotations?.["karpenter.sh/nodepool-hash-version"] === "kerf-1" && c.metadata.annotations["karpenter.k8s.aws/ec2nodeclass-hash-version"] === "kerf-2"
   && (c.status?.conditions?.some((x) => x.type === "Initialized" && x.status === "True") ?? false);
 
 interface Live { nodePool: string; nodeClaims: number; budgetNodes: number; drifting: number; byReason: Record<string, number>; otherHashVersion: number }

@@ -64,7 +64,7 @@ void describe("migrating from Karpenter v1.14", () => {
     await eventually("every NodeClaim re-stamped with kerf's hash versions", async () => {
       const claims = (await custom.listClusterCustomObject(NODECLAIMS)) as { items: Stamped[] };
       return claims.items.length === names.length && claims.items.every((c) => c.metadata.annotations?.["karpenter.sh/nodepool-hash-version"] === "kerf-1"
-        && c.metadata.annotations["karpenter.k8s.aws/ec2nodeclass-hash-version"] === "kerf-1");
+        && c.metadata.annotations["karpenter.k8s.aws/ec2nodeclass-hash-version"] === "kerf-2");
     }, 60_000, 250);
     // Several disruption passes (1 s poll) and status reconciles later, nothing may have moved.
     await new Promise((r) => setTimeout(r, 8000));

@@ -5,6 +5,7 @@
  * never a drift), the Drifted condition (core/disruption/drift.ts; the instance's network is asked of
  * the cloud at most every 5 minutes) and the Consolidatable condition (core/disruption/consolidatable.ts).
  */
+import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { Label } from "../../../policies/domain/labels.ts";
 import { consolidatableDecision, consolidateAfterOf, shouldRecordPodEvent } from "../../core/disruption/consolidatable.ts";
 import { driftOf, needsNodeClassStamp, type Drift, type InstanceNetwork } from "../../core/disruption/drift.ts";
@@ -40,6 +41,20 @@ async function instanceNetwork(deps: DisruptionStatusDeps, claim: NodeClaim, now
   return network;
 }
 
+/**
+ * The instance types of the NodeClaim's EC2NodeClass (InstanceTypeNotFound, AMIDrift per type); undefined
+ * when they cannot be read now (those checks wait, as Karpenter's drift does on a GetInstanceTypes error).
+ */
+async function poolInstanceTypes(deps: DisruptionStatusDeps, claim: NodeClaim): Promise<InstanceType[] | undefined> {
+  try {
+    return await deps.cloud.getInstanceTypes(claim.spec?.nodeClassRef?.name ?? "");
+  } catch (error) {
+    const fields = { nodeclaim: claim.metadata?.name, err: error };
+    deps.logger.debug(fields, "reading instance types for drift failed; checks needing them wait");
+    return undefined;
+  }
+}
+
 function driftCondition(conditions: readonly Condition[] | undefined, drift: Drift | undefined, now: Date): Condition[] {
   if (drift !== undefined) return setCondition(conditions, { type: "Drifted", status: "True", reason: drift.reason, message: drift.message }, now);
   return (conditions ?? []).filter((c) => c.type !== "Drifted");
@@ -56,7 +71,8 @@ async function recordFacts(deps: DisruptionStatusDeps, claim: NodeClaim, nodeCla
     return true;
   }
   if (nodeClass === undefined || !needsNodeClassStamp(claim)) return false;
-  await deps.cluster.patchNodeClaimMetadata(claim, { annotations: { ...claim.metadata?.annotations, ...nodeClassHashAnnotations(nodeClass) } });
+  const stamp = nodeClassHashAnnotations(nodeClass, deps.clusterCABundle);
+  await deps.cluster.patchNodeClaimMetadata(claim, { annotations: { ...claim.metadata?.annotations, ...stamp } });
   return true;
 }
 
@@ -64,7 +80,12 @@ async function recordFacts(deps: DisruptionStatusDeps, claim: NodeClaim, nodeCla
 async function desiredConditions(deps: DisruptionStatusDeps, claim: NodeClaim, pool: CustomObjectLike, nodeClass: CustomObjectLike | undefined): Promise<{ conditions: Condition[]; requeueAfterMs: number }> {
   const now = deps.clock.now();
   const instance = nodeClass === undefined ? undefined : await instanceNetwork(deps, claim, now.getTime());
-  let conditions = driftCondition(claim.status?.conditions, driftOf({ nodeClaim: claim, nodePool: pool, nodeClass, instance }), now);
+  const instanceTypes = await poolInstanceTypes(deps, claim);
+  const drift = driftOf({
+    nodeClaim: claim, nodePool: pool, nodeClass, instance, instanceTypes, now: now.getTime(),
+    caBundle: deps.clusterCABundle,
+  });
+  let conditions = driftCondition(claim.status?.conditions, drift, now);
   const decision = consolidatableDecision({ ...claim, status: { ...claim.status, conditions } }, consolidateAfterOf(pool), now.getTime());
   if (decision.action === "set") conditions = setCondition(conditions, decision.condition, now);
   if (decision.action === "clear") conditions = conditions.filter((c) => c.type !== "Consolidatable");

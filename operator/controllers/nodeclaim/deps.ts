@@ -17,6 +17,8 @@ export interface NodeClaimDeps {
   readonly metrics: Metrics;
   readonly logger: Logger;
   readonly timeouts: LivenessTimeouts;
+  /** The cluster CA bundle node user data carries: hashed into the EC2NodeClass hash (Karpenter's Hash(caBundle)). */
+  readonly clusterCABundle?: string | undefined;
 }
 
 /** A step's answer: a Result ends this pass; undefined lets the next step run. */

@@ -53,7 +53,7 @@ function missingLabels(nodeClaim: NodeClaim, instance: LaunchedInstance): Record
 function classStamp(deps: NodeClaimDeps, nodeClaim: NodeClaim): Record<string, string> | undefined {
   const nodeClass = deps.cluster.nodeClass(nodeClaim.spec?.nodeClassRef?.name ?? "");
   if (nodeClass === undefined || !needsNodeClassStamp(nodeClaim)) return undefined;
-  return { ...(nodeClaim.metadata?.annotations ?? {}), ...nodeClassHashAnnotations(nodeClass) };
+  return { ...(nodeClaim.metadata?.annotations ?? {}), ...nodeClassHashAnnotations(nodeClass, deps.clusterCABundle) };
 }
 
 /** Writes the instance labels and the EC2NodeClass hash when missing; true when it wrote. */

@@ -3,7 +3,9 @@ import assert from "node:assert/strict";
 import type { NodeClaim } from "../lifecycle/objects.ts";
 import { hashAnnotations } from "../nodepool/hash.ts";
 import { driftOf, needsNodeClassStamp } from "./drift.ts";
-import { pool } from "./fixtures.ts";
+import type { InstanceType } from "../../../policies/domain/instance-types.ts";
+import { variantRequirements } from "../launch-template/amis.ts";
+import { pool, TYPES } from "./fixtures.ts";
 import { hashedNodeClass, nodeClassHash, nodeClassHashAnnotations } from "./nodeclass-hash.ts";
 
 const nodeClass = (spec: Record<string, unknown> = {}, status: Record<string, unknown> = {}) => ({
@@ -56,5 +58,65 @@ void describe("the EC2NodeClass hash", () => {
     assert.notEqual(nodeClassHash(a), nodeClassHash(nodeClass({ amiSelectorTerms: [{ alias: "bottlerocket@latest" }] })));
     assert.equal(nodeClassHash(nodeClass({ amiFamily: "AL2023", amiSelectorTerms: [{ id: "ami-1" }] })), nodeClassHash(a), "amiFamily AL2023 and an al2023 alias agree");
     assert.deepEqual(Object.keys(hashedNodeClass(a) as object).sort(), ["resolvedAMIFamily", "role"]);
+  });
+});
+
+void describe("drift coverage as Karpenter's (review S15)", () => {
+  const now = Date.parse("2026-11-25T12:00:00Z");
+  const ago = (ms: number): string => new Date(now - ms).toISOString();
+  /** A NodeClaim of `type` in us-east-1a, created `age` ms ago, on `image`. */
+  const running = (type: string, o: { age?: number; capacity?: string; zone?: string; image?: string; stamp?: string } = {}): NodeClaim => {
+    const c = claim({
+      imageID: o.image ?? "ami-1",
+      labels: {
+        "node.kubernetes.io/instance-type": type, "topology.kubernetes.io/zone": o.zone ?? "us-east-1a",
+        "karpenter.sh/capacity-type": o.capacity ?? "on-demand",
+      },
+      ...(o.stamp === undefined ? {} : { annotations: nodeClassHashAnnotations(nodeClass(), o.stamp) }),
+    });
+    return { ...c, metadata: { ...c.metadata, creationTimestamp: ago(o.age ?? 2 * 3_600_000) } };
+  };
+  const onlyOnDemand = TYPES.map((t) => (t.name !== "m5.large" ? t : { ...t, offerings: t.offerings.filter((o) => o.capacityType === "on-demand") }));
+  const unavailable = TYPES.map((t) => (t.name !== "m5.large" ? t : { ...t, offerings: t.offerings.map((o) => ({ ...o, available: false })) }));
+  const cases: { name: string; claim: NodeClaim; types: readonly InstanceType[]; want: string | undefined }[] = [
+    { name: "its instance type is gone from the pool's types", claim: running("m5.large"), types: TYPES.filter((t) => t.name !== "m5.large"), want: "InstanceTypeNotFound" },
+    { name: "its type has no offering of its capacity type left", claim: running("m5.large", { capacity: "spot" }), types: onlyOnDemand, want: "InstanceTypeNotFound" },
+    { name: "its type has no offering in its zone", claim: running("m5.large", { zone: "us-east-1c" }), types: TYPES, want: "InstanceTypeNotFound" },
+    { name: "its offering is only unavailable for now", claim: running("m5.large"), types: unavailable, want: undefined },
+    { name: "a reserved NodeClaim's type is only sold on demand (it may have been demoted)", claim: running("m5.large", { capacity: "reserved" }), types: onlyOnDemand, want: undefined },
+    { name: "the NodeClaim is not an hour old yet", claim: running("m5.large", { age: 30 * 60_000 }), types: TYPES.filter((t) => t.name !== "m5.large"), want: undefined },
+  ];
+  for (const c of cases) {
+    void it(`reports ${c.want ?? "no drift"} when ${c.name}`, () => {
+      const anyCapacity = pool("default", { requirements: [] });
+      assert.equal(driftOf({ nodeClaim: c.claim, nodePool: anyCapacity, instanceTypes: c.types, now })?.reason, c.want);
+    });
+  }
+
+  // aws drift.go isAMIDrifted: the image must be the one MapToInstanceTypes gives the node's instance type.
+  const variants = nodeClass({}, {
+    amis: [{ id: "ami-std", requirements: variantRequirements("amd64", "standard") }, { id: "ami-gpu", requirements: variantRequirements("amd64", "nvidia") }],
+  });
+  const amiCases = [
+    { name: "a GPU node runs the standard image of a list that also has the NVIDIA one", type: "g4dn.xlarge", image: "ami-std", want: "AMIDrift" },
+    { name: "a GPU node runs the NVIDIA image", type: "g4dn.xlarge", image: "ami-gpu", want: undefined },
+    { name: "an m5 node runs the standard image", type: "m5.large", image: "ami-std", want: undefined },
+    { name: "an m5 node runs the NVIDIA image", type: "m5.large", image: "ami-gpu", want: "AMIDrift" },
+  ];
+  for (const c of amiCases) {
+    void it(`reports ${c.want ?? "no drift"} when ${c.name}`, () => {
+      const nodeClaim = running(c.type, { image: c.image });
+      assert.equal(driftOf({ nodeClaim, nodePool: pool("default"), nodeClass: variants, instanceTypes: TYPES, now })?.reason, c.want);
+    });
+  }
+
+  // aws ec2nodeclass.go Hash: the cluster CA bundle is hashed with the spec.
+  void it("reports NodeClassDrift when the cluster CA bundle changed since launch, and re-stamps kerf-1 claims", () => {
+    const stamped = running("m5.large", { stamp: "Q0Ex" });
+    assert.equal(driftOf({ nodeClaim: stamped, nodePool: pool("default"), nodeClass: nodeClass(), caBundle: "Q0Ex" }), undefined);
+    assert.equal(driftOf({ nodeClaim: stamped, nodePool: pool("default"), nodeClass: nodeClass(), caBundle: "Q0Ey" })?.reason, "NodeClassDrift");
+    assert.notEqual(nodeClassHash(nodeClass(), "Q0Ex"), nodeClassHash(nodeClass()));
+    const before = { ...stamped, metadata: { ...stamped.metadata, annotations: { "karpenter.k8s.aws/ec2nodeclass-hash": "1", "karpenter.k8s.aws/ec2nodeclass-hash-version": "kerf-1" } } };
+    assert.equal(needsNodeClassStamp(before), true, "a hash without the CA is re-stamped, never drifted");
   });
 });

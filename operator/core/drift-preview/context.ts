@@ -1,9 +1,8 @@
 /** What every object's preview shares: the moment, the pools of both sides and of the cluster, the live NodeClaims. */
 import { BUDGET_TIMEZONE_ANNOTATION, type BudgetSpec } from "../../../policies/domain/budgets.ts";
-import type { NodeClaim } from "../lifecycle/objects.ts";
 import { countLive, type Measure } from "./live.ts";
 import { pacingOf, type PacedPool } from "./pacing.ts";
-import type { LiveCount, PoolPacing, Replacement } from "./types.ts";
+import type { LiveCount, LiveState, PoolPacing, Replacement } from "./types.ts";
 
 type Obj = Readonly<Record<string, unknown>>;
 
@@ -37,9 +36,9 @@ export class PreviewContext {
   readonly pools: ReadonlyMap<string, Obj>;
 
   readonly now: Date;
-  private readonly live: { readonly nodeClaims: readonly NodeClaim[]; readonly nodePools: readonly Obj[] } | undefined;
+  private readonly live: LiveState | undefined;
 
-  constructor(now: Date, afterPools: readonly Obj[], live?: { readonly nodeClaims: readonly NodeClaim[]; readonly nodePools: readonly Obj[] }) {
+  constructor(now: Date, afterPools: readonly Obj[], live?: LiveState) {
     this.now = now;
     this.live = live;
     const pools = new Map<string, Obj>();
@@ -57,7 +56,7 @@ export class PreviewContext {
   }
 
   liveCount(pool: string, measure: Measure): LiveCount | undefined {
-    return this.live === undefined ? undefined : countLive(pool, this.live.nodeClaims, measure);
+    return this.live === undefined ? undefined : countLive(pool, this.live.nodeClaims, measure, this.live.caBundle);
   }
 
   /**

@@ -26,9 +26,9 @@ function classOnly(claim: NodeClaim): NodeClaim {
   return { ...claim, metadata: { ...claim.metadata, labels: {}, annotations } };
 }
 
-function reasonOf(claim: NodeClaim, measure: Measure): DriftReason | undefined {
+function reasonOf(claim: NodeClaim, measure: Measure, caBundle: string | undefined): DriftReason | undefined {
   if (measure.kind === "NodePool") return driftOf({ nodeClaim: claim, nodePool: measure.pool })?.reason;
-  return driftOf({ nodeClaim: classOnly(claim), nodePool: {}, nodeClass: measure.nodeClass })?.reason;
+  return driftOf({ nodeClaim: classOnly(claim), nodePool: {}, nodeClass: measure.nodeClass, caBundle })?.reason;
 }
 
 function otherVersion(claim: NodeClaim, measure: Measure): boolean {
@@ -37,14 +37,17 @@ function otherVersion(claim: NodeClaim, measure: Measure): boolean {
   return claim.metadata?.annotations?.[key] !== want;
 }
 
-/** How many of `pool`'s live NodeClaims the change drifts, and what budget percentages are of. */
-export function countLive(pool: string, claims: readonly NodeClaim[], measure: Measure): LiveCount {
+/**
+ * How many of `pool`'s live NodeClaims the change drifts, and what budget percentages are of. `caBundle`:
+ * the cluster CA the operator hashes into the EC2NodeClass hash (without it a stamped claim looks drifted).
+ */
+export function countLive(pool: string, claims: readonly NodeClaim[], measure: Measure, caBundle?: string): LiveCount {
   let mine = claimsOf(claims, pool);
   if (measure.kind === "EC2NodeClass") mine = mine.filter((c) => (c.spec?.nodeClassRef?.name ?? measure.name) === measure.name);
   const byReason: Partial<Record<DriftReason, number>> = {};
   let drifting = 0;
   for (const claim of mine) {
-    const reason = reasonOf(claim, measure);
+    const reason = reasonOf(claim, measure, caBundle);
     if (reason === undefined) continue;
     drifting++;
     byReason[reason] = (byReason[reason] ?? 0) + 1;

@@ -21,6 +21,8 @@ export interface LiveState {
   readonly nodeClaims: readonly NodeClaim[];
   /** Live NodePools: budgets and nodeClassRefs of pools the files do not hold. */
   readonly nodePools: readonly Readonly<Record<string, unknown>>[];
+  /** The cluster's CA bundle (the kubeconfig's, the operator's default): part of the EC2NodeClass hash. */
+  readonly caBundle?: string | undefined;
 }
 
 /** One changed field, values as the user wrote them ("(unset)" when absent). */

@@ -3,6 +3,7 @@
  * against, read with the current kubeconfig context (or `--kubeconfig FILE`), page by page. Read-only.
  */
 import { CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
+import { kubeconfigCABundle } from "../../../operator/adapters/kube/ca-bundle.ts";
 import { causeText, KerfError } from "../../errors.ts";
 
 const PAGE = 500;
@@ -13,6 +14,8 @@ export interface ClusterObjects {
   readonly nodePools: readonly Record<string, unknown>[];
   /** The API server read, for the report. */
   readonly server: string;
+  /** The kubeconfig's CA bundle for that server (the operator's default CA, hashed into EC2NodeClass hashes). */
+  readonly caBundle?: string | undefined;
 }
 
 async function listAll(api: CustomObjectsApi, plural: string): Promise<Record<string, unknown>[]> {
@@ -41,6 +44,15 @@ export function loadKubeConfig(kubeconfig: string | undefined): KubeConfig {
   return kc;
 }
 
+/** The kubeconfig's CA, or undefined when its CA file cannot be read (the preview then hashes without it). */
+function caBundleOf(kc: KubeConfig): string | undefined {
+  try {
+    return kubeconfigCABundle(kc);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads the cluster's NodeClaims and NodePools; a KerfError (exit 2) naming the server when it cannot. */
 export async function readCluster(kubeconfig: string | undefined): Promise<ClusterObjects> {
   const kc = loadKubeConfig(kubeconfig);
@@ -48,7 +60,7 @@ export async function readCluster(kubeconfig: string | undefined): Promise<Clust
   const api = kc.makeApiClient(CustomObjectsApi);
   try {
     const [nodeClaims, nodePools] = await Promise.all([listAll(api, "nodeclaims"), listAll(api, "nodepools")]);
-    return { nodeClaims, nodePools, server };
+    return { nodeClaims, nodePools, server, caBundle: caBundleOf(kc) };
   } catch (error) {
     throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading NodeClaims and NodePools from ${server}: ${causeText(error)}`, { cause: error });
   }
