@@ -98,20 +98,29 @@ export function policyConfigFromConfigMap(configMap: unknown): PolicyConfig {
   return parsePolicyConfig(text);
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** What is wrong with one policy's entry, each problem naming its key (policies.<id>[.<option>]). */
 function entryProblems(id: string, entry: unknown): string[] {
   const key = `policies.${id}`;
   const severities = "deny, warn or \"off\"";
-  if (typeof entry === "boolean") return [`${key}: ${String(entry)} is a YAML boolean: quote it ("off"); unquoted off is false`];
-  if (typeof entry === "string") return ["deny", "warn", "off"].includes(entry) ? [] : [`${key}: "${entry}" is not ${severities}`];
+  if (typeof entry === "boolean") {
+    return [`${key}: ${String(entry)} is a YAML boolean: quote it ("off"); unquoted off is false`];
+  }
+  if (typeof entry === "string") {
+    return ["deny", "warn", "off"].includes(entry) ? [] : [`${key}: "${entry}" is not ${severities}`];
+  }
   if (!isRecord(entry)) return [`${key}: must be ${severities}, or a mapping with severity`];
   const options = id === "spot-diversity" ? ["severity", "minInstanceTypes"] : ["severity"];
   return Object.entries(entry).flatMap(([option, value]): string[] => {
     if (!options.includes(option)) return [`${key}.${option}: unknown option (${id} takes ${options.join(", ")})`];
-    if (option === "severity" && !["deny", "warn", "off"].includes(value as string)) return [`${key}.severity: ${JSON.stringify(value)} is not ${severities}`];
-    if (option === "minInstanceTypes" && !(Number.isInteger(value) && (value as number) >= 1)) return [`${key}.minInstanceTypes: ${JSON.stringify(value)} is not an integer ≥ 1`];
+    if (option === "severity" && !["deny", "warn", "off"].includes(value as string)) {
+      return [`${key}.severity: ${JSON.stringify(value)} is not ${severities}`];
+    }
+    if (option === "minInstanceTypes" && !(Number.isInteger(value) && (value as number) >= 1)) {
+      return [`${key}.minInstanceTypes: ${JSON.stringify(value)} is not an integer ≥ 1`];
+    }
     return [];
   });
 }

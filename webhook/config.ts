@@ -125,12 +125,12 @@ function region(text: string | undefined): string {
   return text;
 }
 
-/** The flag and variable behind a validated field ("/tlsReloadIntervalMs" → "--tls-reload-interval (KERF_TLS_RELOAD_INTERVAL_MS)"). */
+/** The flag and variable of a validated field: "/tlsReloadIntervalMs" → "--tls-reload-interval (KERF_TLS_RELOAD_...)". */
 function settingName(instancePath: string): string {
   const field = instancePath.split("/")[1] ?? "";
   const flag = (Object.keys(FLAGS) as FlagName[]).find((name) => {
     const camel = name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
-    return camel === field || `${camel}Ms` === field;
+    return [camel, `${camel}Ms`, `${camel}Seconds`].includes(field);
   });
   return flag === undefined ? instancePath || "config" : `--${flag} (${FLAGS[flag].env})`;
 }
@@ -168,7 +168,8 @@ export function loadWebhookConfig(args: readonly string[], env: NodeJS.ProcessEn
     if (get(name) === undefined) throw new KerfError("KERF_ERR_CONFIG", `reading webhook flags: --${name} (or ${FLAGS[name].env}) is required`);
   }
   if (!validate(candidate)) {
-    const detail = (validate.errors ?? []).map((e) => `${settingName(e.instancePath)} ${e.message ?? "is invalid"}`).join("; ");
+    const detail = (validate.errors ?? [])
+      .map((e) => `${settingName(e.instancePath)} ${e.message ?? "is invalid"}`).join("; ");
     throw new KerfError("KERF_ERR_CONFIG", `validating webhook configuration: ${detail}`);
   }
   return Object.freeze({ ...(candidate as WebhookConfig), skipUsernames: Object.freeze([...candidate.skipUsernames]) });
