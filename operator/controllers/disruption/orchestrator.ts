@@ -135,12 +135,12 @@ export class Orchestrator {
 
   private async run(planned: Command, own: ReadonlySet<string>, signal: AbortSignal, id: string): Promise<void> {
     const { deps } = this;
-    const command = await this.validated(planned, own, signal);
+    let command = await this.validated(planned, own, signal);
     if (command === undefined || signal.aborted) return;
     const intent = intentFor(id, command);
     const replacements: string[] = [];
     try {
-      await this.mark(command, intent, signal);
+      command = await this.mark(command, intent, signal);
       await this.launch(command, intent, replacements, signal);
       await this.awaitInitialized(command, replacements, signal, deps.clock.now().getTime() + deps.replacementTimeoutMs);
       await this.terminate(command, signal);
@@ -224,24 +224,61 @@ export class Orchestrator {
 
   /**
    * Records the command's intent on each candidate NodeClaim, then taints each candidate's Node and
-   * records why it is being disrupted on its NodeClaim.
+   * records why it is being disrupted on its NodeClaim; every write is retried on a fresh read after an
+   * optimistic-lock conflict (Karpenter re-reads and retries, queue.go markDisrupted). Returns the command
+   * with the candidates marked: as Karpenter's StartCommand, a command with replacements needs every
+   * candidate, a delete-only one goes on with those that were marked (the others are released).
    */
-  private async mark(command: Command, intent: CommandIntent, signal: AbortSignal): Promise<void> {
+  private async mark(command: Command, intent: CommandIntent, signal: AbortSignal): Promise<Command> {
     const value = formatIntent({ ...intent, role: "candidate" });
-    for (const c of command.candidates) {
-      this.check(signal);
-      await this.onFreshClaim(c.name, (claim) => this.deps.cluster.patchNodeClaimMetadata(claim, { annotations: { [COMMAND_ANNOTATION]: value } }));
-    }
-    for (const c of command.candidates) {
-      this.check(signal);
-      const node = this.deps.cluster.node(c.nodeName);
-      if (node === undefined) throw new CommandFailed(`node ${c.nodeName} is gone`);
-      const taints = node.spec?.taints ?? [];
-      if (!taints.some((t) => t.key === DISRUPTED_TAINT.key)) await this.deps.cluster.patchNode(node, { taints: [...taints, DISRUPTED_TAINT] });
+    const failed = new Map<string, unknown>();
+    const each = async (step: (c: Candidate) => Promise<void>): Promise<void> => {
+      for (const c of command.candidates) {
+        this.check(signal);
+        if (failed.has(c.name)) continue;
+        try {
+          await step(c);
+        } catch (error) {
+          if (signal.aborted || command.replacements.length > 0) throw error;
+          failed.set(c.name, error);
+        }
+      }
+    };
+    const annotations = { [COMMAND_ANNOTATION]: value };
+    await each((c) => this.onFreshClaim(c.name, (claim) => this.deps.cluster.patchNodeClaimMetadata(claim, { annotations })));
+    await each(async (c) => {
+      await this.onFreshNode(c.nodeName, (node) => {
+        const taints = node.spec?.taints ?? [];
+        if (taints.some((t) => t.key === DISRUPTED_TAINT.key)) return Promise.resolve();
+        return this.deps.cluster.patchNode(node, { taints: [...taints, DISRUPTED_TAINT] });
+      });
       await this.onFreshClaim(c.name, (claim) => {
         const condition = { type: DISRUPTION_REASON_CONDITION, status: "True", reason: command.reason, message: `${command.method}: ${command.decision}` };
         return this.deps.cluster.patchNodeClaimStatus(claim, { conditions: setCondition(claim.status?.conditions, condition, this.deps.clock.now()) });
       });
+    });
+    if (failed.size === 0) return command;
+    const marked = command.candidates.filter((c) => !failed.has(c.name));
+    if (marked.length === 0) throw failed.values().next().value;
+    const fields = { command: intent.id, unmarked: [...failed.keys()], err: failed.values().next().value };
+    this.deps.logger.warn(fields, "deleting the candidates that could be marked; releasing the others");
+    await this.release([...failed.keys()], [])
+      .catch((e: unknown) => this.deps.logger.warn({ err: e }, "releasing unmarked candidates; the next pass cleans them"));
+    return { ...command, candidates: marked };
+  }
+
+  /** As onFreshClaim, for the Node `name` (the kubelet updates Nodes often). */
+  private async onFreshNode(name: string, write: (node: Node) => Promise<void>): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      const node = this.deps.cluster.node(name);
+      if (node === undefined) throw new CommandFailed(`node ${name} is gone`);
+      try {
+        await write(node);
+        return;
+      } catch (error) {
+        if (attempt >= CONFLICT_ATTEMPTS || !isConflict(error)) throw error;
+        await sleep(CONFLICT_RETRY_MS, new AbortController().signal);
+      }
     }
   }
 
@@ -295,8 +332,9 @@ export class Orchestrator {
   }
 
   private async terminate(command: Command, signal: AbortSignal): Promise<void> {
-    this.check(signal);
     for (const c of command.candidates) {
+      // Each delete is a write: none after the lease is lost (the next leader finishes from the recorded intent).
+      this.check(signal);
       const claim = this.deps.cluster.nodeClaim(c.name);
       this.deps.events.publish(disruptionTerminating("NodeClaim", c.nodeClaim, command.reason));
       this.deps.events.publish(disruptionTerminating("Node", c.node, command.reason));
@@ -329,7 +367,9 @@ export class Orchestrator {
       const claim = this.deps.cluster.nodeClaim(name);
       if (claim === undefined || claim.metadata?.deletionTimestamp !== undefined) continue;
       const node = this.deps.cluster.nodeByProviderID(claim.status?.providerID ?? "");
-      if (node !== undefined && node.metadata?.deletionTimestamp === undefined) await untaint(this.deps.cluster, node);
+      if (node !== undefined && node.metadata?.deletionTimestamp === undefined) {
+        await this.onFreshNode(node.metadata?.name ?? "", (fresh) => untaint(this.deps.cluster, fresh));
+      }
       await this.onFreshClaim(name, (fresh) => clearReason(this.deps.cluster, fresh));
       await this.clearIntents([name]);
     }
