@@ -125,6 +125,18 @@ export interface VolumeObjects {
 }
 
 /**
+ * The default StorageClass: annotated `storageclass.kubernetes.io/is-default-class: "true"`, the newest
+ * by creationTimestamp when several are (the apiserver's DefaultStorageClass admission, Kubernetes 1.26+;
+ * Karpenter's 'should launch nodes for pods with ephemeral volume using the newest storage class').
+ */
+function newestDefault(classes: readonly Obj[]): string | undefined {
+  const defaults = classes.filter((c) => o(meta(c)["annotations"])[DEFAULT_CLASS] === "true");
+  const created = (c: Obj): string => String(meta(c)["creationTimestamp"] ?? "");
+  const newest = defaults.reduce<Obj | undefined>((best, c) => (best === undefined || created(c) > created(best) ? c : best), undefined);
+  return newest === undefined ? undefined : nameOf(newest);
+}
+
+/**
  * The VolumeIndex of the objects; `at(kind, i, fn)` runs each read (scenario.ts wraps it to name the
  * document). Claims without a class get the default StorageClass, as the apiserver's admission does.
  */
@@ -134,8 +146,7 @@ export function volumeIndexOf(
 ): VolumeIndex {
   const docs = (xs: readonly unknown[] | undefined): Obj[] => (xs ?? []).map(o);
   const classDocs = docs(objects.classes);
-  const defaultDoc = classDocs.find((c) => meta(c)["annotations"] !== undefined && o(meta(c)["annotations"])[DEFAULT_CLASS] === "true");
-  const defaultClass = defaultDoc === undefined ? undefined : nameOf(defaultDoc);
+  const defaultClass = newestDefault(classDocs);
   const claims = new Map(docs(objects.claims).map((d, i) => {
     const ns = String(meta(d)["namespace"] ?? "default");
     return [`${ns}/${nameOf(d)}`, at("PersistentVolumeClaim", i, d, () => claimInfo(d, defaultClass))] as const;

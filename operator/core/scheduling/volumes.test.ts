@@ -167,6 +167,15 @@ void describe("what a pod's claims ask of its node", () => {
     assert.deepEqual(zonesOf(got), [["us-east-1c"]]);
   });
 
+  it("the newest of several default StorageClasses is the default", () => {
+    // scheduling suite 'should launch nodes for pods with ephemeral volume using the newest storage class'
+    const at = (name: string, zone: string, created: string): unknown =>
+      ({ ...(storageClass(name, { zones: [[zone]], isDefault: true }) as { metadata: object }), metadata: { name, creationTimestamp: created, annotations: { "storageclass.kubernetes.io/is-default-class": "true" } } });
+    const idx = index([at("old", "us-east-1a", "2026-01-01T00:00:00Z"), at("new", "us-east-1b", "2026-02-01T00:00:00Z"), at("older", "us-east-1c", "2025-01-01T00:00:00Z")]);
+    assert.equal(idx.defaultClass, "new");
+    assert.deepEqual(zonesOf(podVolumes(idx, "default", [{ name: "web-0-scratch", ephemeralClass: "" }])), [["us-east-1b"]]);
+  });
+
   it("a bound pod skips claims it cannot read instead of failing", () => {
     const got = podVolumes(index([]), "default", [{ name: "gone" }], true);
     assert.ok(!isVolumeProblem(got));
