@@ -81,10 +81,14 @@ export async function startScheduler(ws: Workspace, kubeconfig: string): Promise
   return { process: proc, url };
 }
 
-/** The controllers tests rely on: workloads, PDB status, garbage collection, namespaces. */
+/**
+ * The controllers tests rely on: workloads (StatefulSets too), PDB status, garbage collection,
+ * namespaces, and the PersistentVolume binder (a pre-bound claim becomes Bound, as kube-scheduler's
+ * volume binding needs: operator-volumes.test.ts).
+ */
 const controllers = [
-  "deployment-controller", "replicaset-controller", "daemonset-controller", "disruption-controller",
-  "garbage-collector-controller", "namespace-controller", "pod-garbage-collector-controller",
+  "deployment-controller", "replicaset-controller", "daemonset-controller", "statefulset-controller", "disruption-controller",
+  "garbage-collector-controller", "namespace-controller", "pod-garbage-collector-controller", "persistentvolume-binder-controller",
 ];
 
 /** kube-controller-manager with the subset of controllers above. */

@@ -16,7 +16,7 @@ import { writeKubeconfig } from "./kubeconfig.ts";
 
 /** Which optional components to start. etcd and kube-apiserver always run. */
 export interface EnvironmentOptions {
-  /** kube-scheduler and kube-controller-manager (workload, PDB, GC and namespace controllers). */
+  /** kube-scheduler and kube-controller-manager (workload, PDB, GC, namespace and PV binder controllers). */
   readonly controlPlane?: boolean;
   readonly kwok?: boolean;
   readonly moto?: boolean;
