@@ -3,7 +3,9 @@
  * webhook's chart-generated certificate survives upgrades (the chart reads the previous Secret with `lookup`),
  * and is replaced once it nears expiry, with the old and the new CA both in caBundle during the switch. The
  * webhook configurations carry the test label (reset deletes them) and fail open, so no other test depends on
- * this release; it is uninstalled at the end.
+ * this release; it is uninstalled at the end. CRDs applied without Helm are adopted into a kerf-crd release as
+ * docs/install.md documents; then the release is forgotten (CRDs kept) and kerf's CRDs restored as the harness
+ * stores them.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -11,8 +13,10 @@ import { X509Certificate } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { AdmissionregistrationV1Api, CoreV1Api, type V1Secret } from "@kubernetes/client-node";
-import { CI_VALUES, installChart, runHelm } from "../harness/chart.ts";
+import { AdmissionregistrationV1Api, ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Secret } from "@kubernetes/client-node";
+import { CI_VALUES, KERF_CRD_CHART, installChart, runHelm } from "../harness/chart.ts";
+import { installCrds } from "../harness/crds.ts";
+import { generatedCrds, upstreamCrds } from "../harness/karpenter-crds.ts";
 import { createTestNamespace, testLabel } from "../harness/reset.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 
@@ -96,5 +100,54 @@ void describe("helm upgrade --install of the kerf chart against a real apiserver
     const settled = await state();
     assert.deepEqual(settled.secret.data, renewed.secret.data);
     assert.deepEqual(settled.caBundles, [newCA, newCA]);
+  });
+
+  void it("should adopt CRDs applied without Helm into the kerf-crd release as docs/install.md says, keeping the stored objects", async () => {
+    const release = `kerf-crd-adopt-${process.pid}`;
+    const kubeconfig = env.state.kubeconfig;
+    const crdNames = ["nodepools.karpenter.sh", "nodeclaims.karpenter.sh", "ec2nodeclasses.karpenter.k8s.aws"];
+    const extensions = env.kubeConfig.makeApiClient(ApiextensionsV1Api);
+    const objects = env.kubeConfig.makeApiClient(CustomObjectsApi);
+    // Karpenter's own CRDs as `kubectl apply` leaves them (no Helm metadata), with a NodePool stored under them.
+    await installCrds(env.kubeConfig, await upstreamCrds("1.14.1"));
+    const pool = { group: "karpenter.sh", version: "v1", plural: "nodepools", name: `adopted-${process.pid}` };
+    await objects.createClusterCustomObject({ ...pool, body: {
+      apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name: pool.name },
+      spec: { template: { spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" }, requirements: [{ key: "kubernetes.io/arch", operator: "In", values: ["amd64"] }] } } },
+    } });
+    const install = (...flags: string[]): Promise<unknown> =>
+      runHelm(["upgrade", "--install", release, KERF_CRD_CHART, "--namespace", namespace, "--kubeconfig", kubeconfig, ...flags], helmEnv());
+    try {
+      await assert.rejects(install(), /CustomResourceDefinition "[a-z0-9.]+" in namespace "" exists and cannot be imported into the current release: invalid ownership metadata/);
+      // docs/install.md, "Adopting existing CRDs": kubectl label … app.kubernetes.io/managed-by=Helm; kubectl annotate … meta.helm.sh/*.
+      for (const name of crdNames) {
+        await extensions.patchCustomResourceDefinition({ name, body: { metadata: {
+          labels: { "app.kubernetes.io/managed-by": "Helm" },
+          annotations: { "meta.helm.sh/release-name": release, "meta.helm.sh/release-namespace": namespace },
+        } } }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch));
+      }
+      // Helm 4 applies server-side: the fields still belong to the manager that applied the CRDs, hence the
+      // documented --force-conflicts on this first install; an upgrade after it needs none.
+      await assert.rejects(install(), /Apply failed with 1 conflict: conflict with "[^"]+" using apiextensions\.k8s\.io\/v1: \.spec\.versions/);
+      await install("--force-conflicts");
+      await install();
+      const manifest = (await runHelm(["get", "manifest", release, "--namespace", namespace, "--kubeconfig", kubeconfig], helmEnv())).stdout;
+      assert.deepEqual([...manifest.matchAll(/^kind: CustomResourceDefinition\n(?:.*\n)*?  name: (\S+)$/gm)].map((m) => m[1]).sort(), [...crdNames].sort(), "the release owns the three CRDs");
+      for (const name of crdNames) {
+        const crd = await extensions.readCustomResourceDefinition({ name });
+        assert.match(crd.metadata?.annotations?.["kerf.dev/generated-from"] ?? "", /policies\/api/, `${name} was updated in place to kerf-crd's`);
+      }
+      assert.equal(((await objects.getClusterCustomObject(pool)) as { metadata: { name: string } }).metadata.name, pool.name, "the stored NodePool survived the adoption");
+      // Forgetting a release without deleting its objects (docs/install.md, for karpenter-crd): delete its records.
+      await env.kubeConfig.makeApiClient(CoreV1Api).deleteCollectionNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${release}` });
+      const listed = (await runHelm(["list", "--namespace", namespace, "--kubeconfig", kubeconfig, "--output", "json"], helmEnv())).stdout;
+      assert.equal((JSON.parse(listed) as { name: string }[]).some((r) => r.name === release), false, "helm forgot the release");
+      for (const name of crdNames) assert.equal((await extensions.readCustomResourceDefinition({ name })).metadata?.name, name, `${name} kept`);
+    } finally {
+      await objects.deleteClusterCustomObject(pool).catch(() => undefined);
+      await env.kubeConfig.makeApiClient(CoreV1Api).deleteCollectionNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${release}` }).catch(() => undefined);
+      // The environment's CRDs as other tests expect them: kerf's generated ones, stored as given.
+      await installCrds(env.kubeConfig, generatedCrds());
+    }
   });
 });
