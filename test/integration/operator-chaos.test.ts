@@ -9,6 +9,12 @@
  * without a NodeClaim, no NodeClaim without an instance or still drifted, no Node without a NodeClaim, no stale
  * karpenter.sh/disrupted taint, every pod Running.
  *
+ * A second test then kills the leader at a disruption command's most fragile moments: right after
+ * the command is marked and right after its replacement launches, in a drift-only NodePool
+ * (`consolidateAfter: Never`, where emptiness would never remove an orphan replacement). The next
+ * leader resumes or abandons the command from the intent recorded on its NodeClaims; afterwards no
+ * stale taint, no recorded command, and no NodeClaim the pods do not need.
+ *
  * KERF_CHAOS_SEED picks the seed (printed; the default is fixed so `npm test` reproduces), and
  * KERF_CHAOS_KILLS the number of SIGKILLs (12 here; `npm run chaos` runs 100). The seed fixes the
  * schedule (kill moments and targets, scale steps, fault draws), not the interleaving with the
@@ -23,6 +29,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { CreateQueueCommand, SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { AppsV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, Watch } from "@kubernetes/client-node";
 import { mergePatch } from "../../operator/adapters/kube/client.ts";
+import { COMMAND_ANNOTATION, parseIntent } from "../../operator/core/disruption/intent.ts";
 import { allowedDisruptions, DISRUPTION_REASONS, type BudgetSpec } from "../../policies/domain/budgets.ts";
 import { startEnvironment, type Environment } from "../harness/environment.ts";
 import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
@@ -44,6 +51,9 @@ const FAULT_RATE = 0.15;
 /** Large and xlarge only, with 3Gi pods: a handful of nodes, so a 50% budget has something to limit. */
 const SIZES = { key: "karpenter.k8s.aws/instance-size", operator: "In", values: ["large", "xlarge"] };
 const NODEPOOLS = { group: "karpenter.sh", version: "v1", plural: "nodepools" } as const;
+/** The second test's drift-only pool and its one-pod-per-node workload. */
+const DRIFT_POOL = "chaos-drift";
+const DRIFT_REPLICAS = 3;
 
 type Rand = () => number;
 const between = (rand: Rand, lo: number, hi: number): number => lo + Math.floor(rand() * (hi - lo + 1));
@@ -317,6 +327,16 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
     const chaosMs = Date.now() - started;
     reviveCrashed();
     await retry("scaling the workload to its final size", () => apps.patchNamespacedDeployment({ name: POOL, namespace, body: { spec: { replicas: schedule.finalReplicas } } }, mergePatch));
+    // The budget check needs something to check. On a busy host the kills can starve the leaders of
+    // any disruption during the chaos: then drift the pool once more, now that faults are off, once it
+    // has an initialized NodeClaim (the settled state below has none drifted, so that one is replaced).
+    if (disrupted.size === 0) {
+      await eventually("an initialized NodeClaim of the pool to drift", async () => {
+        const { claims } = await consistency(env);
+        return claims.some((c) => c.metadata.labels?.["karpenter.sh/nodepool"] === POOL && initialized(c)) ? true : undefined;
+      }, 180_000, 500);
+      await retry("relabelling the NodePool again", () => custom.patchClusterCustomObject({ ...NODEPOOLS, name: POOL, body: { spec: { template: { metadata: { labels: { "chaos-round": "c" } } } } } }, mergePatch));
+    }
 
     // Settled: the GC window (30 s) and a few disruption rounds fit in the deadline.
     const settled = await eventually("the cluster to settle with no leak", async () => {
@@ -356,6 +376,106 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
     assert.ok(figures.samples > 20, `only ${figures.samples} budget samples`);
     assert.ok(disrupted.size >= 1, "no NodeClaim was disrupted: the budget check saw nothing to check");
     assert.equal(figures.maxOvershoot, 0, `a NodePool went over its disruption budget: ${figures.worst}`);
+    passed = true;
+  });
+
+  void it("should resume or abandon a drift command killed right after marking and right after launching (consolidateAfter: Never)", async () => {
+    passed = false;
+    assert.equal(replicas.length, 2, "the replicas the first test started");
+    for (const r of replicas) if (!r.running) r.start();
+    const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const apps = env.kubeConfig.makeApiClient(AppsV1Api);
+    const leases = env.kubeConfig.makeApiClient(CoordinationV1Api);
+    await custom.createClusterCustomObject({ ...NODEPOOLS, body: {
+      apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name: DRIFT_POOL },
+      spec: {
+        disruption: { consolidationPolicy: "WhenEmpty", consolidateAfter: "Never", budgets: [{ nodes: "1" }] },
+        template: { spec: {
+          nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+          requirements: [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] }, WORKSHOP_FAMILIES, SIZES],
+        } },
+      },
+    } });
+    const namespace = await createTestNamespace(env.kubeConfig, DRIFT_POOL);
+    const labels = { app: DRIFT_POOL };
+    // One pod per node (required anti-affinity): each drifted node needs its own replacement, and an
+    // orphan replacement stays empty, visible as a NodeClaim no pod needs.
+    await apps.createNamespacedDeployment({ namespace, body: {
+      metadata: { name: DRIFT_POOL },
+      spec: {
+        replicas: DRIFT_REPLICAS, selector: { matchLabels: labels },
+        template: { metadata: { labels }, spec: {
+          terminationGracePeriodSeconds: 0, nodeSelector: { "karpenter.sh/nodepool": DRIFT_POOL },
+          affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: labels } }] } },
+          containers: [{ name: "pause", image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7", resources: { requests: { memory: "1Gi" } } }],
+        } },
+      },
+    } });
+    const ofPool = async (): Promise<Claim[]> => (await consistency(env)).claims.filter((c) => c.metadata.labels?.["karpenter.sh/nodepool"] === DRIFT_POOL);
+    const intentOf = (c: Claim) => parseIntent((c.metadata as { annotations?: Record<string, string> }).annotations?.[COMMAND_ANNOTATION]);
+    /** The pool settled: exactly the NodeClaims the pods need, none drifted, no taint, no recorded command, no leak. */
+    const settled = async (): Promise<Claim[] | undefined> => {
+      const [claims, { leaked, withoutInstance }, nodes, pods] = await Promise.all([ofPool(), consistency(env), core.listNode(), core.listNamespacedPod({ namespace })]);
+      const running = pods.items.filter((p) => p.status?.phase === "Running" && p.metadata?.deletionTimestamp === undefined);
+      const hosts = new Set(running.map((p) => p.spec?.nodeName ?? ""));
+      const tainted = nodes.items.filter((n) => n.metadata?.labels?.["karpenter.sh/nodepool"] === DRIFT_POOL && (n.spec?.taints ?? []).some((t) => t.key === "karpenter.sh/disrupted"));
+      const ok = leaked.length === 0 && withoutInstance.length === 0 && tainted.length === 0 && running.length === DRIFT_REPLICAS && pods.items.length === DRIFT_REPLICAS
+        && claims.length === DRIFT_REPLICAS && claims.every((c) => initialized(c) && c.metadata.deletionTimestamp === undefined && !drifted(c)
+          && hosts.has(c.status?.nodeName ?? "") && intentOf(c) === undefined);
+      return ok ? claims : undefined;
+    };
+    let before = await eventually(`${DRIFT_REPLICAS} pods on ${DRIFT_REPLICAS} NodeClaims of the drift-only pool`, settled, 300_000, 500);
+    const taintedNodes = async (): Promise<Set<string>> => new Set((await core.listNode()).items
+      .filter((n) => n.metadata?.labels?.["karpenter.sh/nodepool"] === DRIFT_POOL && (n.spec?.taints ?? []).some((t) => t.key === "karpenter.sh/disrupted"))
+      .map((n) => n.metadata?.name ?? ""));
+
+    const leaderIdentity = async (): Promise<string | undefined> =>
+      (await leases.readNamespacedLease({ name: "kerf-chaos-leader", namespace: "default" }).catch(() => undefined))?.spec?.holderIdentity;
+    const restarts: Promise<void>[] = [];
+    /** Kills the running leader (false while no live replica holds the Lease); it is started again 500 ms later. */
+    const killLeader = async (): Promise<boolean> => {
+      const leader = await leaderIdentity();
+      const target = replicas.find((r) => r.running && r.identity === leader);
+      if (target === undefined) return false;
+      await target.kill();
+      restarts.push(sleep(500).then(() => { target.start(); }));
+      return true;
+    };
+    // The long run (KERF_CHAOS_KILLS) drifts the pool more than once.
+    const rounds = Math.max(1, Math.floor(KILLS / 30));
+    let kills = 0;
+    for (let round = 1; round <= rounds; round += 1) {
+      const moments = { marked: false, launched: false };
+      let watching = true;
+      // Polled every 100 ms: the moments below come and go within a few API calls of the leader.
+      // Marked: a candidate carries the recorded command or its Node the disrupted taint. Launched: a
+      // NodeClaim the pool did not have before the drift has an instance.
+      const old = new Set(before.map((c) => c.metadata.name));
+      const watcher = (async (): Promise<void> => {
+        while (watching && !(moments.marked && moments.launched)) {
+          const [claims, tainted] = await Promise.all([ofPool(), taintedNodes()]).catch(() => [[] as Claim[], new Set<string>()] as const);
+          const marked = claims.some((c) => intentOf(c)?.role === "candidate" || tainted.has(c.status?.nodeName ?? ""));
+          if (!moments.marked && marked && await killLeader()) { moments.marked = true; kills += 1; }
+          const launched = claims.some((c) => !old.has(c.metadata.name) && (c.status?.providerID ?? "") !== "");
+          if (moments.marked && !moments.launched && launched && await killLeader()) { moments.launched = true; kills += 1; }
+          await sleep(100);
+        }
+      })();
+      await custom.patchClusterCustomObject({ ...NODEPOOLS, name: DRIFT_POOL, body: { spec: { template: { metadata: { labels: { "drift-round": String(round) } } } } } }, mergePatch);
+      await eventually(`round ${round}: the leader killed right after a command was marked and right after its replacement launched`,
+        () => (moments.marked && moments.launched ? true : undefined), 300_000, 250);
+      watching = false;
+      await watcher;
+      await Promise.all(restarts.splice(0));
+      before = await eventually(`round ${round}: the drift-only pool to settle with only the NodeClaims its pods need`, settled, 300_000, 500);
+      process.stdout.write(`# drift-only round ${round}: settled with ${before.length} NodeClaims (${before.map((c) => c.metadata.name).join(", ")})\n`);
+    }
+    assert.equal(kills, 2 * rounds);
+    // The next leaders took the killed commands over from their recorded intent (logs of every incarnation).
+    const takeovers = replicas.flatMap((r) => r.allLogLines()).filter((l) => l.includes("disruption command a previous leader started"));
+    process.stdout.write(`# drift-only: ${takeovers.length} commands taken over by a new leader\n`);
+    assert.ok(takeovers.length >= 1, "no new leader resumed or abandoned a killed command");
     passed = true;
   });
 });

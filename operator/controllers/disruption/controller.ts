@@ -73,7 +73,8 @@ export class DisruptionController {
       nominated: () => deps.nominations.active(),
       revalidate: async (command, own) => {
         const input = await this.input();
-        return this.planner.revalidate({ ...input, inFlight: new Set([...input.inFlight].filter((n) => !own.has(n))) }, command);
+        const inFlight = new Set([...input.inFlight].filter((n) => !own.has(n)));
+        return this.planner.revalidate({ ...input, inFlight }, command);
       },
     });
   }
@@ -133,7 +134,8 @@ export class DisruptionController {
       now: this.deps.clock.now(), cluster, instanceTypes: await instanceTypesByPool(this.deps, cluster.nodePools),
       nominated: this.deps.nominations.active(), pending: this.deps.cluster.pendingPods(), inFlight: this.orchestrator.names(), spotToSpot: this.deps.settings.spotToSpot,
       ...(this.deps.settings.maxSingleNodeEvaluations === undefined ? {} : { maxSingleNodeEvaluations: this.deps.settings.maxSingleNodeEvaluations }),
-      resumeAfter: this.resumeAfter, driftResumeAfter: this.driftResumeAfter, ...(this.deps.scheduling === undefined ? {} : { scheduling: this.deps.scheduling }),
+      resumeAfter: this.resumeAfter, driftResumeAfter: this.driftResumeAfter,
+      ...(this.deps.scheduling === undefined ? {} : { scheduling: this.deps.scheduling }),
     };
   }
 
@@ -147,7 +149,9 @@ export class DisruptionController {
     const found = recoveries(this.deps.cluster.nodeClaims(), this.orchestrator.commandIds());
     for (const recovery of found) {
       const task = this.orchestrator.recover(recovery, signal)
-        .catch((error: unknown) => this.deps.logger.warn({ err: error, command: recovery.intent.id }, "taking over a recorded disruption command; retried next pass"));
+        .catch((error: unknown) => this.deps.logger.warn(
+          { err: error, command: recovery.intent.id }, "taking over a recorded disruption command; retried next pass",
+        ));
       // A resumed command runs as a task (its candidates are in flight at once); the others finish here.
       if (recovery.kind !== "resume") await task;
     }
@@ -191,6 +195,7 @@ export class DisruptionController {
     if (s.node !== undefined) this.deps.events.publish(event("Node", s.node, s.blocker.message));
   }
 }
+
 /**
  * Whether a node held back gets Events of its own: not while it initializes, nor when a budget holds it
  * (Karpenter publishes only the NodePool's DisruptionBlocked event for a budget, review S17e; the plan

@@ -7,7 +7,9 @@
 import { parentPort } from "node:worker_threads";
 import { planDisruption } from "../../core/disruption/plan.ts";
 import { revalidate } from "../../core/disruption/validation.ts";
-import { Mirror, rehydrateCommand, slimPlan, slimValidation, viewSource, type Reply, type ToThread } from "./planner-wire.ts";
+import {
+  Mirror, rehydrateCommand, slimPlan, slimValidation, viewSource, type Reply, type ToThread,
+} from "./planner-wire.ts";
 
 function answer(mirror: Mirror, message: Exclude<ToThread, { type: "sync" | "types" }>): Reply {
   const input = mirror.input(message.params);

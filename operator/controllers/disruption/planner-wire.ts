@@ -22,6 +22,7 @@ import type { ClusterView } from "../../core/provisioning/cluster-view.ts";
 import type { PlannedNodeClaim } from "../../core/scheduling/types.ts";
 
 type Keyed = { readonly metadata?: Meta | undefined };
+type TypesByPool = ReadonlyMap<string, readonly InstanceType[]>;
 
 /** One chunk of object changes of one ClusterView field. */
 export interface SyncMessage {
@@ -57,7 +58,9 @@ export const keyOf = (o: Keyed): string => `${o.metadata?.namespace ?? ""}/${o.m
 
 // ---- the operator's side: what changed since the last sync ----
 
-function chunked(field: string, upserts: readonly (readonly [string, unknown])[], deletes: readonly string[], chunk: number): SyncMessage[] {
+type Upserts = readonly (readonly [string, unknown])[];
+
+function chunked(field: string, upserts: Upserts, deletes: readonly string[], chunk: number): SyncMessage[] {
   const out: SyncMessage[] = [];
   for (let i = 0; i < Math.max(upserts.length, 1); i += chunk) {
     out.push({ type: "sync", field, upserts: upserts.slice(i, i + chunk), deletes: i === 0 ? deletes : [] });
@@ -79,7 +82,7 @@ export class ObjectSync {
    * The messages that bring the thread's mirror to `cluster` and `instanceTypes`, chunked at
    * `chunk` objects. Arrays of `cluster` are fields of the mirror; anything else in it is a param.
    */
-  diff(cluster: ClusterView, instanceTypes: ReadonlyMap<string, readonly InstanceType[]>, chunk = 2_000): (SyncMessage | TypesMessage)[] {
+  diff(cluster: ClusterView, instanceTypes: TypesByPool, chunk = 2_000): (SyncMessage | TypesMessage)[] {
     const out: (SyncMessage | TypesMessage)[] = [];
     for (const [field, value] of Object.entries(cluster)) {
       if (Array.isArray(value)) out.push(...this.diffField(field, value as readonly Keyed[], chunk));
@@ -147,7 +150,9 @@ export class ObjectSync {
 /** The request params of `input` (pending pods as keys into the mirror). */
 export function paramsOf(input: DisruptionInput): Params {
   const params: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(input)) if (k !== "cluster" && k !== "instanceTypes" && k !== "pending" && v !== undefined) params[k] = v;
+  for (const [k, v] of Object.entries(input)) {
+    if (k !== "cluster" && k !== "instanceTypes" && k !== "pending" && v !== undefined) params[k] = v;
+  }
   const extras: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(input.cluster)) if (!Array.isArray(v) && v !== undefined) extras[k] = v;
   if (Object.keys(extras).length > 0) params["clusterExtras"] = extras;
@@ -155,7 +160,10 @@ export function paramsOf(input: DisruptionInput): Params {
   return params;
 }
 
-const sortedList = (v: unknown): unknown => (v instanceof Set ? [...v as Set<unknown>].map(String).sort() : v instanceof Date ? undefined : v);
+function sortedList(v: unknown): unknown {
+  if (v instanceof Set) return [...v as Set<unknown>].map(String).sort();
+  return v instanceof Date ? undefined : v;
+}
 
 /** Params the digest leaves out: see digestOf. */
 const UNDIGESTED = new Set(["now", "resumeAfter", "driftResumeAfter", "pendingKeys"]);
@@ -184,7 +192,9 @@ export class Mirror {
     if (message.type === "types") {
       if (message.reset) this.types.clear();
       for (const [id, t] of message.added) this.types.set(id, t);
-      this.poolTypes = new Map(message.pools.map(([pool, ids]) => [pool, ids.map((id) => this.types.get(id)).filter((t): t is InstanceType => t !== undefined)]));
+      const typesOf = (ids: readonly number[]): InstanceType[] =>
+        ids.map((id) => this.types.get(id)).filter((t): t is InstanceType => t !== undefined);
+      this.poolTypes = new Map(message.pools.map(([pool, ids]) => [pool, typesOf(ids)]));
       return;
     }
     let objects = this.fields.get(message.field);
@@ -207,7 +217,11 @@ export class Mirror {
     const { pendingKeys, clusterExtras: _extras, ...rest } = params;
     const pods = this.fields.get("pods");
     const pending = pendingKeys?.map((k) => pods?.get(k)).filter((p): p is Pod => p !== undefined);
-    return { ...(rest as unknown as DisruptionInput), cluster: cluster as unknown as ClusterView, instanceTypes: this.poolTypes, ...(pending === undefined ? {} : { pending }) };
+    return {
+      ...(rest as unknown as DisruptionInput),
+      cluster: cluster as unknown as ClusterView, instanceTypes: this.poolTypes,
+      ...(pending === undefined ? {} : { pending }),
+    };
   }
 }
 
@@ -217,27 +231,42 @@ export class Mirror {
 export type WireCandidate = Omit<Candidate, "nodeClaim" | "node" | "pods"> & { readonly pods: readonly string[] };
 /** A replacement with its instance types as names. */
 export type WireReplacement = Omit<PlannedNodeClaim, "instanceTypes"> & { readonly instanceTypes: readonly string[] };
-export type WireCommand = Omit<Command, "candidates" | "replacements"> & { readonly candidates: readonly WireCandidate[]; readonly replacements: readonly WireReplacement[] };
-export interface WireSkipped { readonly nodeClaim: string; readonly node?: string | undefined; readonly blocker: Skipped["blocker"] }
-export type WirePlan = Omit<DisruptionPlan, "command" | "blocked" | "unconsolidatable"> & {
-  readonly command?: WireCommand | undefined; readonly blocked: readonly WireSkipped[]; readonly unconsolidatable: readonly WireSkipped[];
+export type WireCommand = Omit<Command, "candidates" | "replacements"> & {
+  readonly candidates: readonly WireCandidate[]; readonly replacements: readonly WireReplacement[];
 };
-export type WireValidation = { readonly ok: true; readonly command: WireCommand } | { readonly ok: false; readonly reason: string };
+export interface WireSkipped {
+  readonly nodeClaim: string; readonly node?: string | undefined; readonly blocker: Skipped["blocker"];
+}
+export type WirePlan = Omit<DisruptionPlan, "command" | "blocked" | "unconsolidatable"> & {
+  readonly command?: WireCommand | undefined;
+  readonly blocked: readonly WireSkipped[];
+  readonly unconsolidatable: readonly WireSkipped[];
+};
+export type WireValidation =
+  | { readonly ok: true; readonly command: WireCommand }
+  | { readonly ok: false; readonly reason: string };
 
 const nameOf = (o: Keyed | undefined): string => o?.metadata?.name ?? "";
 
 export function slimCommand(command: Command): WireCommand {
   return {
     ...command,
-    candidates: command.candidates.map(({ nodeClaim: _c, node: _n, pods, ...rest }) => ({ ...rest, pods: pods.map(keyOf) })),
+    candidates: command.candidates.map(({ nodeClaim: _c, node: _n, pods, ...rest }) => ({
+      ...rest, pods: pods.map(keyOf),
+    })),
     replacements: command.replacements.map((r) => ({ ...r, instanceTypes: r.instanceTypes.map((t) => t.name) })),
   };
 }
 
-const slimSkipped = (s: Skipped): WireSkipped => ({ nodeClaim: nameOf(s.nodeClaim), node: s.node === undefined ? undefined : nameOf(s.node), blocker: s.blocker });
+const slimSkipped = (s: Skipped): WireSkipped => ({
+  nodeClaim: nameOf(s.nodeClaim), node: s.node === undefined ? undefined : nameOf(s.node), blocker: s.blocker,
+});
 
 export function slimPlan(plan: DisruptionPlan): WirePlan {
-  return { ...plan, command: plan.command === undefined ? undefined : slimCommand(plan.command), blocked: plan.blocked.map(slimSkipped), unconsolidatable: plan.unconsolidatable.map(slimSkipped) };
+  return {
+    ...plan, command: plan.command === undefined ? undefined : slimCommand(plan.command),
+    blocked: plan.blocked.map(slimSkipped), unconsolidatable: plan.unconsolidatable.map(slimSkipped),
+  };
 }
 
 export function slimValidation(v: Validation): WireValidation {
@@ -267,31 +296,38 @@ function podAt(source: ObjectSource, key: string): Pod | undefined {
 }
 
 /** The command with its objects read from `source` (a NodeClaim or Node gone since keeps its name only). */
-export function rehydrateCommand(command: WireCommand, source: ObjectSource, types: ReadonlyMap<string, readonly InstanceType[]>): Command {
+export function rehydrateCommand(command: WireCommand, source: ObjectSource, types: TypesByPool): Command {
   return {
     ...command,
     candidates: command.candidates.map((c) => ({
-      ...c, nodeClaim: source.nodeClaim(c.name) ?? stub<NodeClaim>(c.name), node: source.node(c.nodeName) ?? stub<Node>(c.nodeName),
+      ...c,
+      nodeClaim: source.nodeClaim(c.name) ?? stub<NodeClaim>(c.name),
+      node: source.node(c.nodeName) ?? stub<Node>(c.nodeName),
       pods: c.pods.map((k) => podAt(source, k)).filter((p): p is Pod => p !== undefined),
     })),
     replacements: command.replacements.map((r) => {
       const byName = new Map((types.get(r.nodePool) ?? []).map((t) => [t.name, t]));
-      return { ...r, instanceTypes: r.instanceTypes.map((n) => byName.get(n)).filter((t): t is InstanceType => t !== undefined) };
+      const instanceTypes = r.instanceTypes.map((n) => byName.get(n)).filter((t): t is InstanceType => t !== undefined);
+      return { ...r, instanceTypes };
     }),
   };
 }
 
 function rehydrateSkipped(s: WireSkipped, source: ObjectSource): Skipped {
-  return { nodeClaim: source.nodeClaim(s.nodeClaim) ?? stub<NodeClaim>(s.nodeClaim), node: s.node === undefined ? undefined : source.node(s.node), blocker: s.blocker };
-}
-
-export function rehydratePlan(plan: WirePlan, source: ObjectSource, types: ReadonlyMap<string, readonly InstanceType[]>): DisruptionPlan {
   return {
-    ...plan, command: plan.command === undefined ? undefined : rehydrateCommand(plan.command, source, types),
-    blocked: plan.blocked.map((s) => rehydrateSkipped(s, source)), unconsolidatable: plan.unconsolidatable.map((s) => rehydrateSkipped(s, source)),
+    nodeClaim: source.nodeClaim(s.nodeClaim) ?? stub<NodeClaim>(s.nodeClaim),
+    node: s.node === undefined ? undefined : source.node(s.node), blocker: s.blocker,
   };
 }
 
-export function rehydrateValidation(v: WireValidation, source: ObjectSource, types: ReadonlyMap<string, readonly InstanceType[]>): Validation {
+export function rehydratePlan(plan: WirePlan, source: ObjectSource, types: TypesByPool): DisruptionPlan {
+  return {
+    ...plan, command: plan.command === undefined ? undefined : rehydrateCommand(plan.command, source, types),
+    blocked: plan.blocked.map((s) => rehydrateSkipped(s, source)),
+    unconsolidatable: plan.unconsolidatable.map((s) => rehydrateSkipped(s, source)),
+  };
+}
+
+export function rehydrateValidation(v: WireValidation, source: ObjectSource, types: TypesByPool): Validation {
   return v.ok ? { ok: true, command: rehydrateCommand(v.command, source, types) } : v;
 }

@@ -43,13 +43,18 @@ export class InProcessPlanner implements Planner {
     return Promise.resolve({ plan, cpuMs: (used.user + used.system) / 1000 });
   }
 
-  revalidate(input: DisruptionInput, command: Command): Promise<Validation> { return Promise.resolve(revalidate(input, command)); }
+  revalidate(input: DisruptionInput, command: Command): Promise<Validation> {
+    return Promise.resolve(revalidate(input, command));
+  }
   close(): Promise<void> { return Promise.resolve(); }
 }
 
 /** A failure of the planner thread (it died, or a request ran past its deadline). */
 export class PlannerThreadError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) { super(message, options); this.name = "PlannerThreadError"; }
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "PlannerThreadError";
+  }
 }
 
 export interface PlannerThreadOptions {
@@ -62,7 +67,11 @@ export interface PlannerThreadOptions {
   readonly chunk?: number;
 }
 
-interface Waiting { readonly resolve: (reply: Reply) => void; readonly reject: (error: Error) => void; readonly timer: NodeJS.Timeout }
+interface Waiting {
+  readonly resolve: (reply: Reply) => void;
+  readonly reject: (error: Error) => void;
+  readonly timer: NodeJS.Timeout;
+}
 
 const THREAD_URL = new URL("./planner-thread.ts", import.meta.url);
 
@@ -124,7 +133,8 @@ export class PlannerThread implements Planner {
   }
 
   private async syncNow(input: DisruptionInput): Promise<void> {
-    if (this.synced?.cluster === input.cluster && this.synced.types === input.instanceTypes && this.worker !== undefined) return;
+    const same = this.synced?.cluster === input.cluster && this.synced.types === input.instanceTypes;
+    if (same && this.worker !== undefined) return;
     const worker = this.thread();
     const messages = this.objects.diff(input.cluster, input.instanceTypes, this.opts.chunk);
     for (const [i, message] of messages.entries()) {
@@ -164,8 +174,11 @@ export class PlannerThread implements Planner {
   }
 
   async revalidate(input: DisruptionInput, command: Command): Promise<Validation> {
-    const reply = await this.request(input, (id) => ({ type: "revalidate", id, params: paramsOf(input), command: slimCommand(command) }));
-    return rehydrateValidation((reply as { validation: WireValidation }).validation, this.opts.objects, input.instanceTypes);
+    const params = paramsOf(input);
+    const slim = slimCommand(command);
+    const reply = await this.request(input, (id) => ({ type: "revalidate", id, params, command: slim }));
+    const { validation } = reply as { validation: WireValidation };
+    return rehydrateValidation(validation, this.opts.objects, input.instanceTypes);
   }
 
   /** Ends the thread (waiting requests fail). */

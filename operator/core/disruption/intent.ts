@@ -46,7 +46,8 @@ const isCount = (v: unknown): v is number => typeof v === "number" && Number.isI
 const isMethod = (v: unknown): v is Method => typeof v === "string" && (METHODS as readonly string[]).includes(v);
 const ROLES = ["candidate", "replacement"] as const;
 const DECISIONS = ["delete", "replace"] as const;
-const isOneOf = <T extends string>(v: unknown, values: readonly T[]): v is T => typeof v === "string" && (values as readonly string[]).includes(v);
+const isOneOf = <T extends string>(v: unknown, values: readonly T[]): v is T =>
+  typeof v === "string" && (values as readonly string[]).includes(v);
 const isReason = (v: unknown): v is DisruptionReason => typeof v === "string" && REASONS.includes(v);
 
 function readJson(value: string): Record<string, unknown> | undefined {
@@ -74,25 +75,38 @@ export function intentOf(claim: NodeClaim): CommandIntent | undefined {
   return parseIntent(claim.metadata?.annotations?.[COMMAND_ANNOTATION]);
 }
 
+type Claims = readonly NodeClaim[];
+
 /** What a new leader does with one recorded command. */
 export type Recovery =
   /** Wait for the replacements to be Initialized, then delete the live candidates. */
-  | { readonly kind: "resume"; readonly intent: CommandIntent; readonly candidates: readonly NodeClaim[]; readonly replacements: readonly NodeClaim[] }
+  | {
+    readonly kind: "resume"; readonly intent: CommandIntent;
+    readonly candidates: Claims; readonly replacements: Claims;
+  }
   /** Delete the replacements no pod needs, release the candidates. */
-  | { readonly kind: "abandon"; readonly intent: CommandIntent; readonly candidates: readonly NodeClaim[]; readonly replacements: readonly NodeClaim[]; readonly why: string }
+  | {
+    readonly kind: "abandon"; readonly intent: CommandIntent;
+    readonly candidates: Claims; readonly replacements: Claims;
+    readonly why: string;
+  }
   /** The candidates are deleting or gone: only the annotations on the replacements remain to clear. */
   | { readonly kind: "finish"; readonly intent: CommandIntent; readonly replacements: readonly NodeClaim[] };
 
 const deleting = (c: NodeClaim): boolean => c.metadata?.deletionTimestamp !== undefined;
 
-function recoveryOf(intent: CommandIntent, candidates: readonly NodeClaim[], replacements: readonly NodeClaim[]): Recovery {
+function recoveryOf(intent: CommandIntent, candidates: Claims, replacements: Claims): Recovery {
   const live = candidates.filter((c) => !deleting(c));
   const kept = replacements.filter((r) => !deleting(r));
   if (live.length === 0) return { kind: "finish", intent, replacements: kept };
   const abandon = (why: string): Recovery => ({ kind: "abandon", intent, candidates: live, replacements: kept, why });
-  if (intent.decision === "delete" || intent.replacements === 0) return abandon("a delete-only command is planned again against fresh state");
+  if (intent.decision === "delete" || intent.replacements === 0) {
+    return abandon("a delete-only command is planned again against fresh state");
+  }
   if (kept.length < replacements.length) return abandon("a replacement failed");
-  if (kept.length < intent.replacements) return abandon(`${kept.length} of ${intent.replacements} replacements were launched`);
+  if (kept.length < intent.replacements) {
+    return abandon(`${kept.length} of ${intent.replacements} replacements were launched`);
+  }
   return { kind: "resume", intent, candidates: live, replacements: kept };
 }
 
@@ -107,7 +121,9 @@ export function recoveries(claims: readonly NodeClaim[], running: ReadonlySet<st
     if (intent === undefined || running.has(intent.id)) continue;
     let group = byId.get(intent.id);
     if (group === undefined) { group = { intent, candidates: [], replacements: [] }; byId.set(intent.id, group); }
-    if (intent.role === "candidate") { group.candidates.push(claim); if (group.intent.role === "replacement") group.intent = intent; } else group.replacements.push(claim);
+    if (intent.role === "replacement") { group.replacements.push(claim); continue; }
+    group.candidates.push(claim);
+    if (group.intent.role === "replacement") group.intent = intent;
   }
   return [...byId.values()].map((g) => recoveryOf(g.intent, g.candidates, g.replacements));
 }
@@ -117,7 +133,9 @@ export function recoveries(claims: readonly NodeClaim[], running: ReadonlySet<st
  * DaemonSet or mirror pod, not terminal) runs on its node, or a pending pod was nominated to it.
  * `pods`: the pods bound to the replacement's Node; `nominated`: nominated node and NodeClaim names.
  */
-export function replacementNeeded(claim: NodeClaim, pods: readonly Pod[], nominated: ReadonlySet<string>, movable: (pod: Pod) => boolean): boolean {
+export function replacementNeeded(
+  claim: NodeClaim, pods: readonly Pod[], nominated: ReadonlySet<string>, movable: (pod: Pod) => boolean,
+): boolean {
   const name = claim.metadata?.name ?? "";
   const nodeName = claim.status?.nodeName ?? "";
   if (nominated.has(name) || (nodeName !== "" && nominated.has(nodeName))) return true;

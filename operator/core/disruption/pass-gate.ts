@@ -29,14 +29,18 @@ export interface FruitlessPass {
 }
 
 /** Whether the pass at `now`, reading `digest`, may be skipped after `last`. */
-export function skipPass(last: FruitlessPass | undefined, digest: string, now: number, rearmMs: number = REARM_MS): boolean {
+export function skipPass(
+  last: FruitlessPass | undefined, digest: string, now: number, rearmMs: number = REARM_MS,
+): boolean {
   if (last === undefined || last.digest !== digest) return false;
   if (now - last.at >= rearmMs || now < last.at) return false;
   return last.wakeAt === undefined || now < last.wakeAt;
 }
 
 /** What the gate keeps after a pass: the pass itself when it was fruitless, else nothing (the next pass runs). */
-export function afterPass(fruitless: boolean, digest: string, at: number, wakeAt: number | undefined): FruitlessPass | undefined {
+export function afterPass(
+  fruitless: boolean, digest: string, at: number, wakeAt: number | undefined,
+): FruitlessPass | undefined {
   return fruitless ? { digest, at, wakeAt } : undefined;
 }
 
@@ -44,7 +48,7 @@ function earliest(a: number | undefined, b: number): number {
   return a === undefined || b < a ? b : a;
 }
 
-/** When each do-not-disrupt duration ends (from creation and from start: whichever the rule reads, both wake the pass). */
+/** When each do-not-disrupt duration ends (counted from creation and from start: either wakes the pass). */
 function doNotDisruptEnds(view: ClusterView, now: number, wake: number | undefined): number | undefined {
   let out = wake;
   for (const pod of view.pods) {
@@ -52,7 +56,8 @@ function doNotDisruptEnds(view: ClusterView, now: number, wake: number | undefin
     if (value === undefined) continue;
     const ms = tryParseDuration(value);
     if (typeof ms !== "number") continue;
-    for (const from of [timeMs(pod.metadata?.creationTimestamp), timeMs((pod.status as { startTime?: string } | undefined)?.startTime)]) {
+    const started = timeMs((pod.status as { startTime?: string } | undefined)?.startTime);
+    for (const from of [timeMs(pod.metadata?.creationTimestamp), started]) {
       if (from !== undefined && from + ms > now) out = earliest(out, from + ms);
     }
   }
@@ -83,7 +88,7 @@ function emptyAfterEnds(view: ClusterView, now: number, wake: number | undefined
   return out;
 }
 
-/** The next opening and closing of a scheduled budget's window ([] for an unreadable one: the budget code reports it). */
+/** The next opening and closing of a scheduled budget's window ([] for an unreadable one: budgets report it). */
 function windowEdges(budget: BudgetSpec, now: number, timeZone: string | undefined): (number | undefined)[] {
   try {
     const w = budgetWindow(budget, new Date(now), timeZone);

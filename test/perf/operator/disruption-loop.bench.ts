@@ -153,7 +153,7 @@ async function loop(seconds: number): Promise<Record<string, unknown>> {
   return {
     podToCreateFleetP50Ms: Math.round(quantile(latencies, 0.5)), podToCreateFleetP99Ms: Math.round(quantile(latencies, 0.99)), pendingPods: latencies.length,
     eventLoopDelayP99Ms: Math.round(ms(delay.percentile(99))), eventLoopDelayMaxMs: Math.round(ms(delay.max)),
-    passes: passes.length, passWallMedianMs: Math.round(quantile(passes, 0.5)),
+    passes: passes.length, passWallMedianMs: Math.round(quantile(passes, 0.5)), rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
     ok: quantile(latencies, 0.99) <= IDLE_WINDOW_MS + 250 && ms(delay.percentile(99)) < 100,
   };
 }
@@ -176,6 +176,7 @@ async function large(): Promise<Record<string, unknown>> {
   return {
     firstPassS: Number((walls[0]! / 1000).toFixed(2)), secondPassS: Number((walls[1]! / 1000).toFixed(2)),
     eventLoopDelayMaxMs: Math.round(ms(delay.max)), eventLoopDelayP99Ms: Math.round(ms(delay.percentile(99))),
+    rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
     ok: Math.max(...walls) < 5000 && ms(delay.max) < 1000,
   };
 }
