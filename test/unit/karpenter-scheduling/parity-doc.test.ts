@@ -9,6 +9,7 @@ import { cases as constraints } from "./constraints.cases.ts";
 import { cases as instanceSelection } from "./instance-selection.cases.ts";
 import { cases as provisioning } from "./provisioning.cases.ts";
 import { cases as topology } from "./topology.cases.ts";
+import { cases as volumes } from "./volumes.cases.ts";
 import type { ParityCase, Source } from "./harness.ts";
 
 const doc = readFileSync(path.resolve(import.meta.dirname, "../../../docs/scheduling-parity.md"), "utf8");
@@ -30,7 +31,7 @@ function rows(): Row[] {
   return out;
 }
 
-const all: readonly ParityCase[] = [...constraints, ...topology, ...provisioning, ...instanceSelection, ...clusterState];
+const all: readonly ParityCase[] = [...constraints, ...topology, ...provisioning, ...instanceSelection, ...clusterState, ...volumes];
 const sources = (c: ParityCase): readonly Source[] => (Array.isArray(c.from) ? c.from : [c.from as Source]);
 
 describe("the scheduling parity document", () => {
