@@ -1,6 +1,7 @@
 /**
  * Turns the plain Kubernetes objects of a simulation scenario (NodePool, EC2NodeClass, Pod,
- * Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, Namespace, RuntimeClass) into the
+ * Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, Namespace, RuntimeClass, and the volume
+ * objects PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode: volume-objects.ts) into the
  * objects the operator's caches hold (a ClusterView, the pending Pods, instance types per NodePool)
  * and then, through the operator's own path (provisioning/scheduling-input.ts), into a Snapshot and
  * the pods to place (pure). So a scenario is read as the operator reads the cluster: the EC2NodeClass
@@ -32,6 +33,7 @@ import { amiFamilyOf, type EC2NodeClassSpec } from "../launch-template/node-clas
 import type { Node, NodeClaim, PdbLike, Pod } from "../lifecycle/objects.ts";
 import type { ClusterView, DaemonSetObject, NodePoolObject } from "../provisioning/cluster-view.ts";
 import { schedulingInput } from "../provisioning/scheduling-input.ts";
+import { checkVolumeObject, VOLUME_KINDS, volumeView } from "./volume-objects.ts";
 import { optsOutOfKarpenter, type SchedulingPod } from "../provisioning/intake.ts";
 import { simPodFromPod, simPodFromSpec } from "./pod-spec.ts";
 import { admitRuntimeClass, runtimeClassesOf, type RuntimeClasses } from "./runtime-class.ts";
@@ -64,6 +66,8 @@ export interface ScenarioObjects {
   readonly namespaces: readonly Obj[];
   /** Instance types per NodePool name (from its EC2NodeClass: kubelet, root volume, AMI family). */
   readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
+  /** PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes as written (volume-objects.ts). */
+  readonly volumes?: readonly Obj[] | undefined;
 }
 
 export interface Scenario {
@@ -143,7 +147,7 @@ export function completeNode(doc: Obj, types: ReadonlyMap<string, InstanceType>)
 }
 
 const KNOWN_KINDS = "NodePool, EC2NodeClass, Pod, Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, "
-  + "Namespace or RuntimeClass";
+  + "Namespace, RuntimeClass, PersistentVolumeClaim, PersistentVolume, StorageClass or CSINode";
 
 const terminal = (pod: Obj): boolean => ["Succeeded", "Failed"].includes(String(o(pod["status"])["phase"] ?? ""));
 
@@ -179,6 +183,7 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog, n
       case "NodePool": checkNodePool(d); return;
       case "Deployment": pending.push(...replicas(d, runtimeClasses)); return;
       case "Pod": addPod(d, runtimeClasses, { pending, boundPods }); return;
+      case "PersistentVolumeClaim": case "PersistentVolume": case "StorageClass": case "CSINode": checkVolumeObject(d); return;
       default: throw new Error(`unsupported kind (expected ${KNOWN_KINDS})`);
     }
   }));
@@ -193,6 +198,7 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog, n
   const objects: ScenarioObjects = {
     nodePools: ofKind("NodePool"), nodes, nodeClaims: ofKind("NodeClaim"), pods: boundPods, daemonSets,
     pdbs: ofKind("PodDisruptionBudget"), namespaces: ofKind("Namespace"), instanceTypes,
+    volumes: docs.filter((d) => VOLUME_KINDS.has(String(d["kind"]))),
   };
   const cluster = scenarioCluster(objects, now, pending);
   const input = schedulingInput({ cluster, pending: pending.filter(waits) as readonly Pod[], instanceTypes });
@@ -327,5 +333,6 @@ export function scenarioCluster(objects: ScenarioObjects, now: Date, pending: re
     daemonSets: objects.daemonSets as readonly DaemonSetObject[],
     pdbs: objects.pdbs.map((p) => pdbWithStatus(p, objects.pods)),
     namespaces: objects.namespaces,
+    ...volumeView(objects.volumes ?? []),
   };
 }
