@@ -1,5 +1,7 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import pino from "pino";
 import { input, machine, pool, view, type Machine } from "../../core/disruption/fixtures.ts";
 import type { DisruptionInput } from "../../core/disruption/plan.ts";
@@ -101,6 +103,22 @@ void describe("the disruption planner thread", () => {
       const d2 = await p.sync({ ...i, cluster: { ...i.cluster, pods: i.cluster.pods.slice(1) } });
       assert.notEqual(await p.sync({ ...i, cluster: { ...i.cluster, pods: i.cluster.pods.slice(1) }, nominated: new Set(["a"]) }), d2, "a nomination");
     }
+  });
+
+  void it("should let the process exit once its requests are answered (an idle thread holds nothing)", () => {
+    const url = (f: string): string => JSON.stringify(new URL(f, import.meta.url).href);
+    const script = `import { PlannerThread, sourceOf } from ${url("./planner.ts")};
+      import { input, machine, view } from ${url("../../core/disruption/fixtures.ts")};
+      const i = input(view([machine("a", { pods: 1 }), machine("b", { pods: 1 })]));
+      const logger = { error() {}, warn() {}, info() {}, debug() {} };
+      const t = new PlannerThread({ logger, objects: sourceOf(i) });
+      const r = await t.plan(i);
+      console.log("planned", r.plan.command === undefined ? "nothing" : r.plan.command.method);`;
+    const cwd = fileURLToPath(new URL("../../..", import.meta.url));
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd, encoding: "utf8", timeout: 60_000 });
+    assert.equal(child.signal, null, "still running after 60 s: the thread kept the process alive");
+    assert.equal(child.status, 0, child.stderr);
+    assert.match(child.stdout, /^planned /);
   });
 
   void it("should survive its thread crashing: the request fails, the next one runs on a fresh thread", async () => {

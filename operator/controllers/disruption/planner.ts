@@ -74,6 +74,8 @@ interface Waiting {
 }
 
 const THREAD_URL = new URL("./planner-thread.ts", import.meta.url);
+/** Node flags about the main entry point (a worker thread refuses --input-type). */
+const ENTRY_FLAGS = ["--input-type", "--eval", "-e", "--print", "-p"];
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -95,12 +97,17 @@ export class PlannerThread implements Planner {
 
   private thread(): Worker {
     if (this.worker !== undefined) return this.worker;
-    const worker = new Worker(THREAD_URL);
+    // The thread inherits the process's Node flags, unless one describes the main entry (--input-type,
+    // -e: a worker refuses them); then it runs with none.
+    const entry = process.execArgv.some((a) => ENTRY_FLAGS.some((f) => a === f || a.startsWith(`${f}=`)));
+    const worker = new Worker(THREAD_URL, entry ? { execArgv: [] } : {});
     this.started += 1;
-    worker.unref();
     worker.on("message", (reply: Reply) => this.received(reply));
     worker.on("error", (error) => this.died(worker, error));
     worker.on("exit", (code) => this.died(worker, new Error(`exited with code ${code}`)));
+    // After the listeners (adding a 'message' listener refs the worker's port again): an idle thread
+    // never keeps the process alive; one working on a request does (request()).
+    worker.unref();
     this.worker = worker;
     return worker;
   }
@@ -122,6 +129,7 @@ export class PlannerThread implements Planner {
     if (w === undefined) return;
     this.waiting.delete(reply.id);
     clearTimeout(w.timer);
+    if (this.waiting.size === 0) this.worker?.unref();
     w.resolve(reply);
   }
 
@@ -161,6 +169,7 @@ export class PlannerThread implements Planner {
       timer.unref();
       this.waiting.set(id, { resolve, reject, timer });
     });
+    worker.ref();
     worker.postMessage(make(id));
     const answer = await reply;
     if (answer.type === "error") throw new Error(`disruption planner: ${answer.message}`);

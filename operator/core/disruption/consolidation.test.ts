@@ -115,3 +115,43 @@ void describe("terminating StatefulSet pods (review S13)", () => {
     assert.equal(plan.command?.reason, "Underutilized");
   });
 });
+
+void describe("candidates consolidation cannot price (Karpenter's consolidation ShouldDisrupt, review S17d)", () => {
+  const p = pool("default", { budgets: [{ nodes: "100%" }] });
+  /** `a` with one pod beside `b`, which has room for it. */
+  const cluster = (a: Machine): ReturnType<typeof view> => view([a, machine("b", { pool: p, consolidatable: false, pods: 1 })], [p]);
+  const withoutZone = (m: Machine): Machine => {
+    const { ["topology.kubernetes.io/zone"]: _zone, ...labels } = m.node.metadata?.labels ?? {};
+    const claimLabels = { ...m.claim.metadata?.labels };
+    delete claimLabels["topology.kubernetes.io/zone"];
+    return { ...m, node: { ...m.node, metadata: { ...m.node.metadata, labels } }, claim: { ...m.claim, metadata: { ...m.claim.metadata, labels: claimLabels } } };
+  };
+  const cases = [
+    {
+      why: "instance type is not among its NodePool's", a: machine("a", { pool: p, pods: 1 }),
+      types: TYPES.filter((t) => t.name !== "m5.large"), message: 'Instance Type "m5.large" not found',
+    },
+    {
+      why: "Node has no zone label", a: withoutZone(machine("a", { pool: p, pods: 1 })), types: TYPES,
+      message: 'Node does not have label "topology.kubernetes.io/zone"',
+    },
+  ];
+  for (const c of cases) {
+    void it(`leaves a node whose ${c.why}, and says so`, () => {
+      const plan = planDisruption(input(cluster(c.a), { instanceTypes: new Map([["default", c.types]]) }));
+      assert.equal(plan.command, undefined);
+      assert.ok(plan.unconsolidatable.some((s) => s.nodeClaim.metadata?.name === "a" && s.blocker.message === c.message));
+    });
+  }
+});
+
+void describe("static NodePools (review S17f)", () => {
+  void it("leaves the nodes of a NodePool with replicas to it: no emptiness, drift or consolidation", () => {
+    const p = pool("fixed", { budgets: [{ nodes: "100%" }] });
+    const fixed = { ...p, spec: { ...p.spec, replicas: 2 } };
+    const machines = [machine("a", { pool: fixed }), machine("b", { pool: fixed, drifted: "NodePoolDrifted", pods: 1 })];
+    const plan = planDisruption(input(view(machines, [fixed])));
+    assert.equal(plan.command, undefined);
+    assert.deepEqual(plan.eligible, { Empty: 0, Drifted: 0, Underutilized: 0 });
+  });
+});

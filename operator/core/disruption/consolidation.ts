@@ -38,6 +38,8 @@ export interface EvaluationContext {
   readonly poolTotals: ReadonlyMap<string, { readonly price: number; readonly cost: number }>;
   /** Per pool: its consolidationPolicy. */
   readonly policies: ReadonlyMap<string, string>;
+  /** Per pool: the names of its instance types (a candidate of another type cannot be priced). */
+  readonly poolTypes?: ReadonlyMap<string, ReadonlySet<string>>;
   /** Options of every simulation the pass runs (the operator's, as provisioning uses them). */
   readonly scheduling: SimulateOptions;
 }
@@ -142,6 +144,20 @@ function balancedRejects(ctx: EvaluationContext, candidates: readonly Candidate[
   const disrupted = cost > 0 ? disruption / cost : 0;
   if (disrupted === 0 || saved >= disrupted / 2) return undefined;
   return `Balanced policy: saves ${(saved * 100).toFixed(1)}% of the pool's cost for ${(disrupted * 100).toFixed(1)}% of its disruption (needs at least half)`;
+}
+
+/**
+ * Why consolidation cannot price the candidate, as Karpenter's consolidation ShouldDisrupt says it (an
+ * Unconsolidatable event): its instance type is not among its NodePool's, or its Node lacks the capacity
+ * type or zone label; undefined when it can. Emptiness still takes such a node when it is empty.
+ */
+export function unpriceable(ctx: EvaluationContext, c: Candidate): string | undefined {
+  if (ctx.poolTypes !== undefined && ctx.poolTypes.get(c.nodePool)?.has(c.instanceType) !== true) {
+    return `Instance Type "${c.instanceType}" not found`;
+  }
+  if (c.capacityType === "") return `Node does not have label "${Label.capacityType}"`;
+  if (c.zone === "") return `Node does not have label "${Label.zone}"`;
+  return undefined;
 }
 
 /** Delete, replace or why not, for this set of candidates. */

@@ -6,7 +6,7 @@
 import { uninitializedPlacement } from "../consolidation/questions.ts";
 import { simulate } from "../scheduling/simulate.ts";
 import type { ExistingNode, SimPod } from "../scheduling/types.ts";
-import { evaluate, type EvaluationContext } from "./consolidation.ts";
+import { evaluate, unpriceable, type EvaluationContext } from "./consolidation.ts";
 import { hasGracePeriod, isEmptyCandidate } from "./candidates.ts";
 import type { BudgetLedger } from "./pool-budgets.ts";
 import type { Candidate, Command, Skipped } from "./types.ts";
@@ -123,6 +123,11 @@ function emptyingNodes(ctx: MethodContext, candidates: readonly Candidate[]): Ma
 export function consolidationCandidates(ctx: MethodContext, candidates: readonly Candidate[]): Candidate[] {
   const emptying = emptyingNodes(ctx, candidates);
   return candidates.filter((c) => {
+    const unpriced = unpriceable(ctx, c);
+    if (unpriced !== undefined) {
+      ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "unconsolidatable", message: unpriced } });
+      return false;
+    }
     if (!c.consolidatable || ctx.policies.get(c.nodePool) === "WhenEmpty") return false;
     if (c.podBlocker !== undefined) { ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker }); return false; }
     const waiting = emptying.get(c.nodePool);

@@ -179,6 +179,15 @@ function poolTotals(candidates: readonly Candidate[]): Map<string, { price: numb
   return out;
 }
 
+/**
+ * The NodePools whose nodes the methods here may disrupt: not static ones (`spec.replicas`), which
+ * Karpenter leaves out of emptiness, drift and consolidation (its static drift and repair, which kerf
+ * does not run, handle them); kerf does not provision them but may find their nodes after a takeover.
+ */
+function dynamicPools(cluster: ClusterView): Set<string> {
+  return new Set(cluster.nodePools.filter((p) => p.spec?.["replicas"] === undefined).map((p) => p.metadata?.name ?? ""));
+}
+
 /** Everything one pass (or one re-validation) reads, computed once. */
 export interface Pass {
   readonly candidates: readonly Candidate[];
@@ -196,13 +205,14 @@ export function preparePass(input: DisruptionInput): Pass {
   const byName = typesByName(input.instanceTypes);
   const found = findCandidates({
     now, nodeClaims, nodes, pods, pdbs: input.cluster.pdbs ?? [], types: byName,
-    nodePools: new Set(input.cluster.nodePools.map((p) => p.metadata?.name ?? "")), nominated: input.nominated, inFlight: input.inFlight,
+    nodePools: dynamicPools(input.cluster), nominated: input.nominated, inFlight: input.inFlight,
     emptyAfter: emptyDelays(input.cluster),
   });
   const budgets = poolBudgets({ now: input.now, nodePools: input.cluster.nodePools, nodeClaims, nodes, inFlight: input.inFlight });
   const { snapshot, stays } = schedulingView(input, found.candidates, byName);
   const ctx: MethodContext = {
     snapshot, compact: new CompactSnapshot(snapshot), stays, spotToSpot: input.spotToSpot, spotToSpotPools: spotToSpotPools(input.cluster), poolTotals: poolTotals(found.candidates), policies: policies(input.cluster),
+    poolTypes: new Map([...input.instanceTypes].map(([pool, types]) => [pool, new Set(types.map((t) => t.name))])),
     // A candidate's pod the simulation places on an uninitialized node makes the move wait (uninitializedPlacement).
     ledger: new BudgetLedger(budgets), skipped: [], budgetBlocked: [], scheduling: { ...input.scheduling },
   };
