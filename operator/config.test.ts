@@ -64,6 +64,14 @@ void describe("operator configuration", () => {
     { name: "a max price ratio that is not a number", argv: ["--max-price-ratio", "lots"], env: base, message: /--max-price-ratio \(MAX_PRICE_RATIO\): "lots" is not a number/ },
     { name: "a max price ratio below 1", argv: [], env: { ...base, MAX_PRICE_RATIO: "0.5" }, message: /maxPriceRatio must be >= 1/ },
     { name: "a port out of range", argv: ["--metrics-port", "70000"], env: base, message: /metrics-port/ },
+    // Karpenter's DRA simulation (issue 22 item 8) is not implemented: refused, never accepted and ignored.
+    { name: "IGNORE_DRA_REQUESTS=false (Karpenter's DRA simulation)", argv: [], env: { ...base, IGNORE_DRA_REQUESTS: "false" }, message: /--ignore-dra-requests \(IGNORE_DRA_REQUESTS\): false asks for Karpenter's DRA simulation, which kerf does not implement/ },
+    { name: "--ignore-dra-requests=false", argv: ["--ignore-dra-requests=false"], env: base, message: /--ignore-dra-requests .*does not implement/ },
+    { name: "an --ignore-dra-requests that is not a boolean", argv: ["--ignore-dra-requests", "maybe"], env: base, message: /"maybe" is not true or false/ },
+    // Default topology spread constraints (issue 22 item 9), validated as Karpenter validates --scheduler-config.
+    { name: "a scheduler config that is not YAML", argv: ["--scheduler-config", "podTopologySpread: ["], env: base, message: /--scheduler-config \(SCHEDULER_CONFIG\)/ },
+    { name: "a default constraint with a labelSelector", argv: [], env: { ...base, SCHEDULER_CONFIG: "podTopologySpread:\n  defaultConstraints:\n  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {}}" }, message: /SCHEDULER_CONFIG.*defaultConstraints\[0\]\.labelSelector must not be set/ },
+    { name: "a default constraint with maxSkew 0", argv: ["--scheduler-config", '{"podTopologySpread":{"defaultConstraints":[{"maxSkew":0,"topologyKey":"kubernetes.io/hostname","whenUnsatisfiable":"DoNotSchedule"}]}}'], env: base, message: /maxSkew must be greater than 0/ },
   ];
   for (const c of bad) {
     void it(`should reject ${c.name}`, () => assert.throws(() => loadConfig({ argv: c.argv, env: c.env }), (e: Error) => e instanceof ConfigError && c.message.test(e.message)));
@@ -77,6 +85,22 @@ void describe("operator configuration", () => {
   void it("should read the scheduling guard's price ratio from its flag or MAX_PRICE_RATIO", () => {
     assert.equal(loadConfig({ argv: ["--max-price-ratio", "4.5"], env: base }).maxPriceRatio, 4.5);
     assert.equal(loadConfig({ argv: [], env: { ...base, MAX_PRICE_RATIO: "8" } }).maxPriceRatio, 8);
+  });
+
+  void it("should ignore DRA requests as Karpenter does by default, and accept it said explicitly", () => {
+    assert.equal(loadConfig({ argv: [], env: base }).ignoreDRARequests, true);
+    assert.equal(loadConfig({ argv: ["--ignore-dra-requests=true"], env: base }).ignoreDRARequests, true);
+    assert.equal(loadConfig({ argv: [], env: { ...base, IGNORE_DRA_REQUESTS: "true" } }).ignoreDRARequests, true);
+  });
+
+  void it("should read default topology spread constraints from --scheduler-config or SCHEDULER_CONFIG, frozen", () => {
+    assert.deepEqual(loadConfig({ argv: [], env: base }).schedulerConfig.defaultConstraints, []);
+    const yaml = "podTopologySpread:\n  defaultConstraints:\n  - maxSkew: 1\n    topologyKey: topology.kubernetes.io/zone\n    whenUnsatisfiable: ScheduleAnyway\n";
+    const cfg = loadConfig({ argv: [], env: { ...base, SCHEDULER_CONFIG: yaml } });
+    assert.deepEqual(cfg.schedulerConfig.defaultConstraints, [{ maxSkew: 1, topologyKey: "topology.kubernetes.io/zone", whenUnsatisfiable: "ScheduleAnyway" }]);
+    assert.equal(Object.isFrozen(cfg.schedulerConfig.defaultConstraints), true);
+    const system = loadConfig({ argv: ["--scheduler-config", '{"podTopologySpread":{"defaultingType":"System"}}'], env: base });
+    assert.equal(system.schedulerConfig.defaultConstraints.length, 2);
   });
 
   void it("should document every flag with its environment variable", () => {

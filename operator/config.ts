@@ -1,7 +1,9 @@
 /** OperatorConfig: Karpenter-compatible flags with environment fallbacks, validated once with ajv and frozen. The only file that reads process.env. */
 import { parseArgs } from "node:util";
 import { Ajv } from "ajv";
+import { parse as parseYaml } from "yaml";
 import { parseDuration } from "../policies/domain/duration.ts";
+import { parseSchedulerConfig, type SchedulerConfig } from "./core/scheduling/default-spread.ts";
 import { MAX_PRICE_RATIO } from "./core/scheduling/solver.ts";
 
 /** Every setting the operator reads; durations in milliseconds. */
@@ -37,6 +39,16 @@ export interface OperatorConfig {
   readonly featureGates: Readonly<Record<string, boolean>>;
   /** The scheduling guard: a planned NodeClaim never grows past this many times what its pods are worth (SimulateOptions.maxPriceRatio). */
   readonly maxPriceRatio: number;
+  /**
+   * Karpenter's --ignore-dra-requests: always true here. Pods with DRA requirements get a scheduling error
+   * and no node (core/scheduling/dra.ts); false (Karpenter's DRA simulation) is refused, not ignored.
+   */
+  readonly ignoreDRARequests: true;
+  /**
+   * Karpenter's --scheduler-config (SCHEDULER_CONFIG): the cluster's kube-scheduler default topology spread
+   * constraints, applied to pods without their own (core/scheduling/default-spread.ts); none by default.
+   */
+  readonly schedulerConfig: SchedulerConfig;
 }
 
 /** A flag or environment value that fails validation; the message lists every problem. */
@@ -75,6 +87,8 @@ const FLAGS: Readonly<Record<string, FlagDef>> = {
   "launch-timeout": { key: "launchTimeoutMs", kind: "duration", def: "5m", usage: "delete a NodeClaim that has not launched after this long" },
   "registration-timeout": { key: "registrationTimeoutMs", kind: "duration", def: "15m", usage: "delete a launched NodeClaim whose Node has not registered after this long" },
   "max-price-ratio": { key: "maxPriceRatio", kind: "number", def: String(MAX_PRICE_RATIO), usage: "a planned NodeClaim never grows to an option costing more than this many times what its pods' requests are worth at the NodePool's best price per resource (≥ 1)" },
+  "ignore-dra-requests": { key: "ignoreDRARequests", kind: "string", def: "true", usage: "Karpenter's flag: pods with DRA resource claims get a scheduling error and no node; only true is accepted (kerf does not simulate DRA devices)" },
+  "scheduler-config": { key: "schedulerConfig", kind: "string", def: "", usage: "YAML/JSON of the kube-scheduler behaviour to mirror: podTopologySpread.defaultConstraints (and defaultingType List|System), applied to pods without topology spread constraints; empty: none" },
   "feature-gates": { key: "featureGates", kind: "string", def: "NodeRepair=false,ReservedCapacity=true,SpotToSpotConsolidation=false,NodeOverlay=false,StaticCapacity=false,CapacityBuffer=false", usage: "comma-separated Name=bool pairs" },
 };
 
@@ -136,8 +150,34 @@ function parseNumber(flag: string, raw: string): number {
   return n;
 }
 
+/** --ignore-dra-requests: true, or a refusal (Karpenter's DRA simulation is not implemented, and never silently ignored). */
+function parseIgnoreDRA(flag: string, raw: string): true {
+  const value = raw.trim().toLowerCase();
+  if (value === "true" || value === "") return true;
+  if (value === "false") {
+    throw new ConfigError(`--${flag} (${envName(flag)}): false asks for Karpenter's DRA simulation, which kerf does not implement: kerf gives pods with resource claims a scheduling error and never sizes a node without their devices; remove the setting or set it to true`);
+  }
+  throw new ConfigError(`--${flag} (${envName(flag)}): "${raw}" is not true or false`);
+}
+
+/** --scheduler-config: YAML or JSON, validated as Karpenter validates it (field-named errors). */
+function parseSchedulerConfigFlag(flag: string, raw: string): SchedulerConfig {
+  try {
+    const config = parseSchedulerConfig(raw.trim() === "" ? undefined : parseYaml(raw));
+    return Object.freeze({ defaultConstraints: Object.freeze(config.defaultConstraints.map((c) => Object.freeze({ ...c }))) });
+  } catch (error) {
+    throw new ConfigError(`--${flag} (${envName(flag)}): ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** Settings read by their own parser rather than by their kind. */
+const PARSERS: Partial<Record<keyof OperatorConfig, (flag: string, raw: string) => unknown>> = {
+  featureGates: (_flag, raw) => parseGates(raw), ignoreDRARequests: parseIgnoreDRA, schedulerConfig: parseSchedulerConfigFlag,
+};
+
 function convert(flag: string, def: FlagDef, raw: string): unknown {
-  if (def.key === "featureGates") return parseGates(raw);
+  const parser = PARSERS[def.key];
+  if (parser !== undefined) return parser(flag, raw);
   if (def.kind === "url") return parseUrl(flag, raw);
   if (def.kind === "boolean") return raw === "true" || raw === "";
   if (def.kind === "number") return parseNumber(flag, raw);

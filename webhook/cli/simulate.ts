@@ -1,5 +1,7 @@
 /** `kerf simulate -f SCENARIO.yaml`: runs the scheduling simulation on a scenario and prints the plan (NodeClaims, prices, unschedulable pods). */
+import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
+import { parse as parseYaml } from "yaml";
 import {
   builtinCatalog, bundledRegions, DEFAULT_REGION, isBundledRegion,
 } from "../../policies/domain/catalog/builtin.ts";
@@ -7,6 +9,7 @@ import { priceNote, type PriceNote } from "./explain.ts";
 import { regionList } from "./regions.ts";
 // The simulation is the operator's pure core; this CLI only reads, converts and prints (architecture §1.1 entry-point wiring).
 import { buildScenario, ScenarioError } from "../../operator/core/scheduling/scenario.ts";
+import { parseSchedulerConfig, type SchedulerConfig } from "../../operator/core/scheduling/default-spread.ts";
 import { simulate, type SimulateOptions, type SimulationResult } from "../../operator/core/scheduling/simulate.ts";
 import { MAX_PRICE_RATIO } from "../../operator/core/scheduling/solver.ts";
 import { DEFAULT_MAX_PASSES, formatWhatIf, whatIf, type WhatIf, type WhatIfOptions } from "./simulate-disruption.ts";
@@ -16,7 +19,7 @@ import { ExitCode } from "./exit-codes.ts";
 import type { CliIo } from "./io.ts";
 
 const usage = `Usage: kerf simulate -f SCENARIO.yaml [-f MORE.yaml|DIR ...] [--format text|json] [--region REGION] [--at TIME] [--passes N]
-                     [--spot-to-spot] [--max-price-ratio R]
+                     [--spot-to-spot] [--max-price-ratio R] [--scheduler-config FILE]
 
 Simulates Karpenter's scheduling on a scenario (multi-document YAML of NodePool, EC2NodeClass,
 Pod, Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, Namespace and RuntimeClass
@@ -34,6 +37,11 @@ replaces, the savings, what each budget allows and what keeps the other nodes.
   --at TIME        the time the disruption budgets are read at (ISO 8601; default: now)
   --passes N       disruption passes to plan at most (default ${DEFAULT_MAX_PASSES}; 0: no disruption plan)
   --spot-to-spot   as the SpotToSpotConsolidation feature gate
+  --scheduler-config FILE
+                   the operator's --scheduler-config: a YAML or JSON document whose
+                   podTopologySpread.defaultConstraints (kube-scheduler's default topology spread constraints)
+                   apply to every pod without its own, the selector deduced from the Services, ReplicaSets
+                   (a Deployment's), StatefulSets and ReplicationControllers of the scenario that select it
   --max-price-ratio R
                    the operator's --max-price-ratio: a planned NodeClaim never grows to an option costing
                    more than R times what its pods are worth at the NodePool's best price per resource
@@ -86,6 +94,8 @@ interface Parsed {
   readonly format: "text" | "json";
   readonly options: Omit<WhatIfOptions, "nominated">;
   readonly scheduling: SimulateOptions;
+  /** --scheduler-config: the file of the cluster's kube-scheduler defaults. */
+  readonly schedulerConfigFile?: string;
 }
 
 /** --max-price-ratio's value, or the message for a usage error. */
@@ -94,6 +104,8 @@ function priceRatio(raw: string): number | string {
   return raw.trim() === "" || !Number.isFinite(ratio) || ratio < 1 ? `--max-price-ratio: "${raw}" is not a number ≥ 1` : ratio;
 }
 
+const schedulerConfigFile = (file: string | undefined): { schedulerConfigFile?: string } => (file === undefined ? {} : { schedulerConfigFile: file });
+
 /** The options, or the message for a usage error. */
 function parse(args: readonly string[], now: Date): Parsed | string | "help" {
   const { values } = parseArgs({
@@ -101,7 +113,7 @@ function parse(args: readonly string[], now: Date): Parsed | string | "help" {
     options: {
       file: { type: "string", short: "f", multiple: true }, format: { type: "string", default: "text" }, help: { type: "boolean", short: "h" },
       at: { type: "string" }, passes: { type: "string", default: String(DEFAULT_MAX_PASSES) }, "spot-to-spot": { type: "boolean", default: false },
-      "max-price-ratio": { type: "string", default: String(MAX_PRICE_RATIO) },
+      "max-price-ratio": { type: "string", default: String(MAX_PRICE_RATIO) }, "scheduler-config": { type: "string" },
       region: { type: "string", default: DEFAULT_REGION },
     },
   });
@@ -120,6 +132,7 @@ function parse(args: readonly string[], now: Date): Parsed | string | "help" {
   return {
     region: values.region, files: values.file, format: values.format,
     options: { now: at, maxPasses: passes, spotToSpot: values["spot-to-spot"] }, scheduling: { maxPriceRatio: ratio },
+    ...schedulerConfigFile(values["scheduler-config"]),
   };
 }
 
@@ -143,10 +156,10 @@ export async function runSimulate(args: readonly string[], io: CliIo): Promise<n
 }
 
 /** The scheduling plan of the scenario, with the disruption what-if when it has Nodes of its NodePools. */
-function planScenario(documents: readonly unknown[], parsed: Pick<Parsed, "options" | "scheduling" | "region">): Plan {
+function planScenario(documents: readonly unknown[], parsed: Pick<Parsed, "options" | "scheduling" | "region"> & { schedulerConfig?: SchedulerConfig }): Plan {
   const { options, scheduling, region } = parsed;
   const catalog = builtinCatalog(region);
-  const scenario = buildScenario(documents, catalog, options.now);
+  const scenario = buildScenario(documents, catalog, options.now, parsed.schedulerConfig);
   const result = simulate(scenario.snapshot, scenario.pending, scheduling);
   // Nodes that pending pods go to are nominated: the disruption pass leaves them alone.
   const nominated = new Set(result.existingPlacements.map((p) => p.node));
@@ -162,9 +175,21 @@ function where(at: SourceObject | undefined, files: readonly string[]): string {
   return at === undefined ? `${files[0] ?? ""}:1:1` : `${at.file}:${at.position.line}:${at.position.column}`;
 }
 
-async function simulateFile({ region, files, format, options, scheduling }: Parsed, io: CliIo): Promise<number> {
-  let objects: SourceObject[];
+/** The --scheduler-config file's configuration (undefined without one); throws with the file's name. */
+async function schedulerConfigOf(file: string | undefined): Promise<SchedulerConfig | undefined> {
+  if (file === undefined) return undefined;
   try {
+    return parseSchedulerConfig(parseYaml(await readFile(file, "utf8")));
+  } catch (error) {
+    throw new Error(`--scheduler-config ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+async function simulateFile({ region, files, format, options, scheduling, schedulerConfigFile }: Parsed, io: CliIo): Promise<number> {
+  let objects: SourceObject[];
+  let schedulerConfig: SchedulerConfig | undefined;
+  try {
+    schedulerConfig = await schedulerConfigOf(schedulerConfigFile);
     // Files, directories and - as kerf check reads them: Helm templates and non-Kubernetes files are skipped.
     objects = await readInputs(files, io.readStdin);
   } catch (error) {
@@ -176,7 +201,7 @@ async function simulateFile({ region, files, format, options, scheduling }: Pars
     return ExitCode.usage;
   }
   try {
-    const plan = planScenario(objects.map((o) => o.value), { options, scheduling, region });
+    const plan = planScenario(objects.map((o) => o.value), { options, scheduling, region, ...(schedulerConfig === undefined ? {} : { schedulerConfig }) });
     io.stdout(format === "json" ? `${JSON.stringify(plan, null, 2)}\n` : formatText(plan));
     return ExitCode.ok;
   } catch (error) {

@@ -14,7 +14,8 @@
  * - NodeClaims without a Node yet (in flight) are places, sized by their launched allocatable or their
  *   smallest option;
  * - pods with Dynamic Resource Allocation requirements are not placed (dra.ts, Karpenter's
- *   `--ignore-dra-requests` default), nor counted in a DaemonSet's overhead.
+ *   `--ignore-dra-requests` default), nor counted in a DaemonSet's overhead;
+ * - pods without topology spread constraints get the configured defaults (default-spread.ts).
  */
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { parseResourceList } from "../../../policies/domain/quantity.ts";
@@ -22,6 +23,7 @@ import type { NodeSelectorRequirement } from "../../../policies/domain/requireme
 import type { Taint } from "../../../policies/domain/taints.ts";
 import type { Pod } from "../lifecycle/objects.ts";
 import { isTrue, timeMs, type Condition } from "../lifecycle/objects.ts";
+import type { DefaultSpread } from "../scheduling/default-spread.ts";
 import { simPodFromPod } from "../scheduling/pod-spec.ts";
 import type { NodePoolView, SimPod, Snapshot } from "../scheduling/types.ts";
 import { daemonSetViews, existingPlaces, namespaceLabelMap, viewVolumes, type ClusterView, type NodePoolObject, type Target } from "./cluster-view.ts";
@@ -35,6 +37,11 @@ export interface SchedulingSource {
   readonly pending: readonly Pod[];
   /** Instance types per NodePool name (from its EC2NodeClass); a pool missing here takes no part. */
   readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
+  /**
+   * kube-scheduler's default topology spread constraints (default-spread.ts), given to every pod without
+   * its own: the pods to place and the pods on existing nodes (a consolidation moves those with theirs).
+   */
+  readonly defaultSpread?: DefaultSpread | undefined;
 }
 
 /** The simulation's input and how to map its answer back to the objects. */
@@ -117,7 +124,11 @@ export function takingPartPools(input: Omit<SchedulingSource, "pending">, byName
 }
 
 /** Builds the Snapshot and the pods to place from the cluster's objects. */
-export function schedulingInput(source: SchedulingSource): SchedulingInput {
+export function schedulingInput(given: SchedulingSource): SchedulingInput {
+  const spread = given.defaultSpread;
+  const source = spread?.active === true
+    ? { ...given, cluster: { ...given.cluster, pods: given.cluster.pods.map((p) => spread.apply(p)) }, pending: given.pending.map((p) => spread.apply(p)) }
+    : given;
   const byName = typesByName(source.instanceTypes);
   const { pools, views } = takingPartPools(source, byName);
   const places = existingPlaces(source.cluster, byName);

@@ -35,6 +35,7 @@ import type { ClusterView, DaemonSetObject, NodePoolObject } from "../provisioni
 import { schedulingInput } from "../provisioning/scheduling-input.ts";
 import { checkVolumeObject, VOLUME_KINDS, volumeView } from "./volume-objects.ts";
 import { optsOutOfKarpenter, type SchedulingPod } from "../provisioning/intake.ts";
+import { DefaultSpread, type SchedulerConfig } from "./default-spread.ts";
 import { simPodFromPod, simPodFromSpec } from "./pod-spec.ts";
 import { admitRuntimeClass, runtimeClassesOf, type RuntimeClasses } from "./runtime-class.ts";
 import { selectorMatches } from "./selector.ts";
@@ -111,7 +112,10 @@ function checkNodePool(doc: Obj): void {
 
 const nodeClassRef = (pool: Obj): string => String(o(o(o(o(pool["spec"])["template"])["spec"])["nodeClassRef"])["name"] ?? "");
 
-/** The Pods of a Deployment, each admitted as its RuntimeClass has it (read once: every replica is alike). */
+/**
+ * The Pods of a Deployment or StatefulSet, each admitted as its RuntimeClass has it (read once: every
+ * replica is alike), controlled by the StatefulSet or by the Deployment's ReplicaSet (deploymentReplicaSet).
+ */
 function replicas(doc: Obj, classes: RuntimeClasses): Obj[] {
   const spec = o(doc["spec"]);
   const template = o(spec["template"]);
@@ -119,11 +123,28 @@ function replicas(doc: Obj, classes: RuntimeClasses): Obj[] {
   const count = Number(spec["replicas"] ?? 1);
   const podSpec = admitRuntimeClass(template["spec"], classes);
   simPodFromSpec(template["metadata"], podSpec, { name: nameOf(doc), namespace: ns, uid: "" });
+  const kind = doc["kind"] === "StatefulSet" ? "StatefulSet" : "ReplicaSet";
+  const owner = { apiVersion: "apps/v1", kind, name: nameOf(doc), uid: `${kind}/${ns}/${nameOf(doc)}`, controller: true };
   return Array.from({ length: count }, (_, i) => ({
     apiVersion: "v1", kind: "Pod",
-    metadata: { ...o(template["metadata"]), name: `${nameOf(doc)}-${i}`, namespace: ns, uid: `${ns}/${nameOf(doc)}-${i}` },
+    metadata: {
+      ...o(template["metadata"]), name: `${nameOf(doc)}-${i}`, namespace: ns, uid: `${ns}/${nameOf(doc)}-${i}`, ownerReferences: [owner],
+    },
     spec: podSpec,
   }));
+}
+
+/**
+ * The ReplicaSet a Deployment's pods belong to, named as the Deployment, with its selector: what a
+ * default spread constraint's selector is deduced from (default-spread.ts). A real one also selects
+ * its pod-template-hash; a scenario has one ReplicaSet per Deployment, so the selector is the same.
+ */
+function deploymentReplicaSet(doc: Obj): Obj {
+  const meta = o(doc["metadata"]);
+  return {
+    apiVersion: "apps/v1", kind: "ReplicaSet", metadata: { name: nameOf(doc), namespace: meta["namespace"] ?? "default" },
+    spec: { selector: o(doc["spec"])["selector"] },
+  };
 }
 
 function wrap<T>(index: number, doc: Obj, fn: () => T): T {
@@ -147,7 +168,13 @@ export function completeNode(doc: Obj, types: ReadonlyMap<string, InstanceType>)
 }
 
 const KNOWN_KINDS = "NodePool, EC2NodeClass, Pod, Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, "
-  + "Namespace, RuntimeClass, PersistentVolumeClaim, PersistentVolume, StorageClass or CSINode";
+  + "Namespace, RuntimeClass, StatefulSet, Service, ReplicaSet, ReplicationController, PersistentVolumeClaim, PersistentVolume, StorageClass or CSINode";
+
+/** Kinds read after the first pass (or only as selector sources): nothing to do for them there. */
+const READ_LATER = new Set([
+  "EC2NodeClass", "Node", "NodeClaim", "PodDisruptionBudget", "Namespace", "RuntimeClass", "DaemonSet", "Service", "ReplicaSet",
+  "ReplicationController",
+]);
 
 const terminal = (pod: Obj): boolean => ["Succeeded", "Failed"].includes(String(o(pod["status"])["phase"] ?? ""));
 
@@ -160,8 +187,11 @@ function waits(pod: Obj): boolean {
   return o(pod["metadata"])["deletionTimestamp"] === undefined && !terminal(pod) && !optsOutOfKarpenter(pod as SchedulingPod);
 }
 
-/** Builds the scenario; throws ScenarioError for an unknown kind or an unusable object. `now` dates made-up NodeClaims. */
-export function buildScenario(documents: readonly unknown[], catalog: Catalog, now: Date = new Date(0)): Scenario {
+/**
+ * Builds the scenario; throws ScenarioError for an unknown kind or an unusable object. `now` dates
+ * made-up NodeClaims; `schedulerConfig` is the cluster's kube-scheduler defaults (default-spread.ts).
+ */
+export function buildScenario(documents: readonly unknown[], catalog: Catalog, now: Date = new Date(0), schedulerConfig?: SchedulerConfig): Scenario {
   const docs = documents.map(o);
   const classes = new Map<string, NodeClassView>();
   const typeCache = new Map<NodeClassView | undefined, InstanceType[]>();
@@ -177,15 +207,13 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog, n
     if (d["kind"] === "EC2NodeClass") classes.set(nameOf(d), wrap(i, d, () => nodeClass(d)));
   });
   docs.forEach((d, i) => wrap(i, d, () => {
-    switch (d["kind"]) {
-      case "EC2NodeClass": case "Node": case "NodeClaim": case "PodDisruptionBudget": case "Namespace":
-      case "RuntimeClass": case "DaemonSet": return;
-      case "NodePool": checkNodePool(d); return;
-      case "Deployment": pending.push(...replicas(d, runtimeClasses)); return;
-      case "Pod": addPod(d, runtimeClasses, { pending, boundPods }); return;
-      case "PersistentVolumeClaim": case "PersistentVolume": case "StorageClass": case "CSINode": checkVolumeObject(d); return;
-      default: throw new Error(`unsupported kind (expected ${KNOWN_KINDS})`);
-    }
+    const kind = String(d["kind"]);
+    if (READ_LATER.has(kind)) return;
+    if (kind === "NodePool") checkNodePool(d);
+    else if (kind === "Deployment" || kind === "StatefulSet") pending.push(...replicas(d, runtimeClasses));
+    else if (kind === "Pod") addPod(d, runtimeClasses, { pending, boundPods });
+    else if (VOLUME_KINDS.has(kind)) checkVolumeObject(d);
+    else throw new Error(`unsupported kind (expected ${KNOWN_KINDS})`);
   }));
   const ofKind = (kind: string): Obj[] => docs.filter((d) => d["kind"] === kind);
   const instanceTypes = new Map(ofKind("NodePool").map((p) => [nameOf(p), typesFor(classes.get(nodeClassRef(p)))]));
@@ -201,7 +229,11 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog, n
     volumes: docs.filter((d) => VOLUME_KINDS.has(String(d["kind"]))),
   };
   const cluster = scenarioCluster(objects, now, pending);
-  const input = schedulingInput({ cluster, pending: pending.filter(waits) as readonly Pod[], instanceTypes });
+  const defaultSpread = schedulerConfig === undefined ? undefined : new DefaultSpread(schedulerConfig, {
+    services: ofKind("Service"), replicaSets: [...ofKind("ReplicaSet"), ...ofKind("Deployment").map(deploymentReplicaSet)],
+    statefulSets: ofKind("StatefulSet"), replicationControllers: ofKind("ReplicationController"),
+  });
+  const input = schedulingInput({ cluster, pending: pending.filter(waits) as readonly Pod[], instanceTypes, defaultSpread });
   return { snapshot: input.snapshot, pending: [...input.pods.keys()], objects, cluster };
 }
 
