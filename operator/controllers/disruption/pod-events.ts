@@ -1,6 +1,6 @@
 /**
  * Pod events per node (Karpenter's podevents controller): a pod binding to a node, going terminal
- * or being deleted restarts that node's consolidateAfter clock. Watch events carry no previous
+ * or being deleted restarts that node's consolidateAfter clock; DaemonSet pods never do. Watch events carry no previous
  * object, so the tracker remembers each pod's node and phase and records transitions only; a pod
  * seen for the first time counts only when it was created within the last minute (an operator
  * that starts or takes over leadership must not restart every node's clock).
@@ -16,6 +16,13 @@ interface Seen { readonly node: string; readonly done: boolean }
 
 const doneOf = (pod: Pod): boolean => pod.metadata?.deletionTimestamp !== undefined || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
 
+/**
+ * Karpenter's podevents controller skips DaemonSet pods (IsOwnedByDaemonSet: any apps/v1 DaemonSet owner):
+ * a DaemonSet rollout touches every node and would otherwise restart every consolidateAfter clock.
+ */
+const ownedByDaemonSet = (pod: Pod): boolean =>
+  (pod.metadata?.ownerReferences ?? []).some((o) => o.apiVersion === "apps/v1" && o.kind === "DaemonSet");
+
 const uidOf = (pod: Pod): string => pod.metadata?.uid ?? `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`;
 
 /** A bind, a move or a phase end since the last sighting; a first sighting only for a fresh pod. */
@@ -28,8 +35,9 @@ export class PodEventTracker {
   private readonly pods = new Map<string, Seen>();
   private readonly lastByNode = new Map<string, number>();
 
-  /** Records a watch event at `now`; answers the node whose clock it restarted, if any. */
+  /** Records a watch event at `now`; answers the node whose clock it restarted, if any (never for a DaemonSet pod). */
   observe(pod: Pod, verb: "add" | "update" | "delete", now: number): string | undefined {
+    if (ownedByDaemonSet(pod)) return undefined;
     const uid = uidOf(pod);
     const node = pod.spec?.nodeName ?? "";
     const before = this.pods.get(uid);

@@ -59,16 +59,39 @@ export function runningPrice(labels: Readonly<Record<string, string>>, types: Re
   return offering?.pricePerHour ?? 0;
 }
 
-function podCost(pod: Pod): number {
-  const deletionCost = Number(pod.metadata?.annotations?.["controller.kubernetes.io/pod-deletion-cost"] ?? 0);
-  const priority = pod.spec?.priority ?? 0;
-  // Karpenter's ReschedulingCost: 1 per pod, nudged by deletion cost and priority, never below 0.
-  return Math.max(0, 1 + (Number.isFinite(deletionCost) ? deletionCost / 2 ** 27 : 0) + priority / 2 ** 25);
+const INT32 = /^[+-]?\d+$/;
+
+/** An int32 annotation as Go's strconv.ParseInt(v, 10, 32) reads it; undefined when it does not parse. */
+function int32Of(value: string | undefined): number | undefined {
+  if (value === undefined || !INT32.test(value)) return undefined;
+  const n = Number(value);
+  return n >= -(2 ** 31) && n < 2 ** 31 ? n : undefined;
+}
+
+/**
+ * Karpenter's EvictionCost (v1.15): 1, nudged by `karpenter.sh/disruption-cost` (else
+ * `controller.kubernetes.io/pod-deletion-cost`: the PodDeletionCostManagement gate is off) / 2^27
+ * and the priority / 2^25, clamped to [-10, 10]. An unparsable annotation counts as absent.
+ */
+export function evictionCost(pod: Pod): number {
+  const annotations = pod.metadata?.annotations ?? {};
+  const own = annotations["karpenter.sh/disruption-cost"];
+  const cost = own !== undefined ? int32Of(own) : int32Of(annotations["controller.kubernetes.io/pod-deletion-cost"]);
+  const value = 1 + (cost ?? 0) / 2 ** 27 + (pod.spec?.priority ?? 0) / 2 ** 25;
+  return Math.min(10, Math.max(-10, value));
+}
+
+/**
+ * Karpenter's RescheduleDisruptionCost: 1 for the node plus each reschedulable pod's eviction cost
+ * when positive (candidates are ordered by price / this, and Balanced scores with it).
+ */
+export function rescheduleCost(pods: readonly Pod[]): number {
+  return pods.reduce((s, p) => s + Math.max(0, evictionCost(p)), 1);
 }
 
 /** Rescheduling cost × the fraction of the NodeClaim's lifetime left (behaviour §4.2). */
 function disruptionCost(claim: NodeClaim, pods: readonly Pod[], now: number): number {
-  const cost = pods.reduce((s, p) => s + podCost(p), 0);
+  const cost = pods.reduce((s, p) => s + Math.max(0, evictionCost(p)), 0);
   const ttl = tryParseDuration(claim.spec?.expireAfter ?? DEFAULT_EXPIRE_AFTER);
   const created = timeMs(claim.metadata?.creationTimestamp) ?? now;
   if (typeof ttl !== "number" || ttl <= 0) return cost;
@@ -103,9 +126,10 @@ function managedNode(ctx: Context, claim: NodeClaim): { node: Node; pool: string
   return ctx.input.nodePools.has(pool) ? { node, pool } : undefined;
 }
 
-function driftReasonOf(claim: NodeClaim): string | undefined {
+function driftOf(claim: NodeClaim): { driftReason?: string; driftedAt?: number } {
   const drifted = findCondition(claim.status?.conditions, "Drifted");
-  return drifted?.status === "True" ? (drifted.reason ?? "Drifted") : undefined;
+  if (drifted?.status !== "True") return {};
+  return { driftReason: drifted.reason ?? "Drifted", driftedAt: timeMs(drifted.lastTransitionTime) ?? 0 };
 }
 
 /** Instance type, capacity type and zone from the Node's (else the NodeClaim's) labels. */
@@ -126,7 +150,8 @@ function candidateOf(ctx: Context, claim: NodeClaim): Candidate | Skipped | unde
   const blocked = nodeBlocker(ctx, claim, node);
   if (blocked !== undefined) return blocked;
   const nodeName = nameOf(node);
-  const pods = (ctx.podsByNode.get(nodeName) ?? []).filter(isReschedulable);
+  const bound = ctx.podsByNode.get(nodeName) ?? [];
+  const pods = bound.filter(isReschedulable);
   const { labels, ...offering } = offeringOf(claim, node);
   return {
     nodeClaim: claim, node, name: nameOf(claim), nodeName, nodePool: pool, ...offering,
@@ -134,9 +159,11 @@ function candidateOf(ctx: Context, claim: NodeClaim): Candidate | Skipped | unde
     createdAt: timeMs(claim.metadata?.creationTimestamp) ?? ctx.input.now,
     consolidatable: isTrue(claim.status?.conditions, "Consolidatable"),
     emptyAfterPassed: emptyAfterPassed(ctx, claim, pool),
-    driftReason: driftReasonOf(claim),
-    podBlocker: podBlocker(pods, ctx.pdbs, ctx.input.now),
+    ...driftOf(claim),
+    // Every pod bound to the node, not only those that would move (Karpenter's ValidatePodsDisruptable).
+    podBlocker: podBlocker(bound, ctx.pdbs, ctx.input.now),
     disruptionCost: disruptionCost(claim, pods, ctx.input.now),
+    rescheduleCost: rescheduleCost(pods),
   };
 }
 
@@ -157,11 +184,22 @@ export function findCandidates(input: CandidateInput): { candidates: Candidate[]
 }
 
 /**
- * Whether emptiness may take the candidate: nothing would have to move, and consolidateAfter (or the
- * NodePool's kerf.dev/consolidate-empty-after) has passed.
+ * Whether emptiness may take the candidate: nothing would have to move, consolidateAfter (or the
+ * NodePool's kerf.dev/consolidate-empty-after) has passed, and no pod-level blocker holds it (a
+ * DaemonSet or mirror pod's do-not-disrupt holds an empty node, as in Karpenter).
  */
 export function isEmptyCandidate(c: Candidate): boolean {
-  return c.pods.length === 0 && (c.consolidatable || c.emptyAfterPassed);
+  return isEmpty(c) && (c.consolidatable || c.emptyAfterPassed) && c.podBlocker === undefined;
+}
+
+/**
+ * Whether nothing that counts would have to move (Karpenter's Candidate.IsEmpty): no reschedulable pod
+ * with a positive eviction cost, so a node whose pods all have a pod-deletion-cost of -2^27 or less (or a
+ * priority of -2^25 or less) is empty too (review S17a). Such a node is emptiness's alone, under the
+ * Empty reason and its budget, deleted without a simulation; consolidation never takes it.
+ */
+export function isEmpty(c: Candidate): boolean {
+  return c.rescheduleCost <= 1;
 }
 
 /** Whether the NodeClaim has a terminationGracePeriod (drift then ignores pod-level blockers). */

@@ -1,5 +1,5 @@
 /**
- * The `Consolidatable` condition (behaviour §4.3): True once now − max(lastPodEventTime, the time
+ * The `Consolidatable` condition (behaviour §4.3): True once now − lastPodEventTime (else the time
  * the NodeClaim initialized) ≥ the NodePool's `consolidateAfter`; `Never` removes the condition.
  * A NodeClaim that is not initialized yet is left alone. Pod events are deduplicated at 10 s, so a
  * busy node does not turn every pod churn into a status write.
@@ -44,9 +44,20 @@ export function quietFor(claim: NodeClaim, delayMs: number, now: number): boolea
   return initialized?.status === "True" && quietSince(claim, initialized) + delayMs <= now;
 }
 
-/** The later of the last pod event and the initialization. */
+/** The last pod event, else the initialization (Karpenter's timeToCheck: pods may bind from then on). */
 export function quietSince(claim: NodeClaim, initialized: Condition): number {
-  return Math.max(timeMs(claim.status?.lastPodEventTime) ?? 0, timeMs(initialized.lastTransitionTime) ?? 0);
+  return timeMs(claim.status?.lastPodEventTime) ?? timeMs(initialized.lastTransitionTime) ?? 0;
+}
+
+/**
+ * Karpenter's IsUnderConsolidateAfter: an initialized NodeClaim of a pool with a consolidateAfter
+ * above 0 whose last pod event (else its initialization) is more recent than that. A consolidation
+ * moves no pod onto such a node: it is receiving work.
+ */
+export function underConsolidateAfter(claim: NodeClaim, consolidateAfter: number | typeof NEVER | undefined, now: number): boolean {
+  if (typeof consolidateAfter !== "number" || consolidateAfter <= 0) return false;
+  const initialized = findCondition(claim.status?.conditions, "Initialized");
+  return initialized?.status === "True" && now - quietSince(claim, initialized) < consolidateAfter;
 }
 
 /** Whether a pod event at `at` should be written to status.lastPodEventTime (deduplicated). */

@@ -94,7 +94,7 @@ void describe("terminating StatefulSet pods (review S13)", () => {
       ...pod,
       metadata: {
         ...pod.metadata, deletionTimestamp: NOW.toISOString(),
-        ownerReferences: [{ apiVersion: "apps/v1", kind: "StatefulSet", name: "web", uid: "uid-web", controller: true }],
+        ownerReferences: [{ apiVersion: "apps/v1", kind: "StatefulSet", name: "web", uid: "web", controller: true }],
       },
     }));
     return { ...m, pods };
@@ -114,6 +114,35 @@ void describe("terminating StatefulSet pods (review S13)", () => {
     assert.equal(plan.command?.method, "single-node-consolidation");
     assert.equal(plan.command?.reason, "Underutilized");
   });
+});
+
+void describe("the Balanced consolidation policy (Karpenter's EvaluateBalancedMove, review S14)", () => {
+  // Each Balanced pool scores its share of savings against its share of the RescheduleDisruptionCost of all its
+  // nodes (1 per node plus each pod's eviction cost): the move passes at a score of at least 1/2.
+  const cases = [
+    {
+      why: "a 5.7% saving for 2 of the pool's 16 disruption units (12.5%) is rejected",
+      a: "m5.large", bPods: 13, bMemory: "512Mi", want: undefined,
+    },
+    {
+      why: "a 62% saving for 2 of the pool's 5 disruption units (40%) passes",
+      a: "m5.2xlarge", bPods: 2, bMemory: "1Gi", want: "replace",
+    },
+  ];
+  for (const c of cases) {
+    void it(c.why, () => {
+      const p = pool("default", { policy: "Balanced", budgets: [{ nodes: "100%" }] });
+      const b = machine("b", { pool: p, pods: c.bPods, memory: c.bMemory });
+      const plan = planDisruption(input(view([machine("a", { pool: p, type: c.a, pods: 1 }), b], [p])));
+      assert.equal(plan.command?.decision, c.want);
+      if (c.want === undefined) {
+        const why = plan.unconsolidatable.find((x) => x.nodeClaim.metadata?.name === "a")?.blocker.message ?? "";
+        assert.match(why, /Balanced policy: saves 5\.7% of NodePool default's cost for 12\.5% of its disruption/);
+      } else {
+        assert.ok(plan.command?.candidates.some((x) => x.name === "a"));
+      }
+    });
+  }
 });
 
 void describe("candidates consolidation cannot price (Karpenter's consolidation ShouldDisrupt, review S17d)", () => {
@@ -154,4 +183,19 @@ void describe("static NodePools (review S17f)", () => {
     assert.equal(plan.command, undefined);
     assert.deepEqual(plan.eligible, { Empty: 0, Drifted: 0, Underutilized: 0 });
   });
+});
+
+void describe("empty nodes (Karpenter's Candidate.IsEmpty, review S17a)", () => {
+  const cases = [
+    { why: "a pod-deletion-cost of -2^27", annotations: { "controller.kubernetes.io/pod-deletion-cost": "-134217728" }, want: "emptiness" },
+    { why: "a karpenter.sh/disruption-cost of -2^27", annotations: { "karpenter.sh/disruption-cost": "-134217728" }, want: "emptiness" },
+    { why: "a pod-deletion-cost of -2^26 (still worth moving)", annotations: { "controller.kubernetes.io/pod-deletion-cost": "-67108864" }, want: undefined },
+  ];
+  for (const c of cases) {
+    void it(`${c.want === undefined ? "does not count" : "counts"} a node whose only pod has ${c.why} as empty`, () => {
+      const plan = planDisruption(input(view([machine("a", { type: "c5.large", pods: 1, podAnnotations: c.annotations })])));
+      assert.equal(plan.command?.method, c.want);
+      assert.equal(plan.eligible.Empty, c.want === undefined ? 0 : 1);
+    });
+  }
 });

@@ -4,7 +4,7 @@
  * rules apply to the replacement: a replacement that may be spot or on-demand is pinned to spot (its
  * options were priced as spot); replacing spot with spot needs the SpotToSpotConsolidation gate and,
  * for one node, 15 cheaper spot types (spotToSpot). `Balanced`
- * pools also need the savings to be worth the disruption (score ≥ 1/2, design balanced-consolidation).
+ * pools also need the savings to be worth the disruption (Karpenter's per-pool score ≥ 1/2, balancedRejects).
  */
 import { cheapestOffering, typesMinValuesGap, type InstanceType } from "../../../policies/domain/instance-types.ts";
 import { Label } from "../../../policies/domain/labels.ts";
@@ -23,6 +23,9 @@ export type Evaluation =
   | { readonly ok: true; readonly decision: "delete" | "replace"; readonly replacement?: PlannedNodeClaim; readonly savingsPerHour: number }
   | { readonly ok: false; readonly reason: string };
 
+/** A NodePool's totals for Balanced scoring: hourly price and RescheduleDisruptionCost of all its nodes. */
+export interface PoolTotals { readonly price: number; readonly cost: number }
+
 /** What every evaluation in a pass shares. */
 export interface EvaluationContext {
   readonly snapshot: Snapshot;
@@ -34,8 +37,8 @@ export interface EvaluationContext {
   readonly spotToSpot: boolean;
   /** Per pool, its kerf.dev/spot-to-spot-consolidation when set: overrides the gate for its nodes. */
   readonly spotToSpotPools: ReadonlyMap<string, boolean>;
-  /** Per pool: hourly price and disruption cost of all its candidates' nodes (Balanced scoring). */
-  readonly poolTotals: ReadonlyMap<string, { readonly price: number; readonly cost: number }>;
+  /** Per pool: hourly price and disruption cost of all its nodes (Balanced scoring, plan.ts poolTotals). */
+  readonly poolTotals: ReadonlyMap<string, PoolTotals>;
   /** Per pool: its consolidationPolicy. */
   readonly policies: ReadonlyMap<string, string>;
   /** Per pool: the names of its instance types (a candidate of another type cannot be priced). */
@@ -132,18 +135,53 @@ function capacityRules(ctx: EvaluationContext, candidates: readonly Candidate[],
   return spot && hasOffering(replacement.instanceTypes, reqs, "on-demand") ? pinned(replacement, reqs, price, undefined) : replacement;
 }
 
-/** Balanced: the fraction of the pools' cost saved must be at least half the fraction of disruption caused. */
+/** Karpenter's BalancedK: a move passes when its savings share is at least 1/K of its disruption share. */
+const BALANCED_K = 2;
+
+/**
+ * Karpenter's ScoreMove (balanced.go): the share of the pool's cost saved over the share of its disruption
+ * cost caused. A pool without cost or disruption to normalise against, or a move that saves nothing,
+ * scores 0; a move that disrupts nothing scores Infinity.
+ */
+interface Score { readonly saved: number; readonly disrupted: number; readonly score: number }
+
+function balancedScore(savings: number, disruption: number, totals: PoolTotals | undefined): Score {
+  if (totals === undefined || totals.price <= 0 || totals.cost <= 0) return { saved: 0, disrupted: 0, score: 0 };
+  const saved = savings / totals.price;
+  const disrupted = disruption / totals.cost;
+  return { saved, disrupted, score: saved <= 0 ? 0 : disrupted === 0 ? Infinity : saved / disrupted };
+}
+
+/**
+ * Balanced, as Karpenter's EvaluateBalancedMove: each Balanced pool of the move is scored on its own, its
+ * candidates' RescheduleDisruptionCost against the pool's totals (totals over all its nodes), with the
+ * savings split by the pools' shares of the candidates' price; every Balanced pool must approve.
+ */
 function balancedRejects(ctx: EvaluationContext, candidates: readonly Candidate[], savings: number): string | undefined {
-  const pools = [...new Set(candidates.map((c) => c.nodePool))].filter((p) => ctx.policies.get(p) === "Balanced");
-  if (pools.length === 0) return undefined;
-  const totals = pools.map((p) => ctx.poolTotals.get(p) ?? { price: 0, cost: 0 });
-  const price = totals.reduce((s, t) => s + t.price, 0);
-  const cost = totals.reduce((s, t) => s + t.cost, 0);
-  const disruption = candidates.filter((c) => pools.includes(c.nodePool)).reduce((s, c) => s + c.disruptionCost, 0);
-  const saved = price > 0 ? savings / price : 0;
-  const disrupted = cost > 0 ? disruption / cost : 0;
-  if (disrupted === 0 || saved >= disrupted / 2) return undefined;
-  return `Balanced policy: saves ${(saved * 100).toFixed(1)}% of the pool's cost for ${(disrupted * 100).toFixed(1)}% of its disruption (needs at least half)`;
+  const byPool = new Map<string, Candidate[]>();
+  for (const c of candidates) byPool.set(c.nodePool, [...(byPool.get(c.nodePool) ?? []), c]);
+  const source = candidates.reduce((s, c) => s + c.pricePerHour, 0);
+  for (const [pool, members] of byPool) {
+    if (ctx.policies.get(pool) !== "Balanced") continue;
+    const price = members.reduce((s, c) => s + c.pricePerHour, 0);
+    const share = byPool.size > 1 && source > 0 ? savings * (price / source) : savings;
+    const disruption = members.reduce((s, c) => s + c.rescheduleCost, 0);
+    const { saved, disrupted, score } = balancedScore(share, disruption, ctx.poolTotals.get(pool));
+    if (score >= 1 / BALANCED_K) continue;
+    return `Balanced policy: saves ${(saved * 100).toFixed(1)}% of NodePool ${pool}'s cost for `
+      + `${(disrupted * 100).toFixed(1)}% of its disruption (needs at least 1/${BALANCED_K})`;
+  }
+  return undefined;
+}
+
+/**
+ * Karpenter's CanPassThreshold: whether deleting the candidate outright (the best any move can do) would
+ * pass its pool's Balanced score; single-node consolidation does not evaluate one that would not.
+ */
+export function canPassBalanced(ctx: EvaluationContext, c: Candidate): boolean {
+  const totals = ctx.poolTotals.get(c.nodePool);
+  if (ctx.policies.get(c.nodePool) !== "Balanced" || totals === undefined || totals.price <= 0) return true;
+  return balancedScore(c.pricePerHour, c.rescheduleCost, totals).score >= 1 / BALANCED_K;
 }
 
 /**
@@ -164,7 +202,9 @@ export function unpriceable(ctx: EvaluationContext, c: Candidate): string | unde
 export function evaluate(ctx: EvaluationContext, candidates: readonly Candidate[]): Evaluation {
   const names = new Set(candidates.map((c) => c.nodeName));
   const moving = ctx.snapshot.nodes.filter((n) => names.has(n.name)).flatMap((n) => n.pods).filter((p) => !ctx.stays.has(p.uid));
-  const result = consolidate(ctx.compact.forCandidates(names, moving), [...names], { stays: ctx.stays, scheduling: ctx.scheduling });
+  // A consolidation simulation: nodes under their consolidateAfter take none of the candidates' pods.
+  const scheduling = { ...ctx.scheduling, consolidationSimulation: true };
+  const result = consolidate(ctx.compact.forCandidates(names, moving), [...names], { stays: ctx.stays, scheduling });
   if (result.decision === "none") return { ok: false, reason: result.reason };
   const price = candidates.reduce((s, c) => s + c.pricePerHour, 0);
   let replacement: PlannedNodeClaim | undefined;

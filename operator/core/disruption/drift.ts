@@ -57,12 +57,21 @@ function staticDrift(claim: NodeClaim, pool: DriftObject): Drift | undefined {
   return have[NodePoolHash.key] === want ? undefined : { reason: "NodePoolDrifted", message: `NodePool template changed (hash ${have[NodePoolHash.key]} → ${want})` };
 }
 
-/** Only labels the NodeClaim carries are judged: a requirement on a label it never had cannot have drifted. */
+/**
+ * Karpenter's areRequirementsDrifted: the NodeClaim's labels must be compatible with every requirement
+ * of the pool. A requirement on a key the NodeClaim lacks drifts it unless it is NotIn or
+ * DoesNotExist (no key is exempt: well-known ones included), so adding `team In [a]` rolls the pool.
+ */
 function requirementsDrift(claim: NodeClaim, pool: DriftObject): Drift | undefined {
   const labels = claim.metadata?.labels ?? {};
+  const have = Requirements.fromLabels(labels);
   for (const r of Requirements.fromSelectors(poolRequirements(pool))) {
     const value = labels[r.key];
-    if (value !== undefined && !r.has(value)) return { reason: "RequirementsDrifted", message: `label ${r.key}=${value} no longer satisfies ${r.toString()}` };
+    if (value === undefined) {
+      if (have.compatible(new Requirements([r]), { allowUndefined: new Set() }) === undefined) continue;
+      return { reason: "RequirementsDrifted", message: `label ${r.key} is missing, requirement ${r.toString()}` };
+    }
+    if (!r.has(value)) return { reason: "RequirementsDrifted", message: `label ${r.key}=${value} no longer satisfies ${r.toString()}` };
   }
   return undefined;
 }

@@ -6,8 +6,8 @@
 import { uninitializedPlacement } from "../consolidation/questions.ts";
 import { simulate } from "../scheduling/simulate.ts";
 import type { ExistingNode, SimPod } from "../scheduling/types.ts";
-import { evaluate, unpriceable, type EvaluationContext } from "./consolidation.ts";
-import { hasGracePeriod, isEmptyCandidate } from "./candidates.ts";
+import { canPassBalanced, evaluate, unpriceable, type EvaluationContext } from "./consolidation.ts";
+import { hasGracePeriod, isEmpty, isEmptyCandidate } from "./candidates.ts";
 import type { BudgetLedger } from "./pool-budgets.ts";
 import type { Candidate, Command, Skipped } from "./types.ts";
 
@@ -26,10 +26,23 @@ const budgetBlocker = (c: Candidate, reason: string): Skipped => ({
   nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "budget", message: `the NodePool's disruption budget for ${reason} allows no more disruptions now` },
 });
 
+/**
+ * Karpenter's candidate order for emptiness and consolidation: the highest savings ratio first, price /
+ * RescheduleDisruptionCost (an empty node's cost is 1: the most expensive empty node goes first).
+ */
+export function bySavingsRatio(candidates: readonly Candidate[]): Candidate[] {
+  const ratio = (c: Candidate): number => c.pricePerHour / c.rescheduleCost;
+  return [...candidates].sort((a, b) => ratio(b) - ratio(a) || a.name.localeCompare(b.name));
+}
+
 /** Emptiness: every consolidatable candidate without pods to move, under every policy, within the Empty budget. */
 export function emptiness(ctx: MethodContext, candidates: readonly Candidate[]): Command | undefined {
   const chosen: Candidate[] = [];
-  for (const c of candidates.filter(isEmptyCandidate)) {
+  for (const c of candidates) {
+    const due = isEmpty(c) && (c.consolidatable || c.emptyAfterPassed);
+    if (due && c.podBlocker !== undefined) ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker });
+  }
+  for (const c of bySavingsRatio(candidates.filter(isEmptyCandidate))) {
     if (ctx.ledger.take(c.nodePool, "Empty")) chosen.push(c); else ctx.budgetBlocked.push(budgetBlocker(c, "Empty"));
   }
   if (chosen.length === 0) return undefined;
@@ -37,10 +50,11 @@ export function emptiness(ctx: MethodContext, candidates: readonly Candidate[]):
   return { method: "emptiness", reason: "Empty", decision: "delete", candidates: chosen, replacements: [], savingsPerHour };
 }
 
-/** Drifted candidates in replacement order: empty first, then the oldest. */
+/** Drifted candidates in replacement order: empty first, then the earliest drifted (the Drifted condition's transition). */
 export function driftOrder(candidates: readonly Candidate[]): Candidate[] {
   return candidates.filter((c) => c.driftReason !== undefined)
-    .sort((a, b) => Number(a.pods.length > 0) - Number(b.pods.length > 0) || a.createdAt - b.createdAt || a.name.localeCompare(b.name));
+    .sort((a, b) => Number(a.pods.length > 0) - Number(b.pods.length > 0) || (a.driftedAt ?? 0) - (b.driftedAt ?? 0)
+      || a.name.localeCompare(b.name));
 }
 
 function podsToMove(ctx: EvaluationContext, candidate: Candidate): SimPod[] {
@@ -117,18 +131,19 @@ function emptyingNodes(ctx: MethodContext, candidates: readonly Candidate[]): Ma
 }
 
 /**
- * Candidates consolidation may move: consolidatable, no pod-level blocker, in a pool that consolidates
- * underutilized nodes and has no node emptying (emptyingNodes).
+ * Candidates consolidation may move: consolidatable, not empty (emptiness alone takes those, under the
+ * Empty budget), no pod-level blocker, in a pool that consolidates underutilized nodes and has no node
+ * emptying (emptyingNodes); highest savings ratio first.
  */
 export function consolidationCandidates(ctx: MethodContext, candidates: readonly Candidate[]): Candidate[] {
   const emptying = emptyingNodes(ctx, candidates);
-  return candidates.filter((c) => {
+  return bySavingsRatio(candidates.filter((c) => {
     const unpriced = unpriceable(ctx, c);
     if (unpriced !== undefined) {
       ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "unconsolidatable", message: unpriced } });
       return false;
     }
-    if (!c.consolidatable || ctx.policies.get(c.nodePool) === "WhenEmpty") return false;
+    if (!c.consolidatable || isEmpty(c) || ctx.policies.get(c.nodePool) === "WhenEmpty") return false;
     if (c.podBlocker !== undefined) { ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker }); return false; }
     const waiting = emptying.get(c.nodePool);
     if (waiting !== undefined) {
@@ -138,7 +153,7 @@ export function consolidationCandidates(ctx: MethodContext, candidates: readonly
       return false;
     }
     return true;
-  }).sort((a, b) => b.pricePerHour / (1 + b.disruptionCost) - a.pricePerHour / (1 + a.disruptionCost) || a.name.localeCompare(b.name));
+  }));
 }
 
 function withinBudgets(ctx: MethodContext, sorted: readonly Candidate[]): Candidate[] {
@@ -184,6 +199,8 @@ export function singleNode(ctx: MethodContext, sorted: readonly Candidate[], bou
   for (const c of order) {
     if (evaluations >= bound.maxEvaluations) return { stoppedAt: c.name };
     if (ctx.ledger.remaining(c.nodePool, "Underutilized") <= 0) { ctx.budgetBlocked.push(budgetBlocker(c, "Underutilized")); continue; }
+    // Karpenter's CanPassThreshold: a node whose deletion would fail its pool's Balanced score is not evaluated.
+    if (!canPassBalanced(ctx, c)) continue;
     evaluations += 1;
     const e = evaluate(ctx, [c]);
     if (e.ok) { ctx.ledger.take(c.nodePool, "Underutilized"); return { command: toCommand("single-node-consolidation", [c], e) }; }

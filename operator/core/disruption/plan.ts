@@ -7,6 +7,7 @@
  * resumes there instead of starting over (Karpenter's 3-minute timeout restarts from the top).
  */
 import { emptyAfterOf } from "../../../policies/domain/empty-after.ts";
+import { Label } from "../../../policies/domain/labels.ts";
 import { spotToSpotOf } from "../../../policies/domain/spot-to-spot.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { existingPlaces, type ClusterView } from "../provisioning/cluster-view.ts";
@@ -18,8 +19,10 @@ import { PoolTypes } from "../scheduling/pool-types.ts";
 import { ResourceSpace } from "../scheduling/resource-space.ts";
 import type { ExistingNode, NodePoolView, SimPod, SimulateOptions, Snapshot } from "../scheduling/types.ts";
 import { daemonSetViews, namespaceLabelMap, viewVolumes } from "../provisioning/cluster-view.ts";
-import { findCandidates, isEmptyCandidate, isReschedulable } from "./candidates.ts";
+import { evictionCost, findCandidates, isEmptyCandidate, isReschedulable, runningPrice } from "./candidates.ts";
+import { consolidateAfterOf, underConsolidateAfter } from "./consolidatable.ts";
 import { CompactSnapshot } from "./compact-snapshot.ts";
+import type { PoolTotals } from "./consolidation.ts";
 import { boundedDrift, consolidationCandidates, emptiness, multiNode, singleNode, type MethodContext } from "./methods.ts";
 import { BudgetLedger, poolBudgets } from "./pool-budgets.ts";
 import type { Candidate, Command, DisruptionPlan, Method, PoolBudget, Skipped } from "./types.ts";
@@ -147,14 +150,36 @@ function existingNodes(nodes: readonly ExistingNode[], candidates: readonly Cand
   return [...all.filter((n) => n.initialized !== false), ...all.filter((n) => n.initialized === false)];
 }
 
-/** The scheduling snapshot with each candidate's price, and the pods that go away with their node. */
+/**
+ * Nodes whose NodeClaim is under its NodePool's consolidateAfter (Karpenter's isUnderConsolidateAfter on
+ * each existing node of a consolidation simulation): they take no candidate's pod.
+ */
+function busyNodes(input: DisruptionInput): Set<string> {
+  const now = input.now.getTime();
+  const after = new Map(input.cluster.nodePools.map((p) => [p.metadata?.name ?? "", consolidateAfterOf(p)]));
+  const busy = new Set<string>();
+  for (const claim of input.cluster.nodeClaims) {
+    const provider = claim.status?.providerID ?? "";
+    if (provider !== "" && underConsolidateAfter(claim, after.get(claim.metadata?.labels?.[Label.nodePool] ?? ""), now)) busy.add(provider);
+  }
+  if (busy.size === 0) return new Set();
+  return new Set(input.cluster.nodes.filter((n) => busy.has(n.spec?.providerID ?? "")).map((n) => n.metadata?.name ?? ""));
+}
+
+/**
+ * The scheduling snapshot with each candidate's price, and the pods that go away with their node.
+ * Cordoned nodes are in it, closed by the unschedulable taint (Karpenter reads no cordon: a cordoned
+ * candidate's pods are moved like any other's, and drift pre-launches its replacement).
+ */
 function schedulingView(input: DisruptionInput, candidates: readonly Candidate[], byName: ReadonlyMap<string, InstanceType>): { snapshot: Snapshot; stays: Set<string> } {
   const { views } = takingPartPools({ cluster: input.cluster, instanceTypes: input.instanceTypes }, byName);
   const price = new Map(candidates.map((c) => [c.nodeName, c.pricePerHour]));
-  const places = existingPlaces(input.cluster, byName);
+  const places = existingPlaces(input.cluster, byName, { keepCordoned: true });
   const leaving = leavingNodes(input);
+  const busy = busyNodes(input);
   const priced = places.targets.filter((t) => !leaving.has(t.node.name))
-    .map((t) => (price.has(t.node.name) ? { ...t.node, pricePerHour: price.get(t.node.name) } : t.node));
+    .map((t) => (price.has(t.node.name) ? { ...t.node, pricePerHour: price.get(t.node.name) } : t.node))
+    .map((n) => (busy.has(n.name) ? { ...n, underConsolidateAfter: true } : n));
   const base: Snapshot = {
     nodes: existingNodes(priced, candidates), nodePools: views.map(withUsableTypes), daemonSets: daemonSetViews(input.cluster.daemonSets),
     namespaces: namespaceLabelMap(input.cluster.namespaces), volumes: viewVolumes(input.cluster),
@@ -170,13 +195,54 @@ function schedulingView(input: DisruptionInput, candidates: readonly Candidate[]
   return { snapshot: { ...base, nodes }, stays };
 }
 
-function poolTotals(candidates: readonly Candidate[]): Map<string, { price: number; cost: number }> {
-  const out = new Map<string, { price: number; cost: number }>();
-  for (const c of candidates) {
-    const t = out.get(c.nodePool) ?? { price: 0, cost: 0 };
-    out.set(c.nodePool, { price: t.price + c.pricePerHour, cost: t.cost + c.disruptionCost });
+const add = (m: Map<string, number>, key: string, n: number): void => { m.set(key, (m.get(key) ?? 0) + n); };
+
+/** Per pool, the hourly price of all its NodeClaims (Karpenter's ClusterCost). */
+function poolPrices(cluster: ClusterView, byName: ReadonlyMap<string, InstanceType>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const claim of cluster.nodeClaims) {
+    const labels = claim.metadata?.labels ?? {};
+    const pool = labels[Label.nodePool];
+    if (pool !== undefined) add(out, pool, runningPrice(labels, byName));
   }
   return out;
+}
+
+/** Per node, its pods' positive eviction costs (Karpenter's StateNode podDisruptionCosts: DaemonSet pods aside). */
+function podCostsByNode(cluster: ClusterView): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const pod of cluster.pods) {
+    const node = pod.spec?.nodeName ?? "";
+    const terminal = pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
+    if (node === "" || terminal || (pod.metadata?.ownerReferences ?? []).some((o) => o.kind === "DaemonSet")) continue;
+    add(out, node, Math.max(0, evictionCost(pod)));
+  }
+  return out;
+}
+
+/**
+ * Per pool with candidates, Karpenter's NodePoolTotals (balanced.go computeNodePoolTotals): the hourly price
+ * of all its NodeClaims (the candidates' prices when none is known) and the disruption cost of all its
+ * nodes, candidates or not: a candidate's RescheduleDisruptionCost, else 1 plus its pods' eviction costs.
+ */
+function poolTotals(
+  cluster: ClusterView, candidates: readonly Candidate[], byName: ReadonlyMap<string, InstanceType>,
+): Map<string, PoolTotals> {
+  const price = poolPrices(cluster, byName);
+  const byNode = new Map(candidates.map((c) => [c.nodeName, c]));
+  const podCosts = podCostsByNode(cluster);
+  const cost = new Map<string, number>();
+  for (const node of cluster.nodes) {
+    const name = node.metadata?.name ?? "";
+    const pool = node.metadata?.labels?.[Label.nodePool];
+    if (pool !== undefined) add(cost, pool, byNode.get(name)?.rescheduleCost ?? 1 + (podCosts.get(name) ?? 0));
+  }
+  const own = new Map<string, number>();
+  for (const c of candidates) add(own, c.nodePool, c.pricePerHour);
+  return new Map([...own].map(([pool, fallback]) => {
+    const all = price.get(pool) ?? 0;
+    return [pool, { price: all > 0 ? all : fallback, cost: cost.get(pool) ?? 0 }];
+  }));
 }
 
 /**
@@ -211,7 +277,8 @@ export function preparePass(input: DisruptionInput): Pass {
   const budgets = poolBudgets({ now: input.now, nodePools: input.cluster.nodePools, nodeClaims, nodes, inFlight: input.inFlight });
   const { snapshot, stays } = schedulingView(input, found.candidates, byName);
   const ctx: MethodContext = {
-    snapshot, compact: new CompactSnapshot(snapshot), stays, spotToSpot: input.spotToSpot, spotToSpotPools: spotToSpotPools(input.cluster), poolTotals: poolTotals(found.candidates), policies: policies(input.cluster),
+    snapshot, compact: new CompactSnapshot(snapshot), stays, spotToSpot: input.spotToSpot, spotToSpotPools: spotToSpotPools(input.cluster),
+    poolTotals: poolTotals(input.cluster, found.candidates, byName), policies: policies(input.cluster),
     poolTypes: new Map([...input.instanceTypes].map(([pool, types]) => [pool, new Set(types.map((t) => t.name))])),
     // A candidate's pod the simulation places on an uninitialized node makes the move wait (uninitializedPlacement).
     ledger: new BudgetLedger(budgets), skipped: [], budgetBlocked: [], scheduling: { ...input.scheduling },

@@ -1,9 +1,14 @@
 /**
- * Pod-level disruption blockers (behaviour §4.2): a pod's `karpenter.sh/do-not-disrupt` ("true", or a
- * duration counted from the pod's creation, v1.12+) and PodDisruptionBudgets that would refuse the
- * eviction (none left to disrupt, or more than one PDB selecting the pod, which the Eviction API refuses).
+ * Pod-level disruption blockers (behaviour §4.2), over every pod bound to the node as Karpenter's
+ * ValidatePodsDisruptable reads them: a `karpenter.sh/do-not-disrupt` in force on any active pod
+ * (DaemonSet and mirror pods included: users annotate node agents to hold a node), then a
+ * PodDisruptionBudget that would refuse the eviction of a pod the eviction API would be called for
+ * (active, not a mirror pod, not tolerating the disrupted taint, not protected by do-not-disrupt):
+ * none left to disrupt, or more than one PDB selecting the pod (the Eviction API refuses that). A PDB
+ * with `unhealthyPodEvictionPolicy: AlwaysAllow` never holds a pod whose Ready condition is False.
  */
 import { NEVER, tryParseDuration } from "../../../policies/domain/duration.ts";
+import { untoleratedTaint } from "../../../policies/domain/taints.ts";
 import type { PdbLike, Pod } from "../lifecycle/objects.ts";
 import { Keys } from "../lifecycle/registration.ts";
 import { timeMs } from "../lifecycle/objects.ts";
@@ -17,16 +22,43 @@ export type { PdbLike } from "../lifecycle/objects.ts";
 
 const podName = (pod: Pod): string => `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`;
 
-/** Whether the pod's do-not-disrupt annotation is in force at `now`. An unreadable value protects (fails safe). */
+/** Neither terminal nor terminating (Karpenter's IsActive). */
+export const isActivePod = (pod: Pod): boolean =>
+  pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed" && pod.metadata?.deletionTimestamp === undefined;
+
+/** Owned by its Node (a static pod's mirror), by owner reference as Karpenter's IsOwnedByNode reads it. */
+const ownedByNode = (pod: Pod): boolean => (pod.metadata?.ownerReferences ?? []).some((o) => o.apiVersion === "v1" && o.kind === "Node");
+
+const DISRUPTED_NO_SCHEDULE = [{ key: Keys.disruptedTaint, effect: "NoSchedule" }] as const;
+
+/**
+ * The do-not-disrupt value as Karpenter parses it: "true", or a positive Go duration; anything else
+ * ("True", "yes", "Never", "0s") is invalid and protects nothing. Undefined without the annotation.
+ */
+export function parseDoNotDisrupt(value: string | undefined): { readonly kind: "always" } | { readonly kind: "for"; readonly ms: number }
+  | { readonly kind: "invalid" } | undefined {
+  if (value === undefined) return undefined;
+  if (value === "true") return { kind: "always" };
+  const ms = value === NEVER ? undefined : tryParseDuration(value);
+  return typeof ms === "number" && ms > 0 ? { kind: "for", ms } : { kind: "invalid" };
+}
+
+/**
+ * Whether the pod's do-not-disrupt annotation is in force at `now` (Karpenter's IsDoNotDisruptActive):
+ * a duration counts from `status.startTime`; a pod not started yet is protected.
+ */
 export function doNotDisruptActive(pod: Pod, now: number): boolean {
-  const value = pod.metadata?.annotations?.[DO_NOT_DISRUPT];
-  if (value === undefined) return false;
-  if (value === "true") return true;
-  const ms = tryParseDuration(value);
-  if (ms === NEVER) return true;
-  if (ms === undefined) return value !== "false";
-  const created = timeMs(pod.metadata?.creationTimestamp);
-  return created === undefined || now < created + ms;
+  const parsed = parseDoNotDisrupt(pod.metadata?.annotations?.[DO_NOT_DISRUPT]);
+  if (parsed === undefined || parsed.kind === "invalid") return false;
+  if (parsed.kind === "always") return true;
+  const started = timeMs(pod.status?.startTime);
+  return started === undefined || now < started + parsed.ms;
+}
+
+/** Whether disruption would call the eviction API for the pod (Karpenter's IsEvictable): only those PDBs can hold. */
+export function isEvictable(pod: Pod, now: number): boolean {
+  const tolerates = untoleratedTaint(DISRUPTED_NO_SCHEDULE, pod.spec?.tolerations ?? []) === undefined;
+  return isActivePod(pod) && !tolerates && !ownedByNode(pod) && !doNotDisruptActive(pod, now);
 }
 
 /** PDBs by namespace, for repeated lookups within one pass. */
@@ -64,24 +96,36 @@ export class PdbIndex {
   }
 }
 
-function pdbBlocker(pod: Pod, pdbs: PdbIndex): Blocker | undefined {
+/** A PDB with `unhealthyPodEvictionPolicy: AlwaysAllow` lets a pod whose Ready condition is False go. */
+function evictableWhenUnhealthy(pod: Pod, pdb: PdbLike): boolean {
+  return pdb.spec?.unhealthyPodEvictionPolicy === "AlwaysAllow"
+    && (pod.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "False");
+}
+
+function pdbBlocker(pod: Pod, pdbs: PdbIndex, now: number): Blocker | undefined {
+  if (!isEvictable(pod, now)) return undefined;
   const selecting = pdbs.selecting(pod);
   if (selecting.length > 1) {
     const names = selecting.map((p) => p.metadata?.name ?? "").join(", ");
     return { kind: "pdb", message: `pod ${podName(pod)} is selected by more than one PodDisruptionBudget (${names}); eviction would fail` };
   }
   const pdb = selecting[0];
-  if (pdb === undefined || (pdb.status?.disruptionsAllowed ?? 0) > 0) return undefined;
+  if (pdb === undefined || (pdb.status?.disruptionsAllowed ?? 0) > 0 || evictableWhenUnhealthy(pod, pdb)) return undefined;
   return { kind: "pdb", message: `PodDisruptionBudget ${pdb.metadata?.namespace ?? ""}/${pdb.metadata?.name ?? ""} allows no disruption of pod ${podName(pod)}` };
 }
 
-/** The first pod-level blocker among `pods`, if any. */
+/**
+ * The first pod-level blocker among `pods` (every pod bound to the node, whatever it is), if any:
+ * do-not-disrupt on any pod first, then PDBs, in Karpenter's order.
+ */
 export function podBlocker(pods: readonly Pod[], pdbs: PdbIndex, now: number): Blocker | undefined {
   for (const pod of pods) {
-    if (doNotDisruptActive(pod, now)) {
+    if (isActivePod(pod) && doNotDisruptActive(pod, now)) {
       return { kind: "do-not-disrupt", message: `pod ${podName(pod)} has "${DO_NOT_DISRUPT}": "${pod.metadata?.annotations?.[DO_NOT_DISRUPT] ?? ""}"` };
     }
-    const blocker = pdbBlocker(pod, pdbs);
+  }
+  for (const pod of pods) {
+    const blocker = pdbBlocker(pod, pdbs, now);
     if (blocker !== undefined) return blocker;
   }
   return undefined;

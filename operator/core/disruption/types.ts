@@ -38,10 +38,14 @@ export interface Candidate {
   readonly emptyAfterPassed: boolean;
   /** The Drifted condition's reason when True. */
   readonly driftReason?: string | undefined;
+  /** When the Drifted condition turned True (ms; drift takes the earliest first). */
+  readonly driftedAt?: number | undefined;
   /** A pod-level blocker (PDB, pod do-not-disrupt): blocks every method except drift with a terminationGracePeriod. */
   readonly podBlocker?: Blocker | undefined;
   /** Karpenter's disruption cost: rescheduling cost × remaining-lifetime fraction. */
   readonly disruptionCost: number;
+  /** Karpenter's RescheduleDisruptionCost: 1 + the positive eviction costs of `pods` (ordering: price / this). */
+  readonly rescheduleCost: number;
 }
 
 /** One decision to execute: delete the candidates, after launching the replacements (if any). */

@@ -1,7 +1,7 @@
 /**
  * Command re-validation (behaviour §4.8): after the validation delay the cluster is read again and
- * the command still has to hold — every candidate still eligible and, for its method, still empty,
- * drifted or consolidatable; the budgets still allow it; and a consolidation still saves money (a
+ * the command still has to hold — every candidate still eligible and, for its method, still empty
+ * (emptiness keeps those that are, see validEmpty), drifted or consolidatable; the budgets still allow it; and a consolidation still saves money (a
  * delete must still be a delete). The fresh command (with a fresh replacement) is what executes.
  */
 import { hasGracePeriod, isEmptyCandidate } from "./candidates.ts";
@@ -28,6 +28,24 @@ function stillHolds(pass: Pass, command: Command, c: Candidate): string | undefi
 }
 
 /**
+ * Emptiness keeps the candidates still empty, eligible and within the Empty budget, and fails only
+ * when none is left (Karpenter's EmptinessValidator): one node a pod landed on during the wait does
+ * not hold back the others, which under steady churn would never go.
+ */
+function validEmpty(pass: Pass, command: Command, byName: ReadonlyMap<string, Candidate>, blockedBy: ReadonlyMap<string, string>): Validation {
+  const fresh: Candidate[] = [];
+  const why: string[] = [];
+  for (const old of command.candidates) {
+    const c = byName.get(old.name);
+    const reason = c === undefined ? `${old.name} is no longer a candidate: ${blockedBy.get(old.name) ?? "gone, deleting or in another command"}`
+      : stillHolds(pass, command, c);
+    if (reason !== undefined) why.push(reason); else if (c !== undefined) fresh.push(c);
+  }
+  if (fresh.length === 0) return { ok: false, reason: why.join("; ") };
+  return { ok: true, command: { ...command, candidates: fresh, savingsPerHour: fresh.reduce((s, c) => s + c.pricePerHour, 0) } };
+}
+
+/**
  * Re-checks `command` against `input`, whose inFlight must not list the command's own candidates
  * (they would count against their own budget and be skipped as in flight).
  */
@@ -35,6 +53,7 @@ export function revalidate(input: DisruptionInput, command: Command): Validation
   const pass = preparePass(input);
   const byName = new Map(pass.candidates.map((c) => [c.name, c]));
   const blockedBy = new Map(pass.blocked.map((b) => [b.nodeClaim.metadata?.name ?? "", b.blocker.message]));
+  if (command.method === "emptiness") return validEmpty(pass, command, byName, blockedBy);
   const fresh: Candidate[] = [];
   for (const old of command.candidates) {
     const c = byName.get(old.name);
@@ -43,7 +62,7 @@ export function revalidate(input: DisruptionInput, command: Command): Validation
     if (why !== undefined) return { ok: false, reason: why };
     fresh.push(c);
   }
-  if (command.method === "emptiness" || command.method === "drift") return { ok: true, command: { ...command, candidates: fresh } };
+  if (command.method === "drift") return { ok: true, command: { ...command, candidates: fresh } };
   const e = evaluate(pass.ctx, fresh);
   if (!e.ok) return { ok: false, reason: e.reason };
   if (command.decision === "delete" && e.decision !== "delete") return { ok: false, reason: "the candidates' pods no longer fit without a replacement" };

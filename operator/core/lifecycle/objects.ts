@@ -52,7 +52,13 @@ export interface Pod {
     readonly tolerations?: readonly Toleration[] | undefined;
     readonly terminationGracePeriodSeconds?: number | undefined;
   } | undefined;
-  readonly status?: { readonly phase?: string | undefined; readonly nominatedNodeName?: string | undefined; readonly conditions?: readonly Condition[] | undefined } | undefined;
+  readonly status?: {
+    readonly phase?: string | undefined;
+    readonly nominatedNodeName?: string | undefined;
+    readonly conditions?: readonly Condition[] | undefined;
+    /** When the kubelet started the pod (a do-not-disrupt duration counts from here). */
+    readonly startTime?: Timestamp | undefined;
+  } | undefined;
 }
 
 export interface Node {
@@ -94,6 +100,8 @@ export interface PdbLike {
       readonly matchLabels?: Readonly<Record<string, string>> | undefined;
       readonly matchExpressions?: readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] | undefined }[] | undefined;
     } | null | undefined;
+    /** AlwaysAllow: pods that are not Ready may be evicted whatever the budget says. */
+    readonly unhealthyPodEvictionPolicy?: string | undefined;
   } | undefined;
   readonly status?: { readonly disruptionsAllowed?: number | undefined } | undefined;
 }

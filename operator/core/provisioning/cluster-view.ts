@@ -165,17 +165,41 @@ function podsByNode(pods: readonly Pod[]): Map<string, Pod[]> {
 }
 
 /** Every place pods can go, and the pods on NodeClaims or Nodes being deleted (to re-place them early). */
-export function existingPlaces(view: ClusterView, types: ReadonlyMap<string, InstanceType>): Places {
+/**
+ * The taint the node lifecycle controller puts on a cordoned Node (spec.unschedulable); a view that
+ * keeps cordoned nodes gives it to them so that only pods tolerating it could go there.
+ */
+export const UNSCHEDULABLE_TAINT: Taint = { key: "node.kubernetes.io/unschedulable", effect: "NoSchedule" };
+
+/** A cordoned Node as a place: its pods and room as they are, closed to pods not tolerating the cordon. */
+function cordoned(target: Target): Target {
+  const taints = target.node.taints;
+  if (taints.some((t) => t.key === UNSCHEDULABLE_TAINT.key && t.effect === UNSCHEDULABLE_TAINT.effect)) return target;
+  return { ...target, node: { ...target.node, taints: [...taints, UNSCHEDULABLE_TAINT] } };
+}
+
+/** A Node as a place; a cordoned one closed (see cordoned). */
+function placeOf(input: NodeInput): Target {
+  const target = fromNode(input);
+  return input.node.spec?.unschedulable === true ? cordoned(target) : target;
+}
+
+/**
+ * `keepCordoned`: cordoned Nodes stay as places closed by the unschedulable taint (disruption: their
+ * pods are in the snapshot, to be moved, and they count for topology), rather than left out.
+ */
+export function existingPlaces(view: ClusterView, types: ReadonlyMap<string, InstanceType>, options: { readonly keepCordoned?: boolean } = {}): Places {
   const daemonSets = daemonSetViews(view.daemonSets);
   const bound = podsByNode(view.pods);
   const claimByProvider = new Map(view.nodeClaims.filter((c) => claimProvider(c) !== "").map((c) => [claimProvider(c), c]));
   const targets: Target[] = [];
   const reschedulable: Pod[] = [];
+  const keep = (node: Node): boolean => node.spec?.unschedulable !== true || options.keepCordoned === true;
   for (const node of view.nodes) {
     const claim = claimByProvider.get(nodeProvider(node));
     const pods = bound.get(nameOf(node)) ?? [];
     if (deleting(node) || (claim !== undefined && deleting(claim))) reschedulable.push(...pods.filter((p) => active(p) && !daemonOrMirror(p)));
-    else if (node.spec?.unschedulable !== true) targets.push(fromNode({ node, claim, pods }));
+    else if (keep(node)) targets.push(placeOf({ node, claim, pods }));
   }
   const nodeProviders = new Set(view.nodes.map(nodeProvider).filter((p) => p !== ""));
   for (const claim of view.nodeClaims) {

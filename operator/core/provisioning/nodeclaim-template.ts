@@ -5,9 +5,9 @@
  * In list, minValues kept); the pods' requests; an owner reference to the NodePool; the
  * karpenter.sh/termination finalizer; the NodePool's drift hash and hash version (core/nodepool/hash.ts).
  */
-import { Label } from "../../../policies/domain/labels.ts";
+import { Label, WELL_KNOWN_LABELS } from "../../../policies/domain/labels.ts";
 import { formatResource } from "../../../policies/domain/quantity.ts";
-import type { NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
+import { Requirements, type NodeSelectorRequirement, type Requirement } from "../../../policies/domain/requirements.ts";
 import type { Taint } from "../../../policies/domain/taints.ts";
 import { Keys } from "../lifecycle/registration.ts";
 import { hashAnnotations } from "../nodepool/hash.ts";
@@ -56,6 +56,37 @@ function nonEmpty<K extends string>(key: K, value: unknown): Partial<Record<K, T
   return items.length === 0 ? {} : ({ [key]: items } as Record<K, Taint[]>);
 }
 
+/**
+ * A value a node may carry for `r`: the first allowed value of an In, else the smallest non-negative
+ * integer within the bounds that is not excluded (Karpenter's Requirement.Any draws one at random);
+ * undefined for DoesNotExist.
+ */
+function anyValue(r: Requirement): string | undefined {
+  if (!r.complement) return [...r.values].sort()[0];
+  const lessThan = r.lessThan ?? Number.MAX_SAFE_INTEGER;
+  for (let n = Math.max(0, (r.greaterThan ?? -1) + 1); n < lessThan && n < Number.MAX_SAFE_INTEGER; n += 1) {
+    if (r.has(String(n))) return String(n);
+  }
+  return undefined;
+}
+
+/**
+ * Karpenter's resolveCustomLabelsFromRequirements: a concrete value for every requirement on a custom
+ * key (not well known, not the hostname, not a lifecycle label), so that the node carries what the
+ * NodePool requires (a pool requiring `team In [a]` labels its NodeClaims team=a; without it they
+ * would be RequirementsDrifted and pods selecting team=a would find no node).
+ */
+export function requirementLabels(requirements: readonly NodeSelectorRequirement[]): Record<string, string> {
+  const skip: ReadonlySet<string> = new Set([Label.hostname, Keys.registeredLabel, Keys.initializedLabel]);
+  const out: Record<string, string> = {};
+  for (const r of Requirements.fromSelectors(requirements)) {
+    if (WELL_KNOWN_LABELS.has(r.key) || skip.has(r.key)) continue;
+    const value = anyValue(r);
+    if (value !== undefined) out[r.key] = value;
+  }
+  return out;
+}
+
 /** The NodeClaim to create for one planned claim of `pool`. */
 export function nodeClaimManifest(pool: NodePoolObject, claim: PlannedNodeClaim): NodeClaimManifest {
   const name = pool.metadata?.name ?? claim.nodePool;
@@ -69,7 +100,7 @@ export function nodeClaimManifest(pool: NodePoolObject, claim: PlannedNodeClaim)
     apiVersion: "karpenter.sh/v1", kind: "NodeClaim",
     metadata: {
       generateName: `${name}-`,
-      labels: { ...strings(meta["labels"]), [Label.nodePool]: name },
+      labels: { ...strings(meta["labels"]), ...requirementLabels(claim.requirements), [Label.nodePool]: name },
       annotations,
       // Set at creation (Karpenter adds it in its first reconcile): no window in which a deletion
       // could skip termination, and one write less before the launch.
