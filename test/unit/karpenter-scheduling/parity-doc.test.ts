@@ -8,6 +8,7 @@ import { cases as clusterState } from "./cluster-state.cases.ts";
 import { cases as constraints } from "./constraints.cases.ts";
 import { cases as instanceSelection } from "./instance-selection.cases.ts";
 import { cases as provisioning } from "./provisioning.cases.ts";
+import { cases as requests } from "./requests.cases.ts";
 import { cases as topology } from "./topology.cases.ts";
 import { cases as volumes } from "./volumes.cases.ts";
 import type { ParityCase, Source } from "./harness.ts";
@@ -31,7 +32,7 @@ function rows(): Row[] {
   return out;
 }
 
-const all: readonly ParityCase[] = [...constraints, ...topology, ...provisioning, ...instanceSelection, ...clusterState, ...volumes];
+const all: readonly ParityCase[] = [...constraints, ...topology, ...provisioning, ...instanceSelection, ...clusterState, ...volumes, ...requests];
 const sources = (c: ParityCase): readonly Source[] => (Array.isArray(c.from) ? c.from : [c.from as Source]);
 
 describe("the scheduling parity document", () => {
