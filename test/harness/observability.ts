@@ -117,3 +117,25 @@ export async function runPromtool(root: string, args: readonly string[]): Promis
     throw new Error(`promtool ${args.join(" ")}: ${e.stdout ?? ""}${e.stderr ?? ""}`, { cause: error });
   }
 }
+
+interface RenderedObject { readonly kind: string; readonly metadata: { readonly name: string }; readonly data?: Record<string, string>; readonly spec?: unknown }
+
+/**
+ * The queries of a rendered chart's dashboards (ConfigMaps `<fullname>-dashboard-*`) and PrometheusRule, split by
+ * the component whose `/metrics` page they read: the webhook dashboard and the kerf-webhook rule group read the
+ * webhook's, the rest the operator's.
+ */
+export function chartQueries(objects: readonly RenderedObject[]): { operator: Query[]; webhook: Query[] } {
+  const dashboards = objects.filter((o) => o.kind === "ConfigMap" && o.metadata.name.includes("-dashboard-"))
+    .flatMap((o) => Object.values(o.data ?? {}).map((json) => JSON.parse(json) as Dashboard));
+  const rules = objects.filter((o) => o.kind === "PrometheusRule")
+    .flatMap((o) => ruleQueries((o.spec as { groups: RuleGroup[] }).groups));
+  const queries = [...dashboards.flatMap(dashboardQueries), ...rules];
+  const isWebhook = (q: Query): boolean => q.where.startsWith("kerf / Webhook") || q.where.startsWith("kerf-webhook /");
+  return { operator: queries.filter((q) => !isWebhook(q)), webhook: queries.filter(isWebhook) };
+}
+
+/** `where: name` for every series a query reads that the page does not export (Prometheus' own `up` aside). */
+export function unexported(queries: readonly Query[], exported: ReadonlySet<string>): string[] {
+  return queries.flatMap((q) => metricNames(q.expr).filter((n) => n !== "up" && !exported.has(n)).map((n) => `${q.where}: ${n}`));
+}

@@ -21,6 +21,7 @@ import { createLogger } from "../../operator/observability/logger.ts";
 import { KubeletSim } from "../harness/kubelet-sim.ts";
 import { CI_VALUES, KERF_CRD_CHART, component, renderChart } from "../harness/chart.ts";
 import { containerEnvironment, deploymentContainer, kerfInvocation, only, type ManifestObject } from "../harness/manifests.ts";
+import { chartQueries, exportedSeries, unexported } from "../harness/observability.ts";
 import { get } from "../harness/probes.ts";
 import { rawRequest } from "../harness/raw.ts";
 import { RecordingProxy, type RecordedCall } from "../harness/recording-proxy.ts";
@@ -241,5 +242,17 @@ void describe("the Helm charts on the real apiserver, with the operator running 
       "PATCH nodes", "DELETE nodes", "POST pods/eviction", "POST events",
     ];
     assert.deepEqual(expected.filter((k) => !succeeded.has(k)), [], `calls seen: ${[...succeeded].sort().join(", ")}`);
+
+    // The chart's dashboards and alerts read only series this running operator exports on its /metrics port
+    // (issue 24 item 4; the webhook's page and the PromQL itself: chart-observability.test.ts), and the node
+    // lifecycle above gave the provisioning and capacity series samples.
+    const page = (await get(`http://127.0.0.1:${running.servers.at(-1)?.port ?? 0}/metrics`)).body;
+    const observability = await renderChart({ release: RELEASE, namespace, values: [CI_VALUES], set: { "dashboards.enabled": "true", "prometheusRule.enabled": "true" } });
+    const { operator: queries } = chartQueries(observability);
+    assert.ok(queries.length > 40, `${queries.length} operator queries`);
+    assert.deepEqual(unexported(queries, exportedSeries(page)), []);
+    for (const series of ["karpenter_nodeclaims_created_total", "karpenter_nodes_created_total", "karpenter_nodes_terminated_total"]) {
+      assert.match(page, new RegExp(`^${series}(\\{[^}]*\\})? [1-9]`, "m"), `${series} has a sample after the lifecycle`);
+    }
   });
 });
