@@ -5,7 +5,7 @@
  */
 import { uninitializedPlacement } from "../consolidation/questions.ts";
 import { simulate } from "../scheduling/simulate.ts";
-import type { ExistingNode, SimPod } from "../scheduling/types.ts";
+import type { ExistingNode, SimPod, SimulationResult } from "../scheduling/types.ts";
 import { canPassBalanced, evaluate, unpriceable, type EvaluationContext } from "./consolidation.ts";
 import { hasGracePeriod, isEmpty, isEmptyCandidate } from "./candidates.ts";
 import type { BudgetLedger } from "./pool-budgets.ts";
@@ -63,6 +63,19 @@ function podsToMove(ctx: EvaluationContext, candidate: Candidate): SimPod[] {
 }
 
 /**
+ * Where a drifted candidate's pods would go without it, and why that cannot be counted on: a pod without
+ * a place, or one the simulation puts on a booting node (drift waits for it, as Karpenter's
+ * UninitializedNodeError).
+ */
+function driftSimulation(ctx: MethodContext, c: Candidate): { result: SimulationResult; error?: string | undefined } {
+  const moving = podsToMove(ctx, c);
+  const compact = ctx.compact.forCandidates(new Set([c.nodeName]), moving);
+  const rest = { ...compact, nodes: compact.nodes.filter((n) => n.name !== c.nodeName) };
+  const result = simulate(rest, moving, ctx.scheduling);
+  return { result, error: result.podErrors[0]?.reason ?? uninitializedPlacement(rest, result) };
+}
+
+/**
  * Drift: one NodeClaim per command, replaced by as many new NodeClaims as its pods need (none when
  * they fit elsewhere). Eventual: with a terminationGracePeriod pod-level blockers do not hold it.
  */
@@ -90,12 +103,7 @@ export function boundedDrift(
     if (evaluations >= bound.maxEvaluations) return last === undefined ? {} : { stoppedAt: last };
     evaluations += 1;
     last = c.name;
-    const moving = podsToMove(ctx, c);
-    const compact = ctx.compact.forCandidates(new Set([c.nodeName]), moving);
-    const rest = { ...compact, nodes: compact.nodes.filter((n) => n.name !== c.nodeName) };
-    const result = simulate(rest, moving, ctx.scheduling);
-    // Pods the simulation puts on a booting node make drift wait for it, as Karpenter's UninitializedNodeError.
-    const error = result.podErrors[0]?.reason ?? uninitializedPlacement(rest, result);
+    const { result, error } = driftSimulation(ctx, c);
     if (error !== undefined) {
       ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "unschedulable", message: `its pods cannot be rescheduled: ${error}` } });
       continue;
