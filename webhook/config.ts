@@ -28,6 +28,8 @@ export interface WebhookConfig {
   readonly kubeconfig: string | undefined;
   /** The cluster's AWS region: NodePools are judged against its bundled catalog (zones, instance types). */
   readonly region: string;
+  /** Seconds between periodic audits of the stored NodePools and EC2NodeClasses (metric and Events); 0: none. */
+  readonly auditIntervalSeconds: number;
 }
 
 /** Each flag, its environment fallback and its usage line. */
@@ -53,6 +55,11 @@ export const FLAGS = {
     fallback: DEFAULT_KARPENTER_VERSION,
   },
   kubeconfig: { env: "KUBECONFIG", usage: "kubeconfig for reading the CRDs (unset: the pod's ServiceAccount)", fallback: undefined },
+  "audit-interval": {
+    env: "KERF_AUDIT_INTERVAL",
+    usage: "seconds between audits of the stored NodePools and EC2NodeClasses (kerf_policy_violations, Events); 0: off",
+    fallback: "300",
+  },
   region: {
     env: "KERF_REGION",
     usage: "the cluster's AWS region, whose bundled catalog NodePools are judged against " +
@@ -67,7 +74,7 @@ const schema = {
   type: "object",
   required: [
     "host", "port", "tlsCert", "tlsKey", "tlsMinVersion", "logLevel", "bodyLimit", "skipUsernames", "tlsReloadIntervalMs", "karpenterApi",
-    "karpenterVersion", "region",
+    "karpenterVersion", "region", "auditIntervalSeconds",
   ],
   properties: {
     host: { type: "string", minLength: 1 },
@@ -84,6 +91,7 @@ const schema = {
     karpenterVersion: { type: "string", minLength: 1 },
     kubeconfig: { type: "string", minLength: 1 },
     region: { type: "string", minLength: 1 },
+    auditIntervalSeconds: { type: "integer", minimum: 0 },
   },
 } as const;
 
@@ -163,6 +171,7 @@ export function loadWebhookConfig(args: readonly string[], env: NodeJS.ProcessEn
     karpenterVersion: karpenterVersion(get("karpenter-version")),
     kubeconfig: get("kubeconfig") === "" ? undefined : get("kubeconfig"),
     region: region(get("region") ?? env["AWS_REGION"]),
+    auditIntervalSeconds: numeric(get("audit-interval")),
   };
   for (const name of ["tls-cert", "tls-key"] as const) {
     if (get(name) === undefined) throw new KerfError("KERF_ERR_CONFIG", `reading webhook flags: --${name} (or ${FLAGS[name].env}) is required`);

@@ -12,6 +12,7 @@ import { ClusterKarpenterApi } from "./karpenter-api/cluster-crds.ts";
 import type { AdmissionMetrics } from "./plugins/metrics.ts";
 import { createAdmissionMetrics } from "./plugins/metrics.ts";
 import { buildServer } from "./server.ts";
+import { PeriodicAudit } from "./audit/periodic.ts";
 import { loadTlsMaterial, watchTls, type SecureContextTarget } from "./tls.ts";
 
 /** A running webhook. */
@@ -54,6 +55,22 @@ async function followKarpenterApi(
   return clusterApi;
 }
 
+/** With an audit interval: the periodic audit of the stored objects (its own kubeconfig read; none when unreadable). */
+function startAudit(config: WebhookConfig, deps: { engine: Engine; registry: Registry; logger: Logger }): PeriodicAudit | undefined {
+  if (config.auditIntervalSeconds === 0) return undefined;
+  const kubeConfig = new KubeConfig();
+  try {
+    if (config.kubeconfig === undefined) kubeConfig.loadFromCluster();
+    else kubeConfig.loadFromFile(config.kubeconfig);
+  } catch (error) {
+    deps.logger.warn({ reason: `reading kubeconfig ${config.kubeconfig ?? "(in-cluster)"}: ${causeText(error)}` }, "policy audit off: no cluster to read");
+    return undefined;
+  }
+  const audit = new PeriodicAudit({ ...deps, kubeConfig, intervalMs: config.auditIntervalSeconds * 1000 });
+  audit.start();
+  return audit;
+}
+
 /** Starts the webhook; rejects with a KerfError for bad certificates or policy config. Logs as the operator does. */
 export async function startWebhook(
   config: WebhookConfig, logger: Logger = createComponentLogger("kerf-webhook", config.logLevel),
@@ -89,12 +106,14 @@ export async function startWebhook(
     logger,
     intervalMs: config.tlsReloadIntervalMs,
   });
+  const audit = startAudit(config, { engine, registry, logger });
   const port = (app.server.address() as AddressInfo).port;
   logger.info({ host: config.host, port, tlsMinVersion: config.tlsMinVersion, policyConfig: config.policyConfig ?? "default" }, "kerf webhook listening");
   return {
     port,
     close: async () => {
       stopWatching();
+      await audit?.stop();
       await clusterApi?.stop();
       await app.close();
     },

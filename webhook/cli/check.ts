@@ -13,9 +13,11 @@ import { selectKarpenterApi } from "./karpenter-api.ts";
 import { bundledRegions, DEFAULT_REGION, isBundledRegion } from "../../policies/domain/catalog/builtin.ts";
 import { regionList } from "./regions.ts";
 import { karpenterKindMistake } from "../../policies/api-kinds.ts";
+import { readClusterSources, type ClusterSources } from "./cluster-audit.ts";
 import { BUNDLED_KARPENTER_VERSIONS, DEFAULT_KARPENTER_VERSION, UnknownKarpenterVersionError } from "../../policies/api/releases/index.ts";
 
 const usage = `Usage: kerf check [PATH...|-] [options]
+       kerf check --cluster [--kubeconfig FILE] [options]
        kerf check --diff GIT-REF|DIR [--cluster [--kubeconfig FILE]] [PATH...]
 
 Checks NodePool, EC2NodeClass and NodeClaim manifests against kerf's policies. PATH is a file, a
@@ -47,9 +49,11 @@ Options:
                             per changed NodePool and EC2NodeClass, whether nodes are replaced, the
                             drift reason, and how the Drifted budgets pace it (text and json);
                             PATH defaults to .
-      --cluster             with --diff: count the live NodeClaims that would drift (current
-                            kubeconfig context), and judge against the cluster's installed
-                            Karpenter CRDs unless --karpenter-version or --karpenter-crds says
+      --cluster             without PATH: audit the cluster's stored NodePools and EC2NodeClasses
+                            (current kubeconfig context): the objects each policy would deny or warn
+                            about if created today. With --diff: count the live NodeClaims that
+                            would drift. Both judge against the cluster's installed Karpenter CRDs
+                            unless --karpenter-version or --karpenter-crds says
       --kubeconfig FILE     with --cluster: the kubeconfig to use
       --color, --no-color   force or disable colour (default: on when stdout is a terminal)
   -h, --help                show this help
@@ -99,6 +103,15 @@ function classify(engine: Engine, sources: readonly SourceObject[]): Array<Karpe
     const mistake = karpenterKindMistake(apiVersion, field(source.value, "kind"));
     return mistake === undefined ? [] : [mistakeResult(source, mistake)];
   });
+}
+
+/** Which cluster was audited, and the Karpenter API its objects were judged against. */
+function clusterNote(cluster: ClusterSources, engine: Engine): NonNullable<Report["cluster"]> {
+  const api = engine.context.api;
+  return {
+    context: cluster.context, server: cluster.server,
+    karpenterApi: { source: api?.source ?? "bundled", version: api?.version ?? DEFAULT_KARPENTER_VERSION },
+  };
 }
 
 /** A near miss as a denied result: the apiserver would reject it or Karpenter would never see it. */
@@ -163,6 +176,14 @@ function validateRegion(region: string | undefined): void {
   }
 }
 
+/** `--cluster` without --diff reads the cluster, not files: no paths. */
+function validateAudit(positionals: readonly string[]): readonly string[] {
+  if (positionals.length > 0) {
+    throw new UsageError("--cluster without --diff audits the cluster's stored objects: give no PATH (or --diff to preview a change)");
+  }
+  return [];
+}
+
 /** The paths to check; throws UsageError for option combinations that cannot work. */
 function validate(values: Values, positionals: readonly string[]): readonly string[] {
   if (values["karpenter-version"] !== undefined && values["karpenter-crds"] !== undefined) {
@@ -174,7 +195,8 @@ function validate(values: Values, positionals: readonly string[]): readonly stri
     validateDiff(values, positionals);
     return positionals.length === 0 ? ["."] : positionals;
   }
-  if (values.cluster || values.kubeconfig !== undefined) throw new UsageError(`${values.cluster ? "--cluster" : "--kubeconfig"} works with --diff only`);
+  if (values.kubeconfig !== undefined && !values.cluster) throw new UsageError("--kubeconfig works with --cluster only");
+  if (values.cluster) return validateAudit(positionals);
   if (positionals.length === 0) throw new UsageError("no input: name files, directories or - for standard input");
   return positionals;
 }
@@ -200,11 +222,16 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
     version: values["karpenter-version"], crds: values["karpenter-crds"], cluster: values.cluster, kubeconfig: values.kubeconfig, warn: io.stderr,
   });
   const engine = await loadEngine({ policyConfigFile: values["policy-config"], api, region: values.region });
-  const { objects: sources, skipped: skippedFiles } = await readManifests(paths, io.readStdin);
+  const audit = values.cluster && values.diff === undefined;
+  const cluster = audit ? await readClusterSources(values.kubeconfig) : undefined;
+  const { objects: sources, skipped: skippedFiles } = cluster === undefined
+    ? await readManifests(paths, io.readStdin)
+    : { objects: cluster.sources, skipped: [] };
   const driftPreview = await previewSection(values, paths, sources);
   const results = evaluateAll(engine, classify(engine, sources), values.explain);
   const report: Report = {
     results, skipped: sources.length - results.length, files: new Set(sources.map((s) => s.file)).size, driftPreview, skippedFiles,
+    ...(cluster === undefined ? {} : { cluster: clusterNote(cluster, engine) }),
   };
   const color = values["no-color"] === true ? false : (values.color ?? io.isTty);
   io.stdout(reporter(report, { color, showDefaults: values["show-defaults"] }));

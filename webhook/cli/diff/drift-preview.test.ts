@@ -149,7 +149,7 @@ void describe("kerf check --diff", () => {
 
   const usage: { name: string; args: string[]; message: RegExp }[] = [
     { name: "standard input", args: ["--diff", "HEAD", "-"], message: /standard input \(-\) has none/ },
-    { name: "--cluster without --diff", args: ["--cluster", "pool.yaml"], message: /--cluster works with --diff only/ },
+    { name: "--cluster without --diff, with a path", args: ["--cluster", "pool.yaml"], message: /--cluster without --diff audits the cluster's stored objects: give no PATH/ },
     { name: "a format other than text or json", args: ["--diff", "HEAD", "--format", "sarif", "pool.yaml"], message: /--diff works with --format text or json/ },
     { name: "a revision that does not exist", args: ["--diff", "no-such-ref", "pool.yaml"], message: /reading --diff no-such-ref: not a directory, and not a git revision/ },
   ];

@@ -1,6 +1,7 @@
 /**
  * `--format json`: the machine-readable contract `{"results":[{file,line,kind,name,allowed,violations,patch[,explain]}]}`,
- * with `--diff` also `"driftPreview"`, and `"skippedFiles"` ([{file, reason}]) when files were not Kubernetes YAML.
+ * with `--diff` also `"driftPreview"`, `"skippedFiles"` ([{file, reason}]) when files were not Kubernetes YAML, and
+ * with `--cluster` (an audit) `"cluster"` ({context, server, karpenterApi: {source, version}}).
  */
 import type { Reporter } from "./report.ts";
 
@@ -25,5 +26,6 @@ export const renderJson: Reporter = (report) => {
   }));
   const preview = report.driftPreview === undefined ? {} : { driftPreview: report.driftPreview.json };
   const skipped = report.skippedFiles === undefined || report.skippedFiles.length === 0 ? {} : { skippedFiles: report.skippedFiles };
-  return `${JSON.stringify({ results, ...preview, ...skipped }, null, 2)}\n`;
+  const cluster = report.cluster === undefined ? {} : { cluster: report.cluster };
+  return `${JSON.stringify({ results, ...preview, ...skipped, ...cluster }, null, 2)}\n`;
 };

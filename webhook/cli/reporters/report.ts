@@ -52,6 +52,15 @@ export interface Report {
   readonly driftPreview?: PreviewSection | undefined;
   /** Files that are not Kubernetes YAML (Helm templates, node_modules, …): notices, never failures. */
   readonly skippedFiles?: readonly SkippedFile[] | undefined;
+  /** With `kerf check --cluster`: the cluster audited and the Karpenter API its objects were judged against. */
+  readonly cluster?: ClusterNote | undefined;
+}
+
+/** The cluster a `--cluster` audit read. */
+export interface ClusterNote {
+  readonly context: string;
+  readonly server: string;
+  readonly karpenterApi: { readonly source: string; readonly version: string };
 }
 
 /** A file (or folder) `kerf check` did not read as manifests, and why. */

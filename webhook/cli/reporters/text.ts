@@ -1,6 +1,6 @@
 /** `--format text` (default): one `file:line:column` line per finding, grouped by object, coloured on a terminal. */
 import type { CapacityTypeExplanation, NodePoolExplanation, PricedType } from "../explain.ts";
-import { objectLabel, tally, type ObjectResult, type RenderOptions, type Reporter, type SkippedFile } from "./report.ts";
+import { objectLabel, tally, type ObjectResult, type RenderOptions, type Reporter, type SkippedFile, type ClusterNote } from "./report.ts";
 
 const codes = { red: "31", yellow: "33", green: "32", cyan: "36", dim: "2", bold: "1" } as const;
 
@@ -87,6 +87,25 @@ function skippedLines(skipped: readonly SkippedFile[], options: RenderOptions): 
   });
 }
 
+/** `--cluster`: what was read and, per policy, the objects that violate it (the list to fix before enforcing). */
+function clusterLines(report: Parameters<Reporter>[0], cluster: ClusterNote): string[] {
+  const api = cluster.karpenterApi;
+  const lines = [`cluster ${cluster.context} (${cluster.server}), judged against Karpenter ${api.version} (${api.source} CRDs):`];
+  const byPolicy = new Map<string, Set<string>>();
+  for (const r of report.results) {
+    for (const v of r.violations) {
+      if (v.severity === "notice") continue;
+      const key = `${v.policy} (${v.severity})`;
+      byPolicy.set(key, (byPolicy.get(key) ?? new Set()).add(objectLabel(r)));
+    }
+  }
+  if (byPolicy.size === 0) lines.push("  no stored object violates a policy");
+  for (const [policy, objects] of [...byPolicy].sort(([a], [b]) => a.localeCompare(b))) {
+    lines.push(`  ${policy}: ${count(objects.size, "object")}: ${[...objects].join(", ")}`);
+  }
+  return lines;
+}
+
 /** "1 file", "2 files". */
 function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
@@ -110,6 +129,7 @@ export const renderText: Reporter = (report, options) => {
   const lines = report.results.flatMap((r) => renderObject(r, options));
   lines.push(...priceLines(report));
   lines.push(...skippedLines(report.skippedFiles ?? [], options));
+  if (report.cluster !== undefined) lines.push(...clusterLines(report, report.cluster));
   if (report.driftPreview !== undefined) lines.push(...report.driftPreview.text(options));
   lines.push(summary(report, options));
   return `${lines.join("\n")}\n`;
