@@ -119,6 +119,13 @@ export const cases: ParityCase[] = [
         deleting: true }), pod("resident", { memory: "100M", nodeName: "going", ...evicted(kind) })),
       expect: { newNodes: 0 },
     })),
+  {
+    name: "the pods of a deleting Node and new pending pods all go to one new node, none to the deleting one",
+    from: prov("should schedule all pods on one inflight node when node is in deleting state"),
+    scenario: withPool({}, node("going", { instanceType: "m5.large", labels: { "karpenter.sh/nodepool": "default", [ZONE]: Z1 },
+      deleting: true }), ...[0, 1, 2].map((i) => pod(`bound-${i}`, { nodeName: "going" })), pod("new-0"), pod("new-1")),
+    expect: { newNodes: 1, onExisting: 0, together: [["bound-0", "bound-1", "bound-2", "new-0", "new-1"]] },
+  },
   // NodePools
   {
     name: "a NodePool that states Ready=False launches nothing",

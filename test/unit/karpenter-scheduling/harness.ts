@@ -95,6 +95,11 @@ export interface Expectation {
   readonly optionsHold?: Readonly<Record<string, string>>;
   /** The first NodeClaim's options span at least this many values of a label (minValues). */
   readonly optionValues?: Readonly<Record<string, number>>;
+  /**
+   * The first NodeClaim's requirement on each key: In exactly these values (sorted), or "some" for an In with at
+   * least one value.
+   */
+  readonly requirements?: Readonly<Record<string, readonly string[] | "some">>;
   /** A pod's unschedulable reason must match this. */
   readonly reason?: Readonly<Record<string, RegExp>>;
 }
@@ -467,6 +472,12 @@ function check(o: Outcome, e: Expectation): void {
   }
   for (const [k, n] of Object.entries(e.optionValues ?? {})) {
     assert.ok(new Set(first.map((t) => t.labels[k])).size >= n, `options span ${n} values of ${k}`);
+  }
+  for (const [key, want] of Object.entries(e.requirements ?? {})) {
+    const got = r.newClaims[0]?.requirements.find((q) => q.key === key);
+    assert.equal(got?.operator, "In", `the NodeClaim's requirement on ${key}`);
+    if (want === "some") assert.ok((got?.values?.length ?? 0) > 0, `the NodeClaim's ${key} values`);
+    else assert.deepEqual([...(got?.values ?? [])].sort(), [...want].sort(), `the NodeClaim's ${key} values`);
   }
   for (const [name, pattern] of Object.entries(e.reason ?? {})) {
     for (const p of named(o, name)) assert.match(reasonOf(o, p), pattern, `${p.name}'s reason`);

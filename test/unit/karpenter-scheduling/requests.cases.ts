@@ -101,4 +101,46 @@ export const cases: ParityCase[] = [
     scenario: [nodeClass(), nodePool("default", { onlyRequirements: [req(ZONE, "In", "non-existent-zone-1", "non-existent-zone-2")] }), pod("p")],
     expect: { unschedulable: ["p"] },
   },
+  // NodeClaim Creation: the planned NodeClaim is what kerf creates (nodeclaim-template.ts copies its requirements
+  // and requests).
+  {
+    name: "the NodeClaim requires its NodePool and lists the instance types it may launch",
+    from: prov("should create a nodeclaim request with expected requirements"),
+    scenario: [...base, pod("p")],
+    expect: { requirements: { "karpenter.sh/nodepool": ["default"], [INSTANCE_TYPE]: "some" } },
+  },
+  {
+    name: "the NodeClaim carries the NodePool's custom requirements",
+    from: prov("should create a nodeclaim request with additional expected requirements"),
+    scenario: [nodeClass(), nodePool("default", { requirements: [req("custom-requirement-key", "In", "value"),
+      req("custom-requirement-key2", "In", "value")] }), pod("p")],
+    expect: { requirements: { "karpenter.sh/nodepool": ["default"], [INSTANCE_TYPE]: "some", "custom-requirement-key": ["value"],
+      "custom-requirement-key2": ["value"] } },
+  },
+  {
+    name: "an arm64 NodePool's NodeClaim requires arm64 and lists only arm64 types",
+    from: prov("should create a nodeclaim request restricting instance types on architecture"),
+    scenario: [nodeClass(), nodePool("default", { requirements: [req(ARCH, "In", "arm64")] }), pod("p")],
+    expect: { requirements: { [ARCH]: ["arm64"] }, everyOption: { [ARCH]: "arm64" } },
+  },
+  {
+    name: "a Linux NodePool's NodeClaim requires linux and lists only Linux types",
+    from: prov("should create a nodeclaim request restricting instance types on operating system"),
+    scenario: [nodeClass(), nodePool("default", { requirements: [req(OS, "In", "linux")] }), pod("p")],
+    expect: { requirements: { [OS]: ["linux"] }, everyOption: { [OS]: "linux" } },
+  },
+  {
+    name: "a GPU pod's NodeClaim lists only types that have a GPU",
+    from: prov("should create a nodeclaim request restricting instance types based on pod resource requests"),
+    scenario: [nodeClass(), nodePool("default", { onlyRequirements: [req("karpenter.k8s.aws/instance-family", "In", "m5", "g4dn")] }),
+      pod("p", { limits: { "nvidia.com/gpu": "1" } })],
+    expect: { optionsHold: { "nvidia.com/gpu": "1" }, everyOption: { "karpenter.k8s.aws/instance-family": "g4dn" } },
+  },
+  {
+    name: "the NodeClaim requests the pod's CPU, memory, extended resource and one pod",
+    from: prov("should create a nodeclaim with resource requests"),
+    scenario: [nodeClass(), nodePool("default", { onlyRequirements: [req("karpenter.k8s.aws/instance-family", "In", "g4dn")] }),
+      pod("p", { cpu: "1", memory: "1Mi", limits: { "nvidia.com/gpu": "1" } })],
+    expect: { claimRequests: { p: { cpu: 1000, memory: 2 ** 20, "nvidia.com/gpu": 1, pods: 1 } } },
+  },
 ];
