@@ -20,6 +20,8 @@ class Writes {
   readonly deleted: string[] = [];
   conflicts = 0;
   onDelete: (name: string) => void = () => undefined;
+  /** A replacement launch: fails (as a launch error would) after running this. */
+  onCreate: () => void = () => undefined;
 
   constructor(machines: readonly Machine[]) {
     for (const m of machines) {
@@ -50,6 +52,12 @@ class Writes {
       patchNodeClaimStatus: async (claim: NodeClaim, status: NonNullable<NodeClaim["status"]>) => {
         await Promise.resolve();
         this.claims.set(claim.metadata?.name ?? "", { ...claim, status: { ...claim.status, ...status } });
+      },
+      nodePool: (name: string) => pool(name),
+      createNodeClaim: async () => {
+        await Promise.resolve();
+        this.onCreate();
+        throw new Error("creating nodeclaim: InsufficientInstanceCapacity");
       },
       deleteNodeClaim: async (name: string) => {
         await Promise.resolve();
@@ -109,5 +117,23 @@ void describe("the disruption orchestrator (review S16)", () => {
     await orchestrator(writes).start(command, lease.signal);
     assert.equal(writes.deleted.length, 1, `deleted ${writes.deleted.join(", ")}`);
     assert.ok(writes.tainted("a") && writes.tainted("b"), "no untaint after the lease is gone");
+  });
+
+  // statenode.go RequireNoScheduleTaint leaves a deleting node's taint: untainting it reopens a draining node.
+  void it("releases a failed command's candidates, except one whose NodeClaim is already being deleted", async () => {
+    for (const deleting of [false, true]) {
+      const p = pool("default", { budgets: [{ nodes: "100%" }] });
+      const machines = [machine("a", { pool: p, pods: 1, drifted: "NodePoolDrifted" })];
+      const command = planDisruption(input(view(machines, [p]))).command;
+      assert.equal(command?.decision, "replace");
+      const writes = new Writes(machines);
+      writes.onCreate = () => {
+        const claim = writes.claims.get("a");
+        if (!deleting || claim === undefined) return;
+        writes.claims.set("a", { ...claim, metadata: { ...claim.metadata, deletionTimestamp: "2026-11-25T12:00:00Z" } });
+      };
+      await orchestrator(writes).start(command!, new AbortController().signal);
+      assert.equal(writes.tainted("a"), deleting, deleting ? "a draining node keeps its taint" : "the node is released");
+    }
   });
 });
