@@ -130,10 +130,12 @@ void describe("the disruption orchestrator (review S16)", () => {
       writes.onCreate = () => {
         const claim = writes.claims.get("a");
         if (!deleting || claim === undefined) return;
-        writes.claims.set("a", { ...claim, metadata: { ...claim.metadata, deletionTimestamp: "2026-11-25T12:00:00Z" } });
+        const metadata = { ...claim.metadata, deletionTimestamp: "2026-11-25T12:00:00Z" };
+        writes.claims.set("a", { ...claim, metadata });
       };
       await orchestrator(writes).start(command!, new AbortController().signal);
-      assert.equal(writes.tainted("a"), deleting, deleting ? "a draining node keeps its taint" : "the node is released");
+      const why = deleting ? "a draining node keeps its taint" : "the node is released";
+      assert.equal(writes.tainted("a"), deleting, why);
     }
   });
 });
