@@ -190,9 +190,12 @@ export function canPassBalanced(ctx: EvaluationContext, c: Candidate): boolean {
  * type or zone label; undefined when it can. Emptiness still takes such a node when it is empty.
  */
 export function unpriceable(ctx: EvaluationContext, c: Candidate): string | undefined {
-  if (ctx.poolTypes !== undefined && ctx.poolTypes.get(c.nodePool)?.has(c.instanceType) !== true) {
-    return `Instance Type "${c.instanceType}" not found`;
+  const types = ctx.poolTypes?.get(c.nodePool);
+  // A pool whose instance types cannot be listed now sits the pass out (Karpenter: "NodePool not found").
+  if (ctx.poolTypes !== undefined && types === undefined) {
+    return `the instance types of NodePool ${c.nodePool} are not known now`;
   }
+  if (types !== undefined && !types.has(c.instanceType)) return `Instance Type "${c.instanceType}" not found`;
   if (c.capacityType === "") return `Node does not have label "${Label.capacityType}"`;
   if (c.zone === "") return `Node does not have label "${Label.zone}"`;
   return undefined;
