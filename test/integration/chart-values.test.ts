@@ -71,6 +71,13 @@ void describe("the kerf chart's values", () => {
     }
   });
 
+  void it("should accept decimals given with --set, which helm passes as strings, and refuse non-numbers", async () => {
+    const decimals = { "prometheusRule.webhookDenyRatio": "0.8", "settings.maxPriceRatio": "1.5", "settings.vmMemoryOverheadPercent": "0.075" };
+    assert.equal(await renderError({ set: decimals }), "");
+    assert.match(await renderError({ set: { "settings.maxPriceRatio": "cheap" } }), /at '\/settings\/maxPriceRatio': 'cheap' does not match pattern/);
+    assert.match(await renderError({ set: { "prometheusRule.webhookDenyRatio": "90%" } }), /at '\/prometheusRule\/webhookDenyRatio'/);
+  });
+
   void it("should list exactly the policies the webhook configures in the schema of the policies value", () => {
     assert.deepEqual(Object.keys(schema(KERF_CHART).properties?.["policies"]?.properties ?? {}).sort(), [...CONFIGURABLE_POLICY_IDS].sort());
   });
