@@ -20,8 +20,12 @@ class Writes {
   readonly deleted: string[] = [];
   conflicts = 0;
   onDelete: (name: string) => void = () => undefined;
-  /** A replacement launch: fails (as a launch error would) after running this. */
+  /** A replacement launch: fails (as a launch error would) after running this, unless `createFails` is off. */
   onCreate: () => void = () => undefined;
+  createFails = true;
+  /** Creates under way now, and the most at once. */
+  creating = 0;
+  mostAtOnce = 0;
 
   constructor(machines: readonly Machine[]) {
     for (const m of machines) {
@@ -55,9 +59,13 @@ class Writes {
       },
       nodePool: (name: string) => pool(name),
       createNodeClaim: async () => {
-        await Promise.resolve();
+        this.creating += 1;
+        this.mostAtOnce = Math.max(this.mostAtOnce, this.creating);
+        await new Promise(setImmediate);
+        this.creating -= 1;
         this.onCreate();
-        throw new Error("creating nodeclaim: InsufficientInstanceCapacity");
+        if (this.createFails) throw new Error("creating nodeclaim: InsufficientInstanceCapacity");
+        return { metadata: { name: `replacement-${this.mostAtOnce}-${this.creating}` } };
       },
       deleteNodeClaim: async (name: string) => {
         await Promise.resolve();
@@ -137,5 +145,22 @@ void describe("the disruption orchestrator (review S16)", () => {
       const why = deleting ? "a draining node keeps its taint" : "the node is released";
       assert.equal(writes.tainted("a"), deleting, why);
     }
+  });
+
+  // Karpenter's CreateNodeClaims creates a command's replacements at once.
+  void it("creates a command's replacements at once, and lets every create settle before it gives up", async () => {
+    const p = pool("default", { budgets: [{ nodes: "100%" }] });
+    const machines = [machine("a", { pool: p, pods: 1, drifted: "NodePoolDrifted" })];
+    const planned = planDisruption(input(view(machines, [p]))).command;
+    const replacement = planned?.replacements[0];
+    assert.ok(planned !== undefined && replacement !== undefined);
+    const writes = new Writes(machines);
+    let created = 0;
+    writes.onCreate = () => { created += 1; };
+    const twice = { ...planned, replacements: [replacement, replacement] };
+    await orchestrator(writes).start(twice, new AbortController().signal);
+    assert.equal(writes.mostAtOnce, 2);
+    assert.equal(created, 2, "the second create ran to its end though the first failed");
+    assert.equal(writes.tainted("a"), false, "the failed command released its candidate");
   });
 });

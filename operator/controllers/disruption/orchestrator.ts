@@ -300,10 +300,14 @@ export class Orchestrator {
     }
   }
 
-  /** Creates the replacements, each carrying the command's intent; `names` receives each as it is created. */
+  /**
+   * Creates the replacements at once, as Karpenter's CreateNodeClaims does, each carrying the command's
+   * intent; `names` receives each as it is created. Every create settles before a failure is thrown, so a
+   * release sees every replacement that was made.
+   */
   private async launch(command: Command, intent: CommandIntent, names: string[], signal: AbortSignal): Promise<void> {
     const value = formatIntent({ ...intent, role: "replacement" });
-    for (const planned of command.replacements) {
+    const results = await Promise.allSettled(command.replacements.map(async (planned) => {
       this.check(signal);
       const pool = this.deps.cluster.nodePool(planned.nodePool);
       if (pool === undefined) throw new CommandFailed(`NodePool ${planned.nodePool} is gone`);
@@ -314,7 +318,9 @@ export class Orchestrator {
       names.push(name);
       this.deps.metrics.nodeClaimsCreated.inc({ reason: command.reason.toLowerCase(), nodepool: planned.nodePool, capacity_type: planned.launch.capacityType });
       for (const c of command.candidates) this.deps.events.publish(disruptionLaunching(c.nodeClaim, `${command.reason}, replacement ${name} (${planned.launch.instanceType}/${planned.launch.capacityType})`));
-    }
+    }));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed !== undefined) throw failed.reason;
   }
 
   private async awaitInitialized(command: Command, names: readonly string[], signal: AbortSignal, deadline: number): Promise<void> {
