@@ -148,12 +148,14 @@ void describe("the Balanced consolidation policy (Karpenter's EvaluateBalancedMo
 void describe("candidates consolidation cannot price (Karpenter's consolidation ShouldDisrupt, review S17d)", () => {
   const p = pool("default", { budgets: [{ nodes: "100%" }] });
   /** `a` with one pod beside `b`, which has room for it. */
-  const cluster = (a: Machine): ReturnType<typeof view> => view([a, machine("b", { pool: p, consolidatable: false, pods: 1 })], [p]);
+  const cluster = (a: Machine): ReturnType<typeof view> =>
+    view([a, machine("b", { pool: p, consolidatable: false, pods: 1 })], [p]);
   const withoutZone = (m: Machine): Machine => {
     const { ["topology.kubernetes.io/zone"]: _zone, ...labels } = m.node.metadata?.labels ?? {};
     const claimLabels = { ...m.claim.metadata?.labels };
     delete claimLabels["topology.kubernetes.io/zone"];
-    return { ...m, node: { ...m.node, metadata: { ...m.node.metadata, labels } }, claim: { ...m.claim, metadata: { ...m.claim.metadata, labels: claimLabels } } };
+    const node = { ...m.node, metadata: { ...m.node.metadata, labels } };
+    return { ...m, node, claim: { ...m.claim, metadata: { ...m.claim.metadata, labels: claimLabels } } };
   };
   const cases = [
     {
@@ -169,7 +171,9 @@ void describe("candidates consolidation cannot price (Karpenter's consolidation 
     void it(`leaves a node whose ${c.why}, and says so`, () => {
       const plan = planDisruption(input(cluster(c.a), { instanceTypes: new Map([["default", c.types]]) }));
       assert.equal(plan.command, undefined);
-      assert.ok(plan.unconsolidatable.some((s) => s.nodeClaim.metadata?.name === "a" && s.blocker.message === c.message));
+      const said = plan.unconsolidatable.some((s) => s.nodeClaim.metadata?.name === "a"
+        && s.blocker.message === c.message);
+      assert.ok(said);
     });
   }
 });
@@ -178,7 +182,8 @@ void describe("static NodePools (review S17f)", () => {
   void it("leaves the nodes of a NodePool with replicas to it: no emptiness, drift or consolidation", () => {
     const p = pool("fixed", { budgets: [{ nodes: "100%" }] });
     const fixed = { ...p, spec: { ...p.spec, replicas: 2 } };
-    const machines = [machine("a", { pool: fixed }), machine("b", { pool: fixed, drifted: "NodePoolDrifted", pods: 1 })];
+    const drifted = machine("b", { pool: fixed, drifted: "NodePoolDrifted", pods: 1 });
+    const machines = [machine("a", { pool: fixed }), drifted];
     const plan = planDisruption(input(view(machines, [fixed])));
     assert.equal(plan.command, undefined);
     assert.deepEqual(plan.eligible, { Empty: 0, Drifted: 0, Underutilized: 0 });
@@ -186,16 +191,50 @@ void describe("static NodePools (review S17f)", () => {
 });
 
 void describe("empty nodes (Karpenter's Candidate.IsEmpty, review S17a)", () => {
+  const DELETION_COST = "controller.kubernetes.io/pod-deletion-cost";
   const cases = [
-    { why: "a pod-deletion-cost of -2^27", annotations: { "controller.kubernetes.io/pod-deletion-cost": "-134217728" }, want: "emptiness" },
-    { why: "a karpenter.sh/disruption-cost of -2^27", annotations: { "karpenter.sh/disruption-cost": "-134217728" }, want: "emptiness" },
-    { why: "a pod-deletion-cost of -2^26 (still worth moving)", annotations: { "controller.kubernetes.io/pod-deletion-cost": "-67108864" }, want: undefined },
+    { why: "a pod-deletion-cost of -2^27", annotations: { [DELETION_COST]: "-134217728" }, want: "emptiness" },
+    {
+      why: "a karpenter.sh/disruption-cost of -2^27", annotations: { "karpenter.sh/disruption-cost": "-134217728" },
+      want: "emptiness",
+    },
+    {
+      why: "a pod-deletion-cost of -2^26 (still worth moving)", annotations: { [DELETION_COST]: "-67108864" },
+      want: undefined,
+    },
   ];
   for (const c of cases) {
     void it(`${c.want === undefined ? "does not count" : "counts"} a node whose only pod has ${c.why} as empty`, () => {
-      const plan = planDisruption(input(view([machine("a", { type: "c5.large", pods: 1, podAnnotations: c.annotations })])));
+      const alone = machine("a", { type: "c5.large", pods: 1, podAnnotations: c.annotations });
+      const plan = planDisruption(input(view([alone])));
       assert.equal(plan.command?.method, c.want);
       assert.equal(plan.eligible.Empty, c.want === undefined ? 0 : 1);
     });
   }
+});
+
+void describe("spot-to-spot truncation with minValues (review S9, consolidation.go SatisfiesMinValues)", () => {
+  // consolidation_test.go "should consider the max of default and minimum number of instanceTypeOptions from
+  // minValues": the launch keeps as many of the cheapest types as minValues needs, here 16 (14 of family fa,
+  // then fb, then fc), not max(15, the minValues number 3).
+  const FAMILY = "karpenter.k8s.aws/instance-family";
+  void it("keeps the cheapest types up to the number minValues needs when that is more than 15", () => {
+    const base = TYPES.find((t) => t.name === "c5.large")!;
+    const fake = (i: number, family: string): InstanceType => {
+      const name = `${family}.t${i}`;
+      const labels = { ...base.labels, "node.kubernetes.io/instance-type": name, [FAMILY]: family };
+      const offerings = base.offerings.filter((o) => o.capacityType === "spot")
+        .map((o) => ({ ...o, pricePerHour: 0.001 * (i + 1) }));
+      return { ...base, name, labels, offerings };
+    };
+    const fakes = [...Array.from({ length: 14 }, (_, i) => fake(i, "fa")), fake(14, "fb"), fake(15, "fc")];
+    const catalog = [...fakes, TYPES.find((t) => t.name === "m5.large")!];
+    const families = { key: FAMILY, operator: "In", values: ["fa", "fb", "fc", "m5"], minValues: 3 };
+    const p = pool("default", { requirements: [SPOT, families] });
+    const node = machine("a", { pool: p, type: "m5.large", capacityType: "spot", pods: 1 });
+    const instanceTypes = new Map([["default", catalog]]);
+    const plan = planDisruption(input(view([node], [p]), { spotToSpot: true, instanceTypes }));
+    assert.equal(plan.command?.decision, "replace", plan.unconsolidatable[0]?.blocker.message);
+    assert.equal(plan.command?.replacements[0]?.instanceTypes.length, 16);
+  });
 });
