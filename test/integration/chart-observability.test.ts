@@ -73,7 +73,16 @@ void describe("the chart's dashboards and alerts", () => {
       if (flag === "--port") return "--port=0";
       return value in files ? `${flag ?? ""}=${local(value)}` : a;
     });
-    webhook = await startWebhook(loadWebhookConfig([...argv, "--host=127.0.0.1"], containerEnvironment(container, [], { name: "w", namespace: "kerf-system" })), pino({ level: "silent" }));
+    // The periodic audit registers its series once it has a cluster to read: a kubeconfig naming no server that
+    // answers (its reads fail and are retried; the series exist with no sample, as before a first audit).
+    const kubeconfig = path.join(dir, "kubeconfig");
+    writeFileSync(kubeconfig, stringify({
+      apiVersion: "v1", kind: "Config", "current-context": "none",
+      clusters: [{ name: "none", cluster: { server: "https://127.0.0.1:9" } }],
+      contexts: [{ name: "none", context: { cluster: "none", user: "none" } }], users: [{ name: "none", user: {} }],
+    }));
+    const flags = [...argv, "--host=127.0.0.1", `--kubeconfig=${kubeconfig}`, "--audit-interval=300"];
+    webhook = await startWebhook(loadWebhookConfig(flags, containerEnvironment(container, [], { name: "w", namespace: "kerf-system" })), pino({ level: "silent" }));
     const caBundle = Buffer.from(only<V1ValidatingWebhookConfiguration>(enabled, "ValidatingWebhookConfiguration").webhooks?.[0]?.clientConfig.caBundle ?? "", "base64").toString("utf8");
     // The operator's metrics endpoint: its registry (with process metrics, as startOperator serves it) behind its HTTP server.
     operatorServers = await serveProbes({ ready: () => true, registry: createMetrics({ processMetrics: true }).registry }, { health: 0, metrics: 0 });
