@@ -52,6 +52,24 @@ void describe("kerf simulate scenarios with volumes", () => {
     assert.deepEqual(result.podErrors.map((e) => [e.pod.name, e.reason]), [["cache-0", "persistentvolumeclaim default/cache not found"]]);
   });
 
+  it("gives a StatefulSet's pods the claims of its volumeClaimTemplates, created from the template where missing", () => {
+    const sts = {
+      apiVersion: "apps/v1", kind: "StatefulSet", metadata: { name: "db", namespace: "default" },
+      spec: {
+        replicas: 2, serviceName: "db", selector: { matchLabels: { app: "db" } },
+        template: { metadata: { labels: { app: "db" } }, spec: { containers: [{ name: "db", resources: { requests: { cpu: "1" } } }] } },
+        volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { storageClassName: "gp3-us-east-1c", accessModes: ["ReadWriteOnce"] } }],
+      },
+    };
+    // data-db-0 is the example's claim bound to the us-east-1b volume; data-db-1 does not exist: the controller
+    // creates it from the template, of the class allowed only in us-east-1c.
+    const docs = [...example().filter((d) => (d as { kind: string }).kind !== "Pod"), sts];
+    const scenario = buildScenario(docs, builtinCatalog());
+    const result = simulate(scenario.snapshot, scenario.pending);
+    const zones = Object.fromEntries(result.newClaims.flatMap((c) => c.pods.map((p) => [p.name, c.launch.zone])));
+    assert.deepEqual(zones, { "db-0": "us-east-1b", "db-1": "us-east-1c" });
+  });
+
   it("names the document and field of a malformed volume object", () => {
     const docs = [...example(), { apiVersion: "storage.k8s.io/v1", kind: "StorageClass", metadata: { name: "bad" }, provisioner: "x", volumeBindingMode: "Soon" }];
     assert.throws(() => buildScenario(docs, builtinCatalog()), (error: unknown) =>

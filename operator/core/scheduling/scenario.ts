@@ -33,7 +33,7 @@ import { amiFamilyOf, type EC2NodeClassSpec } from "../launch-template/node-clas
 import type { Node, NodeClaim, PdbLike, Pod } from "../lifecycle/objects.ts";
 import type { ClusterView, DaemonSetObject, NodePoolObject } from "../provisioning/cluster-view.ts";
 import { schedulingInput } from "../provisioning/scheduling-input.ts";
-import { checkVolumeObject, VOLUME_KINDS, volumeView } from "./volume-objects.ts";
+import { checkVolumeObject, templateClaims, VOLUME_KINDS, volumeView, withClaimTemplates } from "./volume-objects.ts";
 import { optsOutOfKarpenter, type SchedulingPod } from "../provisioning/intake.ts";
 import { DefaultSpread, type SchedulerConfig } from "./default-spread.ts";
 import { simPodFromPod, simPodFromSpec } from "./pod-spec.ts";
@@ -130,7 +130,8 @@ function replicas(doc: Obj, classes: RuntimeClasses): Obj[] {
     metadata: {
       ...o(template["metadata"]), name: `${nameOf(doc)}-${i}`, namespace: ns, uid: `${ns}/${nameOf(doc)}-${i}`, ownerReferences: [owner],
     },
-    spec: podSpec,
+    // A StatefulSet's pods use the claims of its volumeClaimTemplates (volume-objects.ts).
+    spec: kind === "StatefulSet" ? withClaimTemplates(doc, i, podSpec) : podSpec,
   }));
 }
 
@@ -226,7 +227,7 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog, n
   const objects: ScenarioObjects = {
     nodePools: ofKind("NodePool"), nodes, nodeClaims: ofKind("NodeClaim"), pods: boundPods, daemonSets,
     pdbs: ofKind("PodDisruptionBudget"), namespaces: ofKind("Namespace"), instanceTypes,
-    volumes: docs.filter((d) => VOLUME_KINDS.has(String(d["kind"]))),
+    volumes: [...docs.filter((d) => VOLUME_KINDS.has(String(d["kind"]))), ...templateClaims(docs)],
   };
   const cluster = scenarioCluster(objects, now, pending);
   const defaultSpread = schedulerConfig === undefined ? undefined : new DefaultSpread(schedulerConfig, {

@@ -183,3 +183,45 @@ export function volumeView(docs: readonly Obj[]): {
     storageClasses: of("StorageClass"), csiNodes: of("CSINode"),
   };
 }
+
+/** A StatefulSet's volumeClaimTemplates (name and spec). */
+function claimTemplates(sts: Obj): { name: string; spec: Obj }[] {
+  return list(o(sts["spec"])["volumeClaimTemplates"], "spec.volumeClaimTemplates")
+    .map((t) => ({ name: nameOf(t), spec: o(t["spec"]) }));
+}
+
+const claimName = (template: string, sts: Obj, ordinal: number): string => `${template}-${nameOf(sts)}-${ordinal}`;
+
+/**
+ * A StatefulSet replica's pod spec as its controller writes it: each volumeClaimTemplate becomes the
+ * pod volume of the same name, using claim `<template>-<statefulset>-<ordinal>`.
+ */
+export function withClaimTemplates(sts: Obj, ordinal: number, podSpec: unknown): unknown {
+  const templates = claimTemplates(sts);
+  if (templates.length === 0) return podSpec;
+  const spec = o(podSpec);
+  const names = new Set(templates.map((t) => t.name));
+  const own = (Array.isArray(spec["volumes"]) ? (spec["volumes"] as unknown[]) : []).filter((v) => !names.has(String(o(v)["name"])));
+  const volumes = templates.map((t) => ({ name: t.name, persistentVolumeClaim: { claimName: claimName(t.name, sts, ordinal) } }));
+  return { ...spec, volumes: [...own, ...volumes] };
+}
+
+/**
+ * The claims the StatefulSet controller would create for `replicas` replicas of each StatefulSet in
+ * `docs` that the documents do not hold: unbound, with the template's spec (its class, or none: the
+ * default class then applies).
+ */
+export function templateClaims(docs: readonly Obj[]): Obj[] {
+  const held = new Set(docs.filter((d) => d["kind"] === "PersistentVolumeClaim")
+    .map((d) => `${String(meta(d)["namespace"] ?? "default")}/${nameOf(d)}`));
+  return docs.filter((d) => d["kind"] === "StatefulSet").flatMap((sts) => {
+    const namespace = String(meta(sts)["namespace"] ?? "default");
+    const count = Number(o(sts["spec"])["replicas"] ?? 1);
+    return claimTemplates(sts).flatMap((t) => Array.from({ length: count }, (_, i) => claimName(t.name, sts, i))
+      .filter((name) => !held.has(`${namespace}/${name}`))
+      .map((name) => ({
+        apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: { name, namespace },
+        spec: t.spec,
+      })));
+  });
+}
