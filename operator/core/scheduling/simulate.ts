@@ -7,6 +7,7 @@
  * affinity), preferences.ts (relaxation), pool-types.ts (type index).
  */
 import { Label } from "../../../policies/domain/labels.ts";
+import type { ResourceList } from "../../../policies/domain/quantity.ts";
 import { Requirement } from "../../../policies/domain/requirements.ts";
 import { MAX_INSTANCE_TYPES, rankOptions } from "../selection/select-offerings.ts";
 import { forEachBit } from "./bitset.ts";
@@ -28,8 +29,25 @@ function planned(claim: ClaimTarget, solver: Solver, max: number): PlannedNodeCl
   const requirements = claim.requirements.with(Requirement.in(Label.instanceType, ranked.types.map((t) => t.name))).toSelectors();
   return {
     nodePool: claim.pool.pool.name, requirements, instanceTypes: ranked.types, pods: [...claim.pods],
-    requests: solver.space.toList(claim.used), launch: ranked.launch,
+    requests: claimRequests(claim, solver, ranked.launch.instanceType), launch: ranked.launch,
   };
+}
+
+/**
+ * What the NodeClaim requests: its pods' requests plus the DaemonSet pods that will run beside them on the
+ * type it launches (Karpenter's NodeClaim requests add the daemon overhead; DaemonSets with DRA claims
+ * reserve nothing and are not in the pool's view). The pool keeps each type's allocatable net of that
+ * overhead, so the overhead is the difference.
+ */
+function claimRequests(claim: ClaimTarget, solver: Solver, launchType: string): ResourceList {
+  const used = Float64Array.from(claim.used);
+  const i = claim.pool.types.findIndex((t) => t.name === launchType);
+  if (i >= 0) {
+    const gross = solver.space.vector(claim.pool.types[i]!.allocatable);
+    const net = claim.pool.alloc.subarray(i * claim.pool.width, (i + 1) * claim.pool.width);
+    for (let r = 0; r < Math.min(used.length, net.length); r++) used[r]! += gross[r]! - net[r]!;
+  }
+  return solver.space.toList(used);
 }
 
 /** Runs the simulation; pure: everything comes from the arguments. */

@@ -4,7 +4,7 @@
 // Karpenter checks the reason's wording ("nodepool requirements filtered out all available instance types"); kerf
 // words its reasons its own way, so these cases check the outcome (no NodeClaim, the pod unschedulable).
 import {
-  ARCH, CAPACITY_TYPE, INSTANCE_TYPE, OS, ZONE, ZONES, minValues, nodeClass, nodePool, pod, req,
+  ARCH, CAPACITY_TYPE, INSTANCE_TYPE, OS, ZONE, ZONES, daemonSet, minValues, nodeClass, nodePool, pod, req,
   type Doc, type ParityCase, type PodOptions, type Source,
 } from "./harness.ts";
 
@@ -142,5 +142,18 @@ export const cases: ParityCase[] = [
     scenario: [nodeClass(), nodePool("default", { onlyRequirements: [req("karpenter.k8s.aws/instance-family", "In", "g4dn")] }),
       pod("p", { cpu: "1", memory: "1Mi", limits: { "nvidia.com/gpu": "1" } })],
     expect: { claimRequests: { p: { cpu: 1000, memory: 2 ** 20, "nvidia.com/gpu": 1, pods: 1 } } },
+  },
+  {
+    name: "the NodeClaim requests its pod's resources plus the DaemonSet pod's (and two pods)",
+    from: prov("should create a nodeclaim with resource requests with daemon overhead"),
+    scenario: [...base, daemonSet("ds", { cpu: "1", memory: "1Mi" }), pod("p", { cpu: "1", memory: "1Mi" })],
+    expect: { claimRequests: { p: { cpu: 2000, memory: 2 * 2 ** 20, pods: 2 } } },
+  },
+  {
+    name: "two pods on one NodeClaim add the DaemonSet overhead once",
+    from: prov("should not double-count daemon overhead when multiple pods are scheduled to the same nodeclaim"),
+    scenario: [...base, daemonSet("ds", { cpu: "1", memory: "1Mi" }), pod("a", { cpu: "1", memory: "1Mi" }),
+      pod("b", { cpu: "1", memory: "1Mi" })],
+    expect: { together: [["a", "b"]], claimRequests: { a: { cpu: 3000, memory: 3 * 2 ** 20, pods: 3 } } },
   },
 ];
