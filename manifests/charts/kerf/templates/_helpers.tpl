@@ -123,7 +123,7 @@ own pods, as in Karpenter's chart. Call with (dict "root" $ "component" "operato
 {{- fail (printf "policies.%s is the boolean %t: quote it (\"off\", \"deny\" or \"warn\"); unquoted off is YAML for false" $policy $setting) }}
 {{- end }}
 {{- end }}
-{{- toYaml (dict "policies" .Values.policies) }}
+{{- toYaml (dict "mode" (.Values.policyMode | default "enforce") "policies" .Values.policies) }}
 {{- end }}
 
 {{/*
