@@ -229,4 +229,40 @@ export const cases: ParityCase[] = [
     pvc("hz", { volumeName: "hz" }), mounting("p", ["hz"])],
     expect: { scheduled: ["p"] },
   })),
+  ...([["non-existent storage class", "non-existent"], ["explicitly disabled storage class (empty string)", ""]] as const)
+    .flatMap(([entry, className]) => [
+      {
+        name: `an ephemeral volume whose claim is bound schedules though its class is ${className === "" ? "empty" : "missing"}`,
+        from: suite(`should launch nodes for pods with ephemeral volume without a storage class when the PVC is bound / ${entry}`),
+        scenario: [...base, pv("test-pv", []), pvc("p-data", { className, volumeName: "test-pv" }), ephemeral("p", className)],
+        expect: { scheduled: ["p"], newNodes: 1 },
+      },
+      {
+        name: `an ephemeral volume whose claim is not bound yet and whose class is ${className === "" ? "empty" : "missing"} launches nothing`,
+        from: suite(`should not launch nodes for pods with ephemeral volume without a storage class when the PVC is unbound / ${entry}`),
+        scenario: [...base, ephemeral("p", className)],
+        expect: { unschedulable: ["p"], newNodes: 0 },
+      },
+    ]),
+  {
+    name: "a pod whose volume is in zone 1 joins a minDomains 3 spread already 1-1-1 in zone 1",
+    from: { file: "scheduling/topology_test.go", it: "should schedule pod with PVC and TSC minDomains=3 when pods are spread across 3 zones" },
+    scenario: [...base, zonal("test-pv", Z1), pvc("test-pvc", { volumeName: "test-pv" }),
+      ...ZONES.flatMap((z, i) => [node(`n${i}`, { instanceType: "m5.large", labels: { [ZONE]: z } }),
+        pod(`run${i}`, { labels: { test: "test" }, nodeName: `n${i}`, cpu: "1500m" })]),
+      mounting("p", ["test-pvc"], { labels: { test: "test" }, cpu: "1500m", spread: [{ maxSkew: 1, topologyKey: ZONE,
+        whenUnsatisfiable: "DoNotSchedule", minDomains: 3, labelSelector: { matchLabels: { test: "test" } } }] })],
+    expect: { nodeLabels: { p: { [ZONE]: Z1 } }, skew: { key: ZONE, counts: [2, 1, 1], select: { test: "test" } } },
+  },
+  {
+    name: "an in-tree EBS volume counts against the EBS CSI driver's CSINode limit: a second volume needs another node",
+    from: suite("should launch nodes for pods with non-dynamic PVC using a migrated PVC/PV"),
+    scenario: [...base, storageClass("in-tree", [Z1], { provisioner: "kubernetes.io/aws-ebs" }),
+      { ...pv("my-volume", [[req(ZONE, "In", Z1)]]), spec: { awsElasticBlockStore: { volumeID: "vol-1" },
+        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [req(ZONE, "In", Z1)] }] } } } },
+      pvc("first", { className: "in-tree", volumeName: "my-volume" }),
+      node("n1", { instanceType: "m5.24xlarge", labels: { [ZONE]: Z1 } }), csiNode("n1", 1), mounting("running", ["first"], { nodeName: "n1" }),
+      pvc("second", { className: "in-tree" }), mounting("p", ["second"])],
+    expect: { onExisting: 0, newNodes: 1 },
+  },
 ];
