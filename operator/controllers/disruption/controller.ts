@@ -7,8 +7,8 @@
  */
 import { DISRUPTION_REASONS } from "../../../policies/domain/budgets.ts";
 import { recoveries } from "../../core/disruption/intent.ts";
-import { afterPass, nextTimeChange, skipPass, type FruitlessPass } from "../../core/disruption/pass-gate.ts";
-import type { DisruptionInput } from "../../core/disruption/plan.ts";
+import { afterPass, nextTimeChange, roundDone, skipPass, type FruitlessPass } from "../../core/disruption/pass-gate.ts";
+import { DEFAULT_MAX_SINGLE_NODE_EVALUATIONS, type DisruptionInput } from "../../core/disruption/plan.ts";
 import type { Command, DisruptionPlan, Skipped } from "../../core/disruption/types.ts";
 import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
 import type { SimulateOptions } from "../../core/scheduling/types.ts";
@@ -63,6 +63,8 @@ export class DisruptionController {
   private readonly planner: Planner;
   /** The last pass that found nothing to do (the skipped-pass gate, core/disruption/pass-gate.ts). */
   private fruitless: FruitlessPass | undefined;
+  /** Consecutive passes at one digest that found nothing (a round over bounded candidates, roundDone). */
+  private streak: { readonly digest: string; readonly passes: number } | undefined;
 
   constructor(deps: DisruptionDeps) {
     this.deps = deps;
@@ -90,15 +92,28 @@ export class DisruptionController {
       const now = input.now.getTime();
       if (skipPass(this.fruitless, digest, now)) return "skipped";
       const result = await this.planner.plan(input);
-      // A pass that stopped at an evaluation bound has more to look at: the next one runs.
-      const { command, resumeAfter, driftResumeAfter } = result.plan;
-      const fruitless = command === undefined && resumeAfter === undefined && driftResumeAfter === undefined;
-      this.fruitless = afterPass(fruitless, digest, now, fruitless ? nextTimeChange(input.cluster, now) : undefined);
+      this.recordPass(result.plan, digest, input);
       return result;
     } catch (error) {
       if (error instanceof PlannerThreadError) return "retry";
       throw error;
     }
+  }
+
+  /**
+   * Feeds the skipped-pass gate: a pass that found nothing is fruitless once the passes at its digest
+   * have looked at every bounded candidate (a pass that stopped at a bound leaves more for the next).
+   */
+  private recordPass(plan: DisruptionPlan, digest: string, input: DisruptionInput): void {
+    const now = input.now.getTime();
+    const { command, resumeAfter, driftResumeAfter } = plan;
+    const passes = this.streak?.digest === digest ? this.streak.passes + 1 : 1;
+    this.streak = command === undefined ? { digest, passes } : undefined;
+    const bound = this.deps.settings.maxSingleNodeEvaluations ?? DEFAULT_MAX_SINGLE_NODE_EVALUATIONS;
+    const candidates = { consolidating: plan.eligible.Underutilized, drifted: plan.eligible.Drifted };
+    const stopped = resumeAfter !== undefined || driftResumeAfter !== undefined;
+    const fruitless = command === undefined && roundDone(stopped, passes, candidates, bound);
+    this.fruitless = afterPass(fruitless, digest, now, fruitless ? nextTimeChange(input.cluster, now) : undefined);
   }
 
   /** Ends the planner thread (the operator is stopping). */

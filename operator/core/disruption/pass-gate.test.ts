@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { NodeClaim, Pod } from "../lifecycle/objects.ts";
 import type { ClusterView, NodePoolObject } from "../provisioning/cluster-view.ts";
-import { afterPass, nextTimeChange, REARM_MS, skipPass } from "./pass-gate.ts";
+import { afterPass, nextTimeChange, REARM_MS, roundDone, skipPass } from "./pass-gate.ts";
 
 const T0 = Date.parse("2026-11-25T12:00:00Z");
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -34,6 +34,15 @@ void describe("skipping a disruption pass while nothing it reads has changed", (
     const last = afterPass(true, "d1", T0, T0 + 30_000);
     assert.equal(skipPass(last, "d1", T0 + 29_999), true);
     assert.equal(skipPass(last, "d1", T0 + 30_000), false);
+  });
+
+  void it("should count a bounded pass fruitless only once the passes at its digest covered every candidate", () => {
+    const many = { consolidating: 822, drifted: 0 };
+    assert.equal(roundDone(false, 1, many, 500), true, "nothing left for a next pass");
+    assert.equal(roundDone(true, 1, many, 500), false, "322 candidates not looked at yet");
+    assert.equal(roundDone(true, 2, many, 500), true);
+    assert.equal(roundDone(true, 2, { consolidating: 10, drifted: 1_200 }, 500), false, "drift needs 3 passes");
+    assert.equal(roundDone(true, 3, { consolidating: 10, drifted: 1_200 }, 500), true);
   });
 
   void it("should run when the clock went backwards", () => {

@@ -37,6 +37,21 @@ export function skipPass(
   return last.wakeAt === undefined || now < last.wakeAt;
 }
 
+/**
+ * Whether a pass that found nothing ends a round: single-node consolidation and drift evaluate at most
+ * `bound` candidates per pass and resume where they stopped, so while nothing changes the passes at
+ * one digest look at every candidate once in ceil(candidates / bound) passes. `streak` counts the
+ * fruitless passes at this digest, this one included; `stoppedAtBound`: this pass left candidates for
+ * the next one.
+ */
+export function roundDone(
+  stoppedAtBound: boolean, streak: number, candidates: { readonly consolidating: number; readonly drifted: number }, bound: number,
+): boolean {
+  if (!stoppedAtBound) return true;
+  const passes = Math.max(1, Math.ceil(candidates.consolidating / bound), Math.ceil(candidates.drifted / bound));
+  return streak >= passes;
+}
+
 /** What the gate keeps after a pass: the pass itself when it was fruitless, else nothing (the next pass runs). */
 export function afterPass(
   fruitless: boolean, digest: string, at: number, wakeAt: number | undefined,
