@@ -146,7 +146,11 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   const nodeClusterInfo = await nodeCluster(config, kc, logger, overrides);
   const kubernetesVersion = await kubernetesMinor(kc, logger);
   const metrics = createMetrics({ processMetrics: overrides.serveHttp !== false });
-  const state = new ClusterState({ kubeConfig: kc, onError: (kind, err) => logger.warn({ kind, err }, "informer failed; restarting") });
+  const state = new ClusterState({
+    kubeConfig: kc, onError: (kind, err) => logger.warn({ kind, err }, "informer failed; restarting"),
+    // Default topology spread selectors are deduced from Services and controllers: watched only when configured.
+    selectorSources: config.schedulerConfig.defaultConstraints.length > 0,
+  });
   const cluster = new KubeCluster(kc, state);
   const catalog = await regionCatalog(config, { logger, clock, overrides });
   const { cloud, resolver, nodeClassCloud, offerings } = await cloudProvider(config, kc, state, { cluster: nodeClusterInfo, kubernetesVersion, logger, clock, overrides, catalog });
@@ -159,7 +163,7 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   });
   catalogRefresher.refreshedAt(clock.now().getTime());
   const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs },
-    clusterCABundle: nodeClusterInfo.caBundle, nodeClassResolver: resolver, nodeClassCloud, nodeClassFinalizers: new KubeNodeClassFinalizers(kc), batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs }, scheduling: { maxPriceRatio: config.maxPriceRatio }, ...(interruption === undefined ? {} : { interruption }),
+    clusterCABundle: nodeClusterInfo.caBundle, nodeClassResolver: resolver, nodeClassCloud, nodeClassFinalizers: new KubeNodeClassFinalizers(kc), batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs }, scheduling: { maxPriceRatio: config.maxPriceRatio, schedulerConfig: config.schedulerConfig }, ...(interruption === undefined ? {} : { interruption }),
     disruption: { ...DEFAULT_DISRUPTION_SETTINGS, ...overrides.disruption, spotToSpot: config.featureGates["SpotToSpotConsolidation"] === true },
     tagging: { tags: new Ec2InstanceTags(awsEc2TagsApi(awsClientConfig(config, overrides))), clusterName: config.clusterName },
     kubernetesVersion: { provider: kubernetesVersion, periodMs: overrides.kubernetesVersionRefreshMs },

@@ -12,7 +12,13 @@ import { pagedList } from "./paged-list.ts";
 
 /** The kinds the state watches. */
 export type Kind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs" | "volumeattachments"
-  | "persistentvolumeclaims" | "persistentvolumes" | "storageclasses" | "csinodes";
+  | "persistentvolumeclaims" | "persistentvolumes" | "storageclasses" | "csinodes" | SelectorKind;
+/**
+ * What default topology spread selectors are deduced from (core/scheduling/default-spread.ts): watched only
+ * when the operator has a --scheduler-config (ClusterStateOptions.selectorSources), kept as name and selector.
+ */
+export type SelectorKind = "services" | "replicasets" | "statefulsets" | "replicationcontrollers";
+const SELECTOR_KINDS: ReadonlySet<Kind> = new Set<Kind>(["services", "replicasets", "statefulsets", "replicationcontrollers"]);
 export const KINDS: readonly Kind[] = [
   "pods", "nodes", "nodepools", "nodeclaims", "ec2nodeclasses", "daemonsets", "pdbs", "volumeattachments",
   "persistentvolumeclaims", "persistentvolumes", "storageclasses", "csinodes",
@@ -35,6 +41,11 @@ export interface ClusterSnapshot {
   readonly persistentVolumes: readonly KubernetesObject[];
   readonly storageClasses: readonly KubernetesObject[];
   readonly csiNodes: readonly KubernetesObject[];
+  /** Present only when watched (selectorSources): Services and controllers, as name, namespace and selector. */
+  readonly services?: readonly KubernetesObject[];
+  readonly replicaSets?: readonly KubernetesObject[];
+  readonly statefulSets?: readonly KubernetesObject[];
+  readonly replicationControllers?: readonly KubernetesObject[];
 }
 
 export type ChangeVerb = "add" | "update" | "delete";
@@ -45,6 +56,15 @@ export interface ClusterStateOptions {
   readonly kubeConfig: KubeConfig;
   readonly backoff?: Backoff;
   readonly onError?: (kind: Kind, error: unknown) => void;
+  /** Watch Services, ReplicaSets, StatefulSets and ReplicationControllers (the operator has default spread constraints). */
+  readonly selectorSources?: boolean;
+}
+
+/** A selector source as the cache keeps it: its name, namespace and uid, and its selector (a ReplicaSet's template is large). */
+function slimSelectorSource(obj: KubernetesObject): KubernetesObject {
+  const { name, namespace, uid } = obj.metadata ?? {};
+  const selector = (obj as { spec?: { selector?: unknown } }).spec?.selector;
+  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name, namespace, uid }, spec: { selector } } as KubernetesObject;
 }
 
 type AnyInformer = ResilientInformer<KubernetesObject>;
@@ -68,6 +88,10 @@ function specs(kc: KubeConfig): Record<Kind, InformerSpec> {
     persistentvolumes: at("/api/v1/persistentvolumes"),
     storageclasses: at("/apis/storage.k8s.io/v1/storageclasses"),
     csinodes: at("/apis/storage.k8s.io/v1/csinodes"),
+    services: at("/api/v1/services", slimSelectorSource),
+    replicasets: at("/apis/apps/v1/replicasets", slimSelectorSource),
+    statefulsets: at("/apis/apps/v1/statefulsets", slimSelectorSource),
+    replicationcontrollers: at("/api/v1/replicationcontrollers", slimSelectorSource),
   };
 }
 
@@ -109,6 +133,7 @@ export class ClusterState {
 
   constructor(options: ClusterStateOptions) {
     for (const [kind, spec] of Object.entries(specs(options.kubeConfig)) as [Kind, InformerSpec][]) {
+      if (SELECTOR_KINDS.has(kind) && options.selectorSources !== true) continue;
       const informer = new ResilientInformer<KubernetesObject>({
         kubeConfig: options.kubeConfig, path: spec.path, list: spec.list as never, transform: spec.transform,
         ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
@@ -182,6 +207,12 @@ export class ClusterState {
       persistentVolumes: Object.freeze([...this.list<KubernetesObject>("persistentvolumes")]),
       storageClasses: Object.freeze([...this.list<KubernetesObject>("storageclasses")]),
       csiNodes: Object.freeze([...this.list<KubernetesObject>("csinodes")]),
+      ...(this.informers.has("services") ? {
+        services: Object.freeze([...this.list<KubernetesObject>("services")]),
+        replicaSets: Object.freeze([...this.list<KubernetesObject>("replicasets")]),
+        statefulSets: Object.freeze([...this.list<KubernetesObject>("statefulsets")]),
+        replicationControllers: Object.freeze([...this.list<KubernetesObject>("replicationcontrollers")]),
+      } : {}),
     });
   }
 

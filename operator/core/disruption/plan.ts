@@ -10,15 +10,15 @@ import { emptyAfterOf } from "../../../policies/domain/empty-after.ts";
 import { Label } from "../../../policies/domain/labels.ts";
 import { spotToSpotOf } from "../../../policies/domain/spot-to-spot.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
-import { existingPlaces, type ClusterView } from "../provisioning/cluster-view.ts";
-import { simPods, takingPartPools, typesByName, uniqueByUid } from "../provisioning/plan.ts";
+import type { ClusterView } from "../provisioning/cluster-view.ts";
+import { typesByName } from "../provisioning/plan.ts";
+import { schedulingInput } from "../provisioning/scheduling-input.ts";
 import type { Pod } from "../lifecycle/objects.ts";
 import { simPodFromPod } from "../scheduling/pod-spec.ts";
 import { simulate } from "../scheduling/simulate.ts";
 import { PoolTypes } from "../scheduling/pool-types.ts";
 import { ResourceSpace } from "../scheduling/resource-space.ts";
 import type { ExistingNode, NodePoolView, SimPod, SimulateOptions, Snapshot } from "../scheduling/types.ts";
-import { daemonSetViews, namespaceLabelMap, viewVolumes } from "../provisioning/cluster-view.ts";
 import { evictionCost, findCandidates, isEmptyCandidate, isReschedulable, runningPrice } from "./candidates.ts";
 import { consolidateAfterOf, underConsolidateAfter } from "./consolidatable.ts";
 import { CompactSnapshot } from "./compact-snapshot.ts";
@@ -171,22 +171,25 @@ function busyNodes(input: DisruptionInput): Set<string> {
  * Cordoned nodes are in it, closed by the unschedulable taint (Karpenter reads no cordon: a cordoned
  * candidate's pods are moved like any other's, and drift pre-launches its replacement).
  */
-function schedulingView(input: DisruptionInput, candidates: readonly Candidate[], byName: ReadonlyMap<string, InstanceType>): { snapshot: Snapshot; stays: Set<string> } {
-  const { views } = takingPartPools({ cluster: input.cluster, instanceTypes: input.instanceTypes }, byName);
+function schedulingView(input: DisruptionInput, candidates: readonly Candidate[]): { snapshot: Snapshot; stays: Set<string> } {
   const price = new Map(candidates.map((c) => [c.nodeName, c.pricePerHour]));
-  const places = existingPlaces(input.cluster, byName, { keepCordoned: true });
   const leaving = leavingNodes(input);
+  const evicted = input.cluster.pods.filter((p) => leaving.has(p.spec?.nodeName ?? "") && isReschedulable(p));
+  // The operator's one scheduling input (as provisioning and kerf simulate build it); a pod whose requests
+  // cannot be read is the provisioner's to report: it reserves nothing here.
+  const built = schedulingInput({
+    cluster: input.cluster, pending: [...(input.pending ?? []), ...evicted], instanceTypes: input.instanceTypes,
+    schedulerConfig: input.scheduling?.schedulerConfig, places: { keepCordoned: true },
+  });
+  const places = { targets: built.targets };
   const busy = busyNodes(input);
   const priced = places.targets.filter((t) => !leaving.has(t.node.name))
     .map((t) => (price.has(t.node.name) ? { ...t.node, pricePerHour: price.get(t.node.name) } : t.node))
     .map((n) => (busy.has(n.name) ? { ...n, underConsolidateAfter: true } : n));
   const base: Snapshot = {
-    nodes: existingNodes(priced, candidates), nodePools: views.map(withUsableTypes), daemonSets: daemonSetViews(input.cluster.daemonSets),
-    namespaces: namespaceLabelMap(input.cluster.namespaces), volumes: viewVolumes(input.cluster),
+    ...built.snapshot, nodes: existingNodes(priced, candidates), nodePools: built.snapshot.nodePools.map(withUsableTypes),
   };
-  const evicted = input.cluster.pods.filter((p) => leaving.has(p.spec?.nodeName ?? "") && isReschedulable(p));
-  // A pod whose requests cannot be read is the provisioner's to report; it reserves nothing here.
-  const waiting = [...simPods(uniqueByUid([...(input.pending ?? []), ...places.reschedulable, ...evicted])).sims.keys()];
+  const waiting = [...built.pods.keys()];
   const nodes = withWaitingPods(base, waiting, input.scheduling ?? {});
   const stays = new Set<string>();
   for (const pod of input.cluster.pods) {
@@ -275,7 +278,7 @@ export function preparePass(input: DisruptionInput): Pass {
     emptyAfter: emptyDelays(input.cluster),
   });
   const budgets = poolBudgets({ now: input.now, nodePools: input.cluster.nodePools, nodeClaims, nodes, inFlight: input.inFlight });
-  const { snapshot, stays } = schedulingView(input, found.candidates, byName);
+  const { snapshot, stays } = schedulingView(input, found.candidates);
   const ctx: MethodContext = {
     snapshot, compact: new CompactSnapshot(snapshot), stays, spotToSpot: input.spotToSpot, spotToSpotPools: spotToSpotPools(input.cluster),
     poolTotals: poolTotals(input.cluster, found.candidates, byName), policies: policies(input.cluster),

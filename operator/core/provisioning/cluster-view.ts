@@ -41,6 +41,14 @@ export interface ClusterView {
   readonly pdbs?: readonly PdbLike[] | undefined;
   /** EC2NodeClasses as raw objects (drift, disruption previews). */
   readonly nodeClasses?: readonly NodePoolObject[] | undefined;
+  /**
+   * What default topology spread selectors are deduced from (default-spread.ts): Services, ReplicaSets,
+   * StatefulSets, ReplicationControllers; watched only with a --scheduler-config, absent otherwise.
+   */
+  readonly services?: readonly object[] | undefined;
+  readonly replicaSets?: readonly object[] | undefined;
+  readonly statefulSets?: readonly object[] | undefined;
+  readonly replicationControllers?: readonly object[] | undefined;
   /** Namespaces (their labels, for pod-affinity namespaceSelector); absent: only their names are known. */
   readonly namespaces?: readonly { readonly metadata?: Meta | undefined }[] | undefined;
   /**

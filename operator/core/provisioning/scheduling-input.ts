@@ -23,7 +23,7 @@ import type { NodeSelectorRequirement } from "../../../policies/domain/requireme
 import type { Taint } from "../../../policies/domain/taints.ts";
 import type { Pod } from "../lifecycle/objects.ts";
 import { isTrue, timeMs, type Condition } from "../lifecycle/objects.ts";
-import type { DefaultSpread } from "../scheduling/default-spread.ts";
+import { DefaultSpread, type SchedulerConfig } from "../scheduling/default-spread.ts";
 import { simPodFromPod } from "../scheduling/pod-spec.ts";
 import type { NodePoolView, SimPod, Snapshot } from "../scheduling/types.ts";
 import { daemonSetViews, existingPlaces, namespaceLabelMap, viewVolumes, type ClusterView, type NodePoolObject, type Target } from "./cluster-view.ts";
@@ -42,6 +42,10 @@ export interface SchedulingSource {
    * its own: the pods to place and the pods on existing nodes (a consolidation moves those with theirs).
    */
   readonly defaultSpread?: DefaultSpread | undefined;
+  /** The operator's --scheduler-config: a DefaultSpread over the cluster's Services and controllers when none is given. */
+  readonly schedulerConfig?: SchedulerConfig | undefined;
+  /** How existing places are read (existingPlaces: disruption keeps cordoned nodes, closed by their taint). */
+  readonly places?: { readonly keepCordoned?: boolean } | undefined;
 }
 
 /** The simulation's input and how to map its answer back to the objects. */
@@ -124,14 +128,21 @@ export function takingPartPools(input: Omit<SchedulingSource, "pending">, byName
 }
 
 /** Builds the Snapshot and the pods to place from the cluster's objects. */
+/** The source's DefaultSpread: given, or built from --scheduler-config and the view's selector sources. */
+function defaultSpreadOf(source: SchedulingSource): DefaultSpread | undefined {
+  if (source.defaultSpread !== undefined || source.schedulerConfig === undefined) return source.defaultSpread;
+  const { services, replicaSets, statefulSets, replicationControllers } = source.cluster;
+  return new DefaultSpread(source.schedulerConfig, { services, replicaSets, statefulSets, replicationControllers });
+}
+
 export function schedulingInput(given: SchedulingSource): SchedulingInput {
-  const spread = given.defaultSpread;
+  const spread = defaultSpreadOf(given);
   const source = spread?.active === true
     ? { ...given, cluster: { ...given.cluster, pods: given.cluster.pods.map((p) => spread.apply(p)) }, pending: given.pending.map((p) => spread.apply(p)) }
     : given;
   const byName = typesByName(source.instanceTypes);
   const { pools, views } = takingPartPools(source, byName);
-  const places = existingPlaces(source.cluster, byName);
+  const places = existingPlaces(source.cluster, byName, source.places);
   const { sims, errors } = simPods(uniqueByUid([...source.pending, ...places.reschedulable]));
   const snapshot: Snapshot = {
     nodes: places.targets.map((t) => t.node), nodePools: views, daemonSets: daemonSetViews(source.cluster.daemonSets),

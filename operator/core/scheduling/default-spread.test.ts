@@ -1,6 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { builtinCatalog } from "../../../policies/domain/catalog/builtin.ts";
+import { toInstanceTypes } from "../../../policies/domain/catalog/catalog.ts";
+import type { Pod } from "../lifecycle/objects.ts";
+import { planProvisioning, type ClusterView } from "../provisioning/plan.ts";
 import { DefaultSpread, parseSchedulerConfig, SchedulerConfigError, SYSTEM_DEFAULT_CONSTRAINTS, type SchedulerConfig } from "./default-spread.ts";
 import { buildScenario } from "./scenario.ts";
 import { simulate } from "./simulate.ts";
@@ -183,5 +186,26 @@ describe("default topology spread constraints in the simulation (issue 22 item 9
     assert.equal(plan([nodePool(zones3), ...pods], config(hostname)).newClaims.length, 1);
     const svc = { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: "default" }, spec: { selector: { app: "web" } } };
     assert.equal(plan([nodePool(zones3), svc, ...pods], config(hostname)).newClaims.length, 3, "a Service selecting them gives them a selector");
+  });
+});
+
+describe("the operator's provisioning applies --scheduler-config's defaults (issue 22 item 9)", () => {
+  it("spreads a ReplicaSet's pending pods one per node under a hostname default, and not without it", () => {
+    const pool = {
+      metadata: { name: "default" }, status: { conditions: [{ type: "Ready", status: "True" }] },
+      spec: { template: { spec: { nodeClassRef: { name: "default" }, requirements: [
+        { key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["m5"] }, { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] }] } } },
+    };
+    const replicaSet = { metadata: { name: "web-1", namespace: "default" }, spec: { selector: { matchLabels: { app: "web" } } } };
+    const pods = [1, 2, 3].map((i) => ({
+      metadata: { name: `web-1-${i}`, namespace: "default", uid: `u${i}`, labels: { app: "web" },
+        ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "web-1", uid: "rs", controller: true }] },
+      spec: { containers: [{ name: "a", resources: { requests: { cpu: "100m" } } }] },
+    }));
+    const cluster = { nodePools: [pool], nodes: [], nodeClaims: [], pods, daemonSets: [], replicaSets: [replicaSet] } as unknown as ClusterView;
+    const instanceTypes = new Map([["default", toInstanceTypes(builtinCatalog(), {})]]);
+    const input = { cluster, pending: pods as unknown as Pod[], instanceTypes };
+    assert.equal(planProvisioning({ ...input, options: { schedulerConfig: config(hostname) } }).claims.length, 3);
+    assert.equal(planProvisioning(input).claims.length, 1);
   });
 });

@@ -148,10 +148,10 @@ function podTopologySpread(spread: Obj): SchedulerConfig {
 
 /** The objects a pod's default selector is deduced from (Services and the controllers of its namespace). */
 export interface SelectorSources {
-  readonly services?: readonly Obj[] | undefined;
-  readonly replicaSets?: readonly Obj[] | undefined;
-  readonly statefulSets?: readonly Obj[] | undefined;
-  readonly replicationControllers?: readonly Obj[] | undefined;
+  readonly services?: readonly object[] | undefined;
+  readonly replicaSets?: readonly object[] | undefined;
+  readonly statefulSets?: readonly object[] | undefined;
+  readonly replicationControllers?: readonly object[] | undefined;
 }
 
 type Requirement = { readonly key: string; readonly operator: string; readonly values?: readonly string[] };
@@ -178,13 +178,13 @@ export class DefaultSpread {
 
   constructor(config: SchedulerConfig, sources: SelectorSources) {
     this.constraints = config.defaultConstraints;
-    for (const s of sources.services ?? []) {
+    for (const s of (sources.services ?? []).map(o)) {
       const ns = String(o(s["metadata"])["namespace"] ?? "default");
       this.services.set(ns, [...(this.services.get(ns) ?? []), s]);
     }
     const owners = new Map<string, Obj>();
-    const add = (kind: string, list: readonly Obj[] | undefined): void => {
-      for (const x of list ?? []) owners.set(`${kind}/${nsName(x)}`, x);
+    const add = (kind: string, list: readonly object[] | undefined): void => {
+      for (const x of (list ?? []).map(o)) owners.set(`${kind}/${nsName(x)}`, x);
     };
     add("ReplicaSet", sources.replicaSets);
     add("StatefulSet", sources.statefulSets);

@@ -3,6 +3,7 @@ import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import type { ResourceList } from "../../../policies/domain/quantity.ts";
 import type { NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import type { Taint, Toleration } from "../../../policies/domain/taints.ts";
+import type { SchedulerConfig } from "./default-spread.ts";
 import type { VolumeIndex } from "./volumes.ts";
 
 /** A Kubernetes label selector (matchLabels and matchExpressions with In/NotIn/Exists/DoesNotExist). */
@@ -165,6 +166,11 @@ export interface SimulateOptions {
   readonly consolidationSimulation?: boolean;
   /** Whether the improvement pass (improve.ts) runs after the greedy packing (default true; false: the greedy plan). */
   readonly improve?: boolean;
+  /**
+   * The operator's --scheduler-config (default-spread.ts): read by the scheduling input (scheduling-input.ts),
+   * which gives pods without topology spread constraints the defaults; the solver itself does not read it.
+   */
+  readonly schedulerConfig?: SchedulerConfig | undefined;
 }
 
 /** The cheapest way to launch a planned NodeClaim. */
