@@ -13,7 +13,7 @@ import type { TestEnvironment } from "../harness/use-environment.ts";
 import { useEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
 import { createPool, ofPool, ready, scale } from "./disruption-fixtures.ts";
-import { liveInstances, runOperatorOnCluster, type Claim, type OperatorOnCluster } from "./provisioning-fixtures.ts";
+import { consistency, liveInstances, runOperatorOnCluster, type Claim, type OperatorOnCluster } from "./provisioning-fixtures.ts";
 
 const POOL = "volumes";
 const ZONE = "topology.kubernetes.io/zone";
@@ -149,6 +149,11 @@ void describe("zonal volumes on the real environment", () => {
       return claims.length === 1 && claims[0]?.status?.nodeName === home.node ? true : undefined;
     }, 120_000);
     assert.equal(movedTo, undefined, "db-0 stays on its node while the empty web node goes");
+    // Quiet before the operator stops: the web node's termination done, no instance left without its NodeClaim.
+    await eventually("the web node terminated, no leaked instance", async () => {
+      const { claims, leaked } = await consistency(env);
+      return claims.length === 1 && leaked.length === 0;
+    }, 60_000, 250);
     assert.deepEqual(await placement(env, namespace, "db-0"), home, "db-0 still on its node in us-east-1b");
   });
 });
