@@ -93,4 +93,19 @@ void describe("the provisioner", () => {
     assert.equal(failed.length, 3);
     assert.match(failed[0]?.message ?? "", /^Failed to schedule pod, no existing node can take the pod and no NodePool can launch nodes/);
   });
+
+  void it("should give a pod with DRA requirements a FailedScheduling event with Karpenter's reason and launch nothing for it (issue 22 item 8)", async () => {
+    const dra: Pod = {
+      ...pending[0]!, metadata: { name: "trainer", namespace: "default", uid: "uid-dra" },
+      spec: { ...pending[0]!.spec, resourceClaims: [{ name: "gpu", resourceClaimName: "gpu-claim" }] } as Pod["spec"],
+    };
+    const { cluster, created } = laggingCluster();
+    const events: OperatorEvent[] = [];
+    const only = { ...cluster, pendingPods: () => [dra], snapshot: () => ({ ...cluster.snapshot(), pods: [dra] }) } as Cluster;
+    await provisioner(only, events).p.provision();
+    assert.equal(created.length, 0);
+    const failed = events.filter((e) => e.reason === "FailedScheduling");
+    assert.equal(failed.length, 1);
+    assert.match(failed[0]?.message ?? "", /pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter/);
+  });
 });
