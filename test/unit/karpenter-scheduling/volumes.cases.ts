@@ -265,4 +265,25 @@ export const cases: ParityCase[] = [
       pvc("second", { className: "in-tree" }), mounting("p", ["second"])],
     expect: { onExisting: 0, newNodes: 1 },
   },
+  ...([["when using local volumes", true], ["when using hostpath volumes", false]] as const).map(([entry, local]) => ({
+    name: `an ephemeral volume bound to a local-path volume (${local ? "local" : "hostPath"}): its hostname affinity is ignored`,
+    from: prov(`should ignore hostname affinity scheduling when using local path volumes (ephemeral volume) / ${entry}`),
+    scenario: [...base, storageClass("local-path", undefined, { provisioner: "kubernetes.io/no-provisioner" }),
+      local ? pv("vol", [[req(HOSTNAME, "In", "some-host")]], { local: true })
+        : { ...pv("vol", []), spec: { hostPath: { path: "/mnt" },
+          nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [req(HOSTNAME, "In", "some-host")] }] } } } },
+      pvc("p-data", { className: "local-path", volumeName: "vol" }), ephemeral("p", "local-path")],
+    expect: { scheduled: ["p"] },
+  })),
+  {
+    name: "an ephemeral in-tree EBS volume counts against the EBS CSI driver's CSINode limit",
+    from: suite("should launch nodes for pods with ephemeral volume using a migrated PVC/PV"),
+    scenario: [...base, storageClass("in-tree", [Z1], { provisioner: "kubernetes.io/aws-ebs" }),
+      { ...pv("my-volume", [[req(ZONE, "In", Z1)]]), spec: { awsElasticBlockStore: { volumeID: "vol-1" },
+        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [req(ZONE, "In", Z1)] }] } } } },
+      pvc("running-data", { className: "in-tree", volumeName: "my-volume" }),
+      node("n1", { instanceType: "m5.24xlarge", labels: { [ZONE]: Z1 } }), csiNode("n1", 1), ephemeral("running", "in-tree", { nodeName: "n1" }),
+      pvc("p-data", { className: "in-tree" }), ephemeral("p", "in-tree")],
+    expect: { onExisting: 0, newNodes: 1 },
+  },
 ];
