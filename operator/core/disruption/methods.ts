@@ -130,7 +130,9 @@ function emptyingNodes(ctx: MethodContext, candidates: readonly Candidate[]): Ma
   const holdsOthers = (n: ExistingNode): boolean => n.pods.some((p) => !ctx.stays.has(p.uid));
   const waitedFor = new Set(ctx.snapshot.nodes.filter(holdsOthers).map((n) => n.name));
   for (const c of candidates) {
-    if (c.pods.length > 0 || isEmptyCandidate(c) || c.driftReason !== undefined || out.has(c.nodePool)) continue;
+    // A pod-level blocker (a DaemonSet pod's do-not-disrupt) keeps it: consolidation must not wait for it.
+    if (c.pods.length > 0 || isEmptyCandidate(c) || c.podBlocker !== undefined || c.driftReason !== undefined) continue;
+    if (out.has(c.nodePool)) continue;
     // A node pending pods will take (placed there by the pass's scheduling view) is not emptying.
     if (waitedFor.has(c.nodeName) || ctx.ledger.remaining(c.nodePool, "Empty") <= 0) continue;
     out.set(c.nodePool, c);

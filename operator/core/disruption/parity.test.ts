@@ -14,7 +14,8 @@ import { input, machine, NOW, pool, view, type Machine, type MachineOptions } fr
 import { planDisruption } from "./plan.ts";
 import { revalidate } from "./validation.ts";
 
-const names = (p: ReturnType<typeof planDisruption>): string[] => (p.command?.candidates ?? []).map((c) => c.name).sort();
+const names = (p: ReturnType<typeof planDisruption>): string[] =>
+  (p.command?.candidates ?? []).map((c) => c.name).sort();
 const ago = (ms: number): string => new Date(NOW.getTime() - ms).toISOString();
 const OPEN = [{ nodes: "100%" }];
 
@@ -24,7 +25,8 @@ function withConsolidateAfter(p: NodePoolObject, after: string): NodePoolObject 
   return { ...p, spec: { ...p.spec, disruption: { ...disruption, consolidateAfter: after } } };
 }
 
-const cordoned = (m: Machine): Machine => ({ ...m, node: { ...m.node, spec: { ...m.node.spec, unschedulable: true } } });
+const cordoned = (m: Machine): Machine =>
+  ({ ...m, node: { ...m.node, spec: { ...m.node.spec, unschedulable: true } } });
 
 function withClaim(m: Machine, patch: (c: NodeClaim) => NodeClaim): Machine {
   return { ...m, claim: patch(m.claim) };
@@ -40,22 +42,31 @@ function withCondition(c: NodeClaim, condition: Condition): NodeClaim {
 }
 
 /** A pod on `node` owned by a DaemonSet, with extra metadata. */
-function daemonPod(node: string, o: { annotations?: Record<string, string>; labels?: Record<string, string> } = {}): Pod {
+function daemonPod(node: string, o: { annotations?: Record<string, string> } = {}): Pod {
   return {
     metadata: {
-      name: `${node}-ds`, namespace: "default", uid: `${node}-ds`, creationTimestamp: ago(3_600_000), labels: o.labels ?? { app: "agent" },
-      annotations: o.annotations ?? {}, ownerReferences: [{ apiVersion: "apps/v1", kind: "DaemonSet", name: "agent", uid: "ds", controller: true }],
+      name: `${node}-ds`, namespace: "default", uid: `${node}-ds`, creationTimestamp: ago(3_600_000),
+      labels: { app: "agent" }, annotations: o.annotations ?? {},
+      ownerReferences: [{ apiVersion: "apps/v1", kind: "DaemonSet", name: "agent", uid: "ds", controller: true }],
     },
     spec: { nodeName: node, containers: [{ name: "c", resources: { requests: { cpu: "10m", memory: "16Mi" } } }] },
     status: { phase: "Running" },
   } as Pod;
 }
 
-const zeroPdb = (labels: Record<string, string>, extra: Record<string, unknown> = {}): NonNullable<Parameters<typeof view>[2]>["pdbs"] =>
-  [{ metadata: { name: "pdb", namespace: "default" }, spec: { selector: { matchLabels: labels }, ...extra }, status: { disruptionsAllowed: 0 } }];
+type Pdbs = NonNullable<Parameters<typeof view>[2]>["pdbs"];
+
+/** One PDB allowing no disruption of the pods with `labels`. */
+/** The pod with Ready=False. */
+const unready = (p: Pod): Pod => ({ ...p, status: { ...p.status, conditions: [{ type: "Ready", status: "False" }] } });
+
+const zeroPdb = (labels: Record<string, string>, extra: Record<string, unknown> = {}): Pdbs => [{
+  metadata: { name: "pdb", namespace: "default" }, spec: { selector: { matchLabels: labels }, ...extra },
+  status: { disruptionsAllowed: 0 },
+}];
 
 void describe("S1: empty nodes go only through emptiness and its Empty budget", () => {
-  void it("keeps an empty node while the Empty budget is 0 (consolidation.go ShouldDisrupt: empty is not underutilized)", () => {
+  void it("keeps an empty node while the Empty budget is 0 (consolidation.go ShouldDisrupt: not underutilized)", () => {
     const p = pool("default", { budgets: [{ nodes: "0", reasons: ["Empty"] }, { nodes: "100%" }] });
     const plan = planDisruption(input(view([machine("empty", { pool: p })], [p])));
     assert.equal(plan.command, undefined, "no Underutilized delete of the empty node");
@@ -74,7 +85,8 @@ void describe("S2: cordoned nodes stay in the snapshot, closed to moved pods", (
     const plan = planDisruption(input(view([m])));
     assert.equal(plan.command?.method, "drift");
     assert.equal(plan.command?.decision, "replace");
-    assert.equal(plan.command?.replacements.reduce((s, r) => s + r.pods.length, 0), 3, "the replacement holds the three pods");
+    const moved = plan.command?.replacements.reduce((s, r) => s + r.pods.length, 0);
+    assert.equal(moved, 3, "the replacement holds the three pods");
   });
 
   void it("consolidates a cordoned underutilized node and moves no pod onto it", () => {
@@ -100,7 +112,8 @@ void describe("S2: cordoned nodes stay in the snapshot, closed to moved pods", (
 
 void describe("S3: no consolidation onto a destination under its consolidateAfter", () => {
   const p = withConsolidateAfter(pool("default", { budgets: OPEN }), "1m");
-  const busy = (eventAgoMs: number): Machine => withClaim(machine("node0", { pool: p, type: "c5.large", pods: 2, consolidatable: false }),
+  const node0 = machine("node0", { pool: p, type: "c5.large", pods: 2, consolidatable: false });
+  const busy = (eventAgoMs: number): Machine => withClaim(node0,
     (c) => ({ ...c, status: { ...c.status, lastPodEventTime: ago(eventAgoMs) } }));
   const quiet = machine("node1", { pool: p, type: "c5.large", pods: 1 });
 
@@ -124,7 +137,7 @@ void describe("S3: no consolidation onto a destination under its consolidateAfte
 });
 
 void describe("S4: emptiness re-validation keeps the candidates still valid", () => {
-  void it("deletes the other empty nodes when a pod landed on one during the wait (validation.go EmptinessValidator)", () => {
+  void it("deletes the other empty nodes when a pod landed on one during the wait (EmptinessValidator)", () => {
     const p = pool("default", { budgets: OPEN });
     const machines = ["a", "b", "c"].map((n) => machine(n, { pool: p }));
     const plan = planDisruption(input(view(machines, [p])));
@@ -141,34 +154,46 @@ void describe("S4: emptiness re-validation keeps the candidates still valid", ()
 
 void describe("S5: pod-level blockers over every pod of the node, as Karpenter reads them", () => {
   const oversized = (o: MachineOptions = {}): Machine => machine("big", { type: "m5.4xlarge", pods: 1, ...o });
-  const cases: { why: string; m: Machine; pdbs?: NonNullable<Parameters<typeof view>[2]>["pdbs"]; blocked: boolean }[] = [
+  const dnd = (value: string): Record<string, string> => ({ "karpenter.sh/do-not-disrupt": value });
+  const alwaysAllow = { unhealthyPodEvictionPolicy: "AlwaysAllow" };
+  const cases: { why: string; m: Machine; pdbs?: Pdbs; blocked: boolean }[] = [
     {
       why: "E: a DaemonSet pod with do-not-disrupt \"true\" holds an empty node", blocked: true,
-      m: (() => { const m = machine("empty"); return { ...m, pods: [daemonPod("empty", { annotations: { "karpenter.sh/do-not-disrupt": "true" } })] }; })(),
+      m: { ...machine("empty"), pods: [daemonPod("empty", { annotations: dnd("true") })] },
     },
     {
-      why: "I: a PDB at 0 selecting a DaemonSet pod (DaemonSet pods are evicted)", blocked: true, pdbs: zeroPdb({ app: "agent" }),
+      why: "I: a PDB at 0 selecting a DaemonSet pod (DaemonSet pods are evicted)", blocked: true,
+      pdbs: zeroPdb({ app: "agent" }),
       m: (() => { const m = oversized(); return { ...m, pods: [...m.pods, daemonPod("big")] }; })(),
     },
     {
-      why: "G: a pod tolerating everything is never evicted, so its PDB does not matter", blocked: false, pdbs: zeroPdb({ app: "big" }),
+      why: "G: a pod tolerating everything is never evicted, so its PDB does not matter", blocked: false,
+      pdbs: zeroPdb({ app: "big" }),
       m: withPods(oversized(), (p) => ({ ...p, spec: { ...p.spec, tolerations: [{ operator: "Exists" }] } }) as Pod),
     },
     {
-      why: "H: AlwaysAllow lets an unready pod go", blocked: false, pdbs: zeroPdb({ app: "big" }, { unhealthyPodEvictionPolicy: "AlwaysAllow" }),
-      m: withPods(oversized(), (p) => ({ ...p, status: { ...p.status, conditions: [{ type: "Ready", status: "False" }] } }) as Pod),
+      why: "H: AlwaysAllow lets an unready pod go", blocked: false, pdbs: zeroPdb({ app: "big" }, alwaysAllow),
+      m: withPods(oversized(), unready),
     },
-    { why: "H: AlwaysAllow does not free a ready pod", blocked: true, pdbs: zeroPdb({ app: "big" }, { unhealthyPodEvictionPolicy: "AlwaysAllow" }), m: oversized() },
+    { why: "H: AlwaysAllow does not free a ready pod", blocked: true, pdbs: zeroPdb({ app: "big" }, alwaysAllow),
+      m: oversized() },
     {
       why: "a mirror pod is not evicted, so its PDB does not matter", blocked: false, pdbs: zeroPdb({ app: "big" }),
-      m: withPods(oversized(), (p) => ({ ...p, metadata: { ...p.metadata, ownerReferences: [{ apiVersion: "v1", kind: "Node", name: "big", uid: "n" }] } }) as Pod),
+      m: withPods(oversized(), (p) => ({
+        ...p, metadata: { ...p.metadata, ownerReferences: [{ apiVersion: "v1", kind: "Node", name: "big", uid: "n" }] },
+      }) as Pod),
     },
     {
       why: "a terminal pod's do-not-disrupt protects nothing", blocked: false,
-      m: (() => { const m = oversized(); return { ...m, pods: [...m.pods, { ...daemonPod("big", { annotations: { "karpenter.sh/do-not-disrupt": "true" } }), status: { phase: "Succeeded" } } as Pod] }; })(),
+      m: (() => {
+        const m = oversized();
+        const done = { ...daemonPod("big", { annotations: dnd("true") }), status: { phase: "Succeeded" } } as Pod;
+        return { ...m, pods: [...m.pods, done] };
+      })(),
     },
     ...["True", "yes", "invalid-format", "Never", "0s"].map((value) => ({
-      why: `F: do-not-disrupt "${value}" is invalid and does not block (consolidation_test.go:2916, drift_test.go:599)`, blocked: false,
+      why: `F: do-not-disrupt "${value}" is invalid, no block (consolidation_test.go:2916, drift_test.go:599)`,
+      blocked: false,
       m: oversized({ podAnnotations: { "karpenter.sh/do-not-disrupt": value } }),
     })),
   ];
@@ -176,13 +201,26 @@ void describe("S5: pod-level blockers over every pod of the node, as Karpenter r
     void it(c.why, () => {
       const plan = planDisruption(input(view([c.m], undefined, { pdbs: c.pdbs ?? [] })));
       assert.equal(plan.command === undefined, c.blocked);
-      if (c.blocked) assert.ok(plan.unconsolidatable.some((s) => s.blocker.kind === "pdb" || s.blocker.kind === "do-not-disrupt"));
+      const held = plan.unconsolidatable.some((s) => s.blocker.kind === "pdb" || s.blocker.kind === "do-not-disrupt");
+      if (c.blocked) assert.ok(held);
     });
   }
 });
 
+void describe("S5: an empty node held by a DaemonSet pod's do-not-disrupt", () => {
+  void it("does not hold back consolidation of its pool (it is not about to be emptied)", () => {
+    const p = pool("default", { budgets: OPEN });
+    const held = machine("held", { pool: p, consolidatable: false });
+    const agent = daemonPod("held", { annotations: { "karpenter.sh/do-not-disrupt": "true" } });
+    const big = machine("big", { pool: p, type: "m5.4xlarge", pods: 1 });
+    const plan = planDisruption(input(view([{ ...held, pods: [agent] }, big], [p])));
+    assert.equal(plan.command?.method, "single-node-consolidation");
+    assert.deepEqual(names(plan), ["big"], "big's pod may even move onto held, which stays");
+  });
+});
+
 void describe("S6: NodeClaims carry the custom labels their requirements resolve to", () => {
-  void it("labels a NodeClaim of a pool requiring team In [a] with team=a, as resolveCustomLabelsFromRequirements", () => {
+  void it("labels a NodeClaim of a pool requiring team In [a] team=a (resolveCustomLabelsFromRequirements)", () => {
     const labels = requirementLabels([
       { key: "example.com/team", operator: "In", values: ["a"] },
       { key: "example.com/flag", operator: "Exists" },
@@ -193,12 +231,13 @@ void describe("S6: NodeClaims carry the custom labels their requirements resolve
       { key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["m5"] },
       { key: "kubernetes.io/hostname", operator: "In", values: ["x"] },
     ]);
-    assert.deepEqual(labels, { "example.com/team": "a", "example.com/flag": "0", "example.com/tier": "4", "example.com/not": "2" });
+    const want = { "example.com/team": "a", "example.com/flag": "0", "example.com/tier": "4", "example.com/not": "2" };
+    assert.deepEqual(labels, want);
   });
 });
 
 void describe("S7: candidate order", () => {
-  void it("consolidates the node with the best savings ratio first, with no lifetime factor (consolidation_test.go:4429)", () => {
+  void it("consolidates the best savings ratio first, with no lifetime factor (consolidation_test.go:4429)", () => {
     // expireAfter 3 s: node0 (older, two pods) is nearly expired; Karpenter no longer scales the cost by lifetime.
     const expiring = (m: Machine, createdAgoMs: number): Machine => withClaim(m, (c) => ({
       ...c, metadata: { ...c.metadata, creationTimestamp: ago(createdAgoMs) }, spec: { ...c.spec, expireAfter: "3s" },
@@ -210,7 +249,8 @@ void describe("S7: candidate order", () => {
   });
 
   void it("clamps a pod's eviction cost to 10: a critical pod does not hide its node (probe Q)", () => {
-    const critical = withPods(machine("c5", { type: "c5.large", pods: 1, memory: "256Mi" }), (p) => ({ ...p, spec: { ...p.spec, priority: 2_000_000_000 } }) as Pod);
+    const c5 = machine("c5", { type: "c5.large", pods: 1, memory: "256Mi" });
+    const critical = withPods(c5, (p) => ({ ...p, spec: { ...p.spec, priority: 2_000_000_000 } }) as Pod);
     const crowded = machine("m5", { type: "m5.large", pods: 12, memory: "256Mi" });
     const plan = planDisruption(input(view([critical, crowded])));
     assert.deepEqual(names(plan), ["c5"], "0.085 / 11 > 0.096 / 13");
@@ -218,7 +258,8 @@ void describe("S7: candidate order", () => {
 
   void it("deletes the most expensive empty node first (emptiness.go sorts by savings ratio)", () => {
     const p = pool("default", { budgets: [{ nodes: "1" }] });
-    const plan = planDisruption(input(view([machine("a", { pool: p }), machine("b", { pool: p, type: "m5.4xlarge" })], [p])));
+    const machines = [machine("a", { pool: p }), machine("b", { pool: p, type: "m5.4xlarge" })];
+    const plan = planDisruption(input(view(machines, [p])));
     assert.equal(plan.command?.method, "emptiness");
     assert.deepEqual(names(plan), ["b"]);
   });
@@ -226,9 +267,12 @@ void describe("S7: candidate order", () => {
   void it("replaces the earliest drifted node first, not the oldest (drift_test.go:1053)", () => {
     const drifted = (name: string, createdAgoMs: number, driftedAgoMs: number): Machine => withClaim(
       machine(name, { pods: 1, consolidatable: false, createdAt: ago(createdAgoMs) }),
-      (c) => withCondition(c, { type: "Drifted", status: "True", reason: "NodePoolDrifted", lastTransitionTime: ago(driftedAgoMs) }),
+      (c) => withCondition(c, {
+        type: "Drifted", status: "True", reason: "NodePoolDrifted", lastTransitionTime: ago(driftedAgoMs),
+      }),
     );
-    const plan = planDisruption(input(view([drifted("old", 48 * 3_600_000, 60_000), drifted("newer", 3 * 3_600_000, 3_600_000)])));
+    const machines = [drifted("old", 48 * 3_600_000, 60_000), drifted("newer", 3 * 3_600_000, 3_600_000)];
+    const plan = planDisruption(input(view(machines)));
     assert.equal(plan.command?.method, "drift");
     assert.deepEqual(names(plan), ["newer"]);
   });
@@ -240,10 +284,12 @@ void describe("S8: DaemonSet pods are no pod events", () => {
     const ds = daemonPod("n1");
     const fresh = { ...ds, metadata: { ...ds.metadata, creationTimestamp: NOW.toISOString() } } as Pod;
     assert.equal(t.observe(fresh, "add", NOW.getTime()), undefined, "a new DaemonSet pod binding");
-    assert.equal(t.observe({ ...fresh, status: { phase: "Failed" } } as Pod, "update", NOW.getTime()), undefined, "going terminal");
+    const failed = { ...fresh, status: { phase: "Failed" } } as Pod;
+    assert.equal(t.observe(failed, "update", NOW.getTime()), undefined, "going terminal");
     assert.equal(t.observe(fresh, "delete", NOW.getTime()), undefined, "being deleted");
     assert.equal(t.last("n1"), undefined);
-    const owned = { ...fresh, metadata: { ...fresh.metadata, uid: "rs-pod", ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "r", uid: "r" }] } } as Pod;
+    const rs = [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "r", uid: "r" }];
+    const owned = { ...fresh, metadata: { ...fresh.metadata, uid: "rs-pod", ownerReferences: rs } } as Pod;
     assert.equal(t.observe(owned, "add", NOW.getTime()), "n1", "a ReplicaSet pod binding is one");
   });
 
@@ -255,6 +301,7 @@ void describe("S8: DaemonSet pods are no pod events", () => {
         conditions: [{ type: "Initialized", status: "True", lastTransitionTime: ago(10_000) }],
       },
     };
-    assert.equal(consolidatableDecision(claim, 30_000, at).action, "set", "the last pod event was 60 s ago (Karpenter's timeToCheck)");
+    const why = "the last pod event was 60 s ago (Karpenter's timeToCheck)";
+    assert.equal(consolidatableDecision(claim, 30_000, at).action, "set", why);
   });
 });
