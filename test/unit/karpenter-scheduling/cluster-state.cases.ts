@@ -126,6 +126,16 @@ export const cases: ParityCase[] = [
       deleting: true }), ...[0, 1, 2].map((i) => pod(`bound-${i}`, { nodeName: "going" })), pod("new-0"), pod("new-1")),
     expect: { newNodes: 1, onExisting: 0, together: [["bound-0", "bound-1", "bound-2", "new-0", "new-1"]] },
   },
+  ...[false, true].map((second) => ({
+    name: second
+      ? "a DaemonSet pinned to zone 1 counts on every new node of a NodePool spanning zone 1: a second pod fits none"
+      : "a DaemonSet pinned to a zone an existing node lacks is not subtracted from it: the pod goes there",
+    from: suite("should not subtract daemonset overhead that is not strictly compatible with an existing node"),
+    scenario: withPool({}, node("n1", { labels: { "karpenter.sh/nodepool": "default" }, allocatable: { cpu: "1", memory: "1Gi", pods: "110" } }),
+      daemonSet("big", { cpu: "100", memory: "100Gi", required: [[req(ZONE, "In", Z1)]] }),
+      ...(second ? [pod("first", { cpu: "1", memory: "1Gi", nodeName: "n1" })] : []), pod("p", { cpu: "1", memory: "1Gi" })),
+    expect: second ? { unschedulable: ["p"] } : { onNode: { p: "n1" } },
+  })),
   // NodePools
   {
     name: "a NodePool that states Ready=False launches nothing",
