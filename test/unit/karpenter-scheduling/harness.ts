@@ -16,6 +16,7 @@ import { builtinCatalog } from "../../../policies/domain/catalog/builtin.ts";
 import { toInstanceTypes } from "../../../policies/domain/catalog/catalog.ts";
 import { parseResourceList } from "../../../policies/domain/quantity.ts";
 import type { NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
+import { parseSchedulerConfig } from "../../../operator/core/scheduling/default-spread.ts";
 import { buildScenario } from "../../../operator/core/scheduling/scenario.ts";
 import { simulate } from "../../../operator/core/scheduling/simulate.ts";
 import type { SimPod, SimulateOptions, SimulationResult } from "../../../operator/core/scheduling/types.ts";
@@ -111,6 +112,8 @@ export interface ParityCase {
   readonly scenario: readonly Doc[];
   readonly expect: Expectation;
   readonly options?: SimulateOptions;
+  /** The kube-scheduler configuration (`--scheduler-config`) the scenario runs under: its default spread constraints. */
+  readonly schedulerConfig?: Doc;
   /** Set when kerf's expected outcome deliberately differs from Karpenter's: why (docs/scheduling-parity.md shows it). */
   readonly deliberate?: string;
 }
@@ -349,7 +352,8 @@ interface Outcome {
 }
 
 function run(c: ParityCase): Outcome {
-  const scenario = buildScenario(c.scenario, catalog);
+  const config = c.schedulerConfig === undefined ? undefined : parseSchedulerConfig(c.schedulerConfig);
+  const scenario = buildScenario(c.scenario, catalog, new Date(0), config);
   const result = simulate(scenario.snapshot, scenario.pending, c.options);
   const place = new Map<string, string>();
   const labels = new Map<string, Readonly<Record<string, string>>>();

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { cases as clusterState } from "./cluster-state.cases.ts";
 import { cases as constraints } from "./constraints.cases.ts";
+import { cases as defaultSpread } from "./default-spread.cases.ts";
 import { cases as instanceSelection } from "./instance-selection.cases.ts";
 import { cases as provisioning } from "./provisioning.cases.ts";
 import { cases as requests } from "./requests.cases.ts";
@@ -32,7 +33,7 @@ function rows(): Row[] {
   return out;
 }
 
-const all: readonly ParityCase[] = [...constraints, ...topology, ...provisioning, ...instanceSelection, ...clusterState, ...volumes, ...requests];
+const all: readonly ParityCase[] = [...constraints, ...topology, ...provisioning, ...instanceSelection, ...clusterState, ...volumes, ...requests, ...defaultSpread];
 const sources = (c: ParityCase): readonly Source[] => (Array.isArray(c.from) ? c.from : [c.from as Source]);
 
 describe("the scheduling parity document", () => {
