@@ -14,12 +14,9 @@ import type { V1Deployment, V1Service, V1ServiceAccount } from "@kubernetes/clie
 import { parse } from "yaml";
 import { CONFIGURABLE_POLICY_IDS } from "../../policies/config.ts";
 import { loadWebhookConfig } from "../../webhook/config.ts";
-import { KERF_CHART, KERF_CRD_CHART, component, renderChart, root, runHelm } from "../harness/chart.ts";
+import { KARPENTER_VALUES, KERF_CHART, KERF_CRD_CHART, KERF_IMAGE_OVER_KARPENTER, component, renderChart, root, runHelm } from "../harness/chart.ts";
 import { deploymentContainer, kerfInvocation, only, type ManifestObject } from "../harness/manifests.ts";
 
-/** Karpenter's chart values as the Go module cache holds them (the same module the tests' Karpenter build reads). */
-const KARPENTER_VALUES = path.join(process.env["KERF_CACHE_DIR"] ?? path.join(os.homedir(), ".cache/kerf"),
-  "go/mod/github.com/aws/karpenter-provider-aws@v1.15.1/charts/karpenter/values.yaml");
 const TABLE = /docs\/install\.md/;
 
 interface SchemaNode { readonly properties?: Record<string, SchemaNode>; readonly additionalProperties?: unknown; readonly type?: unknown }
@@ -110,7 +107,7 @@ void describe("the kerf chart's values", () => {
     const error = await renderError({ values: [KARPENTER_VALUES] });
     assert.match(error, /controller\.image\.repository: public\.ecr\.aws\/karpenter\/controller is Karpenter's controller image/);
     assert.match(error, TABLE);
-    const objects = await renderChart({ values: [KARPENTER_VALUES], set: { "controller.image.repository": "registry.example/kerf", "controller.image.digest": "", "controller.image.tag": "0.1.0" } });
+    const objects = await renderChart({ values: [KARPENTER_VALUES], set: KERF_IMAGE_OVER_KARPENTER });
     const operator = only<V1Deployment>(objects, "Deployment", "kerf-operator");
     const spec = operator.spec?.template.spec;
     assert.equal(spec?.schedulerName, "default-scheduler");

@@ -19,7 +19,7 @@ import { loadConfig } from "../../operator/config.ts";
 import { startOperator, type RunningOperator } from "../../operator/main.ts";
 import { createLogger } from "../../operator/observability/logger.ts";
 import { KubeletSim } from "../harness/kubelet-sim.ts";
-import { CI_VALUES, KERF_CRD_CHART, component, renderChart } from "../harness/chart.ts";
+import { CI_VALUES, KARPENTER_VALUES, KERF_CRD_CHART, KERF_IMAGE_OVER_KARPENTER, component, renderChart } from "../harness/chart.ts";
 import { containerEnvironment, deploymentContainer, kerfInvocation, only, type ManifestObject } from "../harness/manifests.ts";
 import { chartQueries, exportedSeries, unexported } from "../harness/observability.ts";
 import { get } from "../harness/probes.ts";
@@ -115,11 +115,14 @@ void describe("the Helm charts on the real apiserver, with the operator running 
     rmSync(workdir, { recursive: true, force: true });
   });
 
-  void it("should accept every object the charts render, with the default and the CI values, in a server-side dry run with strict field validation", async () => {
+  void it("should accept every object the charts render, with the default, CI, Karpenter's and webhook-only values, in a server-side dry run with strict field validation", async () => {
     const renders = {
       default: await renderChart({ release: RELEASE, namespace }),
       ci: await renderChart({ release: RELEASE, namespace, values: [CI_VALUES] }),
       crd: await renderChart({ chart: KERF_CRD_CHART, release: `${RELEASE}-crd`, namespace }),
+      // Karpenter v1.15.1's own values file with kerf's image, and a webhook-only install (issue 24 item 3).
+      karpenter: await renderChart({ release: RELEASE, namespace, values: [KARPENTER_VALUES], set: KERF_IMAGE_OVER_KARPENTER }),
+      webhookOnly: await renderChart({ release: RELEASE, namespace, set: { replicas: "0" } }),
     };
     const applied: Record<string, string[]> = {};
     for (const [name, objects] of Object.entries(renders)) {
@@ -139,6 +142,8 @@ void describe("the Helm charts on the real apiserver, with the operator running 
     ];
     assert.deepEqual(applied["default"]?.sort(), expected);
     assert.deepEqual(applied["ci"]?.sort(), expected);
+    assert.deepEqual(applied["karpenter"]?.sort(), expected.map((k) => (k === "PodDisruptionBudget/kerf-operator" ? "PodDisruptionBudget/karpenter" : k)).sort());
+    assert.deepEqual(applied["webhookOnly"]?.sort(), expected.filter((k) => !k.includes("kerf-operator")), "no operator object");
     assert.deepEqual(applied["crd"]?.sort(), ["CustomResourceDefinition/ec2nodeclasses.karpenter.k8s.aws", "CustomResourceDefinition/nodeclaims.karpenter.sh", "CustomResourceDefinition/nodepools.karpenter.sh"]);
     // Nothing was persisted.
     await assert.rejects(env.kubeConfig.makeApiClient(CoreV1Api).readNamespacedServiceAccount({ name: `${RELEASE}-operator`, namespace }), (e: { code?: number }) => e.code === 404);
