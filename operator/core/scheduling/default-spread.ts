@@ -55,9 +55,11 @@ export class SchedulerConfigError extends Error {
   }
 }
 
-const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/u;
+const DNS_PREFIX = String.raw`([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?`;
+const QUALIFIED_NAME = new RegExp(`^${DNS_PREFIX}[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`, "u");
 const CONSTRAINT_FIELDS = new Set([
-  "maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector", "minDomains", "nodeAffinityPolicy", "nodeTaintsPolicy", "matchLabelKeys",
+  "maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector", "minDomains",
+  "nodeAffinityPolicy", "nodeTaintsPolicy", "matchLabelKeys",
 ]);
 
 function unknownField(obj: Obj, known: ReadonlySet<string>, at: string): void {
@@ -92,6 +94,13 @@ function checkNoSelector(c: Obj, at: string): void {
   }
 }
 
+type PolicyKey = "nodeAffinityPolicy" | "nodeTaintsPolicy";
+
+function optionalPolicy<K extends PolicyKey>(key: K, c: Obj, at: string): Partial<Record<K, "Honor" | "Ignore">> {
+  const value = policy(c[key], `${at}.${key}`);
+  return (value === undefined ? {} : { [key]: value }) as Partial<Record<K, "Honor" | "Ignore">>;
+}
+
 function constraint(raw: unknown, at: string): DefaultConstraint {
   const c = o(raw);
   unknownField(c, CONSTRAINT_FIELDS, at);
@@ -99,15 +108,18 @@ function constraint(raw: unknown, at: string): DefaultConstraint {
   if (!positive(maxSkew)) throw new SchedulerConfigError(`${at}.maxSkew must be greater than 0`);
   const topologyKey = topologyKeyOf(c["topologyKey"], at);
   if (whenUnsatisfiable !== "DoNotSchedule" && whenUnsatisfiable !== "ScheduleAnyway") {
-    throw new SchedulerConfigError(`${at}.whenUnsatisfiable ${JSON.stringify(whenUnsatisfiable)} must be one of "DoNotSchedule" or "ScheduleAnyway"`);
+    const given = JSON.stringify(whenUnsatisfiable);
+    const allowed = `"DoNotSchedule" or "ScheduleAnyway"`;
+    throw new SchedulerConfigError(`${at}.whenUnsatisfiable ${given} must be one of ${allowed}`);
   }
   checkNoSelector(c, at);
-  if (minDomains !== undefined && !positive(minDomains)) throw new SchedulerConfigError(`${at}.minDomains must be greater than 0`);
+  if (minDomains !== undefined && !positive(minDomains)) {
+    throw new SchedulerConfigError(`${at}.minDomains must be greater than 0`);
+  }
   return {
     maxSkew, topologyKey, whenUnsatisfiable,
     ...(minDomains === undefined ? {} : { minDomains }),
-    ...(c["nodeAffinityPolicy"] === undefined ? {} : { nodeAffinityPolicy: policy(c["nodeAffinityPolicy"], `${at}.nodeAffinityPolicy`) }),
-    ...(c["nodeTaintsPolicy"] === undefined ? {} : { nodeTaintsPolicy: policy(c["nodeTaintsPolicy"], `${at}.nodeTaintsPolicy`) }),
+    ...optionalPolicy("nodeAffinityPolicy", c, at), ...optionalPolicy("nodeTaintsPolicy", c, at),
   };
 }
 
@@ -131,14 +143,18 @@ function podTopologySpread(spread: Obj): SchedulerConfig {
   if (!Array.isArray(raw)) throw new SchedulerConfigError("podTopologySpread.defaultConstraints must be a list");
   const listed = raw.map((c, i) => constraint(c, `podTopologySpread.defaultConstraints[${i}]`));
   listed.forEach((c, i) => {
-    const j = listed.slice(0, i).findIndex((d) => d.topologyKey === c.topologyKey && d.whenUnsatisfiable === c.whenUnsatisfiable);
+    const same = (d: DefaultConstraint): boolean =>
+      d.topologyKey === c.topologyKey && d.whenUnsatisfiable === c.whenUnsatisfiable;
+    const j = listed.slice(0, i).findIndex(same);
     if (j >= 0) {
-      throw new SchedulerConfigError(`podTopologySpread.defaultConstraints[${i}] is a duplicate of [${j}], {${c.topologyKey}, ${c.whenUnsatisfiable}}`);
+      const pair = `{${c.topologyKey}, ${c.whenUnsatisfiable}}`;
+      throw new SchedulerConfigError(`podTopologySpread.defaultConstraints[${i}] is a duplicate of [${j}], ${pair}`);
     }
   });
   const type = spread["defaultingType"] ?? "List";
   if (type !== "List" && type !== "System") {
-    throw new SchedulerConfigError(`podTopologySpread.defaultingType ${JSON.stringify(type)} must be one of "List" or "System"`);
+    const given = JSON.stringify(type);
+    throw new SchedulerConfigError(`podTopologySpread.defaultingType ${given} must be one of "List" or "System"`);
   }
   if (type === "System" && listed.length > 0) {
     throw new SchedulerConfigError("podTopologySpread.defaultConstraints must be empty when defaultingType is System");
@@ -158,16 +174,28 @@ type Requirement = { readonly key: string; readonly operator: string; readonly v
 
 /** A LabelSelector as a list of requirements (matchLabels as single-value In), as Karpenter's requirementsFrom. */
 function requirementsOf(selector: Obj): Requirement[] {
-  const labels = Object.entries(o(selector["matchLabels"])).map(([key, v]) => ({ key, operator: "In", values: [String(v)] }));
+  const labels = Object.entries(o(selector["matchLabels"]))
+    .map(([key, v]) => ({ key, operator: "In", values: [String(v)] }));
   const expressions = (Array.isArray(selector["matchExpressions"]) ? selector["matchExpressions"] : []).map((e) => {
     const x = o(e);
     const values = Array.isArray(x["values"]) ? x["values"].map(String) : undefined;
-    return { key: String(x["key"] ?? ""), operator: String(x["operator"] ?? ""), ...(values === undefined ? {} : { values }) };
+    const key = String(x["key"] ?? "");
+    return { key, operator: String(x["operator"] ?? ""), ...(values === undefined ? {} : { values }) };
   });
   return [...labels, ...expressions];
 }
 
-const nsName = (obj: Obj): string => `${String(o(obj["metadata"])["namespace"] ?? "default")}/${String(o(obj["metadata"])["name"] ?? "")}`;
+const nsName = (obj: Obj): string => {
+  const meta = o(obj["metadata"]);
+  return `${String(meta["namespace"] ?? "default")}/${String(meta["name"] ?? "")}`;
+};
+
+/** The controllers kube-scheduler deduces selectors from, by apiVersion/kind. */
+const OWNER_KINDS: Readonly<Record<string, string>> = {
+  "v1/ReplicationController": "ReplicationController",
+  "apps/v1/ReplicaSet": "ReplicaSet",
+  "apps/v1/StatefulSet": "StatefulSet",
+};
 
 /** Applies default constraints to pods, deducing and caching each workload's selector. */
 export class DefaultSpread {
@@ -213,8 +241,10 @@ export class DefaultSpread {
     const meta = o(pod["metadata"]);
     const ns = String(meta["namespace"] ?? "default");
     const labels = Object.fromEntries(Object.entries(o(meta["labels"])).map(([k, v]) => [k, String(v)]));
-    const owner = (Array.isArray(meta["ownerReferences"]) ? meta["ownerReferences"].map(o) : []).find((r) => r["controller"] === true);
-    const ownerKey = owner === undefined ? "" : `${String(owner["apiVersion"])}|${String(owner["kind"])}|${String(owner["name"])}`;
+    const refs = Array.isArray(meta["ownerReferences"]) ? meta["ownerReferences"].map(o) : [];
+    const owner = refs.find((r) => r["controller"] === true);
+    const ownerKey = owner === undefined ? "" : [owner["apiVersion"], owner["kind"], owner["name"]]
+      .map(String).join("|");
     const key = JSON.stringify([ns, ownerKey, Object.entries(labels).sort()]);
     if (this.cache.has(key)) return this.cache.get(key);
     const selector = this.deduce(ns, labels, owner);
@@ -234,7 +264,7 @@ export class DefaultSpread {
     return matchLabels;
   }
 
-  private deduce(ns: string, labels: Readonly<Record<string, string>>, owner: Obj | undefined): LabelSelector | undefined {
+  private deduce(ns: string, labels: Readonly<Record<string, string>>, owner?: Obj): LabelSelector | undefined {
     const matchLabels = this.serviceLabels(ns, labels);
     const expressions: Requirement[] = [];
     const controller = owner === undefined ? undefined : this.ownerObject(ns, owner);
@@ -256,7 +286,7 @@ export class DefaultSpread {
   /** The controller when it is a kind kube-scheduler deduces selectors from (by group, version and kind) and exists. */
   private ownerObject(ns: string, owner: Obj): { kind: string; obj: Obj } | undefined {
     const gvk = `${String(owner["apiVersion"])}/${String(owner["kind"])}`;
-    const kind = ({ "v1/ReplicationController": "ReplicationController", "apps/v1/ReplicaSet": "ReplicaSet", "apps/v1/StatefulSet": "StatefulSet" } as Record<string, string>)[gvk];
+    const kind = OWNER_KINDS[gvk];
     if (kind === undefined) return undefined;
     const obj = this.owners.get(`${kind}/${ns}/${String(owner["name"] ?? "")}`);
     return obj === undefined ? undefined : { kind, obj };
