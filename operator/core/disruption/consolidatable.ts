@@ -54,7 +54,9 @@ export function quietSince(claim: NodeClaim, initialized: Condition): number {
  * above 0 whose last pod event (else its initialization) is more recent than that. A consolidation
  * moves no pod onto such a node: it is receiving work.
  */
-export function underConsolidateAfter(claim: NodeClaim, consolidateAfter: number | typeof NEVER | undefined, now: number): boolean {
+export function underConsolidateAfter(
+  claim: NodeClaim, consolidateAfter: number | typeof NEVER | undefined, now: number,
+): boolean {
   if (typeof consolidateAfter !== "number" || consolidateAfter <= 0) return false;
   const initialized = findCondition(claim.status?.conditions, "Initialized");
   return initialized?.status === "True" && now - quietSince(claim, initialized) < consolidateAfter;

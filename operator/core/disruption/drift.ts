@@ -71,7 +71,9 @@ function requirementsDrift(claim: NodeClaim, pool: DriftObject): Drift | undefin
       if (have.compatible(new Requirements([r]), { allowUndefined: new Set() }) === undefined) continue;
       return { reason: "RequirementsDrifted", message: `label ${r.key} is missing, requirement ${r.toString()}` };
     }
-    if (!r.has(value)) return { reason: "RequirementsDrifted", message: `label ${r.key}=${value} no longer satisfies ${r.toString()}` };
+    if (!r.has(value)) {
+      return { reason: "RequirementsDrifted", message: `label ${r.key}=${value} no longer satisfies ${r.toString()}` };
+    }
   }
   return undefined;
 }

@@ -40,7 +40,8 @@ export function emptiness(ctx: MethodContext, candidates: readonly Candidate[]):
   const chosen: Candidate[] = [];
   for (const c of candidates) {
     const due = isEmpty(c) && (c.consolidatable || c.emptyAfterPassed);
-    if (due && c.podBlocker !== undefined) ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker });
+    if (!due || c.podBlocker === undefined) continue;
+    ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker });
   }
   for (const c of bySavingsRatio(candidates.filter(isEmptyCandidate))) {
     if (ctx.ledger.take(c.nodePool, "Empty")) chosen.push(c); else ctx.budgetBlocked.push(budgetBlocker(c, "Empty"));
@@ -50,7 +51,7 @@ export function emptiness(ctx: MethodContext, candidates: readonly Candidate[]):
   return { method: "emptiness", reason: "Empty", decision: "delete", candidates: chosen, replacements: [], savingsPerHour };
 }
 
-/** Drifted candidates in replacement order: empty first, then the earliest drifted (the Drifted condition's transition). */
+/** Drifted candidates in replacement order: empty first, then the earliest drifted (the Drifted transition). */
 export function driftOrder(candidates: readonly Candidate[]): Candidate[] {
   return candidates.filter((c) => c.driftReason !== undefined)
     .sort((a, b) => Number(a.pods.length > 0) - Number(b.pods.length > 0) || (a.driftedAt ?? 0) - (b.driftedAt ?? 0)

@@ -213,7 +213,8 @@ void describe("a disruption pass", () => {
     }
     // Karpenter's IsDoNotDisruptActive: a duration counts from status.startTime; a pod not started is protected.
     const started = (annotation: string, created: number, start: number | undefined): Machine => {
-      const m = machine("big", { type: "m5.4xlarge", pods: 1, podAnnotations: { "karpenter.sh/do-not-disrupt": annotation } });
+      const podAnnotations = { "karpenter.sh/do-not-disrupt": annotation };
+      const m = machine("big", { type: "m5.4xlarge", pods: 1, podAnnotations });
       const at = (hours: number): string => new Date(NOW.getTime() - hours * 3_600_000).toISOString();
       const pods = m.pods.map((p) => ({
         ...p, metadata: { ...p.metadata, creationTimestamp: at(created) },
@@ -224,7 +225,8 @@ void describe("a disruption pass", () => {
     const durations = [
       { why: "30m, started an hour ago: expired", m: started("30m", 1, 1), want: "replace" },
       { why: "2h, created 3 h ago but started 30 min ago: in force", m: started("2h", 3, 0.5), want: undefined },
-      { why: "1h, created an hour ago, not started (no startTime): in force", m: started("1h", 1, undefined), want: undefined },
+      { why: "1h, created an hour ago, not started (no startTime): in force", m: started("1h", 1, undefined),
+        want: undefined },
     ];
     for (const c of durations) assert.equal(planDisruption(input(view([c.m]))).command?.decision, c.want, c.why);
   });
@@ -325,7 +327,8 @@ void describe("a disruption pass", () => {
   void it("counts eligible nodes per reason", () => {
     const plan = planDisruption(input(view([machine("e"), machine("d", { drifted: "AMIDrift", pods: 1 }), machine("u", { pods: 1 })])));
     // Karpenter's consolidation ShouldDisrupt: an empty node is emptiness's alone (Empty budget), never Underutilized.
-    assert.deepEqual(plan.eligible, { Empty: 1, Drifted: 1, Underutilized: 2 }, "an empty node is not an underutilized one");
+    const why = "an empty node is not an underutilized one";
+    assert.deepEqual(plan.eligible, { Empty: 1, Drifted: 1, Underutilized: 2 }, why);
   });
 });
 

@@ -160,10 +160,12 @@ function busyNodes(input: DisruptionInput): Set<string> {
   const busy = new Set<string>();
   for (const claim of input.cluster.nodeClaims) {
     const provider = claim.status?.providerID ?? "";
-    if (provider !== "" && underConsolidateAfter(claim, after.get(claim.metadata?.labels?.[Label.nodePool] ?? ""), now)) busy.add(provider);
+    const consolidateAfter = after.get(claim.metadata?.labels?.[Label.nodePool] ?? "");
+    if (provider !== "" && underConsolidateAfter(claim, consolidateAfter, now)) busy.add(provider);
   }
   if (busy.size === 0) return new Set();
-  return new Set(input.cluster.nodes.filter((n) => busy.has(n.spec?.providerID ?? "")).map((n) => n.metadata?.name ?? ""));
+  const nodes = input.cluster.nodes.filter((n) => busy.has(n.spec?.providerID ?? ""));
+  return new Set(nodes.map((n) => n.metadata?.name ?? ""));
 }
 
 /**

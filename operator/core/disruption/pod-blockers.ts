@@ -27,7 +27,8 @@ export const isActivePod = (pod: Pod): boolean =>
   pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed" && pod.metadata?.deletionTimestamp === undefined;
 
 /** Owned by its Node (a static pod's mirror), by owner reference as Karpenter's IsOwnedByNode reads it. */
-const ownedByNode = (pod: Pod): boolean => (pod.metadata?.ownerReferences ?? []).some((o) => o.apiVersion === "v1" && o.kind === "Node");
+const ownedByNode = (pod: Pod): boolean =>
+  (pod.metadata?.ownerReferences ?? []).some((o) => o.apiVersion === "v1" && o.kind === "Node");
 
 const DISRUPTED_NO_SCHEDULE = [{ key: Keys.disruptedTaint, effect: "NoSchedule" }] as const;
 
@@ -35,8 +36,10 @@ const DISRUPTED_NO_SCHEDULE = [{ key: Keys.disruptedTaint, effect: "NoSchedule" 
  * The do-not-disrupt value as Karpenter parses it: "true", or a positive Go duration; anything else
  * ("True", "yes", "Never", "0s") is invalid and protects nothing. Undefined without the annotation.
  */
-export function parseDoNotDisrupt(value: string | undefined): { readonly kind: "always" } | { readonly kind: "for"; readonly ms: number }
-  | { readonly kind: "invalid" } | undefined {
+export type DoNotDisrupt =
+  | { readonly kind: "always" } | { readonly kind: "for"; readonly ms: number } | { readonly kind: "invalid" };
+
+export function parseDoNotDisrupt(value: string | undefined): DoNotDisrupt | undefined {
   if (value === undefined) return undefined;
   if (value === "true") return { kind: "always" };
   const ms = value === NEVER ? undefined : tryParseDuration(value);
@@ -110,7 +113,8 @@ function pdbBlocker(pod: Pod, pdbs: PdbIndex, now: number): Blocker | undefined 
     return { kind: "pdb", message: `pod ${podName(pod)} is selected by more than one PodDisruptionBudget (${names}); eviction would fail` };
   }
   const pdb = selecting[0];
-  if (pdb === undefined || (pdb.status?.disruptionsAllowed ?? 0) > 0 || evictableWhenUnhealthy(pod, pdb)) return undefined;
+  const allows = pdb === undefined || (pdb.status?.disruptionsAllowed ?? 0) > 0 || evictableWhenUnhealthy(pod, pdb);
+  if (allows) return undefined;
   return { kind: "pdb", message: `PodDisruptionBudget ${pdb.metadata?.namespace ?? ""}/${pdb.metadata?.name ?? ""} allows no disruption of pod ${podName(pod)}` };
 }
 

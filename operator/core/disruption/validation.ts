@@ -1,8 +1,9 @@
 /**
  * Command re-validation (behaviour §4.8): after the validation delay the cluster is read again and
  * the command still has to hold — every candidate still eligible and, for its method, still empty
- * (emptiness keeps those that are, see validEmpty), drifted or consolidatable; the budgets still allow it; and a consolidation still saves money (a
- * delete must still be a delete). The fresh command (with a fresh replacement) is what executes.
+ * (emptiness keeps those that are, see validEmpty), drifted or consolidatable; the budgets still allow
+ * it; and a consolidation still saves money (a delete must still be a delete). The fresh command (with
+ * a fresh replacement) is what executes.
  */
 import { hasGracePeriod, isEmptyCandidate } from "./candidates.ts";
 import { evaluate } from "./consolidation.ts";
@@ -32,17 +33,20 @@ function stillHolds(pass: Pass, command: Command, c: Candidate): string | undefi
  * when none is left (Karpenter's EmptinessValidator): one node a pod landed on during the wait does
  * not hold back the others, which under steady churn would never go.
  */
-function validEmpty(pass: Pass, command: Command, byName: ReadonlyMap<string, Candidate>, blockedBy: ReadonlyMap<string, string>): Validation {
+function validEmpty(
+  pass: Pass, command: Command, byName: ReadonlyMap<string, Candidate>, blockedBy: ReadonlyMap<string, string>,
+): Validation {
   const fresh: Candidate[] = [];
   const why: string[] = [];
   for (const old of command.candidates) {
     const c = byName.get(old.name);
-    const reason = c === undefined ? `${old.name} is no longer a candidate: ${blockedBy.get(old.name) ?? "gone, deleting or in another command"}`
-      : stillHolds(pass, command, c);
+    const gone = `${old.name} is no longer a candidate: ${blockedBy.get(old.name) ?? "gone, deleting or in another command"}`;
+    const reason = c === undefined ? gone : stillHolds(pass, command, c);
     if (reason !== undefined) why.push(reason); else if (c !== undefined) fresh.push(c);
   }
   if (fresh.length === 0) return { ok: false, reason: why.join("; ") };
-  return { ok: true, command: { ...command, candidates: fresh, savingsPerHour: fresh.reduce((s, c) => s + c.pricePerHour, 0) } };
+  const savingsPerHour = fresh.reduce((s, c) => s + c.pricePerHour, 0);
+  return { ok: true, command: { ...command, candidates: fresh, savingsPerHour } };
 }
 
 /**

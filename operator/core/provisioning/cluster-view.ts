@@ -196,7 +196,9 @@ function placeOf(input: NodeInput): Target {
  * `keepCordoned`: cordoned Nodes stay as places closed by the unschedulable taint (disruption: their
  * pods are in the snapshot, to be moved, and they count for topology), rather than left out.
  */
-export function existingPlaces(view: ClusterView, types: ReadonlyMap<string, InstanceType>, options: { readonly keepCordoned?: boolean } = {}): Places {
+export function existingPlaces(
+  view: ClusterView, types: ReadonlyMap<string, InstanceType>, options: { readonly keepCordoned?: boolean } = {},
+): Places {
   const daemonSets = daemonSetViews(view.daemonSets);
   const bound = podsByNode(view.pods);
   const claimByProvider = new Map(view.nodeClaims.filter((c) => claimProvider(c) !== "").map((c) => [claimProvider(c), c]));
