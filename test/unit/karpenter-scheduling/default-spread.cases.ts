@@ -17,9 +17,10 @@ const replicaSet = (name: string, selector: Labels): Doc => ({
 });
 const ownedBy = (kind: string, name: string, apiVersion = "apps/v1"): Doc =>
   ({ ownerReferences: [{ apiVersion, kind, name, uid: `${name}-uid`, controller: true }] });
-/** `n` pending pods carrying `labels`, controlled by ReplicaSet `rs`. */
-const owned = (prefix: string, n: number, rs = "rs", labels: Labels = L, extra: Doc = {}): Doc[] =>
-  Array.from({ length: n }, (_, i) => pod(`${prefix}-${i}`, { labels, metadata: ownedBy("ReplicaSet", rs), ...extra }));
+/** `n` pending pods carrying `o.labels` (default L), controlled by ReplicaSet `o.rs` (default "rs"), with `o.extra`. */
+const owned = (prefix: string, n: number, o: { rs?: string; labels?: Labels; extra?: Doc } = {}): Doc[] =>
+  Array.from({ length: n }, (_, i) => pod(`${prefix}-${i}`, { labels: o.labels ?? L,
+    metadata: ownedBy("ReplicaSet", o.rs ?? "rs"), ...(o.extra ?? {}) }));
 const config = (...defaultConstraints: Doc[]): Doc => ({ podTopologySpread: { defaultConstraints } });
 const zoneDefault = { topologyKey: ZONE, whenUnsatisfiable: "DoNotSchedule", maxSkew: 1 };
 const hostnameDefault = { topologyKey: HOSTNAME, whenUnsatisfiable: "DoNotSchedule", maxSkew: 1 };
@@ -42,7 +43,7 @@ export const cases: ParityCase[] = [
   {
     name: "a pod with a spread of its own does not get the defaults: 3 pods share one node under its maxSkew 3",
     from: topo("should NOT apply the default to a pod that declares its own constraints"),
-    scenario: withPool({}, rs, ...owned("p", 3, "rs", L, { spread: [{ ...hostnameDefault, maxSkew: 3, labelSelector: { matchLabels: L } }] })),
+    scenario: withPool({}, rs, ...owned("p", 3, { extra: { spread: [{ ...hostnameDefault, maxSkew: 3, labelSelector: { matchLabels: L } }] } })),
     schedulerConfig: config(hostnameDefault),
     expect: { scheduled: "all", together: [["p"]] },
   },
@@ -93,7 +94,7 @@ export const cases: ParityCase[] = [
     name: "two ReplicaSets each spread 1-1-1 on their own deduced selector",
     from: topo("should spread each workload independently"),
     scenario: withPool({}, rs, replicaSet("other", { test: "other" }), ...owned("p", 3),
-      ...owned("q", 3, "other", { test: "other" })),
+      ...owned("q", 3, { rs: "other", labels: { test: "other" } })),
     schedulerConfig: config(zoneDefault),
     expect: { scheduled: "all", skew: { key: ZONE, counts: [1, 1, 1], select: L } },
   },
@@ -101,7 +102,7 @@ export const cases: ParityCase[] = [
     name: "the other ReplicaSet's pods spread 1-1-1 too",
     from: topo("should spread each workload independently"),
     scenario: withPool({}, rs, replicaSet("other", { test: "other" }), ...owned("p", 3),
-      ...owned("q", 3, "other", { test: "other" })),
+      ...owned("q", 3, { rs: "other", labels: { test: "other" } })),
     schedulerConfig: config(zoneDefault),
     expect: { scheduled: "all", skew: { key: ZONE, counts: [1, 1, 1], select: { test: "other" } } },
   },
@@ -109,7 +110,8 @@ export const cases: ParityCase[] = [
     name: `each Deployment revision spreads on its own: the ${hash} ReplicaSet's pods go 1-1-1`,
     from: topo("should spread each Deployment revision independently"),
     scenario: withPool({}, replicaSet("old", { ...L, "pod-template-hash": "old" }), replicaSet("new", { ...L, "pod-template-hash": "new" }),
-      ...owned("o", 3, "old", { ...L, "pod-template-hash": "old" }), ...owned("n", 3, "new", { ...L, "pod-template-hash": "new" })),
+      ...owned("o", 3, { rs: "old", labels: { ...L, "pod-template-hash": "old" } }),
+      ...owned("n", 3, { rs: "new", labels: { ...L, "pod-template-hash": "new" } })),
     schedulerConfig: config(zoneDefault),
     expect: { scheduled: "all" as const, skew: { key: ZONE, counts: [1, 1, 1], select: { ...L, "pod-template-hash": hash } } },
   })),
