@@ -147,9 +147,10 @@ void describe("kerf check skips files that are not Kubernetes YAML, with a notic
     assert.equal(report?.results.find((r) => r.name === "heavy")?.allowed, false);
   });
 
-  void it("checks kerf's own repository: templates and data files skipped, never exit 2", async () => {
+  void it("passes kerf's own repository: templates and data files skipped, what is broken on purpose ignored", async () => {
     const { code, report, err } = await checkJson([root]);
-    assert.notEqual(code, 2, err);
+    // .kerfignore lists the deliberately broken examples and the simulate scenarios.
+    assert.equal(code, 0, `${err}${JSON.stringify(report?.results.filter((r) => !r.allowed).map((r) => r.file))}`);
     const skipped = report?.skippedFiles ?? [];
     assert.ok(skipped.some((s) => s.file.includes(`${path.sep}templates${path.sep}`) && HELM_TEMPLATE.test(s.reason)));
     assert.ok(skipped.some((s) => s.file === path.join(root, "node_modules") + path.sep));
