@@ -15,7 +15,11 @@ export interface Query { readonly where: string; readonly expr: string }
 
 interface Target { readonly expr?: string }
 interface Panel { readonly title?: string; readonly targets?: readonly Target[]; readonly panels?: readonly Panel[] }
-interface Variable { readonly name: string; readonly type: string; readonly query?: string | { readonly query?: string } }
+interface Variable {
+  readonly name: string;
+  readonly type: string;
+  readonly query?: string | { readonly query?: string };
+}
 /** The parts of a Grafana dashboard JSON model the checks read. */
 export interface Dashboard {
   readonly uid: string;
@@ -27,7 +31,9 @@ export interface Dashboard {
 /** Every query of a dashboard: each panel target (rows' nested panels too) and each query variable. */
 export function dashboardQueries(dashboard: Dashboard): Query[] {
   const panels = (list: readonly Panel[]): Query[] => list.flatMap((p) => [
-    ...(p.targets ?? []).flatMap((t) => (t.expr === undefined ? [] : [{ where: `${dashboard.title} / ${p.title ?? "?"}`, expr: t.expr }])),
+    ...(p.targets ?? []).flatMap((t) => (t.expr === undefined
+      ? []
+      : [{ where: `${dashboard.title} / ${p.title ?? "?"}`, expr: t.expr }])),
     ...panels(p.panels ?? []),
   ]);
   const variables = (dashboard.templating?.list ?? []).filter((v) => v.type === "query").map((v) => ({
@@ -37,11 +43,14 @@ export function dashboardQueries(dashboard: Dashboard): Query[] {
   return [...panels(dashboard.panels), ...variables];
 }
 
-interface RuleGroup { readonly name: string; readonly rules: readonly { readonly alert?: string; readonly record?: string; readonly expr: string }[] }
+interface Rule { readonly alert?: string; readonly record?: string; readonly expr: string }
+interface RuleGroup { readonly name: string; readonly rules: readonly Rule[] }
 
 /** Every rule expression of a PrometheusRule's spec.groups. */
 export function ruleQueries(groups: readonly RuleGroup[]): Query[] {
-  return groups.flatMap((g) => g.rules.map((r) => ({ where: `${g.name} / ${r.alert ?? r.record ?? "?"}`, expr: r.expr })));
+  return groups.flatMap((g) => g.rules.map((r) => ({
+    where: `${g.name} / ${r.alert ?? r.record ?? "?"}`, expr: r.expr,
+  })));
 }
 
 /** Grafana's variables replaced by values Prometheus parses: intervals by 5m, any other variable by `.*`. */
@@ -49,7 +58,10 @@ export function withoutGrafanaVariables(expr: string): string {
   return expr.replace(/\$__\w+/g, "5m").replace(/\$\{(\w+)(:\w+)?\}|\$(\w+)/g, ".*");
 }
 
-const KEYWORDS = new Set(["by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and", "or", "unless", "offset", "inf", "nan", "start", "end"]);
+const KEYWORDS = new Set([
+  "by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and", "or", "unless", "offset",
+  "inf", "nan", "start", "end",
+]);
 
 /**
  * The metric names a PromQL query (or a Grafana `label_values(selector, label)` variable) reads. A tokenizer, not a
@@ -94,7 +106,8 @@ let promtoolPath: Promise<string> | undefined;
 export function promtool(root: string): Promise<string> {
   promtoolPath ??= ensureBinaries(root).then(async () => {
     try {
-      const { stdout } = await run("bash", [path.join(root, ".ci/testenv/promtool.sh")], { maxBuffer: 16 * 1024 * 1024, timeout: 40 * 60_000 });
+      const script = path.join(root, ".ci/testenv/promtool.sh");
+      const { stdout } = await run("bash", [script], { maxBuffer: 16 * 1024 * 1024, timeout: 40 * 60_000 });
       const found = stdout.match(/^PROMTOOL=(.+)$/m)?.[1];
       if (found === undefined) throw new Error(`promtool.sh printed no PROMTOOL= line: ${stdout}`);
       return found;
@@ -118,7 +131,12 @@ export async function runPromtool(root: string, args: readonly string[]): Promis
   }
 }
 
-interface RenderedObject { readonly kind: string; readonly metadata: { readonly name: string }; readonly data?: Record<string, string>; readonly spec?: unknown }
+interface RenderedObject {
+  readonly kind: string;
+  readonly metadata: { readonly name: string };
+  readonly data?: Record<string, string>;
+  readonly spec?: unknown;
+}
 
 /**
  * The queries of a rendered chart's dashboards (ConfigMaps `<fullname>-dashboard-*`) and PrometheusRule, split by
@@ -137,5 +155,7 @@ export function chartQueries(objects: readonly RenderedObject[]): { operator: Qu
 
 /** `where: name` for every series a query reads that the page does not export (Prometheus' own `up` aside). */
 export function unexported(queries: readonly Query[], exported: ReadonlySet<string>): string[] {
-  return queries.flatMap((q) => metricNames(q.expr).filter((n) => n !== "up" && !exported.has(n)).map((n) => `${q.where}: ${n}`));
+  return queries.flatMap((q) => metricNames(q.expr)
+    .filter((n) => n !== "up" && !exported.has(n))
+    .map((n) => `${q.where}: ${n}`));
 }

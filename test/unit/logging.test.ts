@@ -1,7 +1,7 @@
 /**
  * One log line shape for the operator and the webhook (issue 24 item 4): level names, ISO-8601 UTC timestamps and
- * the same base fields, from the one factory (webhook/logging.ts, re-exported by operator/observability/logger.ts), and from `kerf webhook` itself as
- * the container runs it.
+ * the same base fields, from the one factory (webhook/logging.ts, re-exported by operator/observability/logger.ts),
+ * and from `kerf webhook` itself as the container runs it.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -32,8 +32,9 @@ function linesOf(app: LogComponent): Line[] {
 /** Runs `kerf webhook` until it logs that it listens; answers that line. */
 async function webhookListeningLine(): Promise<Line> {
   const pki = await createPki(mkdtempSync(path.join(os.tmpdir(), "kerf-logging-")));
-  const child = spawn(process.execPath, [path.join(root, "webhook/cli/kerf.mjs"), "webhook", `--tls-cert=${pki.apiserver.cert}`,
-    `--tls-key=${pki.apiserver.key}`, "--port=0", "--host=127.0.0.1", "--karpenter-api=bundled"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const args = [path.join(root, "webhook/cli/kerf.mjs"), "webhook", `--tls-cert=${pki.apiserver.cert}`,
+    `--tls-key=${pki.apiserver.key}`, "--port=0", "--host=127.0.0.1", "--karpenter-api=bundled", "--audit-interval=0"];
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
   try {
     return await new Promise<Line>((resolve, reject) => {
       let buffered = "";
@@ -48,7 +49,9 @@ async function webhookListeningLine(): Promise<Line> {
           if (line["msg"] === "kerf webhook listening") resolve(line);
         }
       });
-      child.on("exit", (code) => reject(new Error(`kerf webhook exited (${String(code)}) before listening: ${stderr}`)));
+      child.on("exit", (code) => {
+        reject(new Error(`kerf webhook exited (${String(code)}) before listening: ${stderr}`));
+      });
     });
   } finally {
     child.kill("SIGTERM");
