@@ -57,8 +57,9 @@ export const FLAGS = {
   kubeconfig: { env: "KUBECONFIG", usage: "kubeconfig for reading the CRDs (unset: the pod's ServiceAccount)", fallback: undefined },
   "audit-interval": {
     env: "KERF_AUDIT_INTERVAL",
-    usage: "seconds between audits of the stored NodePools and EC2NodeClasses (kerf_policy_violations, Events); 0: off",
-    fallback: "300",
+    usage: "seconds between audits of the stored NodePools and EC2NodeClasses (kerf_policy_violations, Events; needs " +
+      "list on them and create on events); 0: off",
+    fallback: "0",
   },
   region: {
     env: "KERF_REGION",
