@@ -42,31 +42,33 @@ void describe("drift", () => {
     });
   }
 
-  void it("judges requirements as Karpenter's table does (nodeclaim/disruption/drift_test.go, v1.15), new keys included", () => {
+  void it("judges requirements as Karpenter's table (nodeclaim/disruption/drift_test.go, v1.15), new keys too", () => {
     const OD = { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] };
-    const os = (operator: string, values: string[] = []): Record<string, unknown> => ({ key: "kubernetes.io/os", operator, values });
-    const cases: { why: string; requirements: Record<string, unknown>[]; labels: Record<string, string>; drifted: boolean }[] = [
-      { why: "the node requirement is updated", requirements: [{ ...OD, values: ["spot"] }], labels: { "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux" }, drifted: true },
-      {
-        why: "a new node requirement is added (the claim has no arch label)", drifted: true, labels: { "kubernetes.io/os": "linux" },
-        requirements: [OD, os("In", ["linux"]), { key: "kubernetes.io/arch", operator: "In", values: ["amd64"] }],
-      },
-      { why: "a node requirement is reduced", requirements: [OD, os("In", ["windows"])], labels: { "kubernetes.io/os": "linux" }, drifted: true },
-      { why: "a node requirement is expanded", requirements: [OD, os("In", ["linux", "windows"])], labels: { "kubernetes.io/os": "linux" }, drifted: false },
-      { why: "a node requirement set to Exists", requirements: [OD, os("Exists")], labels: { "kubernetes.io/os": "linux" }, drifted: false },
-      { why: "a node requirement set to DoesNotExist", requirements: [OD, os("DoesNotExist")], labels: { "kubernetes.io/os": "linux" }, drifted: true },
-      { why: "Gt above the claim's value", requirements: [OD, { key: "test-label", operator: "Gt", values: ["10"] }], labels: { "test-label": "5" }, drifted: true },
-      { why: "Lt below the claim's value", requirements: [OD, { key: "test-label", operator: "Lt", values: ["1"] }], labels: { "test-label": "2" }, drifted: true },
+    type Req = Record<string, unknown>;
+    const req = (key: string, operator: string, values: string[] = []): Req => ({ key, operator, values });
+    const os = (operator: string, values: string[] = []): Req => req("kubernetes.io/os", operator, values);
+    const linux = { "kubernetes.io/os": "linux" };
+    const ARCH = "kubernetes.io/arch";
+    type Case = [why: string, requirements: Req[], labels: Record<string, string>, drifted: boolean];
+    const cases: Case[] = [
+      ["the node requirement is updated", [{ ...OD, values: ["spot"] }], linux, true],
+      ["a new requirement is added (no arch label)", [OD, os("In", ["linux"]), req(ARCH, "In", ["amd64"])], linux, true],
+      ["a node requirement is reduced", [OD, os("In", ["windows"])], linux, true],
+      ["a node requirement is expanded", [OD, os("In", ["linux", "windows"])], linux, false],
+      ["a node requirement set to Exists", [OD, os("Exists")], linux, false],
+      ["a node requirement set to DoesNotExist", [OD, os("DoesNotExist")], linux, true],
+      ["Gt above the claim's value", [OD, req("test-label", "Gt", ["10"])], { "test-label": "5" }, true],
+      ["Lt below the claim's value", [OD, req("test-label", "Lt", ["1"])], { "test-label": "2" }, true],
       // The review's probe p8: requirements on custom keys the claim lacks drift it unless NotIn/DoesNotExist.
-      { why: "a custom In on a missing key", requirements: [OD, { key: "example.com/team", operator: "In", values: ["a"] }], labels: {}, drifted: true },
-      { why: "a custom Exists on a missing key", requirements: [OD, { key: "example.com/x", operator: "Exists" }], labels: {}, drifted: true },
-      { why: "a custom NotIn on a missing key", requirements: [OD, { key: "example.com/x", operator: "NotIn", values: ["b"] }], labels: {}, drifted: false },
-      { why: "a custom DoesNotExist on a missing key", requirements: [OD, { key: "example.com/x", operator: "DoesNotExist" }], labels: {}, drifted: false },
+      ["a custom In on a missing key", [OD, req("example.com/team", "In", ["a"])], {}, true],
+      ["a custom Exists on a missing key", [OD, req("example.com/x", "Exists")], {}, true],
+      ["a custom NotIn on a missing key", [OD, req("example.com/x", "NotIn", ["b"])], {}, false],
+      ["a custom DoesNotExist on a missing key", [OD, req("example.com/x", "DoesNotExist")], {}, false],
     ];
-    for (const c of cases) {
-      const p = pool("default", { requirements: c.requirements });
-      const reason = driftOf({ nodeClaim: claim({ pool: p, labels: c.labels }), nodePool: p, nodeClass: nodeClass() })?.reason;
-      assert.equal(reason, c.drifted ? "RequirementsDrifted" : undefined, c.why);
+    for (const [why, requirements, labels, drifted] of cases) {
+      const p = pool("default", { requirements });
+      const reason = driftOf({ nodeClaim: claim({ pool: p, labels }), nodePool: p, nodeClass: nodeClass() })?.reason;
+      assert.equal(reason, drifted ? "RequirementsDrifted" : undefined, why);
     }
   });
 
