@@ -52,7 +52,7 @@ void describe("drift", () => {
     type Case = [why: string, requirements: Req[], labels: Record<string, string>, drifted: boolean];
     const cases: Case[] = [
       ["the node requirement is updated", [{ ...OD, values: ["spot"] }], linux, true],
-      ["a new requirement is added (no arch label)", [OD, os("In", ["linux"]), req(ARCH, "In", ["amd64"])], linux, true],
+      ["a requirement is added (no arch label)", [OD, os("In", ["linux"]), req(ARCH, "In", ["amd64"])], linux, true],
       ["a node requirement is reduced", [OD, os("In", ["windows"])], linux, true],
       ["a node requirement is expanded", [OD, os("In", ["linux", "windows"])], linux, false],
       ["a node requirement set to Exists", [OD, os("Exists")], linux, false],
