@@ -4,7 +4,6 @@
  * helm's templating.
  */
 import { execFile } from "node:child_process";
-import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { V1MutatingWebhookConfiguration, V1ValidatingWebhookConfiguration } from "@kubernetes/client-node";
@@ -23,9 +22,16 @@ export const CI_VALUES = path.join(KERF_CHART, "ci/ci-values.yaml");
 /** cert-manager certificates and ServiceMonitors: rendered only (the test apiserver lacks those CRDs). */
 export const CERT_MANAGER_VALUES = path.join(KERF_CHART, "ci/cert-manager-values.yaml");
 
-/** Karpenter v1.15.1's own chart values, from the Go module cache the test environment's Karpenter build fills. */
-export const KARPENTER_VALUES = path.join(process.env["KERF_CACHE_DIR"] ?? path.join(os.homedir(), ".cache/kerf"),
-  "go/mod/github.com/aws/karpenter-provider-aws@v1.15.1/charts/karpenter/values.yaml");
+let karpenterValuesPath: Promise<string> | undefined;
+
+/** Karpenter v1.15.1's own chart values file, fetched once from the Go module proxy (.ci/testenv/karpenter-chart-values.sh). */
+export function karpenterValues(): Promise<string> {
+  karpenterValuesPath ??= run("bash", [path.join(root, ".ci/testenv/karpenter-chart-values.sh"), "1.15.1"])
+    .then(({ stdout }) => stdout.trim(), (error: unknown) => {
+      throw new Error(`fetching Karpenter's chart values: ${(error as { stderr?: string }).stderr ?? ""}`, { cause: error });
+    });
+  return karpenterValuesPath;
+}
 /** The --set that makes Karpenter's values file install kerf: kerf's image instead of Karpenter's controller. */
 export const KERF_IMAGE_OVER_KARPENTER: Readonly<Record<string, string>> = {
   "controller.image.repository": "registry.example/kerf", "controller.image.digest": "", "controller.image.tag": "0.1.0",

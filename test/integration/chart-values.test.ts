@@ -14,7 +14,7 @@ import type { V1Deployment, V1Service, V1ServiceAccount } from "@kubernetes/clie
 import { parse } from "yaml";
 import { CONFIGURABLE_POLICY_IDS } from "../../policies/config.ts";
 import { loadWebhookConfig } from "../../webhook/config.ts";
-import { KARPENTER_VALUES, KERF_CHART, KERF_CRD_CHART, KERF_IMAGE_OVER_KARPENTER, component, renderChart, root, runHelm } from "../harness/chart.ts";
+import { karpenterValues, KERF_CHART, KERF_CRD_CHART, KERF_IMAGE_OVER_KARPENTER, component, renderChart, root, runHelm } from "../harness/chart.ts";
 import { deploymentContainer, kerfInvocation, only, type ManifestObject } from "../harness/manifests.ts";
 
 const TABLE = /docs\/install\.md/;
@@ -79,9 +79,10 @@ void describe("the kerf chart's values", () => {
     assert.deepEqual(Object.keys(schema(KERF_CHART).properties?.["policies"]?.properties ?? {}).sort(), [...CONFIGURABLE_POLICY_IDS].sort());
   });
 
-  void it("should know every value of Karpenter's v1.15.1 chart, and name each in docs/install.md's mapping table", () => {
-    assert.ok(existsSync(KARPENTER_VALUES), `${KARPENTER_VALUES}: the Go module cache holds Karpenter's chart (built for the tests)`);
-    const karpenter = parse(readFileSync(KARPENTER_VALUES, "utf8")) as Record<string, unknown>;
+  void it("should know every value of Karpenter's v1.15.1 chart, and name each in docs/install.md's mapping table", async () => {
+    const file = await karpenterValues();
+    assert.ok(existsSync(file), file);
+    const karpenter = parse(readFileSync(file, "utf8")) as Record<string, unknown>;
     const kerf = schema(KERF_CHART);
     const paths = leafPaths(karpenter, kerf);
     assert.ok(paths.length > 60, `${paths.length} Karpenter values`);
@@ -104,10 +105,11 @@ void describe("the kerf chart's values", () => {
   });
 
   void it("should render Karpenter's own values file once the image is kerf's, with what its keys mean", async () => {
-    const error = await renderError({ values: [KARPENTER_VALUES] });
+    const karpenter = await karpenterValues();
+    const error = await renderError({ values: [karpenter] });
     assert.match(error, /controller\.image\.repository: public\.ecr\.aws\/karpenter\/controller is Karpenter's controller image/);
     assert.match(error, TABLE);
-    const objects = await renderChart({ values: [KARPENTER_VALUES], set: KERF_IMAGE_OVER_KARPENTER });
+    const objects = await renderChart({ values: [karpenter], set: KERF_IMAGE_OVER_KARPENTER });
     const operator = only<V1Deployment>(objects, "Deployment", "kerf-operator");
     const spec = operator.spec?.template.spec;
     assert.equal(spec?.schedulerName, "default-scheduler");

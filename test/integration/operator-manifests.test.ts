@@ -19,7 +19,7 @@ import { loadConfig } from "../../operator/config.ts";
 import { startOperator, type RunningOperator } from "../../operator/main.ts";
 import { createLogger } from "../../operator/observability/logger.ts";
 import { KubeletSim } from "../harness/kubelet-sim.ts";
-import { CI_VALUES, KARPENTER_VALUES, KERF_CRD_CHART, KERF_IMAGE_OVER_KARPENTER, component, renderChart } from "../harness/chart.ts";
+import { CI_VALUES, karpenterValues, KERF_CRD_CHART, KERF_IMAGE_OVER_KARPENTER, component, renderChart } from "../harness/chart.ts";
 import { containerEnvironment, deploymentContainer, kerfInvocation, only, type ManifestObject } from "../harness/manifests.ts";
 import { chartQueries, exportedSeries, unexported } from "../harness/observability.ts";
 import { get } from "../harness/probes.ts";
@@ -121,7 +121,7 @@ void describe("the Helm charts on the real apiserver, with the operator running 
       ci: await renderChart({ release: RELEASE, namespace, values: [CI_VALUES] }),
       crd: await renderChart({ chart: KERF_CRD_CHART, release: `${RELEASE}-crd`, namespace }),
       // Karpenter v1.15.1's own values file with kerf's image, and a webhook-only install (issue 24 item 3).
-      karpenter: await renderChart({ release: RELEASE, namespace, values: [KARPENTER_VALUES], set: KERF_IMAGE_OVER_KARPENTER }),
+      karpenter: await renderChart({ release: RELEASE, namespace, values: [await karpenterValues()], set: KERF_IMAGE_OVER_KARPENTER }),
       webhookOnly: await renderChart({ release: RELEASE, namespace, set: { replicas: "0" } }),
     };
     const applied: Record<string, string[]> = {};
