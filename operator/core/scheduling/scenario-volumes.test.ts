@@ -70,6 +70,17 @@ void describe("kerf simulate scenarios with volumes", () => {
     assert.deepEqual(zones, { "db-0": "us-east-1b", "db-1": "us-east-1c" });
   });
 
+  it("takes a scenario claim naming a volume as bound unless its status says it is not", () => {
+    const pending = example().map((d) => {
+      const doc = d as { kind: string; metadata: { name: string } };
+      return doc.kind === "PersistentVolumeClaim" && doc.metadata.name === "data-db-0" ? { ...doc, status: { phase: "Pending" } } : d;
+    });
+    const scenario = buildScenario(pending, builtinCatalog());
+    const result = simulate(scenario.snapshot, scenario.pending);
+    assert.match(result.podErrors.find((e) => e.pod.name === "db-0")?.reason ?? "", /default\/data-db-0 is not bound yet/);
+    assert.equal(zoneOf(example(), "db-0"), "us-east-1b");
+  });
+
   it("names the document and field of a malformed volume object", () => {
     const docs = [...example(), { apiVersion: "storage.k8s.io/v1", kind: "StorageClass", metadata: { name: "bad" }, provisioner: "x", volumeBindingMode: "Soon" }];
     assert.throws(() => buildScenario(docs, builtinCatalog()), (error: unknown) =>

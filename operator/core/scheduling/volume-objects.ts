@@ -14,6 +14,9 @@ const o = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.is
 /** The kinds this module reads. */
 export const VOLUME_KINDS: ReadonlySet<string> = new Set(["PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"]);
 
+/** The annotation the PersistentVolume controller puts on a claim once it is bound. */
+const BIND_COMPLETED = "pv.kubernetes.io/bind-completed";
+
 /** The annotation that makes a StorageClass the default for claims that name none (DefaultStorageClass admission). */
 const DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class";
 
@@ -63,8 +66,9 @@ export function claimInfo(doc: Obj, defaultClass?: string): ClaimInfo {
   const spec = o(doc["spec"]);
   const className = optionalString(spec["storageClassName"], "spec.storageClassName");
   const volumeName = optionalString(spec["volumeName"], "spec.volumeName");
+  const annotations = o(meta(doc)["annotations"]);
   return {
-    ...(volumeName === undefined ? {} : { volumeName }),
+    ...(volumeName === undefined ? {} : { volumeName, bindCompleted: BIND_COMPLETED in annotations }),
     ...(className ?? defaultClass) === undefined ? {} : { storageClassName: className ?? defaultClass },
     deleting: deleting(doc), lost: o(doc["status"])["phase"] === "Lost",
   };
@@ -173,13 +177,26 @@ export function checkVolumeObject(doc: Obj): void {
   }
 }
 
+/**
+ * A scenario claim as a healthy cluster has it: one naming a volume carries the bind-completed
+ * annotation the PersistentVolume controller adds, unless its `status.phase` says it is not Bound.
+ */
+function scenarioClaim(doc: Obj): Obj {
+  const m = meta(doc);
+  const annotations = o(m["annotations"]);
+  const phase = o(doc["status"])["phase"];
+  if (typeof o(doc["spec"])["volumeName"] !== "string" || BIND_COMPLETED in annotations) return doc;
+  if (phase !== undefined && phase !== "Bound") return doc;
+  return { ...doc, metadata: { ...m, annotations: { ...annotations, [BIND_COMPLETED]: "yes" } } };
+}
+
 /** The cluster view's volume fields (ClusterView) from a scenario's volume objects; always set, maybe empty. */
 export function volumeView(docs: readonly Obj[]): {
   persistentVolumeClaims: Obj[]; persistentVolumes: Obj[]; storageClasses: Obj[]; csiNodes: Obj[];
 } {
   const of = (kind: string): Obj[] => docs.filter((d) => d["kind"] === kind);
   return {
-    persistentVolumeClaims: of("PersistentVolumeClaim"), persistentVolumes: of("PersistentVolume"),
+    persistentVolumeClaims: of("PersistentVolumeClaim").map(scenarioClaim), persistentVolumes: of("PersistentVolume"),
     storageClasses: of("StorageClass"), csiNodes: of("CSINode"),
   };
 }

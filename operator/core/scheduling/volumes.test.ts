@@ -22,8 +22,11 @@ const zonalPv = (name: string, zones: readonly string[], key = ZONE, extra: Reco
     nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key, operator: "In", values: zones }] }] } },
   },
 });
-const pvc = (name: string, spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): unknown =>
-  ({ kind: "PersistentVolumeClaim", metadata: { name, namespace: "default", ...metadata }, spec });
+/** A claim; one naming a volume carries pv.kubernetes.io/bind-completed unless `metadata` says otherwise. */
+const pvc = (name: string, spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): unknown => ({
+  kind: "PersistentVolumeClaim", spec,
+  metadata: { name, namespace: "default", ...(spec["volumeName"] === undefined ? {} : { annotations: { "pv.kubernetes.io/bind-completed": "yes" } }), ...metadata },
+});
 const storageClass = (name: string, o: { mode?: string; zones?: readonly (readonly string[])[]; provisioner?: string; isDefault?: boolean } = {}): unknown => ({
   kind: "StorageClass",
   metadata: { name, ...(o.isDefault === true ? { annotations: { "storageclass.kubernetes.io/is-default-class": "true" } } : {}) },
@@ -109,6 +112,12 @@ void describe("what a pod's claims ask of its node", () => {
     },
     // suite 'should not schedule if invalid pvc'
     { name: "a missing claim refuses the pod", objects: [], claims: ["nope"], problem: /persistentvolumeclaim default\/nope not found/ },
+    {
+      // scheduling suite 'should handle pods with PVCs with defined volumeName when pv.kubernetes.io/bind-completed is missing'
+      name: "a claim naming a volume without the bind-completed annotation refuses the pod",
+      objects: [zonalPv("pv-a", ["us-east-1a"]), pvc("data", { volumeName: "pv-a" }, { annotations: {} })], claims: ["data"],
+      problem: /not bound yet \(no pv\.kubernetes\.io\/bind-completed annotation\)/,
+    },
     {
       // suite 'should not schedule with an empty storage class if the pvc is not bound'
       name: "an unbound claim with an empty class refuses the pod", objects: [pvc("data", { storageClassName: "" })], claims: ["data"],

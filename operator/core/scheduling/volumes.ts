@@ -20,8 +20,9 @@
  * NodeClaim's from its instance types' `volumeLimits` (Karpenter's `VolumeAttachmentLimits`; the AWS
  * provider v1.15 declares none, so new NodeClaims are unbounded there unless a type says otherwise).
  *
- * A pending pod whose claim cannot be used (missing, being deleted, Lost, bound to a missing PV, an
- * unbound claim without a usable StorageClass or of an `Immediate` one) is not scheduled, as
+ * A pending pod whose claim cannot be used (missing, being deleted, Lost, bound to a missing PV, naming
+ * a PV without `pv.kubernetes.io/bind-completed`, an unbound claim without a usable StorageClass or of
+ * an `Immediate` one) is not scheduled, as
  * Karpenter's `ValidatePersistentVolumeClaims` refuses it; the reason names the claim.
  */
 import type { NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
@@ -43,6 +44,11 @@ const HOSTNAME = "kubernetes.io/hostname";
 export interface ClaimInfo {
   /** `spec.volumeName`: the PV it is (or is about to be) bound to. */
   readonly volumeName?: string | undefined;
+  /**
+   * Whether it carries `pv.kubernetes.io/bind-completed` (the binding finished); false: a claim naming
+   * a volume is not taken as bound yet, as kube-scheduler and Karpenter do not.
+   */
+  readonly bindCompleted?: boolean | undefined;
   /** `spec.storageClassName` ("" disables dynamic provisioning). */
   readonly storageClassName?: string | undefined;
   readonly deleting?: boolean | undefined;
@@ -143,6 +149,17 @@ function claimOf(index: VolumeIndex, id: string, claim: PodClaim): ClaimInfo | u
   return storageClassName === undefined ? {} : { storageClassName };
 }
 
+/** A claim naming its volume: the volume's alternatives and driver, or why a pending pod cannot use it. */
+function readBound(index: VolumeIndex, id: string, claim: ClaimInfo, volumeName: string): ClaimAnswer {
+  const pv = index.volumes.get(volumeName);
+  if (pv === undefined) return { problem: `persistentvolumeclaim ${id}: persistentvolume ${volumeName} not found` };
+  if (pv.deleting === true) return { problem: `persistentvolumeclaim ${id}: persistentvolume ${volumeName} is being deleted` };
+  if (claim.bindCompleted === false) {
+    return { problem: `persistentvolumeclaim ${id} is not bound yet (no pv.kubernetes.io/bind-completed annotation)` };
+  }
+  return { alternatives: volumeAlternatives(pv), driver: pv.driver };
+}
+
 /** One claim: its alternatives and driver, or why a pending pod cannot use it. */
 function readClaim(index: VolumeIndex, namespace: string, podClaim: PodClaim): ClaimAnswer {
   const id = claimId(namespace, podClaim.name);
@@ -151,12 +168,7 @@ function readClaim(index: VolumeIndex, namespace: string, podClaim: PodClaim): C
   if (claim.deleting === true) return { problem: `persistentvolumeclaim ${id} is being deleted` };
   if (claim.lost === true) return { problem: `persistentvolumeclaim ${id} is bound to a non-existent persistentvolume` };
   const volumeName = claim.volumeName ?? "";
-  if (volumeName !== "") {
-    const pv = index.volumes.get(volumeName);
-    if (pv === undefined) return { problem: `persistentvolumeclaim ${id}: persistentvolume ${volumeName} not found` };
-    if (pv.deleting === true) return { problem: `persistentvolumeclaim ${id}: persistentvolume ${volumeName} is being deleted` };
-    return { alternatives: volumeAlternatives(pv), driver: pv.driver };
-  }
+  if (volumeName !== "") return readBound(index, id, claim, volumeName);
   const className = claim.storageClassName ?? "";
   if (className === "") return { problem: `persistentvolumeclaim ${id} is unbound and names no storage class` };
   const sc = index.classes.get(className);
