@@ -163,7 +163,9 @@ function planScenario(documents: readonly unknown[], parsed: Pick<Parsed, "optio
   const result = simulate(scenario.snapshot, scenario.pending, scheduling);
   // Nodes that pending pods go to are nominated: the disruption pass leaves them alone.
   const nominated = new Set(result.existingPlacements.map((p) => p.node));
-  const disruption = options.maxPasses === 0 ? undefined : whatIf(scenario.objects, { ...options, nominated, scheduling });
+  const disruption = options.maxPasses === 0 ? undefined : whatIf(scenario.objects, {
+    ...options, nominated, scheduling: { ...scheduling, ...(parsed.schedulerConfig === undefined ? {} : { schedulerConfig: parsed.schedulerConfig }) },
+  });
   const note = priceNote(catalog);
   const built = `kerf's bundled ${region} catalog, built ${catalog.provenance.generated}`;
   const prices = note === undefined ? {} : { prices: { catalog: built, ...note } };

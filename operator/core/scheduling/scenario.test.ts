@@ -4,6 +4,7 @@ import { builtinCatalog } from "../../../policies/domain/catalog/builtin.ts";
 import { toInstanceTypes } from "../../../policies/domain/catalog/catalog.ts";
 import type { Pod } from "../lifecycle/objects.ts";
 import { planProvisioning, type ClusterView } from "../provisioning/plan.ts";
+import { whatIf } from "../../../webhook/cli/simulate-disruption.ts";
 import { buildScenario } from "./scenario.ts";
 import { simulate } from "./simulate.ts";
 import type { SimulationResult } from "./types.ts";
@@ -197,5 +198,21 @@ describe("the operator's provisioning and kerf simulate decide the same on the s
     assert.equal(placed(result)["resident"], "booting");
     assert.ok(!operator.placed.some((p) => p.endsWith("->going")), JSON.stringify(operator));
     assert.deepEqual(operator.refused.map((r) => r.split(":")[0]), ["dra"]);
+  });
+});
+
+describe("the disruption what-if reads the scenario's pending pods as the operator's pass does (issue 22 cause 2)", () => {
+  it("keeps the node a pending pod is about to take (its room reserved before any candidate's pods move)", () => {
+    const small = (name: string, on: string): Obj => pod(name, { nodeName: on, containers: [{ name: "a", resources: { requests: { cpu: "500m" } } }] });
+    const big = pod("big", { containers: [{ name: "a", resources: { requests: { cpu: "7" } } }], nodeSelector: { "kubernetes.io/hostname": "a" } });
+    const docs = [...base, node("a", "us-east-1a"), node("b", "us-east-1b"), small("x", "a"), small("y", "b")];
+    const touched = (extra: Obj[]): string[] => {
+      const s = buildScenario([...docs, ...extra], catalog);
+      const plan = whatIf(s.objects, { now: new Date("2026-01-02T00:00:00Z"), maxPasses: 3, spotToSpot: false, nominated: new Set() });
+      return (plan?.steps ?? []).flatMap((st) => st.candidates.map((c) => c.node));
+    };
+    // Without the pending pod, node a is deleted (x moves to b). With it, the pending pod's place on a is reserved.
+    assert.ok(touched([]).includes("a"), JSON.stringify(touched([])));
+    assert.ok(!touched([big]).includes("a"), JSON.stringify(touched([big])));
   });
 });

@@ -35,7 +35,7 @@ import type { ClusterView, DaemonSetObject, NodePoolObject } from "../provisioni
 import { schedulingInput } from "../provisioning/scheduling-input.ts";
 import { checkVolumeObject, templateClaims, VOLUME_KINDS, volumeView, withClaimTemplates } from "./volume-objects.ts";
 import { optsOutOfKarpenter, type SchedulingPod } from "../provisioning/intake.ts";
-import { DefaultSpread, type SchedulerConfig } from "./default-spread.ts";
+import type { SchedulerConfig } from "./default-spread.ts";
 import { simPodFromPod, simPodFromSpec } from "./pod-spec.ts";
 import { admitRuntimeClass, runtimeClassesOf, type RuntimeClasses } from "./runtime-class.ts";
 import { selectorMatches } from "./selector.ts";
@@ -67,6 +67,16 @@ export interface ScenarioObjects {
   readonly namespaces: readonly Obj[];
   /** Instance types per NodePool name (from its EC2NodeClass: kubelet, root volume, AMI family). */
   readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
+  /**
+   * Unbound Pods and Deployment/StatefulSet replicas waiting for a node (not terminating, not done, not opted
+   * out): the operator's pending pods, whose room the disruption what-if does not offer to a candidate's pods.
+   */
+  readonly pending?: readonly Obj[] | undefined;
+  /** What default topology spread selectors are deduced from (a Deployment's ReplicaSet made up for it). */
+  readonly selectorSources?: {
+    readonly services: readonly Obj[]; readonly replicaSets: readonly Obj[];
+    readonly statefulSets: readonly Obj[]; readonly replicationControllers: readonly Obj[];
+  } | undefined;
   /** PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes as written (volume-objects.ts). */
   readonly volumes?: readonly Obj[] | undefined;
 }
@@ -228,13 +238,14 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog, n
     nodePools: ofKind("NodePool"), nodes, nodeClaims: ofKind("NodeClaim"), pods: boundPods, daemonSets,
     pdbs: ofKind("PodDisruptionBudget"), namespaces: ofKind("Namespace"), instanceTypes,
     volumes: [...docs.filter((d) => VOLUME_KINDS.has(String(d["kind"]))), ...templateClaims(docs)],
+    pending: pending.filter(waits),
+    selectorSources: {
+      services: ofKind("Service"), replicaSets: [...ofKind("ReplicaSet"), ...ofKind("Deployment").map(deploymentReplicaSet)],
+      statefulSets: ofKind("StatefulSet"), replicationControllers: ofKind("ReplicationController"),
+    },
   };
-  const cluster = scenarioCluster(objects, now, pending);
-  const defaultSpread = schedulerConfig === undefined ? undefined : new DefaultSpread(schedulerConfig, {
-    services: ofKind("Service"), replicaSets: [...ofKind("ReplicaSet"), ...ofKind("Deployment").map(deploymentReplicaSet)],
-    statefulSets: ofKind("StatefulSet"), replicationControllers: ofKind("ReplicationController"),
-  });
-  const input = schedulingInput({ cluster, pending: pending.filter(waits) as readonly Pod[], instanceTypes, defaultSpread });
+  const cluster = scenarioCluster(objects, now);
+  const input = schedulingInput({ cluster, pending: objects.pending as readonly Pod[], instanceTypes, schedulerConfig });
   return { snapshot: input.snapshot, pending: [...input.pods.keys()], objects, cluster };
 }
 
@@ -352,9 +363,9 @@ export function isManagedNode(objects: Pick<ScenarioObjects, "nodePools">, node:
 
 /**
  * The cluster as the operator's caches would hold it: the scenario's objects with what they leave
- * unsaid filled in (header). `pending` are the scenario's unbound Pods (Deployment replicas included).
+ * unsaid filled in (header), its waiting pods unbound.
  */
-export function scenarioCluster(objects: ScenarioObjects, now: Date, pending: readonly Obj[] = []): ClusterView {
+export function scenarioCluster(objects: ScenarioObjects, now: Date): ClusterView {
   const pools = new Map(objects.nodePools.map((p) => [nameOf(p), p]));
   const done = objects.nodes.map((n) => (isManagedNode(objects, n) ? managed(n, objects.nodeClaims, pools.get(docLabels(n)[Label.nodePool] ?? ""), now) : { node: n as Node, claim: undefined }));
   const used = new Set(done.map((d) => d.claim?.metadata?.name));
@@ -362,10 +373,11 @@ export function scenarioCluster(objects: ScenarioObjects, now: Date, pending: re
     nodePools: objects.nodePools.map(poolWithStatus),
     nodes: done.map((d) => d.node),
     nodeClaims: [...done.flatMap((d) => (d.claim === undefined ? [] : [d.claim])), ...objects.nodeClaims.filter((c) => !used.has(nameOf(c))) as NodeClaim[]],
-    pods: [...objects.pods, ...pending] as readonly Pod[],
+    pods: [...objects.pods, ...(objects.pending ?? [])] as readonly Pod[],
     daemonSets: objects.daemonSets as readonly DaemonSetObject[],
     pdbs: objects.pdbs.map((p) => pdbWithStatus(p, objects.pods)),
     namespaces: objects.namespaces,
     ...volumeView(objects.volumes ?? []),
+    ...objects.selectorSources,
   };
 }
