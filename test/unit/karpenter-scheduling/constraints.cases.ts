@@ -164,7 +164,8 @@ export const cases: ParityCase[] = [
     name: "a node selector narrows compatible requirements and preferences to its zone",
     from: suite("should schedule compatible node selectors, preferences and requirements"),
     scenario: withPool({}, pod("p", {
-      nodeSelector: { [ZONE]: Z3 }, required: [[req(ZONE, "In", Z1, Z2, Z3)]], preferred: [[1, [req(ZONE, "In", Z1, Z2, Z3)]]],
+      nodeSelector: { [ZONE]: Z3 }, required: [[req(ZONE, "In", Z1, Z2, Z3)]], preferred: [[1, [req(ZONE, "In", Z1, Z2,
+        Z3)]]],
     })),
     expect: { nodeLabels: { p: { [ZONE]: Z3 } } },
   },
@@ -197,7 +198,8 @@ export const cases: ParityCase[] = [
       suite("should schedule pods that have node selectors with label in the kubernetes domains"),
       suite("should schedule pods that have node selectors with label in kubernetes domains"),
     ],
-    scenario: withPool({ requirements: [req("kubernetes.io/test", "In", "test-value"), req("k8s.io/test", "In", "test-value")] },
+    scenario: withPool({ requirements: [req("kubernetes.io/test", "In", "test-value"), req("k8s.io/test", "In",
+      "test-value")] },
       pod("p")),
     expect: { nodeLabels: { p: { "kubernetes.io/test": "test-value", "k8s.io/test": "test-value" } } },
   },
@@ -206,7 +208,8 @@ export const cases: ParityCase[] = [
     from: suite("should schedule pods that have node selectors with label in subdomain from kubernetes domains"),
     scenario: withPool({ requirements: [req("subdomain.kubernetes.io/test", "In", "test-value"),
       req("subdomain.k8s.io/test", "In", "test-value")] }, pod("p")),
-    expect: { nodeLabels: { p: { "subdomain.kubernetes.io/test": "test-value", "subdomain.k8s.io/test": "test-value" } } },
+    expect: { nodeLabels: { p: { "subdomain.kubernetes.io/test": "test-value",
+      "subdomain.k8s.io/test": "test-value" } } },
   },
   {
     name: "node selectors on well-known labels (zone, instance type, arch, os, capacity type) are all schedulable",
@@ -217,7 +220,8 @@ export const cases: ParityCase[] = [
       pod("ct", { nodeSelector: { [CAPACITY_TYPE]: "spot" } })),
     expect: {
       scheduled: "all",
-      nodeLabels: { zone: { [ZONE]: Z1 }, type: { [INSTANCE_TYPE]: "m5.large" }, arch: { [ARCH]: "arm64" }, ct: { [CAPACITY_TYPE]: "spot" } },
+      nodeLabels: { zone: { [ZONE]: Z1 }, type: { [INSTANCE_TYPE]: "m5.large" }, arch: { [ARCH]: "arm64" },
+        ct: { [CAPACITY_TYPE]: "spot" } },
     },
   },
   // Scheduling Logic
@@ -325,7 +329,8 @@ export const cases: ParityCase[] = [
   {
     name: "every unsatisfiable preferred term is dropped",
     from: suite("should relax all terms"),
-    scenario: withPool({}, pod("p", { preferred: [[1, [req(ZONE, "In", "invalid")]], [1, [req(INSTANCE_TYPE, "In", "invalid")]]] })),
+    scenario: withPool({}, pod("p", { preferred: [[1, [req(ZONE, "In", "invalid")]], [1, [req(INSTANCE_TYPE, "In",
+      "invalid")]]] })),
     expect: { scheduled: ["p"] },
   },
   {
@@ -364,20 +369,24 @@ export const cases: ParityCase[] = [
   },
   {
     name: "a pod requiring an arm64 instance type from an amd64-only NodePool is unschedulable",
-    from: suite("should exclude instance types that are not supported by the pod constraints (node affinity/instance type)"),
-    scenario: withPool({ requirements: [req(ARCH, "In", "amd64")] }, pod("p", { required: [[req(INSTANCE_TYPE, "In", "m6g.large")]] })),
+    from: suite("should exclude instance types that are not supported by the pod constraints (node affinity/instance " +
+      "type)"),
+    scenario: withPool({ requirements: [req(ARCH, "In", "amd64")] }, pod("p", { required: [[req(INSTANCE_TYPE, "In",
+      "m6g.large")]] })),
     expect: { unschedulable: ["p"] },
   },
   {
     name: "a pod requiring an operating system no instance type runs is unschedulable",
-    from: suite("should exclude instance types that are not supported by the pod constraints (node affinity/operating system)"),
+    from: suite("should exclude instance types that are not supported by the pod constraints (node " +
+      "affinity/operating system)"),
     scenario: withPool({ requirements: [req(ARCH, "In", "amd64")] }, pod("p", { required: [[req(OS, "In", "ios")]] })),
     expect: { unschedulable: ["p"] },
   },
   {
     name: "a pod only an arm64 type could hold is unschedulable in an amd64-only NodePool",
     from: suite("should exclude instance types that are not supported by the provider constraints (arch)"),
-    scenario: withPool({ onlyRequirements: [req(ARCH, "In", "amd64"), req(INSTANCE_TYPE, "In", "c5.large", "c6g.xlarge")] },
+    scenario: withPool({ onlyRequirements: [req(ARCH, "In", "amd64"), req(INSTANCE_TYPE, "In", "c5.large",
+      "c6g.xlarge")] },
       pod("p", { cpu: null, limits: { cpu: "3" } })),
     expect: { unschedulable: ["p"] },
   },
@@ -417,7 +426,8 @@ export const cases: ParityCase[] = [
     scenario: withPool({}, pod("large", { nodeSelector: { "karpenter.k8s.aws/instance-size": "2xlarge" } }),
       pod("small", { nodeSelector: { "karpenter.k8s.aws/instance-size": "medium" } })),
     expect: {
-      nodeLabels: { large: { "karpenter.k8s.aws/instance-size": "2xlarge" }, small: { "karpenter.k8s.aws/instance-size": "medium" } },
+      nodeLabels: { large: { "karpenter.k8s.aws/instance-size": "2xlarge" },
+        small: { "karpenter.k8s.aws/instance-size": "medium" } },
     },
   },
   {

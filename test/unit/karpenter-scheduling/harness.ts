@@ -112,9 +112,9 @@ export interface ParityCase {
   readonly scenario: readonly Doc[];
   readonly expect: Expectation;
   readonly options?: SimulateOptions;
-  /** The kube-scheduler configuration (`--scheduler-config`) the scenario runs under: its default spread constraints. */
+  /** The kube-scheduler configuration (`--scheduler-config`) the scenario runs under (default spread constraints). */
   readonly schedulerConfig?: Doc;
-  /** Set when kerf's expected outcome deliberately differs from Karpenter's: why (docs/scheduling-parity.md shows it). */
+  /** Set when kerf's expected outcome deliberately differs from Karpenter's: why (the parity doc shows it). */
   readonly deliberate?: string;
 }
 
@@ -294,10 +294,12 @@ export interface NodeClaimOptions {
 
 /** A NodeClaim of `nodePool` (default "default"). */
 export function nodeClaim(name: string, o: NodeClaimOptions = {}): Doc {
-  const conditions = o.initialized === undefined ? [] : [{ type: "Initialized", status: o.initialized ? "True" : "False" }];
+  const conditions = o.initialized === undefined ? [] : [{ type: "Initialized",
+    status: o.initialized ? "True" : "False" }];
   return {
     apiVersion: "karpenter.sh/v1", kind: "NodeClaim",
-    metadata: { name, labels: { "karpenter.sh/nodepool": o.nodePool ?? "default" }, ...(o.deleting === true ? DELETED : {}) },
+    metadata: { name, labels: { "karpenter.sh/nodepool": o.nodePool ?? "default" },
+      ...(o.deleting === true ? DELETED : {}) },
     spec: { requirements: o.requirements ?? [], ...(o.startupTaints ? { startupTaints: o.startupTaints } : {}) },
     status: { ...(o.nodeName ? { nodeName: o.nodeName } : {}), conditions },
   };

@@ -19,10 +19,12 @@ const POD_ONLY = "c6g.large";
 const WITH_DS = "m6g.xlarge";
 const small = { cpu: "1", memory: "1Gi" };
 const ds = (extra: Parameters<typeof daemonSet>[1] = {}): Doc => daemonSet("ds", { cpu: "2", memory: "2Gi", ...extra });
-const anti = { labels: { app: "foo" }, podAntiAffinity: [term("kubernetes.io/hostname", { app: "foo" })], cpu: "1500m" };
+const anti = { labels: { app: "foo" }, podAntiAffinity: [term("kubernetes.io/hostname", { app: "foo" })],
+  cpu: "1500m" };
 const room = { cpu: "10", memory: "10Gi", pods: "110" };
 /** Why the ignored-preference cases pack differently from Karpenter's. */
-const PACKING_ORDER = "Karpenter tries the planned NodeClaim with the fewest pods first, so its ignored preference shows"
+const PACKING_ORDER = "Karpenter tries the planned NodeClaim with the fewest pods first, so its ignored preference " +
+  "shows"
   + " as the pod joining the lone zone 1 pod; kerf tries NodeClaims in the order it opened them (the zone 2 pods',"
   + " same price here), so the case shows the preference ignored in kerf's terms: the pod prefers zone 1 and still"
   + " packs with the zone 2 pods, where it joins zone 1 when preferences are respected";
@@ -45,20 +47,23 @@ export const cases: ParityCase[] = [
   {
     name: "pods of one instance type fill a node before the next one is planned (40 pods of 1.8G, 4 per m5.large)",
     from: suite("should create new nodes when a node is at capacity"),
-    scenario: withPool({}, deployment("p", 40, { cpu: null, memory: "1.8G", nodeSelector: { [INSTANCE_TYPE]: "m5.large" } })),
+    scenario: withPool({}, deployment("p", 40, { cpu: null, memory: "1.8G",
+      nodeSelector: { [INSTANCE_TYPE]: "m5.large" } })),
     expect: { scheduled: "all", newNodes: 10 },
   },
   {
     name: "small pods fill the room large pods leave before new nodes are planned",
     from: suite("should pack small and large pods together"),
-    scenario: withPool({}, deployment("large", 40, { cpu: null, memory: "1.8G", nodeSelector: { [INSTANCE_TYPE]: "m5.large" } }),
+    scenario: withPool({}, deployment("large", 40, { cpu: null, memory: "1.8G",
+      nodeSelector: { [INSTANCE_TYPE]: "m5.large" } }),
       deployment("small", 20, { cpu: null, memory: "400M", nodeSelector: { [INSTANCE_TYPE]: "m5.large" } })),
     expect: { scheduled: "all", newNodes: 12 },
   },
   {
     name: "a zero quantity of an extended resource no type has does not block the pod",
     from: suite("should handle zero-quantity resource requests"),
-    scenario: withPool({}, pod("p", { requests: { "foo.com/weird-resources": "0" }, limits: { "foo.com/weird-resources": "0" } })),
+    scenario: withPool({}, pod("p", { requests: { "foo.com/weird-resources": "0" },
+      limits: { "foo.com/weird-resources": "0" } })),
     expect: { scheduled: ["p"] },
   },
   {
@@ -70,21 +75,25 @@ export const cases: ParityCase[] = [
   {
     name: "the pods-per-node capacity opens new nodes (25 tiny pods, 8 per c6g.medium)",
     from: suite("should create new nodes when a node is at capacity due to pod limits per node"),
-    scenario: withPool({}, deployment("p", 25, { cpu: "1m", memory: "1Mi", nodeSelector: { [INSTANCE_TYPE]: "c6g.medium" } })),
+    scenario: withPool({}, deployment("p", 25, { cpu: "1m", memory: "1Mi",
+      nodeSelector: { [INSTANCE_TYPE]: "c6g.medium" } })),
     expect: { scheduled: "all", newNodes: 4 },
   },
   {
     name: "an init container's larger request sizes the node",
     from: suite("should take into account initContainer resource requests when binpacking"),
     scenario: withPool({}, pod("p", { cpu: "1", memory: "1Gi",
-      spec: { initContainers: [{ name: "init", image: "init", resources: { requests: { cpu: "2", memory: "1Gi" } } }] } })),
+      spec: { initContainers: [{ name: "init", image: "init", resources: { requests: { cpu: "2",
+        memory: "1Gi" } } }] } })),
     expect: { claimRequests: { p: { cpu: 2000 } }, optionsExclude: ["c6g.large", "c5.large", "m6g.large"] },
   },
   {
     name: "an init container larger than every instance type makes the pod unschedulable",
-    from: suite("should not schedule pods when initContainer resource requests are greater than available instance types"),
+    from: suite("should not schedule pods when initContainer resource requests are greater than available instance " +
+      "types"),
     scenario: withPool({}, pod("p", { cpu: "1", memory: "1Gi",
-      spec: { initContainers: [{ name: "init", image: "init", resources: { requests: { cpu: "2", memory: "1Ti" } } }] } })),
+      spec: { initContainers: [{ name: "init", image: "init", resources: { requests: { cpu: "2",
+        memory: "1Ti" } } }] } })),
     expect: { unschedulable: ["p"] },
   },
   {
@@ -98,44 +107,53 @@ export const cases: ParityCase[] = [
     name: "a pod that fits a node already launched goes there instead of a new node",
     from: [suite("should not launch a second node if there is an in-flight node that can support the pod"),
       suite("should not launch a second node if there is an in-flight node that can support the pod (#2011)")],
-    scenario: withPool({}, node("n1", { instanceType: "m5.large", labels: { [ZONE]: Z2 } }), pod("p", { cpu: null, limits: { cpu: "10m" } })),
+    scenario: withPool({}, node("n1", { instanceType: "m5.large", labels: { [ZONE]: Z2 } }), pod("p", { cpu: null,
+      limits: { cpu: "10m" } })),
     expect: { newNodes: 0, onNode: { p: "n1" } },
   },
   {
     name: "a launched node in zone 2 takes pods allowing zone 2, not pods that exclude it",
-    from: suite("should not launch a second node if there is an in-flight node that can support the pod (node selectors)"),
+    from: suite("should not launch a second node if there is an in-flight node that can support the pod (node " +
+      "selectors)"),
     scenario: withPool({}, node("n1", { instanceType: "m5.large", labels: { [ZONE]: Z2 } }),
-      pod("second", { required: [[req(ZONE, "In", Z1, Z2)]] }), pod("third", { required: [[req(ZONE, "In", Z1, Z3)]] })),
+      pod("second", { required: [[req(ZONE, "In", Z1, Z2)]] }), pod("third", { required: [[req(ZONE, "In", Z1,
+        Z3)]] })),
     expect: { onNode: { second: "n1" }, newNodes: 1, nodeLabelsNot: { third: { [ZONE]: Z2 } } },
   },
   {
     name: "a pod that does not fit the launched node gets a new one",
     from: suite("should launch a second node if a pod won't fit on the existingNodes node"),
-    scenario: withPool({}, node("n1", { labels: { [ZONE]: Z1, [ARCH]: "amd64" }, allocatable: { cpu: "2", memory: "4Gi", pods: "110" } }),
+    scenario: withPool({}, node("n1", { labels: { [ZONE]: Z1, [ARCH]: "amd64" }, allocatable: { cpu: "2", memory: "4Gi",
+      pods: "110" } }),
       pod("first", { cpu: "1001m", nodeName: "n1" }), pod("second", { cpu: "1" })),
     expect: { newNodes: 1, onExisting: 0 },
   },
   {
     name: "a pod whose node selector the launched node does not match gets a new one",
     from: suite("should launch a second node if a pod isn't compatible with the existingNodes node (node selector)"),
-    scenario: withPool({}, node("n1", { instanceType: "m5.large", labels: { [ZONE]: Z1 } }), pod("p", { nodeSelector: { [ARCH]: "arm64" } })),
+    scenario: withPool({}, node("n1", { instanceType: "m5.large", labels: { [ZONE]: Z1 } }), pod("p",
+      { nodeSelector: { [ARCH]: "arm64" } })),
     expect: { newNodes: 1, nodeLabels: { p: { [ARCH]: "arm64" } } },
   },
   {
     name: "a zonal spread counts pods on nodes launched earlier and fills them before planning more",
     from: suite("should balance pods across zones with in-flight nodes"),
-    scenario: withPool({}, ...ZONES.flatMap((z, i) => [node(`n${i}`, { instanceType: "m5.2xlarge", labels: { [ZONE]: z } }),
-      pod(`run${i}`, { labels: { foo: "bar" }, nodeName: `n${i}` })]), pod("run3", { labels: { foo: "bar" }, nodeName: "n0" }),
+    scenario: withPool({}, ...ZONES.flatMap((z, i) => [node(`n${i}`, { instanceType: "m5.2xlarge",
+      labels: { [ZONE]: z } }),
+      pod(`run${i}`, { labels: { foo: "bar" }, nodeName: `n${i}` })]), pod("run3", { labels: { foo: "bar" },
+        nodeName: "n0" }),
     deployment("p", 5, { labels: { foo: "bar" }, spread: [spread(ZONE, { foo: "bar" })] })),
     expect: { scheduled: "all", newNodes: 0, skew: { key: ZONE, counts: [3, 3, 3], select: { foo: "bar" } } },
   },
   {
     name: "a hostname spread over nodes launched earlier puts each new pod on a new node",
     from: suite("should balance pods across hostnames with in-flight nodes"),
-    scenario: withPool({}, ...[0, 1, 2, 3].flatMap((i) => [node(`n${i}`, { instanceType: "m5.large", labels: { [ZONE]: Z1 } }),
+    scenario: withPool({}, ...[0, 1, 2, 3].flatMap((i) => [node(`n${i}`, { instanceType: "m5.large",
+      labels: { [ZONE]: Z1 } }),
       pod(`run${i}`, { labels: { foo: "bar" }, nodeName: `n${i}` })]),
     deployment("p", 5, { labels: { foo: "bar" }, spread: [spread("kubernetes.io/hostname", { foo: "bar" })] })),
-    expect: { newNodes: 5, skew: { key: "kubernetes.io/hostname", counts: [1, 1, 1, 1, 1, 1, 1, 1, 1], select: { foo: "bar" } } },
+    expect: { newNodes: 5, skew: { key: "kubernetes.io/hostname", counts: [1, 1, 1, 1, 1, 1, 1, 1, 1],
+      select: { foo: "bar" } } },
   },
   {
     name: "a pod goes to an existing node Karpenter does not own",
@@ -153,7 +171,8 @@ export const cases: ParityCase[] = [
   {
     name: "a pod requiring a zone the existing node is not in gets a new node from the NodePool",
     from: suite("should consider a pod incompatible with an existing node but compatible with NodePool"),
-    scenario: withPool({}, node("n1", { labels: { [ZONE]: Z2 }, allocatable: room }), pod("p", { required: [[req(ZONE, "In", Z1)]] })),
+    scenario: withPool({}, node("n1", { labels: { [ZONE]: Z2 }, allocatable: room }), pod("p", { required: [[req(ZONE,
+      "In", Z1)]] })),
     expect: { onExisting: 0, newNodes: 1, nodeLabels: { p: { [ZONE]: Z1 } } },
   },
   // Resource Limits
@@ -185,7 +204,8 @@ export const cases: ParityCase[] = [
   {
     name: "a GPU pod is unschedulable when the NodePool's limit leaves no room for a GPU node",
     from: prov("should not schedule if limits would be exceeded (GPU)"),
-    scenario: withPool({ onlyRequirements: [req("karpenter.k8s.aws/instance-family", "In", "g4dn")], limits: { pods: "1" } },
+    scenario: withPool({ onlyRequirements: [req("karpenter.k8s.aws/instance-family", "In", "g4dn")],
+      limits: { pods: "1" } },
       pod("p", { cpu: null, limits: { "nvidia.com/gpu": "1" } })),
     expect: { unschedulable: ["p"] },
   },
@@ -206,7 +226,8 @@ export const cases: ParityCase[] = [
   // Daemonsets
   {
     name: "a DaemonSet's requests size the new node beside the pod",
-    from: [prov("should account for daemonsets"), prov("should account daemonsets with NotIn operator and unspecified key")],
+    from: [prov("should account for daemonsets"),
+      prov("should account daemonsets with NotIn operator and unspecified key")],
     scenario: withPool({}, ds(), pod("p", small)),
     expect: { launches: { p: WITH_DS } },
   },
@@ -237,7 +258,8 @@ export const cases: ParityCase[] = [
   {
     name: "a DaemonSet's init container larger than its containers sizes the node",
     from: prov("should schedule based on the max resource requests of containers and initContainers"),
-    scenario: withPool({}, daemonSet("ds", { cpu: "1", limits: { memory: "1Gi" }, spec: { initContainers: [{ name: "i", image: "i",
+    scenario: withPool({}, daemonSet("ds", { cpu: "1", limits: { memory: "1Gi" }, spec: { initContainers: [{ name: "i",
+      image: "i",
       resources: { requests: { cpu: "3", memory: "3Gi" } } }] } }), pod("p", { cpu: "100m" })),
     expect: { scheduled: ["p"], optionsExclude: ["c6g.medium", "c6g.large", "m6g.large", "c5.large", "m5.large"] },
   },
@@ -258,7 +280,8 @@ export const cases: ParityCase[] = [
   {
     name: "a DaemonSet that does not tolerate the NodePool's taint is not counted",
     from: prov("should ignore daemonsets without matching tolerations"),
-    scenario: withPool({ taints: [taint("foo", "bar")] }, ds(), pod("p", { ...small, tolerations: [toleration("foo", "Equal", "bar")] })),
+    scenario: withPool({ taints: [taint("foo", "bar")] }, ds(), pod("p", { ...small, tolerations: [toleration("foo",
+      "Equal", "bar")] })),
     expect: { launches: { p: POD_ONLY } },
   },
   {
@@ -270,7 +293,8 @@ export const cases: ParityCase[] = [
   {
     name: "a DaemonSet whose node selector matches the NodePool's template label is counted",
     from: prov("should account for daemonsets with a custom label nodeSelector that matches the nodepool"),
-    scenario: withPool({ labels: { purpose: "monitoring" } }, ds({ nodeSelector: { purpose: "monitoring" } }), pod("p", small)),
+    scenario: withPool({ labels: { purpose: "monitoring" } }, ds({ nodeSelector: { purpose: "monitoring" } }), pod("p",
+      small)),
     expect: { launches: { p: WITH_DS } },
   },
   {
@@ -280,16 +304,20 @@ export const cases: ParityCase[] = [
     expect: { launches: { p: POD_ONLY } },
   },
   {
-    name: "DaemonSets count only on the instance types they run on: a type whose DaemonSets leave no room is not an option",
+    name: "DaemonSets count only on the instance types they run on: a type whose DaemonSets leave no room is not an " +
+      "option",
     from: prov("should filter out daemonsets based on instance type requirements"),
-    scenario: withPool({}, daemonSet("on-large", { cpu: "1", required: [[req("karpenter.k8s.aws/instance-size", "In", "large")]] }),
-      daemonSet("on-xlarge", { cpu: "10", required: [[req("karpenter.k8s.aws/instance-size", "In", "xlarge")]] }), pod("p", small)),
+    scenario: withPool({}, daemonSet("on-large", { cpu: "1", required: [[req("karpenter.k8s.aws/instance-size", "In",
+      "large")]] }),
+      daemonSet("on-xlarge", { cpu: "10", required: [[req("karpenter.k8s.aws/instance-size", "In", "xlarge")]] }),
+        pod("p", small)),
     expect: { launches: { p: "c6g.2xlarge" }, optionsExclude: ["c6g.large", "m6g.large", "c6g.xlarge", "m6g.xlarge"] },
   },
   {
     name: "a DaemonSet with several required node-affinity terms counts when one matches",
     from: prov("should consider a daemonset schedulable with multiple node affinity terms"),
-    scenario: withPool({ labels: { foo: "bar" } }, ds({ required: [[req("foo", "In", "nope")], [req("foo", "In", "bar")]] }), pod("p", small)),
+    scenario: withPool({ labels: { foo: "bar" } }, ds({ required: [[req("foo", "In", "nope")], [req("foo", "In",
+      "bar")]] }), pod("p", small)),
     expect: { launches: { p: WITH_DS } },
   },
   {
@@ -315,9 +343,11 @@ export const cases: ParityCase[] = [
   {
     name: "a new node carries the NodePool name, template labels and single-valued requirement labels",
     from: prov("should label nodes"),
-    scenario: withPool({ labels: { "test-key-1": "test-value-1" }, requirements: [req("test-key-2", "In", "test-value-2"),
+    scenario: withPool({ labels: { "test-key-1": "test-value-1" }, requirements: [req("test-key-2", "In",
+      "test-value-2"),
       req("test-key-7", "DoesNotExist")] }, pod("p")),
-    expect: { nodeLabels: { p: { "karpenter.sh/nodepool": "default", "test-key-1": "test-value-1", "test-key-2": "test-value-2",
+    expect: { nodeLabels: { p: { "karpenter.sh/nodepool": "default", "test-key-1": "test-value-1",
+      "test-key-2": "test-value-2",
       "test-key-7": null } } },
   },
   {
@@ -357,25 +387,29 @@ export const cases: ParityCase[] = [
   {
     name: "a NodePool selected by name takes the pod",
     from: prov("should schedule to an explicitly selected NodePool"),
-    scenario: [nodeClass(), nodePool("default"), nodePool("chosen"), pod("p", { nodeSelector: { "karpenter.sh/nodepool": "chosen" } })],
+    scenario: [nodeClass(), nodePool("default"), nodePool("chosen"), pod("p",
+      { nodeSelector: { "karpenter.sh/nodepool": "chosen" } })],
     expect: { nodeLabels: { p: { "karpenter.sh/nodepool": "chosen" } } },
   },
   {
     name: "a NodePool selected by its template label takes the pod",
     from: prov("should schedule to a NodePool by labels"),
-    scenario: [nodeClass(), nodePool("default"), nodePool("labelled", { labels: { foo: "bar" } }), pod("p", { nodeSelector: { foo: "bar" } })],
+    scenario: [nodeClass(), nodePool("default"), nodePool("labelled", { labels: { foo: "bar" } }), pod("p",
+      { nodeSelector: { foo: "bar" } })],
     expect: { nodeLabels: { p: { "karpenter.sh/nodepool": "labelled" } } },
   },
   {
     name: "a NodePool with a PreferNoSchedule taint is passed over while another matches",
     from: prov("should not match NodePool with PreferNoSchedule taint when other NodePool match"),
-    scenario: [nodeClass(), nodePool("tainted", { taints: [taint("foo", "bar", "PreferNoSchedule")] }), nodePool("plain"), pod("p")],
+    scenario: [nodeClass(), nodePool("tainted", { taints: [taint("foo", "bar", "PreferNoSchedule")] }),
+      nodePool("plain"), pod("p")],
     expect: { nodeLabels: { p: { "karpenter.sh/nodepool": "plain" } } },
   },
   {
     name: "the NodePool with the highest weight takes every pod",
     from: prov("should schedule to the nodepool with the highest priority always"),
-    scenario: [nodeClass(), nodePool("none"), nodePool("w20", { weight: 20 }), nodePool("w100", { weight: 100 }), deployment("p", 3)],
+    scenario: [nodeClass(), nodePool("none"), nodePool("w20", { weight: 20 }), nodePool("w100", { weight: 100 }),
+      deployment("p", 3)],
     expect: { nodeLabels: { "p-0": { "karpenter.sh/nodepool": "w100" }, "p-2": { "karpenter.sh/nodepool": "w100" } } },
   },
   {
@@ -385,7 +419,8 @@ export const cases: ParityCase[] = [
       pod("p", { nodeSelector: { "karpenter.sh/nodepool": "target" } })],
     expect: { nodeLabels: { p: { "karpenter.sh/nodepool": "target" } } },
   },
-  ...[["LabelTopologyZone, LabelTopologyZone", ZONE], ["LabelHostname, LabelHostname", "kubernetes.io/hostname"]].map(([entry, key]) => ({
+  ...[["LabelTopologyZone, LabelTopologyZone", ZONE], ["LabelHostname, LabelHostname",
+    "kubernetes.io/hostname"]].map(([entry, key]) => ({
     name: `an unsatisfiable node-affinity preference on ${key} is dropped and the pod shares the first pod's node`,
     from: prov(`should ignore node preferredDuringSchedulingIgnoredDuringExecution affinity / ${entry!}`),
     scenario: withPool({}, pod("first", { labels: { app: "foo" }, cpu: "2" }),
@@ -397,7 +432,8 @@ export const cases: ParityCase[] = [
   // them, so the pod joins the zone 2 pods (same price here). The cases show the preference ignored in kerf's
   // terms: the pod prefers zone 1 and still packs with the zone 2 pods, unlike when preferences are respected.
   ...([["Ignore", "z2-0"], ["Respect", "z1"]] as const).map(([policy, mate]) => ({
-    name: `with preferences ${policy === "Ignore" ? "ignored" : "respected"}, a pod preferring zone 1 packs with ${mate}`,
+    name: `with preferences ${policy === "Ignore" ? "ignored" : "respected"}, a pod preferring zone 1 packs with ` +
+      `${mate}`,
     from: prov("should ignore node affinity preferences"),
     scenario: withPool({}, pod("z1", { labels: { app: "foo" }, cpu: "2", nodeSelector: { [ZONE]: Z1 } }),
       deployment("z2", 2, { labels: { app: "bar" }, cpu: "3", nodeSelector: { [ZONE]: Z2 } }),
@@ -413,21 +449,24 @@ export const cases: ParityCase[] = [
       {
         name: `with preferences ignored, a ScheduleAnyway spread over ${key} does not keep 5 pods apart`,
         from: prov(`should ignore topologySpreadConstraint preferences / ${entry}`),
-        scenario: withPool({}, deployment("p", 5, { labels: foo, spread: [spread(key, foo, { whenUnsatisfiable: "ScheduleAnyway" })] })),
+        scenario: withPool({}, deployment("p", 5, { labels: foo, spread: [spread(key, foo,
+          { whenUnsatisfiable: "ScheduleAnyway" })] })),
         expect: { newNodes: 1, scheduled: "all" as const },
         options: { preferencePolicy: "Ignore" as const },
       },
       {
         name: `with preferences ignored, a preferred anti-affinity over ${key} does not keep 5 pods apart`,
         from: prov(`should ignore pod anti-affinity preferences / ${entry}`),
-        scenario: withPool({}, deployment("p", 5, { labels: foo, preferredPodAntiAffinity: [weighted(1, term(key, foo))] })),
+        scenario: withPool({}, deployment("p", 5, { labels: foo, preferredPodAntiAffinity: [weighted(1, term(key,
+          foo))] })),
         expect: { newNodes: 1, scheduled: "all" as const },
         options: { preferencePolicy: "Ignore" as const },
       },
       // Deliberate difference (packing order, as for node affinity preferences above): the pod prefers the lone
       // zone 1 pod and, with preferences ignored, still packs with the zone 2 pods.
       ...(["Ignore", "Respect"] as const).map((policy) => ({
-        name: `with preferences ${policy === "Ignore" ? "ignored" : "respected"}, a pod preferring affinity over ${key} `
+        name: `with preferences ${policy === "Ignore" ? "ignored" : "respected"}, a pod preferring affinity over ` +
+          `${key} `
           + `to the zone 1 pod packs with ${policy === "Ignore" ? "z2-0" : "z1"}`,
         from: prov(`should ignore pod affinity preferences / ${entry}`),
         scenario: withPool({}, pod("z1", { labels: foo, cpu: "2", nodeSelector: { [ZONE]: Z1 } }),
@@ -443,7 +482,8 @@ export const cases: ParityCase[] = [
     name: "pods asking for different accelerators each get a node that has theirs",
     from: prov("should provision nodes for accelerators"),
     scenario: withPool({ onlyRequirements: [req("karpenter.k8s.aws/instance-family", "In", "g4dn", "inf1")] },
-      pod("gpu", { cpu: null, limits: { "nvidia.com/gpu": "1" } }), pod("neuron", { cpu: null, limits: { "aws.amazon.com/neuron": "1" } })),
+      pod("gpu", { cpu: null, limits: { "nvidia.com/gpu": "1" } }), pod("neuron", { cpu: null,
+        limits: { "aws.amazon.com/neuron": "1" } })),
     expect: { scheduled: "all", nodeLabels: { gpu: { "karpenter.k8s.aws/instance-family": "g4dn" },
       neuron: { "karpenter.k8s.aws/instance-family": "inf1" } } },
   },
@@ -456,13 +496,15 @@ export const cases: ParityCase[] = [
   {
     name: "a NotIn requirement on a well-known label adds no label; an In requirement on a custom key does",
     from: prov("should not label nodes with well-known labels from requirements"),
-    scenario: withPool({ requirements: [req("foo", "In", "bar"), req("node.kubernetes.io/windows-build", "NotIn", "test-value")] }, pod("p")),
+    scenario: withPool({ requirements: [req("foo", "In", "bar"), req("node.kubernetes.io/windows-build", "NotIn",
+      "test-value")] }, pod("p")),
     expect: { nodeLabels: { p: { foo: "bar", "node.kubernetes.io/windows-build": null } } },
   },
   {
     name: "required node-affinity terms are relaxed in order, the last never",
     from: [prov("should relax multiple terms"), prov("should not relax the final term")],
-    scenario: withPool({}, pod("relaxed", { required: [[req(ZONE, "In", "invalid")], [req(ZONE, "In", Z1)], [req(ZONE, "In", Z2)]] }),
+    scenario: withPool({}, pod("relaxed", { required: [[req(ZONE, "In", "invalid")], [req(ZONE, "In", Z1)], [req(ZONE,
+      "In", Z2)]] }),
       pod("final", { required: [[req(ZONE, "In", "invalid")]] })),
     expect: { nodeLabels: { relaxed: { [ZONE]: Z1 } }, unschedulable: ["final"] },
   },
@@ -471,7 +513,8 @@ export const cases: ParityCase[] = [
     from: [prov("should relax all node affinity terms"), prov("should relax to use lighter weights")],
     scenario: withPool({ requirements: [req(ZONE, "In", Z1, Z2)] },
       pod("all", { preferred: [[1, [req(ZONE, "In", "invalid")]], [1, [req(INSTANCE_TYPE, "In", "invalid")]]] }),
-      pod("lighter", { preferred: [[100, [req(INSTANCE_TYPE, "In", Z3)]], [50, [req(ZONE, "In", Z2)]], [1, [req(ZONE, "In", Z1)]]] })),
+      pod("lighter", { preferred: [[100, [req(INSTANCE_TYPE, "In", Z3)]], [50, [req(ZONE, "In", Z2)]], [1, [req(ZONE,
+        "In", Z1)]]] })),
     expect: { scheduled: ["all"], nodeLabels: { lighter: { [ZONE]: Z2 } } },
   },
 ];

@@ -1,7 +1,7 @@
 // Topology spread and pod (anti-)affinity (Karpenter scheduling/topology_test.go). The NodeTaintsPolicy,
 // NodeAffinityPolicy, matchLabelKeys, namespace and nil-selector cases of that file are ported in
-// operator/core/scheduling/topology.test.ts; these are the rest. Karpenter's multi-round tests (provision, then provision again) become
-// one round whose existing Nodes and bound pods are what the earlier rounds left.
+// operator/core/scheduling/topology.test.ts; these are the rest. Karpenter's multi-round tests (provision, then
+// provision again) become one round whose existing Nodes and bound pods are what the earlier rounds left.
 import {
   ARCH, CAPACITY_TYPE, HOSTNAME, ZONE, ZONES, nodeClass, nodePool, deployment, node, pod, req, spread, term, weighted,
   type Doc, type Labels, type ParityCase, type PodOptions, type PoolSpec, type Source,
@@ -45,7 +45,8 @@ export const cases: ParityCase[] = [
     name: "a zonal spread (matchExpressions) puts 4 pods 2-1-1 over three zones",
     from: topo("should balance pods across zones (match expressions)"),
     scenario: withPool({}, deployment("p", 4, { labels: L, spread: [{ maxSkew: 1, topologyKey: ZONE,
-      whenUnsatisfiable: "DoNotSchedule", labelSelector: { matchExpressions: [{ key: "test", operator: "In", values: ["test"] }] } }] })),
+      whenUnsatisfiable: "DoNotSchedule", labelSelector: { matchExpressions: [{ key: "test", operator: "In",
+        values: ["test"] }] } }] })),
     expect: { skew: { key: ZONE, counts: [2, 1, 1] } },
   },
   {
@@ -94,7 +95,8 @@ export const cases: ParityCase[] = [
     expect: { scheduled: "all", skew: { key: ZONE, counts: [3, 2, 1] } },
   },
   {
-    name: "DoNotSchedule never exceeds maxSkew: with one pod in zone 1 and a NodePool for zones 2-3, only 4 of 10 schedule",
+    name: "DoNotSchedule never exceeds maxSkew: with one pod in zone 1 and a NodePool for zones 2-3, only 4 of 10 " +
+      "schedule",
     from: [topo("should not violate max-skew when unsat = do not schedule"),
       topo("should not violate max-skew when unsat = do not schedule (discover domains)")],
     scenario: withPool({ requirements: [req(ZONE, "In", Z2, Z3)] }, ...fullNode("n1", { [ZONE]: Z1 }, 1),
@@ -103,7 +105,8 @@ export const cases: ParityCase[] = [
   },
   {
     name: "only bound pods of the pod's namespace with matching labels on nodes with the domain count",
-    from: topo("should only count running/scheduled pods with matching labels scheduled to nodes with a corresponding domain"),
+    from: topo("should only count running/scheduled pods with matching labels scheduled to nodes with a " +
+      "corresponding domain"),
     scenario: withPool({},
       node("first", { labels: { [ZONE]: Z1 }, allocatable: { cpu: "100m", memory: "1Gi", pods: "110" } }),
       node("second", { labels: { [ZONE]: Z2 }, allocatable: { cpu: "100m", memory: "1Gi", pods: "110" } }),
@@ -171,13 +174,15 @@ export const cases: ParityCase[] = [
     name: "two deployments spread by hostname but of different architectures need four nodes",
     from: topo("balance multiple deployments with hostname topology spread & varying arch"),
     scenario: withPool({}, ...[["app1", "amd64"], ["app2", "arm64"]].map(([app, arch]) =>
-      deployment(app!, 2, { labels: { app: app! }, spread: [spread(HOSTNAME, { app: app! })], required: [[req(ARCH, "In", arch!)]] }))),
+      deployment(app!, 2, { labels: { app: app! }, spread: [spread(HOSTNAME, { app: app! })], required: [[req(ARCH,
+        "In", arch!)]] }))),
     expect: { scheduled: "all", newNodes: 4 },
   },
   // CapacityType
   {
     name: "a capacity-type spread puts 4 pods 2-2 on spot and on-demand",
-    from: [topo("should balance pods across capacity types"), topo("should respect NodePool capacity type constraints")],
+    from: [topo("should balance pods across capacity types"),
+      topo("should respect NodePool capacity type constraints")],
     scenario: withPool({}, spreadPods("p", 4, CAPACITY_TYPE)),
     expect: { scheduled: "all", skew: { key: CAPACITY_TYPE, counts: [2, 2] } },
   },
@@ -186,7 +191,8 @@ export const cases: ParityCase[] = [
     from: topo("should not violate max-skew when unsat = do not schedule (capacity type)"),
     scenario: withPool({ onlyRequirements: [req(CAPACITY_TYPE, "In", "on-demand"), req(ZONE, "In", ...ZONES),
       req("karpenter.k8s.aws/instance-family", "In", "m5")] },
-    ...fullNode("spot", { [CAPACITY_TYPE]: "spot", [ZONE]: Z1 }, 1), spreadPods("p", 5, CAPACITY_TYPE, { pod: { cpu: "1100m" } })),
+    ...fullNode("spot", { [CAPACITY_TYPE]: "spot", [ZONE]: Z1 }, 1), spreadPods("p", 5, CAPACITY_TYPE,
+      { pod: { cpu: "1100m" } })),
     expect: { skew: { key: CAPACITY_TYPE, counts: [2, 1] } },
   },
   {
@@ -200,12 +206,15 @@ export const cases: ParityCase[] = [
   },
   {
     name: "only bound pods with matching labels on nodes with a capacity type count in its spread",
-    from: topo("should only count running/scheduled pods with matching labels scheduled to nodes with a corresponding domain"),
+    from: topo("should only count running/scheduled pods with matching labels scheduled to nodes with a " +
+      "corresponding domain"),
     scenario: withPool({},
       node("first", { labels: { [CAPACITY_TYPE]: "spot" }, allocatable: { cpu: "100m", memory: "1Gi", pods: "110" } }),
-      node("second", { labels: { [CAPACITY_TYPE]: "on-demand" }, allocatable: { cpu: "100m", memory: "1Gi", pods: "110" } }),
+      node("second", { labels: { [CAPACITY_TYPE]: "on-demand" }, allocatable: { cpu: "100m", memory: "1Gi",
+        pods: "110" } }),
       node("third", { allocatable: { cpu: "100m", memory: "1Gi", pods: "110" } }),
-      pod("unlabelled", { cpu: null, nodeName: "first" }), pod("no-domain", { labels: L, cpu: null, nodeName: "third" }),
+      pod("unlabelled", { cpu: null, nodeName: "first" }), pod("no-domain", { labels: L, cpu: null,
+        nodeName: "third" }),
       pod("other-ns", { labels: L, namespace: "elsewhere", cpu: null, nodeName: "first" }),
       pod("a", { labels: L, cpu: null, nodeName: "first" }), pod("b", { labels: L, cpu: null, nodeName: "first" }),
       pod("c", { labels: L, cpu: null, nodeName: "second" }), spreadPods("p", 2, CAPACITY_TYPE)),
@@ -215,7 +224,8 @@ export const cases: ParityCase[] = [
     name: "an on-demand pod in zone 1 counts for spot pods pinned to zone 2: 1 on-demand then 2 spot of 5",
     from: topo("should balance pods across capacity-types (node required affinity constrained)"),
     scenario: withPool({}, ...fullNode("od", { [CAPACITY_TYPE]: "on-demand", [ZONE]: Z1 }, 1),
-      spreadPods("p", 5, CAPACITY_TYPE, { pod: { required: [[req(ZONE, "In", Z2), req(CAPACITY_TYPE, "In", "spot")]] } })),
+      spreadPods("p", 5, CAPACITY_TYPE, { pod: { required: [[req(ZONE, "In", Z2), req(CAPACITY_TYPE, "In",
+        "spot")]] } })),
     expect: { skew: { key: CAPACITY_TYPE, counts: [5, 1] } },
   },
   {
@@ -223,7 +233,8 @@ export const cases: ParityCase[] = [
     from: topo("should balance pods across capacity-types (no constraints)"),
     scenario: withPool({ onlyRequirements: [req(CAPACITY_TYPE, "In", "spot"), req(ZONE, "In", ...ZONES),
       req("karpenter.k8s.aws/instance-family", "In", "m5")] },
-    ...fullNode("od", { [CAPACITY_TYPE]: "on-demand", [ZONE]: Z1 }, 1), spreadPods("p", 5, CAPACITY_TYPE, { pod: { cpu: "2" } })),
+    ...fullNode("od", { [CAPACITY_TYPE]: "on-demand", [ZONE]: Z1 }, 1), spreadPods("p", 5, CAPACITY_TYPE,
+      { pod: { cpu: "2" } })),
     expect: { skew: { key: CAPACITY_TYPE, counts: [2, 1] } },
   },
   {
@@ -237,20 +248,23 @@ export const cases: ParityCase[] = [
   {
     name: "zonal maxSkew 1 with hostname maxSkew 3: 2 pods go 1-1 over zones",
     from: topo("should spread pods while respecting both constraints (hostname and zonal)"),
-    scenario: withPool({}, deployment("p", 2, { labels: L, spread: [spread(ZONE, L), spread(HOSTNAME, L, { maxSkew: 3 })] })),
+    scenario: withPool({}, deployment("p", 2, { labels: L, spread: [spread(ZONE, L), spread(HOSTNAME, L,
+      { maxSkew: 3 })] })),
     expect: { scheduled: "all", skew: { key: ZONE, counts: [1, 1] }, maxPerDomain: { key: HOSTNAME, max: 3 } },
   },
   {
     name: "zonal maxSkew 1 with hostname maxSkew 3: 21 pods go 7-7-7, at most 3 per node",
     from: topo("should spread pods while respecting both constraints (hostname and zonal)"),
-    scenario: withPool({}, deployment("p", 21, { labels: L, spread: [spread(ZONE, L), spread(HOSTNAME, L, { maxSkew: 3 })] })),
+    scenario: withPool({}, deployment("p", 21, { labels: L, spread: [spread(ZONE, L), spread(HOSTNAME, L,
+      { maxSkew: 3 })] })),
     expect: { scheduled: "all", skew: { key: ZONE, counts: [7, 7, 7] }, maxPerDomain: { key: HOSTNAME, max: 3 } },
   },
   {
     name: "a spread over a custom label balances across two NodePools' values (spot 4 values, on-demand 1)",
     from: topo("should balance pods across NodePool requirements"),
     scenario: [nodeClass(),
-      nodePool("spot", { onlyRequirements: [req(CAPACITY_TYPE, "In", "spot"), req("capacity.spread.4-1", "In", "2", "3", "4", "5"),
+      nodePool("spot", { onlyRequirements: [req(CAPACITY_TYPE, "In", "spot"), req("capacity.spread.4-1", "In", "2", "3",
+        "4", "5"),
         req(ZONE, "In", ...ZONES), req("karpenter.k8s.aws/instance-family", "In", "m5")] }),
       nodePool("od", { onlyRequirements: [req(CAPACITY_TYPE, "In", "on-demand"), req("capacity.spread.4-1", "In", "1"),
         req(ZONE, "In", ...ZONES), req("karpenter.k8s.aws/instance-family", "In", "m5")] }),
@@ -262,7 +276,8 @@ export const cases: ParityCase[] = [
     from: topo("should spread pods while respecting both constraints"),
     scenario: [nodeClass(), nodePool("default", { requirements: [req(ZONE, "In", Z1, Z2)] }),
       nodePool("b", { requirements: [req(ZONE, "In", Z3)], limits: { cpu: "0" } }),
-      deployment("p", 10, { labels: L, spread: [spread(ZONE, L), spread(HOSTNAME, L, { whenUnsatisfiable: "ScheduleAnyway" })] })],
+      deployment("p", 10, { labels: L, spread: [spread(ZONE, L), spread(HOSTNAME, L,
+        { whenUnsatisfiable: "ScheduleAnyway" })] })],
     expect: { skew: { key: ZONE, counts: [1, 1] } },
   },
   {
@@ -270,7 +285,8 @@ export const cases: ParityCase[] = [
     from: topo("should spread pods while respecting both constraints"),
     scenario: withPool({}, deployment("p", 21, { labels: L,
       spread: [spread(CAPACITY_TYPE, L), spread(HOSTNAME, L, { maxSkew: 3 })] })),
-    expect: { scheduled: "all", skew: { key: CAPACITY_TYPE, counts: [11, 10] }, maxPerDomain: { key: HOSTNAME, max: 3 } },
+    expect: { scheduled: "all", skew: { key: CAPACITY_TYPE, counts: [11, 10] }, maxPerDomain: { key: HOSTNAME,
+      max: 3 } },
   },
   {
     name: "capacity type and zone spreads together hold 11 pods within their skews",
@@ -281,7 +297,8 @@ export const cases: ParityCase[] = [
   {
     name: "capacity type, zone (maxSkew 2) and hostname (maxSkew 3) spreads together schedule 14 pods",
     from: topo("should spread pods while respecting all constraints"),
-    scenario: withPool({}, deployment("p", 14, { labels: L, spread: [spread(CAPACITY_TYPE, L), spread(ZONE, L, { maxSkew: 2 }),
+    scenario: withPool({}, deployment("p", 14, { labels: L, spread: [spread(CAPACITY_TYPE, L), spread(ZONE, L,
+      { maxSkew: 2 }),
       spread(HOSTNAME, L, { maxSkew: 3 })] })),
     expect: { scheduled: "all", maxPerDomain: { key: HOSTNAME, max: 3 }, skew: { key: CAPACITY_TYPE, counts: [7, 7] } },
   },
@@ -302,14 +319,17 @@ export const cases: ParityCase[] = [
     name: "capacity-type node selectors with a ScheduleAnyway spread put 5 on spot and 5 on on-demand",
     from: topo("should limit spread options by nodeSelector"),
     scenario: withPool({},
-      spreadPods("spot", 5, CAPACITY_TYPE, { whenUnsatisfiable: "ScheduleAnyway", pod: { nodeSelector: { [CAPACITY_TYPE]: "spot" } } }),
-      spreadPods("od", 5, CAPACITY_TYPE, { whenUnsatisfiable: "ScheduleAnyway", pod: { nodeSelector: { [CAPACITY_TYPE]: "on-demand" } } })),
+      spreadPods("spot", 5, CAPACITY_TYPE, { whenUnsatisfiable: "ScheduleAnyway",
+        pod: { nodeSelector: { [CAPACITY_TYPE]: "spot" } } }),
+      spreadPods("od", 5, CAPACITY_TYPE, { whenUnsatisfiable: "ScheduleAnyway",
+        pod: { nodeSelector: { [CAPACITY_TYPE]: "on-demand" } } })),
     expect: { scheduled: "all", skew: { key: CAPACITY_TYPE, counts: [5, 5] } },
   },
   {
     name: "spot-only required affinity makes spot the only capacity-type domain: 3 pods all spot",
     from: topo("should limit spread options by node affinity (capacity type)"),
-    scenario: withPool({}, spreadPods("p", 3, CAPACITY_TYPE, { pod: { required: [[req(CAPACITY_TYPE, "In", "spot")]] } })),
+    scenario: withPool({}, spreadPods("p", 3, CAPACITY_TYPE, { pod: { required: [[req(CAPACITY_TYPE, "In",
+      "spot")]] } })),
     expect: { scheduled: "all", skew: { key: CAPACITY_TYPE, counts: [3] } },
   },
   {
@@ -336,7 +356,8 @@ export const cases: ParityCase[] = [
   {
     name: "an arch affinity puts the pod on the target's architecture while a hostname spread keeps them apart",
     from: topo("should respect pod affinity (arch)"),
-    scenario: withPool({}, pod("target", { labels: AFF, cpu: "2", nodeSelector: { [ARCH]: "arm64" }, spread: [spread(HOSTNAME, AFF)] }),
+    scenario: withPool({}, pod("target", { labels: AFF, cpu: "2", nodeSelector: { [ARCH]: "arm64" },
+      spread: [spread(HOSTNAME, AFF)] }),
       pod("affine", { labels: AFF, cpu: "1", spread: [spread(HOSTNAME, AFF)], podAffinity: [term(ARCH, AFF)] })),
     expect: { apart: ["target", "affine"], nodeLabels: { affine: { [ARCH]: "arm64" } } },
   },
@@ -362,7 +383,8 @@ export const cases: ParityCase[] = [
   {
     name: "self zone affinity with a zone 3 requirement puts 3 pods on one node in zone 3",
     from: topo("should respect self pod affinity (zone w/ constraint)"),
-    scenario: withPool({}, deployment("p", 3, { labels: AFF, podAffinity: [term(ZONE, AFF)], required: [[req(ZONE, "In", Z3)]] })),
+    scenario: withPool({}, deployment("p", 3, { labels: AFF, podAffinity: [term(ZONE, AFF)], required: [[req(ZONE, "In",
+      Z3)]] })),
     expect: { together: [["p"]], nodeLabels: { "p-0": { [ZONE]: Z3 } } },
   },
   {
@@ -375,7 +397,8 @@ export const cases: ParityCase[] = [
   {
     name: "a preferred zonal anti-affinity to pods in every zone is dropped",
     from: topo("should allow violation of preferred pod anti-affinity"),
-    scenario: withPool({}, spreadPods("spread", 3, ZONE), deployment("anti", 10, { preferredPodAntiAffinity: [weighted(50, term(ZONE, L))] })),
+    scenario: withPool({}, spreadPods("spread", 3, ZONE), deployment("anti", 10,
+      { preferredPodAntiAffinity: [weighted(50, term(ZONE, L))] })),
     expect: { scheduled: "all" },
   },
   {
@@ -387,7 +410,8 @@ export const cases: ParityCase[] = [
   {
     name: "zonal anti-affinity to pods pinned to every zone leaves the pod unschedulable",
     from: topo("should not violate pod anti-affinity on zone"),
-    scenario: withPool({}, ...ZONES.map((z, i) => pod(`z${i + 1}`, { labels: AFF, cpu: "2", nodeSelector: { [ZONE]: z } })),
+    scenario: withPool({}, ...ZONES.map((z, i) => pod(`z${i + 1}`, { labels: AFF, cpu: "2",
+      nodeSelector: { [ZONE]: z } })),
       pod("anti", { podAntiAffinity: [term(ZONE, AFF)] })),
     expect: { scheduled: ["z1", "z2", "z3"], unschedulable: ["anti"] },
   },
@@ -396,14 +420,16 @@ export const cases: ParityCase[] = [
     // cannot be decided until it launches (the pod waits a round); kerf pins the NodeClaim's zone instead.
     name: "zonal anti-affinity to a pod on a new node pins the two NodeClaims to different zones in one round",
     from: topo("should not violate pod anti-affinity on zone (other schedules first)"),
-    scenario: withPool({}, pod("target", { labels: AFF, cpu: "2" }), pod("anti", { podAntiAffinity: [term(ZONE, AFF)] })),
+    scenario: withPool({}, pod("target", { labels: AFF, cpu: "2" }), pod("anti", { podAntiAffinity: [term(ZONE,
+      AFF)] })),
     deliberate: PINNED_ZONES,
     expect: { scheduled: "all", skew: { key: ZONE, counts: [1, 1] } },
   },
   {
     name: "arch anti-affinity puts the pod on the other architecture",
     from: topo("should not violate pod anti-affinity (arch)"),
-    scenario: withPool({}, pod("target", { labels: AFF, cpu: "2", nodeSelector: { [ARCH]: "arm64" }, spread: [spread(HOSTNAME, AFF)] }),
+    scenario: withPool({}, pod("target", { labels: AFF, cpu: "2", nodeSelector: { [ARCH]: "arm64" },
+      spread: [spread(HOSTNAME, AFF)] }),
       pod("anti", { labels: AFF, cpu: "1", spread: [spread(HOSTNAME, AFF)], podAntiAffinity: [term(ARCH, AFF)] })),
     expect: { scheduled: "all", nodeLabels: { target: { [ARCH]: "arm64" }, anti: { [ARCH]: "amd64" } } },
   },
@@ -426,7 +452,8 @@ export const cases: ParityCase[] = [
     // elsewhere in the same round, where Karpenter needs a second round.
     name: "a pod that a pod on a new node requires to avoid goes to another zone in the same round",
     from: topo("should not violate pod anti-affinity on zone (Schrödinger)"),
-    scenario: withPool({}, pod("anti", { cpu: "2", podAntiAffinity: [term(ZONE, AFF)] }), pod("target", { labels: AFF })),
+    scenario: withPool({}, pod("anti", { cpu: "2", podAntiAffinity: [term(ZONE, AFF)] }), pod("target",
+      { labels: AFF })),
     deliberate: PINNED_ZONES,
     expect: { scheduled: "all", skew: { key: ZONE, counts: [1, 1] } },
   },
@@ -440,14 +467,17 @@ export const cases: ParityCase[] = [
   {
     name: "running pods in every zone that require avoiding the pod leave it unschedulable",
     from: topo("should not violate pod anti-affinity on zone (inverse w/existing nodes)"),
-    scenario: withPool({}, ...ZONES.flatMap((z, i) => [node(`n${i}`, { instanceType: "m5.large", labels: { [ZONE]: z } }),
-      pod(`z${i}`, { cpu: "1", podAntiAffinity: [term(ZONE, AFF)], nodeName: `n${i}` })]), pod("target", { labels: AFF })),
+    scenario: withPool({}, ...ZONES.flatMap((z, i) => [node(`n${i}`, { instanceType: "m5.large",
+      labels: { [ZONE]: z } }),
+      pod(`z${i}`, { cpu: "1", podAntiAffinity: [term(ZONE, AFF)], nodeName: `n${i}` })]), pod("target",
+        { labels: AFF })),
     expect: { unschedulable: ["target"] },
   },
   {
     name: "running pods in every zone that only prefer avoiding the pod let it schedule",
     from: topo("should violate preferred pod anti-affinity on zone (inverse w/existing nodes)"),
-    scenario: withPool({}, ...ZONES.flatMap((z, i) => [node(`n${i}`, { instanceType: "m5.large", labels: { [ZONE]: z } }),
+    scenario: withPool({}, ...ZONES.flatMap((z, i) => [node(`n${i}`, { instanceType: "m5.large",
+      labels: { [ZONE]: z } }),
       pod(`z${i}`, { cpu: "1", preferredPodAntiAffinity: [weighted(10, term(ZONE, AFF))], nodeName: `n${i}` })]),
     pod("target", { labels: AFF })),
     expect: { scheduled: ["target"] },
@@ -456,7 +486,8 @@ export const cases: ParityCase[] = [
     name: "a preferred hostname affinity conflicting with a one-per-node spread is dropped for the extra pods",
     from: topo("should allow violation of a pod affinity preference with a conflicting required constraint"),
     scenario: withPool({}, pod("target", { labels: AFF }),
-      deployment("p", 3, { labels: L, spread: [spread(HOSTNAME, L)], preferredPodAffinity: [weighted(50, term(HOSTNAME, AFF))] })),
+      deployment("p", 3, { labels: L, spread: [spread(HOSTNAME, L)], preferredPodAffinity: [weighted(50, term(HOSTNAME,
+        AFF))] })),
     expect: { scheduled: "all", skew: { key: HOSTNAME, counts: [1, 1, 1], select: L } },
   },
   {
@@ -470,7 +501,8 @@ export const cases: ParityCase[] = [
   {
     name: "zonal self anti-affinity with pods running in two zones puts the next in the third and no more",
     from: topo("should support pod anti-affinity with a zone topology"),
-    scenario: withPool({}, ...[Z1, Z2].flatMap((z, i) => [node(`n${i}`, { instanceType: "m5.large", labels: { [ZONE]: z } }),
+    scenario: withPool({}, ...[Z1, Z2].flatMap((z, i) => [node(`n${i}`, { instanceType: "m5.large",
+      labels: { [ZONE]: z } }),
       pod(`run${i}`, { labels: AFF, podAntiAffinity: [term(ZONE, AFF)], nodeName: `n${i}` })]),
     deployment("p", 3, { labels: AFF, podAntiAffinity: [term(ZONE, AFF)] })),
     expect: { skew: { key: ZONE, counts: [1, 1, 1], select: AFF } },
