@@ -38,3 +38,16 @@ void describe("drift's evaluation bound and resume point", () => {
     assert.equal(evaluated(plan).length, 3);
   });
 });
+
+void describe("single-node consolidation's resume point", () => {
+  void it("should name the last candidate evaluated, so the next pass starts with the first one not evaluated", () => {
+    // Full nodes nothing can consolidate: every evaluation fails.
+    const machines = ["a", "b", "c", "d"].map((n) => machine(n, { type: "m5.large", pods: 1, memory: "6Gi" }));
+    const first = planDisruption({ ...input(view(machines)), maxSingleNodeEvaluations: 2 });
+    const looked = (p: ReturnType<typeof planDisruption>): (string | undefined)[] =>
+      p.unconsolidatable.filter((s) => s.blocker.kind === "unconsolidatable").map((s) => s.nodeClaim.metadata?.name);
+    const second = planDisruption({ ...input(view(machines)), maxSingleNodeEvaluations: 2, resumeAfter: first.resumeAfter });
+    assert.equal(first.command, undefined);
+    assert.deepEqual([...looked(first), ...looked(second)].sort(), ["a", "b", "c", "d"], "two passes of two cover all four");
+  });
+});

@@ -207,12 +207,16 @@ export function singleNode(ctx: MethodContext, sorted: readonly Candidate[], bou
   const start = sorted.findIndex((c) => c.name === bound.resumeAfter) + 1;
   const order = [...sorted.slice(start), ...sorted.slice(0, start)];
   let evaluations = 0;
+  let last: string | undefined;
   for (const c of order) {
-    if (evaluations >= bound.maxEvaluations) return { stoppedAt: c.name };
+    // The resume point is the last candidate evaluated, so the next pass starts with the first one not
+    // evaluated (naming that one made the next pass skip it until the round after).
+    if (evaluations >= bound.maxEvaluations) return last === undefined ? {} : { stoppedAt: last };
     if (ctx.ledger.remaining(c.nodePool, "Underutilized") <= 0) { ctx.budgetBlocked.push(budgetBlocker(c, "Underutilized")); continue; }
     // Karpenter's CanPassThreshold: a node whose deletion would fail its pool's Balanced score is not evaluated.
     if (!canPassBalanced(ctx, c)) continue;
     evaluations += 1;
+    last = c.name;
     const e = evaluate(ctx, [c]);
     if (e.ok) { ctx.ledger.take(c.nodePool, "Underutilized"); return { command: toCommand("single-node-consolidation", [c], e) }; }
     ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "unconsolidatable", message: e.reason } });
