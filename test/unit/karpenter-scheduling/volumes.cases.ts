@@ -326,4 +326,18 @@ export const cases: ParityCase[] = [
       pvc("p-data", { className: "in-tree" }), ephemeral("p", "in-tree")],
     expect: { onExisting: 0, newNodes: 1 },
   },
+  ...([["when pv.kubernetes.io/bind-completed is missing", false], ["when pv.kubernetes.io/bind-completed is present",
+    true]] as const)
+    .map(([entry, bound]) => ({
+      // A scenario's claim gets the annotation as a healthy cluster has it unless its phase says it is not Bound.
+      name: bound ? "a claim naming its volume and marked bind-completed schedules"
+        : "a claim naming its volume but not bind-completed (phase Pending) is not bound yet: the pod waits",
+      from: suite(`should handle pods with PVCs with defined volumeName / ${entry}`),
+      scenario: [...base, storageClass("default-storage-class", [Z1], { provisioner: "other-provider" }),
+        pv("pv", [], { driver: "other-provider" }),
+        pvc("tmp-ephemeral", { className: "default-storage-class", volumeName: "pv",
+          phase: bound ? "Bound" : "Pending" }),
+        mounting("p", ["tmp-ephemeral"])],
+      expect: bound ? { scheduled: ["p"] } : { unschedulable: ["p"] },
+    })),
 ];
