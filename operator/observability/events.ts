@@ -65,6 +65,14 @@ export function disrupted(nc: Meta, reason: string): OperatorEvent {
   return { involved: nodeClaimRef(nc), type: "Normal", reason: "Disrupted", message: `Disrupting NodeClaim: ${reason}` };
 }
 
+/** A pod's karpenter.sh/do-not-disrupt value does not parse: disruption ignores it (Karpenter's Event). */
+export function invalidDoNotDisruptAnnotation(pod: Meta, message: string): OperatorEvent {
+  return {
+    involved: podRef(pod), type: "Warning", reason: "InvalidDoNotDisruptAnnotation",
+    message: `Invalid karpenter.sh/do-not-disrupt annotation: ${message}, ignoring annotation`, dedupeKey: message,
+  };
+}
+
 /** A pod was evicted while draining a node. */
 export function evicted(pod: Meta): OperatorEvent {
   return { involved: podRef(pod), type: "Normal", reason: "Evicted", message: "Evicted pod: Draining node" };

@@ -12,7 +12,7 @@ import { DEFAULT_MAX_SINGLE_NODE_EVALUATIONS, type DisruptionInput } from "../..
 import type { Command, DisruptionPlan, Skipped } from "../../core/disruption/types.ts";
 import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
 import type { SimulateOptions } from "../../core/scheduling/types.ts";
-import { disruptionBlocked, unconsolidatable } from "../../observability/events.ts";
+import { disruptionBlocked, invalidDoNotDisruptAnnotation, unconsolidatable } from "../../observability/events.ts";
 import type { NodeClaimDeps } from "../nodeclaim/deps.ts";
 import { instanceTypesByPool } from "../provisioning/provisioner.ts";
 import type { Result } from "../runtime.ts";
@@ -198,6 +198,10 @@ export class DisruptionController {
       if (b.allowed === 0 && b.nodes > 0 && pool !== undefined) {
         events.publish(disruptionBlocked("NodePool", pool, `No allowed disruptions for disruption reason ${b.reason} due to blocking budget (${b.explanation}; ${b.disrupting} disrupting)`));
       }
+    }
+    // Karpenter ignores an unparsable do-not-disrupt value and says so on the pod.
+    for (const bad of plan.invalidDoNotDisrupt ?? []) {
+      events.publish(invalidDoNotDisruptAnnotation({ metadata: bad.pod }, bad.message));
     }
     for (const s of plan.blocked) this.publishSkipped(s, "blocked");
     for (const s of plan.unconsolidatable) this.publishSkipped(s, s.blocker.kind === "unconsolidatable" || s.blocker.kind === "unschedulable" ? "unconsolidatable" : "blocked");

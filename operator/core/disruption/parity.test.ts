@@ -18,6 +18,7 @@ const names = (p: ReturnType<typeof planDisruption>): string[] =>
   (p.command?.candidates ?? []).map((c) => c.name).sort();
 const ago = (ms: number): string => new Date(NOW.getTime() - ms).toISOString();
 const OPEN = [{ nodes: "100%" }];
+const dnd = (value: string): Record<string, string> => ({ "karpenter.sh/do-not-disrupt": value });
 
 /** `pool` with another consolidateAfter. */
 function withConsolidateAfter(p: NodePoolObject, after: string): NodePoolObject {
@@ -154,7 +155,6 @@ void describe("S4: emptiness re-validation keeps the candidates still valid", ()
 
 void describe("S5: pod-level blockers over every pod of the node, as Karpenter reads them", () => {
   const oversized = (o: MachineOptions = {}): Machine => machine("big", { type: "m5.4xlarge", pods: 1, ...o });
-  const dnd = (value: string): Record<string, string> => ({ "karpenter.sh/do-not-disrupt": value });
   const alwaysAllow = { unhealthyPodEvictionPolicy: "AlwaysAllow" };
   const cases: { why: string; m: Machine; pdbs?: Pdbs; blocked: boolean }[] = [
     {
@@ -205,6 +205,20 @@ void describe("S5: pod-level blockers over every pod of the node, as Karpenter r
       if (c.blocked) assert.ok(held);
     });
   }
+});
+
+void describe("S5: an invalid do-not-disrupt value", () => {
+  void it("is reported for Karpenter's InvalidDoNotDisruptAnnotation Event, with its reason", () => {
+    const cases: [value: string, message: string | undefined][] = [
+      ["yes", 'failed to parse "yes" as a duration'], ["Never", 'failed to parse "Never" as a duration'],
+      ["0s", 'duration "0s" must be positive'], ["true", undefined], ["30m", undefined],
+    ];
+    for (const [value, message] of cases) {
+      const m = machine("big", { type: "m5.4xlarge", pods: 1, podAnnotations: dnd(value) });
+      const reported = planDisruption(input(view([m]))).invalidDoNotDisrupt?.map((i) => [i.pod.name, i.message]);
+      assert.deepEqual(reported, message === undefined ? [] : [["big-pod-0", message]], value);
+    }
+  });
 });
 
 void describe("S5: an empty node held by a DaemonSet pod's do-not-disrupt", () => {

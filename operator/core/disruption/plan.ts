@@ -25,7 +25,8 @@ import { CompactSnapshot } from "./compact-snapshot.ts";
 import type { PoolTotals } from "./consolidation.ts";
 import { boundedDrift, consolidationCandidates, emptiness, multiNode, singleNode, type MethodContext } from "./methods.ts";
 import { BudgetLedger, poolBudgets } from "./pool-budgets.ts";
-import type { Candidate, Command, DisruptionPlan, Method, PoolBudget, Skipped } from "./types.ts";
+import { invalidDoNotDisrupt, isActivePod } from "./pod-blockers.ts";
+import type { Candidate, Command, DisruptionPlan, InvalidDoNotDisrupt, Method, PoolBudget, Skipped } from "./types.ts";
 
 export interface DisruptionInput {
   readonly now: Date;
@@ -291,6 +292,21 @@ export function preparePass(input: DisruptionInput): Pass {
   return { candidates: found.candidates, blocked: found.blocked, budgets, ctx, consolidating: consolidationCandidates(ctx, found.candidates) };
 }
 
+/** Active pods on the pass's managed nodes whose do-not-disrupt value Karpenter would ignore with an Event. */
+function invalidAnnotations(input: DisruptionInput, pass: Pass): InvalidDoNotDisrupt[] {
+  const blocked = pass.blocked.map((b) => b.node?.metadata?.name ?? "");
+  const managed = new Set([...pass.candidates.map((c) => c.nodeName), ...blocked]);
+  const out: InvalidDoNotDisrupt[] = [];
+  for (const pod of input.cluster.pods) {
+    if (!managed.has(pod.spec?.nodeName ?? "") || !isActivePod(pod)) continue;
+    const message = invalidDoNotDisrupt(pod);
+    const m = pod.metadata;
+    if (message === undefined) continue;
+    out.push({ pod: { namespace: m?.namespace ?? "", name: m?.name ?? "", uid: m?.uid }, message });
+  }
+  return out;
+}
+
 /** Computes the pass: what to do now (at most one command), and why the rest is left alone. */
 export function planDisruption(input: DisruptionInput): DisruptionPlan {
   const pass = preparePass(input);
@@ -325,5 +341,8 @@ export function planDisruption(input: DisruptionInput): DisruptionPlan {
     command = run();
     if (command !== undefined) break;
   }
-  return { command, method, budgets: pass.budgets, eligible, blocked: [...pass.blocked, ...ctx.budgetBlocked], unconsolidatable: ctx.skipped, resumeAfter, driftResumeAfter };
+  return {
+    command, method, budgets: pass.budgets, eligible, blocked: [...pass.blocked, ...ctx.budgetBlocked],
+    unconsolidatable: ctx.skipped, resumeAfter, driftResumeAfter, invalidDoNotDisrupt: invalidAnnotations(input, pass),
+  };
 }

@@ -47,6 +47,18 @@ export function parseDoNotDisrupt(value: string | undefined): DoNotDisrupt | und
 }
 
 /**
+ * Why the pod's do-not-disrupt value is invalid (Karpenter's message, for its InvalidDoNotDisruptAnnotation
+ * Event), or undefined when it is absent or valid.
+ */
+export function invalidDoNotDisrupt(pod: Pod): string | undefined {
+  const value = pod.metadata?.annotations?.[DO_NOT_DISRUPT];
+  if (parseDoNotDisrupt(value)?.kind !== "invalid") return undefined;
+  const ms = value === NEVER ? undefined : tryParseDuration(value);
+  const shown = value ?? "";
+  return typeof ms === "number" ? `duration "${shown}" must be positive` : `failed to parse "${shown}" as a duration`;
+}
+
+/**
  * Whether the pod's do-not-disrupt annotation is in force at `now` (Karpenter's IsDoNotDisruptActive):
  * a duration counts from `status.startTime`; a pod not started yet is protected.
  */

@@ -92,4 +92,12 @@ export interface DisruptionPlan {
   readonly resumeAfter?: string | undefined;
   /** Where drift stopped when the same bound was reached (its resume point). */
   readonly driftResumeAfter?: string | undefined;
+  /** Active pods of managed nodes whose do-not-disrupt value is invalid, ignored (InvalidDoNotDisruptAnnotation). */
+  readonly invalidDoNotDisrupt?: readonly InvalidDoNotDisrupt[] | undefined;
+}
+
+/** A pod whose `karpenter.sh/do-not-disrupt` does not parse, and why. */
+export interface InvalidDoNotDisrupt {
+  readonly pod: { readonly namespace: string; readonly name: string; readonly uid?: string | undefined };
+  readonly message: string;
 }
