@@ -67,7 +67,7 @@ void describe("operator configuration", () => {
     // Karpenter's DRA simulation (issue 22 item 8) is not implemented: refused, never accepted and ignored.
     { name: "IGNORE_DRA_REQUESTS=false (Karpenter's DRA simulation)", argv: [], env: { ...base, IGNORE_DRA_REQUESTS: "false" }, message: /--ignore-dra-requests \(IGNORE_DRA_REQUESTS\): false asks for Karpenter's DRA simulation, which kerf does not implement/ },
     { name: "--ignore-dra-requests=false", argv: ["--ignore-dra-requests=false"], env: base, message: /--ignore-dra-requests .*does not implement/ },
-    { name: "an --ignore-dra-requests that is not a boolean", argv: ["--ignore-dra-requests", "maybe"], env: base, message: /"maybe" is not true or false/ },
+    { name: "an --ignore-dra-requests that is not a boolean", argv: ["--ignore-dra-requests=maybe"], env: base, message: /"maybe" is not true or false/ },
     // Default topology spread constraints (issue 22 item 9), validated as Karpenter validates --scheduler-config.
     { name: "a scheduler config that is not YAML", argv: ["--scheduler-config", "podTopologySpread: ["], env: base, message: /--scheduler-config \(SCHEDULER_CONFIG\)/ },
     { name: "a default constraint with a labelSelector", argv: [], env: { ...base, SCHEDULER_CONFIG: "podTopologySpread:\n  defaultConstraints:\n  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {}}" }, message: /SCHEDULER_CONFIG.*defaultConstraints\[0\]\.labelSelector must not be set/ },
@@ -90,6 +90,7 @@ void describe("operator configuration", () => {
   void it("should ignore DRA requests as Karpenter does by default, and accept it said explicitly", () => {
     assert.equal(loadConfig({ argv: [], env: base }).ignoreDRARequests, true);
     assert.equal(loadConfig({ argv: ["--ignore-dra-requests=true"], env: base }).ignoreDRARequests, true);
+    assert.equal(loadConfig({ argv: ["--ignore-dra-requests"], env: { ...base, IGNORE_DRA_REQUESTS: "false" } }).ignoreDRARequests, true);
     assert.equal(loadConfig({ argv: [], env: { ...base, IGNORE_DRA_REQUESTS: "true" } }).ignoreDRARequests, true);
   });
 

@@ -225,7 +225,9 @@ export function loadConfig(src: ConfigSources): OperatorConfig {
   const options = Object.fromEntries(Object.entries(FLAGS).map(([flag, def]) => [flag, { type: def.kind === "boolean" ? "boolean" : "string" } as const]));
   let values: Record<string, string | boolean | undefined>;
   try {
-    values = parseArgs({ args: [...src.argv], options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+    // Karpenter's boolean --ignore-dra-requests may stand alone (true); parseArgs' string options need a value.
+    const args = src.argv.map((a) => (a === "--ignore-dra-requests" ? "--ignore-dra-requests=true" : a));
+    values = parseArgs({ args, options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
   } catch (error) {
     throw new ConfigError((error as Error).message, { cause: error });
   }
