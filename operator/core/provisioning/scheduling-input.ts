@@ -26,7 +26,9 @@ import { isTrue, timeMs, type Condition } from "../lifecycle/objects.ts";
 import { DefaultSpread, type SchedulerConfig } from "../scheduling/default-spread.ts";
 import { simPodFromPod } from "../scheduling/pod-spec.ts";
 import type { NodePoolView, SimPod, Snapshot } from "../scheduling/types.ts";
-import { daemonSetViews, existingPlaces, namespaceLabelMap, viewVolumes, type ClusterView, type NodePoolObject, type Target } from "./cluster-view.ts";
+import {
+  daemonSetViews, existingPlaces, namespaceLabelMap, viewVolumes, type ClusterView, type NodePoolObject, type Target,
+} from "./cluster-view.ts";
 import { remainingLimits } from "./limits.ts";
 import { templateOf } from "./nodeclaim-template.ts";
 
@@ -42,7 +44,7 @@ export interface SchedulingSource {
    * its own: the pods to place and the pods on existing nodes (a consolidation moves those with theirs).
    */
   readonly defaultSpread?: DefaultSpread | undefined;
-  /** The operator's --scheduler-config: a DefaultSpread over the cluster's Services and controllers when none is given. */
+  /** The operator's --scheduler-config: a DefaultSpread over the view's Services and controllers if none given. */
   readonly schedulerConfig?: SchedulerConfig | undefined;
   /** How existing places are read (existingPlaces: disruption keeps cordoned nodes, closed by their taint). */
   readonly places?: { readonly keepCordoned?: boolean } | undefined;
@@ -74,7 +76,9 @@ export function takesPart(pool: NodePoolObject): boolean {
   return ready && pool.metadata?.deletionTimestamp === undefined && pool.spec?.["replicas"] === undefined;
 }
 
-function poolView(pool: NodePoolObject, types: readonly InstanceType[], cluster: ClusterView, byName: ReadonlyMap<string, InstanceType>): NodePoolView {
+function poolView(
+  pool: NodePoolObject, types: readonly InstanceType[], cluster: ClusterView, byName: ReadonlyMap<string, InstanceType>,
+): NodePoolView {
   const name = pool.metadata?.name ?? "";
   const { meta, spec } = templateOf(pool);
   const limits = pool.spec?.["limits"] === undefined ? undefined : parseResourceList(pool.spec["limits"] as Obj);
@@ -91,14 +95,16 @@ function poolView(pool: NodePoolObject, types: readonly InstanceType[], cluster:
 
 /** SimPods for the pods, oldest first; a pod whose requests cannot be read becomes an error. */
 export function simPods(pods: readonly Pod[]): { sims: Map<SimPod, Pod>; errors: { pod: Pod; reason: string }[] } {
-  const ordered = [...pods].sort((a, b) => (timeMs(a.metadata?.creationTimestamp) ?? 0) - (timeMs(b.metadata?.creationTimestamp) ?? 0));
+  const created = (p: Pod): number => timeMs(p.metadata?.creationTimestamp) ?? 0;
+  const ordered = [...pods].sort((a, b) => created(a) - created(b));
   const sims = new Map<SimPod, Pod>();
   const errors: { pod: Pod; reason: string }[] = [];
   ordered.forEach((pod, i) => {
     try {
       sims.set(simPodFromPod(pod, i), pod);
     } catch (error) {
-      errors.push({ pod, reason: `reading the pod's requests: ${error instanceof Error ? error.message : String(error)}` });
+      const cause = error instanceof Error ? error.message : String(error);
+      errors.push({ pod, reason: `reading the pod's requests: ${cause}` });
     }
   });
   return { sims, errors };
@@ -122,9 +128,12 @@ export function typesByName(instanceTypes: ReadonlyMap<string, readonly Instance
 }
 
 /** The simulation's view of the pools that take part: weight, template, requirements, remaining limits, types. */
-export function takingPartPools(input: Omit<SchedulingSource, "pending">, byName: ReadonlyMap<string, InstanceType>): { pools: NodePoolObject[]; views: NodePoolView[] } {
+export function takingPartPools(
+  input: Omit<SchedulingSource, "pending">, byName: ReadonlyMap<string, InstanceType>,
+): { pools: NodePoolObject[]; views: NodePoolView[] } {
   const pools = input.cluster.nodePools.filter((p) => takesPart(p) && input.instanceTypes.has(p.metadata?.name ?? ""));
-  return { pools, views: pools.map((p) => poolView(p, input.instanceTypes.get(p.metadata?.name ?? "") ?? [], input.cluster, byName)) };
+  const typesOf = (p: NodePoolObject): readonly InstanceType[] => input.instanceTypes.get(p.metadata?.name ?? "") ?? [];
+  return { pools, views: pools.map((p) => poolView(p, typesOf(p), input.cluster, byName)) };
 }
 
 /** Builds the Snapshot and the pods to place from the cluster's objects. */
@@ -138,7 +147,10 @@ function defaultSpreadOf(source: SchedulingSource): DefaultSpread | undefined {
 export function schedulingInput(given: SchedulingSource): SchedulingInput {
   const spread = defaultSpreadOf(given);
   const source = spread?.active === true
-    ? { ...given, cluster: { ...given.cluster, pods: given.cluster.pods.map((p) => spread.apply(p)) }, pending: given.pending.map((p) => spread.apply(p)) }
+    ? {
+      ...given, cluster: { ...given.cluster, pods: given.cluster.pods.map((p) => spread.apply(p)) },
+      pending: given.pending.map((p) => spread.apply(p)),
+    }
     : given;
   const byName = typesByName(source.instanceTypes);
   const { pools, views } = takingPartPools(source, byName);
@@ -148,5 +160,6 @@ export function schedulingInput(given: SchedulingSource): SchedulingInput {
     nodes: places.targets.map((t) => t.node), nodePools: views, daemonSets: daemonSetViews(source.cluster.daemonSets),
     namespaces: namespaceLabelMap(source.cluster.namespaces), volumes: viewVolumes(source.cluster),
   };
-  return { snapshot, pods: sims, errors, pools, targets: places.targets, reschedulable: places.reschedulable, typesByName: byName };
+  const { targets, reschedulable } = places;
+  return { snapshot, pods: sims, errors, pools, targets, reschedulable, typesByName: byName };
 }
