@@ -9,6 +9,7 @@
  */
 import type { Logger } from "pino";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
+import type { Clock } from "../../core/clock.ts";
 import type { Pod } from "../../core/lifecycle/objects.ts";
 import type { SimulateOptions } from "../../core/scheduling/types.ts";
 import { planProvisioning, takesPart, type NodePoolObject, type PlannedClaim, type ProvisioningPlan } from "../../core/provisioning/plan.ts";
@@ -32,6 +33,8 @@ export interface ProvisionerDeps {
   readonly nominations?: { nominate(node: string): void };
   /** Scheduling options from the operator's configuration (maxPriceRatio). */
   readonly scheduling?: SimulateOptions;
+  /** Now, for do-not-disrupt durations on the pods of deleting nodes; absent: the system clock. */
+  readonly clock?: Clock;
 }
 
 const CONTROLLER = "provisioner";
@@ -65,7 +68,9 @@ export class Provisioner {
     const listed = performance.now();
     const instanceTypes = await this.instanceTypes(view.nodePools);
     const started = performance.now();
-    const plan = planProvisioning({ cluster: view, pending, instanceTypes, ...(this.deps.scheduling === undefined ? {} : { options: this.deps.scheduling }) });
+    const now = (this.deps.clock?.now() ?? new Date()).getTime();
+    const options = this.deps.scheduling === undefined ? {} : { options: this.deps.scheduling };
+    const plan = planProvisioning({ cluster: view, pending, instanceTypes, now, ...options });
     const solved = performance.now();
     this.deps.metrics.schedulingDuration.observe({ controller: CONTROLLER }, (solved - started) / 1000);
     // Karpenter's message, so log queries carry over; durations say where a slow batch spent its time.

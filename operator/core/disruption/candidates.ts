@@ -10,9 +10,8 @@ import { Label } from "../../../policies/domain/labels.ts";
 import { DEFAULT_EXPIRE_AFTER } from "../lifecycle/expiration.ts";
 import type { Meta, Node, NodeClaim, Pod } from "../lifecycle/objects.ts";
 import { findCondition, isTrue, timeMs } from "../lifecycle/objects.ts";
-import { isMirror } from "../termination/drain-plan.ts";
 import { quietFor } from "./consolidatable.ts";
-import { DO_NOT_DISRUPT, PdbIndex, podBlocker, type PdbLike } from "./pod-blockers.ts";
+import { DO_NOT_DISRUPT, isReschedulable, PdbIndex, podBlocker, type PdbLike } from "./pod-blockers.ts";
 import type { Candidate, Skipped } from "./types.ts";
 
 export interface CandidateInput {
@@ -36,21 +35,7 @@ export interface CandidateInput {
 const deleting = (o: { readonly metadata?: Meta | undefined }): boolean => o.metadata?.deletionTimestamp !== undefined;
 const nameOf = (o: { readonly metadata?: Meta | undefined }): string => o.metadata?.name ?? "";
 
-/** Whether one of the pod's owners is a StatefulSet (Karpenter's IsOwnedByStatefulSet: any owner reference). */
-const ownedByStatefulSet = (pod: Pod): boolean =>
-  (pod.metadata?.ownerReferences ?? []).some((o) => o.kind === "StatefulSet" && o.apiVersion === "apps/v1");
-
-/**
- * Whether a pod would have to move if its node went away (Karpenter's IsReschedulable). A terminating
- * StatefulSet pod does: the StatefulSet recreates it under the same name once it is gone, so it needs a
- * place, and a node holding only such a pod is not empty.
- */
-export function isReschedulable(pod: Pod): boolean {
-  const phase = pod.status?.phase;
-  if (phase === "Succeeded" || phase === "Failed" || isMirror(pod)) return false;
-  if (deleting(pod) && !ownedByStatefulSet(pod)) return false;
-  return !(pod.metadata?.ownerReferences ?? []).some((o) => o.kind === "DaemonSet" && o.controller === true);
-}
+export { isReschedulable } from "./pod-blockers.ts";
 
 /** The hourly price of the offering a NodeClaim runs on (0 when the catalog does not know it). */
 export function runningPrice(labels: Readonly<Record<string, string>>, types: ReadonlyMap<string, InstanceType>): number {

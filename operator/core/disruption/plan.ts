@@ -183,6 +183,7 @@ function schedulingView(input: DisruptionInput, candidates: readonly Candidate[]
   const built = schedulingInput({
     cluster: input.cluster, pending: [...(input.pending ?? []), ...evicted], instanceTypes: input.instanceTypes,
     schedulerConfig: input.scheduling?.schedulerConfig, places: { keepCordoned: true },
+    now: input.now.getTime(),
   });
   const places = { targets: built.targets };
   const busy = busyNodes(input);

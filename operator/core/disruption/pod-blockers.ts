@@ -70,6 +70,26 @@ export function doNotDisruptActive(pod: Pod, now: number): boolean {
   return started === undefined || now < started + parsed.ms;
 }
 
+/** Whether one of the pod's owners is a StatefulSet (Karpenter's IsOwnedByStatefulSet: any owner reference). */
+const ownedByStatefulSet = (pod: Pod): boolean =>
+  (pod.metadata?.ownerReferences ?? []).some((o) => o.kind === "StatefulSet" && o.apiVersion === "apps/v1");
+
+/** A static pod's mirror: the mirror annotation or a Node owner. */
+const isMirrorPod = (pod: Pod): boolean =>
+  pod.metadata?.annotations?.["kubernetes.io/config.mirror"] !== undefined || ownedByNode(pod);
+
+/**
+ * Whether a pod would have to move if its node went away (Karpenter's IsReschedulable). A terminating
+ * StatefulSet pod does: the StatefulSet recreates it under the same name once it is gone, so it needs a
+ * place, and a node holding only such a pod is not empty.
+ */
+export function isReschedulable(pod: Pod): boolean {
+  const phase = pod.status?.phase;
+  if (phase === "Succeeded" || phase === "Failed" || isMirrorPod(pod)) return false;
+  if (pod.metadata?.deletionTimestamp !== undefined && !ownedByStatefulSet(pod)) return false;
+  return !(pod.metadata?.ownerReferences ?? []).some((o) => o.kind === "DaemonSet" && o.controller === true);
+}
+
 /** Whether disruption would call the eviction API for the pod (Karpenter's IsEvictable): only those PDBs can hold. */
 export function isEvictable(pod: Pod, now: number): boolean {
   const tolerates = untoleratedTaint(DISRUPTED_NO_SCHEDULE, pod.spec?.tolerations ?? []) === undefined;
@@ -128,6 +148,28 @@ function pdbBlocker(pod: Pod, pdbs: PdbIndex, now: number): Blocker | undefined 
   const allows = pdb === undefined || (pdb.status?.disruptionsAllowed ?? 0) > 0 || evictableWhenUnhealthy(pod, pdb);
   if (allows) return undefined;
   return { kind: "pdb", message: `PodDisruptionBudget ${pdb.metadata?.namespace ?? ""}/${pdb.metadata?.name ?? ""} allows no disruption of pod ${podName(pod)}` };
+}
+
+/** A PDB whose spec forbids every eviction: maxUnavailable 0 or "0%", or minAvailable "100%" (Karpenter's isFullyBlocking). */
+function fullyBlocking(pdb: PdbLike): boolean {
+  const spec = pdb.spec as { maxUnavailable?: unknown; minAvailable?: unknown } | undefined;
+  return spec?.maxUnavailable === 0 || spec?.maxUnavailable === "0%" || spec?.minAvailable === "100%";
+}
+
+/**
+ * Whether a pod of a node going away needs a new place now (Karpenter's IsCurrentlyReschedulable): it
+ * is reschedulable, no do-not-disrupt in force holds it, and its eviction is not fully blocked (more
+ * than one PDB selects it, or its PDB forbids every eviction by spec). A blocked pod stays where it is
+ * until the block lifts; capacity launched for it would sit idle for as long.
+ */
+export function currentlyReschedulable(pod: Pod, pdbs: PdbIndex, now: number): boolean {
+  if (!isReschedulable(pod)) return false;
+  if (isActivePod(pod) && doNotDisruptActive(pod, now)) return false;
+  if (!isEvictable(pod, now)) return true;
+  const selecting = pdbs.selecting(pod);
+  if (selecting.length > 1) return false;
+  const pdb = selecting[0];
+  return pdb === undefined || evictableWhenUnhealthy(pod, pdb) || !fullyBlocking(pdb);
 }
 
 /**

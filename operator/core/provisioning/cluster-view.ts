@@ -12,6 +12,7 @@ import { Requirements, type NodeSelectorRequirement } from "../../../policies/do
 import { untoleratedTaint, type Taint } from "../../../policies/domain/taints.ts";
 import type { Meta, Node, NodeClaim, PdbLike, Pod } from "../lifecycle/objects.ts";
 import { isTrue } from "../lifecycle/objects.ts";
+import { currentlyReschedulable, PdbIndex } from "../disruption/pod-blockers.ts";
 import { simPodFromPod, simPodFromSpec } from "../scheduling/pod-spec.ts";
 import { nodeSelectorRequirements } from "../scheduling/pool-types.ts";
 import { volumeIndexOf } from "../scheduling/volume-objects.ts";
@@ -84,7 +85,6 @@ export interface Places { readonly targets: readonly Target[]; readonly reschedu
 
 const deleting = (o: { readonly metadata?: Meta | undefined }): boolean => o.metadata?.deletionTimestamp !== undefined;
 const active = (pod: Pod): boolean => pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed" && !deleting(pod);
-const daemonOrMirror = (pod: Pod): boolean => (pod.metadata?.ownerReferences ?? []).some((o) => o.controller === true && (o.kind === "DaemonSet" || o.kind === "Node"));
 
 /**
  * The DaemonSets as the simulation sees them. One whose pods have DRA requirements is left out: its
@@ -192,13 +192,35 @@ function placeOf(input: NodeInput): Target {
   return input.node.spec?.unschedulable === true ? cordoned(target) : target;
 }
 
+/** How existing places are read. */
+export interface PlaceOptions {
+  /**
+   * Cordoned Nodes stay as places closed by the unschedulable taint (disruption: their pods are in the
+   * snapshot, to be moved, and they count for topology), rather than left out.
+   */
+  readonly keepCordoned?: boolean | undefined;
+  /**
+   * The time (ms) do-not-disrupt durations are read at, for the pods of deleting nodes; absent: every
+   * do-not-disrupt in force (a what-if with no clock keeps such a pod where it is).
+   */
+  readonly now?: number | undefined;
+}
+
+/** Karpenter's IsCurrentlyReschedulable over the view's PDBs at `now` (absent: every do-not-disrupt in force). */
+function reschedulableNow(view: ClusterView, now: number | undefined): (pod: Pod) => boolean {
+  const pdbs = new PdbIndex(view.pdbs ?? []);
+  return (pod) => currentlyReschedulable(pod, pdbs, now ?? 0);
+}
+
 /**
- * `keepCordoned`: cordoned Nodes stay as places closed by the unschedulable taint (disruption: their
- * pods are in the snapshot, to be moved, and they count for topology), rather than left out.
+ * The Nodes and in-flight NodeClaims pods can go to, and the pods of deleting ones that need a new
+ * place now (Karpenter's GetCurrentlyReschedulablePods: active or terminating-StatefulSet pods, not
+ * DaemonSet or mirror pods, no do-not-disrupt in force, eviction not fully blocked by PDBs).
  */
 export function existingPlaces(
-  view: ClusterView, types: ReadonlyMap<string, InstanceType>, options: { readonly keepCordoned?: boolean } = {},
+  view: ClusterView, types: ReadonlyMap<string, InstanceType>, options: PlaceOptions = {},
 ): Places {
+  const movesNow = reschedulableNow(view, options.now);
   const daemonSets = daemonSetViews(view.daemonSets);
   const bound = podsByNode(view.pods);
   const claimByProvider = new Map(view.nodeClaims.filter((c) => claimProvider(c) !== "").map((c) => [claimProvider(c), c]));
@@ -208,7 +230,7 @@ export function existingPlaces(
   for (const node of view.nodes) {
     const claim = claimByProvider.get(nodeProvider(node));
     const pods = bound.get(nameOf(node)) ?? [];
-    if (deleting(node) || (claim !== undefined && deleting(claim))) reschedulable.push(...pods.filter((p) => active(p) && !daemonOrMirror(p)));
+    if (deleting(node) || (claim !== undefined && deleting(claim))) reschedulable.push(...pods.filter(movesNow));
     else if (keep(node)) targets.push(placeOf({ node, claim, pods }));
   }
   const nodeProviders = new Set(view.nodes.map(nodeProvider).filter((p) => p !== ""));

@@ -28,6 +28,8 @@ export interface PlanInput {
   /** Instance types per NodePool name (its EC2NodeClass's, ICE-cached offerings unavailable); a pool missing here takes no part. */
   readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
   readonly options?: SimulateOptions;
+  /** Now (ms), for do-not-disrupt durations on the pods of deleting nodes (absent: all in force). */
+  readonly now?: number | undefined;
 }
 
 /** One NodeClaim to create and the pods it is for. */

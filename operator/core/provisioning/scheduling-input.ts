@@ -48,6 +48,8 @@ export interface SchedulingSource {
   readonly schedulerConfig?: SchedulerConfig | undefined;
   /** How existing places are read (existingPlaces: disruption keeps cordoned nodes, closed by their taint). */
   readonly places?: { readonly keepCordoned?: boolean } | undefined;
+  /** Now (ms): when do-not-disrupt durations on the pods of deleting nodes end (absent: all in force). */
+  readonly now?: number | undefined;
 }
 
 /** The simulation's input and how to map its answer back to the objects. */
@@ -154,7 +156,7 @@ export function schedulingInput(given: SchedulingSource): SchedulingInput {
     : given;
   const byName = typesByName(source.instanceTypes);
   const { pools, views } = takingPartPools(source, byName);
-  const places = existingPlaces(source.cluster, byName, source.places);
+  const places = existingPlaces(source.cluster, byName, { ...source.places, now: source.now });
   const { sims, errors } = simPods(uniqueByUid([...source.pending, ...places.reschedulable]));
   const snapshot: Snapshot = {
     nodes: places.targets.map((t) => t.node), nodePools: views, daemonSets: daemonSetViews(source.cluster.daemonSets),

@@ -28,6 +28,11 @@ const evicted = (kind: string): { metadata: Doc } => ({
     name: "owner",
     uid: "owner-uid", controller: true }] },
 });
+const BLOCKED = { app: "guarded" };
+const pdb = (name: string, spec: Doc): Doc => ({
+  apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: { name, namespace: "default" },
+  spec: { selector: { matchLabels: BLOCKED }, ...spec },
+});
 const claimOf = (o: { containers?: boolean; init?: boolean }): Doc => ({
   resourceClaims: [{ name: "gpu", resourceClaimName: "gpu-claim" }],
   containers: [{ name: "app", image: "app", resources: { requests: { cpu: "1" },
@@ -135,6 +140,35 @@ export const cases: ParityCase[] = [
         deleting: true }), pod("resident", { memory: "100M", nodeName: "going", ...evicted(kind) })),
       expect: { newNodes: 0 },
     })),
+  {
+    name: "a terminating StatefulSet pod of a deleting Node is placed again (its StatefulSet recreates it by name)",
+    from: suite("should reschedule pods from a deleting node when pods are not active and they are owned by a StatefulSet"),
+    scenario: withPool({}, node("going", { instanceType: "m5.large", labels: { "karpenter.sh/nodepool": "default",
+      [ZONE]: Z1 }, deleting: true }), pod("resident", { memory: "100M", nodeName: "going", ...evicted("StatefulSet") })),
+    expect: { newNodes: 1, scheduled: ["resident"] },
+  },
+  ...([
+    ["0 max unavailable", [pdb("pdb", { maxUnavailable: 0 })]],
+    ["0% max unavailable", [pdb("pdb", { maxUnavailable: "0%" })]],
+    ["100% min available", [pdb("pdb", { minAvailable: "100%" })]],
+    ["multiple PDBs on the same pod", [pdb("pdb-1", { minAvailable: "100%" }), pdb("pdb-2", { minAvailable: "100%" })]],
+  ] as const).map(([entry, pdbs]) => ({
+    name: `a deleting Node's pod whose eviction PDBs fully block (${entry}) stays: no node is launched for it`,
+    from: suite("should not reschedule pods from a deleting node when pods are blocked due to fully blocking PDBs / "
+      + entry),
+    scenario: withPool({}, node("going", { instanceType: "m5.large", labels: { "karpenter.sh/nodepool": "default",
+      [ZONE]: Z1 }, deleting: true }), pod("resident", { memory: "100M", nodeName: "going", labels: BLOCKED }),
+    ...pdbs),
+    expect: { newNodes: 0 },
+  })),
+  {
+    name: "a deleting Node's pod whose PDB allows some unavailability is placed again",
+    from: suite("should re-schedule pods from a deleting node when pods are active"),
+    scenario: withPool({}, node("going", { instanceType: "m5.large", labels: { "karpenter.sh/nodepool": "default",
+      [ZONE]: Z1 }, deleting: true }), pod("resident", { memory: "100M", nodeName: "going", labels: BLOCKED }),
+    pdb("pdb", { maxUnavailable: 1 })),
+    expect: { newNodes: 1, scheduled: ["resident"] },
+  },
   {
     name: "the pods of a deleting Node and new pending pods all go to one new node, none to the deleting one",
     from: prov("should schedule all pods on one inflight node when node is in deleting state"),
