@@ -11,7 +11,7 @@ import { parseResourceList, type ResourceList } from "../../../policies/domain/q
 import { Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint, type Taint } from "../../../policies/domain/taints.ts";
 import type { Meta, Node, NodeClaim, PdbLike, Pod } from "../lifecycle/objects.ts";
-import { isTrue } from "../lifecycle/objects.ts";
+import { isTrue, timeMs } from "../lifecycle/objects.ts";
 import { currentlyReschedulable, PdbIndex } from "../disruption/pod-blockers.ts";
 import { simPodFromPod, simPodFromSpec } from "../scheduling/pod-spec.ts";
 import { nodeSelectorRequirements } from "../scheduling/pool-types.ts";
@@ -86,15 +86,64 @@ export interface Places { readonly targets: readonly Target[]; readonly reschedu
 const deleting = (o: { readonly metadata?: Meta | undefined }): boolean => o.metadata?.deletionTimestamp !== undefined;
 const active = (pod: Pod): boolean => pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed" && !deleting(pod);
 
+type Spec = Readonly<Record<string, unknown>>;
+const specOf = (v: unknown): Spec => (typeof v === "object" && v !== null ? (v as Spec) : {});
+
+const daemonOwner = (pod: Pod): { readonly name: string; readonly uid?: string | undefined } | undefined =>
+  (pod.metadata?.ownerReferences ?? []).find((o) => o.kind === "DaemonSet" && o.controller === true);
+
+/** The newest pod each DaemonSet controls, by `namespace/name` (its uid checked where both carry one). */
+function newestDaemonPods(daemonSets: readonly DaemonSetObject[], pods: readonly Pod[]): Map<string, Pod> {
+  const uids = new Map(daemonSets.map((d) => [`${d.metadata?.namespace ?? "default"}/${d.metadata?.name ?? ""}`,
+    d.metadata?.uid]));
+  const controlled = (pod: Pod): string | undefined => {
+    const ref = daemonOwner(pod);
+    if (ref === undefined) return undefined;
+    const key = `${pod.metadata?.namespace ?? "default"}/${ref.name}`;
+    const uid = uids.get(key);
+    return uids.has(key) && (uid === undefined || ref.uid === undefined || ref.uid === uid) ? key : undefined;
+  };
+  const created = (p: Pod): number => timeMs(p.metadata?.creationTimestamp) ?? 0;
+  const out = new Map<string, Pod>();
+  for (const pod of pods) {
+    const key = controlled(pod);
+    if (key === undefined) continue;
+    const seen = out.get(key);
+    if (seen === undefined || created(pod) > created(seen)) out.set(key, pod);
+  }
+  return out;
+}
+
 /**
- * The DaemonSets as the simulation sees them. One whose pods have DRA requirements is left out: its
- * pods reserve nothing on new nodes (Karpenter's shouldSkipDaemonPod under --ignore-dra-requests).
+ * The pod spec a DaemonSet's overhead is sized from (Karpenter's getDaemonSetPods): its newest live pod
+ * when there is one (admission, e.g. a LimitRange, may have changed its requests), else its template.
+ * A live pod's required node affinity is the template's: the DaemonSet controller pins each pod to its
+ * node by name, which says nothing about where new nodes may run it.
  */
-export function daemonSetViews(daemonSets: readonly DaemonSetObject[]): DaemonSetView[] {
+function daemonPodSpec(ds: DaemonSetObject, live: Pod | undefined): { metadata: unknown; spec: unknown } {
+  const template = ds.spec?.template;
+  if (live === undefined) return { metadata: template?.metadata, spec: template?.spec };
+  const { nodeName: _bound, ...spec } = specOf(live.spec);
+  const affinity = specOf(spec["affinity"]);
+  const templateRequired = specOf(specOf(specOf(template?.spec)["affinity"])["nodeAffinity"])[REQUIRED];
+  const nodeAffinity = { ...specOf(affinity["nodeAffinity"]) };
+  if (templateRequired === undefined) delete nodeAffinity[REQUIRED]; else nodeAffinity[REQUIRED] = templateRequired;
+  return { metadata: live.metadata, spec: { ...spec, affinity: { ...affinity, nodeAffinity } } };
+}
+const REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution";
+
+/**
+ * The DaemonSets as the simulation sees them, each sized from its newest live pod or its template
+ * (daemonPodSpec). One whose pods have DRA requirements is left out: its pods reserve nothing on new
+ * nodes (Karpenter's shouldSkipDaemonPod under --ignore-dra-requests).
+ */
+export function daemonSetViews(daemonSets: readonly DaemonSetObject[], pods: readonly Pod[] = []): DaemonSetView[] {
+  const live = newestDaemonPods(daemonSets, pods);
   return daemonSets.flatMap((ds) => {
     const name = ds.metadata?.name ?? "";
     const namespace = ds.metadata?.namespace ?? "default";
-    const pod = simPodFromSpec(ds.spec?.template?.metadata, ds.spec?.template?.spec, { name: `${name}-daemon`, namespace, uid: `daemonset/${namespace}/${name}` });
+    const { metadata, spec } = daemonPodSpec(ds, live.get(`${namespace}/${name}`));
+    const pod = simPodFromSpec(metadata, spec, { name: `${name}-daemon`, namespace, uid: `daemonset/${namespace}/${name}` });
     return pod.dynamicResources === true ? [] : [{ name, pod }];
   });
 }
@@ -221,7 +270,7 @@ export function existingPlaces(
   view: ClusterView, types: ReadonlyMap<string, InstanceType>, options: PlaceOptions = {},
 ): Places {
   const movesNow = reschedulableNow(view, options.now);
-  const daemonSets = daemonSetViews(view.daemonSets);
+  const daemonSets = daemonSetViews(view.daemonSets, view.pods);
   const bound = podsByNode(view.pods);
   const claimByProvider = new Map(view.nodeClaims.filter((c) => claimProvider(c) !== "").map((c) => [claimProvider(c), c]));
   const targets: Target[] = [];

@@ -72,6 +72,13 @@ export interface SchedulingInput {
 type Obj = Readonly<Record<string, unknown>>;
 const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
 
+/**
+ * Whether a pending pod is one to find capacity for (Karpenter's IsProvisionable): a DaemonSet's pods
+ * and static pods' mirrors are never, the DaemonSet controller places them where their node is.
+ */
+const provisionable = (pod: Pod): boolean =>
+  !(pod.metadata?.ownerReferences ?? []).some((o) => o.controller === true && (o.kind === "DaemonSet" || o.kind === "Node"));
+
 /** Whether the pool may launch now (Karpenter: Ready, not deleting, not static). */
 export function takesPart(pool: NodePoolObject): boolean {
   const ready = isTrue(list<Condition>(pool.status?.["conditions"]), "Ready");
@@ -157,9 +164,9 @@ export function schedulingInput(given: SchedulingSource): SchedulingInput {
   const byName = typesByName(source.instanceTypes);
   const { pools, views } = takingPartPools(source, byName);
   const places = existingPlaces(source.cluster, byName, { ...source.places, now: source.now });
-  const { sims, errors } = simPods(uniqueByUid([...source.pending, ...places.reschedulable]));
+  const { sims, errors } = simPods(uniqueByUid([...source.pending.filter(provisionable), ...places.reschedulable]));
   const snapshot: Snapshot = {
-    nodes: places.targets.map((t) => t.node), nodePools: views, daemonSets: daemonSetViews(source.cluster.daemonSets),
+    nodes: places.targets.map((t) => t.node), nodePools: views, daemonSets: daemonSetViews(source.cluster.daemonSets, source.cluster.pods),
     namespaces: namespaceLabelMap(source.cluster.namespaces), volumes: viewVolumes(source.cluster),
   };
   const { targets, reschedulable } = places;

@@ -28,6 +28,8 @@ const evicted = (kind: string): { metadata: Doc } => ({
     name: "owner",
     uid: "owner-uid", controller: true }] },
 });
+const daemonOwned = { ownerReferences: [{ apiVersion: "apps/v1", kind: "DaemonSet", name: "ds", uid: "ds-uid",
+  controller: true }] };
 const BLOCKED = { app: "guarded" };
 const pdb = (name: string, spec: Doc): Doc => ({
   apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: { name, namespace: "default" },
@@ -168,6 +170,24 @@ export const cases: ParityCase[] = [
       [ZONE]: Z1 }, deleting: true }), pod("resident", { memory: "100M", nodeName: "going", labels: BLOCKED }),
     pdb("pdb", { maxUnavailable: 1 })),
     expect: { newNodes: 1, scheduled: ["resident"] },
+  },
+  {
+    name: "a DaemonSet's overhead is its live pod's requests (2 CPU), not its template's (4 CPU); the pod is not placed",
+    from: prov("should account for overhead using daemonset pod spec instead of daemonset spec"),
+    scenario: withPool({}, daemonSet("ds", { cpu: "4", memory: "4Gi" }),
+      pod("ds-live", { cpu: "2", memory: "2Gi", metadata: daemonOwned }), pod("p", { cpu: "1", memory: "1Gi" })),
+    expect: { newNodes: 1, scheduled: ["p"], claimRequests: { p: { cpu: 3000 } } },
+  },
+  {
+    name: "a live DaemonSet pod's node-name affinity is replaced by its template's required affinity",
+    from: prov("should remove daemonset node hostname affinity when considering daemonset schedulability"),
+    scenario: withPool({ labels: { foo: "bar" } }, daemonSet("ds", { cpu: "4", memory: "4Gi",
+      required: [[req("foo", "In", "bar")]] }),
+    pod("ds-live", { cpu: "2", memory: "2Gi", metadata: daemonOwned,
+      spec: { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [
+        { matchFields: [{ key: "metadata.name", operator: "In", values: ["node-name"] }] }] } } } } }),
+    pod("p", { cpu: "1", memory: "1Gi" })),
+    expect: { newNodes: 1, scheduled: ["p"], claimRequests: { p: { cpu: 3000 } } },
   },
   {
     name: "the pods of a deleting Node and new pending pods all go to one new node, none to the deleting one",
