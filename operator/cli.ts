@@ -15,3 +15,9 @@ registerCommand({
     return runOperator(args, io.stderr);
   },
 });
+
+registerCommand({
+  name: "top",
+  summary: "live view of the cluster's NodePools, NodeClaims and nodes: requests, $/h, disruption state and budgets",
+  run: async (args, io) => (await import("./top/command.ts")).runTop(args, io),
+});
