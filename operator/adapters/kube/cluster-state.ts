@@ -12,7 +12,7 @@ import { pagedList } from "./paged-list.ts";
 
 /** The kinds the state watches. */
 export type Kind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs" | "volumeattachments"
-  | "persistentvolumeclaims" | "persistentvolumes" | "storageclasses" | "csinodes" | SelectorKind;
+  | "persistentvolumeclaims" | "persistentvolumes" | "storageclasses" | "csinodes" | "namespaces" | SelectorKind;
 /**
  * What default topology spread selectors are deduced from (core/scheduling/default-spread.ts): watched only
  * when the operator has a --scheduler-config (ClusterStateOptions.selectorSources), kept as name and selector.
@@ -21,7 +21,7 @@ export type SelectorKind = "services" | "replicasets" | "statefulsets" | "replic
 const SELECTOR_KINDS: ReadonlySet<Kind> = new Set<Kind>(["services", "replicasets", "statefulsets", "replicationcontrollers"]);
 export const KINDS: readonly Kind[] = [
   "pods", "nodes", "nodepools", "nodeclaims", "ec2nodeclasses", "daemonsets", "pdbs", "volumeattachments",
-  "persistentvolumeclaims", "persistentvolumes", "storageclasses", "csinodes",
+  "persistentvolumeclaims", "persistentvolumes", "storageclasses", "csinodes", "namespaces",
 ];
 
 /** A NodePool or EC2NodeClass as the state keeps it (raw custom object JSON). */
@@ -41,6 +41,8 @@ export interface ClusterSnapshot {
   readonly persistentVolumes: readonly KubernetesObject[];
   readonly storageClasses: readonly KubernetesObject[];
   readonly csiNodes: readonly KubernetesObject[];
+  /** Namespaces as name and labels: a pod-affinity term's namespaceSelector selects by them. */
+  readonly namespaces: readonly KubernetesObject[];
   /** Present only when watched (selectorSources): Services and controllers, as name, namespace and selector. */
   readonly services?: readonly KubernetesObject[];
   readonly replicaSets?: readonly KubernetesObject[];
@@ -60,11 +62,30 @@ export interface ClusterStateOptions {
   readonly selectorSources?: boolean;
 }
 
+/**
+ * Cuts `obj` down, in place, to apiVersion, kind, the metadata fields named and the spec fields named
+ * (none: no spec). In place because the informer applies a transform to watch events by mutation (its
+ * return value is used for the initial list only).
+ */
+function keepOnly(obj: KubernetesObject, meta: readonly string[], spec: readonly string[]): KubernetesObject {
+  const o = obj as unknown as Record<string, unknown>;
+  for (const key of Object.keys(o)) if (!["apiVersion", "kind", "metadata", "spec"].includes(key)) delete o[key];
+  const m = (o["metadata"] ?? {}) as Record<string, unknown>;
+  for (const key of Object.keys(m)) if (!meta.includes(key)) delete m[key];
+  const sp = o["spec"] as Record<string, unknown> | undefined;
+  if (spec.length === 0 || sp === undefined) delete o["spec"];
+  else for (const key of Object.keys(sp)) if (!spec.includes(key)) delete sp[key];
+  return obj;
+}
+
 /** A selector source as the cache keeps it: its name, namespace and uid, and its selector (a ReplicaSet's template is large). */
 function slimSelectorSource(obj: KubernetesObject): KubernetesObject {
-  const { name, namespace, uid } = obj.metadata ?? {};
-  const selector = (obj as { spec?: { selector?: unknown } }).spec?.selector;
-  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name, namespace, uid }, spec: { selector } } as KubernetesObject;
+  return keepOnly(obj, ["name", "namespace", "uid", "resourceVersion"], ["selector"]);
+}
+
+/** A Namespace as the cache keeps it: name, uid, resourceVersion and labels (what a namespaceSelector reads). */
+function slimNamespace(obj: KubernetesObject): KubernetesObject {
+  return keepOnly(obj, ["name", "uid", "resourceVersion", "labels"], []);
 }
 
 type AnyInformer = ResilientInformer<KubernetesObject>;
@@ -88,6 +109,8 @@ function specs(kc: KubeConfig): Record<Kind, InformerSpec> {
     persistentvolumes: at("/api/v1/persistentvolumes"),
     storageclasses: at("/apis/storage.k8s.io/v1/storageclasses"),
     csinodes: at("/apis/storage.k8s.io/v1/csinodes"),
+    // Pod affinity's namespaceSelector (scheduling/selector.ts) selects namespaces by their labels.
+    namespaces: at("/api/v1/namespaces", slimNamespace),
     services: at("/api/v1/services", slimSelectorSource),
     replicasets: at("/apis/apps/v1/replicasets", slimSelectorSource),
     statefulsets: at("/apis/apps/v1/statefulsets", slimSelectorSource),
@@ -207,6 +230,7 @@ export class ClusterState {
       persistentVolumes: Object.freeze([...this.list<KubernetesObject>("persistentvolumes")]),
       storageClasses: Object.freeze([...this.list<KubernetesObject>("storageclasses")]),
       csiNodes: Object.freeze([...this.list<KubernetesObject>("csinodes")]),
+      namespaces: Object.freeze([...this.list<KubernetesObject>("namespaces")]),
       ...(this.informers.has("services") ? {
         services: Object.freeze([...this.list<KubernetesObject>("services")]),
         replicaSets: Object.freeze([...this.list<KubernetesObject>("replicasets")]),
