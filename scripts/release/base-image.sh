@@ -13,8 +13,10 @@ cpu=$(node_cpu "$arch")
 node=$(node_version)
 [ -n "$node" ] || die "reading the node version from package.json dependencies: not found"
 ensure_release_tools
-key=$(printf '%s\n' "$DEBIAN_SUITE" "$DEBIAN_MIRROR" "$arch" "node $node" "npm $NPM_CLI_VERSION" \
-  "$(sha256sum "$root/scripts/release/base-image.sh" | cut -d' ' -f1)" | sha256sum | cut -c1-12)
+# Keyed by what ends up in the image; BASE_LAYOUT counts changes to how this script assembles it (bump it then).
+BASE_LAYOUT=1
+key=$(printf '%s\n' "$DEBIAN_SUITE" "$DEBIAN_MIRROR" "$arch" "node $node" "npm $NPM_CLI_VERSION" "layout $BASE_LAYOUT" \
+  | sha256sum | cut -c1-12)
 ref="localhost/kerf-base/node:$node-$DEBIAN_SUITE-$arch-$key"
 if buildah inspect --type image "$ref" >/dev/null 2>&1; then echo "$ref"; exit 0; fi
 
@@ -24,12 +26,16 @@ if buildah inspect --type image "$ref" >/dev/null 2>&1; then echo "$ref"; exit 0
 work="$RELEASE_CACHE/base-$key"
 rm -rf "$work" && mkdir -p "$work"
 log "building the base image $ref: Debian $DEBIAN_SUITE ($arch) + Node $node + npm $NPM_CLI_VERSION (cold: minutes)"
-foreign=()
 if [ "$arch" != "$(dpkg --print-architecture)" ]; then
-  command -v qemu-"$( [ "$arch" = arm64 ] && echo aarch64 || echo x86_64)"-static >/dev/null \
-    || { log "installing qemu-user-static for $arch"; apt_install qemu-user-static binfmt-support; }
+  # Another arch's binaries (debootstrap's second stage, the Dockerfile's RUN steps) run under qemu-user-static,
+  # registered with the kernel's binfmt_misc (needs root and a kernel that lets this container mount it).
+  qemu=qemu-$( [ "$arch" = arm64 ] && echo aarch64 || echo x86_64)
+  command -v "$qemu-static" >/dev/null || { log "installing qemu-user-static for $arch"; apt_install qemu-user-static binfmt-support; }
+  mountpoint -q /proc/sys/fs/binfmt_misc || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc \
+    || die "$arch needs binfmt_misc, which cannot be mounted here"
+  [ -e "/proc/sys/fs/binfmt_misc/$qemu" ] || update-binfmts --enable "$qemu" >&2 || die "registering $qemu with binfmt_misc"
 fi
-debootstrap --variant=minbase --arch="$arch" "${foreign[@]}" "$DEBIAN_SUITE" "$work/rootfs" "$DEBIAN_MIRROR" >&2 \
+debootstrap --variant=minbase --arch="$arch" "$DEBIAN_SUITE" "$work/rootfs" "$DEBIAN_MIRROR" >&2 \
   || die "debootstrap $DEBIAN_SUITE ($arch) failed (see the lines above)"
 # As the slim image: no apt lists, caches or docs kept.
 rm -rf "$work"/rootfs/var/lib/apt/lists/* "$work"/rootfs/var/cache/apt/*.bin "$work"/rootfs/usr/share/doc/* \
