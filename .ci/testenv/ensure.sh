@@ -28,6 +28,8 @@ ensure_tools() {
   command -v unzip >/dev/null || apt_install unzip
   # Lua 5.1 (the language version of gopher-lua, Argo CD's interpreter) runs the Argo CD health checks in tests.
   command -v lua5.1 >/dev/null || apt_install lua5.1
+  # tmux drives `kerf top` in a terminal in test/integration/top-tmux.test.ts.
+  command -v tmux >/dev/null || apt_install tmux
 }
 
 go_ok() { # true when $1 is a go binary of at least GO_MIN_VERSION
