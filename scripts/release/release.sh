@@ -18,7 +18,7 @@ while [ $# -gt 0 ]; do
     --arch) archs+=("${2:?--arch needs amd64 or arm64}"); shift 2;;
     --tag) tag=true; shift;;
     --push) push=${2:?--push needs an image reference}; shift 2;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0;;
     *) die "unknown option $1 (see --help)";;
   esac
 done
