@@ -8,7 +8,8 @@
  * only what was added, replaced or removed, in chunks; Mirror applies them on the thread's side. A
  * NodeClaim, Node or Pod a plan names travels back as its name and is read from the operator's own
  * caches again (rehydrate), so a plan that skips 1,000 nodes does not clone 1,000 objects back.
- * Instance types travel once per distinct type (by identity, else by content).
+ * Instance types travel once per distinct type (by identity, else by content). Pods and Nodes travel as
+ * the fields the planner reads (planner-projection.ts), and the mirror keeps one copy of each string.
  *
  * The version ObjectSync keeps counts every change sent: with the other inputs (digestOf) it is the
  * skipped-pass gate's digest (core/disruption/pass-gate.ts).
@@ -20,6 +21,7 @@ import type { Validation } from "../../core/disruption/validation.ts";
 import type { Meta, Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
 import type { ClusterView } from "../../core/provisioning/cluster-view.ts";
 import type { PlannedNodeClaim } from "../../core/scheduling/types.ts";
+import { projectFor, Strings } from "./planner-projection.ts";
 
 type Keyed = { readonly metadata?: Meta | undefined };
 type TypesByPool = ReadonlyMap<string, readonly InstanceType[]>;
@@ -68,8 +70,14 @@ function chunked(field: string, upserts: Upserts, deletes: readonly string[], ch
   return out;
 }
 
-/** Objects per ClusterView field as last sent to the thread; diffs by identity. */
+const same = (o: unknown): unknown => o;
+
+/**
+ * Objects per ClusterView field as last sent to the thread; diffs by identity. With `project`, Pods and
+ * Nodes are sent as the planner reads them (planner-projection.ts): the thread's copy lives as long as it does.
+ */
 export class ObjectSync {
+  private readonly project: boolean;
   private readonly sent = new Map<string, Map<string, unknown>>();
   private readonly typeIds = new WeakMap<InstanceType, number>();
   private readonly typeIdsByContent = new Map<string, number>();
@@ -77,6 +85,8 @@ export class ObjectSync {
   private nextTypeId = 1;
   /** Counts every change sent (objects and instance types). */
   version = 0;
+
+  constructor(opts: { readonly project?: boolean } = {}) { this.project = opts.project ?? false; }
 
   /**
    * The messages that bring the thread's mirror to `cluster` and `instanceTypes`, chunked at
@@ -96,18 +106,25 @@ export class ObjectSync {
     return out;
   }
 
+  /** What travels of an object of `field`. */
+  private projection(field: string): (o: unknown) => unknown {
+    return (this.project ? projectFor(field) : undefined) ?? same;
+  }
+
   private diffField(field: string, objects: readonly Keyed[], chunk: number): SyncMessage[] {
     let sent = this.sent.get(field);
     const fresh = sent === undefined;
     if (sent === undefined) { sent = new Map(); this.sent.set(field, sent); }
     const seen = new Set<string>();
     const upserts: (readonly [string, unknown])[] = [];
+    const project = this.projection(field);
     for (const obj of objects) {
       let key = keyOf(obj);
       // Two objects under one key (never in a cache): keep both, in order.
       for (let n = 2; seen.has(key); n += 1) key = `${keyOf(obj)}#${n}`;
       seen.add(key);
-      if (sent.get(key) !== obj) { sent.set(key, obj); upserts.push([key, obj]); }
+      // Compared by the cached object's identity; what travels is its projection.
+      if (sent.get(key) !== obj) { sent.set(key, obj); upserts.push([key, project(obj)]); }
     }
     const deletes: string[] = [];
     for (const key of sent.keys()) if (!seen.has(key)) deletes.push(key);
@@ -187,6 +204,7 @@ export class Mirror {
   private readonly arrays = new Map<string, readonly unknown[]>();
   private readonly types = new Map<number, InstanceType>();
   private poolTypes = new Map<string, readonly InstanceType[]>();
+  private readonly strings = new Strings();
 
   apply(message: SyncMessage | TypesMessage): void {
     if (message.type === "types") {
@@ -200,7 +218,7 @@ export class Mirror {
     let objects = this.fields.get(message.field);
     if (objects === undefined) { objects = new Map(); this.fields.set(message.field, objects); }
     for (const key of message.deletes) objects.delete(key);
-    for (const [key, obj] of message.upserts) objects.set(key, obj);
+    for (const [key, obj] of message.upserts) objects.set(key, this.strings.intern(obj));
     this.arrays.delete(message.field);
   }
 

@@ -91,7 +91,10 @@ async function populate(kc: KubeConfig): Promise<{ seconds: number }> {
 /** Loads every operator module once with the compile cache on, as the image build does. */
 function warmCompileCache(dir: string): void {
   const main = pathToFileURL(path.join(import.meta.dirname, "../../../operator/main.ts")).href;
-  const warm = spawnSync(process.execPath, ["--input-type=module", "-e", `import m from "node:module"; m.enableCompileCache(${JSON.stringify(dir)}); await import(${JSON.stringify(main)}); m.flushCompileCache();`], { stdio: "inherit" });
+  // The disruption planner's thread entry too, as the Dockerfile warms it (main.ts imports it only by URL).
+  const thread = pathToFileURL(path.join(import.meta.dirname, "../../../operator/controllers/disruption/planner-thread.ts")).href;
+  const imports = [main, thread].map((m) => `await import(${JSON.stringify(m)});`).join(" ");
+  const warm = spawnSync(process.execPath, ["--input-type=module", "-e", `import m from "node:module"; m.enableCompileCache(${JSON.stringify(dir)}); ${imports} m.flushCompileCache();`], { stdio: "inherit" });
   if (warm.status !== 0) throw new Error("warming the compile cache failed");
 }
 
