@@ -78,7 +78,10 @@ async function createTypedPool(env: TestEnvironment, name: string, type: string,
 
 /** Two NodeClaims, one with Deployment a's pods, one with b's: 5 + 5 pods, then scaled to 1 + 4. */
 async function twoNodes(env: TestEnvironment, pool: string): Promise<{ nodeA: string; nodeB: string }> {
-  const a = await deploy(env, pool, 5);
+  // a's pods leave node A no room for a 1Gi pod of b (m5.large holds about 6.7Gi for pods: 5 x 1200Mi, less
+  // than 1Gi free), so kube-scheduler cannot put b's pods on A, whatever the timing; A's one remaining pod
+  // still fits beside b's four on B after the scale-down.
+  const a = await deploy(env, pool, 5, { memory: "1200Mi" });
   await settled(env, pool, a, { pods: 5, claims: 1 });
   const b = await deploy(env, pool, 5);
   await eventually(`two NodeClaims of ${pool}`, async () =>
