@@ -45,6 +45,8 @@ for chart in kerf-crd kerf; do
   "$helm" package "$root/manifests/charts/$chart" --destination "$out" >&2 || die "helm package manifests/charts/$chart"
 done
 
+# The version's tag names one image (one arch) or a manifest list (several): drop what an earlier run left under it.
+buildah rmi "$IMAGE_REPO:$version" >/dev/null 2>&1 || true
 for arch in "${archs[@]}"; do
   ref=$(bash "$root/scripts/release/build-image.sh" "$arch")
   buildah tag "$ref" "$IMAGE_REPO:$version-$arch"
@@ -54,7 +56,6 @@ for arch in "${archs[@]}"; do
   bash "$root/scripts/release/sbom.sh" "$ref" "$out/kerf-$version-linux-$arch.cdx.json"
 done
 if [ ${#archs[@]} -gt 1 ]; then
-  buildah manifest rm "$IMAGE_REPO:$version" >/dev/null 2>&1 || true
   buildah manifest create "$IMAGE_REPO:$version" >/dev/null
   for arch in "${archs[@]}"; do buildah manifest add "$IMAGE_REPO:$version" "$IMAGE_REPO:$version-$arch" >/dev/null; done
 fi
