@@ -5,7 +5,7 @@
  */
 import type { KubeConfig, KubernetesObject, V1DaemonSet, V1PodDisruptionBudget, V1VolumeAttachment } from "@kubernetes/client-node";
 import type { Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
-import { optsOutOfKarpenter, type SchedulingPod } from "../../core/provisioning/intake.ts";
+import { optsOutOfKarpenter, ownedByDaemonSetOrNode, type SchedulingPod } from "../../core/provisioning/intake.ts";
 import { ResilientInformer, type Backoff } from "./informers.ts";
 import { slimNode, slimObject, slimPod } from "./cache-transforms.ts";
 import { pagedList } from "./paged-list.ts";
@@ -127,9 +127,6 @@ function boundOrNominated(pod: Pod): boolean {
   return (pod.spec?.nodeName ?? "") !== "" || (pod.status?.nominatedNodeName ?? "") !== "";
 }
 
-function ownedByDaemonSetOrNode(pod: Pod): boolean {
-  return (pod.metadata?.ownerReferences ?? []).some((o) => o.controller === true && (o.kind === "DaemonSet" || o.kind === "Node"));
-}
 
 /**
  * Whether kube-scheduler has given up on the pod and Karpenter may act on it (behaviour §1.1); pods

@@ -5,6 +5,7 @@
  * FailedScheduling event (Karpenter's validateKarpenterManagedLabelCanExist).
  */
 import { Label } from "../../../policies/domain/labels.ts";
+import type { Pod } from "../lifecycle/objects.ts";
 import { Requirement, RequirementError, Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 
 /** A node selector term as the API sends it. */
@@ -57,3 +58,10 @@ export function optsOutOfKarpenter(pod: SchedulingPod): boolean {
     throw error;
   }
 }
+
+/**
+ * Whether a DaemonSet or a Node (a static pod's mirror) controls the pod: Karpenter's IsProvisionable never finds
+ * capacity for such a pod, the DaemonSet controller or the kubelet places it where its node is.
+ */
+export const ownedByDaemonSetOrNode = (pod: Pod): boolean =>
+  (pod.metadata?.ownerReferences ?? []).some((o) => o.controller === true && (o.kind === "DaemonSet" || o.kind === "Node"));

@@ -29,6 +29,7 @@ import type { NodePoolView, SimPod, Snapshot } from "../scheduling/types.ts";
 import {
   daemonSetViews, existingPlaces, namespaceLabelMap, viewVolumes, type ClusterView, type NodePoolObject, type Target,
 } from "./cluster-view.ts";
+import { ownedByDaemonSetOrNode } from "./intake.ts";
 import { remainingLimits } from "./limits.ts";
 import { templateOf } from "./nodeclaim-template.ts";
 
@@ -71,13 +72,6 @@ export interface SchedulingInput {
 
 type Obj = Readonly<Record<string, unknown>>;
 const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
-
-/**
- * Whether a pending pod is one to find capacity for (Karpenter's IsProvisionable): a DaemonSet's pods
- * and static pods' mirrors are never, the DaemonSet controller places them where their node is.
- */
-const provisionable = (pod: Pod): boolean =>
-  !(pod.metadata?.ownerReferences ?? []).some((o) => o.controller === true && (o.kind === "DaemonSet" || o.kind === "Node"));
 
 /** Whether the pool may launch now (Karpenter: Ready, not deleting, not static). */
 export function takesPart(pool: NodePoolObject): boolean {
@@ -164,7 +158,7 @@ export function schedulingInput(given: SchedulingSource): SchedulingInput {
   const byName = typesByName(source.instanceTypes);
   const { pools, views } = takingPartPools(source, byName);
   const places = existingPlaces(source.cluster, byName, { ...source.places, now: source.now });
-  const { sims, errors } = simPods(uniqueByUid([...source.pending.filter(provisionable), ...places.reschedulable]));
+  const { sims, errors } = simPods(uniqueByUid([...source.pending.filter((p) => !ownedByDaemonSetOrNode(p)), ...places.reschedulable]));
   const snapshot: Snapshot = {
     nodes: places.targets.map((t) => t.node), nodePools: views, daemonSets: daemonSetViews(source.cluster.daemonSets, source.cluster.pods),
     namespaces: namespaceLabelMap(source.cluster.namespaces), volumes: viewVolumes(source.cluster),
