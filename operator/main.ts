@@ -131,9 +131,26 @@ function nodeClassesInUse(state: ClusterState): { metadata?: { name?: string; ui
   });
 }
 
+/** No Kubernetes API to talk to: a setting to fix, reported in one line. */
+export class KubeConfigNotFoundError extends Error {
+  constructor(message: string) {
+    super(`finding the Kubernetes API: ${message}`);
+    this.name = "KubeConfigNotFoundError";
+  }
+}
+
 function loadKubeConfig(config: OperatorConfig): KubeConfig {
   const kc = new KubeConfig();
-  if (config.kubeconfig !== "") kc.loadFromFile(config.kubeconfig); else kc.loadFromDefault();
+  if (config.kubeconfig !== "") { kc.loadFromFile(config.kubeconfig); return kc; }
+  kc.loadFromDefault();
+  // With no ~/.kube/config and no in-cluster token, client-node falls back to an unauthenticated
+  // http://localhost:8080, which it then refuses on every request ("HTTP protocol is not allowed"): say so now.
+  const cluster = kc.getCurrentCluster();
+  if (cluster?.name === "cluster" && cluster.server === "http://localhost:8080" && kc.getCurrentUser()?.name === "user") {
+    throw new KubeConfigNotFoundError("no --kubeconfig (KUBECONFIG), no ~/.kube/config and no in-cluster "
+      + "ServiceAccount token at /var/run/secrets/kubernetes.io/serviceaccount/token; run it in a pod with a "
+      + "ServiceAccount or pass --kubeconfig");
+  }
   return kc;
 }
 
@@ -209,7 +226,7 @@ export async function runOperator(argv: readonly string[], log: (line: string) =
     operator = await startOperator(config);
   } catch (error) {
     // A setting to fix, like a config error: one line naming it, no stack trace.
-    if (!(error instanceof ClusterDiscoveryError)) throw error;
+    if (!(error instanceof ClusterDiscoveryError) && !(error instanceof KubeConfigNotFoundError)) throw error;
     log(`${error.message.replace(/\s*\n\s*/g, " ")}\n`);
     return 2;
   }

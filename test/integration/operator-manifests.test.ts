@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1APIResourceList, type V1Deployment } from "@kubernetes/client-node";
+import { CoreV1Api, CustomObjectsApi, type V1Deployment } from "@kubernetes/client-node";
 import { loadConfig } from "../../operator/config.ts";
 import { startOperator, type RunningOperator } from "../../operator/main.ts";
 import { createLogger } from "../../operator/observability/logger.ts";
@@ -23,7 +23,7 @@ import { CI_VALUES, karpenterValues, KERF_CRD_CHART, KERF_IMAGE_OVER_KARPENTER, 
 import { containerEnvironment, deploymentContainer, kerfInvocation, only, type ManifestObject } from "../harness/manifests.ts";
 import { chartQueries, exportedSeries, unexported } from "../harness/observability.ts";
 import { get } from "../harness/probes.ts";
-import { rawRequest } from "../harness/raw.ts";
+import { apply, operatorAccount, removeOperatorAccount, tokenKubeConfig } from "../harness/server-side-apply.ts";
 import { RecordingProxy, type RecordedCall } from "../harness/recording-proxy.ts";
 import { createTestNamespace } from "../harness/reset.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
@@ -33,41 +33,6 @@ import { NODECLAIMS, ON_DEMAND, WORKSHOP_FAMILIES, isReady, liveInstances, nodeC
 
 /** A release name of this run's own: the chart prefixes every object name with it (it contains "kerf"). */
 const RELEASE = `kerf-it-${process.pid}`;
-
-interface Resource { readonly base: string; readonly plural: string; readonly namespaced: boolean }
-
-/** An object's resource from API discovery (so any kind the manifests gain works without a table here). */
-async function resourceOf(kc: KubeConfig, obj: ManifestObject): Promise<Resource> {
-  const base = obj.apiVersion.includes("/") ? `/apis/${obj.apiVersion}` : `/api/${obj.apiVersion}`;
-  const list = (await rawRequest(kc, { method: "GET", path: base })) as V1APIResourceList;
-  const resource = list.resources.find((r) => r.kind === obj.kind && !r.name.includes("/"));
-  if (resource === undefined) throw new Error(`${obj.apiVersion} serves no ${obj.kind}`);
-  return { base, plural: resource.name, namespaced: resource.namespaced };
-}
-
-/** Server-side apply; `dryRun` persists nothing. Strict field validation rejects unknown or duplicate fields (SSA answers 500 "field not declared in schema"). */
-async function apply(kc: KubeConfig, obj: ManifestObject, o: { dryRun: boolean }): Promise<unknown> {
-  const r = await resourceOf(kc, obj);
-  const collection = `${r.base}/${r.namespaced ? `namespaces/${obj.metadata.namespace ?? ""}/` : ""}${r.plural}`;
-  const query = `fieldManager=kerf-test&force=true&fieldValidation=Strict${o.dryRun ? "&dryRun=All" : ""}`;
-  return rawRequest(kc, { method: "PATCH", path: `${collection}/${obj.metadata.name}?${query}`, body: obj, contentType: "application/apply-patch+yaml" });
-}
-
-async function isClusterScoped(kc: KubeConfig, obj: ManifestObject): Promise<boolean> {
-  return !(await resourceOf(kc, obj)).namespaced;
-}
-
-/** A kubeconfig that authenticates with a bearer token only (no client certificate: no admin rights). */
-function tokenKubeConfig(server: string, caData: string, token: string): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: "test", server, caData, skipTLSVerify: false }],
-    users: [{ name: "kerf-operator", token }],
-    contexts: [{ name: "test", cluster: "test", user: "kerf-operator" }],
-    currentContext: "test",
-  });
-  return kc;
-}
 
 /** A call as "VERB resource[/subresource]" ("WATCH pods", "POST pods/eviction"), namespace and name dropped. */
 function callKey(c: RecordedCall): string {
@@ -103,15 +68,7 @@ void describe("the Helm charts on the real apiserver, with the operator running 
     await sim?.stop();
     await operator?.stop();
     await proxy?.stop();
-    const rbac = env.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
-    for (const obj of clusterObjects) {
-      if (obj.kind === "ClusterRole") await rbac.deleteClusterRole({ name: obj.metadata.name }).catch(() => undefined);
-      if (obj.kind === "ClusterRoleBinding") await rbac.deleteClusterRoleBinding({ name: obj.metadata.name }).catch(() => undefined);
-      // The kube-dns read lives in kube-system, which outlives the test's namespace.
-      const inNamespace = { name: obj.metadata.name, namespace: obj.metadata.namespace ?? "" };
-      if (obj.kind === "Role") await rbac.deleteNamespacedRole(inNamespace).catch(() => undefined);
-      if (obj.kind === "RoleBinding") await rbac.deleteNamespacedRoleBinding(inNamespace).catch(() => undefined);
-    }
+    await removeOperatorAccount(env.kubeConfig, clusterObjects);
     rmSync(workdir, { recursive: true, force: true });
   });
 
@@ -158,26 +115,11 @@ void describe("the Helm charts on the real apiserver, with the operator running 
     // join the test apiserver).
     const set = { "settings.clusterName": CLUSTER, "settings.region": env.aws().region, "settings.clusterEndpoint": env.state.apiserverUrl, "logLevel": "debug" };
     const shipped = component(await renderChart({ release: RELEASE, namespace, values: [CI_VALUES], set }), "operator");
-    const rbacKinds = new Set(["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"]);
-    for (const obj of shipped.filter((o) => rbacKinds.has(o.kind))) {
-      await apply(env.kubeConfig, obj, { dryRun: false });
-      // Cluster-scoped objects, and the kube-dns Role in kube-system, outlive the test's namespace.
-      if (await isClusterScoped(env.kubeConfig, obj) || obj.metadata.namespace === "kube-system") clusterObjects.push(obj);
-    }
-    const account = only(shipped, "ServiceAccount").metadata.name;
-    const token = (await core.createNamespacedServiceAccountToken({ name: account, namespace, body: { spec: { audiences: [], expirationSeconds: 3600 } } })).status?.token ?? "";
-    assert.notEqual(token, "");
+    const account = await operatorAccount(env.kubeConfig, shipped, namespace, env.state.apiserverUrl);
+    clusterObjects.push(...account.outliving);
+    const { token } = account;
     const caData = env.kubeConfig.getCurrentCluster()?.caData ?? "";
-    // The RBAC authorizer learns of new bindings through its informers: wait (directly, unrecorded) until the token may list.
     const direct = tokenKubeConfig(env.state.apiserverUrl, caData, token);
-    await eventually("the ServiceAccount's bindings to take effect", async () => {
-      await direct.makeApiClient(CustomObjectsApi).listClusterCustomObject({ ...NODECLAIMS, limit: 1 });
-      await direct.makeApiClient(CoreV1Api).listNode({ limit: 1 });
-      // The namespaced Role (the Lease) propagates on its own: a 404 means the read was authorized.
-      await direct.makeApiClient(CoordinationV1Api).readNamespacedLease({ name: "karpenter-leader-election", namespace })
-        .catch((error: unknown) => { if ((error as { code?: number }).code !== 404) throw error; });
-      return true;
-    }, 30_000, 100);
     step("ServiceAccount token authorized");
     await assert.rejects(direct.makeApiClient(CoreV1Api).listNamespacedSecret({ namespace }), (e: { code?: number }) => e.code === 403, "the token is not an admin");
 

@@ -1,9 +1,7 @@
 /**
- * The released image, built from the Dockerfile by scripts/release/build-image.sh (buildah, no Docker daemon) and
- * run with `buildah run` (chroot isolation, the host's network): the CLI, `kerf check` on the examples and the
- * webhook answering AdmissionReviews over TLS. The image is cached by the content of its inputs, so a run with
- * unchanged sources only checks its tag; where buildah is missing and cannot be installed (not root) the suite is
- * skipped with a notice, as the release needs a container tool.
+ * The released image (test/harness/release-image.ts builds and runs it without a Docker daemon): the CLI, `kerf
+ * check` on the examples and the webhook answering AdmissionReviews over TLS. The operator in the image, started
+ * from the rendered chart against the test environment: release-image-operator.test.ts.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -16,17 +14,12 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { createPki, issueServingCertificate } from "../harness/certs.ts";
+import { containerToolUnavailable, openReleaseImage, type ImageContainer } from "../harness/release-image.ts";
 import { eventually } from "../harness/wait.ts";
 
 const execFileAsync = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "../..");
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string };
-
-function containerToolUnavailable(): string | undefined {
-  if (spawnSync("sh", ["-c", "command -v buildah"]).status === 0) return undefined;
-  if (process.getuid?.() === 0 && spawnSync("sh", ["-c", "command -v apt-get"]).status === 0) return undefined;
-  return "no buildah and no way to install it here (needs root and apt-get): the built image is not tested";
-}
 
 const skip = containerToolUnavailable();
 if (skip !== undefined) process.stdout.write(`# release-image: skipped: ${skip}\n`);
@@ -78,7 +71,7 @@ function review(uid: string, object: unknown): Record<string, unknown> {
 }
 
 void describe("the release image built from the Dockerfile without a daemon", { skip }, () => {
-  let image = "";
+  let opened: ImageContainer | undefined;
   let container = "";
   let entrypoint: string[] = [];
   const children: ChildProcess[] = [];
@@ -105,19 +98,11 @@ void describe("the release image built from the Dockerfile without a daemon", { 
   }
 
   before(async () => {
-    const built = await execFileAsync("bash", [path.join(root, "scripts/release/build-image.sh"), "amd64"],
-      { maxBuffer: 16 << 20 }).catch((error: unknown) => {
-      const e = error as { stderr?: string; message: string };
-      throw new Error(`building the image: ${e.stderr?.split("\n").slice(-15).join("\n") ?? e.message}`);
-    });
-    image = built.stdout.trim().split("\n").at(-1) ?? "";
-    container = (await execFileAsync("buildah", ["from", "--pull=never", image])).stdout.trim();
-    // buildah run does not apply ENTRYPOINT: read it from the image so the test runs what `docker run` would.
-    const inspected = await execFileAsync("buildah", ["inspect", "--type", "image", image], { maxBuffer: 16 << 20 });
-    const { config } = (JSON.parse(inspected.stdout) as { OCIv1: { config: { Entrypoint?: string[]; User?: string } } }).OCIv1;
-    entrypoint = config.Entrypoint ?? [];
+    opened = await openReleaseImage();
+    container = opened.container;
+    entrypoint = [...opened.entrypoint];
     assert.deepEqual(entrypoint, ["kerf"], "the image's entrypoint");
-    assert.equal(config.User, "65532:65532", "the image runs as a numeric non-root user");
+    assert.equal(opened.user, "65532:65532", "the image runs as a numeric non-root user");
   });
 
   after(async () => {
@@ -126,7 +111,7 @@ void describe("the release image built from the Dockerfile without a daemon", { 
         try { process.kill(-child.pid, "SIGTERM"); } catch { /* already gone */ }
       }
     }
-    if (container !== "") await execFileAsync("buildah", ["rm", container]).catch(() => undefined);
+    await opened?.remove();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
