@@ -127,6 +127,17 @@ interface GroupSpec {
 
 const NO_SOURCE: DomainSource = { nodes: [], pools: [] };
 
+/** A label set as a string, cached by object (a memoized SimPod keeps its labels object, pod-spec.ts). */
+const labelKeys = new WeakMap<Readonly<Record<string, string>>, string>();
+function labelsKey(labels: Readonly<Record<string, string>>): string {
+  let key = labelKeys.get(labels);
+  if (key === undefined) {
+    key = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    labelKeys.set(labels, key);
+  }
+  return key;
+}
+
 export class Topology {
   private readonly groups = new Map<string, Group>();
   private readonly namespaces: Snapshot["namespaces"];
@@ -135,6 +146,8 @@ export class Topology {
   /** domainCache by group (the hot path: every spread check reads it). */
   private readonly groupDomains = new Map<Group, ReadonlySet<string>>();
   private source: DomainSource = NO_SOURCE;
+  /** countedIn's answers by pod class, with the number of groups they were computed over. */
+  private readonly counted = new Map<string, { readonly groupCount: number; readonly groups: readonly Group[] }>();
 
   constructor(namespaces?: Snapshot["namespaces"]) {
     this.namespaces = namespaces;
@@ -221,11 +234,19 @@ export class Topology {
    * Groups a pod counts in: selector groups it matches, owner groups whose term it carries. A group
    * with a filter counts it only where the filter admits the place (the place checks, targets.ts).
    */
-  countedIn(pod: SimPod, ownedTerms: readonly PodAffinityTerm[]): Group[] {
-    const owned = new Set(ownedTerms.map((t) => `${t.topologyKey}|${namespacesKey(t)}|${selectorKey(t.selector)}`));
-    return [...this.groups.values()].filter((g) => (g.owner
-      ? owned.has(`${g.key}|${namespacesKey(g)}|${selectorKey(g.selector)}`)
+  countedIn(pod: SimPod, ownedTerms: readonly PodAffinityTerm[]): readonly Group[] {
+    const owned = ownedTerms.map((t) => `${t.topologyKey}|${namespacesKey(t)}|${selectorKey(t.selector)}`);
+    // What decides the answer is the namespace, the labels and the owned terms: a Deployment's replicas share it.
+    // Groups are only ever added, so their number tells whether a cached answer is still whole.
+    const id = `${pod.namespace}\u0000${labelsKey(pod.labels)}\u0000${owned.join("\u0001")}`;
+    const hit = this.counted.get(id);
+    if (hit !== undefined && hit.groupCount === this.groups.size) return hit.groups;
+    const ownedSet = new Set(owned);
+    const groups = [...this.groups.values()].filter((g) => (g.owner
+      ? ownedSet.has(`${g.key}|${namespacesKey(g)}|${selectorKey(g.selector)}`)
       : this.matches(g, pod)));
+    this.counted.set(id, { groupCount: this.groups.size, groups });
+    return groups;
   }
 
   /** Adds one pod to group `g` in `domain`. */
