@@ -58,3 +58,25 @@ void describe("the kerf-annotations policy on kerf.dev/spot-to-spot-consolidatio
     });
   }
 });
+
+void describe("the kerf-annotations policy on kerf.dev/drift-rollout", () => {
+  const judge = (value: unknown): string[] => {
+    const object = { apiVersion: "karpenter.sh/v1", kind: "NodePool",
+      metadata: { name: "p", annotations: { "kerf.dev/drift-rollout": value } }, spec: {} };
+    return kerfAnnotationIssues({ kind: "NodePool", operation: "CREATE", object, oldObject: undefined, context })
+      .map((i) => `${i.path}: ${i.message}`);
+  };
+  const cases: [string, unknown, RegExp | undefined][] = [
+    ["accepts waves", "waves", undefined],
+    ["denies a value other than waves, naming the annotation", "fast", /^metadata\.annotations\.kerf\.dev\/drift-rollout: .*"fast" is not "waves"/],
+    ["denies a value that is not a string", true, /true is not "waves"/],
+  ];
+  for (const [title, value, want] of cases) {
+    void it(title, () => {
+      const found = judge(value);
+      if (want === undefined) return assert.deepEqual(found, []);
+      assert.equal(found.length, 1);
+      assert.match(found[0] ?? "", want);
+    });
+  }
+});

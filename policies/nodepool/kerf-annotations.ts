@@ -1,8 +1,10 @@
-// kerf-annotations: kerf's NodePool annotations kerf.dev/consolidate-empty-after and kerf.dev/spot-to-spot-consolidation
-// are read as the operator reads them (domain/empty-after.ts, domain/spot-to-spot.ts): an unusable value is ignored
-// there, so it is denied here; one that cannot act is a warning. (kerf.dev/budget-timezone belongs to budget-schedule.)
+// kerf-annotations: kerf's NodePool annotations kerf.dev/consolidate-empty-after, kerf.dev/spot-to-spot-consolidation
+// and kerf.dev/drift-rollout are read as the operator reads them (domain/empty-after.ts, domain/spot-to-spot.ts,
+// domain/drift-waves.ts): an unusable value is ignored there, so it is denied here; one that cannot act is a warning.
+// (kerf.dev/budget-timezone belongs to budget-schedule.)
 import { CONSOLIDATE_EMPTY_AFTER_ANNOTATION, emptyAfterOf } from "../domain/empty-after.ts";
 import { formatDuration, NEVER, tryParseDuration } from "../domain/duration.ts";
+import { DRIFT_ROLLOUT_ANNOTATION, driftRolloutOf } from "../domain/drift-waves.ts";
 import { SPOT_TO_SPOT_ANNOTATION, spotToSpotOf } from "../domain/spot-to-spot.ts";
 import { joinPath } from "../field-path.ts";
 import { asObject, get } from "../object.ts";
@@ -10,6 +12,7 @@ import type { Issue, Policy, PolicyInput } from "../types.ts";
 
 const PATH = joinPath("metadata", "annotations", CONSOLIDATE_EMPTY_AFTER_ANNOTATION);
 const SPOT_PATH = joinPath("metadata", "annotations", SPOT_TO_SPOT_ANNOTATION);
+const ROLLOUT_PATH = joinPath("metadata", "annotations", DRIFT_ROLLOUT_ANNOTATION);
 
 function emptyAfterIssues(input: PolicyInput): Issue[] {
   const delay = emptyAfterOf(asObject(get(input.object, "metadata", "annotations")));
@@ -30,9 +33,16 @@ function spotToSpotIssues(input: PolicyInput): Issue[] {
   return [{ path: SPOT_PATH, message: `annotation ${SPOT_TO_SPOT_ANNOTATION}: ${setting.message}; kerf's operator would ignore it (the feature gate decides)` }];
 }
 
+function driftRolloutIssues(input: PolicyInput): Issue[] {
+  const setting = driftRolloutOf(asObject(get(input.object, "metadata", "annotations")));
+  if (setting.kind !== "invalid") return [];
+  return [{ path: ROLLOUT_PATH, message: `annotation ${DRIFT_ROLLOUT_ANNOTATION}: ${setting.message}; kerf's operator `
+    + "would ignore it and replace drifted nodes as fast as the budgets allow" }];
+}
+
 /** Problems of kerf's annotations on a (defaulted) NodePool. */
 export function kerfAnnotationIssues(input: PolicyInput): Issue[] {
-  return [...emptyAfterIssues(input), ...spotToSpotIssues(input)];
+  return [...emptyAfterIssues(input), ...spotToSpotIssues(input), ...driftRolloutIssues(input)];
 }
 
 /** The kerf-annotations policy. */
@@ -41,6 +51,6 @@ export const KERF_ANNOTATIONS_POLICY: Policy = {
   kinds: ["NodePool"],
   defaultSeverity: "deny",
   description: "kerf's NodePool annotations are usable: kerf.dev/consolidate-empty-after a duration shorter than consolidateAfter, " +
-    "kerf.dev/spot-to-spot-consolidation \"true\" or \"false\"",
+    "kerf.dev/spot-to-spot-consolidation \"true\" or \"false\", kerf.dev/drift-rollout \"waves\"",
   check: kerfAnnotationIssues,
 };

@@ -38,7 +38,8 @@ export function desiredStatus(cluster: Cluster, nodePool: CustomObjectLike, now:
   const ready = classReady.status === "True";
   conditions = setCondition(conditions, ready ? { type: "Ready", status: "True", reason: "Ready" } : { type: "Ready", status: "False", reason: "NodeClassNotReady", message: "NodeClassReady=False" }, now);
   const all = cluster.nodeClaims().filter((c) => c.metadata?.labels?.["karpenter.sh/nodepool"] === name);
-  conditions = setCondition(conditions, rolloutCondition(nodePool, all, cluster.nodes(), now), now);
+  const rollout = rolloutCondition(nodePool, { claims: all, nodes: cluster.nodes(), pods: cluster.pods() }, now);
+  conditions = setCondition(conditions, rollout, now);
   const resources = Object.fromEntries(Object.entries(usage(claims)).map(([k, v]) => [k, formatResource(k, v)]));
   return { resources: { ...resources, nodes: String(nodes) }, nodes, conditions: conditions.map((c) => ({ ...c, observedGeneration: nodePool.metadata?.generation })) };
 }

@@ -281,7 +281,8 @@ export function preparePass(input: DisruptionInput): Pass {
     nodePools: dynamicPools(input.cluster), nominated: input.nominated, inFlight: input.inFlight,
     emptyAfter: emptyDelays(input.cluster),
   });
-  const budgets = poolBudgets({ now: input.now, nodePools: input.cluster.nodePools, nodeClaims, nodes, inFlight: input.inFlight });
+  const budgets = poolBudgets({ now: input.now, nodePools: input.cluster.nodePools, nodeClaims, nodes, pods,
+    inFlight: input.inFlight });
   const { snapshot, stays } = schedulingView(input, found.candidates);
   const ctx: MethodContext = {
     snapshot, compact: new CompactSnapshot(snapshot), stays, spotToSpot: input.spotToSpot, spotToSpotPools: spotToSpotPools(input.cluster),

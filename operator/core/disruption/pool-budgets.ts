@@ -7,9 +7,11 @@ import {
   allowedDisruptions, BUDGET_TIMEZONE_ANNOTATION, DISRUPTION_REASONS, type BudgetSpec, type DisruptionReason,
 } from "../../../policies/domain/budgets.ts";
 import { Label } from "../../../policies/domain/labels.ts";
-import type { Meta, Node, NodeClaim } from "../lifecycle/objects.ts";
+import { DRIFT_ROLLOUT_ANNOTATION } from "../../../policies/domain/drift-waves.ts";
+import type { Meta, Node, NodeClaim, Pod } from "../lifecycle/objects.ts";
 import { isTrue } from "../lifecycle/objects.ts";
 import { Keys } from "../lifecycle/registration.ts";
+import { driftWaves, type DriftWaves } from "./drift-waves.ts";
 import type { PoolBudget } from "./types.ts";
 
 export interface PoolObject {
@@ -23,6 +25,8 @@ export interface BudgetInput {
   readonly nodeClaims: readonly NodeClaim[];
   readonly nodes: readonly Node[];
   readonly inFlight: ReadonlySet<string>;
+  /** The cluster's pods: a drift rollout in waves waits for a wave's pods to run (drift-waves.ts). */
+  readonly pods?: readonly Pod[] | undefined;
 }
 
 
@@ -62,12 +66,27 @@ export function poolBudgets(input: BudgetInput): PoolBudget[] {
       && !isTrue(c.status?.conditions, "InstanceTerminating"));
     const busy = counted.filter((c) => disrupting(c, nodeByProvider.get(c.status?.providerID ?? ""), input.inFlight))
       .length;
+    const waves = driftWaves({ pool, claims, nodes: input.nodes, pods: input.pods, inFlight: input.inFlight });
     for (const reason of DISRUPTION_REASONS) {
-      const { allowed, explanation } = allowedDisruptions(budgetsOf(pool), reason, counted.length, input.now, timeZoneOf(pool));
-      out.push({ nodePool: name, reason, nodes: counted.length, disrupting: busy, allowed: Math.max(allowed - busy, 0), explanation });
+      const budget = allowedDisruptions(budgetsOf(pool), reason, counted.length, input.now, timeZoneOf(pool));
+      const allowed = Math.max(budget.allowed - busy, 0);
+      if (reason === "Drifted" && waves !== undefined && waves.startable < allowed) {
+        out.push({ nodePool: name, reason, nodes: counted.length, disrupting: busy, allowed: waves.startable,
+          explanation: waveExplanation(waves) });
+        continue;
+      }
+      out.push({ nodePool: name, reason, nodes: counted.length, disrupting: busy, allowed, explanation: budget.explanation });
     }
   }
   return out;
+}
+
+/** Why a rollout in waves starts no more now (or only some), as the Drifted budget's explanation. */
+export function waveExplanation(w: DriftWaves): string {
+  const head = `${DRIFT_ROLLOUT_ANNOTATION}: wave ${w.wave} of ${w.size} node${w.size === 1 ? "" : "s"}, ${w.settled} settled`;
+  return w.startable === 0
+    ? `${head}, ${w.inProgress} being replaced; the next starts once they are Initialized with their pods Running`
+    : `${head}: ${w.startable} more may start`;
 }
 
 /** A mutable view of what is left to spend in this pass. */

@@ -1,4 +1,5 @@
 /** What every object's preview shares: the moment, the pools of both sides and of the cluster, the live NodeClaims. */
+import { driftRolloutOf } from "../../../policies/domain/drift-waves.ts";
 import { BUDGET_TIMEZONE_ANNOTATION, type BudgetSpec } from "../../../policies/domain/budgets.ts";
 import { countLive, type Measure } from "./live.ts";
 import { pacingOf, type PacedPool } from "./pacing.ts";
@@ -28,7 +29,11 @@ export function nodeClassOf(pool: unknown): string | undefined {
 export function pacedPool(pool: unknown): PacedPool {
   const budgets = at(pool, "spec", "disruption", "budgets");
   const zone = at(pool, "metadata", "annotations", BUDGET_TIMEZONE_ANNOTATION);
-  return { name: nameOf(pool), budgets: Array.isArray(budgets) ? (budgets as BudgetSpec[]) : undefined, timeZone: typeof zone === "string" ? zone : "UTC" };
+  const rollout = driftRolloutOf(obj(at(pool, "metadata", "annotations")));
+  return {
+    name: nameOf(pool), budgets: Array.isArray(budgets) ? (budgets as BudgetSpec[]) : undefined,
+    timeZone: typeof zone === "string" ? zone : "UTC", ...(rollout.kind === "waves" ? { growingWaves: true } : {}),
+  };
 }
 
 export class PreviewContext {

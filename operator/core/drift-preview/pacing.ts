@@ -7,6 +7,7 @@
 import {
   allowedDisruptions, budgetWindow, DEFAULT_BUDGETS, MAX_INT32, type BudgetSpec,
 } from "../../../policies/domain/budgets.ts";
+import { waveSizes } from "../../../policies/domain/drift-waves.ts";
 import type { BudgetState, PoolPacing } from "./types.ts";
 
 const DRIFTED = "Drifted";
@@ -17,6 +18,8 @@ export interface PacedPool {
   /** spec.disruption.budgets as written; undefined: the API default. */
   readonly budgets: readonly BudgetSpec[] | undefined;
   readonly timeZone: string;
+  /** `kerf.dev/drift-rollout: waves`: growing waves of 1, 2, 4, … nodes (policies/domain/drift-waves.ts). */
+  readonly growingWaves?: boolean;
 }
 
 function stateOf(budget: BudgetSpec, index: number, now: Date, timeZone: string): BudgetState {
@@ -94,7 +97,13 @@ function waves(input: WaveInput, until: string | undefined): Pick<PoolPacing, "w
   }
   if (perWave === 0) return { wavesNote: `with ${nodes} nodes the budgets allow no Drifted disruption` };
   perWave = Math.min(perWave === MAX_INT32 ? drifting : perWave, drifting);
-  return { waves: { nodes, drifting, perWave, waves: Math.ceil(drifting / perWave), ...(startsAt === undefined ? {} : { startsAt }) } };
+  const at_ = startsAt === undefined ? {} : { startsAt };
+  if (pool.growingWaves === true) {
+    // Each wave waits for the one before to settle; the budget caps how many of a wave go at once.
+    const sizes = waveSizes(drifting);
+    return { waves: { nodes, drifting, perWave, waves: sizes.length, sizes, ...at_ } };
+  }
+  return { waves: { nodes, drifting, perWave, waves: Math.ceil(drifting / perWave), ...at_ } };
 }
 
 /** The pacing of a Drifted rollout of `drifting` of the pool's `nodes` nodes (both unknown offline). */

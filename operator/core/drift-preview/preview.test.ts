@@ -4,6 +4,8 @@ import { nodeClassHashAnnotations } from "../disruption/nodeclass-hash.ts";
 import type { NodeClaim } from "../lifecycle/objects.ts";
 import { hashAnnotations } from "../nodepool/hash.ts";
 import { previewDrift, type ObjectPreview, type PreviewInput } from "./preview.ts";
+import { pacedPool } from "./context.ts";
+import { pacingOf } from "./pacing.ts";
 
 /** Wednesday 10:00 UTC. */
 const NOW = new Date("2026-11-25T10:00:00Z");
@@ -181,6 +183,16 @@ void describe("drift preview pacing", () => {
     assert.deepEqual(r?.live?.[0]?.byReason, { RequirementsDrifted: 6 }, "labels are judged whatever the hash version");
     const [c] = previewDrift({ before: [nodeClass()], after: [nodeClass({ role: "OtherRole" })], now: NOW, live: { nodeClaims, nodePools: [before.value] } }).changed;
     assert.deepEqual(c?.live?.[0]?.byReason, { NodeClassDrift: 5 });
+  });
+
+  void it("shows growing waves of 1, 2, 4, … for a pool with kerf.dev/drift-rollout: waves, as the operator runs them", () => {
+    const annotated = { metadata: { name: "general", annotations: { "kerf.dev/drift-rollout": "waves" } },
+      spec: { disruption: { budgets: [{ nodes: "3" }] } } };
+    const paced = pacedPool(annotated);
+    assert.equal(paced.growingWaves, true);
+    assert.deepEqual(pacingOf(paced, NOW, { nodes: 12, drifting: 10 }).waves,
+      { nodes: 12, drifting: 10, perWave: 3, waves: 4, sizes: [1, 2, 4, 3] });
+    assert.equal(pacedPool({ metadata: { name: "general" } }).growingWaves, undefined);
   });
 
   void it("paces by the default budget of 10% when the pool has none", () => {

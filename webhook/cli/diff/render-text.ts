@@ -34,7 +34,16 @@ function budgetLine(b: BudgetState): string {
 
 function wavesLine(p: PoolPacing, maybe: boolean): string[] {
   const w = p.waves;
-  if (w !== undefined) return [`    with ${plural(w.nodes, "node")} (${w.drifting} ${maybe ? "if all drift" : "drifting"}): ${plural(w.waves, "wave")} of at most ${w.perWave}${w.startsAt === undefined ? "" : `, starting ${time(w.startsAt)}`}`];
+  const starting = w?.startsAt === undefined ? "" : `, starting ${time(w.startsAt)}`;
+  if (w?.sizes !== undefined) {
+    return [`    with ${plural(w.nodes, "node")} (${w.drifting} ${maybe ? "if all drift" : "drifting"}): `
+      + `${plural(w.waves, "growing wave")} of ${w.sizes.join(", ")} (kerf.dev/drift-rollout), each once the one before `
+      + `is Initialized with its pods Running, at most ${w.perWave} at a time${starting}`];
+  }
+  if (w !== undefined) {
+    return [`    with ${plural(w.nodes, "node")} (${w.drifting} ${maybe ? "if all drift" : "drifting"}): `
+      + `${plural(w.waves, "wave")} of at most ${w.perWave}${starting}`];
+  }
   if (p.wavesNote === undefined) return [];
   return [`    waves: ${p.wavesNote === "node count unknown" ? "node count unknown (add --cluster to count the live NodeClaims)" : p.wavesNote}`];
 }
