@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { Ajv } from "ajv";
 import { parse as parseYaml } from "yaml";
 import { parseDuration } from "../policies/domain/duration.ts";
+import { parsePriorityCutoff } from "./core/provisioning/expendable.ts";
 import { parseSchedulerConfig, type SchedulerConfig } from "./core/scheduling/default-spread.ts";
 import { MAX_PRICE_RATIO } from "./core/scheduling/solver.ts";
 
@@ -186,20 +187,19 @@ function parseSchedulerConfigFlag(flag: string, raw: string): SchedulerConfig {
   }
 }
 
-/** --expendable-pods-priority-cutoff: "" (off) or an integer in a pod priority's range. */
-function parsePriorityCutoff(flag: string, raw: string): number | undefined {
-  if (raw.trim() === "") return undefined;
-  const n = Number(raw);
-  if (!/^\s*-?\d+\s*$/.test(raw) || !Number.isSafeInteger(n) || n < -2147483648 || n > 2147483647) {
-    throw new ConfigError(`--${flag} (${envName(flag)}): "${raw}" is not a 32-bit integer pod priority`);
+/** --expendable-pods-priority-cutoff: "" (off) or an integer in a pod priority's range (expendable.ts). */
+function parseCutoffFlag(flag: string, raw: string): number | undefined {
+  try {
+    return parsePriorityCutoff(raw);
+  } catch (error) {
+    throw new ConfigError(`--${flag} (${envName(flag)}): ${(error as Error).message}`, { cause: error });
   }
-  return n;
 }
 
 /** Settings read by their own parser rather than by their kind. */
 const PARSERS: Partial<Record<keyof OperatorConfig, (flag: string, raw: string) => unknown>> = {
   featureGates: (_flag, raw) => parseGates(raw), ignoreDRARequests: parseIgnoreDRA, schedulerConfig: parseSchedulerConfigFlag,
-  expendablePodsPriorityCutoff: parsePriorityCutoff,
+  expendablePodsPriorityCutoff: parseCutoffFlag,
 };
 
 function convert(flag: string, def: FlagDef, raw: string): unknown {

@@ -200,9 +200,13 @@ function waits(pod: Obj): boolean {
 
 /**
  * Builds the scenario; throws ScenarioError for an unknown kind or an unusable object. `now` dates
- * made-up NodeClaims; `schedulerConfig` is the cluster's kube-scheduler defaults (default-spread.ts).
+ * made-up NodeClaims; `schedulerConfig` is the cluster's kube-scheduler defaults (default-spread.ts);
+ * `expendablePodsPriorityCutoff` the operator's --expendable-pods-priority-cutoff (provisioning/expendable.ts).
  */
-export function buildScenario(documents: readonly unknown[], catalog: Catalog, now: Date = new Date(0), schedulerConfig?: SchedulerConfig): Scenario {
+export function buildScenario(
+  documents: readonly unknown[], catalog: Catalog, now: Date = new Date(0), schedulerConfig?: SchedulerConfig,
+  expendablePodsPriorityCutoff?: number,
+): Scenario {
   const docs = documents.map(o);
   const classes = new Map<string, NodeClassView>();
   const typeCache = new Map<NodeClassView | undefined, InstanceType[]>();
@@ -245,7 +249,7 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog, n
     },
   };
   const cluster = scenarioCluster(objects, now);
-  const input = schedulingInput({ cluster, pending: objects.pending as readonly Pod[], instanceTypes, schedulerConfig });
+  const input = schedulingInput({ cluster, pending: objects.pending as readonly Pod[], instanceTypes, schedulerConfig, expendablePodsPriorityCutoff });
   return { snapshot: input.snapshot, pending: [...input.pods.keys()], objects, cluster };
 }
 
