@@ -120,6 +120,15 @@ function priceRatio(raw: string): number | string {
 
 const schedulerConfigFile = (file: string | undefined): { schedulerConfigFile?: string } => (file === undefined ? {} : { schedulerConfigFile: file });
 
+/** The scheduling options of --max-price-ratio and --expendable-pods-priority-cutoff, or a usage error. */
+function schedulingOptions(ratioFlag: string, cutoffFlag: string | undefined): SimulateOptions | string {
+  const ratio = priceRatio(ratioFlag);
+  if (typeof ratio === "string") return ratio;
+  const cutoff = priorityCutoff(cutoffFlag);
+  if (typeof cutoff === "string") return cutoff;
+  return { maxPriceRatio: ratio, ...(cutoff.value === undefined ? {} : { expendablePodsPriorityCutoff: cutoff.value }) };
+}
+
 /** The options, or the message for a usage error. */
 function parse(args: readonly string[], now: Date): Parsed | string | "help" {
   const { values } = parseArgs({
@@ -141,14 +150,11 @@ function parse(args: readonly string[], now: Date): Parsed | string | "help" {
   if (Number.isNaN(at.getTime())) return `--at: "${values.at ?? ""}" is not an ISO 8601 time`;
   const passes = Number(values.passes);
   if (!Number.isInteger(passes) || passes < 0) return `--passes: "${values.passes}" is not a whole number ≥ 0`;
-  const ratio = priceRatio(values["max-price-ratio"]);
-  if (typeof ratio === "string") return ratio;
-  const cutoff = priorityCutoff(values["expendable-pods-priority-cutoff"]);
-  if (typeof cutoff === "string") return cutoff;
+  const scheduling = schedulingOptions(values["max-price-ratio"], values["expendable-pods-priority-cutoff"]);
+  if (typeof scheduling === "string") return scheduling;
   return {
     region: values.region, files: values.file, format: values.format,
-    options: { now: at, maxPasses: passes, spotToSpot: values["spot-to-spot"] },
-    scheduling: { maxPriceRatio: ratio, ...(cutoff.value === undefined ? {} : { expendablePodsPriorityCutoff: cutoff.value }) },
+    options: { now: at, maxPasses: passes, spotToSpot: values["spot-to-spot"] }, scheduling,
     ...schedulerConfigFile(values["scheduler-config"]),
   };
 }
@@ -176,7 +182,9 @@ export async function runSimulate(args: readonly string[], io: CliIo): Promise<n
 function planScenario(documents: readonly unknown[], parsed: Pick<Parsed, "options" | "scheduling" | "region"> & { schedulerConfig?: SchedulerConfig }): Plan {
   const { options, scheduling, region } = parsed;
   const catalog = builtinCatalog(region);
-  const scenario = buildScenario(documents, catalog, options.now, parsed.schedulerConfig, scheduling.expendablePodsPriorityCutoff);
+  const scenario = buildScenario(documents, catalog, options.now, {
+    schedulerConfig: parsed.schedulerConfig, expendablePodsPriorityCutoff: scheduling.expendablePodsPriorityCutoff,
+  });
   const result = simulate(scenario.snapshot, scenario.pending, scheduling);
   // Nodes that pending pods go to are nominated: the disruption pass leaves them alone.
   const nominated = new Set(result.existingPlacements.map((p) => p.node));
