@@ -198,6 +198,10 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   if (elector === undefined) manager.start(); else elector.start();
   const servers = overrides.serveHttp === false ? [] : await serveProbes({ ready: () => state.synced, registry: metrics.registry }, { health: config.healthProbePort, metrics: config.metricsPort });
   const syncTimer = setInterval(() => metrics.clusterStateSynced.set(state.synced ? 1 : 0), 1000);
+  if (config.featureGates["NodeRepair"] === true) {
+    // Said once at start: users of Karpenter v1.14+ get its budget-paced repair by default, kerf the legacy controller.
+    logger.info({ legacyNodeRepair: config.legacyNodeRepair }, "node repair on: Karpenter's node.health controller (legacy node repair), not paced by disruption budgets");
+  }
   logger.info({ cluster: config.clusterName, region: config.region, identity: config.leaderElectionIdentity }, "operator started");
   return {
     config, state, metrics, servers,
