@@ -50,12 +50,27 @@ void describe("operator configuration", () => {
     assert.deepEqual([fromFlags.clusterEndpoint, fromFlags.isolatedVPC], ["https://10.0.1.5:6443", true]);
   });
 
+  void it("should turn node repair on with NodeRepair=true and accept Karpenter's --legacy-node-repair", () => {
+    assert.equal(loadConfig({ argv: [], env: base }).featureGates["NodeRepair"], false);
+    const on = loadConfig({ argv: ["--feature-gates", "NodeRepair=true", "--legacy-node-repair"], env: base });
+    assert.deepEqual([on.featureGates["NodeRepair"], on.legacyNodeRepair], [true, true]);
+  });
+
+  void it("should leave the expendable-pods priority cutoff off by default and read it from the flag or its env var", () => {
+    assert.equal(loadConfig({ argv: [], env: base }).expendablePodsPriorityCutoff, undefined);
+    assert.equal(loadConfig({ argv: ["--expendable-pods-priority-cutoff=-10"], env: base }).expendablePodsPriorityCutoff, -10);
+    assert.equal(loadConfig({ argv: [], env: { ...base, EXPENDABLE_PODS_PRIORITY_CUTOFF: "100" } }).expendablePodsPriorityCutoff, 100);
+  });
+
   const bad: { name: string; argv: string[]; env: Record<string, string>; message: RegExp }[] = [
     { name: "a missing cluster name", argv: [], env: { AWS_REGION: "us-east-1" }, message: /clusterName/ },
     { name: "a malformed region", argv: ["--region", "mars"], env: { CLUSTER_NAME: "c" }, message: /region/ },
     { name: "a bad duration", argv: ["--batch-max-duration", "10 s"], env: base, message: /--batch-max-duration/ },
     { name: "an unknown flag", argv: ["--nope"], env: base, message: /nope/ },
     { name: "a bad feature gate", argv: ["--feature-gates", "NodeRepair=yes"], env: base, message: /feature-gates/ },
+    { name: "TerminateFirstRepair=true (not implemented)", argv: ["--feature-gates", "NodeRepair=true,TerminateFirstRepair=true"], env: base, message: /TerminateFirstRepair=true is not implemented by kerf/ },
+    { name: "a priority cutoff that is not an integer", argv: ["--expendable-pods-priority-cutoff", "low"], env: base, message: /--expendable-pods-priority-cutoff \(EXPENDABLE_PODS_PRIORITY_CUTOFF\): "low" is not a 32-bit integer/ },
+    { name: "a priority cutoff out of a pod priority's range", argv: [], env: { ...base, EXPENDABLE_PODS_PRIORITY_CUTOFF: "3000000000" }, message: /EXPENDABLE_PODS_PRIORITY_CUTOFF/ },
     { name: "a cluster endpoint that is not an http(s) URL", argv: [], env: { ...base, CLUSTER_ENDPOINT: "ABC.gr7.us-east-1.eks.amazonaws.com" }, message: /--cluster-endpoint \(CLUSTER_ENDPOINT\): "ABC\.gr7/ },
     { name: "a cluster endpoint without a host", argv: ["--cluster-endpoint", "https://"], env: base, message: /--cluster-endpoint/ },
     { name: "a CA bundle that is PEM rather than base64", argv: [], env: { ...base, CLUSTER_CA_BUNDLE: "-----BEGIN CERTIFICATE-----" }, message: /clusterCABundle/ },

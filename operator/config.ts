@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { Ajv } from "ajv";
 import { parse as parseYaml } from "yaml";
 import { parseDuration } from "../policies/domain/duration.ts";
+import { parsePriorityCutoff } from "./core/provisioning/expendable.ts";
 import { parseSchedulerConfig, type SchedulerConfig } from "./core/scheduling/default-spread.ts";
 import { MAX_PRICE_RATIO } from "./core/scheduling/solver.ts";
 
@@ -37,6 +38,8 @@ export interface OperatorConfig {
   readonly launchTimeoutMs: number;
   readonly registrationTimeoutMs: number;
   readonly featureGates: Readonly<Record<string, boolean>>;
+  /** Karpenter's --legacy-node-repair: kerf's NodeRepair is that controller either way (read, logged, no effect). */
+  readonly legacyNodeRepair: boolean;
   /** The scheduling guard: a planned NodeClaim never grows past this many times what its pods are worth (SimulateOptions.maxPriceRatio). */
   readonly maxPriceRatio: number;
   /**
@@ -44,6 +47,11 @@ export interface OperatorConfig {
    * and no node (core/scheduling/dra.ts); false (Karpenter's DRA simulation) is refused, not ignored.
    */
   readonly ignoreDRARequests: true;
+  /**
+   * kerf's --expendable-pods-priority-cutoff (Cluster Autoscaler's setting): pending pods whose priority is below it
+   * never launch a node, though they still schedule onto existing capacity; undefined (the default) turns it off.
+   */
+  readonly expendablePodsPriorityCutoff: number | undefined;
   /**
    * Karpenter's --scheduler-config (SCHEDULER_CONFIG): the cluster's kube-scheduler default topology spread
    * constraints, applied to pods without their own (core/scheduling/default-spread.ts); none by default.
@@ -89,6 +97,8 @@ const FLAGS: Readonly<Record<string, FlagDef>> = {
   "max-price-ratio": { key: "maxPriceRatio", kind: "number", def: String(MAX_PRICE_RATIO), usage: "a planned NodeClaim never grows to an option costing more than this many times what its pods' requests are worth at the NodePool's best price per resource (≥ 1)" },
   "ignore-dra-requests": { key: "ignoreDRARequests", kind: "string", def: "true", usage: "Karpenter's flag: pods with DRA resource claims get a scheduling error and no node; only true is accepted (kerf does not simulate DRA devices)" },
   "scheduler-config": { key: "schedulerConfig", kind: "string", def: "", usage: "YAML/JSON of the kube-scheduler behaviour to mirror: podTopologySpread.defaultConstraints (and defaultingType List|System), applied to pods without topology spread constraints; empty: none" },
+  "legacy-node-repair": { key: "legacyNodeRepair", kind: "boolean", def: "false", usage: "Karpenter's flag: kerf's node repair (--feature-gates NodeRepair=true) is always Karpenter's legacy node.health controller, so true and false do the same" },
+  "expendable-pods-priority-cutoff": { key: "expendablePodsPriorityCutoff", kind: "string", def: "", usage: "kerf's (Cluster Autoscaler's setting): pending pods with a priority below this integer never launch a node; they still schedule onto existing capacity; empty: off (Karpenter's behaviour)" },
   "feature-gates": { key: "featureGates", kind: "string", def: "NodeRepair=false,ReservedCapacity=true,SpotToSpotConsolidation=false,NodeOverlay=false,StaticCapacity=false,CapacityBuffer=false", usage: "comma-separated Name=bool pairs" },
 };
 
@@ -121,11 +131,18 @@ function envName(flag: string): string {
   return flag.toUpperCase().replaceAll("-", "_");
 }
 
+/** Karpenter gates kerf does not implement: true is refused, never accepted and ignored. */
+const UNIMPLEMENTED_GATES: Readonly<Record<string, string>> = {
+  TerminateFirstRepair: "kerf's node repair deletes the unhealthy NodeClaim and lets the provisioner replace it (Karpenter's node.health controller)",
+};
+
 function parseGates(raw: string): Record<string, boolean> {
   const out: Record<string, boolean> = {};
   for (const pair of raw.split(",").filter((p) => p.trim() !== "")) {
     const [name, value] = pair.split("=");
     if (name === undefined || (value !== "true" && value !== "false")) throw new ConfigError(`--feature-gates: "${pair}" is not Name=true|false`);
+    const why = UNIMPLEMENTED_GATES[name.trim()];
+    if (value === "true" && why !== undefined) throw new ConfigError(`--feature-gates: ${name.trim()}=true is not implemented by kerf: ${why}; remove it or set it to false`);
     out[name.trim()] = value === "true";
   }
   return out;
@@ -170,9 +187,19 @@ function parseSchedulerConfigFlag(flag: string, raw: string): SchedulerConfig {
   }
 }
 
+/** --expendable-pods-priority-cutoff: "" (off) or an integer in a pod priority's range (expendable.ts). */
+function parseCutoffFlag(flag: string, raw: string): number | undefined {
+  try {
+    return parsePriorityCutoff(raw);
+  } catch (error) {
+    throw new ConfigError(`--${flag} (${envName(flag)}): ${(error as Error).message}`, { cause: error });
+  }
+}
+
 /** Settings read by their own parser rather than by their kind. */
 const PARSERS: Partial<Record<keyof OperatorConfig, (flag: string, raw: string) => unknown>> = {
   featureGates: (_flag, raw) => parseGates(raw), ignoreDRARequests: parseIgnoreDRA, schedulerConfig: parseSchedulerConfigFlag,
+  expendablePodsPriorityCutoff: parseCutoffFlag,
 };
 
 function convert(flag: string, def: FlagDef, raw: string): unknown {

@@ -180,8 +180,9 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   });
   catalogRefresher.refreshedAt(clock.now().getTime());
   const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs },
-    clusterCABundle: nodeClusterInfo.caBundle, nodeClassResolver: resolver, nodeClassCloud, nodeClassFinalizers: new KubeNodeClassFinalizers(kc), batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs }, scheduling: { maxPriceRatio: config.maxPriceRatio, schedulerConfig: config.schedulerConfig }, ...(interruption === undefined ? {} : { interruption }),
+    clusterCABundle: nodeClusterInfo.caBundle, nodeClassResolver: resolver, nodeClassCloud, nodeClassFinalizers: new KubeNodeClassFinalizers(kc), batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs }, scheduling: { maxPriceRatio: config.maxPriceRatio, schedulerConfig: config.schedulerConfig, expendablePodsPriorityCutoff: config.expendablePodsPriorityCutoff }, ...(interruption === undefined ? {} : { interruption }),
     disruption: { ...DEFAULT_DISRUPTION_SETTINGS, ...overrides.disruption, spotToSpot: config.featureGates["SpotToSpotConsolidation"] === true },
+    nodeRepair: config.featureGates["NodeRepair"] === true,
     tagging: { tags: new Ec2InstanceTags(awsEc2TagsApi(awsClientConfig(config, overrides))), clusterName: config.clusterName },
     kubernetesVersion: { provider: kubernetesVersion, periodMs: overrides.kubernetesVersionRefreshMs },
     catalogRefresher, catalogFreshness: () => catalog.freshness(),
@@ -197,6 +198,10 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   if (elector === undefined) manager.start(); else elector.start();
   const servers = overrides.serveHttp === false ? [] : await serveProbes({ ready: () => state.synced, registry: metrics.registry }, { health: config.healthProbePort, metrics: config.metricsPort });
   const syncTimer = setInterval(() => metrics.clusterStateSynced.set(state.synced ? 1 : 0), 1000);
+  if (config.featureGates["NodeRepair"] === true) {
+    // Said once at start: users of Karpenter v1.14+ get its budget-paced repair by default, kerf the legacy controller.
+    logger.info({ legacyNodeRepair: config.legacyNodeRepair }, "node repair on: Karpenter's node.health controller (legacy node repair), not paced by disruption budgets");
+  }
   logger.info({ cluster: config.clusterName, region: config.region, identity: config.leaderElectionIdentity }, "operator started");
   return {
     config, state, metrics, servers,

@@ -27,6 +27,7 @@ import { podMetricsController } from "./metrics/pods.ts";
 import { nodeClassNamesOf, publishOfferingMetrics, type CatalogRefresher } from "./providers/catalog.ts";
 import { reconcileNodeClassLifecycle, type NodeClassLifecycleDeps } from "./nodeclass/controller.ts";
 import { reconcileNodeDeletion } from "./node/finalizer.ts";
+import { reconcileNodeRepair } from "./node/repair.ts";
 import { reconcileNodeClaim } from "./nodeclaim/controller.ts";
 import { reconcileExpiration } from "./nodeclaim/expiration.ts";
 import { taggingController } from "./nodeclaim/tagging.ts";
@@ -89,6 +90,8 @@ export interface ControllerDeps extends NodeClaimDeps {
   readonly tagging?: { readonly tags: InstanceTags; readonly clusterName: string };
   /** The Kubernetes version provider: enables providers.version (a re-read every periodMs, default 5 min). */
   readonly kubernetesVersion?: { readonly provider: VersionRefresher; readonly periodMs?: number | undefined };
+  /** The NodeRepair feature gate: enables node.health (core/repair/policy.ts). */
+  readonly nodeRepair?: boolean;
   /** Set when the catalog comes from AWS: enables the providers.catalog refresh loop. */
   readonly catalogRefresher?: CatalogRefresher;
   /** Where each EC2NodeClass's offerings and prices come from and when they were refreshed (its status). */
@@ -128,6 +131,7 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
       watches: { nodeclaims: own, nodes: (n) => nodeClaimOfNode(deps, n), pods: (p) => nodeClaimOfPod(deps, p), volumeattachments: (va) => nodeClaimOfPod(deps, va) },
     },
     { name: "node.termination", reconcile: (key) => reconcileNodeDeletion(deps.cluster, key), watches: { nodes: own } },
+    ...(deps.nodeRepair === true ? [{ name: "node.health", reconcile: (key: string) => reconcileNodeRepair(deps, key), watches: { nodes: own } }] : []),
     { name: "nodeclaim.expiration", reconcile: (key) => reconcileExpiration(deps, key), watches: { nodeclaims: own } },
     {
       name: "nodepool.status",

@@ -65,6 +65,14 @@ export function disrupted(nc: Meta, reason: string): OperatorEvent {
   return { involved: nodeClaimRef(nc), type: "Normal", reason: "Disrupted", message: `Disrupting NodeClaim: ${reason}` };
 }
 
+/**
+ * Node repair is blocked: too many of the NodePool's (or the cluster's) Nodes are unhealthy. On the Node,
+ * with Karpenter's reason; deduplicated per Node.
+ */
+export function nodeRepairBlocked(node: Meta, message: string): OperatorEvent {
+  return { involved: nodeRef(node), type: "Warning", reason: "NodeRepairBlocked", message, dedupeKey: message };
+}
+
 /** A pod's karpenter.sh/do-not-disrupt value does not parse: disruption ignores it (Karpenter's Event). */
 export function invalidDoNotDisruptAnnotation(pod: Meta, message: string): OperatorEvent {
   return {

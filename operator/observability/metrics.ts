@@ -11,6 +11,12 @@ function metrics(registry: Registry) {
     nodeClaimsCreated: new Counter({ name: "karpenter_nodeclaims_created_total", help: "Number of nodeclaims created in total by Karpenter.", labelNames: ["reason", "nodepool", "capacity_type"], registers: r }),
     nodeClaimsTerminated: new Counter({ name: "karpenter_nodeclaims_terminated_total", help: "Number of nodeclaims terminated in total by Karpenter.", labelNames: ["nodepool", "capacity_type"], registers: r }),
     nodeClaimsDisrupted: new Counter({ name: "karpenter_nodeclaims_disrupted_total", help: "Number of nodeclaims disrupted in total by Karpenter.", labelNames: ["reason", "nodepool", "capacity_type"], registers: r }),
+    nodeClaimsUnhealthyDisrupted: new Counter({
+      name: "karpenter_nodeclaims_unhealthy_disrupted_total", registers: r,
+      help: "Number of unhealthy nodeclaims disrupted in total by node repair. Labeled by the condition the node was "
+        + "disrupted on, the owning nodepool, the capacity type, the image ID, and the termination mode.",
+      labelNames: ["condition", "nodepool", "capacity_type", "image_id", "termination_mode"],
+    }),
     instanceTerminationDuration: new Histogram({ name: "karpenter_nodeclaims_instance_termination_duration_seconds", help: "Duration of CloudProvider Instance termination in seconds.", labelNames: ["nodepool"], buckets: durationBuckets, registers: r }),
     nodesCreated: new Counter({ name: "karpenter_nodes_created_total", help: "Number of nodes created in total by Karpenter.", labelNames: ["nodepool"], registers: r }),
     nodesTerminated: new Counter({ name: "karpenter_nodes_terminated_total", help: "Number of nodes terminated in total by Karpenter.", labelNames: ["nodepool"], registers: r }),

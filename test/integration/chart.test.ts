@@ -127,9 +127,18 @@ void describe("the kerf Helm chart, rendered by helm", () => {
     assert.equal(config.batchMaxDurationMs, operatorDefaults.batchMaxDurationMs);
     assert.equal(config.batchIdleDurationMs, operatorDefaults.batchIdleDurationMs);
     assert.equal(config.maxPriceRatio, operatorDefaults.maxPriceRatio);
+    assert.equal(config.expendablePodsPriorityCutoff, undefined, "no expendable-pods cutoff unless set");
     assert.equal(config.logLevel, "info");
     assert.equal(config.clusterEndpoint, "", "discovered with EKS DescribeCluster");
     assert.equal(config.interruptionQueue, "");
+  });
+
+  void it("should pass settings.expendablePodsPriorityCutoff and the NodeRepair gate to the operator", async () => {
+    const objects = await renderChart({ set: { "settings.expendablePodsPriorityCutoff": "-10", "settings.featureGates.nodeRepair": "true" } });
+    const { argv, env } = operatorSources(objects, { CLUSTER_NAME: "c", AWS_REGION: "us-east-1" });
+    const config = loadConfig({ argv, env });
+    assert.equal(config.expendablePodsPriorityCutoff, -10);
+    assert.equal(config.featureGates["NodeRepair"], true);
   });
 
   void it("should refuse an unknown feature gate value at render time, naming the setting", async () => {

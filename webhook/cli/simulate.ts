@@ -8,6 +8,7 @@ import {
 import { priceNote, type PriceNote } from "./explain.ts";
 import { regionList } from "./regions.ts";
 // The simulation is the operator's pure core; this CLI only reads, converts and prints (architecture §1.1 entry-point wiring).
+import { parsePriorityCutoff } from "../../operator/core/provisioning/expendable.ts";
 import { buildScenario, ScenarioError } from "../../operator/core/scheduling/scenario.ts";
 import { parseSchedulerConfig, type SchedulerConfig } from "../../operator/core/scheduling/default-spread.ts";
 import { simulate, type SimulateOptions, type SimulationResult } from "../../operator/core/scheduling/simulate.ts";
@@ -20,6 +21,7 @@ import type { CliIo } from "./io.ts";
 
 const usage = `Usage: kerf simulate -f SCENARIO.yaml [-f MORE.yaml|DIR ...] [--format text|json] [--region REGION] [--at TIME] [--passes N]
                      [--spot-to-spot] [--max-price-ratio R] [--scheduler-config FILE]
+                     [--expendable-pods-priority-cutoff N]
 
 Simulates Karpenter's scheduling on a scenario (multi-document YAML of NodePool, EC2NodeClass,
 Pod, Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, Namespace and RuntimeClass
@@ -42,6 +44,9 @@ replaces, the savings, what each budget allows and what keeps the other nodes.
                    podTopologySpread.defaultConstraints (kube-scheduler's default topology spread constraints)
                    apply to every pod without its own, the selector deduced from the Services, ReplicaSets
                    (a Deployment's), StatefulSets and ReplicationControllers of the scenario that select it
+  --expendable-pods-priority-cutoff N
+                   the operator's --expendable-pods-priority-cutoff: pending pods whose priority is below N
+                   launch no node; they go to the scenario's Nodes when there is room, else are unschedulable
   --max-price-ratio R
                    the operator's --max-price-ratio: a planned NodeClaim never grows to an option costing
                    more than R times what its pods are worth at the NodePool's best price per resource
@@ -98,6 +103,15 @@ interface Parsed {
   readonly schedulerConfigFile?: string;
 }
 
+/** --expendable-pods-priority-cutoff's value (undefined: off), or the message for a usage error. */
+function priorityCutoff(raw: string | undefined): { value: number | undefined } | string {
+  try {
+    return { value: raw === undefined ? undefined : parsePriorityCutoff(raw) };
+  } catch (error) {
+    return `--expendable-pods-priority-cutoff: ${(error as Error).message}`;
+  }
+}
+
 /** --max-price-ratio's value, or the message for a usage error. */
 function priceRatio(raw: string): number | string {
   const ratio = Number(raw);
@@ -105,6 +119,15 @@ function priceRatio(raw: string): number | string {
 }
 
 const schedulerConfigFile = (file: string | undefined): { schedulerConfigFile?: string } => (file === undefined ? {} : { schedulerConfigFile: file });
+
+/** The scheduling options of --max-price-ratio and --expendable-pods-priority-cutoff, or a usage error. */
+function schedulingOptions(ratioFlag: string, cutoffFlag: string | undefined): SimulateOptions | string {
+  const ratio = priceRatio(ratioFlag);
+  if (typeof ratio === "string") return ratio;
+  const cutoff = priorityCutoff(cutoffFlag);
+  if (typeof cutoff === "string") return cutoff;
+  return { maxPriceRatio: ratio, ...(cutoff.value === undefined ? {} : { expendablePodsPriorityCutoff: cutoff.value }) };
+}
 
 /** The options, or the message for a usage error. */
 function parse(args: readonly string[], now: Date): Parsed | string | "help" {
@@ -114,7 +137,7 @@ function parse(args: readonly string[], now: Date): Parsed | string | "help" {
       file: { type: "string", short: "f", multiple: true }, format: { type: "string", default: "text" }, help: { type: "boolean", short: "h" },
       at: { type: "string" }, passes: { type: "string", default: String(DEFAULT_MAX_PASSES) }, "spot-to-spot": { type: "boolean", default: false },
       "max-price-ratio": { type: "string", default: String(MAX_PRICE_RATIO) }, "scheduler-config": { type: "string" },
-      region: { type: "string", default: DEFAULT_REGION },
+      "expendable-pods-priority-cutoff": { type: "string" }, region: { type: "string", default: DEFAULT_REGION },
     },
   });
   if (values.help === true) return "help";
@@ -127,11 +150,11 @@ function parse(args: readonly string[], now: Date): Parsed | string | "help" {
   if (Number.isNaN(at.getTime())) return `--at: "${values.at ?? ""}" is not an ISO 8601 time`;
   const passes = Number(values.passes);
   if (!Number.isInteger(passes) || passes < 0) return `--passes: "${values.passes}" is not a whole number ≥ 0`;
-  const ratio = priceRatio(values["max-price-ratio"]);
-  if (typeof ratio === "string") return ratio;
+  const scheduling = schedulingOptions(values["max-price-ratio"], values["expendable-pods-priority-cutoff"]);
+  if (typeof scheduling === "string") return scheduling;
   return {
     region: values.region, files: values.file, format: values.format,
-    options: { now: at, maxPasses: passes, spotToSpot: values["spot-to-spot"] }, scheduling: { maxPriceRatio: ratio },
+    options: { now: at, maxPasses: passes, spotToSpot: values["spot-to-spot"] }, scheduling,
     ...schedulerConfigFile(values["scheduler-config"]),
   };
 }
@@ -159,7 +182,9 @@ export async function runSimulate(args: readonly string[], io: CliIo): Promise<n
 function planScenario(documents: readonly unknown[], parsed: Pick<Parsed, "options" | "scheduling" | "region"> & { schedulerConfig?: SchedulerConfig }): Plan {
   const { options, scheduling, region } = parsed;
   const catalog = builtinCatalog(region);
-  const scenario = buildScenario(documents, catalog, options.now, parsed.schedulerConfig);
+  const scenario = buildScenario(documents, catalog, options.now, {
+    schedulerConfig: parsed.schedulerConfig, expendablePodsPriorityCutoff: scheduling.expendablePodsPriorityCutoff,
+  });
   const result = simulate(scenario.snapshot, scenario.pending, scheduling);
   // Nodes that pending pods go to are nominated: the disruption pass leaves them alone.
   const nominated = new Set(result.existingPlacements.map((p) => p.node));

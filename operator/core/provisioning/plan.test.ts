@@ -34,8 +34,11 @@ function cluster(parts: Partial<ClusterView> = {}): ClusterView {
   return { pods: [], nodes: [], nodeClaims: [], nodePools: [nodePool("default")], daemonSets: [], ...parts };
 }
 
-function plan(c: ClusterView, pending: readonly Pod[], byPool: ReadonlyMap<string, readonly InstanceType[]> = new Map(c.nodePools.map((p) => [p.metadata?.name ?? "", types]))): ProvisioningPlan {
-  const input: PlanInput = { cluster: c, pending, instanceTypes: byPool };
+function plan(
+  c: ClusterView, pending: readonly Pod[], byPool: ReadonlyMap<string, readonly InstanceType[]> = new Map(c.nodePools.map((p) => [p.metadata?.name ?? "", types])),
+  options?: PlanInput["options"],
+): ProvisioningPlan {
+  const input: PlanInput = { cluster: c, pending, instanceTypes: byPool, ...(options === undefined ? {} : { options }) };
   return planProvisioning(input);
 }
 
@@ -146,6 +149,58 @@ void describe("in-flight NodeClaims", () => {
     assert.equal(p.claims.length, 1);
     assert.deepEqual(p.claims[0]!.pods.map((x) => x.metadata?.name).sort(), ["bound-0", "bound-1", "bound-2", "bound-3"]);
     assert.deepEqual(p.nominations, []);
+  });
+});
+
+void describe("expendable pods (--expendable-pods-priority-cutoff)", () => {
+  const CUTOFF = { expendablePodsPriorityCutoff: 0 };
+  const low = (n: number, prefix = "low"): Pod[] => pods(n, { prefix, spec: { priority: -5 } });
+  const providerID = "aws:///us-east-1a/i-0123456789abcdef0";
+  const existing = (memory: string): { nodeClaims: NodeClaim[]; nodes: Node[] } => ({
+    nodeClaims: [{ metadata: { name: "default-x", labels: { "karpenter.sh/nodepool": "default" } }, spec: { requirements: [] }, status: { providerID, conditions: [{ type: "Initialized", status: "True" }] } }],
+    nodes: [{ metadata: { name: "ip-10-0-0-1", labels: { "kubernetes.io/hostname": "ip-10-0-0-1" } }, spec: { providerID }, status: { allocatable: { cpu: "2", memory, pods: "29" } } }],
+  });
+
+  void it("should launch no node for pods below the cutoff and tell each pod why", () => {
+    const p = plan(cluster(), low(3), undefined, CUTOFF);
+    assert.deepEqual(p.claims, []);
+    assert.deepEqual(p.podErrors.map((e) => e.pod.metadata?.name), ["low-0", "low-1", "low-2"]);
+    assert.match(p.podErrors[0]!.reason, /pod priority -5 is below the expendable-pods priority cutoff 0/);
+  });
+
+  void it("should launch for the same pods without a cutoff (Karpenter's behaviour)", () => {
+    assert.equal(plan(cluster(), low(3)).claims.length, 1);
+  });
+
+  void it("should still nominate pods below the cutoff to an existing Node with room, and report only those left over", () => {
+    const p = plan(cluster(existing("2Gi")), low(3), undefined, CUTOFF);
+    assert.deepEqual(p.claims, []);
+    assert.equal(p.nominations.length, 2);
+    assert.deepEqual(p.nominations.map((n) => n.target), ["node/ip-10-0-0-1", "node/ip-10-0-0-1"]);
+    assert.equal(p.podErrors.length, 1);
+  });
+
+  void it("should still nominate pods below the cutoff to an in-flight NodeClaim", () => {
+    const inFlight = created(plan(cluster(), pods(5)), 0, "default-abc12");
+    const p = plan(cluster({ nodeClaims: [inFlight] }), low(2), undefined, CUTOFF);
+    assert.deepEqual(p.claims, []);
+    assert.deepEqual(p.nominations.map((n) => n.target), ["nodeclaim/default-abc12", "nodeclaim/default-abc12"]);
+  });
+
+  void it("should launch for pods at or above the cutoff and never put a pod below it on that new NodeClaim", () => {
+    const p = plan(cluster(), [...pods(2, { prefix: "high", spec: { priority: 0 } }), ...low(2)], undefined, CUTOFF);
+    assert.equal(p.claims.length, 1);
+    assert.deepEqual(p.claims[0]!.pods.map((x) => x.metadata?.name), ["high-0", "high-1"]);
+    assert.deepEqual(p.podErrors.map((e) => e.pod.metadata?.name).sort(), ["low-0", "low-1"]);
+  });
+
+  void it("should still place the pods of a deleting NodeClaim below the cutoff (kerf displaced them)", () => {
+    const claim: NodeClaim = { metadata: { name: "old", labels: { "karpenter.sh/nodepool": "default" }, deletionTimestamp: "2026-01-01T00:00:00Z" }, spec: { requirements: [] }, status: { providerID } };
+    const node: Node = { metadata: { name: "old-node" }, spec: { providerID }, status: { allocatable: { cpu: "2", memory: "8Gi", pods: "29" } } };
+    const bound = pods(2, { nodeName: "old-node", prefix: "bound", spec: { priority: -5 } });
+    const p = plan(cluster({ nodeClaims: [claim], nodes: [node], pods: bound }), [], undefined, CUTOFF);
+    assert.equal(p.claims.length, 1);
+    assert.deepEqual(p.podErrors, []);
   });
 });
 

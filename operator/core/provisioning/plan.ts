@@ -59,7 +59,9 @@ function hasCompatibleType(view: NodePoolView): boolean {
 
 /** Computes what to create, whom to nominate and who cannot be placed. */
 export function planProvisioning(input: PlanInput): ProvisioningPlan {
-  const built = schedulingInput({ ...input, schedulerConfig: input.options?.schedulerConfig });
+  const built = schedulingInput({
+    ...input, schedulerConfig: input.options?.schedulerConfig, expendablePodsPriorityCutoff: input.options?.expendablePodsPriorityCutoff,
+  });
   const { pools, targets, errors } = built;
   const sims = built.pods;
   const result = simulate(built.snapshot, [...sims.keys()], input.options ?? {});

@@ -15,7 +15,8 @@
  *   smallest option;
  * - pods with Dynamic Resource Allocation requirements are not placed (dra.ts, Karpenter's
  *   `--ignore-dra-requests` default), nor counted in a DaemonSet's overhead;
- * - pods without topology spread constraints get the configured defaults (default-spread.ts).
+ * - pods without topology spread constraints get the configured defaults (default-spread.ts);
+ * - pending pods below the expendable-pods priority cutoff go to existing places only (expendable.ts).
  */
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { parseResourceList } from "../../../policies/domain/quantity.ts";
@@ -29,6 +30,7 @@ import type { NodePoolView, SimPod, Snapshot } from "../scheduling/types.ts";
 import {
   daemonSetViews, existingPlaces, namespaceLabelMap, viewVolumes, type ClusterView, type NodePoolObject, type Target,
 } from "./cluster-view.ts";
+import { noLaunchReason } from "./expendable.ts";
 import { ownedByDaemonSetOrNode } from "./intake.ts";
 import { remainingLimits } from "./limits.ts";
 import { templateOf } from "./nodeclaim-template.ts";
@@ -51,6 +53,8 @@ export interface SchedulingSource {
   readonly places?: { readonly keepCordoned?: boolean } | undefined;
   /** Now (ms): when do-not-disrupt durations on the pods of deleting nodes end (absent: all in force). */
   readonly now?: number | undefined;
+  /** --expendable-pods-priority-cutoff: pending pods below it launch no node (expendable.ts); absent: off. */
+  readonly expendablePodsPriorityCutoff?: number | undefined;
 }
 
 /** The simulation's input and how to map its answer back to the objects. */
@@ -96,15 +100,22 @@ function poolView(
   };
 }
 
-/** SimPods for the pods, oldest first; a pod whose requests cannot be read becomes an error. */
-export function simPods(pods: readonly Pod[]): { sims: Map<SimPod, Pod>; errors: { pod: Pod; reason: string }[] } {
+/**
+ * SimPods for the pods, oldest first; a pod whose requests cannot be read becomes an error. `noLaunch` says why
+ * a pod may not launch a node (SimPod.noLaunch), if so.
+ */
+export function simPods(
+  pods: readonly Pod[], noLaunch: (pod: Pod) => string | undefined = () => undefined,
+): { sims: Map<SimPod, Pod>; errors: { pod: Pod; reason: string }[] } {
   const created = (p: Pod): number => timeMs(p.metadata?.creationTimestamp) ?? 0;
   const ordered = [...pods].sort((a, b) => created(a) - created(b));
   const sims = new Map<SimPod, Pod>();
   const errors: { pod: Pod; reason: string }[] = [];
   ordered.forEach((pod, i) => {
     try {
-      sims.set(simPodFromPod(pod, i), pod);
+      const sim = simPodFromPod(pod, i);
+      const reason = noLaunch(pod);
+      sims.set(reason === undefined ? sim : { ...sim, noLaunch: reason }, pod);
     } catch (error) {
       const cause = error instanceof Error ? error.message : String(error);
       errors.push({ pod, reason: `reading the pod's requests: ${cause}` });
@@ -158,7 +169,12 @@ export function schedulingInput(given: SchedulingSource): SchedulingInput {
   const byName = typesByName(source.instanceTypes);
   const { pools, views } = takingPartPools(source, byName);
   const places = existingPlaces(source.cluster, byName, { ...source.places, now: source.now });
-  const { sims, errors } = simPods(uniqueByUid([...source.pending.filter((p) => !ownedByDaemonSetOrNode(p)), ...places.reschedulable]));
+  const pending = source.pending.filter((p) => !ownedByDaemonSetOrNode(p));
+  const cutoff = source.expendablePodsPriorityCutoff;
+  // Only pending pods are expendable: a deleting node's pods (reschedulable) are placed as any other.
+  const waiting = new Set<Pod>(pending);
+  const noLaunch = (pod: Pod): string | undefined => (waiting.has(pod) ? noLaunchReason(pod, cutoff) : undefined);
+  const { sims, errors } = simPods(uniqueByUid([...pending, ...places.reschedulable]), noLaunch);
   const snapshot: Snapshot = {
     nodes: places.targets.map((t) => t.node), nodePools: views, daemonSets: daemonSetViews(source.cluster.daemonSets, source.cluster.pods),
     namespaces: namespaceLabelMap(source.cluster.namespaces), volumes: viewVolumes(source.cluster),

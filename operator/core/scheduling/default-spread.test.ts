@@ -147,7 +147,7 @@ describe("default topology spread constraints in the simulation (issue 22 item 9
   });
   const zones3 = ["us-east-1a", "us-east-1b", "us-east-1c"];
   const plan = (docs: Obj[], cfg?: SchedulerConfig): ReturnType<typeof simulate> => {
-    const s = buildScenario([nodeClass, ...docs], builtinCatalog(), new Date(0), cfg);
+    const s = buildScenario([nodeClass, ...docs], builtinCatalog(), new Date(0), { schedulerConfig: cfg });
     return simulate(s.snapshot, s.pending);
   };
   const perZone = (r: ReturnType<typeof simulate>): number[] => {

@@ -198,11 +198,20 @@ function waits(pod: Obj): boolean {
   return o(pod["metadata"])["deletionTimestamp"] === undefined && !terminal(pod) && !optsOutOfKarpenter(pod as SchedulingPod);
 }
 
+/** The operator's settings a scenario is read with. */
+export interface ScenarioSettings {
+  /** --scheduler-config: the cluster's kube-scheduler defaults (default-spread.ts). */
+  readonly schedulerConfig?: SchedulerConfig | undefined;
+  /** --expendable-pods-priority-cutoff (provisioning/expendable.ts). */
+  readonly expendablePodsPriorityCutoff?: number | undefined;
+}
+
 /**
  * Builds the scenario; throws ScenarioError for an unknown kind or an unusable object. `now` dates
- * made-up NodeClaims; `schedulerConfig` is the cluster's kube-scheduler defaults (default-spread.ts).
+ * made-up NodeClaims; `settings` are the operator's that shape the scheduling input.
  */
-export function buildScenario(documents: readonly unknown[], catalog: Catalog, now: Date = new Date(0), schedulerConfig?: SchedulerConfig): Scenario {
+export function buildScenario(documents: readonly unknown[], catalog: Catalog, now: Date = new Date(0), settings: ScenarioSettings = {}): Scenario {
+  const { schedulerConfig, expendablePodsPriorityCutoff } = settings;
   const docs = documents.map(o);
   const classes = new Map<string, NodeClassView>();
   const typeCache = new Map<NodeClassView | undefined, InstanceType[]>();
@@ -245,7 +254,7 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog, n
     },
   };
   const cluster = scenarioCluster(objects, now);
-  const input = schedulingInput({ cluster, pending: objects.pending as readonly Pod[], instanceTypes, schedulerConfig });
+  const input = schedulingInput({ cluster, pending: objects.pending as readonly Pod[], instanceTypes, schedulerConfig, expendablePodsPriorityCutoff });
   return { snapshot: input.snapshot, pending: [...input.pods.keys()], objects, cluster };
 }
 

@@ -261,11 +261,26 @@ export class Solver {
   /** Tries every place for one pod; undefined on success, else the reason. */
   private place(state: PodState): string | undefined {
     const c = this.candidate(state);
+    if (state.pod.noLaunch !== undefined) return this.placeOnExisting(c) ? undefined : state.pod.noLaunch;
     const scan: Scan = { cursor: this.cursors.get(state.key) ?? 0, rules: this.canOpen(), tried: new Map(), refused: this.refusalsOf(state.key) };
     const placed = this.placeWithoutRise(c, scan);
     this.cursors.set(state.key, scan.cursor);
     if (placed || this.placeByGrowth(c, scan)) return undefined;
     return this.newClaim(c);
+  }
+
+  /**
+   * First fit over existing nodes (Nodes and in-flight NodeClaims) only, for a pod that may not launch a node
+   * (SimPod.noLaunch): no planned NodeClaim takes it, so it never adds to what is bought. The class's cursor is
+   * read (places before it refused the class for good) but not advanced: pods of the class that may launch
+   * share it.
+   */
+  private placeOnExisting(c: Candidate): boolean {
+    for (let i = Math.min(this.cursors.get(c.state.key) ?? 0, this.nodes.length); i < this.nodes.length; i++) {
+      const result = this.nodes[i]!.tryAdd(c);
+      if (result.ok) return this.commit(result, c, this.nodes[i]!);
+    }
+    return false;
   }
 
   /**

@@ -72,6 +72,11 @@ export interface SimPod {
   readonly hostPorts: readonly HostPort[];
   /** It references a ResourceClaim (dra.ts): never placed, not counted as a DaemonSet's overhead. */
   readonly dynamicResources?: true | undefined;
+  /**
+   * Set for a pod that may not launch a node (below the operator's --expendable-pods-priority-cutoff): it is
+   * placed on existing Nodes and in-flight NodeClaims only, and this is its error when none takes it.
+   */
+  readonly noLaunch?: string | undefined;
   /** Tie-breaker after CPU and memory in the queue (creation time order); defaults to input order. */
   readonly creationOrder?: number;
   /** The PersistentVolumeClaims its volumes use (volumes.ts); absent when it uses none. */
@@ -171,6 +176,11 @@ export interface SimulateOptions {
    * which gives pods without topology spread constraints the defaults; the solver itself does not read it.
    */
   readonly schedulerConfig?: SchedulerConfig | undefined;
+  /**
+   * The operator's --expendable-pods-priority-cutoff (provisioning/expendable.ts): read by the provisioning plan's
+   * scheduling input, which marks pending pods below it SimPod.noLaunch; disruption does not read it.
+   */
+  readonly expendablePodsPriorityCutoff?: number | undefined;
 }
 
 /** The cheapest way to launch a planned NodeClaim. */

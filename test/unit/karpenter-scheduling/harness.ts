@@ -355,7 +355,7 @@ interface Outcome {
 
 function run(c: ParityCase): Outcome {
   const config = c.schedulerConfig === undefined ? undefined : parseSchedulerConfig(c.schedulerConfig);
-  const scenario = buildScenario(c.scenario, catalog, new Date(0), config);
+  const scenario = buildScenario(c.scenario, catalog, new Date(0), { schedulerConfig: config });
   const result = simulate(scenario.snapshot, scenario.pending, c.options);
   const place = new Map<string, string>();
   const labels = new Map<string, Readonly<Record<string, string>>>();
