@@ -14,6 +14,8 @@ export interface Offering {
   readonly capacityType: CapacityType;
   readonly pricePerHour: number;
   readonly available: boolean;
+  /** A NodeOverlay set this offering's price (operator/core/overlay/apply.ts). */
+  readonly priceOverlaid?: true | undefined;
 }
 
 /** One instance type as the scheduler sees it. */
@@ -29,6 +31,8 @@ export interface InstanceType {
    * a driver not listed is unbounded until the node's CSINode reports its count.
    */
   readonly volumeLimits?: Readonly<Record<string, number>> | undefined;
+  /** A NodeOverlay added extended resources to capacity (operator/core/overlay/apply.ts). */
+  readonly capacityOverlaid?: true | undefined;
 }
 
 /**
