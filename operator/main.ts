@@ -17,6 +17,8 @@ import { ClusterState } from "./adapters/kube/cluster-state.ts";
 import { KubeEventRecorder } from "./adapters/kube/event-recorder.ts";
 import { KubeCluster } from "./adapters/kube/kube-cluster.ts";
 import { KubeNodeClassFinalizers } from "./adapters/kube/nodeclass-finalizers.ts";
+import { KubeNodeOverlays } from "./adapters/kube/node-overlays.ts";
+import { OverlayStore } from "./controllers/nodeoverlay/store.ts";
 import { LeaderElector } from "./adapters/kube/lease.ts";
 import { sharingConnections } from "./adapters/kube/shared-connections.ts";
 import { loadConfig, type OperatorConfig } from "./config.ts";
@@ -112,13 +114,13 @@ async function regionCatalog(config: OperatorConfig, o: { logger: Logger; clock:
   return catalog;
 }
 
-async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: ClusterState, o: { cluster: ClusterInfo; kubernetesVersion: KubernetesVersionProvider; logger: Logger; clock: Clock; overrides: OperatorOverrides; catalog: Ec2CatalogProvider }): Promise<{ cloud: CloudProvider; resolver: NodeClassResolver; nodeClassCloud: NodeClassCloud; offerings: OfferingAvailability }> {
+async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: ClusterState, o: { cluster: ClusterInfo; kubernetesVersion: KubernetesVersionProvider; logger: Logger; clock: Clock; overrides: OperatorOverrides; catalog: Ec2CatalogProvider; overlays: OverlayStore | undefined }): Promise<{ cloud: CloudProvider; resolver: NodeClassResolver; nodeClassCloud: NodeClassCloud; offerings: OfferingAvailability }> {
   const graph = createAwsProviders({
     cluster: o.cluster,
     aws: awsClientConfig(config, o.overrides),
     kubernetesVersion: o.kubernetesVersion.get,
     ...(o.overrides.ssmPrefix === undefined ? {} : { ssmPrefix: o.overrides.ssmPrefix }),
-  }, { catalog: o.catalog, clock: o.clock, nodeClass: async (name) => state.nodeClass(name) as EC2NodeClassLike | undefined });
+  }, { catalog: o.catalog, clock: o.clock, nodeClass: async (name) => state.nodeClass(name) as EC2NodeClassLike | undefined, overlays: o.overlays });
   return { cloud: graph.cloudProvider, resolver: graph.resolver, nodeClassCloud: graph.nodeClassCloud, offerings: graph.unavailable };
 }
 
@@ -167,10 +169,13 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
     kubeConfig: kc, onError: (kind, err) => logger.warn({ kind, err }, "informer failed; restarting"),
     // Default topology spread selectors are deduced from Services and controllers: watched only when configured.
     selectorSources: config.schedulerConfig.defaultConstraints.length > 0,
+    // Gate NodeOverlay (Karpenter's, default off): only then is the v1alpha1 CRD required and watched.
+    nodeOverlays: config.featureGates["NodeOverlay"] === true,
   });
+  const overlayStore = config.featureGates["NodeOverlay"] === true ? new OverlayStore() : undefined;
   const cluster = new KubeCluster(kc, state);
   const catalog = await regionCatalog(config, { logger, clock, overrides });
-  const { cloud, resolver, nodeClassCloud, offerings } = await cloudProvider(config, kc, state, { cluster: nodeClusterInfo, kubernetesVersion, logger, clock, overrides, catalog });
+  const { cloud, resolver, nodeClassCloud, offerings } = await cloudProvider(config, kc, state, { cluster: nodeClusterInfo, kubernetesVersion, logger, clock, overrides, catalog, overlays: overlayStore });
   // Karpenter's switch: interruption handling runs exactly when a queue is configured.
   const interruption = config.interruptionQueue === "" ? undefined : { queue: new SqsInterruptionQueue({ sqs: awsSqsApi(awsClientConfig(config, overrides)), queue: config.interruptionQueue }), offerings };
   const events = new KubeEventRecorder({ kubeConfig: kc, logger });
@@ -186,6 +191,7 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
     tagging: { tags: new Ec2InstanceTags(awsEc2TagsApi(awsClientConfig(config, overrides))), clusterName: config.clusterName },
     kubernetesVersion: { provider: kubernetesVersion, periodMs: overrides.kubernetesVersionRefreshMs },
     catalogRefresher, catalogFreshness: () => catalog.freshness(),
+    nodeOverlays: { port: new KubeNodeOverlays(kc, state), store: overlayStore }, overlays: overlayStore,
   });
   const manager = new ControllerManager(specs, state as unknown as ChangeSource, { logger, metrics, isConflict });
   await state.start();

@@ -28,6 +28,9 @@ import { nodeClassNamesOf, publishOfferingMetrics, type CatalogRefresher } from 
 import { reconcileNodeClassLifecycle, type NodeClassLifecycleDeps } from "./nodeclass/controller.ts";
 import { reconcileNodeDeletion } from "./node/finalizer.ts";
 import { reconcileNodeRepair } from "./node/repair.ts";
+import { gateOffNotice, reconcileNodeOverlays } from "./nodeoverlay/controller.ts";
+import type { OverlayStore } from "./nodeoverlay/store.ts";
+import type { NodeOverlays } from "../ports/node-overlays.ts";
 import { reconcileNodeClaim } from "./nodeclaim/controller.ts";
 import { reconcileExpiration } from "./nodeclaim/expiration.ts";
 import { taggingController } from "./nodeclaim/tagging.ts";
@@ -40,7 +43,7 @@ import { WorkQueue, type Reconcile } from "./runtime.ts";
 
 /** The kinds cluster state watches (names as in adapters/kube/cluster-state.ts). */
 export type WatchKind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs" | "volumeattachments"
-  | "persistentvolumeclaims" | "persistentvolumes" | "storageclasses" | "csinodes";
+  | "persistentvolumeclaims" | "persistentvolumes" | "storageclasses" | "csinodes" | "nodeoverlays";
 
 /** What happened to a watched object. */
 export type WatchVerb = "add" | "update" | "delete";
@@ -96,6 +99,13 @@ export interface ControllerDeps extends NodeClaimDeps {
   readonly catalogRefresher?: CatalogRefresher;
   /** Where each EC2NodeClass's offerings and prices come from and when they were refreshed (its status). */
   readonly catalogFreshness?: () => CatalogFreshness;
+  /**
+   * NodeOverlays: with `store` (gate NodeOverlay on) they are evaluated and applied; without, the overlays
+   * present are told they are not applied.
+   */
+  readonly nodeOverlays?: { readonly port: NodeOverlays; readonly store?: OverlayStore | undefined };
+  /** The evaluated overlays the provisioner and the disruption pass decorate instance types with (gate on). */
+  readonly overlays?: OverlayStore | undefined;
 }
 
 const own = (obj: Watched): readonly string[] => (obj.metadata?.name === undefined ? [] : [obj.metadata.name]);
@@ -147,7 +157,25 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
     ...(deps.tagging === undefined ? [] : [taggingController({ ...deps, ...deps.tagging })]),
     ...(deps.kubernetesVersion === undefined ? [] : [versionController(deps.kubernetesVersion)]),
     ...catalogControllers(deps),
+    ...nodeOverlayControllers(deps),
   ];
+}
+
+/** NodeOverlay evaluation (gate on) or the notice that overlays are not applied (gate off). */
+function nodeOverlayControllers(deps: ControllerDeps): ControllerSpec[] {
+  const overlays = deps.nodeOverlays;
+  if (overlays === undefined) return [];
+  const store = overlays.store;
+  if (store === undefined) {
+    const notice = gateOffNotice({ overlays: overlays.port, events: deps.events, logger: deps.logger });
+    return [{ name: "nodeoverlay.gate", singleton: "nodeoverlays", watches: {}, reconcile: () => notice() }];
+  }
+  const key = (): readonly string[] => ["nodeoverlays"];
+  return [{
+    // One key: every reconcile weighs every overlay against every other (Karpenter's controller does the same).
+    name: "nodeoverlay", singleton: "nodeoverlays", watches: { nodeoverlays: key, nodepools: key, ec2nodeclasses: key },
+    reconcile: () => reconcileNodeOverlays({ overlays: overlays.port, store, cluster: deps.cluster, cloud: deps.cloud, clock: deps.clock, logger: deps.logger }),
+  }];
 }
 
 /** The EC2NodeClasses NodePools use. */

@@ -169,3 +169,14 @@ export function disruptionTerminating(on: "NodeClaim" | "Node", obj: Meta, reaso
 export interface EventRecorder {
   publish(event: OperatorEvent): void;
 }
+
+/**
+ * kerf's reason (Karpenter silently skips overlays with its gate off): a NodeOverlay exists while the
+ * operator runs without --feature-gates NodeOverlay=true, so nothing it says is applied.
+ */
+export function nodeOverlayIgnored(overlay: Meta): OperatorEvent {
+  return {
+    involved: ref("karpenter.sh/v1alpha1", "NodeOverlay", overlay), type: "Warning", reason: "NodeOverlayNotApplied",
+    message: "NodeOverlay is not applied: the operator runs with feature gate NodeOverlay=false (set --feature-gates NodeOverlay=true)",
+  };
+}

@@ -42,6 +42,11 @@ export interface AwsCloudProviderDeps {
   readonly instanceProfiles: Pick<InstanceProfileProvider, "profileName">;
   readonly instances: DefaultInstanceProvider;
   readonly unavailable: UnavailableOfferings;
+  /**
+   * The evaluated NodeOverlays (gate NodeOverlay on): a NodeClaim of a NodePool launches with its pool's
+   * overlaid prices, so the fleet's override priorities follow them (Karpenter's Create applies the store).
+   */
+  readonly overlays?: { apply(pool: string, types: readonly InstanceType[]): readonly InstanceType[] | undefined } | undefined;
 }
 
 /** The CloudProvider over AWS. */
@@ -139,10 +144,19 @@ export class AwsCloudProvider implements CloudProvider {
     return spotOff ? marked.map((t) => ({ ...t, offerings: t.offerings.map((o) => (o.capacityType === "spot" ? { ...o, available: false } : o)) })) : marked;
   }
 
+  /** The types a NodeClaim launches from: its NodePool's overlays applied (standalone claims get none, as in Karpenter). */
+  private launchTypes(nodeClaim: NodeClaimLike, nodeClass: EC2NodeClassLike, facts: NodeClassFacts): readonly InstanceType[] {
+    const types = this.instanceTypes(nodeClass, facts);
+    const pool = nodeClaim.metadata.labels?.["karpenter.sh/nodepool"];
+    if (this.deps.overlays === undefined || pool === undefined) return types;
+    // Not evaluated yet (a restart): the claim still launches, at catalog prices, rather than fail.
+    return this.deps.overlays.apply(pool, types) ?? types;
+  }
+
   private plan(nodeClaim: NodeClaimLike, nodeClass: EC2NodeClassLike, facts: NodeClassFacts): FleetPlan {
     const requirements = Requirements.fromSelectors(nodeClaim.spec.requirements);
     const plan = planFleet({
-      instanceTypes: this.instanceTypes(nodeClass, facts), requirements, subnets: facts.subnets,
+      instanceTypes: this.launchTypes(nodeClaim, nodeClass, facts), requirements, subnets: facts.subnets,
       requests: parseResourceList(nodeClaim.spec.resources?.requests), unavailable: this.deps.unavailable.keys(),
     });
     if (plan.kind === "launch") return plan;

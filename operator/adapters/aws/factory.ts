@@ -1,7 +1,7 @@
 /** Builds the AWS provider graph (APIs → providers → resolver → AwsCloudProvider) from plain settings. */
 import type { EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
 import type { CatalogSource } from "../../ports/catalog-source.ts";
-import { AwsCloudProvider, type ClusterInfo } from "./cloud-provider.ts";
+import { AwsCloudProvider, type AwsCloudProviderDeps, type ClusterInfo } from "./cloud-provider.ts";
 import { AwsNodeClassCloud } from "./node-class-cloud.ts";
 import { CachedNodeClassResolver } from "./cached-node-class-resolver.ts";
 import { AwsNodeClassResolver } from "./node-class-resolver.ts";
@@ -30,6 +30,8 @@ export interface AwsProviderDeps {
   readonly catalog: CatalogSource;
   readonly clock: Clock;
   readonly nodeClass: (name: string) => Promise<EC2NodeClassLike | undefined>;
+  /** The evaluated NodeOverlays (gate NodeOverlay on): launches use their pool's overlaid prices. */
+  readonly overlays?: AwsCloudProviderDeps["overlays"];
   /** Overrides for tests that wrap the APIs; real SDK clients otherwise (also for IAM when `iam` is left out). */
   readonly apis?: { ec2: Ec2Api; ssm: SsmApi; iam?: IamApi | undefined } | undefined;
 }
@@ -60,6 +62,6 @@ export function createAwsProviders(settings: AwsProviderSettings, deps: AwsProvi
   const iam = deps.apis?.iam ?? awsIamApi(settings.aws);
   const instanceProfiles = new DefaultInstanceProfileProvider({ iam, clusterName: settings.cluster.name, region: settings.aws.region, clock: deps.clock });
   const nodeClassCloud = new AwsNodeClassCloud({ instanceProfiles, launchTemplates });
-  const cloudProvider = new AwsCloudProvider({ cluster: settings.cluster, catalog: deps.catalog, nodeClass: deps.nodeClass, resolver, launchTemplates, instanceProfiles, instances, unavailable });
+  const cloudProvider = new AwsCloudProvider({ cluster: settings.cluster, catalog: deps.catalog, nodeClass: deps.nodeClass, resolver, launchTemplates, instanceProfiles, instances, unavailable, overlays: deps.overlays });
   return { cloudProvider, resolver, unavailable, launchTemplates, instances, instanceProfiles, nodeClassCloud };
 }

@@ -12,7 +12,7 @@ import { pagedList } from "./paged-list.ts";
 
 /** The kinds the state watches. */
 export type Kind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs" | "volumeattachments"
-  | "persistentvolumeclaims" | "persistentvolumes" | "storageclasses" | "csinodes" | "namespaces" | SelectorKind;
+  | "persistentvolumeclaims" | "persistentvolumes" | "storageclasses" | "csinodes" | "namespaces" | SelectorKind | "nodeoverlays";
 /**
  * What default topology spread selectors are deduced from (core/scheduling/default-spread.ts): watched only
  * when the operator has a --scheduler-config (ClusterStateOptions.selectorSources), kept as name and selector.
@@ -60,6 +60,11 @@ export interface ClusterStateOptions {
   readonly onError?: (kind: Kind, error: unknown) => void;
   /** Watch Services, ReplicaSets, StatefulSets and ReplicationControllers (the operator has default spread constraints). */
   readonly selectorSources?: boolean;
+  /**
+   * Watch karpenter.sh/v1alpha1 NodeOverlays (the NodeOverlay gate is on): then the state is synced only once
+   * they are listed, so no decision is made without them. Off, the CRD need not be installed.
+   */
+  readonly nodeOverlays?: boolean;
 }
 
 /**
@@ -115,6 +120,7 @@ function specs(kc: KubeConfig): Record<Kind, InformerSpec> {
     replicasets: at("/apis/apps/v1/replicasets", slimSelectorSource),
     statefulsets: at("/apis/apps/v1/statefulsets", slimSelectorSource),
     replicationcontrollers: at("/api/v1/replicationcontrollers", slimSelectorSource),
+    nodeoverlays: at("/apis/karpenter.sh/v1alpha1/nodeoverlays"),
   };
 }
 
@@ -154,6 +160,7 @@ export class ClusterState {
   constructor(options: ClusterStateOptions) {
     for (const [kind, spec] of Object.entries(specs(options.kubeConfig)) as [Kind, InformerSpec][]) {
       if (SELECTOR_KINDS.has(kind) && options.selectorSources !== true) continue;
+      if (kind === "nodeoverlays" && options.nodeOverlays !== true) continue;
       const informer = new ResilientInformer<KubernetesObject>({
         kubeConfig: options.kubeConfig, path: spec.path, list: spec.list as never, transform: spec.transform,
         ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
@@ -184,6 +191,8 @@ export class ClusterState {
   daemonSets(): readonly V1DaemonSet[] { return this.list<V1DaemonSet>("daemonsets"); }
   pdbs(): readonly V1PodDisruptionBudget[] { return this.list<V1PodDisruptionBudget>("pdbs"); }
   volumeAttachments(): readonly V1VolumeAttachment[] { return this.list<V1VolumeAttachment>("volumeattachments"); }
+  /** NodeOverlays (empty unless watched: ClusterStateOptions.nodeOverlays). */
+  nodeOverlays(): readonly CustomObject[] { return this.list<CustomObject>("nodeoverlays"); }
 
   pod(namespace: string, name: string): Pod | undefined { return this.informers.get("pods")?.get(name, namespace) as unknown as Pod | undefined; }
   node(name: string): Node | undefined { return this.informers.get("nodes")?.get(name) as unknown as Node | undefined; }

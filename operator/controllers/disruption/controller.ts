@@ -14,6 +14,7 @@ import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
 import type { SimulateOptions } from "../../core/scheduling/types.ts";
 import { disruptionBlocked, invalidDoNotDisruptAnnotation, unconsolidatable } from "../../observability/events.ts";
 import type { NodeClaimDeps } from "../nodeclaim/deps.ts";
+import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { instanceTypesByPool } from "../provisioning/provisioner.ts";
 import type { Result } from "../runtime.ts";
 import type { Nominations } from "./nominations.ts";
@@ -35,6 +36,8 @@ const VALIDATION_POLL_MS = 250;
 export const DEFAULT_DISRUPTION_SETTINGS: DisruptionSettings = { pollMs: 10_000, validationDelayMs: 15_000, replacementTimeoutMs: 10 * 60_000, spotToSpot: false };
 
 export interface DisruptionDeps extends NodeClaimDeps {
+  /** The evaluated NodeOverlays (gate on): consolidation prices and drift replacements use decorated types. */
+  readonly overlays?: { apply(pool: string, types: readonly InstanceType[]): readonly InstanceType[] | undefined } | undefined;
   readonly nominations: Nominations;
   readonly settings: DisruptionSettings;
   /** The provisioner's scheduling options, so drift replaces as provisioning would launch. */

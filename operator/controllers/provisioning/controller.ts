@@ -29,7 +29,7 @@ export function provisioningController(deps: ControllerDeps, nominations?: { nom
     batcher: new Batcher({ idleMs: batch.idleMs, maxMs: batch.maxMs, pollMs: POLL_MS }),
     ...(nominations === undefined ? {} : { nominations }),
     ...(deps.scheduling === undefined ? {} : { scheduling: deps.scheduling }),
-    clock: deps.clock,
+    clock: deps.clock, overlays: deps.overlays,
   });
   const trigger = (id: string): readonly string[] => { provisioner.trigger(id); return []; };
   return {

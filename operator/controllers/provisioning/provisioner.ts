@@ -35,6 +35,11 @@ export interface ProvisionerDeps {
   readonly scheduling?: SimulateOptions;
   /** Now, for do-not-disrupt durations on the pods of deleting nodes; absent: the system clock. */
   readonly clock?: Clock;
+  /**
+   * The NodeOverlay gate is on: the evaluated overlays (controllers/nodeoverlay/store.ts) decorate every pool's
+   * types; a pool not evaluated yet sits out (Karpenter's "awaiting nodeoverlay evaluation").
+   */
+  readonly overlays?: { apply(pool: string, types: readonly InstanceType[]): readonly InstanceType[] | undefined } | undefined;
 }
 
 const CONTROLLER = "provisioner";
@@ -109,7 +114,7 @@ export class Provisioner {
 }
 
 /** Instance types per taking-part NodePool, one cloud call per EC2NodeClass; a pool whose class fails is left out. */
-export async function instanceTypesByPool(deps: Pick<ProvisionerDeps, "cloud" | "logger">, pools: readonly NodePoolObject[]): Promise<Map<string, readonly InstanceType[]>> {
+export async function instanceTypesByPool(deps: Pick<ProvisionerDeps, "cloud" | "logger" | "overlays">, pools: readonly NodePoolObject[]): Promise<Map<string, readonly InstanceType[]>> {
   const byClass = new Map<string, Promise<InstanceType[] | undefined>>();
   const out = new Map<string, readonly InstanceType[]>();
   for (const pool of pools.filter(takesPart)) {
@@ -121,7 +126,11 @@ export async function instanceTypesByPool(deps: Pick<ProvisionerDeps, "cloud" | 
       }));
     }
     const types = await byClass.get(className);
-    if (types !== undefined) out.set(pool.metadata?.name ?? "", types);
+    if (types === undefined) continue;
+    const name = pool.metadata?.name ?? "";
+    const overlaid = deps.overlays === undefined ? types : deps.overlays.apply(name, types);
+    if (overlaid === undefined) deps.logger.debug({ nodepool: name }, "skipping, awaiting nodeoverlay evaluation");
+    else out.set(name, overlaid);
   }
   return out;
 }
