@@ -3,6 +3,7 @@ import { stringify } from "yaml";
 import { EC2NODECLASS_SCHEMA } from "./schemas/ec2nodeclass.schema.ts";
 import { NODECLAIM_SCHEMA } from "./schemas/nodeclaim.schema.ts";
 import { NODEPOOL_SCHEMA } from "./schemas/nodepool.schema.ts";
+import { NODEOVERLAY_SCHEMA } from "./schemas/nodeoverlay.schema.ts";
 import type { SchemaNode } from "./schemas/openapi.ts";
 
 interface Column { name: string; jsonPath: string; type: string; priority?: number }
@@ -16,6 +17,8 @@ interface CrdSpec {
   columns: Column[];
   schema: SchemaNode;
   scale?: boolean;
+  /** The served and stored version (default v1). */
+  version?: string;
 }
 
 const ready = (): Column => ({ name: "Ready", jsonPath: '.status.conditions[?(@.type=="Ready")].status', type: "string" });
@@ -53,6 +56,12 @@ const SPECS: readonly CrdSpec[] = [
     schema: EC2NODECLASS_SCHEMA,
     columns: [ready(), age(), { name: "Role", jsonPath: ".spec.role", type: "string", priority: 1 }],
   },
+  {
+    // Karpenter v1.7+ (gate NodeOverlay); operator/core/overlay/apply.ts applies it.
+    group: "karpenter.sh", kind: "NodeOverlay", plural: "nodeoverlays", singular: "nodeoverlay", shortNames: ["overlays"],
+    schema: NODEOVERLAY_SCHEMA, version: "v1alpha1",
+    columns: [ready(), age(), { name: "Weight", jsonPath: ".spec.weight", type: "integer", priority: 1 }],
+  },
 ];
 
 function crd(spec: CrdSpec): Record<string, unknown> {
@@ -70,7 +79,7 @@ function crd(spec: CrdSpec): Record<string, unknown> {
       group: spec.group,
       names,
       scope: "Cluster",
-      versions: [{ additionalPrinterColumns: spec.columns, name: "v1", schema: { openAPIV3Schema: spec.schema }, served: true, storage: true, subresources }],
+      versions: [{ additionalPrinterColumns: spec.columns, name: spec.version ?? "v1", schema: { openAPIV3Schema: spec.schema }, served: true, storage: true, subresources }],
     },
   };
 }
