@@ -30,6 +30,7 @@ import { Label } from "../../../policies/domain/labels.ts";
 import { formatResource, parseQuantity, parseResourceList } from "../../../policies/domain/quantity.ts";
 import { Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import { amiFamilyOf, type EC2NodeClassSpec } from "../launch-template/node-class.ts";
+import { applyOverlays, evaluateOverlays, type NodeOverlayObject, type OverlayVerdict } from "../overlay/apply.ts";
 import type { Node, NodeClaim, PdbLike, Pod } from "../lifecycle/objects.ts";
 import type { ClusterView, DaemonSetObject, NodePoolObject } from "../provisioning/cluster-view.ts";
 import { schedulingInput } from "../provisioning/scheduling-input.ts";
@@ -88,6 +89,8 @@ export interface Scenario {
   readonly objects: ScenarioObjects;
   /** The cluster as the operator's caches would hold it (the scheduling input was built from it). */
   readonly cluster: ClusterView;
+  /** The scenario's NodeOverlays' verdicts (a conflicting one is applied nowhere, as in the operator). */
+  readonly overlays: readonly OverlayVerdict[];
 }
 
 const o = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
@@ -178,12 +181,12 @@ export function completeNode(doc: Obj, types: ReadonlyMap<string, InstanceType>)
   return { ...doc, metadata: { ...metadata, labels }, status: { ...status, allocatable } };
 }
 
-const KNOWN_KINDS = "NodePool, EC2NodeClass, Pod, Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, "
+const KNOWN_KINDS = "NodePool, EC2NodeClass, NodeOverlay, Pod, Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, "
   + "Namespace, RuntimeClass, StatefulSet, Service, ReplicaSet, ReplicationController, PersistentVolumeClaim, PersistentVolume, StorageClass or CSINode";
 
 /** Kinds read after the first pass (or only as selector sources): nothing to do for them there. */
 const READ_LATER = new Set([
-  "EC2NodeClass", "Node", "NodeClaim", "PodDisruptionBudget", "Namespace", "RuntimeClass", "DaemonSet", "Service", "ReplicaSet",
+  "EC2NodeClass", "NodeOverlay", "Node", "NodeClaim", "PodDisruptionBudget", "Namespace", "RuntimeClass", "DaemonSet", "Service", "ReplicaSet",
   "ReplicationController",
 ]);
 
@@ -236,7 +239,8 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog, n
     else throw new Error(`unsupported kind (expected ${KNOWN_KINDS})`);
   }));
   const ofKind = (kind: string): Obj[] => docs.filter((d) => d["kind"] === kind);
-  const instanceTypes = new Map(ofKind("NodePool").map((p) => [nameOf(p), typesFor(classes.get(nodeClassRef(p)))]));
+  const catalogTypes = new Map(ofKind("NodePool").map((p) => [nameOf(p), typesFor(classes.get(nodeClassRef(p)))]));
+  const { instanceTypes, verdicts } = overlaid(docs, catalogTypes);
   const typesOfNode = (d: Obj): Map<string, InstanceType> => {
     const pool = docLabels(d)[Label.nodePool] ?? "";
     return new Map((instanceTypes.get(pool) ?? typesFor(undefined)).map((t) => [t.name, t]));
@@ -255,7 +259,28 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog, n
   };
   const cluster = scenarioCluster(objects, now);
   const input = schedulingInput({ cluster, pending: objects.pending as readonly Pod[], instanceTypes, schedulerConfig, expendablePodsPriorityCutoff });
-  return { snapshot: input.snapshot, pending: [...input.pods.keys()], objects, cluster };
+  return { snapshot: input.snapshot, pending: [...input.pods.keys()], objects, cluster, overlays: verdicts };
+}
+
+/**
+ * The pools' types with the scenario's NodeOverlays applied as the operator applies them (gate NodeOverlay on:
+ * core/overlay/apply.ts); an overlay Karpenter would mark RuntimeValidation=False is an error naming it.
+ */
+function overlaid(
+  docs: readonly Obj[], types: ReadonlyMap<string, readonly InstanceType[]>,
+): { instanceTypes: Map<string, readonly InstanceType[]>; verdicts: readonly OverlayVerdict[] } {
+  const overlays = docs.flatMap((d, i) => (d["kind"] === "NodeOverlay" ? [{ d, i }] : []));
+  if (overlays.length === 0) return { instanceTypes: new Map(types), verdicts: [] };
+  const pools = docs.filter((d) => d["kind"] === "NodePool").map((p) => ({
+    name: nameOf(p), labels: labelsOf(o(o(o(p["spec"])["template"])["metadata"])["labels"]), types: types.get(nameOf(p)) ?? [],
+  }));
+  const evaluation = evaluateOverlays(overlays.map(({ d }) => d as NodeOverlayObject), pools);
+  for (const v of evaluation.verdicts) {
+    if (v.status === "True" || v.reason !== "RuntimeValidation") continue;
+    const at = overlays.find(({ d }) => nameOf(d) === v.name);
+    throw new ScenarioError(at?.i ?? 0, `reading NodeOverlay ${v.name}: ${v.message}`);
+  }
+  return { instanceTypes: new Map(pools.map((p) => [p.name, applyOverlays(evaluation, p.name, p.types)])), verdicts: evaluation.verdicts };
 }
 
 /** Checks a Node's allocatable reads (the simulation parses it). */
