@@ -16,6 +16,12 @@ export async function installKarpenterCrds(env: TestEnvironment): Promise<void> 
   await installCrds(env.kubeConfig, crds);
 }
 
+/** Installs manifests/crds' NodeOverlay (karpenter.sh/v1alpha1), needed only with the NodeOverlay gate on. */
+export async function installNodeOverlayCrd(env: TestEnvironment): Promise<void> {
+  const crd = parse(readFileSync(new URL("../../manifests/crds/karpenter.sh_nodeoverlays.yaml", import.meta.url), "utf8")) as V1CustomResourceDefinition;
+  await installCrds(env.kubeConfig, [crd]);
+}
+
 /**
  * A config for a test replica: fast leader election, moto endpoint, and the test apiserver as the
  * endpoint nodes join with (moto holds no EKS cluster to discover it from; `CLUSTER_ENDPOINT: ""`

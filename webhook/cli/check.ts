@@ -13,6 +13,7 @@ import { selectKarpenterApi } from "./karpenter-api.ts";
 import { bundledRegions, DEFAULT_REGION, isBundledRegion } from "../../policies/domain/catalog/builtin.ts";
 import { regionList } from "./regions.ts";
 import { karpenterKindMistake } from "../../policies/api-kinds.ts";
+import { nodeOverlayIssues, NODEOVERLAY_SINCE, servesNodeOverlay } from "../../policies/nodeoverlay/validate.ts";
 import { readClusterSources, type ClusterSources } from "./cluster-audit.ts";
 import { BUNDLED_KARPENTER_VERSIONS, DEFAULT_KARPENTER_VERSION, UnknownKarpenterVersionError } from "../../policies/api/releases/index.ts";
 
@@ -100,6 +101,7 @@ function classify(engine: Engine, sources: readonly SourceObject[]): Array<Karpe
     const apiVersion = field(source.value, "apiVersion");
     const kind = engine.isKarpenterKind(apiVersion, field(source.value, "kind"));
     if (kind !== undefined) return [{ source, kind }];
+    if (apiVersion === "karpenter.sh/v1alpha1" && field(source.value, "kind") === "NodeOverlay") return [overlayResult(engine, source)];
     const mistake = karpenterKindMistake(apiVersion, field(source.value, "kind"));
     return mistake === undefined ? [] : [mistakeResult(source, mistake)];
   });
@@ -111,6 +113,20 @@ function clusterNote(cluster: ClusterSources, engine: Engine): NonNullable<Repor
   return {
     context: cluster.context, server: cluster.server,
     karpenterApi: { source: api?.source ?? "bundled", version: api?.version ?? DEFAULT_KARPENTER_VERSION },
+  };
+}
+
+/** A NodeOverlay judged by its CRD's schema and CEL rules (Karpenter v1.7+; denied outright for older releases). */
+function overlayResult(engine: Engine, source: SourceObject): ObjectResult {
+  const version = engine.context.api?.version ?? DEFAULT_KARPENTER_VERSION;
+  const issues = /^\d/.test(version) && !servesNodeOverlay(version)
+    ? [{ path: "apiVersion", message: `Karpenter ${version} does not serve karpenter.sh/v1alpha1 NodeOverlay (Karpenter v${NODEOVERLAY_SINCE}+)` }]
+    : nodeOverlayIssues(source.value);
+  return {
+    file: source.file, line: source.position.line, column: source.position.column, kind: "NodeOverlay", name: nameOf(source.value),
+    allowed: issues.length === 0,
+    violations: issues.map((i) => ({ policy: "schema", severity: "deny" as const, path: i.path, message: i.message, ...source.locate(i.path) })),
+    patch: [],
   };
 }
 

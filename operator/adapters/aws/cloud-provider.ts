@@ -64,7 +64,8 @@ export class AwsCloudProvider implements CloudProvider {
     // An instance already being terminated is not adopted: the claim gets a fresh one.
     const existing = options?.knownNew === true ? [] : (await this.call("finding instance of NodeClaim", () => this.deps.instances.list(nodeClaim.metadata.name))).filter((i) => i.state !== "shutting-down");
     const nodeClass = await this.deps.nodeClass(nodeClaim.spec.nodeClassRef.name);
-    if (existing[0] !== undefined) return this.toLaunched(existing[0], nodeClass, true);
+    const pool = nodeClaim.metadata.labels?.["karpenter.sh/nodepool"];
+    if (existing[0] !== undefined) return this.toLaunched(existing[0], nodeClass, true, pool);
     if (nodeClass === undefined) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClaim.spec.nodeClassRef.name} not found`);
     const facts = await this.deps.resolver.resolve(nodeClass);
     if (!launchable(facts)) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClass.metadata.name} resolves no ${missingPart(facts)}`);
@@ -73,7 +74,7 @@ export class AwsCloudProvider implements CloudProvider {
     const instanceID = this.recordErrors(outcome, plan);
     const instance = await this.call("describing launched instance", () => this.deps.instances.get(instanceID));
     if (instance === undefined) throw new CreateError("InstanceNotFound", `instance ${instanceID} vanished after launch`);
-    return this.toLaunched(instance, nodeClass, false);
+    return this.toLaunched(instance, nodeClass, false, pool);
   }
 
   async delete(providerID: string): Promise<void> {
@@ -234,11 +235,14 @@ export class AwsCloudProvider implements CloudProvider {
     return marked;
   }
 
-  private toLaunched(instance: CloudInstance, nodeClass: EC2NodeClassLike | undefined, adopted: boolean): LaunchedInstance {
+  private toLaunched(instance: CloudInstance, nodeClass: EC2NodeClassLike | undefined, adopted: boolean, nodePool?: string): LaunchedInstance {
     const kubelet = allocatableKubelet(nodeClass?.spec.kubelet);
     const catalog = this.deps.catalog.current();
     const entries = catalog.instanceTypes.filter((e) => e.name === instance.instanceType);
-    const type = toInstanceTypes({ ...catalog, instanceTypes: entries }, { kubelet })[0];
+    const listed = toInstanceTypes({ ...catalog, instanceTypes: entries }, { kubelet })[0];
+    // A capacity overlay's extended resources are part of what the NodeClaim says it has (Karpenter's Create).
+    const overlaid = listed === undefined || nodePool === undefined ? undefined : this.deps.overlays?.apply(nodePool, [listed])?.[0];
+    const type = overlaid ?? listed;
     return { ...launchedInstance(instance, type, catalog.zoneIds[instance.zone]), adopted };
   }
 
