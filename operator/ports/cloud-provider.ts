@@ -15,7 +15,11 @@ export interface TaintLike {
  * template labels (including karpenter.sh/nodepool).
  */
 export interface NodeClaimLike {
-  readonly metadata: { readonly name: string; readonly labels?: Readonly<Record<string, string>> | undefined };
+  readonly metadata: {
+    readonly name: string; readonly labels?: Readonly<Record<string, string>> | undefined;
+    /** karpenter.sh/price-overlay-applied: the launch follows the overlaid prices (prioritized allocation). */
+    readonly annotations?: Readonly<Record<string, string>> | undefined;
+  };
   readonly spec: {
     readonly nodeClassRef: { readonly group: string; readonly kind: string; readonly name: string };
     readonly requirements: readonly NodeSelectorRequirement[];

@@ -7,7 +7,8 @@ import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node"
 import { createTestNamespace } from "../harness/reset.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
-import { installNodeOverlayCrd } from "./operator-fixtures.ts";
+import type { RunningOperator } from "../../operator/main.ts";
+import { installNodeOverlayCrd, replica } from "./operator-fixtures.ts";
 import { createNodePool, isReady, liveInstances, nodeClaims, runOperatorOnCluster, runningPods, type OperatorOnCluster } from "./provisioning-fixtures.ts";
 
 const OVERLAYS = { group: "karpenter.sh", version: "v1alpha1", plural: "nodeoverlays" } as const;
@@ -47,7 +48,9 @@ void describe("NodeOverlays with --feature-gates NodeOverlay=true", () => {
     op = await runOperatorOnCluster(env, "overlay", { FEATURE_GATES: "NodeOverlay=true" });
     await createNodePool(env, "default", { requirements: [TYPES, ON_DEMAND] });
   });
-  after(async () => { await op.stop(); });
+  let stopped = false;
+  // The last test stops it early to start an operator with the gate off.
+  after(async () => { if (!stopped) await op.stop(); });
 
   void it("launches the m5.xlarge an overlay prices below the otherwise cheapest m5.large", async () => {
     assert.deepEqual(await validated("xlarge-cheap").then((c) => [c.status, c.reason]), ["True", "ValidationSucceeded"]);
@@ -57,6 +60,9 @@ void describe("NodeOverlays with --feature-gates NodeOverlay=true", () => {
       return running.length === 1 && claims.length === 1 && claims.every(isReady) ? claims[0] : undefined;
     }, 90_000, 250);
     assert.equal(claim?.metadata.labels?.["node.kubernetes.io/instance-type"], "m5.xlarge");
+    // Karpenter's marker, which also makes the launch follow the overlaid priorities (prioritized allocation).
+    const annotations = (claim?.metadata as { annotations?: Record<string, string> } | undefined)?.annotations;
+    assert.equal(annotations?.["karpenter.sh/price-overlay-applied"], "true");
     const instances = await liveInstances(env);
     assert.deepEqual(instances.map((i) => [i.type, i.nodeClaim]), [["m5.xlarge", claim?.metadata.name]]);
   });
@@ -87,5 +93,23 @@ void describe("NodeOverlays with --feature-gates NodeOverlay=true", () => {
     const ready = await condition("conflict-a", "Ready");
     assert.deepEqual([ready?.status, ready?.reason, ready?.message], ["False", "UnhealthyDependents", "ValidationSucceeded=False"]);
     assert.equal((await validated("conflict-b")).status, "True");
+  });
+
+  void it("tells each overlay, with a Warning Event, that an operator with the gate off does not apply it", async () => {
+    stopped = true;
+    await op.stop();
+    let off: RunningOperator | undefined;
+    try {
+      off = await replica(env, "overlay-off", { DISABLE_LEADER_ELECTION: "true", FEATURE_GATES: "NodeOverlay=false" });
+      const events = await eventually("a NodeOverlayNotApplied Event on xlarge-cheap", async () => {
+        const list = await env.kubeConfig.makeApiClient(CoreV1Api).listEventForAllNamespaces({ fieldSelector: "reason=NodeOverlayNotApplied" });
+        const on = list.items.filter((e) => e.involvedObject.kind === "NodeOverlay" && e.involvedObject.name === "xlarge-cheap");
+        return on.length > 0 ? on : undefined;
+      }, 60_000, 250);
+      assert.equal(events[0]?.type, "Warning");
+      assert.match(events[0]?.message ?? "", /feature gate NodeOverlay=false/);
+    } finally {
+      await off?.stop();
+    }
   });
 });

@@ -159,6 +159,7 @@ export class AwsCloudProvider implements CloudProvider {
     const plan = planFleet({
       instanceTypes: this.launchTypes(nodeClaim, nodeClass, facts), requirements, subnets: facts.subnets,
       requests: parseResourceList(nodeClaim.spec.resources?.requests), unavailable: this.deps.unavailable.keys(),
+      priceOverlay: nodeClaim.metadata.annotations?.["karpenter.sh/price-overlay-applied"] === "true",
     });
     if (plan.kind === "launch") return plan;
     if (plan.reason === "no-compatible-offering") throw new InsufficientCapacityError(`all requested instance types were unavailable during launch (${plan.message})`);

@@ -25,7 +25,8 @@ export interface FleetOverride {
 export interface FleetPlan {
   readonly kind: "launch";
   readonly capacityType: CapacityType;
-  readonly allocationStrategy: "lowest-price" | "price-capacity-optimized";
+  /** Karpenter's: lowest-price / price-capacity-optimized, or with a price overlay prioritized / capacity-optimized-prioritized. */
+  readonly allocationStrategy: "lowest-price" | "price-capacity-optimized" | "prioritized" | "capacity-optimized-prioritized";
   readonly overrides: readonly FleetOverride[];
 }
 
@@ -45,6 +46,11 @@ export interface FleetInput {
   /** ICE-cache keys `capacityType:instanceType:zone` to leave out. */
   readonly unavailable?: ReadonlySet<string>;
   readonly maxInstanceTypes?: number;
+  /**
+   * The NodeClaim carries karpenter.sh/price-overlay-applied: EC2 follows the overrides' priorities (the overlaid
+   * prices) instead of its own price list, as Karpenter's CreateFleetInputBuilder.WithOverlay does.
+   */
+  readonly priceOverlay?: boolean;
 }
 
 /**
@@ -91,7 +97,9 @@ export function planFleet(input: FleetInput): FleetPlan | NoFleet {
   return {
     kind: "launch",
     capacityType: chosen.capacityType,
-    allocationStrategy: chosen.capacityType === "spot" ? "price-capacity-optimized" : "lowest-price",
+    allocationStrategy: chosen.capacityType === "spot"
+      ? (input.priceOverlay === true ? "capacity-optimized-prioritized" : "price-capacity-optimized")
+      : (input.priceOverlay === true ? "prioritized" : "lowest-price"),
     overrides: overrides.sort(byPrice),
   };
 }

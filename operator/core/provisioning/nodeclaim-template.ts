@@ -87,12 +87,20 @@ export function requirementLabels(requirements: readonly NodeSelectorRequirement
   return out;
 }
 
+/** Karpenter's markers that a NodeOverlay changed the price or capacity of one of the claim's instance types. */
+function overlayAnnotations(claim: PlannedNodeClaim): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (claim.instanceTypes.some((t) => t.offerings.some((o) => o.priceOverlaid === true))) out["karpenter.sh/price-overlay-applied"] = "true";
+  if (claim.instanceTypes.some((t) => t.capacityOverlaid === true)) out["karpenter.sh/capacity-overlay-applied"] = "true";
+  return out;
+}
+
 /** The NodeClaim to create for one planned claim of `pool`. */
 export function nodeClaimManifest(pool: NodePoolObject, claim: PlannedNodeClaim): NodeClaimManifest {
   const name = pool.metadata?.name ?? claim.nodePool;
   const { meta, spec } = templateOf(pool);
   // The hash is computed from the pool as the plan saw it (as Karpenter does), not read from its annotation.
-  const annotations = { ...strings(meta["annotations"]), ...hashAnnotations(pool) };
+  const annotations = { ...strings(meta["annotations"]), ...hashAnnotations(pool), ...overlayAnnotations(claim) };
   const uid = pool.metadata?.uid;
   const ref = obj(spec["nodeClassRef"]);
   const requests = Object.fromEntries(Object.entries(claim.requests).filter(([, v]) => v > 0).map(([k, v]) => [k, formatResource(k, v)]));

@@ -38,6 +38,15 @@ export interface FleetOutcome {
   readonly errors: readonly FleetError[];
 }
 
+/** The allocation options of a plan: spot or on-demand, prioritized when a NodeOverlay set a price. */
+function allocation(plan: FleetRequest["plan"]): Pick<CreateFleetCommandInput, "SpotOptions" | "OnDemandOptions"> {
+  const prioritized = plan.allocationStrategy === "prioritized" || plan.allocationStrategy === "capacity-optimized-prioritized";
+  if (plan.capacityType === "spot") {
+    return { SpotOptions: { AllocationStrategy: prioritized ? "capacity-optimized-prioritized" : "price-capacity-optimized" } };
+  }
+  return { OnDemandOptions: { AllocationStrategy: prioritized ? "prioritized" : "lowest-price" } };
+}
+
 /** The SDK request for a plan (priorities as prices, allocation strategy by capacity type). */
 export function createFleetInput(request: FleetRequest): CreateFleetCommandInput {
   const { plan } = request;
@@ -45,7 +54,7 @@ export function createFleetInput(request: FleetRequest): CreateFleetCommandInput
   return {
     Type: "instant",
     TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: plan.capacityType as "spot" | "on-demand" },
-    ...(plan.capacityType === "spot" ? { SpotOptions: { AllocationStrategy: plan.allocationStrategy } } : { OnDemandOptions: { AllocationStrategy: "lowest-price" as const } }),
+    ...allocation(plan),
     LaunchTemplateConfigs: request.templates.map((t) => ({
       LaunchTemplateSpecification: { LaunchTemplateId: t.launchTemplateId, Version: "$Latest" },
       Overrides: plan.overrides.filter((o) => t.instanceTypes.includes(o.instanceType)).map((o) => ({
