@@ -50,8 +50,9 @@ function current(kind: string): string {
 
 /**
  * The mistake in an object of a Karpenter API group that is not a checked kind, or undefined for anything else
- * (other groups, and kinds Karpenter still serves that kerf does not check, such as karpenter.sh/v1alpha1
- * NodeOverlay). `apiVersion`/`kind` are the object's own fields, of any type.
+ * (other groups, and kinds Karpenter still serves that the engine does not evaluate, such as karpenter.sh/v1alpha1
+ * NodeOverlay, which kerf check validates itself: policies/nodeoverlay/validate.ts). `apiVersion`/`kind` are the
+ * object's own fields, of any type.
  */
 export function karpenterKindMistake(apiVersion: unknown, kind: unknown): KindMistake | undefined {
   if (typeof apiVersion !== "string" || typeof kind !== "string") return undefined;
