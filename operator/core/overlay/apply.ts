@@ -97,10 +97,8 @@ export function adjustedPrice(price: number, change: string): number {
   return adjusted >= 0 ? adjusted : 0;
 }
 
-/** Karpenter's RuntimeValidate: each requirement reads; capacity names no cpu, memory, ephemeral-storage or pods. */
-function parse(overlay: NodeOverlayObject): ParsedOverlay | { error: string } {
-  const spec = overlay.spec ?? {};
-  const errors: string[] = [];
+/** Karpenter's validateRequirements: each requirement reads, NotIn has values. */
+function requirementsOf(spec: Readonly<Record<string, unknown>>, errors: string[]): Requirements {
   const selectors = (Array.isArray(spec["requirements"]) ? spec["requirements"] : []) as NodeSelectorRequirement[];
   const reqs: Requirement[] = [];
   for (const s of selectors) {
@@ -111,18 +109,32 @@ function parse(overlay: NodeOverlayObject): ParsedOverlay | { error: string } {
       errors.push(`invalid value: ${(error as Error).message} in requirements, restricted`);
     }
   }
-  const rawCapacity = spec["capacity"] === undefined ? undefined : obj(spec["capacity"]);
-  for (const name of Object.keys(rawCapacity ?? {})) if (RESTRICTED_CAPACITY.has(name)) errors.push(`invalid capacity: ${name} in resource, restricted`);
-  let capacity: ResourceList | undefined;
+  return new Requirements(reqs);
+}
+
+/** Karpenter's validateCapacity: no cpu, memory, ephemeral-storage or pods; and the quantities read. */
+function capacityOf(spec: Readonly<Record<string, unknown>>, errors: string[]): ResourceList | undefined {
+  if (spec["capacity"] === undefined) return undefined;
+  const raw = obj(spec["capacity"]);
+  for (const name of Object.keys(raw)) if (RESTRICTED_CAPACITY.has(name)) errors.push(`invalid capacity: ${name} in resource, restricted`);
   try {
-    capacity = rawCapacity === undefined ? undefined : parseResourceList(rawCapacity);
+    return parseResourceList(raw);
   } catch (error) {
     errors.push(`invalid capacity: ${(error as Error).message}`);
+    return undefined;
   }
+}
+
+/** Karpenter's RuntimeValidate, then the overlay as evaluation reads it. */
+function parse(overlay: NodeOverlayObject): ParsedOverlay | { error: string } {
+  const spec = overlay.spec ?? {};
+  const errors: string[] = [];
+  const requirements = requirementsOf(spec, errors);
+  const capacity = capacityOf(spec, errors);
   if (errors.length > 0) return { error: errors.join("; ") };
   const price = typeof spec["price"] === "string" ? spec["price"] : undefined;
   const adjustment = typeof spec["priceAdjustment"] === "string" ? spec["priceAdjustment"] : undefined;
-  return { name: overlay.metadata?.name ?? "", weight: overlayWeight(overlay), requirements: new Requirements(reqs), change: price ?? adjustment, capacity };
+  return { name: overlay.metadata?.name ?? "", weight: overlayWeight(overlay), requirements, change: price ?? adjustment, capacity };
 }
 
 const offeringKey = (o: Offering): string => `${o.capacityType}/${o.zone}`;
@@ -138,7 +150,10 @@ function selectedOfferings(pool: OverlayPool, type: InstanceType, overlay: Parse
 
 type Store = Map<string, Map<string, TypeUpdate>>;
 
-function conflicts(store: Store, pool: string, type: string, offerings: readonly Offering[], overlay: ParsedOverlay): boolean {
+/** One type of one pool an overlay selects, with the offerings it selects. */
+interface Selection { readonly pool: string; readonly type: string; readonly offerings: readonly Offering[] }
+
+function conflicts(store: Store, { pool, type, offerings }: Selection, overlay: ParsedOverlay): boolean {
   const update = store.get(pool)?.get(type);
   if (update === undefined) return false;
   if (overlay.change !== undefined && offerings.some((o) => update.prices.get(offeringKey(o))?.lastWeight === overlay.weight)) return true;
@@ -147,7 +162,7 @@ function conflicts(store: Store, pool: string, type: string, offerings: readonly
   return Object.keys(overlay.capacity).some((r) => cap.lastResources.has(r));
 }
 
-function record(store: Store, pool: string, type: string, offerings: readonly Offering[], overlay: ParsedOverlay): void {
+function record(store: Store, { pool, type, offerings }: Selection, overlay: ParsedOverlay): void {
   if (overlay.change === undefined && overlay.capacity === undefined) return;
   let byType = store.get(pool);
   if (byType === undefined) store.set(pool, (byType = new Map()));
@@ -180,14 +195,14 @@ export function evaluateOverlays(overlays: readonly NodeOverlayObject[], pools: 
       verdicts.push({ name, status: "False", reason: "RuntimeValidation", message: overlay.error });
       continue;
     }
-    const selections = pools.flatMap((pool) => pool.types.map((type) => ({ pool, type, offerings: selectedOfferings(pool, type, overlay) })))
+    const selections: Selection[] = pools.flatMap((pool) => pool.types.map((type) => ({ pool: pool.name, type: type.name, offerings: selectedOfferings(pool, type, overlay) })))
       .filter((s) => s.offerings.length > 0);
     // Validate everywhere first, then record: a conflicting overlay is applied nowhere.
-    if (selections.some((s) => conflicts(store, s.pool.name, s.type.name, s.offerings, overlay))) {
+    if (selections.some((s) => conflicts(store, s, overlay))) {
       verdicts.push({ name, status: "False", reason: "Conflict", message: "conflict with another overlay" });
       continue;
     }
-    for (const s of selections) record(store, s.pool.name, s.type.name, s.offerings, overlay);
+    for (const s of selections) record(store, s, overlay);
     verdicts.push({ name, status: "True" });
   }
   return { verdicts, evaluatedPools: new Set(pools.map((p) => p.name)), updates: store };
