@@ -193,13 +193,13 @@ void describe("kerf check denies near misses of Karpenter's kinds and retired ve
     });
   }
 
-  void it("still skips kinds Karpenter serves that kerf does not check, and other groups' kinds", async () => {
+  void it("checks a NodeOverlay (karpenter.sh/v1alpha1) and still skips other groups' kinds", async () => {
     const file = path.join(dir, "others.yaml");
-    const overlay = "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: o}\nspec: {}\n";
+    const overlay = "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: o}\nspec: {requirements: []}\n";
     writeFileSync(file, `${overlay}---\napiVersion: example.com/v1\nkind: Nodepool\nmetadata: {name: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n`);
     const c = capture();
     assert.equal(await run(["check", file], c.io), 0, c.err());
-    assert.match(c.out(), /0 Karpenter objects checked in 1 file, 3 other objects skipped: nothing denied/);
+    assert.match(c.out(), /1 Karpenter object checked in 1 file, 2 other objects skipped: nothing denied/);
   });
 });
 

@@ -19,7 +19,8 @@ export class KubeNodeOverlays implements NodeOverlays {
 
   async list(): Promise<readonly NodeOverlayLike[] | undefined> {
     // 404: the CRD is not installed, so there is no overlay to tell about.
-    const listed = await kubeIgnoreNotFound("listing nodeoverlays", () => this.custom.listClusterCustomObject(NODEOVERLAYS)) as { items?: NodeOverlayLike[] } | undefined;
+    const list = (): Promise<unknown> => this.custom.listClusterCustomObject(NODEOVERLAYS);
+    const listed = await kubeIgnoreNotFound("listing nodeoverlays", list) as { items?: NodeOverlayLike[] } | undefined;
     return listed?.items;
   }
 

@@ -41,15 +41,18 @@ export function overlayStatus(overlay: NodeOverlayLike, verdict: OverlayVerdict,
     ? { type: "Ready", status: "True", reason: "Ready", message: "" }
     : { type: "Ready", status: "False", reason: "UnhealthyDependents", message: "ValidationSucceeded=False" };
   const conditions = setCondition(setCondition(before, validation, now), ready, now);
-  return { conditions: conditions.map((c) => (c.type === "ValidationSucceeded" || c.type === "Ready" ? { ...c, observedGeneration: generation } : c)) };
+  const owned = (c: Condition): boolean => c.type === "ValidationSucceeded" || c.type === "Ready";
+  return { conditions: conditions.map((c) => (owned(c) ? { ...c, observedGeneration: generation } : c)) };
 }
 
 const comparable = (status: Readonly<Record<string, unknown>> | undefined): string =>
-  JSON.stringify(((status?.["conditions"] ?? []) as Condition[]).map((c) => [c.type, c.status, c.reason, c.message, c.observedGeneration]));
+  JSON.stringify(((status?.["conditions"] ?? []) as Condition[])
+    .map((c) => [c.type, c.status, c.reason, c.message, c.observedGeneration]));
 
 function overlayPool(pool: NodePoolObject, types: OverlayPool["types"]): OverlayPool {
   const labels = (templateOf(pool).meta["labels"] ?? {}) as Record<string, unknown>;
-  return { name: pool.metadata?.name ?? "", labels: Object.fromEntries(Object.entries(labels).map(([k, v]) => [k, String(v)])), types };
+  const strings = Object.fromEntries(Object.entries(labels).map(([k, v]) => [k, String(v)]));
+  return { name: pool.metadata?.name ?? "", labels: strings, types };
 }
 
 /** Evaluates the overlays, writes their conditions, then publishes the evaluation. */
@@ -58,7 +61,10 @@ export async function reconcileNodeOverlays(deps: NodeOverlayDeps): Promise<Resu
   const nodePools = deps.cluster.nodePools();
   // Undecorated types: the evaluation is what decorates them.
   const types = await instanceTypesByPool({ cloud: deps.cloud, logger: deps.logger }, nodePools);
-  const pools = nodePools.filter((p) => types.has(p.metadata?.name ?? "")).map((p) => overlayPool(p, types.get(p.metadata?.name ?? "") ?? []));
+  const pools = nodePools.flatMap((p) => {
+    const listed = types.get(p.metadata?.name ?? "");
+    return listed === undefined ? [] : [overlayPool(p, listed)];
+  });
   const overlays = deps.overlays.cached();
   const evaluation = evaluateOverlays(overlays, pools);
   const now = deps.clock.now();
@@ -74,7 +80,9 @@ export async function reconcileNodeOverlays(deps: NodeOverlayDeps): Promise<Resu
 }
 
 /** With the gate off: the overlays present get a Warning Event (once each) and the log one line (once). */
-export function gateOffNotice(deps: { overlays: NodeOverlays; events: EventRecorder; logger: Logger }): () => Promise<Result> {
+export function gateOffNotice(
+  deps: { overlays: NodeOverlays; events: EventRecorder; logger: Logger },
+): () => Promise<Result> {
   const told = new Set<string>();
   let logged = false;
   return async () => {
@@ -87,7 +95,10 @@ export function gateOffNotice(deps: { overlays: NodeOverlays; events: EventRecor
     }
     if (!logged && (overlays ?? []).length > 0) {
       logged = true;
-      deps.logger.warn({ nodeoverlays: (overlays ?? []).map((o) => o.metadata?.name) }, "NodeOverlays exist but are not applied: the NodeOverlay feature gate is off (--feature-gates NodeOverlay=true)");
+      const names = (overlays ?? []).map((o) => o.metadata?.name);
+      deps.logger.warn({ nodeoverlays: names },
+        "NodeOverlays exist but are not applied: the NodeOverlay feature gate is off "
+        + "(--feature-gates NodeOverlay=true)");
     }
     return { requeueAfter: REEVALUATE_MS };
   };

@@ -18,7 +18,9 @@
  * doubles). Capacity: extended resources are added to capacity and allocatable (Karpenter's overhead
  * covers cpu, memory, ephemeral-storage and pods only, so an extended resource is wholly allocatable).
  */
-import { instanceTypeRequirements, offeringMatches, type InstanceType, type Offering } from "../../../policies/domain/instance-types.ts";
+import {
+  instanceTypeRequirements, offeringMatches, type InstanceType, type Offering,
+} from "../../../policies/domain/instance-types.ts";
 import { Label, WELL_KNOWN_RESOURCES } from "../../../policies/domain/labels.ts";
 import { parseResourceList, type ResourceList } from "../../../policies/domain/quantity.ts";
 import { Requirement, Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
@@ -39,7 +41,10 @@ export interface OverlayPool {
 /** What Karpenter writes on the overlay: ValidationSucceeded True, or False with its reason and message. */
 export type OverlayVerdict =
   | { readonly name: string; readonly status: "True" }
-  | { readonly name: string; readonly status: "False"; readonly reason: "RuntimeValidation" | "Conflict"; readonly message: string };
+  | {
+    readonly name: string; readonly status: "False";
+    readonly reason: "RuntimeValidation" | "Conflict"; readonly message: string;
+  };
 
 interface CapacityUpdate {
   /** Resource → value, the first (highest-weight) overlay per resource wins. */
@@ -75,7 +80,8 @@ interface ParsedOverlay {
 }
 
 const RESTRICTED_CAPACITY: ReadonlySet<string> = new Set(WELL_KNOWN_RESOURCES);
-const obj = (v: unknown): Readonly<Record<string, unknown>> => (typeof v === "object" && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : {});
+const obj = (v: unknown): Readonly<Record<string, unknown>> =>
+  (typeof v === "object" && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : {});
 
 /** The overlay's weight (0 when unset). */
 export function overlayWeight(overlay: NodeOverlayObject): number {
@@ -86,7 +92,9 @@ export function overlayWeight(overlay: NodeOverlayObject): number {
 /** Karpenter's OrderByWeight: weight descending, then name descending. */
 export function orderByWeight<T extends NodeOverlayObject>(overlays: readonly T[]): T[] {
   const name = (o: NodeOverlayObject): string => o.metadata?.name ?? "";
-  return [...overlays].sort((a, b) => overlayWeight(b) - overlayWeight(a) || (name(a) < name(b) ? 1 : name(a) > name(b) ? -1 : 0));
+  const byName = (a: NodeOverlayObject, b: NodeOverlayObject): number =>
+    (name(a) < name(b) ? 1 : name(a) > name(b) ? -1 : 0);
+  return [...overlays].sort((a, b) => overlayWeight(b) - overlayWeight(a) || byName(a, b));
 }
 
 /** Karpenter's AdjustedPrice: an absolute price, `±x` added, or `±p%` scaled; never below 0. */
@@ -102,7 +110,9 @@ function requirementsOf(spec: Readonly<Record<string, unknown>>, errors: string[
   const selectors = (Array.isArray(spec["requirements"]) ? spec["requirements"] : []) as NodeSelectorRequirement[];
   const reqs: Requirement[] = [];
   for (const s of selectors) {
-    if (s.operator === "NotIn" && (s.values ?? []).length === 0) errors.push(`key ${s.key} with operator ${s.operator} must have a value defined`);
+    if (s.operator === "NotIn" && (s.values ?? []).length === 0) {
+      errors.push(`key ${s.key} with operator ${s.operator} must have a value defined`);
+    }
     try {
       reqs.push(Requirement.fromSelector(s));
     } catch (error) {
@@ -116,7 +126,9 @@ function requirementsOf(spec: Readonly<Record<string, unknown>>, errors: string[
 function capacityOf(spec: Readonly<Record<string, unknown>>, errors: string[]): ResourceList | undefined {
   if (spec["capacity"] === undefined) return undefined;
   const raw = obj(spec["capacity"]);
-  for (const name of Object.keys(raw)) if (RESTRICTED_CAPACITY.has(name)) errors.push(`invalid capacity: ${name} in resource, restricted`);
+  for (const name of Object.keys(raw)) {
+    if (RESTRICTED_CAPACITY.has(name)) errors.push(`invalid capacity: ${name} in resource, restricted`);
+  }
   try {
     return parseResourceList(raw);
   } catch (error) {
@@ -134,7 +146,8 @@ function parse(overlay: NodeOverlayObject): ParsedOverlay | { error: string } {
   if (errors.length > 0) return { error: errors.join("; ") };
   const price = typeof spec["price"] === "string" ? spec["price"] : undefined;
   const adjustment = typeof spec["priceAdjustment"] === "string" ? spec["priceAdjustment"] : undefined;
-  return { name: overlay.metadata?.name ?? "", weight: overlayWeight(overlay), requirements, change: price ?? adjustment, capacity };
+  const name = overlay.metadata?.name ?? "";
+  return { name, weight: overlayWeight(overlay), requirements, change: price ?? adjustment, capacity };
 }
 
 const offeringKey = (o: Offering): string => `${o.capacityType}/${o.zone}`;
@@ -143,7 +156,10 @@ const offeringKey = (o: Offering): string => `${o.capacityType}/${o.zone}`;
 function selectedOfferings(pool: OverlayPool, type: InstanceType, overlay: ParsedOverlay): readonly Offering[] {
   // Every offering, available or not: which overlay owns a price must not flap with the ICE cache.
   const all = instanceTypeRequirements({ ...type, offerings: type.offerings.map((o) => ({ ...o, available: true })) });
-  const own = new Requirements([Requirement.in(Label.nodePool, [pool.name]), ...Requirements.fromLabels(pool.labels)]).intersect(all);
+  const poolReqs = new Requirements([
+    Requirement.in(Label.nodePool, [pool.name]), ...Requirements.fromLabels(pool.labels),
+  ]);
+  const own = poolReqs.intersect(all);
   if (own.compatible(overlay.requirements, { allowUndefined: new Set() }) !== undefined) return [];
   return type.offerings.filter((o) => offeringMatches(o, overlay.requirements));
 }
@@ -156,7 +172,8 @@ interface Selection { readonly pool: string; readonly type: string; readonly off
 function conflicts(store: Store, { pool, type, offerings }: Selection, overlay: ParsedOverlay): boolean {
   const update = store.get(pool)?.get(type);
   if (update === undefined) return false;
-  if (overlay.change !== undefined && offerings.some((o) => update.prices.get(offeringKey(o))?.lastWeight === overlay.weight)) return true;
+  const samePriceWeight = (o: Offering): boolean => update.prices.get(offeringKey(o))?.lastWeight === overlay.weight;
+  if (overlay.change !== undefined && offerings.some(samePriceWeight)) return true;
   const cap = update.capacity;
   if (overlay.capacity === undefined || cap === undefined || cap.lastWeight !== overlay.weight) return false;
   return Object.keys(overlay.capacity).some((r) => cap.lastResources.has(r));
@@ -171,7 +188,9 @@ function record(store: Store, { pool, type, offerings }: Selection, overlay: Par
   if (overlay.change !== undefined) {
     for (const o of offerings) {
       const found = update.prices.get(offeringKey(o));
-      if (found === undefined) update.prices.set(offeringKey(o), { change: overlay.change, lastWeight: overlay.weight });
+      if (found === undefined) {
+        update.prices.set(offeringKey(o), { change: overlay.change, lastWeight: overlay.weight });
+      }
       else found.lastWeight = overlay.weight;
     }
   }
@@ -185,7 +204,9 @@ function record(store: Store, { pool, type, offerings }: Selection, overlay: Par
 }
 
 /** Evaluates every overlay against every pool's instance types (Karpenter's nodeoverlay controller reconcile). */
-export function evaluateOverlays(overlays: readonly NodeOverlayObject[], pools: readonly OverlayPool[]): OverlayEvaluation {
+export function evaluateOverlays(
+  overlays: readonly NodeOverlayObject[], pools: readonly OverlayPool[],
+): OverlayEvaluation {
   const store: Store = new Map();
   const verdicts: OverlayVerdict[] = [];
   for (const raw of orderByWeight(overlays)) {
@@ -195,7 +216,9 @@ export function evaluateOverlays(overlays: readonly NodeOverlayObject[], pools: 
       verdicts.push({ name, status: "False", reason: "RuntimeValidation", message: overlay.error });
       continue;
     }
-    const selections: Selection[] = pools.flatMap((pool) => pool.types.map((type) => ({ pool: pool.name, type: type.name, offerings: selectedOfferings(pool, type, overlay) })))
+    const select = (pool: OverlayPool, type: InstanceType): Selection =>
+      ({ pool: pool.name, type: type.name, offerings: selectedOfferings(pool, type, overlay) });
+    const selections = pools.flatMap((pool) => pool.types.map((type) => select(pool, type)))
       .filter((s) => s.offerings.length > 0);
     // Validate everywhere first, then record: a conflicting overlay is applied nowhere.
     if (selections.some((s) => conflicts(store, s, overlay))) {
@@ -209,7 +232,9 @@ export function evaluateOverlays(overlays: readonly NodeOverlayObject[], pools: 
 }
 
 /** The pool's types with the evaluated overlays applied (copies; types without an update are returned as they are). */
-export function applyOverlays(evaluation: OverlayEvaluation, pool: string, types: readonly InstanceType[]): readonly InstanceType[] {
+export function applyOverlays(
+  evaluation: OverlayEvaluation, pool: string, types: readonly InstanceType[],
+): readonly InstanceType[] {
   const byType = evaluation.updates.get(pool);
   if (byType === undefined) return types;
   return types.map((type) => {
@@ -218,14 +243,16 @@ export function applyOverlays(evaluation: OverlayEvaluation, pool: string, types
     let out: InstanceType = type;
     const extra = update.capacity?.values ?? {};
     if (Object.keys(extra).length > 0) {
-      out = { ...out, capacity: { ...out.capacity, ...extra }, allocatable: { ...out.allocatable, ...extra }, capacityOverlaid: true };
+      const capacity = { ...out.capacity, ...extra };
+      out = { ...out, capacity, allocatable: { ...out.allocatable, ...extra }, capacityOverlaid: true };
     }
     if (update.prices.size > 0) {
       out = {
         ...out,
         offerings: out.offerings.map((o) => {
           const price = update.prices.get(offeringKey(o));
-          return price === undefined ? o : { ...o, pricePerHour: adjustedPrice(o.pricePerHour, price.change), priceOverlaid: true };
+          if (price === undefined) return o;
+          return { ...o, pricePerHour: adjustedPrice(o.pricePerHour, price.change), priceOverlaid: true };
         }),
       };
     }
