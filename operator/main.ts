@@ -114,14 +114,16 @@ async function regionCatalog(config: OperatorConfig, o: { logger: Logger; clock:
   return catalog;
 }
 
-async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: ClusterState, o: { cluster: ClusterInfo; kubernetesVersion: KubernetesVersionProvider; logger: Logger; clock: Clock; overrides: OperatorOverrides; catalog: Ec2CatalogProvider; overlays: OverlayStore | undefined }): Promise<{ cloud: CloudProvider; resolver: NodeClassResolver; nodeClassCloud: NodeClassCloud; offerings: OfferingAvailability }> {
+async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: ClusterState, o: { cluster: ClusterInfo; kubernetesVersion: KubernetesVersionProvider; logger: Logger; clock: Clock; overrides: OperatorOverrides; catalog: Ec2CatalogProvider }): Promise<{ cloud: CloudProvider; resolver: NodeClassResolver; nodeClassCloud: NodeClassCloud; offerings: OfferingAvailability; overlays: OverlayStore | undefined }> {
+  // Gate NodeOverlay: the evaluated overlays the launch, the provisioner and the disruption pass decorate types with.
+  const overlays = config.featureGates["NodeOverlay"] === true ? new OverlayStore() : undefined;
   const graph = createAwsProviders({
     cluster: o.cluster,
     aws: awsClientConfig(config, o.overrides),
     kubernetesVersion: o.kubernetesVersion.get,
     ...(o.overrides.ssmPrefix === undefined ? {} : { ssmPrefix: o.overrides.ssmPrefix }),
-  }, { catalog: o.catalog, clock: o.clock, nodeClass: async (name) => state.nodeClass(name) as EC2NodeClassLike | undefined, overlays: o.overlays });
-  return { cloud: graph.cloudProvider, resolver: graph.resolver, nodeClassCloud: graph.nodeClassCloud, offerings: graph.unavailable };
+  }, { catalog: o.catalog, clock: o.clock, nodeClass: async (name) => state.nodeClass(name) as EC2NodeClassLike | undefined, overlays });
+  return { cloud: graph.cloudProvider, resolver: graph.resolver, nodeClassCloud: graph.nodeClassCloud, offerings: graph.unavailable, overlays };
 }
 
 /** The EC2NodeClasses the NodePools use (told when a catalog refresh fails). */
@@ -172,10 +174,9 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
     // Gate NodeOverlay (Karpenter's, default off): only then is the v1alpha1 CRD required and watched.
     nodeOverlays: config.featureGates["NodeOverlay"] === true,
   });
-  const overlayStore = config.featureGates["NodeOverlay"] === true ? new OverlayStore() : undefined;
   const cluster = new KubeCluster(kc, state);
   const catalog = await regionCatalog(config, { logger, clock, overrides });
-  const { cloud, resolver, nodeClassCloud, offerings } = await cloudProvider(config, kc, state, { cluster: nodeClusterInfo, kubernetesVersion, logger, clock, overrides, catalog, overlays: overlayStore });
+  const { cloud, resolver, nodeClassCloud, offerings, overlays: overlayStore } = await cloudProvider(config, kc, state, { cluster: nodeClusterInfo, kubernetesVersion, logger, clock, overrides, catalog });
   // Karpenter's switch: interruption handling runs exactly when a queue is configured.
   const interruption = config.interruptionQueue === "" ? undefined : { queue: new SqsInterruptionQueue({ sqs: awsSqsApi(awsClientConfig(config, overrides)), queue: config.interruptionQueue }), offerings };
   const events = new KubeEventRecorder({ kubeConfig: kc, logger });
