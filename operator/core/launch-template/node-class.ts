@@ -70,6 +70,8 @@ export interface EC2NodeClassSpec {
   readonly blockDeviceMappings?: readonly BlockDeviceMapping[] | undefined;
   readonly metadataOptions?: MetadataOptions | undefined;
   readonly kubelet?: NodeClassKubelet | undefined;
+  /** "RAID0": the instance-store disks become one array for containerd, kubelet and pod logs. */
+  readonly instanceStorePolicy?: string | undefined;
   readonly detailedMonitoring?: boolean | undefined;
   readonly associatePublicIPAddress?: boolean | undefined;
 }

@@ -103,6 +103,14 @@ function withClusterDNS(kubelet: NodeClassKubelet, clusterDNS: string | undefine
   return { ...kubelet, clusterDNS: [clusterDNS] };
 }
 
+/**
+ * Karpenter's families other than Custom register nodes with karpenter.sh/do-not-sync-taints=true: the
+ * taints come from the user data, so the NodeClaim's taints are not synced onto the Node (a race otherwise).
+ */
+function withDoNotSyncTaints(family: string, labels: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  return family === "Custom" ? labels : { ...labels, "karpenter.sh/do-not-sync-taints": "true" };
+}
+
 function withUnregistered(taints: readonly BootstrapTaint[]): BootstrapTaint[] {
   return taints.some((t) => t.key === UNREGISTERED_TAINT.key) ? [...taints] : [...taints, UNREGISTERED_TAINT];
 }
@@ -113,8 +121,8 @@ export function buildLaunchTemplate(options: LaunchOptions): LaunchTemplateSpec 
   const family = amiFamilyOf(spec);
   const userData = userDataFor(family, {
     clusterName: options.clusterName, clusterEndpoint: options.clusterEndpoint, caBundle: options.caBundle, clusterCIDR: options.clusterCIDR,
-    kubelet: withClusterDNS(spec.kubelet ?? {}, options.clusterDNS), labels: options.labels, taints: withUnregistered(options.taints),
-    customUserData: spec.userData,
+    kubelet: withClusterDNS(spec.kubelet ?? {}, options.clusterDNS), labels: withDoNotSyncTaints(family, options.labels), taints: withUnregistered(options.taints),
+    customUserData: spec.userData, instanceStorePolicy: spec.instanceStorePolicy,
   });
   const content = {
     imageId: options.imageId,
