@@ -45,8 +45,9 @@ function scalars(options: BootstrapOptions): [string, string][] {
   if (options.caBundle !== undefined) out.push(["cluster-certificate", str(options.caBundle)]);
   if (k.maxPods !== undefined) out.push(["max-pods", String(k.maxPods)]);
   if (k.podsPerCore !== undefined) out.push(["pods-per-core", String(k.podsPerCore)]);
-  const dns = clusterDNS(options);
-  if (dns.length > 0) out.push(["cluster-dns-ip", `[${dns.map(str).join(", ")}]`]);
+  // Karpenter writes the first address as a string, as Bottlerocket's cluster-dns-ip was first defined.
+  const dns = clusterDNS(options)[0];
+  if (dns !== undefined) out.push(["cluster-dns-ip", str(dns)]);
   if (k.cpuCFSQuota !== undefined) out.push(["cpu-cfs-quota-enforced", String(k.cpuCFSQuota)]);
   // Karpenter writes the image GC thresholds as strings (Bottlerocket's settings model).
   if (k.imageGCHighThresholdPercent !== undefined) out.push(["image-gc-high-threshold-percent", str(String(k.imageGCHighThresholdPercent))]);

@@ -28,42 +28,42 @@ export class TomlSectionError extends Error {
   }
 }
 
+/** Where a string starting at `i` ends (the index of its last quote); counts the newlines it spans. */
+function stringEnd(text: string, i: number, at: { line: number }): number {
+  const quote = text.startsWith(text.charAt(i).repeat(3), i) ? text.charAt(i).repeat(3) : text.charAt(i);
+  for (let j = i + quote.length; j < text.length; j++) {
+    if (text.startsWith(quote, j)) return j + quote.length - 1;
+    const c = text[j];
+    if (c === "\\" && quote.startsWith('"')) j++;
+    else if (c === "\n" && quote.length === 1) break;
+    else if (c === "\n") at.line++;
+  }
+  throw new TomlSectionError(at.line, "unterminated string");
+}
+
+const DEPTH: Readonly<Record<string, number>> = { "[": 1, "{": 1, "]": -1, "}": -1 };
+
 /** The statements of a document: a newline ends one only outside strings and brackets. */
 function statements(text: string): { text: string; line: number }[] {
   const out: { text: string; line: number }[] = [];
+  const at = { line: 1 };
   let depth = 0;
-  let quote: string | undefined;
   let start = 0;
-  let line = 1;
   let startLine = 1;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quote !== undefined) {
-      if (c === "\\" && quote === '"') i++;
-      else if (text.startsWith(quote, i)) { i += quote.length - 1; quote = undefined; }
-      else if (c === "\n") {
-        if (quote.length === 1) throw new TomlSectionError(line, "unterminated string");
-        line++;
-      }
-      continue;
-    }
-    if (c === "#") {
-      while (i + 1 < text.length && text[i + 1] !== "\n") i++;
-    } else if (c === '"' || c === "'") {
-      quote = text.startsWith(c.repeat(3), i) ? c.repeat(3) : c;
-      i += quote.length - 1;
-    } else if (c === "[" || c === "{") depth++;
-    else if (c === "]" || c === "}") depth--;
-    else if (c === "\n") {
+    const c = text.charAt(i);
+    if (c === "#") i = text.includes("\n", i) ? text.indexOf("\n", i) - 1 : text.length;
+    else if (c === '"' || c === "'") i = stringEnd(text, i, at);
+    else if (c !== "\n") depth += DEPTH[c] ?? 0;
+    else {
       if (depth === 0) {
         out.push({ text: text.slice(start, i).replace(/\r$/, ""), line: startLine });
         start = i + 1;
-        startLine = line + 1;
+        startLine = at.line + 1;
       }
-      line++;
+      at.line++;
     }
   }
-  if (quote !== undefined) throw new TomlSectionError(startLine, "unterminated string");
   if (depth !== 0) throw new TomlSectionError(startLine, "unclosed bracket");
   if (start < text.length) out.push({ text: text.slice(start), line: startLine });
   return out;
