@@ -141,7 +141,8 @@ function boundaryOf(doc: string): string | undefined {
 /** The parts of user-supplied user data: a MIME document's parts, or the whole text as one part. */
 export function userParts(userData: string | undefined, defaultType: string): MimePart[] {
   if (userData === undefined || userData.trim() === "") return [];
-  const boundary = /^MIME-Version:/i.test(userData.trimStart()) ? boundaryOf(userData) : undefined;
+  // Karpenter reads user data starting with either header as MIME.
+  const boundary = /^(MIME-Version|Content-Type):/i.test(userData.trimStart()) ? boundaryOf(userData) : undefined;
   if (boundary === undefined) return [{ contentType: userData.startsWith("#!") ? "text/x-shellscript; charset=\"us-ascii\"" : defaultType, body: userData }];
   const parts: MimePart[] = [];
   for (const chunk of userData.split(`--${boundary}`).slice(1)) {

@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { BootstrapOptions } from "./bootstrap.ts";
 import { BottlerocketUserDataError, bottlerocketUserData } from "./bottlerocket.ts";
-import { tomlSections } from "./toml-sections.ts";
+import { tomlSections } from "../../../policies/ec2nodeclass/toml-sections.ts";
 
 // Karpenter's testdata/br_userdata_input.golden (the node pool label filled in as "karpenter.sh/nodepool").
 const INPUT = `[settings.kubernetes]
@@ -128,7 +128,7 @@ void describe("Bottlerocket custom user data kerf cannot merge", () => {
     void it(`should reject ${c.name} naming spec.userData and the line`, () => {
       assert.throws(() => bottlerocketUserData(options({ customUserData: c.userData })), (error: unknown) => {
         assert.ok(error instanceof BottlerocketUserDataError);
-        assert.match(error.message, new RegExp(`^spec\\.userData is not Bottlerocket TOML kerf can merge: ${c.line}: `));
+        assert.match(error.message, new RegExp(`^spec\\.userData \\(Bottlerocket\\): not TOML kerf can merge with Bottlerocket's settings: ${c.line}: `));
         return true;
       });
     });

@@ -4,12 +4,13 @@
  * tables stay, node labels add up, node taints are kerf's alone, and no table is written twice.
  */
 import { clusterDNSFromCIDR, goDuration, type BootstrapOptions } from "./bootstrap.ts";
-import { tomlSections, TomlSectionError, type TomlSection } from "./toml-sections.ts";
+import { tomlSections, TomlSectionError, type TomlSection } from "../../../policies/ec2nodeclass/toml-sections.ts";
+import { userDataProblem } from "../../../policies/ec2nodeclass/user-data.ts";
 
-/** spec.userData that kerf cannot merge as Bottlerocket TOML. */
+/** spec.userData that kerf cannot merge as Bottlerocket TOML (the EC2NodeClass reports it before any launch). */
 export class BottlerocketUserDataError extends Error {
-  constructor(cause: TomlSectionError) {
-    super(`spec.userData is not Bottlerocket TOML kerf can merge: ${cause.message}`, { cause });
+  constructor(message: string, cause: TomlSectionError) {
+    super(message, { cause });
     this.name = "BottlerocketUserDataError";
   }
 }
@@ -99,7 +100,9 @@ function parse(userData: string | undefined): TomlSection[] {
   try {
     return tomlSections(userData ?? "");
   } catch (error) {
-    if (error instanceof TomlSectionError) throw new BottlerocketUserDataError(error);
+    if (error instanceof TomlSectionError) {
+      throw new BottlerocketUserDataError(userDataProblem("Bottlerocket", userData) ?? error.message, error);
+    }
     throw error;
   }
 }
