@@ -7,6 +7,7 @@ import { beforeEach, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { DescribeLaunchTemplatesCommand, DescribeLaunchTemplateVersionsCommand, RegisterImageCommand } from "@aws-sdk/client-ec2";
 import { parse } from "yaml";
+import { parseQuantity } from "../../policies/domain/quantity.ts";
 import { userParts } from "../../operator/core/launch-template/bootstrap.ts";
 import type { EC2NodeClassLike, EC2NodeClassSpec } from "../../operator/core/launch-template/node-class.ts";
 import { tomlSections } from "../../policies/ec2nodeclass/toml-sections.ts";
@@ -132,6 +133,20 @@ void describe("launch templates per AMI family, as moto receives them", () => {
     assert.equal(config.spec.kubelet.config["podsPerCore"], 2);
     assert.equal(config.spec.kubelet.config["cpuCFSQuota"], false);
     assert.match(config.spec.kubelet.flags[0] ?? "", /^--node-labels="[^"]*karpenter\.sh\/do-not-sync-taints=true/);
+  });
+
+  void it("should size a RAID0 node's ephemeral storage by its instance store, and others by the family's volume", async () => {
+    const create = async (spec: Partial<EC2NodeClassSpec>, type: string): Promise<number> => {
+      const classes = new Map([["default", nodeClass("default", { amiSelectorTerms: [{ id: imageId }], ...spec })]]);
+      const requirements = [
+        { key: "node.kubernetes.io/instance-type", operator: "In", values: [type] },
+        { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+      ];
+      const launched = await providers(env.aws(), testClock(), classes).cloudProvider.create(nodeClaim(`claim-${type}`, requirements));
+      return parseQuantity(launched.capacity["ephemeral-storage"] ?? "0");
+    };
+    assert.equal(await create({ amiFamily: "AL2023", instanceStorePolicy: "RAID0" }, "m5d.large"), 75e9);
+    assert.equal(await create({ amiFamily: "Windows2022" }, "m5.large"), 50 * 2 ** 30);
   });
 
   void it("should refuse Bottlerocket user data that is not TOML, naming spec.userData, without creating a template", async () => {

@@ -18,7 +18,7 @@ import { parseProviderID, type CloudInstance, type CloudProvider, type CreateOpt
 import type { CatalogSource } from "../../ports/catalog-source.ts";
 import { launchable, type NodeClassFacts, type NodeClassResolver } from "../../ports/node-class-resolver.ts";
 import { describeAwsError, errorCode, isLaunchTemplateNotFound, isNotFound, isUnfulfillableCapacity } from "./errors.ts";
-import { allocatableKubelet, instanceTags, launchedInstance, registrationLabels } from "./launch-facts.ts";
+import { allocatableKubelet, capacityOptions, instanceTags, launchedInstance, registrationLabels } from "./launch-facts.ts";
 import type { DefaultInstanceProvider, FleetOutcome, TemplateGroup } from "./providers/instance.ts";
 import type { InstanceProfileProvider } from "./providers/instanceprofile.ts";
 import type { LaunchTemplateProvider } from "./providers/launchtemplate.ts";
@@ -120,7 +120,8 @@ export class AwsCloudProvider implements CloudProvider {
     // The AMI family decides kubernetes.io/os and windows-build (a Windows class offers the amd64 types as windows).
     const amiFamily = amiFamilyOf(nodeClass.spec);
     const amis = facts.amis.map((a) => [a.id, a.requirements]);
-    const key = JSON.stringify([zones, nodeClass.spec.kubelet ?? {}, amiFamily, amis]);
+    const storage = [nodeClass.spec.blockDeviceMappings ?? [], nodeClass.spec.instanceStorePolicy ?? ""];
+    const key = JSON.stringify([zones, nodeClass.spec.kubelet ?? {}, amiFamily, amis, storage]);
     const catalog = this.deps.catalog.current();
     if (catalog !== this.cachedCatalog) {
       this.typeCache.clear();
@@ -128,7 +129,7 @@ export class AwsCloudProvider implements CloudProvider {
     }
     let types = this.typeCache.get(key);
     if (types === undefined) {
-      types = toInstanceTypes(catalog, { zones: new Set(zones), kubelet: allocatableKubelet(nodeClass.spec.kubelet), amiFamily });
+      types = toInstanceTypes(catalog, { zones: new Set(zones), ...capacityOptions(nodeClass) });
       if (facts.amis.length > 0) types = bootable(facts.amis, types);
       // Keys change with the node classes' AMIs: keep the cache from growing over a long run.
       if (this.typeCache.size >= 64) this.typeCache.clear();
@@ -221,10 +222,11 @@ export class AwsCloudProvider implements CloudProvider {
   }
 
   private toLaunched(instance: CloudInstance, nodeClass: EC2NodeClassLike | undefined, adopted: boolean): LaunchedInstance {
-    const kubelet = allocatableKubelet(nodeClass?.spec.kubelet);
     const catalog = this.deps.catalog.current();
     const entries = catalog.instanceTypes.filter((e) => e.name === instance.instanceType);
-    const type = toInstanceTypes({ ...catalog, instanceTypes: entries }, { kubelet })[0];
+    // Every family: the instance runs whatever its type, so no AMI-family filter here.
+    const { amiFamily: _family, ...options } = nodeClass === undefined ? { kubelet: allocatableKubelet(undefined) } : capacityOptions(nodeClass);
+    const type = toInstanceTypes({ ...catalog, instanceTypes: entries }, options)[0];
     return { ...launchedInstance(instance, type, catalog.zoneIds[instance.zone]), adopted };
   }
 
