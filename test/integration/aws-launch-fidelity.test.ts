@@ -12,7 +12,15 @@ import { userParts } from "../../operator/core/launch-template/bootstrap.ts";
 import type { EC2NodeClassLike, EC2NodeClassSpec } from "../../operator/core/launch-template/node-class.ts";
 import { tomlSections } from "../../policies/ec2nodeclass/toml-sections.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
-import { CLUSTER, clients, nodeClaim, nodeClass, providers, tagDefaultSubnets, testClock } from "./aws-fixtures.ts";
+import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
+import { createAwsProviders } from "../../operator/adapters/aws/factory.ts";
+import { fixedCatalog } from "../../operator/ports/catalog-source.ts";
+import {
+  CLUSTER, K8S_VERSION, SSM_PREFIX, clients, nodeClaim, nodeClass, providers, tagDefaultSubnets, testClock,
+} from "./aws-fixtures.ts";
+
+/** The cluster the fixtures' providers use (aws-fixtures.ts providers()). */
+const FIXTURE_CLUSTER = { name: CLUSTER, endpoint: "https://kerf-test.example:6443", caBundle: "Q0E=" };
 
 const M5 = [
   { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] },
@@ -147,6 +155,54 @@ void describe("launch templates per AMI family, as moto receives them", () => {
     };
     assert.equal(await create({ amiFamily: "AL2023", instanceStorePolicy: "RAID0" }, "m5d.large"), 75e9);
     assert.equal(await create({ amiFamily: "Windows2022" }, "m5.large"), 50 * 2 ** 30);
+  });
+
+  /** The network interfaces of the cluster's only launch template, as moto stored them. */
+  async function interfaces(): Promise<Record<string, unknown>[]> {
+    const { ec2 } = clients(env.aws());
+    const filter = { Name: "tag:karpenter.k8s.aws/cluster", Values: [CLUSTER] };
+    const [t, ...rest] = (await ec2.send(new DescribeLaunchTemplatesCommand({ Filters: [filter] }))).LaunchTemplates ?? [];
+    assert.equal(rest.length, 0);
+    const versions = await ec2.send(new DescribeLaunchTemplateVersionsCommand({ LaunchTemplateId: t?.LaunchTemplateId, Versions: ["$Latest"] }));
+    return (versions.LaunchTemplateVersions?.[0]?.LaunchTemplateData?.NetworkInterfaces ?? []) as Record<string, unknown>[];
+  }
+
+  void it("should attach one EFA interface per card to an EFA type when the NodeClaim requests vpc.amazonaws.com/efa", async () => {
+    const classes = new Map([["default", nodeClass("default", { amiSelectorTerms: [{ id: imageId }] })]]);
+    const claim = nodeClaim("claim-efa", [
+      { key: "node.kubernetes.io/instance-type", operator: "In", values: ["c6in.32xlarge"] },
+      { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+    ]);
+    const launched = await providers(env.aws(), testClock(), classes).cloudProvider.create({
+      ...claim, spec: { ...claim.spec, resources: { requests: { "vpc.amazonaws.com/efa": "1" } } },
+    });
+    assert.equal(launched.capacity["vpc.amazonaws.com/efa"], "2");
+    const nics = (await interfaces()).map((n) => [n["NetworkCardIndex"], n["DeviceIndex"], n["InterfaceType"]]);
+    assert.deepEqual(nics, [[0, 0, "efa"], [1, 1, "efa"]]);
+  });
+
+  void it("should declare no interface for the same type when EFA is not requested", async () => {
+    const classes = new Map([["default", nodeClass("default", { amiSelectorTerms: [{ id: imageId }] })]]);
+    await providers(env.aws(), testClock(), classes).cloudProvider.create(nodeClaim("claim-no-efa", [
+      { key: "node.kubernetes.io/instance-type", operator: "In", values: ["c6in.32xlarge"] },
+      { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+    ]));
+    assert.deepEqual(await interfaces(), []);
+  });
+
+  void it("should give an IPv6 cluster's nodes a primary IPv6 address and the IPv6 cluster DNS", async () => {
+    const classes = new Map([["default", nodeClass("default", { amiSelectorTerms: [{ id: imageId }], amiFamily: "AL2" })]]);
+    const graph = createAwsProviders(
+      { cluster: { ...FIXTURE_CLUSTER, serviceCIDR: "fd00:10:96::/108", dnsIP: "fd00:10:96::a" }, aws: env.aws(), kubernetesVersion: K8S_VERSION, ssmPrefix: SSM_PREFIX },
+      { catalog: fixedCatalog(builtinCatalog()), clock: testClock(), nodeClass: async (name) => classes.get(name) },
+    );
+    await graph.cloudProvider.create(nodeClaim("claim-ipv6", M5));
+    const [nic] = await interfaces();
+    assert.equal(nic?.["PrimaryIpv6"], true);
+    assert.equal(nic?.["Ipv6AddressCount"], 1);
+    assert.equal(nic?.["DeviceIndex"], 0);
+    const [lt] = await templates();
+    assert.match(lt?.userData ?? "", /--ip-family ipv6 \\\n--dns-cluster-ip 'fd00:10:96::a'/);
   });
 
   void it("should refuse Bottlerocket user data that is not TOML, naming spec.userData, without creating a template", async () => {

@@ -24,6 +24,22 @@ import type { InstanceProfileProvider } from "./providers/instanceprofile.ts";
 import type { LaunchTemplateProvider } from "./providers/launchtemplate.ts";
 import type { UnavailableOfferings } from "./providers/unavailable-offerings.ts";
 
+const EFA = "vpc.amazonaws.com/efa";
+
+/**
+ * Types grouped by the EFA interfaces their template attaches: when the NodeClaim requests EFA, each type's
+ * vpc.amazonaws.com/efa capacity (one interface per card, so one template per count, as Karpenter does); else 0.
+ */
+function byEfaCount(nodeClaim: NodeClaimLike, names: readonly string[], types: readonly InstanceType[]): Map<number, string[]> {
+  const requested = nodeClaim.spec.resources?.requests?.[EFA] !== undefined;
+  const out = new Map<number, string[]>();
+  for (const name of names) {
+    const count = requested ? Number(types.find((t) => t.name === name)?.capacity[EFA] ?? 0) : 0;
+    out.set(count, [...(out.get(count) ?? []), name]);
+  }
+  return out;
+}
+
 const SPOT_ROLE_ERROR = "AuthFailure.ServiceLinkedRoleCreationNotPermitted";
 
 /** Cluster facts the launch templates need (settings, then EKS DescribeCluster, then the kubeconfig: see discoverCluster). */
@@ -155,8 +171,9 @@ export class AwsCloudProvider implements CloudProvider {
     const names = new Set(plan.overrides.map((o) => o.instanceType));
     const types = this.instanceTypes(nodeClass, facts).filter((t) => names.has(t.name));
     const groups: TemplateGroup[] = [];
-    for (const [imageId, instanceTypes] of typesByImage(facts.amis, types)) {
+    for (const [imageId, imageTypes] of typesByImage(facts.amis, types)) for (const [efaCount, instanceTypes] of byEfaCount(nodeClaim, imageTypes, types)) {
       const spec = buildLaunchTemplate({
+        efaCount,
         clusterName: this.deps.cluster.name, clusterEndpoint: this.deps.cluster.endpoint, caBundle: this.deps.cluster.caBundle, clusterCIDR: this.deps.cluster.serviceCIDR,
         clusterDNS: this.deps.cluster.dnsIP,
         nodeClass: nodeClass.spec, imageId, securityGroupIds: facts.securityGroups.map((g) => g.id), instanceProfile: this.deps.instanceProfiles.profileName(nodeClass),

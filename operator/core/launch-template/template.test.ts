@@ -112,3 +112,17 @@ void describe("buildLaunchTemplate", () => {
     assert.match(lt.userData, /--register-with-taints="dedicated=gpu:NoSchedule,karpenter\.sh\/unregistered:NoExecute"/);
   });
 });
+
+void describe("buildLaunchTemplate network interfaces", () => {
+  void it("should keep an IPv4 template without EFA free of declared interfaces, so its name does not change", () => {
+    assert.equal(buildLaunchTemplate(options()).networkInterfaces, undefined);
+  });
+
+  void it("should make EFA and IPv6 part of the content, so each count and family gets its own template", () => {
+    const efa = buildLaunchTemplate(options({ efaCount: 4 }));
+    assert.equal(efa.networkInterfaces?.length, 4);
+    assert.notEqual(efa.name, buildLaunchTemplate(options()).name);
+    const ipv6 = buildLaunchTemplate(options({ clusterDNS: "fd00:10:96::a" }));
+    assert.deepEqual(ipv6.networkInterfaces?.map((n) => [n.deviceIndex, n.primaryIpv6, n.ipv6AddressCount]), [[0, true, 1]]);
+  });
+});
