@@ -1,6 +1,7 @@
 // The list of every policy by kind: the one place to read what kerf checks (schema findings come from schema.ts first).
 import { CEL_POLICY } from "./cel/policy.ts";
 import { EBS_ENCRYPTED_POLICY, IMDSV2_POLICY } from "./ec2nodeclass/security.ts";
+import { EC2NODECLASS_RUNTIME_POLICY } from "./ec2nodeclass/runtime.ts";
 import { EC2NODECLASS_STRICT_POLICY } from "./ec2nodeclass/strict.ts";
 import { BUDGET_SCHEDULE_POLICY } from "./nodepool/budgets.ts";
 import { KERF_ANNOTATIONS_POLICY } from "./nodepool/kerf-annotations.ts";
@@ -17,6 +18,7 @@ export const POLICIES: readonly Policy[] = [
   CEL_POLICY,
   NODEPOOL_RUNTIME_POLICY,
   NODEPOOL_STRICT_POLICY,
+  EC2NODECLASS_RUNTIME_POLICY,
   EC2NODECLASS_STRICT_POLICY,
   ZONE_REGION_POLICY,
   REQUIREMENTS_SATISFIABLE_POLICY,

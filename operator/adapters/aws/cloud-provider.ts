@@ -18,11 +18,27 @@ import { parseProviderID, type CloudInstance, type CloudProvider, type CreateOpt
 import type { CatalogSource } from "../../ports/catalog-source.ts";
 import { launchable, type NodeClassFacts, type NodeClassResolver } from "../../ports/node-class-resolver.ts";
 import { describeAwsError, errorCode, isLaunchTemplateNotFound, isNotFound, isUnfulfillableCapacity } from "./errors.ts";
-import { allocatableKubelet, instanceTags, launchedInstance, registrationLabels } from "./launch-facts.ts";
+import { allocatableKubelet, capacityOptions, instanceTags, launchedInstance, registrationLabels } from "./launch-facts.ts";
 import type { DefaultInstanceProvider, FleetOutcome, TemplateGroup } from "./providers/instance.ts";
 import type { InstanceProfileProvider } from "./providers/instanceprofile.ts";
 import type { LaunchTemplateProvider } from "./providers/launchtemplate.ts";
 import type { UnavailableOfferings } from "./providers/unavailable-offerings.ts";
+
+const EFA = "vpc.amazonaws.com/efa";
+
+/**
+ * Types grouped by the EFA interfaces their template attaches: when the NodeClaim requests EFA, each type's
+ * vpc.amazonaws.com/efa capacity (one interface per card, so one template per count, as Karpenter does); else 0.
+ */
+function byEfaCount(nodeClaim: NodeClaimLike, names: readonly string[], types: readonly InstanceType[]): Map<number, string[]> {
+  const requested = nodeClaim.spec.resources?.requests?.[EFA] !== undefined;
+  const out = new Map<number, string[]>();
+  for (const name of names) {
+    const count = requested ? Number(types.find((t) => t.name === name)?.capacity[EFA] ?? 0) : 0;
+    out.set(count, [...(out.get(count) ?? []), name]);
+  }
+  return out;
+}
 
 const SPOT_ROLE_ERROR = "AuthFailure.ServiceLinkedRoleCreationNotPermitted";
 
@@ -126,7 +142,8 @@ export class AwsCloudProvider implements CloudProvider {
     // The AMI family decides kubernetes.io/os and windows-build (a Windows class offers the amd64 types as windows).
     const amiFamily = amiFamilyOf(nodeClass.spec);
     const amis = facts.amis.map((a) => [a.id, a.requirements]);
-    const key = JSON.stringify([zones, nodeClass.spec.kubelet ?? {}, amiFamily, amis]);
+    const storage = [nodeClass.spec.blockDeviceMappings ?? [], nodeClass.spec.instanceStorePolicy ?? ""];
+    const key = JSON.stringify([zones, nodeClass.spec.kubelet ?? {}, amiFamily, amis, storage]);
     const catalog = this.deps.catalog.current();
     if (catalog !== this.cachedCatalog) {
       this.typeCache.clear();
@@ -134,7 +151,7 @@ export class AwsCloudProvider implements CloudProvider {
     }
     let types = this.typeCache.get(key);
     if (types === undefined) {
-      types = toInstanceTypes(catalog, { zones: new Set(zones), kubelet: allocatableKubelet(nodeClass.spec.kubelet), amiFamily });
+      types = toInstanceTypes(catalog, { zones: new Set(zones), ...capacityOptions(nodeClass) });
       if (facts.amis.length > 0) types = bootable(facts.amis, types);
       // Keys change with the node classes' AMIs: keep the cache from growing over a long run.
       if (this.typeCache.size >= 64) this.typeCache.clear();
@@ -170,8 +187,9 @@ export class AwsCloudProvider implements CloudProvider {
     const names = new Set(plan.overrides.map((o) => o.instanceType));
     const types = this.instanceTypes(nodeClass, facts).filter((t) => names.has(t.name));
     const groups: TemplateGroup[] = [];
-    for (const [imageId, instanceTypes] of typesByImage(facts.amis, types)) {
+    for (const [imageId, imageTypes] of typesByImage(facts.amis, types)) for (const [efaCount, instanceTypes] of byEfaCount(nodeClaim, imageTypes, types)) {
       const spec = buildLaunchTemplate({
+        efaCount,
         clusterName: this.deps.cluster.name, clusterEndpoint: this.deps.cluster.endpoint, caBundle: this.deps.cluster.caBundle, clusterCIDR: this.deps.cluster.serviceCIDR,
         clusterDNS: this.deps.cluster.dnsIP,
         nodeClass: nodeClass.spec, imageId, securityGroupIds: facts.securityGroups.map((g) => g.id), instanceProfile: this.deps.instanceProfiles.profileName(nodeClass),
@@ -237,10 +255,11 @@ export class AwsCloudProvider implements CloudProvider {
   }
 
   private toLaunched(instance: CloudInstance, nodeClass: EC2NodeClassLike | undefined, adopted: boolean, nodePool?: string): LaunchedInstance {
-    const kubelet = allocatableKubelet(nodeClass?.spec.kubelet);
     const catalog = this.deps.catalog.current();
     const entries = catalog.instanceTypes.filter((e) => e.name === instance.instanceType);
-    const listed = toInstanceTypes({ ...catalog, instanceTypes: entries }, { kubelet })[0];
+    // Every family: the instance runs whatever its type, so no AMI-family filter here.
+    const { amiFamily: _family, ...options } = nodeClass === undefined ? { kubelet: allocatableKubelet(undefined) } : capacityOptions(nodeClass);
+    const listed = toInstanceTypes({ ...catalog, instanceTypes: entries }, options)[0];
     // A capacity overlay's extended resources are part of what the NodeClaim says it has (Karpenter's Create).
     const overlaid = listed === undefined || nodePool === undefined ? undefined : this.deps.overlays?.apply(nodePool, [listed])?.[0];
     const type = overlaid ?? listed;

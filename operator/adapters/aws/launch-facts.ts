@@ -3,7 +3,9 @@ import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { Label } from "../../../policies/domain/labels.ts";
 import { formatResource, type ResourceList } from "../../../policies/domain/quantity.ts";
 import type { KubeletConfig } from "../../../policies/domain/allocatable.ts";
-import type { EC2NodeClassLike, NodeClassKubelet } from "../../core/launch-template/node-class.ts";
+import type { InstanceTypeOptions } from "../../../policies/domain/catalog/catalog.ts";
+import { ebsEphemeralStorageBytes } from "../../../policies/domain/ephemeral-storage.ts";
+import { amiFamilyOf, type EC2NodeClassLike, type NodeClassKubelet } from "../../core/launch-template/node-class.ts";
 import type { CloudInstance, LaunchedInstance, NodeClaimLike } from "../../ports/cloud-provider.ts";
 
 /**
@@ -60,4 +62,14 @@ export function launchedInstance(instance: CloudInstance, type: InstanceType | u
 /** The kubelet fields the allocatable model reads, without undefined members. */
 export function allocatableKubelet(kubelet: NodeClassKubelet | undefined): KubeletConfig {
   return Object.fromEntries(Object.entries(kubelet ?? {}).filter(([, v]) => v !== undefined)) as KubeletConfig;
+}
+
+/** What sizes a node class's instance types: kubelet, AMI family, and ephemeral storage (EBS, or RAID0 instance store). */
+export function capacityOptions(nodeClass: EC2NodeClassLike): InstanceTypeOptions {
+  const amiFamily = amiFamilyOf(nodeClass.spec);
+  const source = { ...nodeClass.spec, amiFamily };
+  return {
+    kubelet: allocatableKubelet(nodeClass.spec.kubelet), amiFamily,
+    ephemeralStorageBytes: ebsEphemeralStorageBytes(source), instanceStorePolicy: nodeClass.spec.instanceStorePolicy,
+  };
 }

@@ -71,6 +71,16 @@ void describe("EC2NodeClass status", () => {
     assert.ok(!isNodeClassReady(status));
   });
 
+  void it("should fail ValidationSucceeded, and so Ready, on user data the AMI family cannot merge", () => {
+    const spec = { ...nodeClass.spec, amiSelectorTerms: [{ alias: "bottlerocket@latest" }], userData: "[settings.ntp]\ntime-servers = [\n" };
+    const status = computeNodeClassStatus({ ...nodeClass, spec }, facts, profile, { now });
+    const validation = condition(status, "ValidationSucceeded");
+    assert.equal(validation?.status, "False");
+    assert.equal(validation?.reason, "InvalidUserData");
+    assert.match(validation?.message ?? "", /^spec\.userData \(Bottlerocket\): .*line 2: unclosed bracket$/);
+    assert.equal(condition(status, "Ready")?.message, "ValidationSucceeded=False");
+  });
+
   void it("should carry a lookup error into the condition message", () => {
     const status = computeNodeClassStatus(nodeClass, failures[2]?.facts ?? facts, profile, { now });
     assert.equal(condition(status, "AMIsReady")?.message, "reading SSM parameter: AccessDenied");

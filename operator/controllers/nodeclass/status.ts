@@ -4,7 +4,8 @@
  * SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady, ValidationSucceeded and Ready
  * (all True ⇒ Ready True).
  */
-import type { Condition, EC2NodeClassLike, EC2NodeClassStatus } from "../../core/launch-template/node-class.ts";
+import { userDataProblem } from "../../../policies/ec2nodeclass/user-data.ts";
+import { amiFamilyOf, type Condition, type EC2NodeClassLike, type EC2NodeClassStatus } from "../../core/launch-template/node-class.ts";
 import type { CatalogFreshness, PartFreshness } from "../../ports/catalog-source.ts";
 import type { InstanceProfileOutcome } from "../../ports/node-class-cloud.ts";
 import type { NodeClassFacts } from "../../ports/node-class-resolver.ts";
@@ -24,13 +25,20 @@ function profileVerdict(profile: InstanceProfileOutcome): Verdict {
   return { type: "InstanceProfileReady", status: "False", reason: profile.reason, message: profile.message };
 }
 
-function verdicts(facts: NodeClassFacts, profile: InstanceProfileOutcome): Verdict[] {
+/** ValidationSucceeded: False when the AMI family cannot merge spec.userData (every launch would fail). */
+function validation(nodeClass: EC2NodeClassLike): Verdict {
+  const problem = userDataProblem(amiFamilyOf(nodeClass.spec), nodeClass.spec.userData);
+  if (problem === undefined) return { type: "ValidationSucceeded", status: "True", reason: "ValidationSucceeded", message: "" };
+  return { type: "ValidationSucceeded", status: "False", reason: "InvalidUserData", message: problem };
+}
+
+function verdicts(nodeClass: EC2NodeClassLike, facts: NodeClassFacts, profile: InstanceProfileOutcome): Verdict[] {
   return [
     readiness("AMIsReady", facts.amis.length > 0, { reason: "AMINotFound", why: facts.errors.amis, what: "amiSelectorTerms" }),
     readiness("SubnetsReady", facts.subnets.length > 0, { reason: "SubnetsNotFound", why: facts.errors.subnets, what: "subnetSelectorTerms" }),
     readiness("SecurityGroupsReady", facts.securityGroups.length > 0, { reason: "SecurityGroupsNotFound", why: facts.errors.securityGroups, what: "securityGroupSelectorTerms" }),
     profileVerdict(profile),
-    { type: "ValidationSucceeded", status: "True", reason: "ValidationSucceeded", message: "" },
+    validation(nodeClass),
   ];
 }
 
@@ -76,7 +84,7 @@ export function computeNodeClassStatus(
   nodeClass: EC2NodeClassLike, facts: NodeClassFacts, profile: InstanceProfileOutcome, at: { now: Date; catalog?: CatalogFreshness | undefined },
 ): EC2NodeClassStatus {
   const { now, catalog } = at;
-  const list = verdicts(facts, profile);
+  const list = verdicts(nodeClass, facts, profile);
   const previous = nodeClass.status?.conditions ?? [];
   const generation = nodeClass.metadata.generation;
   return {

@@ -1,4 +1,5 @@
 /** What every AMI family's user data needs to join the node to the cluster (shared input of the generators). */
+import { formatDuration, parseDuration } from "../../../policies/domain/duration.ts";
 import type { NodeClassKubelet } from "./node-class.ts";
 
 /** A taint to register the node with. */
@@ -23,6 +24,8 @@ export interface BootstrapOptions {
   readonly taints: readonly BootstrapTaint[];
   /** The EC2NodeClass spec.userData, merged per family. */
   readonly customUserData?: string | undefined;
+  /** spec.instanceStorePolicy: "RAID0" makes each family assemble the instance-store disks into one array. */
+  readonly instanceStorePolicy?: string | undefined;
 }
 
 /** The taint every Karpenter node registers with until the operator has synced it. */
@@ -36,6 +39,55 @@ export function labelFlag(labels: Readonly<Record<string, string>>): string {
 /** Taints as the kubelet flag spells them: `key=value:Effect,key:Effect`. */
 export function taintFlag(taints: readonly BootstrapTaint[]): string {
   return taints.map((t) => (t.value === undefined || t.value === "" ? `${t.key}:${t.effect}` : `${t.key}=${t.value}:${t.effect}`)).join(",");
+}
+
+/** Karpenter's `--node-labels="a=1,b=2"` (sorted by key), or undefined without labels. */
+export function nodeLabelArg(labels: Readonly<Record<string, string>>): string | undefined {
+  return Object.keys(labels).length === 0 ? undefined : `--node-labels=${JSON.stringify(labelFlag(labels))}`;
+}
+
+/** Karpenter's `--register-with-taints="..."`, written even when there is no taint. */
+export function nodeTaintArg(taints: readonly BootstrapTaint[]): string {
+  return `--register-with-taints=${JSON.stringify(taintFlag(taints))}`;
+}
+
+/** `name="k1<sep>v1,k2<sep>v2"` with keys sorted (Karpenter iterates a Go map; sorting keeps the hash stable). */
+function joinedArg(name: string, entries: Readonly<Record<string, string>> | undefined, separator: string): string[] {
+  const keys = Object.keys(entries ?? {}).sort();
+  if (keys.length === 0) return [];
+  return [`${name}=${JSON.stringify(keys.map((k) => `${k}${separator}${entries?.[k] ?? ""}`).join(","))}`];
+}
+
+/** A grace period as Go's time.Duration prints it ("90s" → "1m30s"), as Karpenter's parsed config does. */
+export function goDuration(value: string): string {
+  try {
+    return formatDuration(parseDuration(value));
+  } catch {
+    return value;
+  }
+}
+
+function mapValues(entries: Readonly<Record<string, string>> | undefined, f: (v: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(entries ?? {}).map(([k, v]) => [k, f(v)]));
+}
+
+/**
+ * The kubelet flags AL2's bootstrap.sh and Windows' Start-EKSBootstrap.ps1 get, in Karpenter's order:
+ * labels, taints, max-pods, pods-per-core, reserved resources, eviction thresholds, image GC, CFS quota.
+ */
+export function kubeletExtraArgs(options: BootstrapOptions): string[] {
+  const k = options.kubelet;
+  const args = [nodeLabelArg(options.labels), nodeTaintArg(options.taints)].filter((a) => a !== undefined);
+  if (k.maxPods !== undefined) args.push(`--max-pods=${k.maxPods}`);
+  if (k.podsPerCore !== undefined) args.push(`--pods-per-core=${k.podsPerCore}`);
+  args.push(...joinedArg("--system-reserved", k.systemReserved, "="), ...joinedArg("--kube-reserved", k.kubeReserved, "="));
+  args.push(...joinedArg("--eviction-hard", k.evictionHard, "<"), ...joinedArg("--eviction-soft", k.evictionSoft, "<"));
+  args.push(...joinedArg("--eviction-soft-grace-period", mapValues(k.evictionSoftGracePeriod, goDuration), "="));
+  if (k.evictionMaxPodGracePeriod !== undefined) args.push(`--eviction-max-pod-grace-period=${k.evictionMaxPodGracePeriod}`);
+  if (k.imageGCHighThresholdPercent !== undefined) args.push(`--image-gc-high-threshold=${k.imageGCHighThresholdPercent}`);
+  if (k.imageGCLowThresholdPercent !== undefined) args.push(`--image-gc-low-threshold=${k.imageGCLowThresholdPercent}`);
+  if (k.cpuCFSQuota !== undefined) args.push(`--cpu-cfs-quota=${k.cpuCFSQuota}`);
+  return args;
 }
 
 /** Whether a CIDR is IPv6 (EKS reports serviceIpv6Cidr for IPv6 clusters). */
@@ -89,7 +141,8 @@ function boundaryOf(doc: string): string | undefined {
 /** The parts of user-supplied user data: a MIME document's parts, or the whole text as one part. */
 export function userParts(userData: string | undefined, defaultType: string): MimePart[] {
   if (userData === undefined || userData.trim() === "") return [];
-  const boundary = /^MIME-Version:/i.test(userData.trimStart()) ? boundaryOf(userData) : undefined;
+  // Karpenter reads user data starting with either header as MIME.
+  const boundary = /^(MIME-Version|Content-Type):/i.test(userData.trimStart()) ? boundaryOf(userData) : undefined;
   if (boundary === undefined) return [{ contentType: userData.startsWith("#!") ? "text/x-shellscript; charset=\"us-ascii\"" : defaultType, body: userData }];
   const parts: MimePart[] = [];
   for (const chunk of userData.split(`--${boundary}`).slice(1)) {

@@ -53,7 +53,7 @@ void describe("the cluster DNS address in node user data", () => {
     const al2 = userData("10.0.0.10", { amiSelectorTerms: [{ alias: "al2@latest" }] });
     assert.match(al2, /--dns-cluster-ip '10\.0\.0\.10'/);
     const bottlerocket = userData("10.0.0.10", { amiSelectorTerms: [{ alias: "bottlerocket@latest" }] });
-    assert.match(bottlerocket, /cluster-dns-ip = \["10\.0\.0\.10"\]/);
+    assert.match(bottlerocket, /cluster-dns-ip = "10\.0\.0\.10"/);
   });
 
   void it("should make a new launch template when the discovered address changes", () => {

@@ -70,6 +70,8 @@ export interface EC2NodeClassSpec {
   readonly blockDeviceMappings?: readonly BlockDeviceMapping[] | undefined;
   readonly metadataOptions?: MetadataOptions | undefined;
   readonly kubelet?: NodeClassKubelet | undefined;
+  /** "RAID0": the instance-store disks become one array for containerd, kubelet and pod logs. */
+  readonly instanceStorePolicy?: string | undefined;
   readonly detailedMonitoring?: boolean | undefined;
   readonly associatePublicIPAddress?: boolean | undefined;
 }
@@ -111,13 +113,4 @@ export interface EC2NodeClassLike {
   readonly status?: EC2NodeClassStatus | undefined;
 }
 
-/** The AMI family a node class boots: spec.amiFamily when set (it may be Custom), else the alias family. */
-export function amiFamilyOf(spec: EC2NodeClassSpec): string {
-  if (spec.amiFamily !== undefined) return spec.amiFamily;
-  const alias = spec.amiSelectorTerms.find((t) => t.alias !== undefined)?.alias;
-  return alias === undefined ? "Custom" : (ALIAS_FAMILIES[alias.split("@")[0] ?? ""] ?? "Custom");
-}
-
-const ALIAS_FAMILIES: Readonly<Record<string, string>> = {
-  al2: "AL2", al2023: "AL2023", bottlerocket: "Bottlerocket", windows2019: "Windows2019", windows2022: "Windows2022", windows2025: "Windows2025",
-};
+export { amiFamilyOf } from "../../../policies/ec2nodeclass/ami-family.ts";

@@ -1,6 +1,6 @@
 /** AL2023 user data: a nodeadm NodeConfig (kubelet config, labels, taints) appended to the user's MIME parts. */
 import { stringify } from "yaml";
-import { labelFlag, mimeDocument, userParts, type BootstrapOptions } from "./bootstrap.ts";
+import { mimeDocument, nodeLabelArg, userParts, type BootstrapOptions } from "./bootstrap.ts";
 import type { NodeClassKubelet } from "./node-class.ts";
 
 const NODEADM_TYPE = "application/node.eks.aws";
@@ -34,12 +34,13 @@ function cluster(options: BootstrapOptions): Record<string, unknown> {
 
 /** The NodeConfig document Karpenter's AL2023 family generates. */
 export function nodeConfig(options: BootstrapOptions): Record<string, unknown> {
-  const flags = Object.keys(options.labels).length > 0 ? [`--node-labels=${labelFlag(options.labels)}`] : [];
-  return {
-    apiVersion: "node.eks.aws/v1alpha1",
-    kind: "NodeConfig",
-    spec: { cluster: cluster(options), kubelet: { config: kubeletConfig(options), flags } },
+  const label = nodeLabelArg(options.labels);
+  const spec: Record<string, unknown> = {
+    cluster: cluster(options), kubelet: { config: kubeletConfig(options), flags: label === undefined ? [] : [label] },
   };
+  // nodeadm mounts the instance-store disks as one RAID-0 array under containerd and kubelet.
+  if (options.instanceStorePolicy === "RAID0") spec["instance"] = { localStorage: { strategy: "RAID0" } };
+  return { apiVersion: "node.eks.aws/v1alpha1", kind: "NodeConfig", spec };
 }
 
 /** AL2023 user data: the user's parts first (nodeadm merges later configs over earlier ones), then kerf's NodeConfig. */

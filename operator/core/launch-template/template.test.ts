@@ -80,7 +80,7 @@ void describe("buildLaunchTemplate", () => {
     assert.deepEqual(cfg.spec.kubelet.config["clusterDNS"], ["10.100.0.10"]);
     assert.deepEqual(cfg.spec.kubelet.config["evictionHard"], { "memory.available": "5%" });
     assert.deepEqual(cfg.spec.kubelet.config["registerWithTaints"], [{ key: "dedicated", value: "gpu", effect: "NoSchedule" }, { key: "karpenter.sh/unregistered", effect: "NoExecute" }]);
-    assert.deepEqual(cfg.spec.kubelet.flags, ["--node-labels=karpenter.sh/capacity-type=spot,karpenter.sh/nodepool=default"]);
+    assert.deepEqual(cfg.spec.kubelet.flags, ['--node-labels="karpenter.sh/capacity-type=spot,karpenter.sh/do-not-sync-taints=true,karpenter.sh/nodepool=default"']);
   });
 
   void it("should keep the user's MIME parts before kerf's NodeConfig", () => {
@@ -95,7 +95,7 @@ void describe("buildLaunchTemplate", () => {
     const lt = buildLaunchTemplate(options({ nodeClass: { ...spec, amiSelectorTerms: [{ alias: "bottlerocket@latest" }] } }));
     assert.match(lt.userData, /^\[settings\.kubernetes\]\napi-server = "https:\/\/demo\.example:6443"\ncluster-name = "demo"/);
     assert.match(lt.userData, /max-pods = 58/);
-    assert.match(lt.userData, /\[settings\.kubernetes\.node-labels\]\n"karpenter\.sh\/capacity-type" = "spot"\n"karpenter\.sh\/nodepool" = "default"/);
+    assert.match(lt.userData, /\[settings\.kubernetes\.node-labels\]\n"karpenter\.sh\/capacity-type" = "spot"\n"karpenter\.sh\/do-not-sync-taints" = "true"\n"karpenter\.sh\/nodepool" = "default"/);
     assert.match(lt.userData, /"karpenter\.sh\/unregistered" = \[":NoExecute"\]/);
     assert.equal(lt.blockDeviceMappings.length, 2);
   });
@@ -103,11 +103,26 @@ void describe("buildLaunchTemplate", () => {
   void it("should pass user data through unchanged for the Custom family", () => {
     const lt = buildLaunchTemplate(options({ nodeClass: { ...spec, amiFamily: "Custom", amiSelectorTerms: [{ id: "ami-1" }], userData: "#!/bin/sh\necho custom\n" } }));
     assert.equal(lt.userData, "#!/bin/sh\necho custom\n");
+    assert.doesNotMatch(lt.userData, /do-not-sync-taints/);
   });
 
   void it("should run bootstrap.sh with labels and taints for AL2", () => {
     const lt = buildLaunchTemplate(options({ nodeClass: { ...spec, amiSelectorTerms: [{ alias: "al2@latest" }] } }));
     assert.match(lt.userData, /\/etc\/eks\/bootstrap\.sh 'demo'/);
-    assert.match(lt.userData, /--register-with-taints=dedicated=gpu:NoSchedule,karpenter\.sh\/unregistered:NoExecute/);
+    assert.match(lt.userData, /--register-with-taints="dedicated=gpu:NoSchedule,karpenter\.sh\/unregistered:NoExecute"/);
+  });
+});
+
+void describe("buildLaunchTemplate network interfaces", () => {
+  void it("should keep an IPv4 template without EFA free of declared interfaces, so its name does not change", () => {
+    assert.equal(buildLaunchTemplate(options()).networkInterfaces, undefined);
+  });
+
+  void it("should make EFA and IPv6 part of the content, so each count and family gets its own template", () => {
+    const efa = buildLaunchTemplate(options({ efaCount: 4 }));
+    assert.equal(efa.networkInterfaces?.length, 4);
+    assert.notEqual(efa.name, buildLaunchTemplate(options()).name);
+    const ipv6 = buildLaunchTemplate(options({ clusterDNS: "fd00:10:96::a" }));
+    assert.deepEqual(ipv6.networkInterfaces?.map((n) => [n.deviceIndex, n.primaryIpv6, n.ipv6AddressCount]), [[0, true, 1]]);
   });
 });

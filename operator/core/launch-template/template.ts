@@ -6,6 +6,7 @@ import { parseQuantity } from "../../../policies/domain/quantity.ts";
 import { UNREGISTERED_TAINT, type BootstrapTaint } from "./bootstrap.ts";
 import { contentHash } from "./hash.ts";
 import { amiFamilyOf, type BlockDeviceMapping, type EC2NodeClassSpec, type NodeClassKubelet } from "./node-class.ts";
+import { networkInterfaces, type NetworkInterface } from "./network-interfaces.ts";
 import { userDataFor } from "./user-data.ts";
 
 /** Name prefix of every launch template kerf owns (Karpenter's). */
@@ -46,6 +47,8 @@ export interface LaunchTemplateSpec {
   readonly metadataOptions: Imds;
   readonly detailedMonitoring: boolean;
   readonly associatePublicIPAddress?: boolean | undefined;
+  /** Declared interfaces (EFA, IPv6, a public-IP choice); the security groups then live in them. */
+  readonly networkInterfaces?: readonly NetworkInterface[] | undefined;
 }
 
 /** Everything one launch template depends on. */
@@ -71,6 +74,8 @@ export interface LaunchOptions {
    * for spec.role). Omitted: spec.instanceProfile. Part of the content hash.
    */
   readonly instanceProfile?: string | undefined;
+  /** EFA interfaces for the instance types of this template (their vpc.amazonaws.com/efa when requested); 0 or omitted: none. */
+  readonly efaCount?: number | undefined;
 }
 
 /** CRD defaults for metadataOptions (IMDSv2 required, hop limit 1). */
@@ -103,6 +108,14 @@ function withClusterDNS(kubelet: NodeClassKubelet, clusterDNS: string | undefine
   return { ...kubelet, clusterDNS: [clusterDNS] };
 }
 
+/**
+ * Karpenter's families other than Custom register nodes with karpenter.sh/do-not-sync-taints=true: the
+ * taints come from the user data, so the NodeClaim's taints are not synced onto the Node (a race otherwise).
+ */
+function withDoNotSyncTaints(family: string, labels: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  return family === "Custom" ? labels : { ...labels, "karpenter.sh/do-not-sync-taints": "true" };
+}
+
 function withUnregistered(taints: readonly BootstrapTaint[]): BootstrapTaint[] {
   return taints.some((t) => t.key === UNREGISTERED_TAINT.key) ? [...taints] : [...taints, UNREGISTERED_TAINT];
 }
@@ -113,8 +126,8 @@ export function buildLaunchTemplate(options: LaunchOptions): LaunchTemplateSpec 
   const family = amiFamilyOf(spec);
   const userData = userDataFor(family, {
     clusterName: options.clusterName, clusterEndpoint: options.clusterEndpoint, caBundle: options.caBundle, clusterCIDR: options.clusterCIDR,
-    kubelet: withClusterDNS(spec.kubelet ?? {}, options.clusterDNS), labels: options.labels, taints: withUnregistered(options.taints),
-    customUserData: spec.userData,
+    kubelet: withClusterDNS(spec.kubelet ?? {}, options.clusterDNS), labels: withDoNotSyncTaints(family, options.labels), taints: withUnregistered(options.taints),
+    customUserData: spec.userData, instanceStorePolicy: spec.instanceStorePolicy,
   });
   const content = {
     imageId: options.imageId,
@@ -125,8 +138,17 @@ export function buildLaunchTemplate(options: LaunchOptions): LaunchTemplateSpec 
     metadataOptions: { ...DEFAULT_IMDS, ...definedOnly(spec.metadataOptions ?? {}) } as Imds,
     detailedMonitoring: spec.detailedMonitoring ?? false,
     associatePublicIPAddress: spec.associatePublicIPAddress,
+    networkInterfaces: networkInterfaces({
+      efaCount: options.efaCount ?? 0, ipv6: isIPv6Cluster(options), securityGroupIds: options.securityGroupIds,
+      associatePublicIPAddress: spec.associatePublicIPAddress,
+    }),
   };
   return { name: `${LAUNCH_TEMPLATE_PREFIX}${contentHash(content)}`, ...content };
+}
+
+/** Karpenter's cluster IP family: IPv6 when the kube-dns address is (else the discovered service CIDR). */
+function isIPv6Cluster(options: LaunchOptions): boolean {
+  return (options.clusterDNS ?? options.clusterCIDR ?? "").includes(":");
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -27,8 +27,9 @@ import { toInstanceTypes, type Catalog } from "../../../policies/domain/catalog/
 import type { KubeletConfig } from "../../../policies/domain/allocatable.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { Label } from "../../../policies/domain/labels.ts";
-import { formatResource, parseQuantity, parseResourceList } from "../../../policies/domain/quantity.ts";
+import { formatResource, parseResourceList } from "../../../policies/domain/quantity.ts";
 import { Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
+import { ebsEphemeralStorageBytes, type StorageSource } from "../../../policies/domain/ephemeral-storage.ts";
 import { amiFamilyOf, type EC2NodeClassSpec } from "../launch-template/node-class.ts";
 import { applyOverlays, evaluateOverlays, type NodeOverlayObject, type OverlayVerdict } from "../overlay/apply.ts";
 import type { Node, NodeClaim, PdbLike, Pod } from "../lifecycle/objects.ts";
@@ -101,19 +102,21 @@ const docLabels = (doc: Obj): Record<string, string> => labelsOf(o(doc["metadata
 
 interface NodeClassView {
   readonly kubelet: KubeletConfig;
-  readonly ephemeralStorageBytes?: number;
+  readonly ephemeralStorageBytes: number;
   readonly amiFamily: string;
+  readonly instanceStorePolicy?: string;
 }
 
 function nodeClass(doc: Obj): NodeClassView {
   const spec = o(doc["spec"]);
   const kubelet = o(spec["kubelet"]) as KubeletConfig;
-  const root = arr(spec["blockDeviceMappings"]).find((b) => b["rootVolume"] === true);
-  const size = o(root?.["ebs"])["volumeSize"];
   // The operator's rule (launch-template/node-class.ts): amiFamily, else the alias's family, else Custom.
   const family = typeof spec["amiFamily"] === "string" ? spec["amiFamily"] : undefined;
   const amiFamily = amiFamilyOf({ amiFamily: family, amiSelectorTerms: arr(spec["amiSelectorTerms"]) } as unknown as EC2NodeClassSpec);
-  return { kubelet, amiFamily, ...(typeof size === "string" ? { ephemeralStorageBytes: parseQuantity(size) } : {}) };
+  const policy = spec["instanceStorePolicy"];
+  // The operator's rule (policies/domain/ephemeral-storage.ts): RAID0 instance store, else the kubelet's EBS volume.
+  const storage = { amiFamily, blockDeviceMappings: arr(spec["blockDeviceMappings"]) as StorageSource["blockDeviceMappings"] };
+  return { kubelet, amiFamily, ephemeralStorageBytes: ebsEphemeralStorageBytes(storage), ...(typeof policy === "string" ? { instanceStorePolicy: policy } : {}) };
 }
 
 /** Checks a NodePool's requirements and limits read (the operator would reject it at the webhook). */

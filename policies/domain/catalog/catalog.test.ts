@@ -32,3 +32,17 @@ void describe("catalog: operating system by AMI family", () => {
     assert.deepEqual(new Set(windows.map((t) => t.labels[BUILD])), new Set(Object.values(WINDOWS_BUILDS)));
   });
 });
+
+void describe("catalog: ephemeral-storage under instanceStorePolicy", () => {
+  const storage = (options: Parameters<typeof toInstanceTypes>[1], name: string): unknown =>
+    toInstanceTypes(builtinCatalog(), options).find((t) => t.name === name)?.capacity["ephemeral-storage"];
+
+  void it("gives a type with instance storage its instance-store total in decimal GB under RAID0, as Karpenter does", () => {
+    assert.equal(storage({ instanceStorePolicy: "RAID0" }, "m5d.large"), 75e9);
+  });
+
+  void it("keeps the EBS figure for a type without instance storage, and for every type without RAID0", () => {
+    assert.equal(storage({ instanceStorePolicy: "RAID0", ephemeralStorageBytes: 50 * 2 ** 30 }, "m5.large"), 50 * 2 ** 30);
+    assert.equal(storage({ ephemeralStorageBytes: 50 * 2 ** 30 }, "m5d.large"), 50 * 2 ** 30);
+  });
+});

@@ -1,4 +1,5 @@
 /** Turns the parsed offline EC2 catalog JSON into validated entries and scheduler InstanceTypes (pure). */
+import { raid0StorageBytes } from "../ephemeral-storage.ts";
 import { computeAllocatable, computeCapacity, type AllocatableOptions } from "../allocatable.ts";
 import { Label, type CapacityType } from "../labels.ts";
 import type { InstanceType, Offering } from "../instance-types.ts";
@@ -165,6 +166,8 @@ export interface InstanceTypeOptions extends AllocatableOptions {
    * the amd64 types are returned. (Allocatable keeps the Linux model either way.)
    */
   readonly amiFamily?: string;
+  /** spec.instanceStorePolicy: "RAID0" makes a type's instance-store total its ephemeral-storage capacity. */
+  readonly instanceStorePolicy?: string | undefined;
 }
 
 function entryOfferings(entry: CatalogEntry, catalog: Catalog, options: InstanceTypeOptions): Offering[] {
@@ -186,7 +189,8 @@ function entryOfferings(entry: CatalogEntry, catalog: Catalog, options: Instance
 export function toInstanceTypes(catalog: Catalog, options: InstanceTypeOptions = {}): InstanceType[] {
   return catalog.instanceTypes.filter((entry) => runsFamily(entry, options.amiFamily)).map((entry) => {
     const spec = { vcpu: entry.vcpu, memoryMiB: entry.memoryMiB, arch: entry.arch, maxENIs: entry.maxENIs, ipv4PerENI: entry.ipv4PerENI, defaultCardMaxPods: entry.maxPods, extended: entryExtendedResources(entry) };
-    const capacity = computeCapacity(spec, options);
+    const raid0 = raid0StorageBytes(options.instanceStorePolicy, entry.localNvmeGiB);
+    const capacity = computeCapacity(spec, raid0 === undefined ? options : { ...options, ephemeralStorageBytes: raid0 });
     return {
       name: entry.name,
       labels: entryLabels(entry, catalog.region, options.amiFamily),

@@ -67,11 +67,14 @@ export class LaunchTemplateError extends Error {
 
 /** The SDK shape of launch-template content. */
 export function toLaunchTemplateData(spec: LaunchTemplateSpec): RequestLaunchTemplateData {
-  const nic = spec.associatePublicIPAddress !== undefined;
+  const nics = spec.networkInterfaces?.map((n) => ({
+    DeviceIndex: n.deviceIndex, NetworkCardIndex: n.networkCardIndex, InterfaceType: n.interfaceType, Groups: [...n.groups],
+    AssociatePublicIpAddress: n.associatePublicIPAddress, PrimaryIpv6: n.primaryIpv6, Ipv6AddressCount: n.ipv6AddressCount,
+  }));
   return {
     ImageId: spec.imageId,
     UserData: Buffer.from(spec.userData, "utf8").toString("base64"),
-    ...(nic ? { NetworkInterfaces: [{ DeviceIndex: 0, AssociatePublicIpAddress: spec.associatePublicIPAddress, Groups: [...spec.securityGroupIds] }] } : { SecurityGroupIds: [...spec.securityGroupIds] }),
+    ...(nics === undefined ? { SecurityGroupIds: [...spec.securityGroupIds] } : { NetworkInterfaces: nics }),
     ...(spec.instanceProfile === undefined ? {} : { IamInstanceProfile: { Name: spec.instanceProfile } }),
     BlockDeviceMappings: spec.blockDeviceMappings.map((d) => ({
       DeviceName: d.deviceName,
