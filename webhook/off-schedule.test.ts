@@ -108,7 +108,7 @@ void describe("the admission webhook on kerf.dev/off-schedule", () => {
       assert.equal(answer.allowed, false);
       assert.equal(lines.length, 1, answer.status?.message);
       assert.ok(lines[0]?.startsWith(`metadata.annotations.${ANNOTATION}: annotation ${ANNOTATION}: `), lines[0]);
-      assert.ok(lines[0].includes(message), lines[0]);
+      assert.ok(lines[0]?.includes(message), lines[0]);
     });
   }
 });
