@@ -5,7 +5,7 @@
  * marks a crash left behind, computes the plan (core/disruption/plan.ts), publishes metrics and the
  * Events that say why nodes are not disrupted, and hands the command, if any, to the orchestrator.
  */
-import { DISRUPTION_REASONS } from "../../../policies/domain/budgets.ts";
+import { ALL_DISRUPTION_REASONS } from "../../../policies/domain/budgets.ts";
 import { recoveries } from "../../core/disruption/intent.ts";
 import { afterPass, nextTimeChange, roundDone, skipPass, type FruitlessPass } from "../../core/disruption/pass-gate.ts";
 import { DEFAULT_MAX_SINGLE_NODE_EVALUATIONS, type DisruptionInput } from "../../core/disruption/plan.ts";
@@ -191,7 +191,7 @@ export class DisruptionController {
 
   private report(plan: DisruptionPlan): void {
     const { metrics, events } = this.deps;
-    for (const reason of DISRUPTION_REASONS) metrics.disruptionEligibleNodes.set({ reason: reason.toLowerCase() }, plan.eligible[reason]);
+    for (const reason of ALL_DISRUPTION_REASONS) metrics.disruptionEligibleNodes.set({ reason: reason.toLowerCase() }, plan.eligible[reason]);
     for (const b of plan.budgets) {
       metrics.nodePoolAllowedDisruptions.set({ nodepool: b.nodePool, reason: b.reason.toLowerCase() }, b.allowed);
       const pool = this.deps.cluster.nodePool(b.nodePool);

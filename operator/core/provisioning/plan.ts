@@ -62,7 +62,7 @@ export interface OffHold {
 }
 
 /** Which of the unplaced pods the pools off now would have launched for: the same simulation, off pools only. */
-function offHolds(built: SchedulingInput, unplaced: readonly SimPod[], options: SimulateOptions): OffHold[] {
+export function offHolds(built: SchedulingInput, unplaced: readonly SimPod[], options: SimulateOptions): OffHold[] {
   if (built.off.length === 0 || unplaced.length === 0) return [];
   const result = simulate({ ...built.snapshot, nodePools: built.off.map((o) => o.view) }, unplaced, options);
   const byName = new Map(built.off.map((o) => [o.view.name, o]));

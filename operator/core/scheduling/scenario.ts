@@ -32,7 +32,7 @@ import { Requirements, type NodeSelectorRequirement } from "../../../policies/do
 import { amiFamilyOf, type EC2NodeClassSpec } from "../launch-template/node-class.ts";
 import type { Node, NodeClaim, PdbLike, Pod } from "../lifecycle/objects.ts";
 import type { ClusterView, DaemonSetObject, NodePoolObject } from "../provisioning/cluster-view.ts";
-import { schedulingInput } from "../provisioning/scheduling-input.ts";
+import { schedulingInput, type SchedulingInput } from "../provisioning/scheduling-input.ts";
 import { checkVolumeObject, templateClaims, VOLUME_KINDS, volumeView, withClaimTemplates } from "./volume-objects.ts";
 import { optsOutOfKarpenter, type SchedulingPod } from "../provisioning/intake.ts";
 import type { SchedulerConfig } from "./default-spread.ts";
@@ -88,6 +88,8 @@ export interface Scenario {
   readonly objects: ScenarioObjects;
   /** The cluster as the operator's caches would hold it (the scheduling input was built from it). */
   readonly cluster: ClusterView;
+  /** The scheduling input itself (its `off`: pools off at `now` under kerf.dev/off-schedule). */
+  readonly input: SchedulingInput;
 }
 
 const o = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
@@ -210,8 +212,12 @@ export interface ScenarioSettings {
  * Builds the scenario; throws ScenarioError for an unknown kind or an unusable object. `now` dates
  * made-up NodeClaims; `settings` are the operator's that shape the scheduling input.
  */
-export function buildScenario(documents: readonly unknown[], catalog: Catalog, now: Date = new Date(0), settings: ScenarioSettings = {}): Scenario {
+export function buildScenario(
+  documents: readonly unknown[], catalog: Catalog, at?: Date, settings: ScenarioSettings = {},
+): Scenario {
   const { schedulerConfig, expendablePodsPriorityCutoff } = settings;
+  // Without a time, no kerf.dev/off-schedule window is open; the scenario's other clocks read the epoch.
+  const now = at ?? new Date(0);
   const docs = documents.map(o);
   const classes = new Map<string, NodeClassView>();
   const typeCache = new Map<NodeClassView | undefined, InstanceType[]>();
@@ -254,8 +260,11 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog, n
     },
   };
   const cluster = scenarioCluster(objects, now);
-  const input = schedulingInput({ cluster, pending: objects.pending as readonly Pod[], instanceTypes, schedulerConfig, expendablePodsPriorityCutoff });
-  return { snapshot: input.snapshot, pending: [...input.pods.keys()], objects, cluster };
+  const input = schedulingInput({
+    cluster, pending: objects.pending as readonly Pod[], instanceTypes, schedulerConfig, expendablePodsPriorityCutoff,
+    now: at?.getTime(),
+  });
+  return { snapshot: input.snapshot, pending: [...input.pods.keys()], objects, cluster, input };
 }
 
 /** Checks a Node's allocatable reads (the simulation parses it). */
