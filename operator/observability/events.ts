@@ -46,8 +46,10 @@ export function failedScheduling(pod: Meta, error: string): OperatorEvent {
  */
 export function nodePoolOff(pod: Meta, nodePool: string, until: Date | undefined): OperatorEvent {
   const when = until === undefined ? "with no end in sight" : `until ${until.toISOString()}`;
-  const message = `NodePool ${nodePool} is off (kerf.dev/off-schedule) ${when}: it launches no node for this pod before then`;
-  return { involved: podRef(pod), type: "Normal", reason: "NodePoolOff", message, dedupeKey: `${nodePool}/${until?.toISOString() ?? ""}` };
+  const message = `NodePool ${nodePool} is off (kerf.dev/off-schedule) ${when}: ` +
+    "it launches no node for this pod before then";
+  const dedupeKey = `${nodePool}/${until?.toISOString() ?? ""}`;
+  return { involved: podRef(pod), type: "Normal", reason: "NodePoolOff", message, dedupeKey };
 }
 
 /** No instance type satisfies a NodePool's requirements. */

@@ -54,7 +54,9 @@ function readJson(text: string): unknown {
 /** The problem with one window, or undefined when schedule and duration are usable. */
 function windowProblem(item: unknown, index: number): string | undefined {
   const at = `window ${index}`;
-  if (typeof item !== "object" || item === null || Array.isArray(item)) return `${at} is not an object with schedule and duration`;
+  if (typeof item !== "object" || item === null || Array.isArray(item)) {
+    return `${at} is not an object with schedule and duration`;
+  }
   const fields = item as Record<string, unknown>;
   const unknown = Object.keys(fields).filter((k) => !FIELDS.has(k));
   if (unknown.length > 0) return `${at} has unknown field(s) ${unknown.join(", ")}; expected schedule and duration`;
@@ -68,7 +70,9 @@ function windowProblem(item: unknown, index: number): string | undefined {
     throw error;
   }
   const ms = tryParseDuration(duration);
-  if (ms === undefined || ms === NEVER || ms <= 0) return `${at}: duration "${duration}" is not a Go duration above 0 such as "12h"`;
+  if (ms === undefined || ms === NEVER || ms <= 0) {
+    return `${at}: duration "${duration}" is not a Go duration above 0 such as "12h"`;
+  }
   return undefined;
 }
 
@@ -89,7 +93,8 @@ export function offScheduleOf(annotations: Readonly<Record<string, unknown>> | u
   const zone = annotations?.[BUDGET_TIMEZONE_ANNOTATION];
   const timeZone = typeof zone === "string" ? zone : "UTC";
   if (!isValidTimeZone(timeZone)) {
-    return invalid(`time zone "${timeZone}" (${BUDGET_TIMEZONE_ANNOTATION}) is not an IANA time zone such as "Europe/Berlin"`);
+    const hint = 'is not an IANA time zone such as "Europe/Berlin"';
+    return invalid(`time zone "${timeZone}" (${BUDGET_TIMEZONE_ANNOTATION}) ${hint}`);
   }
   return { kind: "set", windows: list as OffWindow[], timeZone };
 }
@@ -125,7 +130,9 @@ export function offStateAt(schedule: Extract<OffSchedule, { kind: "set" }>, now:
 }
 
 /** The state for a pool's annotations at `now`: undefined when the annotation is absent or unusable. */
-export function poolOffState(annotations: Readonly<Record<string, unknown>> | undefined, now: Date): OffState | undefined {
+export function poolOffState(
+  annotations: Readonly<Record<string, unknown>> | undefined, now: Date,
+): OffState | undefined {
   const schedule = offScheduleOf(annotations);
   return schedule.kind === "set" ? offStateAt(schedule, now) : undefined;
 }
@@ -133,5 +140,6 @@ export function poolOffState(annotations: Readonly<Record<string, unknown>> | un
 /** A sentence for Events and conditions: "off until 2026-11-28T06:00:00.000Z" or "off with no end". */
 export function describeOff(state: OffState): string {
   if (!state.off) return state.nextOff === undefined ? "on" : `on until ${state.nextOff.toISOString()}`;
-  return state.until === undefined ? "off with no end (its windows keep running into each other)" : `off until ${state.until.toISOString()}`;
+  if (state.until === undefined) return "off with no end (its windows keep running into each other)";
+  return `off until ${state.until.toISOString()}`;
 }

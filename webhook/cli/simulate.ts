@@ -208,15 +208,19 @@ function planScenario(documents: readonly unknown[], parsed: Pick<Parsed, "optio
   const note = priceNote(catalog);
   const built = `kerf's bundled ${region} catalog, built ${catalog.provenance.generated}`;
   const prices = note === undefined ? {} : { prices: { catalog: built, ...note } };
-  return { ...toPlan(result), ...(offPools.length === 0 ? {} : { offPools }), ...(disruption === undefined ? {} : { disruption }), ...prices };
+  const off = offPools.length === 0 ? {} : { offPools };
+  return { ...toPlan(result), ...off, ...(disruption === undefined ? {} : { disruption }), ...prices };
 }
 
 /** The pools off at the scenario's time and the unschedulable pods each would have launched for (as the provisioner). */
-function offPoolsOf(input: SchedulingInput, result: SimulationResult, scheduling: SimulateOptions): NonNullable<Plan["offPools"]> {
+function offPoolsOf(
+  input: SchedulingInput, result: SimulationResult, scheduling: SimulateOptions,
+): NonNullable<Plan["offPools"]> {
   const holds = offHolds(input, result.podErrors.map((e) => e.pod), scheduling);
+  const name = (h: (typeof holds)[number]): string => `${h.pod.metadata?.namespace ?? ""}/${h.pod.metadata?.name ?? ""}`;
   return input.off.map((o) => ({
     nodePool: o.view.name, until: o.state.until?.toISOString() ?? null,
-    pods: holds.filter((h) => h.nodePool === o.view.name).map((h) => `${h.pod.metadata?.namespace ?? ""}/${h.pod.metadata?.name ?? ""}`),
+    pods: holds.filter((h) => h.nodePool === o.view.name).map(name),
   }));
 }
 

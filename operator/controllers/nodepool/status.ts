@@ -1,13 +1,15 @@
 /**
- * NodePool status: resources and node count summed over its NodeClaims (counter), NodeClassReady/ValidationSucceeded/Ready
- * conditions (readiness), and kerf's kerf.dev/ScheduledOff while the pool has a kerf.dev/off-schedule annotation.
+ * NodePool status: resources and node count summed over its NodeClaims (counter), NodeClassReady/ValidationSucceeded/
+ * Ready conditions (readiness), and kerf's kerf.dev/ScheduledOff while the pool has a kerf.dev/off-schedule annotation.
  */
 import { addResources, formatResource, parseResourceList, type ResourceList } from "../../../policies/domain/quantity.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Condition, NodeClaim } from "../../core/lifecycle/objects.ts";
 import { isTrue, setCondition } from "../../core/lifecycle/objects.ts";
 import { ROLLOUT_CONDITION, rolloutCondition } from "../../core/disruption/rollout.ts";
-import { OFF_SCHEDULE_CONDITION, offScheduleStatus, withoutCondition } from "../../core/nodepool/off-schedule-condition.ts";
+import {
+  OFF_SCHEDULE_CONDITION, offScheduleStatus, withoutCondition,
+} from "../../core/nodepool/off-schedule-condition.ts";
 import type { Metrics } from "../../observability/metrics.ts";
 import type { Cluster, CustomObjectLike } from "../../ports/cluster.ts";
 import type { Result } from "../runtime.ts";
@@ -45,7 +47,9 @@ export function desiredStatus(cluster: Cluster, nodePool: CustomObjectLike, now:
   const rollout = rolloutCondition(nodePool, { claims: all, nodes: cluster.nodes(), pods: cluster.pods() }, now);
   conditions = setCondition(conditions, rollout, now);
   const off = offScheduleStatus(nodePool, now).condition;
-  conditions = off === undefined ? withoutCondition(conditions, OFF_SCHEDULE_CONDITION) : setCondition(conditions, off, now);
+  conditions = off === undefined
+    ? withoutCondition(conditions, OFF_SCHEDULE_CONDITION)
+    : setCondition(conditions, off, now);
   const resources = Object.fromEntries(Object.entries(usage(claims)).map(([k, v]) => [k, formatResource(k, v)]));
   return { resources: { ...resources, nodes: String(nodes) }, nodes, conditions: conditions.map((c) => ({ ...c, observedGeneration: nodePool.metadata?.generation })) };
 }

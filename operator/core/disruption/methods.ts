@@ -42,18 +42,28 @@ export function bySavingsRatio(candidates: readonly Candidate[]): Candidate[] {
  * wait Pending (or go to another pool) until the window closes. Pod-level blockers (PDBs, do-not-disrupt) hold a node.
  * Empty nodes first, then by savings ratio, as emptiness orders them.
  */
-export function scheduledOff(ctx: MethodContext, candidates: readonly Candidate[], offPools: ReadonlySet<string>): Command | undefined {
+export function scheduledOff(
+  ctx: MethodContext, candidates: readonly Candidate[], offPools: ReadonlySet<string>,
+): Command | undefined {
   if (offPools.size === 0) return undefined;
   const chosen: Candidate[] = [];
   const ofOffPools = candidates.filter((c) => offPools.has(c.nodePool));
-  const ordered = [...bySavingsRatio(ofOffPools.filter(isEmpty)), ...bySavingsRatio(ofOffPools.filter((c) => !isEmpty(c)))];
-  for (const c of ordered) {
-    if (c.podBlocker !== undefined) { ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker }); continue; }
-    if (ctx.ledger.take(c.nodePool, SCHEDULED_OFF_REASON)) chosen.push(c); else ctx.budgetBlocked.push(budgetBlocker(c, SCHEDULED_OFF_REASON));
+  const busy = ofOffPools.filter((c) => !isEmpty(c));
+  for (const c of [...bySavingsRatio(ofOffPools.filter(isEmpty)), ...bySavingsRatio(busy)]) {
+    if (c.podBlocker !== undefined) {
+      ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker });
+    } else if (ctx.ledger.take(c.nodePool, SCHEDULED_OFF_REASON)) {
+      chosen.push(c);
+    } else {
+      ctx.budgetBlocked.push(budgetBlocker(c, SCHEDULED_OFF_REASON));
+    }
   }
   if (chosen.length === 0) return undefined;
   const savingsPerHour = chosen.reduce((s, c) => s + c.pricePerHour, 0);
-  return { method: "scheduled-off", reason: SCHEDULED_OFF_REASON, decision: "delete", candidates: chosen, replacements: [], savingsPerHour };
+  return {
+    method: "scheduled-off", reason: SCHEDULED_OFF_REASON, decision: "delete", candidates: chosen, replacements: [],
+    savingsPerHour,
+  };
 }
 
 /** Emptiness: every consolidatable candidate without pods to move, under every policy, within the Empty budget. */

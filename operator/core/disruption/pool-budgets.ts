@@ -1,5 +1,6 @@
 /**
- * Budgets per NodePool and reason (api §8, behaviour §4.9; KerfScheduledOff for pools off now): the minimum over active budgets
+ * Budgets per NodePool and reason (api §8, behaviour §4.9; KerfScheduledOff for pools off now): the minimum over
+ * active budgets
  * (policies/domain/budgets.ts, shared with the webhook), less the pool's nodes already disrupting
  * (deleting, NotReady, tainted karpenter.sh/disrupted, or in a command being executed).
  */

@@ -70,7 +70,9 @@ export function revalidate(input: DisruptionInput, command: Command): Validation
     if (why !== undefined) return { ok: false, reason: why };
     fresh.push(c);
   }
-  if (command.method === "drift" || command.method === "scheduled-off") return { ok: true, command: { ...command, candidates: fresh } };
+  if (command.method === "drift" || command.method === "scheduled-off") {
+    return { ok: true, command: { ...command, candidates: fresh } };
+  }
   const e = evaluate(pass.ctx, fresh);
   if (!e.ok) return { ok: false, reason: e.reason };
   if (command.decision === "delete" && e.decision !== "delete") return { ok: false, reason: "the candidates' pods no longer fit without a replacement" };

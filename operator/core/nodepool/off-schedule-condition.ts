@@ -4,7 +4,9 @@
  * annotation is unusable (the operator then ignores it and says so here). Its type is under kerf's prefix, so it
  * cannot clash with a condition Karpenter adds; Karpenter's Ready does not depend on it.
  */
-import { describeOff, OFF_SCHEDULE_ANNOTATION, offScheduleOf, offStateAt } from "../../../policies/domain/off-schedule.ts";
+import {
+  describeOff, OFF_SCHEDULE_ANNOTATION, offScheduleOf, offStateAt,
+} from "../../../policies/domain/off-schedule.ts";
 import type { Condition, Meta } from "../lifecycle/objects.ts";
 
 export const OFF_SCHEDULE_CONDITION = "kerf.dev/ScheduledOff";
@@ -30,7 +32,8 @@ export function offScheduleStatus(pool: { readonly metadata?: Meta | undefined }
   const message = state.off
     ? `${describeOff(state)}: the NodePool launches nothing and its nodes are removed under its disruption budgets`
     : `${describeOff(state)}: no ${OFF_SCHEDULE_ANNOTATION} window is open`;
-  return { condition: { type, status: state.off ? "True" : "False", reason: state.off ? "WindowOpen" : "WindowClosed", message }, wakeAt };
+  const [status, reason] = state.off ? ["True", "WindowOpen"] : ["False", "WindowClosed"];
+  return { condition: { type, status, reason, message }, wakeAt };
 }
 
 /** `conditions` without the condition of `type` (a NodePool whose annotation was removed). */

@@ -68,7 +68,8 @@ export function offHolds(built: SchedulingInput, unplaced: readonly SimPod[], op
   const byName = new Map(built.off.map((o) => [o.view.name, o]));
   return result.newClaims.flatMap((c) => {
     const off = byName.get(c.nodePool);
-    return off === undefined ? [] : c.pods.map((p) => ({ pod: built.pods.get(p) as Pod, nodePool: c.nodePool, state: off.state }));
+    if (off === undefined) return [];
+    return c.pods.map((p) => ({ pod: built.pods.get(p) as Pod, nodePool: c.nodePool, state: off.state }));
   });
 }
 

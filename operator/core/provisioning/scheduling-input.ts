@@ -169,7 +169,8 @@ export function offAt(pool: NodePoolObject, now: number | undefined): OffState |
 export function takingPartPools(
   input: Omit<SchedulingSource, "pending">, byName: ReadonlyMap<string, InstanceType>,
 ): { pools: NodePoolObject[]; views: NodePoolView[]; off: OffPool[] } {
-  const eligible = input.cluster.nodePools.filter((p) => takesPart(p) && input.instanceTypes.has(p.metadata?.name ?? ""));
+  const eligible = input.cluster.nodePools
+    .filter((p) => takesPart(p) && input.instanceTypes.has(p.metadata?.name ?? ""));
   const typesOf = (p: NodePoolObject): readonly InstanceType[] => input.instanceTypes.get(p.metadata?.name ?? "") ?? [];
   const view = (p: NodePoolObject): NodePoolView => poolView(p, typesOf(p), input.cluster, byName);
   const pools: NodePoolObject[] = [];

@@ -209,7 +209,7 @@ export interface ScenarioSettings {
 }
 
 /**
- * Builds the scenario; throws ScenarioError for an unknown kind or an unusable object. `now` dates
+ * Builds the scenario; throws ScenarioError for an unknown kind or an unusable object. `at` (the epoch without it) dates
  * made-up NodeClaims; `settings` are the operator's that shape the scheduling input.
  */
 export function buildScenario(
