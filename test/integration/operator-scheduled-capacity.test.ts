@@ -74,6 +74,9 @@ void describe("scheduled capacity (kerf.dev/off-schedule) on the real environmen
     await scale(env, namespace, "sc-open", 0);
     await eventually("the Deployment's pods are gone", async () => (await running(env, namespace)).length === 0, 60_000, 250);
     assert.equal(await live(env, "sc-open"), 1, "the empty node stays while the pool is on");
+    const offSeries = async (): Promise<number> => (await op.operator.metrics.disruptionEligibleNodes.get()).values
+      .filter((v) => v.labels["reason"] === "kerfscheduledoff").length;
+    assert.equal(await offSeries(), 0, "no kerfscheduledoff series while no pool is off (opt-in)");
 
     // Opened two minutes ago, for two hours.
     await annotate(env, "sc-open", dailyWindow(-2, "2h"));
@@ -81,6 +84,7 @@ void describe("scheduled capacity (kerf.dev/off-schedule) on the real environmen
     const disrupted = (await op.operator.metrics.nodeClaimsDisrupted.get()).values
       .filter((v) => v.labels["reason"] === "kerfscheduledoff" && v.labels["nodepool"] === "sc-open").reduce((s, v) => s + v.value, 0);
     assert.equal(disrupted, 1, `NodeClaim ${claim?.metadata.name ?? ""} disrupted for kerfscheduledoff`);
+    assert.equal(await offSeries(), 1, "karpenter_voluntary_disruption_eligible_nodes has a kerfscheduledoff series");
     const condition = await eventually("the NodePool's kerf.dev/ScheduledOff condition is True", async () => {
       const c = await offCondition(env, "sc-open");
       return c?.status === "True" ? c : undefined;
