@@ -209,8 +209,9 @@ export interface ScenarioSettings {
 }
 
 /**
- * Builds the scenario; throws ScenarioError for an unknown kind or an unusable object. `at` (the epoch without it) dates
- * made-up NodeClaims; `settings` are the operator's that shape the scheduling input.
+ * Builds the scenario; throws ScenarioError for an unknown kind or an unusable object. `at` (the epoch without it)
+ * dates made-up NodeClaims and opens kerf.dev/off-schedule windows; `settings` are the operator's that shape the
+ * scheduling input.
  */
 export function buildScenario(
   documents: readonly unknown[], catalog: Catalog, at?: Date, settings: ScenarioSettings = {},
