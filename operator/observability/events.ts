@@ -40,6 +40,18 @@ export function failedScheduling(pod: Meta, error: string): OperatorEvent {
   return { involved: podRef(pod), type: "Warning", reason: "FailedScheduling", message: `Failed to schedule pod, ${error}`, dedupeKey: error };
 }
 
+/**
+ * kerf extension (kerf.dev/off-schedule): a pool that would launch a node for the pod is off until `until`. Its own
+ * reason, so it cannot be mistaken for one of Karpenter's; deduplicated per pool and end of window.
+ */
+export function nodePoolOff(pod: Meta, nodePool: string, until: Date | undefined): OperatorEvent {
+  const when = until === undefined ? "with no end in sight" : `until ${until.toISOString()}`;
+  const message = `NodePool ${nodePool} is off (kerf.dev/off-schedule) ${when}: ` +
+    "it launches no node for this pod before then";
+  const dedupeKey = `${nodePool}/${until?.toISOString() ?? ""}`;
+  return { involved: podRef(pod), type: "Normal", reason: "NodePoolOff", message, dedupeKey };
+}
+
 /** No instance type satisfies a NodePool's requirements. */
 export function noCompatibleInstanceTypes(nodePool: Meta): OperatorEvent {
   return { involved: nodePoolRef(nodePool), type: "Warning", reason: "NoCompatibleInstanceTypes", message: "NodePool requirements filtered out all compatible available instance types" };

@@ -18,8 +18,18 @@ import type { Hits } from "./zoned-schedule.ts";
 
 export { isValidTimeZone, ScheduleError };
 
-export type DisruptionReason = "Empty" | "Drifted" | "Underutilized";
-export const DISRUPTION_REASONS: readonly DisruptionReason[] = ["Empty", "Drifted", "Underutilized"];
+/** Karpenter's disruption reasons, the ones a budget's `reasons` may list (the CRD's enum). */
+export type KarpenterDisruptionReason = "Empty" | "Drifted" | "Underutilized";
+export const DISRUPTION_REASONS: readonly KarpenterDisruptionReason[] = ["Empty", "Drifted", "Underutilized"];
+
+/**
+ * kerf's reason for removing the nodes of a pool off under kerf.dev/off-schedule (off-schedule.ts). Prefixed so it
+ * cannot clash with a reason Karpenter adds; the CRD's enum keeps it out of a budget's `reasons`, so only budgets
+ * without `reasons` (which apply to every reason) limit it.
+ */
+export const SCHEDULED_OFF_REASON = "KerfScheduledOff";
+export type DisruptionReason = KarpenterDisruptionReason | typeof SCHEDULED_OFF_REASON;
+export const ALL_DISRUPTION_REASONS: readonly DisruptionReason[] = [...DISRUPTION_REASONS, SCHEDULED_OFF_REASON];
 
 /** NodePool annotation making budget schedules local time in an IANA zone (kerf extension; Karpenter is UTC-only). */
 export const BUDGET_TIMEZONE_ANNOTATION = "kerf.dev/budget-timezone";

@@ -16,7 +16,7 @@
  * removed, replacements added as initialized nodes, the moved pods bound where a simulation of the
  * resulting cluster puts them — and the next pass planned, until a pass finds nothing or the pass limit.
  */
-import { DISRUPTION_REASONS, MAX_INT32 } from "../../policies/domain/budgets.ts";
+import { ALL_DISRUPTION_REASONS, MAX_INT32 } from "../../policies/domain/budgets.ts";
 import type { InstanceType } from "../../policies/domain/instance-types.ts";
 import { Label } from "../../policies/domain/labels.ts";
 import { formatResource } from "../../policies/domain/quantity.ts";
@@ -235,7 +235,7 @@ export function whatIf(objects: ScenarioObjects, options: WhatIfOptions): WhatIf
   const launchedCount = steps.reduce((s, x) => s + x.replacements.length, 0);
   return {
     at: options.now.toISOString(), nodes: managedClaims, steps, budgets: budgetsOf(first),
-    eligible: Object.fromEntries(DISRUPTION_REASONS.map((r) => [r, first.eligible[r]])) as Record<DisruptionReason, number>,
+    eligible: Object.fromEntries(ALL_DISRUPTION_REASONS.map((r) => [r, first.eligible[r]])) as Record<DisruptionReason, number>,
     blocked: blockers(plan.blocked, new Set(plan.unconsolidatable.map((u) => u.nodeClaim.metadata?.name ?? ""))), unconsolidatable: blockers(plan.unconsolidatable), stopped,
     nodesRemoved: steps.reduce((s, x) => s + x.candidates.length, 0), nodesLaunched: launchedCount, totalSavingsPerHour: round(total),
   };

@@ -10,6 +10,8 @@ import { regionList } from "./regions.ts";
 // The simulation is the operator's pure core; this CLI only reads, converts and prints (architecture §1.1 entry-point wiring).
 import { parsePriorityCutoff } from "../../operator/core/provisioning/expendable.ts";
 import { buildScenario, ScenarioError } from "../../operator/core/scheduling/scenario.ts";
+import { offHolds } from "../../operator/core/provisioning/plan.ts";
+import type { SchedulingInput } from "../../operator/core/provisioning/scheduling-input.ts";
 import { parseSchedulerConfig, type SchedulerConfig } from "../../operator/core/scheduling/default-spread.ts";
 import { simulate, type SimulateOptions, type SimulationResult } from "../../operator/core/scheduling/simulate.ts";
 import { MAX_PRICE_RATIO } from "../../operator/core/scheduling/solver.ts";
@@ -36,7 +38,8 @@ replaces, the savings, what each budget allows and what keeps the other nodes.
                    ${regionList(19)}.
                    Outside us-east-1 the on-demand prices are us-east-1's (Karpenter's static table has no
                    other region) and spot is priced at on-demand (no spot prices are bundled there)
-  --at TIME        the time the disruption budgets are read at (ISO 8601; default: now)
+  --at TIME        the time the disruption budgets and kerf.dev/off-schedule windows are read at
+                   (ISO 8601; default: now)
   --passes N       disruption passes to plan at most (default ${DEFAULT_MAX_PASSES}; 0: no disruption plan)
   --spot-to-spot   as the SpotToSpotConsolidation feature gate
   --scheduler-config FILE
@@ -58,6 +61,11 @@ export interface Plan {
   readonly nodeClaims: { nodePool: string; instanceType: string; capacityType: string; zone: string; pricePerHour: number; pods: string[] }[];
   readonly unschedulable: { pod: string; reason: string }[];
   readonly totalPricePerHour: number;
+  /**
+   * NodePools off at --at under kerf.dev/off-schedule (kerf extension): they launch nothing; `until` is null when
+   * their windows never close, `pods` are the unschedulable pods they would have launched for.
+   */
+  readonly offPools?: readonly { nodePool: string; until: string | null; pods: string[] }[];
   /** The disruption what-if, when the scenario has Nodes of its NodePools. */
   readonly disruption?: WhatIf;
   /** Where the prices come from: the region's bundled catalog, the on-demand and spot sources and their dates. */
@@ -81,6 +89,11 @@ export function formatText(plan: Plan): string {
     lines.push(`  ${c.pods.join(", ")}`);
   });
   if (plan.unschedulable.length > 0) lines.push("Unschedulable:", ...plan.unschedulable.map((u) => `  ${u.pod}: ${u.reason}`));
+  for (const off of plan.offPools ?? []) {
+    const until = off.until === null ? "with no end (its windows run into each other)" : `until ${off.until}`;
+    const held = off.pods.length === 0 ? "" : `; it would have launched for ${off.pods.join(", ")}`;
+    lines.push(`NodePool ${off.nodePool} is off (kerf.dev/off-schedule) ${until}: it launches nothing${held}`);
+  }
   lines.push(`Total: ${plan.nodeClaims.length} node(s), $${plan.totalPricePerHour.toFixed(4)}/h`);
   if (plan.prices !== undefined) lines.push(...priceLines(plan.prices));
   return `${lines.join("\n")}\n${plan.disruption === undefined ? "" : `\n${formatWhatIf(plan.disruption)}`}`;
@@ -186,6 +199,7 @@ function planScenario(documents: readonly unknown[], parsed: Pick<Parsed, "optio
     schedulerConfig: parsed.schedulerConfig, expendablePodsPriorityCutoff: scheduling.expendablePodsPriorityCutoff,
   });
   const result = simulate(scenario.snapshot, scenario.pending, scheduling);
+  const offPools = offPoolsOf(scenario.input, result, scheduling);
   // Nodes that pending pods go to are nominated: the disruption pass leaves them alone.
   const nominated = new Set(result.existingPlacements.map((p) => p.node));
   const disruption = options.maxPasses === 0 ? undefined : whatIf(scenario.objects, {
@@ -194,7 +208,20 @@ function planScenario(documents: readonly unknown[], parsed: Pick<Parsed, "optio
   const note = priceNote(catalog);
   const built = `kerf's bundled ${region} catalog, built ${catalog.provenance.generated}`;
   const prices = note === undefined ? {} : { prices: { catalog: built, ...note } };
-  return { ...toPlan(result), ...(disruption === undefined ? {} : { disruption }), ...prices };
+  const off = offPools.length === 0 ? {} : { offPools };
+  return { ...toPlan(result), ...off, ...(disruption === undefined ? {} : { disruption }), ...prices };
+}
+
+/** The pools off at the scenario's time and the unschedulable pods each would have launched for (as the provisioner). */
+function offPoolsOf(
+  input: SchedulingInput, result: SimulationResult, scheduling: SimulateOptions,
+): NonNullable<Plan["offPools"]> {
+  const holds = offHolds(input, result.podErrors.map((e) => e.pod), scheduling);
+  const name = (h: (typeof holds)[number]): string => `${h.pod.metadata?.namespace ?? ""}/${h.pod.metadata?.name ?? ""}`;
+  return input.off.map((o) => ({
+    nodePool: o.view.name, until: o.state.until?.toISOString() ?? null,
+    pods: holds.filter((h) => h.nodePool === o.view.name).map(name),
+  }));
 }
 
 /** file:line:column of the scenario document a ScenarioError names. */

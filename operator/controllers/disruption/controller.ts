@@ -5,7 +5,7 @@
  * marks a crash left behind, computes the plan (core/disruption/plan.ts), publishes metrics and the
  * Events that say why nodes are not disrupted, and hands the command, if any, to the orchestrator.
  */
-import { DISRUPTION_REASONS } from "../../../policies/domain/budgets.ts";
+import { DISRUPTION_REASONS, SCHEDULED_OFF_REASON } from "../../../policies/domain/budgets.ts";
 import { recoveries } from "../../core/disruption/intent.ts";
 import { afterPass, nextTimeChange, roundDone, skipPass, type FruitlessPass } from "../../core/disruption/pass-gate.ts";
 import { DEFAULT_MAX_SINGLE_NODE_EVALUATIONS, type DisruptionInput } from "../../core/disruption/plan.ts";
@@ -68,6 +68,8 @@ export class DisruptionController {
   private fruitless: FruitlessPass | undefined;
   /** Consecutive passes at one digest that found nothing (a round over bounded candidates, roundDone). */
   private streak: { readonly digest: string; readonly passes: number } | undefined;
+  /** Whether the eligible-nodes gauge has a KerfScheduledOff series (kept at 0 once set, absent until then). */
+  private offSeries = false;
 
   constructor(deps: DisruptionDeps) {
     this.deps = deps;
@@ -192,9 +194,17 @@ export class DisruptionController {
     return true;
   }
 
+  private reportEligible(plan: DisruptionPlan): void {
+    const gauge = this.deps.metrics.disruptionEligibleNodes;
+    for (const reason of DISRUPTION_REASONS) gauge.set({ reason: reason.toLowerCase() }, plan.eligible[reason]);
+    // kerf's reason gets a series only once a pool is off under kerf.dev/off-schedule: opt-in, as the extension is.
+    this.offSeries ||= plan.budgets.some((b) => b.reason === SCHEDULED_OFF_REASON);
+    if (this.offSeries) gauge.set({ reason: SCHEDULED_OFF_REASON.toLowerCase() }, plan.eligible[SCHEDULED_OFF_REASON]);
+  }
+
   private report(plan: DisruptionPlan): void {
     const { metrics, events } = this.deps;
-    for (const reason of DISRUPTION_REASONS) metrics.disruptionEligibleNodes.set({ reason: reason.toLowerCase() }, plan.eligible[reason]);
+    this.reportEligible(plan);
     for (const b of plan.budgets) {
       metrics.nodePoolAllowedDisruptions.set({ nodepool: b.nodePool, reason: b.reason.toLowerCase() }, b.allowed);
       const pool = this.deps.cluster.nodePool(b.nodePool);

@@ -34,8 +34,11 @@ import type { Cluster } from "../../ports/cluster.ts";
 
 export const DISRUPTED_TAINT = { key: Keys.disruptedTaint, effect: "NoSchedule" } as const;
 
-/** Methods whose commands run without the validation wait (Karpenter validates emptiness and consolidation only). */
-const UNVALIDATED: ReadonlySet<Method> = new Set(["drift", "static-drift"]);
+/**
+ * Methods whose commands run without the validation wait (Karpenter validates emptiness and consolidation only;
+ * kerf's scheduled-off follows a window the user set, which 15 seconds do not make less true).
+ */
+const UNVALIDATED: ReadonlySet<Method> = new Set(["drift", "static-drift", "scheduled-off"]);
 export const DISRUPTION_REASON_CONDITION = "DisruptionReason";
 
 export interface OrchestratorDeps {

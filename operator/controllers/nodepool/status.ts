@@ -1,9 +1,15 @@
-/** NodePool status: resources and node count summed over its NodeClaims (counter), NodeClassReady/ValidationSucceeded/Ready conditions (readiness). */
+/**
+ * NodePool status: resources and node count summed over its NodeClaims (counter), NodeClassReady/ValidationSucceeded/
+ * Ready conditions (readiness), and kerf's kerf.dev/ScheduledOff while the pool has a kerf.dev/off-schedule annotation.
+ */
 import { addResources, formatResource, parseResourceList, type ResourceList } from "../../../policies/domain/quantity.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Condition, NodeClaim } from "../../core/lifecycle/objects.ts";
 import { isTrue, setCondition } from "../../core/lifecycle/objects.ts";
 import { ROLLOUT_CONDITION, rolloutCondition } from "../../core/disruption/rollout.ts";
+import {
+  OFF_SCHEDULE_CONDITION, offScheduleStatus, withoutCondition,
+} from "../../core/nodepool/off-schedule-condition.ts";
 import type { Metrics } from "../../observability/metrics.ts";
 import type { Cluster, CustomObjectLike } from "../../ports/cluster.ts";
 import type { Result } from "../runtime.ts";
@@ -40,6 +46,10 @@ export function desiredStatus(cluster: Cluster, nodePool: CustomObjectLike, now:
   const all = cluster.nodeClaims().filter((c) => c.metadata?.labels?.["karpenter.sh/nodepool"] === name);
   const rollout = rolloutCondition(nodePool, { claims: all, nodes: cluster.nodes(), pods: cluster.pods() }, now);
   conditions = setCondition(conditions, rollout, now);
+  const off = offScheduleStatus(nodePool, now).condition;
+  conditions = off === undefined
+    ? withoutCondition(conditions, OFF_SCHEDULE_CONDITION)
+    : setCondition(conditions, off, now);
   const resources = Object.fromEntries(Object.entries(usage(claims)).map(([k, v]) => [k, formatResource(k, v)]));
   return { resources: { ...resources, nodes: String(nodes) }, nodes, conditions: conditions.map((c) => ({ ...c, observedGeneration: nodePool.metadata?.generation })) };
 }
@@ -50,10 +60,16 @@ const comparable = (status: Readonly<Record<string, unknown>> | undefined): stri
 export async function reconcileNodePool(deps: NodePoolDeps, name: string): Promise<Result> {
   const nodePool = deps.cluster.nodePool(name);
   if (nodePool === undefined) return {};
-  const status = desiredStatus(deps.cluster, nodePool, deps.clock.now());
+  const now = deps.clock.now();
+  const status = desiredStatus(deps.cluster, nodePool, now);
   for (const [resource, value] of Object.entries(usage(poolClaims(deps.cluster, name)))) deps.metrics.nodePoolUsage.set({ nodepool: name, resource_type: resource }, value);
   // While a rollout runs, budget windows open and close without any object changing: look again each minute.
-  const result = isTrue(status["conditions"] as Condition[], ROLLOUT_CONDITION) ? { requeueAfter: ROLLOUT_RECHECK_MS } : {};
+  const rollout = isTrue(status["conditions"] as Condition[], ROLLOUT_CONDITION) ? ROLLOUT_RECHECK_MS : undefined;
+  // A kerf.dev/off-schedule window opens or closes with no object changing: look again just after the edge.
+  const wakeAt = offScheduleStatus(nodePool, now).wakeAt;
+  const edge = wakeAt === undefined ? undefined : Math.max(wakeAt - now.getTime(), 0) + EDGE_SLACK_MS;
+  const after = [rollout, edge].filter((ms): ms is number => ms !== undefined);
+  const result = after.length === 0 ? {} : { requeueAfter: Math.min(...after) };
   if (comparable(status) === comparable(nodePool.status)) return result;
   // A NodePool deleted since the cache saw it ends here: the kube adapter treats that 404 as done, not failed
   // (a requeue then finds no NodePool and stops).
@@ -62,3 +78,5 @@ export async function reconcileNodePool(deps: NodePoolDeps, name: string): Promi
 }
 
 const ROLLOUT_RECHECK_MS = 60_000;
+/** Past a window's edge, so the state read then is the new one. */
+const EDGE_SLACK_MS = 1_000;

@@ -14,7 +14,9 @@ import type { Pod } from "../../core/lifecycle/objects.ts";
 import type { SimulateOptions } from "../../core/scheduling/types.ts";
 import { planProvisioning, takesPart, type NodePoolObject, type PlannedClaim, type ProvisioningPlan } from "../../core/provisioning/plan.ts";
 import { templateOf } from "../../core/provisioning/nodeclaim-template.ts";
-import { failedScheduling, noCompatibleInstanceTypes, nominated, type EventRecorder } from "../../observability/events.ts";
+import {
+  failedScheduling, noCompatibleInstanceTypes, nodePoolOff, nominated, type EventRecorder,
+} from "../../observability/events.ts";
 import type { Metrics } from "../../observability/metrics.ts";
 import type { CloudProvider } from "../../ports/cloud-provider.ts";
 import type { Cluster } from "../../ports/cluster.ts";
@@ -101,6 +103,7 @@ export class Provisioner {
     }
     for (const e of plan.podErrors) this.deps.events.publish(failedScheduling(e.pod, e.reason));
     for (const pool of plan.incompatiblePools) this.deps.events.publish(noCompatibleInstanceTypes(pool));
+    for (const h of plan.heldByOffPools) this.deps.events.publish(nodePoolOff(h.pod, h.nodePool, h.state.until));
     if (plan.podErrors.length > 0) this.deps.logger.info({ pods: plan.podErrors.length, reason: plan.podErrors[0]?.reason }, "could not schedule pods");
   }
 

@@ -186,7 +186,7 @@ void describe("static NodePools (review S17f)", () => {
     const machines = [machine("a", { pool: fixed }), drifted];
     const plan = planDisruption(input(view(machines, [fixed])));
     assert.equal(plan.command, undefined);
-    assert.deepEqual(plan.eligible, { Empty: 0, Drifted: 0, Underutilized: 0 });
+    assert.deepEqual(plan.eligible, { Empty: 0, Drifted: 0, Underutilized: 0, KerfScheduledOff: 0 });
   });
 });
 

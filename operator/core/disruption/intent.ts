@@ -14,6 +14,7 @@
  *
  * The key is under kerf's own prefix (kerf.dev/), never a karpenter.sh key Karpenter does not use.
  */
+import { ALL_DISRUPTION_REASONS } from "../../../policies/domain/budgets.ts";
 import type { NodeClaim, Pod } from "../lifecycle/objects.ts";
 import type { DisruptionReason, Method } from "./types.ts";
 import { METHODS } from "./types.ts";
@@ -33,7 +34,7 @@ export interface CommandIntent {
   readonly replacements: number;
 }
 
-const REASONS: readonly string[] = ["Empty", "Drifted", "Underutilized"];
+const REASONS: readonly string[] = ALL_DISRUPTION_REASONS;
 
 /** The annotation value for `intent` (compact JSON, stable key order). */
 export function formatIntent(intent: CommandIntent): string {

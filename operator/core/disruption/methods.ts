@@ -3,6 +3,7 @@
  * candidates to at most one command. Budgets are spent from a ledger, so a method never plans more
  * disruptions of a pool than its budget for the method's reason allows.
  */
+import { SCHEDULED_OFF_REASON } from "../../../policies/domain/budgets.ts";
 import { uninitializedPlacement } from "../consolidation/questions.ts";
 import { simulate } from "../scheduling/simulate.ts";
 import type { ExistingNode, SimPod, SimulationResult } from "../scheduling/types.ts";
@@ -33,6 +34,36 @@ const budgetBlocker = (c: Candidate, reason: string): Skipped => ({
 export function bySavingsRatio(candidates: readonly Candidate[]): Candidate[] {
   const ratio = (c: Candidate): number => c.pricePerHour / c.rescheduleCost;
   return [...candidates].sort((a, b) => ratio(b) - ratio(a) || a.name.localeCompare(b.name));
+}
+
+/**
+ * Scheduled-off (kerf extension, kerf.dev/off-schedule): every candidate of a pool off now, empty or not, within the
+ * pool's KerfScheduledOff budget, deleted without replacements: the pool launches nothing while off, so its pods
+ * wait Pending (or go to another pool) until the window closes. Pod-level blockers (PDBs, do-not-disrupt) hold a node.
+ * Empty nodes first, then by savings ratio, as emptiness orders them.
+ */
+export function scheduledOff(
+  ctx: MethodContext, candidates: readonly Candidate[], offPools: ReadonlySet<string>,
+): Command | undefined {
+  if (offPools.size === 0) return undefined;
+  const chosen: Candidate[] = [];
+  const ofOffPools = candidates.filter((c) => offPools.has(c.nodePool));
+  const busy = ofOffPools.filter((c) => !isEmpty(c));
+  for (const c of [...bySavingsRatio(ofOffPools.filter(isEmpty)), ...bySavingsRatio(busy)]) {
+    if (c.podBlocker !== undefined) {
+      ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker });
+    } else if (ctx.ledger.take(c.nodePool, SCHEDULED_OFF_REASON)) {
+      chosen.push(c);
+    } else {
+      ctx.budgetBlocked.push(budgetBlocker(c, SCHEDULED_OFF_REASON));
+    }
+  }
+  if (chosen.length === 0) return undefined;
+  const savingsPerHour = chosen.reduce((s, c) => s + c.pricePerHour, 0);
+  return {
+    method: "scheduled-off", reason: SCHEDULED_OFF_REASON, decision: "delete", candidates: chosen, replacements: [],
+    savingsPerHour,
+  };
 }
 
 /** Emptiness: every consolidatable candidate without pods to move, under every policy, within the Empty budget. */

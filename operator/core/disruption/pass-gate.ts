@@ -5,11 +5,12 @@
  * digest (a change counter over the cached objects plus the other inputs); a fruitless pass records
  * it with the earliest instant at which time alone can change the answer (nextTimeChange: a
  * kerf.dev/consolidate-empty-after running out, a pod's do-not-disrupt duration ending, a budget
- * window opening or closing), which Karpenter leaves to the 5-minute re-arm.
+ * window or a kerf.dev/off-schedule window opening or closing), which Karpenter leaves to the 5-minute re-arm.
  */
 import { budgetWindow, type BudgetSpec } from "../../../policies/domain/budgets.ts";
 import { tryParseDuration } from "../../../policies/domain/duration.ts";
 import { emptyAfterOf } from "../../../policies/domain/empty-after.ts";
+import { poolOffState } from "../../../policies/domain/off-schedule.ts";
 import { Label } from "../../../policies/domain/labels.ts";
 import { findCondition, timeMs } from "../lifecycle/objects.ts";
 import type { ClusterView } from "../provisioning/cluster-view.ts";
@@ -124,7 +125,19 @@ function budgetEdges(view: ClusterView, now: number, wake: number | undefined): 
   return out;
 }
 
+/** When a pool's kerf.dev/off-schedule turns it off or on again. */
+function offScheduleEdges(view: ClusterView, now: number, wake: number | undefined): number | undefined {
+  let out = wake;
+  for (const pool of view.nodePools) {
+    const state = poolOffState(pool.metadata?.annotations, new Date(now));
+    const edge = (state?.off === true ? state.until : state?.nextOff)?.getTime();
+    if (edge !== undefined && edge > now) out = earliest(out, edge);
+  }
+  return out;
+}
+
 /** The earliest instant after `now` at which time alone changes what a pass over `view` can decide. */
 export function nextTimeChange(view: ClusterView, now: number): number | undefined {
-  return budgetEdges(view, now, emptyAfterEnds(view, now, doNotDisruptEnds(view, now, undefined)));
+  const wake = budgetEdges(view, now, emptyAfterEnds(view, now, doNotDisruptEnds(view, now, undefined)));
+  return offScheduleEdges(view, now, wake);
 }

@@ -1,5 +1,6 @@
 /**
- * One disruption pass as a pure function (behaviour §4.1): candidates, budgets, then the methods in
+ * One disruption pass as a pure function (behaviour §4.1): candidates, budgets, then kerf's scheduled-off
+ * (kerf.dev/off-schedule) and the methods in
  * v1.14 order — Emptiness → StaticDrift → Drift → MultiNodeConsolidation → SingleNodeConsolidation —
  * and the first command found wins. StaticDrift acts on static NodePools (`replicas`), which kerf
  * does not provision, so it never yields a command here. Single-node consolidation evaluates at most
@@ -7,6 +8,7 @@
  * resumes there instead of starting over (Karpenter's 3-minute timeout restarts from the top).
  */
 import { emptyAfterOf } from "../../../policies/domain/empty-after.ts";
+import { poolOffState } from "../../../policies/domain/off-schedule.ts";
 import { Label } from "../../../policies/domain/labels.ts";
 import { spotToSpotOf } from "../../../policies/domain/spot-to-spot.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
@@ -23,7 +25,9 @@ import { evictionCost, findCandidates, isEmptyCandidate, isReschedulable, runnin
 import { consolidateAfterOf, underConsolidateAfter } from "./consolidatable.ts";
 import { CompactSnapshot } from "./compact-snapshot.ts";
 import type { PoolTotals } from "./consolidation.ts";
-import { boundedDrift, consolidationCandidates, emptiness, multiNode, singleNode, type MethodContext } from "./methods.ts";
+import {
+  boundedDrift, consolidationCandidates, emptiness, multiNode, scheduledOff, singleNode, type MethodContext,
+} from "./methods.ts";
 import { BudgetLedger, poolBudgets } from "./pool-budgets.ts";
 import { invalidDoNotDisrupt, isActivePod } from "./pod-blockers.ts";
 import type { Candidate, Command, DisruptionPlan, InvalidDoNotDisrupt, Method, PoolBudget, Skipped } from "./types.ts";
@@ -261,9 +265,17 @@ function dynamicPools(cluster: ClusterView): Set<string> {
   return new Set(cluster.nodePools.filter((p) => p.spec?.["replicas"] === undefined).map((p) => p.metadata?.name ?? ""));
 }
 
+/** The pools off at `now` under their kerf.dev/off-schedule (an unusable annotation leaves a pool on). */
+export function offPools(cluster: ClusterView, now: Date): Set<string> {
+  return new Set(cluster.nodePools.filter((p) => poolOffState(p.metadata?.annotations, now)?.off === true)
+    .map((p) => p.metadata?.name ?? ""));
+}
+
 /** Everything one pass (or one re-validation) reads, computed once. */
 export interface Pass {
   readonly candidates: readonly Candidate[];
+  /** Pools off now (kerf.dev/off-schedule): their candidates go under KerfScheduledOff. */
+  readonly offPools: ReadonlySet<string>;
   readonly blocked: readonly Skipped[];
   readonly budgets: readonly PoolBudget[];
   readonly ctx: MethodContext;
@@ -291,7 +303,10 @@ export function preparePass(input: DisruptionInput): Pass {
     // A candidate's pod the simulation places on an uninitialized node makes the move wait (uninitializedPlacement).
     ledger: new BudgetLedger(budgets), skipped: [], budgetBlocked: [], scheduling: { ...input.scheduling },
   };
-  return { candidates: found.candidates, blocked: found.blocked, budgets, ctx, consolidating: consolidationCandidates(ctx, found.candidates) };
+  return {
+    candidates: found.candidates, offPools: offPools(input.cluster, input.now), blocked: found.blocked, budgets, ctx,
+    consolidating: consolidationCandidates(ctx, found.candidates),
+  };
 }
 
 /** Active pods on the pass's managed nodes whose do-not-disrupt value Karpenter would ignore with an Event. */
@@ -317,11 +332,13 @@ export function planDisruption(input: DisruptionInput): DisruptionPlan {
     Empty: candidates.filter(isEmptyCandidate).length,
     Drifted: candidates.filter((c) => c.driftReason !== undefined).length,
     Underutilized: consolidating.length,
+    KerfScheduledOff: candidates.filter((c) => pass.offPools.has(c.nodePool)).length,
   };
   let resumeAfter: string | undefined;
   let driftResumeAfter: string | undefined;
   const bound = input.maxSingleNodeEvaluations ?? DEFAULT_MAX_SINGLE_NODE_EVALUATIONS;
   const methods: readonly [Method, () => Command | undefined][] = [
+    ["scheduled-off", () => scheduledOff(ctx, candidates, pass.offPools)],
     ["emptiness", () => emptiness(ctx, candidates)],
     ["static-drift", () => undefined],
     ["drift", () => {

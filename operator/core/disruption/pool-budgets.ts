@@ -1,11 +1,14 @@
 /**
- * Budgets per NodePool and reason (api §8, behaviour §4.9): the minimum over active budgets
+ * Budgets per NodePool and reason (api §8, behaviour §4.9; KerfScheduledOff for pools off now): the minimum over
+ * active budgets
  * (policies/domain/budgets.ts, shared with the webhook), less the pool's nodes already disrupting
  * (deleting, NotReady, tainted karpenter.sh/disrupted, or in a command being executed).
  */
 import {
-  allowedDisruptions, BUDGET_TIMEZONE_ANNOTATION, DISRUPTION_REASONS, type BudgetSpec, type DisruptionReason,
+  allowedDisruptions, BUDGET_TIMEZONE_ANNOTATION, DISRUPTION_REASONS, SCHEDULED_OFF_REASON, type BudgetSpec,
+  type DisruptionReason,
 } from "../../../policies/domain/budgets.ts";
+import { poolOffState } from "../../../policies/domain/off-schedule.ts";
 import { Label } from "../../../policies/domain/labels.ts";
 import { DRIFT_ROLLOUT_ANNOTATION } from "../../../policies/domain/drift-waves.ts";
 import type { Meta, Node, NodeClaim, Pod } from "../lifecycle/objects.ts";
@@ -67,7 +70,12 @@ export function poolBudgets(input: BudgetInput): PoolBudget[] {
     const busy = counted.filter((c) => disrupting(c, nodeByProvider.get(c.status?.providerID ?? ""), input.inFlight))
       .length;
     const waves = driftWaves({ pool, claims, nodes: input.nodes, pods: input.pods, inFlight: input.inFlight });
-    for (const reason of DISRUPTION_REASONS) {
+    // kerf's KerfScheduledOff only where it can act: a pool off now under kerf.dev/off-schedule.
+    const off = poolOffState(pool.metadata?.annotations, input.now)?.off === true;
+    const reasons: readonly DisruptionReason[] = off
+      ? [...DISRUPTION_REASONS, SCHEDULED_OFF_REASON]
+      : DISRUPTION_REASONS;
+    for (const reason of reasons) {
       const budget = allowedDisruptions(budgetsOf(pool), reason, counted.length, input.now, timeZoneOf(pool));
       const allowed = Math.max(budget.allowed - busy, 0);
       if (reason === "Drifted" && waves !== undefined && waves.startable < allowed) {

@@ -9,8 +9,13 @@ import type { PlannedNodeClaim } from "../scheduling/types.ts";
 
 export type { DisruptionReason } from "../../../policies/domain/budgets.ts";
 
-/** The methods in v1.14's order; the first that yields a command wins the pass. */
-export const METHODS = ["emptiness", "static-drift", "drift", "multi-node-consolidation", "single-node-consolidation"] as const;
+/**
+ * The methods in v1.14's order, after kerf's scheduled-off (kerf.dev/off-schedule: the nodes of a pool off now go
+ * first, under its budgets); the first that yields a command wins the pass.
+ */
+export const METHODS = [
+  "scheduled-off", "emptiness", "static-drift", "drift", "multi-node-consolidation", "single-node-consolidation",
+] as const;
 export type Method = (typeof METHODS)[number];
 
 /** What keeps a node out of voluntary disruption; the kind names the Event's blocker. */

@@ -12,7 +12,11 @@ import type { Candidate, Command } from "./types.ts";
 
 export type Validation = { readonly ok: true; readonly command: Command } | { readonly ok: false; readonly reason: string };
 
-function methodHolds(command: Command, c: Candidate): string | undefined {
+function methodHolds(pass: Pass, command: Command, c: Candidate): string | undefined {
+  if (command.method === "scheduled-off") {
+    if (!pass.offPools.has(c.nodePool)) return `NodePool ${c.nodePool} is no longer off (kerf.dev/off-schedule)`;
+    return c.podBlocker?.message;
+  }
   if (command.method === "emptiness") return isEmptyCandidate(c) ? undefined : `${c.name} is no longer empty`;
   if (command.method === "drift") {
     if (c.driftReason === undefined) return `${c.name} is no longer drifted`;
@@ -23,7 +27,7 @@ function methodHolds(command: Command, c: Candidate): string | undefined {
 }
 
 function stillHolds(pass: Pass, command: Command, c: Candidate): string | undefined {
-  const why = methodHolds(command, c);
+  const why = methodHolds(pass, command, c);
   if (why !== undefined) return why;
   return pass.ctx.ledger.take(c.nodePool, command.reason) ? undefined : `the disruption budget of NodePool ${c.nodePool} for ${command.reason} no longer allows it`;
 }
@@ -66,7 +70,9 @@ export function revalidate(input: DisruptionInput, command: Command): Validation
     if (why !== undefined) return { ok: false, reason: why };
     fresh.push(c);
   }
-  if (command.method === "drift") return { ok: true, command: { ...command, candidates: fresh } };
+  if (command.method === "drift" || command.method === "scheduled-off") {
+    return { ok: true, command: { ...command, candidates: fresh } };
+  }
   const e = evaluate(pass.ctx, fresh);
   if (!e.ok) return { ok: false, reason: e.reason };
   if (command.decision === "delete" && e.decision !== "delete") return { ok: false, reason: "the candidates' pods no longer fit without a replacement" };

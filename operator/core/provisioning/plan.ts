@@ -5,16 +5,19 @@
  * and dynamic (no `replicas`); their limits are what their NodeClaims leave (limits.ts). The
  * simulation's input comes from scheduling-input.ts, the path disruption and `kerf simulate` share.
  * The provisioner (controllers/provisioning) builds the input from its caches and applies the result.
+ * A pool off under its kerf.dev/off-schedule launches nothing; the pods it would have launched for are
+ * named in `heldByOffPools`, so they can be told why and until when.
  */
 import { cheapestOffering, labelsMismatch, type InstanceType } from "../../../policies/domain/instance-types.ts";
 import { WELL_KNOWN_LABELS } from "../../../policies/domain/labels.ts";
+import type { OffState } from "../../../policies/domain/off-schedule.ts";
 import { Requirements } from "../../../policies/domain/requirements.ts";
 import type { Pod } from "../lifecycle/objects.ts";
 import { simulate } from "../scheduling/simulate.ts";
 import type { LaunchChoice, NodePoolView, SimPod, SimulateOptions } from "../scheduling/types.ts";
 import type { ClusterView, NodePoolObject } from "./cluster-view.ts";
 import { nodeClaimManifest, type NodeClaimManifest } from "./nodeclaim-template.ts";
-import { schedulingInput } from "./scheduling-input.ts";
+import { schedulingInput, type SchedulingInput } from "./scheduling-input.ts";
 
 export type { ClusterView, DaemonSetObject, NodePoolObject } from "./cluster-view.ts";
 export type { NodeClaimManifest } from "./nodeclaim-template.ts";
@@ -47,6 +50,27 @@ export interface ProvisioningPlan {
   readonly podErrors: readonly { readonly pod: Pod; readonly reason: string }[];
   /** Taking-part NodePools whose requirements leave no instance type with an available offering. */
   readonly incompatiblePools: readonly NodePoolObject[];
+  /** Pods that fit nowhere and that a pool off now (kerf.dev/off-schedule) would have launched a node for. */
+  readonly heldByOffPools: readonly OffHold[];
+}
+
+/** A pod an off pool would have launched for, the pool, and its off state (until when). */
+export interface OffHold {
+  readonly pod: Pod;
+  readonly nodePool: string;
+  readonly state: OffState;
+}
+
+/** Which of the unplaced pods the pools off now would have launched for: the same simulation, off pools only. */
+export function offHolds(built: SchedulingInput, unplaced: readonly SimPod[], options: SimulateOptions): OffHold[] {
+  if (built.off.length === 0 || unplaced.length === 0) return [];
+  const result = simulate({ ...built.snapshot, nodePools: built.off.map((o) => o.view) }, unplaced, options);
+  const byName = new Map(built.off.map((o) => [o.view.name, o]));
+  return result.newClaims.flatMap((c) => {
+    const off = byName.get(c.nodePool);
+    if (off === undefined) return [];
+    return c.pods.map((p) => ({ pod: built.pods.get(p) as Pod, nodePool: c.nodePool, state: off.state }));
+  });
 }
 
 /** Whether any of the pool's types meets its requirements with an available offering. */
@@ -75,5 +99,6 @@ export function planProvisioning(input: PlanInput): ProvisioningPlan {
     nominations: result.existingPlacements.filter((p) => pendingUids.has(podOf(p.pod).metadata?.uid)).map((p) => ({ pod: podOf(p.pod), target: refs.get(p.node) ?? `node/${p.node}` })),
     podErrors: [...errors, ...result.podErrors.map((e) => ({ pod: podOf(e.pod), reason: e.reason }))],
     incompatiblePools: pools.filter((_, i) => !hasCompatibleType(views[i]!)),
+    heldByOffPools: offHolds(built, result.podErrors.map((e) => e.pod), input.options ?? {}),
   };
 }

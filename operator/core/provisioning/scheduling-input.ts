@@ -6,7 +6,8 @@
  *
  * - NodePools take part when Ready, not being deleted and dynamic (no `replicas`), with the instance
  *   types their EC2NodeClass yields (its AMI family decides `kubernetes.io/os`) and what their
- *   NodeClaims leave of their limits;
+ *   NodeClaims leave of their limits; a pool off at `now` under its kerf.dev/off-schedule (kerf
+ *   extension, domain/off-schedule.ts) launches nothing: it is listed apart, in `off`;
  * - Nodes are places with their active pods (terminal and terminating pods count for nothing, in
  *   resources as in spread and affinity); the startup and ephemeral taints of a Node whose NodeClaim
  *   is not initialized yet are left out; a cordoned Node takes no pod;
@@ -19,6 +20,7 @@
  * - pending pods below the expendable-pods priority cutoff go to existing places only (expendable.ts).
  */
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
+import { poolOffState, type OffState } from "../../../policies/domain/off-schedule.ts";
 import { parseResourceList } from "../../../policies/domain/quantity.ts";
 import type { NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import type { Taint } from "../../../policies/domain/taints.ts";
@@ -51,10 +53,20 @@ export interface SchedulingSource {
   readonly schedulerConfig?: SchedulerConfig | undefined;
   /** How existing places are read (existingPlaces: disruption keeps cordoned nodes, closed by their taint). */
   readonly places?: { readonly keepCordoned?: boolean } | undefined;
-  /** Now (ms): when do-not-disrupt durations on the pods of deleting nodes end (absent: all in force). */
+  /**
+   * Now (ms): when do-not-disrupt durations on the pods of deleting nodes end (absent: all in force), and
+   * whether a pool's kerf.dev/off-schedule window is open (absent: every pool is on).
+   */
   readonly now?: number | undefined;
   /** --expendable-pods-priority-cutoff: pending pods below it launch no node (expendable.ts); absent: off. */
   readonly expendablePodsPriorityCutoff?: number | undefined;
+}
+
+/** A pool that would take part but is off under its kerf.dev/off-schedule, with its view (for "why not"). */
+export interface OffPool {
+  readonly pool: NodePoolObject;
+  readonly view: NodePoolView;
+  readonly state: OffState;
 }
 
 /** The simulation's input and how to map its answer back to the objects. */
@@ -66,6 +78,8 @@ export interface SchedulingInput {
   readonly errors: readonly { readonly pod: Pod; readonly reason: string }[];
   /** The NodePools taking part, in the order of `snapshot.nodePools`. */
   readonly pools: readonly NodePoolObject[];
+  /** Pools that would take part but are off now (kerf.dev/off-schedule). */
+  readonly off: readonly OffPool[];
   /** The existing places (Nodes, in-flight NodeClaims), in the order of `snapshot.nodes`. */
   readonly targets: readonly Target[];
   /** Pods of Nodes and NodeClaims being deleted. */
@@ -141,13 +155,31 @@ export function typesByName(instanceTypes: ReadonlyMap<string, readonly Instance
   return byName;
 }
 
-/** The simulation's view of the pools that take part: weight, template, requirements, remaining limits, types. */
+/** The pool's kerf.dev/off-schedule state at `now` when it is off (undefined: on, no annotation, or no time given). */
+export function offAt(pool: NodePoolObject, now: number | undefined): OffState | undefined {
+  if (now === undefined) return undefined;
+  const state = poolOffState(pool.metadata?.annotations, new Date(now));
+  return state?.off === true ? state : undefined;
+}
+
+/**
+ * The simulation's view of the pools that take part: weight, template, requirements, remaining limits, types;
+ * and apart, the pools that would take part but are off at `now`.
+ */
 export function takingPartPools(
   input: Omit<SchedulingSource, "pending">, byName: ReadonlyMap<string, InstanceType>,
-): { pools: NodePoolObject[]; views: NodePoolView[] } {
-  const pools = input.cluster.nodePools.filter((p) => takesPart(p) && input.instanceTypes.has(p.metadata?.name ?? ""));
+): { pools: NodePoolObject[]; views: NodePoolView[]; off: OffPool[] } {
+  const eligible = input.cluster.nodePools
+    .filter((p) => takesPart(p) && input.instanceTypes.has(p.metadata?.name ?? ""));
   const typesOf = (p: NodePoolObject): readonly InstanceType[] => input.instanceTypes.get(p.metadata?.name ?? "") ?? [];
-  return { pools, views: pools.map((p) => poolView(p, typesOf(p), input.cluster, byName)) };
+  const view = (p: NodePoolObject): NodePoolView => poolView(p, typesOf(p), input.cluster, byName);
+  const pools: NodePoolObject[] = [];
+  const off: OffPool[] = [];
+  for (const p of eligible) {
+    const state = offAt(p, input.now);
+    if (state === undefined) pools.push(p); else off.push({ pool: p, view: view(p), state });
+  }
+  return { pools, views: pools.map(view), off };
 }
 
 /** Builds the Snapshot and the pods to place from the cluster's objects. */
@@ -167,7 +199,7 @@ export function schedulingInput(given: SchedulingSource): SchedulingInput {
     }
     : given;
   const byName = typesByName(source.instanceTypes);
-  const { pools, views } = takingPartPools(source, byName);
+  const { pools, views, off } = takingPartPools(source, byName);
   const places = existingPlaces(source.cluster, byName, { ...source.places, now: source.now });
   const pending = source.pending.filter((p) => !ownedByDaemonSetOrNode(p));
   const cutoff = source.expendablePodsPriorityCutoff;
@@ -180,5 +212,5 @@ export function schedulingInput(given: SchedulingSource): SchedulingInput {
     namespaces: namespaceLabelMap(source.cluster.namespaces), volumes: viewVolumes(source.cluster),
   };
   const { targets, reschedulable } = places;
-  return { snapshot, pods: sims, errors, pools, targets, reschedulable, typesByName: byName };
+  return { snapshot, pods: sims, errors, pools, off, targets, reschedulable, typesByName: byName };
 }

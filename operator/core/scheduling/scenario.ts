@@ -34,7 +34,7 @@ import { amiFamilyOf, type EC2NodeClassSpec } from "../launch-template/node-clas
 import { applyOverlays, evaluateOverlays, type NodeOverlayObject, type OverlayVerdict } from "../overlay/apply.ts";
 import type { Node, NodeClaim, PdbLike, Pod } from "../lifecycle/objects.ts";
 import type { ClusterView, DaemonSetObject, NodePoolObject } from "../provisioning/cluster-view.ts";
-import { schedulingInput } from "../provisioning/scheduling-input.ts";
+import { schedulingInput, type SchedulingInput } from "../provisioning/scheduling-input.ts";
 import { checkVolumeObject, templateClaims, VOLUME_KINDS, volumeView, withClaimTemplates } from "./volume-objects.ts";
 import { optsOutOfKarpenter, type SchedulingPod } from "../provisioning/intake.ts";
 import type { SchedulerConfig } from "./default-spread.ts";
@@ -92,6 +92,8 @@ export interface Scenario {
   readonly cluster: ClusterView;
   /** The scenario's NodeOverlays' verdicts (a conflicting one is applied nowhere, as in the operator). */
   readonly overlays: readonly OverlayVerdict[];
+  /** The scheduling input itself (its `off`: pools off at `now` under kerf.dev/off-schedule). */
+  readonly input: SchedulingInput;
 }
 
 const o = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
@@ -213,11 +215,16 @@ export interface ScenarioSettings {
 }
 
 /**
- * Builds the scenario; throws ScenarioError for an unknown kind or an unusable object. `now` dates
- * made-up NodeClaims; `settings` are the operator's that shape the scheduling input.
+ * Builds the scenario; throws ScenarioError for an unknown kind or an unusable object. `at` (the epoch without it)
+ * dates made-up NodeClaims and opens kerf.dev/off-schedule windows; `settings` are the operator's that shape the
+ * scheduling input.
  */
-export function buildScenario(documents: readonly unknown[], catalog: Catalog, now: Date = new Date(0), settings: ScenarioSettings = {}): Scenario {
+export function buildScenario(
+  documents: readonly unknown[], catalog: Catalog, at?: Date, settings: ScenarioSettings = {},
+): Scenario {
   const { schedulerConfig, expendablePodsPriorityCutoff } = settings;
+  // Without a time, no kerf.dev/off-schedule window is open; the scenario's other clocks read the epoch.
+  const now = at ?? new Date(0);
   const docs = documents.map(o);
   const classes = new Map<string, NodeClassView>();
   const typeCache = new Map<NodeClassView | undefined, InstanceType[]>();
@@ -261,8 +268,11 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog, n
     },
   };
   const cluster = scenarioCluster(objects, now);
-  const input = schedulingInput({ cluster, pending: objects.pending as readonly Pod[], instanceTypes, schedulerConfig, expendablePodsPriorityCutoff });
-  return { snapshot: input.snapshot, pending: [...input.pods.keys()], objects, cluster, overlays: verdicts };
+  const input = schedulingInput({
+    cluster, pending: objects.pending as readonly Pod[], instanceTypes, schedulerConfig, expendablePodsPriorityCutoff,
+    now: at?.getTime(),
+  });
+  return { snapshot: input.snapshot, pending: [...input.pods.keys()], objects, cluster, overlays: verdicts, input };
 }
 
 /**
