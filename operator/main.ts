@@ -118,6 +118,7 @@ async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: Clus
     aws: awsClientConfig(config, o.overrides),
     kubernetesVersion: o.kubernetesVersion.get,
     ...(o.overrides.ssmPrefix === undefined ? {} : { ssmPrefix: o.overrides.ssmPrefix }),
+    reservedCapacity: config.featureGates["ReservedCapacity"] !== false,
   }, { catalog: o.catalog, clock: o.clock, nodeClass: async (name) => state.nodeClass(name) as EC2NodeClassLike | undefined });
   return { cloud: graph.cloudProvider, resolver: graph.resolver, nodeClassCloud: graph.nodeClassCloud, offerings: graph.unavailable };
 }
@@ -186,6 +187,7 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
     tagging: { tags: new Ec2InstanceTags(awsEc2TagsApi(awsClientConfig(config, overrides))), clusterName: config.clusterName },
     kubernetesVersion: { provider: kubernetesVersion, periodMs: overrides.kubernetesVersionRefreshMs },
     catalogRefresher, catalogFreshness: () => catalog.freshness(),
+    reservedCapacity: config.featureGates["ReservedCapacity"] !== false,
   });
   const manager = new ControllerManager(specs, state as unknown as ChangeSource, { logger, metrics, isConflict });
   await state.start();

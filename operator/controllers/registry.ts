@@ -96,6 +96,8 @@ export interface ControllerDeps extends NodeClaimDeps {
   readonly catalogRefresher?: CatalogRefresher;
   /** Where each EC2NodeClass's offerings and prices come from and when they were refreshed (its status). */
   readonly catalogFreshness?: () => CatalogFreshness;
+  /** The ReservedCapacity gate (EC2NodeClass status reports capacity reservations). */
+  readonly reservedCapacity?: boolean;
 }
 
 const own = (obj: Watched): readonly string[] => (obj.metadata?.name === undefined ? [] : [obj.metadata.name]);
@@ -264,6 +266,7 @@ function nodeClassControllers(deps: ControllerDeps): ControllerSpec[] {
   const lifecycle: NodeClassLifecycleDeps = {
     resolver, cloud, finalizers, clock: deps.clock, events: deps.events,
     ...(deps.catalogFreshness === undefined ? {} : { catalogFreshness: deps.catalogFreshness }),
+    reservedCapacity: deps.reservedCapacity,
     writeStatus: (name, status) => deps.cluster.patchNodeClassStatus(name, status),
     nodeClaimsOf: (name) => nodeClaimNamesOf(deps, name),
   };

@@ -46,6 +46,15 @@ export interface LaunchTemplateSpec {
   readonly metadataOptions: Imds;
   readonly detailedMonitoring: boolean;
   readonly associatePublicIPAddress?: boolean | undefined;
+  /** A reserved launch: the capacity reservation the template targets (one template per reservation, as in Karpenter). */
+  readonly capacityReservation?: TemplateReservation | undefined;
+}
+
+/** The reservation a template targets: `capacity-reservations-only` into it, in the market its type needs. */
+export interface TemplateReservation {
+  readonly id: string;
+  readonly type: "default" | "capacity-block";
+  readonly interruptible: boolean;
 }
 
 /** Everything one launch template depends on. */
@@ -71,6 +80,8 @@ export interface LaunchOptions {
    * for spec.role). Omitted: spec.instanceProfile. Part of the content hash.
    */
   readonly instanceProfile?: string | undefined;
+  /** Set for a reserved launch only, so other templates keep their content and name. */
+  readonly capacityReservation?: TemplateReservation | undefined;
 }
 
 /** CRD defaults for metadataOptions (IMDSv2 required, hop limit 1). */
@@ -125,6 +136,7 @@ export function buildLaunchTemplate(options: LaunchOptions): LaunchTemplateSpec 
     metadataOptions: { ...DEFAULT_IMDS, ...definedOnly(spec.metadataOptions ?? {}) } as Imds,
     detailedMonitoring: spec.detailedMonitoring ?? false,
     associatePublicIPAddress: spec.associatePublicIPAddress,
+    capacityReservation: options.capacityReservation,
   };
   return { name: `${LAUNCH_TEMPLATE_PREFIX}${contentHash(content)}`, ...content };
 }
