@@ -27,19 +27,26 @@ export interface ReservationQuery {
  * `*` asks for the key alone). A term with only ownerID selects nothing, as in Karpenter.
  */
 export function queriesFromTerms(terms: readonly CapacityReservationSelectorTerm[]): ReservationQuery[] {
-  const active: ReservationFilter = { name: "state", values: ["active"] };
   const out: ReservationQuery[] = [];
   for (const term of terms) {
-    if (term.id !== undefined && term.id !== "") out.push({ ids: [term.id], filters: [active] });
-    const tags = Object.entries(term.tags ?? {}).sort(([a], [b]) => a.localeCompare(b));
-    if (tags.length === 0 && (term.instanceMatchCriteria ?? "") === "") continue;
-    const filters: ReservationFilter[] = [active];
-    if (term.ownerID !== undefined && term.ownerID !== "") filters.push({ name: "owner-id", values: [term.ownerID] });
-    for (const [k, v] of tags) filters.push(v === "*" ? { name: "tag-key", values: [k] } : { name: `tag:${k}`, values: [v] });
-    if (term.instanceMatchCriteria !== undefined) filters.push({ name: "instance-match-criteria", values: [term.instanceMatchCriteria] });
-    out.push({ filters });
+    if (term.id !== undefined && term.id !== "") out.push({ ids: [term.id], filters: [ACTIVE] });
+    const byFilters = filtersOf(term);
+    if (byFilters !== undefined) out.push({ filters: byFilters });
   }
   return out;
+}
+
+const ACTIVE: ReservationFilter = { name: "state", values: ["active"] };
+
+/** A term's filters, or undefined when it asks nothing by filters (neither tags nor instanceMatchCriteria). */
+function filtersOf(term: CapacityReservationSelectorTerm): ReservationFilter[] | undefined {
+  const tags = Object.entries(term.tags ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  if (tags.length === 0 && (term.instanceMatchCriteria ?? "") === "") return undefined;
+  const filters: ReservationFilter[] = [ACTIVE];
+  if (term.ownerID !== undefined && term.ownerID !== "") filters.push({ name: "owner-id", values: [term.ownerID] });
+  for (const [k, v] of tags) filters.push(v === "*" ? { name: "tag-key", values: [k] } : { name: `tag:${k}`, values: [v] });
+  if (term.instanceMatchCriteria !== undefined) filters.push({ name: "instance-match-criteria", values: [term.instanceMatchCriteria] });
+  return filters;
 }
 
 /** A capacity reservation as EC2 describes it (the fields Karpenter reads). */

@@ -30,6 +30,13 @@ export function candidates(types: readonly InstanceType[], requirements: Require
   return out;
 }
 
+/** More room left than `b`, or as much and the smaller reservation id (stable plans). */
+function roomier(a: Candidate, b: Candidate): boolean {
+  const ra = a.offering.reservation?.capacity ?? 0;
+  const rb = b.offering.reservation?.capacity ?? 0;
+  return ra > rb || (ra === rb && (a.offering.reservation?.id ?? "") < (b.offering.reservation?.id ?? ""));
+}
+
 /** CreateFleet takes one market per call: default ODCRs before capacity blocks before interruptible ODCRs at equal price. */
 const KIND_PRIORITY = ["default", "capacity-block", "default/interruptible"];
 const kindOf = (c: Candidate): string => `${c.offering.reservation?.type ?? "default"}${c.offering.reservation?.interruptible === true ? "/interruptible" : ""}`;
@@ -53,10 +60,7 @@ export function reservedCandidates(list: readonly Candidate[]): Candidate[] {
   for (const c of ofKind) {
     const pool = `${c.type.name}/${c.offering.zone}`;
     const have = perPool.get(pool);
-    const room = (x: Candidate): number => x.offering.reservation?.capacity ?? 0;
-    if (have === undefined || room(c) > room(have) || (room(c) === room(have) && (c.offering.reservation?.id ?? "") < (have.offering.reservation?.id ?? ""))) {
-      perPool.set(pool, c);
-    }
+    if (have === undefined || roomier(c, have)) perPool.set(pool, c);
   }
   return [...perPool.values()];
 }
