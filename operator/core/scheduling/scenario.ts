@@ -24,6 +24,8 @@
  * Errors name the object and carry its document index so the CLI can point at file and line.
  */
 import { toInstanceTypes, type Catalog } from "../../../policies/domain/catalog/catalog.ts";
+import { withReservedOfferings } from "../capacity-reservations/offerings.ts";
+import type { CapacityReservationStatus } from "../capacity-reservations/reservations.ts";
 import type { KubeletConfig } from "../../../policies/domain/allocatable.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { Label } from "../../../policies/domain/labels.ts";
@@ -100,6 +102,8 @@ interface NodeClassView {
   readonly kubelet: KubeletConfig;
   readonly ephemeralStorageBytes?: number;
   readonly amiFamily: string;
+  /** status.capacityReservations, as the operator resolved them (reserved offerings, as the operator adds them). */
+  readonly reservations?: readonly CapacityReservationStatus[];
 }
 
 function nodeClass(doc: Obj): NodeClassView {
@@ -110,7 +114,21 @@ function nodeClass(doc: Obj): NodeClassView {
   // The operator's rule (launch-template/node-class.ts): amiFamily, else the alias's family, else Custom.
   const family = typeof spec["amiFamily"] === "string" ? spec["amiFamily"] : undefined;
   const amiFamily = amiFamilyOf({ amiFamily: family, amiSelectorTerms: arr(spec["amiSelectorTerms"]) } as unknown as EC2NodeClassSpec);
-  return { kubelet, amiFamily, ...(typeof size === "string" ? { ephemeralStorageBytes: parseQuantity(size) } : {}) };
+  const reservations = arr(o(doc["status"])["capacityReservations"]) as unknown as CapacityReservationStatus[];
+  return {
+    kubelet, amiFamily, ...(typeof size === "string" ? { ephemeralStorageBytes: parseQuantity(size) } : {}),
+    ...(reservations.length === 0 ? {} : { reservations }),
+  };
+}
+
+/**
+ * The node class's types with its reservations' offerings. EC2's count of free instances is not in the
+ * documents, so each reservation is taken to have room (a launch that finds it full falls back to on-demand).
+ */
+function withReservations(types: InstanceType[], c: NodeClassView | undefined, catalog: Catalog): InstanceType[] {
+  if (c?.reservations === undefined) return types;
+  const zones = new Set(types.flatMap((t) => t.offerings.map((of) => of.zone)));
+  return withReservedOfferings(types, { reservations: c.reservations, zones, zoneIds: catalog.zoneIds, capacity: () => 1, unavailable: new Set() });
 }
 
 /** Checks a NodePool's requirements and limits read (the operator would reject it at the webhook). */
@@ -217,7 +235,7 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog, n
   const typeCache = new Map<NodeClassView | undefined, InstanceType[]>();
   const typesFor = (c: NodeClassView | undefined): InstanceType[] => {
     let types = typeCache.get(c);
-    if (types === undefined) typeCache.set(c, (types = toInstanceTypes(catalog, { ...(c === undefined ? {} : c) })));
+    if (types === undefined) typeCache.set(c, (types = withReservations(toInstanceTypes(catalog, { ...(c === undefined ? {} : c) }), c, catalog)));
     return types;
   };
   const pending: Obj[] = [];
