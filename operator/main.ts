@@ -122,6 +122,7 @@ async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: Clus
     aws: awsClientConfig(config, o.overrides),
     kubernetesVersion: o.kubernetesVersion.get,
     ...(o.overrides.ssmPrefix === undefined ? {} : { ssmPrefix: o.overrides.ssmPrefix }),
+    reservedCapacity: config.featureGates["ReservedCapacity"] !== false,
   }, { catalog: o.catalog, clock: o.clock, nodeClass: async (name) => state.nodeClass(name) as EC2NodeClassLike | undefined, overlays });
   return { cloud: graph.cloudProvider, resolver: graph.resolver, nodeClassCloud: graph.nodeClassCloud, offerings: graph.unavailable, overlays };
 }
@@ -193,6 +194,7 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
     kubernetesVersion: { provider: kubernetesVersion, periodMs: overrides.kubernetesVersionRefreshMs },
     catalogRefresher, catalogFreshness: () => catalog.freshness(),
     nodeOverlays: { port: new KubeNodeOverlays(kc, state), store: overlayStore }, overlays: overlayStore,
+    reservedCapacity: config.featureGates["ReservedCapacity"] !== false,
   });
   const manager = new ControllerManager(specs, state as unknown as ChangeSource, { logger, metrics, isConflict });
   await state.start();

@@ -106,6 +106,8 @@ export interface ControllerDeps extends NodeClaimDeps {
   readonly nodeOverlays?: { readonly port: NodeOverlays; readonly store?: OverlayStore | undefined };
   /** The evaluated overlays the provisioner and the disruption pass decorate instance types with (gate on). */
   readonly overlays?: OverlayStore | undefined;
+  /** The ReservedCapacity gate (EC2NodeClass status reports capacity reservations). */
+  readonly reservedCapacity?: boolean;
 }
 
 const own = (obj: Watched): readonly string[] => (obj.metadata?.name === undefined ? [] : [obj.metadata.name]);
@@ -292,6 +294,7 @@ function nodeClassControllers(deps: ControllerDeps): ControllerSpec[] {
   const lifecycle: NodeClassLifecycleDeps = {
     resolver, cloud, finalizers, clock: deps.clock, events: deps.events,
     ...(deps.catalogFreshness === undefined ? {} : { catalogFreshness: deps.catalogFreshness }),
+    reservedCapacity: deps.reservedCapacity,
     writeStatus: (name, status) => deps.cluster.patchNodeClassStatus(name, status),
     nodeClaimsOf: (name) => nodeClaimNamesOf(deps, name),
   };

@@ -67,6 +67,15 @@ export interface CloudInstance {
   readonly nodePoolName: string;
   readonly nodeClassName: string;
   readonly tags: Readonly<Record<string, string>>;
+  /** The capacity reservation the instance runs in, when it was launched into one as reserved capacity. */
+  readonly capacityReservation?: InstanceReservation | undefined;
+}
+
+/** An instance's capacity reservation (Karpenter's CapacityReservationDetails). */
+export interface InstanceReservation {
+  readonly id: string;
+  readonly type: "default" | "capacity-block";
+  readonly interruptible: boolean;
 }
 
 /**

@@ -1,4 +1,5 @@
 /** The node-class resolver port: selector terms → the subnets, security groups and AMIs they select right now. */
+import type { CapacityReservationStatus } from "../core/capacity-reservations/reservations.ts";
 import type { ResolvedAmi } from "../core/launch-template/amis.ts";
 import type { EC2NodeClassLike } from "../core/launch-template/node-class.ts";
 
@@ -7,8 +8,13 @@ export interface NodeClassFacts {
   readonly subnets: readonly { readonly id: string; readonly zone: string; readonly zoneId?: string | undefined; readonly availableIpCount: number }[];
   readonly securityGroups: readonly { readonly id: string; readonly name?: string | undefined }[];
   readonly amis: readonly ResolvedAmi[];
-  /** Lookup failures by part ("subnets" | "securityGroups" | "amis"), as "doing X: cause" messages. */
-  readonly errors: Readonly<Partial<Record<"subnets" | "securityGroups" | "amis", string>>>;
+  /**
+   * The capacity reservations spec.capacityReservationSelectorTerms select, as status entries sorted by id
+   * (absent: none selected, or the ReservedCapacity gate is off).
+   */
+  readonly capacityReservations?: readonly CapacityReservationStatus[] | undefined;
+  /** Lookup failures by part, as "doing X: cause" messages. */
+  readonly errors: Readonly<Partial<Record<"subnets" | "securityGroups" | "amis" | "capacityReservations", string>>>;
 }
 
 /** `fresh`: ask the cloud now even if a cached answer exists (and refresh the cache). */

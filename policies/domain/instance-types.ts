@@ -3,7 +3,7 @@
  * capacity, allocatable, offerings (zone × capacity type with a price); compatibility with
  * requirements, price ordering, truncation with minValues.
  */
-import { AWS_ALLOWED_LABELS, Label, OFFERING_LABELS, type CapacityType } from "./labels.ts";
+import { AWS_ALLOWED_LABELS, Label, OFFERING_LABELS, RESERVATION_LABELS, type CapacityType } from "./labels.ts";
 import type { ResourceList } from "./quantity.ts";
 import { minValuesGap, Requirement, Requirements, type MinValuesGap } from "./requirements.ts";
 
@@ -16,6 +16,17 @@ export interface Offering {
   readonly available: boolean;
   /** A NodeOverlay set this offering's price (operator/core/overlay/apply.ts). */
   readonly priceOverlaid?: true | undefined;
+  /** Set on reserved offerings only: the capacity reservation the offering launches into. */
+  readonly reservation?: OfferingReservation | undefined;
+}
+
+/** The capacity reservation behind a reserved offering (Karpenter's reservation requirements and capacity). */
+export interface OfferingReservation {
+  readonly id: string;
+  readonly type: "default" | "capacity-block";
+  readonly interruptible: boolean;
+  /** Instances the reservation can still take, as last observed minus kerf's own launches since. */
+  readonly capacity: number;
 }
 
 /** One instance type as the scheduler sees it. */
@@ -51,14 +62,45 @@ export function offeringKey(capacityType: string, instanceType: string, zone: st
   return `${capacityType}:${instanceType}:${zone}`;
 }
 
-/** Whether an offering satisfies the zone, zone-id and capacity-type requirements. */
+/** The value an offering gives an offering label (zone, zone ID, capacity type, reservation keys); undefined when it has none. */
+export function offeringLabel(offering: Offering, key: string): string | undefined {
+  switch (key) {
+    case Label.zone: return offering.zone;
+    case Label.zoneId: return offering.zoneId;
+    case Label.capacityType: return offering.capacityType;
+    case Label.capacityReservationId: return offering.reservation?.id;
+    case Label.capacityReservationType: return offering.reservation?.type;
+    case Label.capacityReservationInterruptible: return offering.reservation === undefined ? undefined : String(offering.reservation.interruptible);
+    default: return undefined;
+  }
+}
+
+/**
+ * Whether an offering satisfies the offering-label requirements. Spot and on-demand offerings have no
+ * reservation labels (Karpenter gives them DoesNotExist), so a requirement on one matches them only
+ * when it allows the label to be absent.
+ */
 export function offeringMatches(offering: Offering, requirements: Requirements): boolean {
   const zone = requirements.get(Label.zone);
   if (zone !== undefined && !zone.has(offering.zone)) return false;
   const ct = requirements.get(Label.capacityType);
   if (ct !== undefined && !ct.has(offering.capacityType)) return false;
+  for (const key of RESERVATION_LABELS) {
+    const r = requirements.get(key);
+    if (r === undefined) continue;
+    const value = offeringLabel(offering, key);
+    if (value === undefined ? !r.allowsAbsent() : !r.has(value)) return false;
+  }
   const zoneId = requirements.get(Label.zoneId);
   return zoneId === undefined || (offering.zoneId !== undefined && zoneId.has(offering.zoneId));
+}
+
+/**
+ * Whether a NodeClaim can launch into the offering now: available, and for a reserved offering the
+ * reservation still has room (Karpenter's Launchable; a full reservation stays Available).
+ */
+export function launchable(offering: Offering): boolean {
+  return offering.available && (offering.reservation === undefined || offering.reservation.capacity > 0);
 }
 
 /** Available offerings that satisfy the requirements. */
@@ -132,7 +174,7 @@ function typeValues(type: InstanceType, key: string, add: (key: string, value: s
     return;
   }
   for (const o of type.offerings) {
-    const v = key === Label.zone ? o.zone : key === Label.capacityType ? o.capacityType : o.zoneId;
+    const v = offeringLabel(o, key);
     if (v !== undefined) add(key, v);
   }
 }
@@ -155,7 +197,9 @@ export function minValuesShortfall(types: readonly InstanceType[], requirements:
 /** A type's requirements: `In` for each label and offering value; DoesNotExist for AWS labels it lacks. */
 export function instanceTypeRequirements(type: InstanceType): Requirements {
   const reqs = Object.entries(type.labels).map(([k, v]) => Requirement.in(k, [v]));
-  const missing = [...AWS_ALLOWED_LABELS].filter((k) => type.labels[k] === undefined).map((k) => Requirement.in(k, []));
+  const offered = type.offerings.filter((o) => o.available);
+  const missing = [...AWS_ALLOWED_LABELS].filter((k) => type.labels[k] === undefined && !offered.some((o) => offeringLabel(o, k) !== undefined))
+    .map((k) => Requirement.in(k, []));
   const zones = Requirement.in(Label.zone, type.offerings.filter((o) => o.available).map((o) => o.zone));
   const cts = Requirement.in(Label.capacityType, type.offerings.filter((o) => o.available).map((o) => o.capacityType));
   return new Requirements([...reqs, ...missing, zones, cts]);

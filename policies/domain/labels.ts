@@ -35,6 +35,9 @@ export const Label = {
   instanceEncryptionInTransit: "karpenter.k8s.aws/instance-encryption-in-transit-supported",
   instanceCapabilityFlex: "karpenter.k8s.aws/instance-capability-flex",
   instanceTenancy: "karpenter.k8s.aws/instance-tenancy",
+  capacityReservationId: "karpenter.k8s.aws/capacity-reservation-id",
+  capacityReservationType: "karpenter.k8s.aws/capacity-reservation-type",
+  capacityReservationInterruptible: "karpenter.k8s.aws/capacity-reservation-interruptible",
 } as const;
 
 /** The `karpenter.k8s.aws/*` keys a NodePool may use (v1.14.1 CEL allow-list; 28 keys). */
@@ -116,8 +119,11 @@ export const WELL_KNOWN_VALUES: Readonly<Record<string, readonly string[]>> = {
   [Label.os]: ["linux", "windows"],
 };
 
+/** The labels a reserved offering carries (absent on spot and on-demand offerings): Karpenter's reservation keys. */
+export const RESERVATION_LABELS: readonly string[] = [Label.capacityReservationId, Label.capacityReservationType, Label.capacityReservationInterruptible];
+
 /** Label keys whose values live on an instance type's offerings rather than on the type itself. */
-export const OFFERING_LABELS: ReadonlySet<string> = new Set([Label.zone, Label.zoneId, Label.capacityType]);
+export const OFFERING_LABELS: ReadonlySet<string> = new Set([Label.zone, Label.zoneId, Label.capacityType, ...RESERVATION_LABELS]);
 
 /** Resources Karpenter knows besides cpu, memory, ephemeral-storage and pods (AWS). */
 export const WELL_KNOWN_RESOURCES: readonly string[] = [

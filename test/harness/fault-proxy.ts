@@ -81,6 +81,11 @@ export interface BridgedAnswer { readonly status: number; readonly contentType: 
 export interface MotoBridge {
   intercept(request: BridgedRequest): BridgedAnswer | undefined;
   rewrite(request: BridgedRequest & { readonly form: URLSearchParams }): URLSearchParams | undefined;
+  /**
+   * Optional: sees moto's answer to a Query API request (as moto got it) and returns the body the caller
+   * gets instead (undefined to leave it), for state moto keeps no field for (reservation-bridge.ts).
+   */
+  reply?(request: BridgedRequest & { readonly form: URLSearchParams }, body: string): string | undefined;
 }
 
 /** Where a crash falls: before CreateFleet reaches moto, or after moto launched but before the caller hears of it. */
@@ -287,6 +292,7 @@ async function readBody(req: http.IncomingMessage): Promise<Buffer> {
 }
 
 async function forward(target: string, req: http.IncomingMessage, body: Buffer): Promise<{ status: number; headers: Headers; text: string }> {
+  // text is replaced when a bridge rewrites moto's answer (MotoBridge.reply).
   const headers = new Headers();
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && k !== "content-length" && k !== "host") headers.set(k, v);
   const res = await fetch(`${target}${req.url ?? "/"}`, { method: req.method ?? "GET", headers, ...(body.length > 0 ? { body } : {}) });
@@ -389,6 +395,10 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
     if (rewritten !== undefined) body = Buffer.from(rewritten.toString(), "utf8");
   }
   const out = await forward(target, req, body);
+  if (form !== undefined && action !== undefined && action !== null && proxy.bridge?.reply !== undefined && out.status < 300) {
+    const replaced = proxy.bridge.reply({ action, form: new URLSearchParams(body.toString("utf8")) }, out.text);
+    if (replaced !== undefined) out.text = replaced;
+  }
   if (fault === "timeout-after") { await dropAfter(proxy, res); return; }
   if (action !== undefined && action !== null && proxy.takeLostAnswer(action)) { errorAnswer(res, json, 500, json ? "InternalFailure" : "InternalError"); return; }
   if (createFleet && proxy.crashAt("after-create-fleet")) { proxy.withhold(res); return; }

@@ -50,5 +50,5 @@ function hasErrors(facts: NodeClassFacts): boolean {
 /** The parts of the spec the facts depend on. */
 function selectorKey(nodeClass: EC2NodeClassLike): string {
   const s = nodeClass.spec;
-  return JSON.stringify([s.subnetSelectorTerms, s.securityGroupSelectorTerms, s.amiSelectorTerms]);
+  return JSON.stringify([s.subnetSelectorTerms, s.securityGroupSelectorTerms, s.amiSelectorTerms, s.capacityReservationSelectorTerms ?? []]);
 }

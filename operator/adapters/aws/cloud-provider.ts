@@ -23,6 +23,8 @@ import type { DefaultInstanceProvider, FleetOutcome, TemplateGroup } from "./pro
 import type { InstanceProfileProvider } from "./providers/instanceprofile.ts";
 import type { LaunchTemplateProvider } from "./providers/launchtemplate.ts";
 import type { UnavailableOfferings } from "./providers/unavailable-offerings.ts";
+import type { CapacityReservationProvider } from "./providers/capacityreservation.ts";
+import { withReservedOfferings } from "../../core/capacity-reservations/offerings.ts";
 
 const EFA = "vpc.amazonaws.com/efa";
 
@@ -41,6 +43,8 @@ function byEfaCount(nodeClaim: NodeClaimLike, names: readonly string[], types: r
 }
 
 const SPOT_ROLE_ERROR = "AuthFailure.ServiceLinkedRoleCreationNotPermitted";
+/** CreateFleet's code for a reservation with no room left (Karpenter's IsReservationCapacityExceeded). */
+const RESERVATION_FULL = "ReservationCapacityExceeded";
 
 /** Cluster facts the launch templates need (settings, then EKS DescribeCluster, then the kubeconfig: see discoverCluster). */
 export type { ClusterInfo } from "../../core/launch-template/cluster-info.ts";
@@ -63,6 +67,8 @@ export interface AwsCloudProviderDeps {
    * overlaid prices, so the fleet's override priorities follow them (Karpenter's Create applies the store).
    */
   readonly overlays?: { apply(pool: string, types: readonly InstanceType[]): readonly InstanceType[] | undefined } | undefined;
+  /** Room left in capacity reservations (absent: the ReservedCapacity gate is off). */
+  readonly reservations?: CapacityReservationProvider | undefined;
 }
 
 /** The CloudProvider over AWS. */
@@ -90,6 +96,7 @@ export class AwsCloudProvider implements CloudProvider {
     const instanceID = this.recordErrors(outcome, plan);
     const instance = await this.call("describing launched instance", () => this.deps.instances.get(instanceID));
     if (instance === undefined) throw new CreateError("InstanceNotFound", `instance ${instanceID} vanished after launch`);
+    if (instance.capacityReservation !== undefined) this.deps.reservations?.markLaunched(instance.capacityReservation.id);
     return this.toLaunched(instance, nodeClass, false, pool);
   }
 
@@ -97,6 +104,8 @@ export class AwsCloudProvider implements CloudProvider {
     const instance = await this.get(providerID);
     try {
       await this.deps.instances.terminate(instance.instanceID);
+      // Its reservation slot is free again (Karpenter gives it back once the instance is gone; kerf at termination).
+      if (instance.capacityReservation !== undefined) this.deps.reservations?.markTerminated(instance.capacityReservation.id, instance.instanceID);
     } catch (error) {
       if (isNotFound(error)) throw new NodeClaimNotFoundError(`instance ${instance.instanceID} is gone`, { cause: error });
       throw new Error(describeAwsError(`terminating instance ${instance.instanceID}`, error), { cause: error });
@@ -158,8 +167,15 @@ export class AwsCloudProvider implements CloudProvider {
       this.typeCache.set(key, types);
     }
     const spotOff = this.deps.unavailable.spotUnavailable();
-    const marked = withUnavailableOfferings(types, this.deps.unavailable.keys());
-    return spotOff ? marked.map((t) => ({ ...t, offerings: t.offerings.map((o) => (o.capacityType === "spot" ? { ...o, available: false } : o)) })) : marked;
+    const keys = this.deps.unavailable.keys();
+    const marked = withUnavailableOfferings(types, keys);
+    const offered = spotOff ? marked.map((t) => ({ ...t, offerings: t.offerings.map((o) => (o.capacityType === "spot" ? { ...o, available: false } : o)) })) : marked;
+    const reservations = this.deps.reservations;
+    if (reservations === undefined || facts.capacityReservations === undefined) return offered;
+    return withReservedOfferings(offered, {
+      reservations: facts.capacityReservations, zones: new Set(zones), zoneIds: catalog.zoneIds,
+      capacity: (id) => reservations.capacity(id), unavailable: keys,
+    });
   }
 
   /** The types a NodeClaim launches from: its NodePool's overlays applied (standalone claims get none, as in Karpenter). */
@@ -184,20 +200,30 @@ export class AwsCloudProvider implements CloudProvider {
   }
 
   private async templates(nodeClaim: NodeClaimLike, nodeClass: EC2NodeClassLike, facts: NodeClassFacts, plan: FleetPlan): Promise<TemplateGroup[]> {
-    const names = new Set(plan.overrides.map((o) => o.instanceType));
-    const types = this.instanceTypes(nodeClass, facts).filter((t) => names.has(t.name));
     const groups: TemplateGroup[] = [];
-    for (const [imageId, imageTypes] of typesByImage(facts.amis, types)) for (const [efaCount, instanceTypes] of byEfaCount(nodeClaim, imageTypes, types)) {
-      const spec = buildLaunchTemplate({
-        efaCount,
-        clusterName: this.deps.cluster.name, clusterEndpoint: this.deps.cluster.endpoint, caBundle: this.deps.cluster.caBundle, clusterCIDR: this.deps.cluster.serviceCIDR,
-        clusterDNS: this.deps.cluster.dnsIP,
-        nodeClass: nodeClass.spec, imageId, securityGroupIds: facts.securityGroups.map((g) => g.id), instanceProfile: this.deps.instanceProfiles.profileName(nodeClass),
-        labels: registrationLabels(nodeClaim, plan.capacityType), taints: [...(nodeClaim.spec.taints ?? []), ...(nodeClaim.spec.startupTaints ?? [])],
-      });
-      const nodePool = nodeClaim.metadata.labels?.["karpenter.sh/nodepool"];
-      const lt = await this.call("ensuring launch template", () => this.deps.launchTemplates.ensure(spec, nodeClass, nodePool));
-      groups.push({ launchTemplateId: lt.id, launchTemplateName: lt.name, instanceTypes });
+    // A reserved launch needs one template per reservation (each targets its own); others one per image and
+    // EFA interface count.
+    const byReservation = new Map(plan.overrides.map((o) => [o.reservation?.id, o.reservation]));
+    for (const [reservationId, reservation] of byReservation) {
+      const names = new Set(plan.overrides.filter((o) => o.reservation?.id === reservationId).map((o) => o.instanceType));
+      const types = this.instanceTypes(nodeClass, facts).filter((t) => names.has(t.name));
+      for (const [imageId, imageTypes] of typesByImage(facts.amis, types)) {
+        for (const [efaCount, instanceTypes] of byEfaCount(nodeClaim, imageTypes, types)) {
+          const spec = buildLaunchTemplate({
+            efaCount,
+            clusterName: this.deps.cluster.name, clusterEndpoint: this.deps.cluster.endpoint,
+            caBundle: this.deps.cluster.caBundle, clusterCIDR: this.deps.cluster.serviceCIDR, clusterDNS: this.deps.cluster.dnsIP,
+            nodeClass: nodeClass.spec, imageId, securityGroupIds: facts.securityGroups.map((g) => g.id),
+            instanceProfile: this.deps.instanceProfiles.profileName(nodeClass),
+            labels: registrationLabels(nodeClaim, plan.capacityType, reservation),
+            taints: [...(nodeClaim.spec.taints ?? []), ...(nodeClaim.spec.startupTaints ?? [])],
+            capacityReservation: reservation,
+          });
+          const nodePool = nodeClaim.metadata.labels?.["karpenter.sh/nodepool"];
+          const lt = await this.call("ensuring launch template", () => this.deps.launchTemplates.ensure(spec, nodeClass, nodePool));
+          groups.push({ launchTemplateId: lt.id, launchTemplateName: lt.name, instanceTypes, reservationId });
+        }
+      }
     }
     if (groups.length === 0) throw new CreateError("NoCompatibleAMI", "no AMI of the node class boots any of the planned instance types");
     return groups;
@@ -226,8 +252,8 @@ export class AwsCloudProvider implements CloudProvider {
     const code = errorCode(error);
     const message = describeAwsError("creating fleet", error);
     if (!isUnfulfillableCapacity(code)) return new CreateError(code ?? "CreateFleetFailed", message, { cause: error });
-    for (const o of plan.overrides) this.deps.unavailable.markUnavailable(plan.capacityType, o.instanceType, o.zone);
-    return new InsufficientCapacityError(message, { offerings: plan.overrides.map((o) => `${plan.capacityType}:${o.instanceType}:${o.zone}`), cause: error });
+    const marked = plan.overrides.map((o) => this.markOverride(plan, o.instanceType, o.zone, code));
+    return new InsufficientCapacityError(message, { offerings: marked, cause: error });
   }
 
   /** Marks capacity errors unavailable; returns the launched id or throws the right typed error. */
@@ -248,10 +274,25 @@ export class AwsCloudProvider implements CloudProvider {
       // Spot refused as a whole (no service-linked role): every spot offering is unavailable for the TTL.
       if (e.code === SPOT_ROLE_ERROR && plan.capacityType === "spot") this.deps.unavailable.markSpotUnavailable();
       if (!isUnfulfillableCapacity(e.code) || e.instanceType === undefined || zone === undefined) continue;
-      this.deps.unavailable.markUnavailable(plan.capacityType, e.instanceType, zone);
-      marked.push(`${plan.capacityType}:${e.instanceType}:${zone}`);
+      marked.push(this.markOverride(plan, e.instanceType, zone, e.code));
     }
     return marked;
+  }
+
+  /**
+   * Records a capacity error for one override; returns the offering it concerns. A reserved offering's error
+   * concerns its reservation only: a full one (ReservationCapacityExceeded) has no room until EC2 says
+   * otherwise, any other capacity error makes it unavailable for the ICE TTL (Karpenter's WithReservationID).
+   */
+  private markOverride(plan: FleetPlan, instanceType: string, zone: string, code: string | undefined): string {
+    const reservation = plan.overrides.find((o) => o.instanceType === instanceType && o.zone === zone)?.reservation;
+    if (plan.capacityType !== "reserved" || reservation === undefined) {
+      this.deps.unavailable.markUnavailable(plan.capacityType, instanceType, zone);
+      return `${plan.capacityType}:${instanceType}:${zone}`;
+    }
+    if (code === RESERVATION_FULL) this.deps.reservations?.markFull(reservation.id);
+    else this.deps.unavailable.markReservationUnavailable(instanceType, zone, reservation.id);
+    return `reserved:${instanceType}:${zone}:${reservation.id}`;
   }
 
   private toLaunched(instance: CloudInstance, nodeClass: EC2NodeClassLike | undefined, adopted: boolean, nodePool?: string): LaunchedInstance {

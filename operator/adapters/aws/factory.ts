@@ -6,6 +6,7 @@ import { AwsNodeClassCloud } from "./node-class-cloud.ts";
 import { CachedNodeClassResolver } from "./cached-node-class-resolver.ts";
 import { AwsNodeClassResolver } from "./node-class-resolver.ts";
 import { DefaultAmiProvider } from "./providers/ami.ts";
+import { CapacityReservationProvider } from "./providers/capacityreservation.ts";
 import { DefaultInstanceProvider } from "./providers/instance.ts";
 import { DefaultInstanceProfileProvider } from "./providers/instanceprofile.ts";
 import { DefaultLaunchTemplateProvider } from "./providers/launchtemplate.ts";
@@ -22,6 +23,8 @@ export interface AwsProviderSettings {
   readonly kubernetesVersion: string | (() => string);
   /** SSM prefix of the public AMI parameters (default "/aws/service"). */
   readonly ssmPrefix?: string | undefined;
+  /** The ReservedCapacity feature gate (default true, as in Karpenter since v1.6): capacity reservations are resolved and launched into. */
+  readonly reservedCapacity?: boolean | undefined;
 }
 
 /** Runtime dependencies supplied by the composition root. */
@@ -51,7 +54,9 @@ export interface AwsProviderGraph {
 
 export function createAwsProviders(settings: AwsProviderSettings, deps: AwsProviderDeps): AwsProviderGraph {
   const { ec2, ssm } = deps.apis ?? awsApis(settings.aws);
+  const reservations = settings.reservedCapacity === false ? undefined : new CapacityReservationProvider(ec2);
   const resolver = new CachedNodeClassResolver({ now: () => deps.clock.now().getTime(), inner: new AwsNodeClassResolver({
+    reservations: reservations === undefined ? undefined : { provider: reservations, now: () => deps.clock.now() },
     subnets: new DefaultSubnetProvider(ec2),
     securityGroups: new DefaultSecurityGroupProvider(ec2),
     amis: new DefaultAmiProvider({ ec2, ssm, clock: deps.clock, kubernetesVersion: settings.kubernetesVersion, ...(settings.ssmPrefix === undefined ? {} : { ssmPrefix: settings.ssmPrefix }) }),
@@ -62,6 +67,9 @@ export function createAwsProviders(settings: AwsProviderSettings, deps: AwsProvi
   const iam = deps.apis?.iam ?? awsIamApi(settings.aws);
   const instanceProfiles = new DefaultInstanceProfileProvider({ iam, clusterName: settings.cluster.name, region: settings.aws.region, clock: deps.clock });
   const nodeClassCloud = new AwsNodeClassCloud({ instanceProfiles, launchTemplates });
-  const cloudProvider = new AwsCloudProvider({ cluster: settings.cluster, catalog: deps.catalog, nodeClass: deps.nodeClass, resolver, launchTemplates, instanceProfiles, instances, unavailable, overlays: deps.overlays });
+  const cloudProvider = new AwsCloudProvider({
+    cluster: settings.cluster, catalog: deps.catalog, nodeClass: deps.nodeClass, resolver, launchTemplates, instanceProfiles,
+    instances, unavailable, overlays: deps.overlays, reservations,
+  });
   return { cloudProvider, resolver, unavailable, launchTemplates, instances, instanceProfiles, nodeClassCloud };
 }

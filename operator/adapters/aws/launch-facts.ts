@@ -6,7 +6,7 @@ import type { KubeletConfig } from "../../../policies/domain/allocatable.ts";
 import type { InstanceTypeOptions } from "../../../policies/domain/catalog/catalog.ts";
 import { ebsEphemeralStorageBytes } from "../../../policies/domain/ephemeral-storage.ts";
 import { amiFamilyOf, type EC2NodeClassLike, type NodeClassKubelet } from "../../core/launch-template/node-class.ts";
-import type { CloudInstance, LaunchedInstance, NodeClaimLike } from "../../ports/cloud-provider.ts";
+import type { CloudInstance, InstanceReservation, LaunchedInstance, NodeClaimLike } from "../../ports/cloud-provider.ts";
 
 /**
  * The tags on every instance and volume kerf launches (Karpenter's keys; user spec.tags first, ours win).
@@ -25,9 +25,18 @@ export function instanceTags(clusterName: string, nodeClaim: NodeClaimLike, node
   };
 }
 
-/** Node labels the user data registers (the NodeClaim's labels plus the launched capacity type). */
-export function registrationLabels(nodeClaim: NodeClaimLike, capacityType: string): Record<string, string> {
-  return { ...(nodeClaim.metadata.labels ?? {}), [Label.capacityType]: capacityType };
+/** Karpenter's node labels for an instance in a capacity reservation: its id, type and interruptibility. */
+export function reservationLabels(reservation: InstanceReservation | undefined): Record<string, string> {
+  if (reservation === undefined) return {};
+  return {
+    [Label.capacityReservationId]: reservation.id, [Label.capacityReservationType]: reservation.type,
+    [Label.capacityReservationInterruptible]: String(reservation.interruptible),
+  };
+}
+
+/** Node labels the user data registers (the NodeClaim's labels plus the launched capacity type and reservation). */
+export function registrationLabels(nodeClaim: NodeClaimLike, capacityType: string, reservation?: InstanceReservation): Record<string, string> {
+  return { ...(nodeClaim.metadata.labels ?? {}), [Label.capacityType]: capacityType, ...reservationLabels(reservation) };
 }
 
 function quantity(name: string, value: number): string {
@@ -50,6 +59,7 @@ export function launchedInstance(instance: CloudInstance, type: InstanceType | u
     [Label.instanceType]: instance.instanceType,
     [Label.zone]: instance.zone,
     [Label.capacityType]: instance.capacityType,
+    ...reservationLabels(instance.capacityReservation),
   };
   if (zoneId !== undefined) labels[Label.zoneId] = zoneId;
   return {

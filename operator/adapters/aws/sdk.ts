@@ -9,6 +9,9 @@ import {
   type DescribeSubnetsCommandInput, type DescribeSubnetsCommandOutput, type TerminateInstancesCommandInput, type TerminateInstancesCommandOutput,
 } from "@aws-sdk/client-ec2";
 import {
+  DescribeCapacityReservationsCommand, type DescribeCapacityReservationsCommandInput, type DescribeCapacityReservationsCommandOutput,
+} from "@aws-sdk/client-ec2";
+import {
   DescribeAvailabilityZonesCommand, DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, DescribeSpotPriceHistoryCommand,
   type DescribeAvailabilityZonesCommandInput, type DescribeAvailabilityZonesCommandOutput, type DescribeInstanceTypeOfferingsCommandInput,
   type DescribeInstanceTypeOfferingsCommandOutput, type DescribeInstanceTypesCommandInput, type DescribeInstanceTypesCommandOutput,
@@ -39,6 +42,7 @@ export interface Ec2Api {
   deleteLaunchTemplate(input: DeleteLaunchTemplateCommandInput): Promise<DeleteLaunchTemplateCommandOutput>;
   createFleet(input: CreateFleetCommandInput): Promise<CreateFleetCommandOutput>;
   describeInstances(input: DescribeInstancesCommandInput): Promise<DescribeInstancesCommandOutput>;
+  describeCapacityReservations(input: DescribeCapacityReservationsCommandInput): Promise<DescribeCapacityReservationsCommandOutput>;
   terminateInstances(input: TerminateInstancesCommandInput): Promise<TerminateInstancesCommandOutput>;
 }
 
@@ -110,6 +114,7 @@ export function ec2Api(client: EC2Client, createFleetClient: EC2Client = client)
     deleteLaunchTemplate: (input) => client.send(new DeleteLaunchTemplateCommand(input)),
     createFleet: (input) => createFleetClient.send(new CreateFleetCommand(input)),
     describeInstances: (input) => client.send(new DescribeInstancesCommand(input)),
+    describeCapacityReservations: (input) => client.send(new DescribeCapacityReservationsCommand(input)),
     terminateInstances: (input) => client.send(new TerminateInstancesCommand(input)),
   };
 }

@@ -33,7 +33,10 @@ async function instanceNetwork(deps: DisruptionStatusDeps, claim: NodeClaim, now
   let network: InstanceNetwork | undefined;
   try {
     const instance = await deps.cloud.get(claim.status?.providerID ?? "");
-    network = instance.securityGroupIDs === undefined ? undefined : { securityGroupIDs: instance.securityGroupIDs, subnetID: instance.subnetID ?? "" };
+    network = instance.securityGroupIDs === undefined ? undefined : {
+      securityGroupIDs: instance.securityGroupIDs, subnetID: instance.subnetID ?? "",
+      ...(instance.capacityReservation === undefined ? {} : { capacityReservationID: instance.capacityReservation.id }),
+    };
   } catch (error) {
     deps.logger.debug({ nodeclaim: claim.metadata?.name, err: error }, "reading the instance for drift failed; network drift not checked this time");
   }

@@ -9,6 +9,7 @@ import type { NodeClassCloud } from "../../ports/node-class-cloud.ts";
 import type { NodeClassResolver } from "../../ports/node-class-resolver.ts";
 import type { Result } from "../runtime.ts";
 import { computeNodeClassStatus } from "./status.ts";
+import { reservationRequeueMs } from "../../core/capacity-reservations/reservations.ts";
 import { NODE_CLASS_FINALIZER, finalizeNodeClass, type NodeClassTerminationDeps } from "./termination.ts";
 
 /** Karpenter's SUBNET_REFRESH_INTERVAL / AMI_REFRESH_INTERVAL: re-resolve every minute. */
@@ -22,6 +23,8 @@ export interface NodeClassControllerDeps {
   readonly clock: { now(): Date };
   /** Where the offerings and prices come from (kerf's CatalogFresh condition); absent with a fixed catalog. */
   readonly catalogFreshness?: (() => CatalogFreshness) | undefined;
+  /** The ReservedCapacity gate: status.capacityReservations and CapacityReservationsReady are reported. */
+  readonly reservedCapacity?: boolean | undefined;
 }
 
 /** Everything the whole reconcile (status, finalizer, termination) needs. */
@@ -35,9 +38,13 @@ function sameStatus(a: EC2NodeClassStatus | undefined, b: EC2NodeClassStatus): b
 export async function reconcileNodeClass(deps: NodeClassControllerDeps, nodeClass: EC2NodeClassLike): Promise<{ requeueAfter: number; status: EC2NodeClassStatus }> {
   // Fresh: the status shows what the selectors select now, and this refreshes the launch path's cache.
   const [facts, profile] = await Promise.all([deps.resolver.resolve(nodeClass, { fresh: true }), deps.cloud.reconcileInstanceProfile(nodeClass)]);
-  const status = computeNodeClassStatus(nodeClass, facts, profile, { now: deps.clock.now(), catalog: deps.catalogFreshness?.() });
-  if (!sameStatus(nodeClass.status, status)) await deps.writeStatus(nodeClass.metadata.name, status);
-  return { requeueAfter: NODE_CLASS_REFRESH_MS, status };
+  const status = computeNodeClassStatus(nodeClass, facts, profile, { now: deps.clock.now(), catalog: deps.catalogFreshness?.(), reservedCapacity: deps.reservedCapacity });
+  // The write is a merge patch: a field no longer reported must be sent as null to go away.
+  const cleared = nodeClass.status?.capacityReservations != null && status.capacityReservations === undefined;
+  if (!sameStatus(nodeClass.status, status)) await deps.writeStatus(nodeClass.metadata.name, cleared ? { ...status, capacityReservations: null } : status);
+  // A reservation that ends sooner than the next refresh is looked at when it ends (Karpenter's requeueAfter).
+  const ends = reservationRequeueMs(status.capacityReservations ?? [], deps.clock.now());
+  return { requeueAfter: Math.max(1000, Math.min(NODE_CLASS_REFRESH_MS, ends)), status };
 }
 
 /** The full reconcile of an EC2NodeClass as the cache holds it. */

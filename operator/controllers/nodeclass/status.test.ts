@@ -95,3 +95,32 @@ void describe("EC2NodeClass status", () => {
     assert.equal(condition(flipped, "AMIsReady")?.lastTransitionTime, "2000-01-01T00:00:00Z");
   });
 });
+
+void describe("EC2NodeClass status with the ReservedCapacity gate", () => {
+  const cr = {
+    id: "cr-1", availabilityZone: "us-east-1a", instanceType: "m5.large", ownerID: "012345678901",
+    instanceMatchCriteria: "targeted" as const, reservationType: "default" as const, state: "active" as const,
+  };
+  const cases = [
+    { name: "lists the selected reservations and reports CapacityReservationsReady", facts: { ...facts, capacityReservations: [cr] }, previous: undefined, want: [cr], ready: "True" },
+    { name: "reports CapacityReservationsReady and no list when the terms select nothing (as Karpenter)", facts, previous: undefined, want: undefined, ready: "True" },
+    {
+      name: "keeps the reservations last seen and is not Ready when the lookup fails",
+      facts: { ...facts, errors: { capacityReservations: "describing capacity reservations: UnauthorizedOperation" } }, previous: [cr], want: [cr], ready: "False",
+    },
+  ];
+  for (const c of cases) {
+    void it(`${c.name}`, () => {
+      const status = computeNodeClassStatus({ ...nodeClass, status: { capacityReservations: c.previous } }, c.facts, profile, { now, reservedCapacity: true });
+      assert.deepEqual(status.capacityReservations, c.want);
+      assert.equal(condition(status, "CapacityReservationsReady")?.status, c.ready);
+      assert.equal(condition(status, "Ready")?.status, c.ready);
+    });
+  }
+
+  void it("reports neither the list nor the condition with the gate off", () => {
+    const status = computeNodeClassStatus(nodeClass, { ...facts, capacityReservations: [cr] }, profile, { now, reservedCapacity: false });
+    assert.equal(status.capacityReservations, undefined);
+    assert.equal(condition(status, "CapacityReservationsReady"), undefined);
+  });
+});

@@ -1,8 +1,8 @@
 /**
  * EC2NodeClass status from resolved facts and the instance-profile outcome (pure): status.subnets,
  * securityGroups, amis, instanceProfile (the profile instances launch with) and the conditions
- * SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady, ValidationSucceeded and Ready
- * (all True ⇒ Ready True).
+ * SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady, ValidationSucceeded,
+ * CapacityReservationsReady (ReservedCapacity gate) and Ready (all True ⇒ Ready True); status.capacityReservations.
  */
 import { userDataProblem } from "../../../policies/ec2nodeclass/user-data.ts";
 import { amiFamilyOf, type Condition, type EC2NodeClassLike, type EC2NodeClassStatus } from "../../core/launch-template/node-class.ts";
@@ -32,13 +32,26 @@ function validation(nodeClass: EC2NodeClassLike): Verdict {
   return { type: "ValidationSucceeded", status: "False", reason: "InvalidUserData", message: problem };
 }
 
-function verdicts(nodeClass: EC2NodeClassLike, facts: NodeClassFacts, profile: InstanceProfileOutcome): Verdict[] {
+/**
+ * CapacityReservationsReady (with the ReservedCapacity gate): True once the terms were looked up, whether
+ * or not they select anything (as Karpenter); False when the lookup failed, saying why.
+ */
+function reservationsVerdict(facts: NodeClassFacts): Verdict {
+  const why = facts.errors.capacityReservations;
+  if (why === undefined) return { type: "CapacityReservationsReady", status: "True", reason: "CapacityReservationsReady", message: "" };
+  return { type: "CapacityReservationsReady", status: "False", reason: "CapacityReservationsNotResolved", message: why };
+}
+
+function verdicts(
+  nodeClass: EC2NodeClassLike, facts: NodeClassFacts, profile: InstanceProfileOutcome, reservedCapacity: boolean,
+): Verdict[] {
   return [
     readiness("AMIsReady", facts.amis.length > 0, { reason: "AMINotFound", why: facts.errors.amis, what: "amiSelectorTerms" }),
     readiness("SubnetsReady", facts.subnets.length > 0, { reason: "SubnetsNotFound", why: facts.errors.subnets, what: "subnetSelectorTerms" }),
     readiness("SecurityGroupsReady", facts.securityGroups.length > 0, { reason: "SecurityGroupsNotFound", why: facts.errors.securityGroups, what: "securityGroupSelectorTerms" }),
     profileVerdict(profile),
     validation(nodeClass),
+    ...(reservedCapacity ? [reservationsVerdict(facts)] : []),
   ];
 }
 
@@ -81,10 +94,14 @@ function stamp(v: Verdict, previous: readonly Condition[], now: Date, generation
 
 /** The status to write; lastTransitionTime only moves when a condition's status changes. */
 export function computeNodeClassStatus(
-  nodeClass: EC2NodeClassLike, facts: NodeClassFacts, profile: InstanceProfileOutcome, at: { now: Date; catalog?: CatalogFreshness | undefined },
+  nodeClass: EC2NodeClassLike, facts: NodeClassFacts, profile: InstanceProfileOutcome,
+  at: { now: Date; catalog?: CatalogFreshness | undefined; reservedCapacity?: boolean | undefined },
 ): EC2NodeClassStatus {
   const { now, catalog } = at;
-  const list = verdicts(nodeClass, facts, profile);
+  const reservedCapacity = at.reservedCapacity === true;
+  const list = verdicts(nodeClass, facts, profile, reservedCapacity);
+  // A failed lookup keeps the reservations last seen (launches and drift go on using them, as in Karpenter).
+  const reservations = facts.errors.capacityReservations === undefined ? facts.capacityReservations : nodeClass.status?.capacityReservations ?? undefined;
   const previous = nodeClass.status?.conditions ?? [];
   const generation = nodeClass.metadata.generation;
   return {
@@ -95,6 +112,7 @@ export function computeNodeClassStatus(
       requirements: a.requirements.map((r) => ({ key: r.key, operator: r.operator, ...(r.values === undefined ? {} : { values: [...r.values] }) })),
     })),
     ...(profile.name === undefined ? {} : { instanceProfile: profile.name }),
+    ...(reservedCapacity && reservations !== undefined && reservations.length > 0 ? { capacityReservations: reservations } : {}),
     conditions: [...list, ready(list), ...(catalog === undefined ? [] : [catalogVerdict(catalog)])].map((v) => stamp(v, previous, now, generation)),
   };
 }

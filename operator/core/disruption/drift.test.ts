@@ -21,9 +21,12 @@ function claim(o: { pool?: ReturnType<typeof pool>; annotations?: Record<string,
   };
 }
 
+/** A node class whose status lists these capacity reservations (as the nodeclass controller resolved them). */
+const withReservations = (idList: string[]) => nodeClass({}, { capacityReservations: idList.map((id) => ({ id, instanceType: "m5.large", availabilityZone: "us-east-1a" })) });
+
 void describe("drift", () => {
   const base = pool("default");
-  const cases: { name: string; claim: NodeClaim; pool?: ReturnType<typeof pool>; cls?: ReturnType<typeof nodeClass>; instance?: { securityGroupIDs: string[]; subnetID: string }; want: string | undefined }[] = [
+  const cases: { name: string; claim: NodeClaim; pool?: ReturnType<typeof pool>; cls?: ReturnType<typeof nodeClass>; instance?: { securityGroupIDs: string[]; subnetID: string; capacityReservationID?: string }; want: string | undefined }[] = [
     { name: "nothing changed", claim: claim(), want: undefined },
     { name: "a NodePool template label changed", claim: claim(), pool: pool("default", { labels: { team: "b" } }), want: "NodePoolDrifted" },
     { name: "only the disruption settings changed (not hashed)", claim: claim(), pool: pool("default", { budgets: [{ nodes: "0" }] }), want: undefined },
@@ -35,6 +38,22 @@ void describe("drift", () => {
     { name: "the instance has another security group", claim: claim(), instance: { securityGroupIDs: ["sg-9"], subnetID: "subnet-1" }, want: "SecurityGroupDrift" },
     { name: "the instance is in a subnet no longer selected", claim: claim(), instance: { securityGroupIDs: ["sg-1"], subnetID: "subnet-9" }, want: "SubnetDrift" },
     { name: "the instance matches", claim: claim(), instance: { securityGroupIDs: ["sg-1", "sg-1"], subnetID: "subnet-2" }, want: undefined },
+    {
+      name: "the instance's capacity reservation is no longer selected", claim: claim(), cls: withReservations(["cr-2"]),
+      instance: { securityGroupIDs: ["sg-1"], subnetID: "subnet-1", capacityReservationID: "cr-1" }, want: "CapacityReservationDrift",
+    },
+    {
+      name: "the node class selects no reservation any more", claim: claim(), cls: withReservations([]),
+      instance: { securityGroupIDs: ["sg-1"], subnetID: "subnet-1", capacityReservationID: "cr-1" }, want: "CapacityReservationDrift",
+    },
+    {
+      name: "the instance's capacity reservation is still selected", claim: claim(), cls: withReservations(["cr-1", "cr-2"]),
+      instance: { securityGroupIDs: ["sg-1"], subnetID: "subnet-1", capacityReservationID: "cr-1" }, want: undefined,
+    },
+    {
+      name: "an on-demand instance (no reservation, e.g. one that fell back) under a class with reservations", claim: claim(), cls: withReservations(["cr-1"]),
+      instance: { securityGroupIDs: ["sg-1"], subnetID: "subnet-1" }, want: undefined,
+    },
   ];
   for (const c of cases) {
     void it(`reports ${c.want ?? "no drift"} when ${c.name}`, () => {

@@ -3,8 +3,8 @@
  * hash (NodePoolDrifted), its requirements against the NodeClaim's labels (RequirementsDrifted), its
  * instance type and offering against the pool's types (InstanceTypeNotFound), the EC2NodeClass static
  * hash (NodeClassDrift), the image against the AMI the class now maps its instance type to
- * (AMIDrift), and — with the instance at hand — its security groups and subnet (SecurityGroupDrift,
- * SubnetDrift). A hash is compared only when the NodeClaim carries kerf's hash version; another
+ * (AMIDrift), and — with the instance at hand — its security groups, subnet and capacity reservation
+ * (SecurityGroupDrift, SubnetDrift, CapacityReservationDrift). A hash is compared only when the NodeClaim carries kerf's hash version; another
  * version (Karpenter's, or an older kerf's) means "re-stamp", never "drifted".
  */
 import { Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
@@ -20,7 +20,12 @@ type Obj = Readonly<Record<string, unknown>>;
 export interface DriftObject { readonly metadata?: { readonly annotations?: Readonly<Record<string, string>> | undefined } | undefined; readonly spec?: Obj | undefined; readonly status?: Obj | undefined }
 
 /** What the cloud says of the running instance (absent: those checks are skipped). */
-export interface InstanceNetwork { readonly securityGroupIDs: readonly string[]; readonly subnetID: string }
+export interface InstanceNetwork {
+  readonly securityGroupIDs: readonly string[];
+  readonly subnetID: string;
+  /** The capacity reservation the instance runs in as reserved capacity (absent: spot or on-demand). */
+  readonly capacityReservationID?: string | undefined;
+}
 
 export interface DriftInput {
   readonly nodeClaim: NodeClaim;
@@ -39,7 +44,7 @@ export interface DriftInput {
 }
 
 export type DriftReason = "NodePoolDrifted" | "RequirementsDrifted" | "InstanceTypeNotFound" | "NodeClassDrift" | "AMIDrift"
-  | "SecurityGroupDrift" | "SubnetDrift";
+  | "SecurityGroupDrift" | "SubnetDrift" | "CapacityReservationDrift";
 
 export interface Drift { readonly reason: DriftReason; readonly message: string }
 
@@ -170,7 +175,18 @@ function networkDrift(nodeClass: DriftObject, instance: InstanceNetwork): Drift 
   if (subnets.length > 0 && instance.subnetID !== "" && !subnets.includes(instance.subnetID)) {
     return { reason: "SubnetDrift", message: `instance subnet ${instance.subnetID} is not among the EC2NodeClass's subnets` };
   }
-  return undefined;
+  return reservationDrift(nodeClass, instance);
+}
+
+/**
+ * CapacityReservationDrift (aws drift.go): the instance runs in a reservation the EC2NodeClass no longer
+ * selects (deselected, or ended and dropped from status.capacityReservations). Decided from the instance, not
+ * the offerings, so a reserved node that fell back to on-demand is never drifted for it.
+ */
+function reservationDrift(nodeClass: DriftObject, instance: InstanceNetwork): Drift | undefined {
+  const id = instance.capacityReservationID;
+  if (id === undefined || ids(nodeClass.status?.["capacityReservations"]).includes(id)) return undefined;
+  return { reason: "CapacityReservationDrift", message: `instance capacity reservation ${id} is not among the EC2NodeClass's capacity reservations` };
 }
 
 /** The first drift reason that applies, or undefined. */

@@ -19,6 +19,7 @@ const SELECTORS: readonly { field: string; reason: DriftReason; what: string }[]
   { field: "amiSelectorTerms", reason: "AMIDrift", what: "AMIs" },
   { field: "subnetSelectorTerms", reason: "SubnetDrift", what: "subnets" },
   { field: "securityGroupSelectorTerms", reason: "SecurityGroupDrift", what: "security groups" },
+  { field: "capacityReservationSelectorTerms", reason: "CapacityReservationDrift", what: "capacity reservations" },
 ];
 
 function hashCause(before: Obj, after: Obj): DriftCause | undefined {
@@ -38,11 +39,11 @@ function selectorCauses(before: Obj, after: Obj): DriftCause[] {
   });
 }
 
-/** Changes neither the hash nor a drift check sees: ipPrefixCount, capacity reservation terms, metadata, amiFamily that resolves alike. */
+/** Changes neither the hash nor a drift check sees: ipPrefixCount, metadata, amiFamily that resolves alike. */
 function unhashedChanges(before: Obj, after: Obj, familyChanged: boolean): FieldChange[] {
   const part = (c: Obj): unknown => {
     const { [NodeClassHash.key]: _h, [NodeClassHash.versionKey]: _v, ...annotations } = (at(c, "metadata", "annotations") ?? {}) as Record<string, unknown>;
-    const spec = { ipPrefixCount: at(c, "spec", "ipPrefixCount"), capacityReservationSelectorTerms: at(c, "spec", "capacityReservationSelectorTerms"), ...(familyChanged ? {} : { amiFamily: at(c, "spec", "amiFamily") }) };
+    const spec = { ipPrefixCount: at(c, "spec", "ipPrefixCount"), ...(familyChanged ? {} : { amiFamily: at(c, "spec", "amiFamily") }) };
     return { metadata: { labels: at(c, "metadata", "labels"), annotations }, spec };
   };
   return fieldChanges("", { before: part(before), after: part(after) });

@@ -108,6 +108,10 @@ void describe("drift preview of a NodePool or EC2NodeClass change", () => {
       after: [nodeClass({ subnetSelectorTerms: [{ id: "subnet-2" }, { id: "subnet-1" }] })], replaces: "none", reasons: [],
     },
     {
+      name: "the capacity reservation terms change (nodes in a reservation no longer selected drift)", before: [nodeClass()],
+      after: [nodeClass({ capacityReservationSelectorTerms: [{ id: "cr-0123456789" }] })], replaces: "maybe", reasons: ["CapacityReservationDrift"],
+    },
+    {
       name: "only ipPrefixCount changes", before: [nodeClass()], after: [nodeClass({ ipPrefixCount: 2 })],
       replaces: "none", reasons: [], unhashed: ["spec.ipPrefixCount"],
     },

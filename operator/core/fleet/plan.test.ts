@@ -122,3 +122,60 @@ void describe("planFleet", () => {
     });
   }
 });
+
+void describe("planFleet with capacity reservations", () => {
+  type Res = { id: string; zone: string; capacity: number; price?: number; type?: "default" | "capacity-block"; interruptible?: boolean };
+  const reserved = (r: Res): Offering => ({
+    zone: r.zone, capacityType: "reserved", pricePerHour: r.price ?? 0.096 / 10_000_000, available: r.capacity > 0,
+    reservation: { id: r.id, type: r.type ?? "default", interruptible: r.interruptible ?? false, capacity: r.capacity },
+  });
+  const withRes = (t: InstanceType, rs: Res[]): InstanceType => ({ ...t, offerings: [...t.offerings, ...rs.map(reserved)] });
+  const all = reqs([{ key: Label.capacityType, operator: "In", values: ["reserved", "spot", "on-demand"] }]);
+  const cases: { name: string; types: InstanceType[]; requirements?: Requirements; unavailable?: string[]; want: [string, string, string | undefined][]; capacityType: string }[] = [
+    {
+      name: "launches into a reservation with room before spot and on-demand",
+      types: [withRes(m5, [{ id: "cr-1", zone: "us-east-1a", capacity: 2 }]), c5], want: [["m5.large", "us-east-1a", "cr-1"]], capacityType: "reserved",
+    },
+    {
+      name: "falls back to spot when the only reservation is full",
+      types: [withRes(m5, [{ id: "cr-1", zone: "us-east-1a", capacity: 0 }])], want: [["m5.large", "us-east-1b", undefined], ["m5.large", "us-east-1a", undefined]], capacityType: "spot",
+    },
+    {
+      name: "falls back when a launch found the reservation out of capacity (ICE cache, scoped to the reservation)",
+      types: [withRes(m5, [{ id: "cr-1", zone: "us-east-1a", capacity: 2 }])], unavailable: ["reserved:m5.large:us-east-1a:cr-1"],
+      want: [["m5.large", "us-east-1b", undefined], ["m5.large", "us-east-1a", undefined]], capacityType: "spot",
+    },
+    {
+      name: "does not launch reserved when the NodeClaim does not allow the reserved capacity type",
+      types: [withRes(m5, [{ id: "cr-1", zone: "us-east-1a", capacity: 2 }])], requirements: reqs([{ key: Label.capacityType, operator: "In", values: ["on-demand"] }]),
+      want: [["m5.large", "us-east-1a", undefined], ["m5.large", "us-east-1b", undefined]], capacityType: "on-demand",
+    },
+    {
+      name: "offers one reservation per (type, zone): the one with the most room",
+      types: [withRes(m5, [{ id: "cr-1", zone: "us-east-1a", capacity: 1 }, { id: "cr-2", zone: "us-east-1a", capacity: 5 }, { id: "cr-3", zone: "us-east-1b", capacity: 1 }])],
+      want: [["m5.large", "us-east-1a", "cr-2"], ["m5.large", "us-east-1b", "cr-3"]], capacityType: "reserved",
+    },
+    {
+      name: "keeps one reservation kind per fleet: default reservations before capacity blocks at equal price",
+      types: [withRes(m5, [{ id: "cr-b", zone: "us-east-1b", capacity: 1, type: "capacity-block" }]), withRes(c5, [{ id: "cr-d", zone: "us-east-1a", capacity: 1, price: 0.096 / 10_000_000 }])],
+      want: [["c5.large", "us-east-1a", "cr-d"]], capacityType: "reserved",
+    },
+    {
+      name: "offers only the cheapest capacity block (CreateFleet takes one)",
+      types: [withRes(m5, [{ id: "cr-b1", zone: "us-east-1a", capacity: 1, type: "capacity-block" }]), withRes(c5, [{ id: "cr-b2", zone: "us-east-1a", capacity: 1, type: "capacity-block", price: 1e-9 }])],
+      want: [["c5.large", "us-east-1a", "cr-b2"]], capacityType: "reserved",
+    },
+    {
+      name: "a requirement on the reservation id launches only into that reservation",
+      types: [withRes(m5, [{ id: "cr-1", zone: "us-east-1a", capacity: 1 }, { id: "cr-2", zone: "us-east-1b", capacity: 1 }])],
+      requirements: reqs([{ key: Label.capacityReservationId, operator: "In", values: ["cr-2"] }]), want: [["m5.large", "us-east-1b", "cr-2"]], capacityType: "reserved",
+    },
+  ];
+  for (const c of cases) {
+    void it(`should: ${c.name}`, () => {
+      const plan = launch(planFleet({ instanceTypes: c.types, requirements: c.requirements ?? all, subnets, unavailable: new Set(c.unavailable ?? []) }));
+      assert.equal(plan.capacityType, c.capacityType);
+      assert.deepEqual(plan.overrides.map((o) => [o.instanceType, o.zone, o.reservation?.id]), c.want);
+    });
+  }
+});

@@ -19,6 +19,15 @@ export interface FleetOverride {
   readonly subnetId: string;
   /** The offering's hourly price (Karpenter sets Priority to the price). */
   readonly priority: number;
+  /** A reserved launch: the reservation this override launches into (its own launch template targets it). */
+  readonly reservation?: FleetReservation | undefined;
+}
+
+/** The capacity reservation a reserved override targets. */
+export interface FleetReservation {
+  readonly id: string;
+  readonly type: "default" | "capacity-block";
+  readonly interruptible: boolean;
 }
 
 /** The decision: one capacity type, its allocation strategy and the overrides cheapest first. */
@@ -91,9 +100,13 @@ export function planFleet(input: FleetInput): FleetPlan | NoFleet {
       ? { kind: "none", reason: "no-compatible-offering", message: "no available offering satisfies the requirements" }
       : { kind: "none", reason: "no-subnet-in-zone", message: "no subnet in any zone of the compatible offerings" };
   }
-  const overrides = truncateTypes(chosen.candidates, input.maxInstanceTypes ?? MAX_INSTANCE_TYPES).map((c) => ({
-    instanceType: c.type.name, zone: c.offering.zone, subnetId: zones.get(c.offering.zone)?.id ?? "", priority: c.offering.pricePerHour,
-  }));
+  const overrides = truncateTypes(chosen.candidates, input.maxInstanceTypes ?? MAX_INSTANCE_TYPES).map((c): FleetOverride => {
+    const r = c.offering.reservation;
+    return {
+      instanceType: c.type.name, zone: c.offering.zone, subnetId: zones.get(c.offering.zone)?.id ?? "", priority: c.offering.pricePerHour,
+      ...(r === undefined ? {} : { reservation: { id: r.id, type: r.type, interruptible: r.interruptible } }),
+    };
+  });
   return {
     kind: "launch",
     capacityType: chosen.capacityType,

@@ -2,6 +2,7 @@
  * The EC2NodeClass (karpenter.k8s.aws/v1) fields the cloud provider reads, typed locally until
  * policies/api carries the full API types; field names are exactly the CRD's.
  */
+import type { CapacityReservationSelectorTerm, CapacityReservationStatus } from "../capacity-reservations/reservations.ts";
 
 /** Tags and/or id (subnets); tags, id or name (security groups). Fields AND, terms OR. */
 export interface SelectorTerm {
@@ -74,6 +75,7 @@ export interface EC2NodeClassSpec {
   readonly instanceStorePolicy?: string | undefined;
   readonly detailedMonitoring?: boolean | undefined;
   readonly associatePublicIPAddress?: boolean | undefined;
+  readonly capacityReservationSelectorTerms?: readonly CapacityReservationSelectorTerm[] | undefined;
 }
 
 /** A status condition (metav1.Condition). */
@@ -100,6 +102,8 @@ export interface EC2NodeClassStatus {
   readonly securityGroups?: readonly { readonly id: string; readonly name?: string | undefined }[] | undefined;
   readonly amis?: readonly AmiStatus[] | undefined;
   readonly instanceProfile?: string | undefined;
+  /** null only in a status write: a merge patch removes the field when nothing is selected any more. */
+  readonly capacityReservations?: readonly CapacityReservationStatus[] | null | undefined;
   readonly conditions?: readonly Condition[] | undefined;
 }
 

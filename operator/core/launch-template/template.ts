@@ -49,6 +49,15 @@ export interface LaunchTemplateSpec {
   readonly associatePublicIPAddress?: boolean | undefined;
   /** Declared interfaces (EFA, IPv6, a public-IP choice); the security groups then live in them. */
   readonly networkInterfaces?: readonly NetworkInterface[] | undefined;
+  /** A reserved launch: the capacity reservation the template targets (one template per reservation, as in Karpenter). */
+  readonly capacityReservation?: TemplateReservation | undefined;
+}
+
+/** The reservation a template targets: `capacity-reservations-only` into it, in the market its type needs. */
+export interface TemplateReservation {
+  readonly id: string;
+  readonly type: "default" | "capacity-block";
+  readonly interruptible: boolean;
 }
 
 /** Everything one launch template depends on. */
@@ -76,6 +85,8 @@ export interface LaunchOptions {
   readonly instanceProfile?: string | undefined;
   /** EFA interfaces for the instance types of this template (their vpc.amazonaws.com/efa when requested); 0 or omitted: none. */
   readonly efaCount?: number | undefined;
+  /** Set for a reserved launch only, so other templates keep their content and name. */
+  readonly capacityReservation?: TemplateReservation | undefined;
 }
 
 /** CRD defaults for metadataOptions (IMDSv2 required, hop limit 1). */
@@ -142,6 +153,7 @@ export function buildLaunchTemplate(options: LaunchOptions): LaunchTemplateSpec 
       efaCount: options.efaCount ?? 0, ipv6: isIPv6Cluster(options), securityGroupIds: options.securityGroupIds,
       associatePublicIPAddress: spec.associatePublicIPAddress,
     }),
+    capacityReservation: options.capacityReservation,
   };
   return { name: `${LAUNCH_TEMPLATE_PREFIX}${contentHash(content)}`, ...content };
 }

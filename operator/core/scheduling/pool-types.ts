@@ -6,9 +6,9 @@
  * set bit is (nearly always) its cheapest option; the pool's best price per unit of each resource
  * values what a NodeClaim's pods use (the packing's cost rules, solver.ts).
  */
-import { cheapestOffering, isExotic, labelsMismatch } from "../../../policies/domain/instance-types.ts";
-import type { InstanceType } from "../../../policies/domain/instance-types.ts";
-import { Label, OFFERING_LABELS, WELL_KNOWN_LABELS } from "../../../policies/domain/labels.ts";
+import { cheapestOffering, isExotic, labelsMismatch, offeringLabel, offeringMatches } from "../../../policies/domain/instance-types.ts";
+import type { InstanceType, Offering } from "../../../policies/domain/instance-types.ts";
+import { Label, OFFERING_LABELS, RESERVATION_LABELS, WELL_KNOWN_LABELS, type CapacityType } from "../../../policies/domain/labels.ts";
 import { Requirement, Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint } from "../../../policies/domain/taints.ts";
 import { andBits, emptyBits, fullBits, intersects, isEmptyBits, orInto, setBit, forEachBit } from "./bitset.ts";
@@ -35,6 +35,8 @@ interface OfferingBits {
   readonly zone: string;
   readonly zoneId: string | undefined;
   readonly capacityType: string;
+  /** The reservation of a reserved offering: one entry per reservation, as their labels differ. */
+  readonly reservation: Offering["reservation"];
   readonly bits: Bitset;
 }
 
@@ -265,8 +267,11 @@ export class PoolTypes {
     }
     for (const o of t.offerings) {
       if (!o.available) continue;
-      let entry = this.offerings.find((e) => e.zone === o.zone && e.capacityType === o.capacityType);
-      if (entry === undefined) this.offerings.push((entry = { zone: o.zone, zoneId: o.zoneId, capacityType: o.capacityType, bits: emptyBits(this.types.length) }));
+      let entry = this.offerings.find((e) => e.zone === o.zone && e.capacityType === o.capacityType && e.reservation?.id === o.reservation?.id);
+      if (entry === undefined) {
+        const bits = emptyBits(this.types.length);
+        this.offerings.push((entry = { zone: o.zone, zoneId: o.zoneId, capacityType: o.capacityType, reservation: o.reservation, bits }));
+      }
       setBit(entry.bits, i);
     }
   }
@@ -304,10 +309,12 @@ export class PoolTypes {
     const ct = reqs.get(Label.capacityType);
     const zoneId = reqs.get(Label.zoneId);
     const out = emptyBits(this.types.length);
+    const byReservation = RESERVATION_LABELS.some((k) => reqs.get(k) !== undefined);
     for (const e of this.offerings) {
       if (zone !== undefined && !zone.has(e.zone)) continue;
       if (ct !== undefined && !ct.has(e.capacityType)) continue;
       if (zoneId !== undefined && (e.zoneId === undefined || !zoneId.has(e.zoneId))) continue;
+      if (byReservation && !offeringMatches({ ...e, capacityType: e.capacityType as CapacityType, pricePerHour: 0, available: true }, reqs)) continue;
       orInto(out, e.bits);
     }
     return out;
@@ -412,6 +419,5 @@ function sizingIndex(types: readonly InstanceType[], prices: Float64Array, value
 }
 
 function offeringValue(o: InstanceType["offerings"][number], key: string): string | undefined {
-  if (key === Label.zone) return o.zone;
-  return key === Label.capacityType ? o.capacityType : o.zoneId;
+  return offeringLabel(o, key);
 }

@@ -216,3 +216,17 @@ describe("the disruption what-if reads the scenario's pending pods as the operat
     assert.ok(!touched([big]).includes("a"), JSON.stringify(touched([big])));
   });
 });
+
+describe("kerf simulate offers an EC2NodeClass's capacity reservations as the operator does", () => {
+  it("adds a reserved offering for each reservation in status.capacityReservations, labelled with it", () => {
+    const cls = { ...nodeClass("default"), status: { capacityReservations: [{
+      id: "cr-1", availabilityZone: "us-east-1a", instanceType: "m5.large", ownerID: "012345678901",
+      instanceMatchCriteria: "targeted", reservationType: "default", state: "active",
+    }] } };
+    const scenario = buildScenario([cls, nodePool("default")], catalog);
+    const m5 = scenario.objects.instanceTypes.get("default")?.find((t) => t.name === "m5.large");
+    const reserved = m5?.offerings.filter((o) => o.capacityType === "reserved");
+    assert.deepEqual(reserved?.map((o) => [o.zone, o.reservation?.id, o.available]), [["us-east-1a", "cr-1", true]]);
+    assert.equal(scenario.objects.instanceTypes.get("default")?.find((t) => t.name === "c5.large")?.offerings.some((o) => o.capacityType === "reserved"), false);
+  });
+});

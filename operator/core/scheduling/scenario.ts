@@ -24,6 +24,8 @@
  * Errors name the object and carry its document index so the CLI can point at file and line.
  */
 import { toInstanceTypes, type Catalog } from "../../../policies/domain/catalog/catalog.ts";
+import { withReservedOfferings } from "../capacity-reservations/offerings.ts";
+import type { CapacityReservationStatus } from "../capacity-reservations/reservations.ts";
 import type { KubeletConfig } from "../../../policies/domain/allocatable.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { Label } from "../../../policies/domain/labels.ts";
@@ -107,6 +109,8 @@ interface NodeClassView {
   readonly ephemeralStorageBytes: number;
   readonly amiFamily: string;
   readonly instanceStorePolicy?: string;
+  /** status.capacityReservations, as the operator resolved them (reserved offerings, as the operator adds them). */
+  readonly reservations?: readonly CapacityReservationStatus[];
 }
 
 function nodeClass(doc: Obj): NodeClassView {
@@ -118,7 +122,22 @@ function nodeClass(doc: Obj): NodeClassView {
   const policy = spec["instanceStorePolicy"];
   // The operator's rule (policies/domain/ephemeral-storage.ts): RAID0 instance store, else the kubelet's EBS volume.
   const storage = { amiFamily, blockDeviceMappings: arr(spec["blockDeviceMappings"]) as StorageSource["blockDeviceMappings"] };
-  return { kubelet, amiFamily, ephemeralStorageBytes: ebsEphemeralStorageBytes(storage), ...(typeof policy === "string" ? { instanceStorePolicy: policy } : {}) };
+  const reservations = arr(o(doc["status"])["capacityReservations"]) as unknown as CapacityReservationStatus[];
+  return {
+    kubelet, amiFamily, ephemeralStorageBytes: ebsEphemeralStorageBytes(storage),
+    ...(typeof policy === "string" ? { instanceStorePolicy: policy } : {}),
+    ...(reservations.length === 0 ? {} : { reservations }),
+  };
+}
+
+/**
+ * The node class's types with its reservations' offerings. EC2's count of free instances is not in the
+ * documents, so each reservation is taken to have room (a launch that finds it full falls back to on-demand).
+ */
+function withReservations(types: InstanceType[], c: NodeClassView | undefined, catalog: Catalog): InstanceType[] {
+  if (c?.reservations === undefined) return types;
+  const zones = new Set(types.flatMap((t) => t.offerings.map((of) => of.zone)));
+  return withReservedOfferings(types, { reservations: c.reservations, zones, zoneIds: catalog.zoneIds, capacity: () => 1, unavailable: new Set() });
 }
 
 /** Checks a NodePool's requirements and limits read (the operator would reject it at the webhook). */
@@ -230,7 +249,7 @@ export function buildScenario(
   const typeCache = new Map<NodeClassView | undefined, InstanceType[]>();
   const typesFor = (c: NodeClassView | undefined): InstanceType[] => {
     let types = typeCache.get(c);
-    if (types === undefined) typeCache.set(c, (types = toInstanceTypes(catalog, { ...(c === undefined ? {} : c) })));
+    if (types === undefined) typeCache.set(c, (types = withReservations(toInstanceTypes(catalog, { ...(c === undefined ? {} : c) }), c, catalog)));
     return types;
   };
   const pending: Obj[] = [];

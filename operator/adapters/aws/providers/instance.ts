@@ -1,7 +1,7 @@
 /** EC2 instances: CreateFleet (type instant) from a fleet plan, DescribeInstances by tag or id, TerminateInstances. */
 import type { CreateFleetCommandInput, Filter, Instance, Tag } from "@aws-sdk/client-ec2";
 import type { FleetPlan } from "../../../core/fleet/plan.ts";
-import { formatProviderID, type CloudInstance } from "../../../ports/cloud-provider.ts";
+import { formatProviderID, type CloudInstance, type InstanceReservation } from "../../../ports/cloud-provider.ts";
 import type { Ec2Api } from "../sdk.ts";
 import { tagRecord } from "./selector-filters.ts";
 
@@ -13,6 +13,8 @@ export interface TemplateGroup {
   readonly launchTemplateId: string;
   readonly launchTemplateName: string;
   readonly instanceTypes: readonly string[];
+  /** A reserved launch: the reservation this template targets (only its overrides go with it). */
+  readonly reservationId?: string | undefined;
 }
 
 /** Everything one CreateFleet call needs. */
@@ -38,26 +40,39 @@ export interface FleetOutcome {
   readonly errors: readonly FleetError[];
 }
 
-/** The allocation options of a plan: spot or on-demand, prioritized when a NodeOverlay set a price. */
-function allocation(plan: FleetRequest["plan"]): Pick<CreateFleetCommandInput, "SpotOptions" | "OnDemandOptions"> {
+/**
+ * The market of a fleet (Karpenter's CreateFleetInputBuilder): spot and on-demand as themselves, prioritized when a
+ * NodeOverlay set a price; a reserved launch is `on-demand` into a default reservation, `capacity-block` into a
+ * block, `reserved-capacity` into an interruptible reservation.
+ */
+function market(plan: FleetPlan): Pick<CreateFleetCommandInput, "SpotOptions" | "OnDemandOptions" | "ReservedCapacityOptions"> & {
+  target: "spot" | "on-demand" | "capacity-block" | "reserved-capacity";
+} {
   const prioritized = plan.allocationStrategy === "prioritized" || plan.allocationStrategy === "capacity-optimized-prioritized";
   if (plan.capacityType === "spot") {
-    return { SpotOptions: { AllocationStrategy: prioritized ? "capacity-optimized-prioritized" : "price-capacity-optimized" } };
+    return { target: "spot",
+      SpotOptions: { AllocationStrategy: prioritized ? "capacity-optimized-prioritized" : "price-capacity-optimized" } };
   }
-  return { OnDemandOptions: { AllocationStrategy: prioritized ? "prioritized" : "lowest-price" } };
+  const reservation = plan.capacityType === "reserved" ? plan.overrides[0]?.reservation : undefined;
+  if (reservation?.type === "capacity-block") return { target: "capacity-block" };
+  if (reservation?.interruptible === true) {
+    return { target: "reserved-capacity", ReservedCapacityOptions: { ReservationTypes: ["interruptible-capacity-reservation"] } };
+  }
+  return { target: "on-demand", OnDemandOptions: { AllocationStrategy: prioritized ? "prioritized" : "lowest-price" } };
 }
 
 /** The SDK request for a plan (priorities as prices, allocation strategy by capacity type). */
 export function createFleetInput(request: FleetRequest): CreateFleetCommandInput {
   const { plan } = request;
   const tags: Tag[] = Object.entries(request.tags).map(([Key, Value]) => ({ Key, Value }));
+  const { target, ...options } = market(plan);
   return {
     Type: "instant",
-    TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: plan.capacityType as "spot" | "on-demand" },
-    ...allocation(plan),
+    TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: target },
+    ...options,
     LaunchTemplateConfigs: request.templates.map((t) => ({
       LaunchTemplateSpecification: { LaunchTemplateId: t.launchTemplateId, Version: "$Latest" },
-      Overrides: plan.overrides.filter((o) => t.instanceTypes.includes(o.instanceType)).map((o) => ({
+      Overrides: plan.overrides.filter((o) => t.instanceTypes.includes(o.instanceType) && o.reservation?.id === t.reservationId).map((o) => ({
         InstanceType: o.instanceType as "m5.large", SubnetId: o.subnetId, AvailabilityZone: o.zone, Priority: o.priority,
       })),
     })).filter((c) => c.Overrides.length > 0),
@@ -70,12 +85,26 @@ export function toCloudInstance(i: Instance): CloudInstance {
   const tags = tagRecord(i.Tags);
   const zone = i.Placement?.AvailabilityZone ?? "";
   const id = i.InstanceId ?? "";
+  const reservation = reservationOf(i);
   return {
     providerID: formatProviderID(zone, id), instanceID: id, imageID: i.ImageId ?? "", instanceType: i.InstanceType ?? "", zone,
-    capacityType: i.InstanceLifecycle === "spot" ? "spot" : "on-demand",
+    capacityType: reservation === undefined ? (i.InstanceLifecycle === "spot" ? "spot" : "on-demand") : "reserved",
     state: i.State?.Name ?? "", launchTime: i.LaunchTime ?? new Date(0),
     ...network(i), ...tagFields(tags), tags,
+    ...(reservation === undefined ? {} : { capacityReservation: reservation }),
   };
+}
+
+/**
+ * The reservation an instance runs in as reserved capacity (aws instance types.go): only one launched with
+ * the `capacity-reservations-only` preference — an on-demand instance that EC2 matched to an open
+ * reservation stays on-demand, as in Karpenter.
+ */
+function reservationOf(i: Instance): InstanceReservation | undefined {
+  const id = i.CapacityReservationId;
+  if (id === undefined || id === "" || i.CapacityReservationSpecification?.CapacityReservationPreference !== "capacity-reservations-only") return undefined;
+  const lifecycle = i.InstanceLifecycle as string | undefined;
+  return { id, type: lifecycle === "capacity-block" ? "capacity-block" : "default", interruptible: lifecycle === "interruptible-capacity-reservation" };
 }
 
 /**

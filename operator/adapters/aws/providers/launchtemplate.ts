@@ -85,6 +85,20 @@ export function toLaunchTemplateData(spec: LaunchTemplateSpec): RequestLaunchTem
       HttpPutResponseHopLimit: spec.metadataOptions.httpPutResponseHopLimit, HttpTokens: spec.metadataOptions.httpTokens as "required",
     },
     Monitoring: { Enabled: spec.detailedMonitoring },
+    ...reservationTarget(spec.capacityReservation),
+  };
+}
+
+/**
+ * A reserved launch's template (Karpenter's targeted launch mode): only into the one reservation, and in the
+ * capacity-block or interruptible-reservation market when the reservation is one.
+ */
+function reservationTarget(r: LaunchTemplateSpec["capacityReservation"]): Pick<RequestLaunchTemplateData, "CapacityReservationSpecification" | "InstanceMarketOptions"> {
+  if (r === undefined) return {};
+  const market = r.type === "capacity-block" ? "capacity-block" : r.interruptible ? "interruptible-capacity-reservation" : undefined;
+  return {
+    CapacityReservationSpecification: { CapacityReservationPreference: "capacity-reservations-only", CapacityReservationTarget: { CapacityReservationId: r.id } },
+    ...(market === undefined ? {} : { InstanceMarketOptions: { MarketType: market } }),
   };
 }
 

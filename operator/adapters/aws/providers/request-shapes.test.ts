@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { buildLaunchTemplate } from "../../../core/launch-template/template.ts";
 import { aliasParameters, AliasError } from "./ami-paths.ts";
-import { createFleetInput } from "./instance.ts";
+import { createFleetInput, toCloudInstance } from "./instance.ts";
 import { toLaunchTemplateData } from "./launchtemplate.ts";
 import { termFilters } from "./selector-filters.ts";
 
@@ -81,4 +81,82 @@ void describe("request shapes", () => {
     assert.deepEqual(data.MetadataOptions, { HttpEndpoint: "enabled", HttpProtocolIpv6: "disabled", HttpPutResponseHopLimit: 1, HttpTokens: "required" });
     assert.equal(data.BlockDeviceMappings?.[0]?.Ebs?.VolumeSize, 20);
   });
+});
+
+void describe("reserved launch request shapes", () => {
+  const reservedPlan = (type: "default" | "capacity-block", interruptible: boolean) => ({
+    kind: "launch" as const, capacityType: "reserved" as const, allocationStrategy: "lowest-price" as const,
+    overrides: [
+      { instanceType: "m5.large", zone: "us-east-1a", subnetId: "subnet-a", priority: 1e-8, reservation: { id: "cr-1", type, interruptible } },
+      { instanceType: "m5.large", zone: "us-east-1b", subnetId: "subnet-b", priority: 1e-8, reservation: { id: "cr-2", type, interruptible } },
+    ],
+  });
+  const templates = [
+    { launchTemplateId: "lt-1", launchTemplateName: "a", instanceTypes: ["m5.large"], reservationId: "cr-1" },
+    { launchTemplateId: "lt-2", launchTemplateName: "b", instanceTypes: ["m5.large"], reservationId: "cr-2" },
+  ];
+  const markets = [
+    { name: "a default reservation launches on-demand with lowest-price", type: "default" as const, interruptible: false, target: "on-demand", onDemand: { AllocationStrategy: "lowest-price" }, reserved: undefined },
+    { name: "a capacity block launches in the capacity-block market", type: "capacity-block" as const, interruptible: false, target: "capacity-block", onDemand: undefined, reserved: undefined },
+    {
+      name: "an interruptible reservation launches as reserved-capacity", type: "default" as const, interruptible: true, target: "reserved-capacity", onDemand: undefined,
+      reserved: { ReservationTypes: ["interruptible-capacity-reservation"] },
+    },
+  ];
+  for (const m of markets) {
+    void it(`should say so in CreateFleet: ${m.name}, each reservation's override under its own template`, () => {
+      const input = createFleetInput({ plan: reservedPlan(m.type, m.interruptible), templates, tags: {} });
+      assert.deepEqual(input.TargetCapacitySpecification, { TotalTargetCapacity: 1, DefaultTargetCapacityType: m.target });
+      assert.deepEqual(input.OnDemandOptions, m.onDemand);
+      assert.deepEqual(input.ReservedCapacityOptions, m.reserved);
+      assert.equal(input.SpotOptions, undefined);
+      assert.deepEqual(input.LaunchTemplateConfigs?.map((c) => [c.LaunchTemplateSpecification?.LaunchTemplateId, c.Overrides?.map((o) => o.AvailabilityZone)]), [
+        ["lt-1", ["us-east-1a"]], ["lt-2", ["us-east-1b"]],
+      ]);
+    });
+  }
+
+  const lt = (capacityReservation?: { id: string; type: "default" | "capacity-block"; interruptible: boolean }) => buildLaunchTemplate({
+    clusterName: "c", clusterEndpoint: "https://c", nodeClass: { amiSelectorTerms: [{ alias: "al2023@latest" }], subnetSelectorTerms: [], securityGroupSelectorTerms: [], instanceProfile: "prof" },
+    imageId: "ami-1", securityGroupIds: ["sg-1"], labels: {}, taints: [], capacityReservation,
+  });
+  void it("should target the reservation only (capacity-reservations-only) in the reserved launch template, in its market", () => {
+    assert.deepEqual(toLaunchTemplateData(lt({ id: "cr-1", type: "default", interruptible: false })).CapacityReservationSpecification, {
+      CapacityReservationPreference: "capacity-reservations-only", CapacityReservationTarget: { CapacityReservationId: "cr-1" },
+    });
+    assert.equal(toLaunchTemplateData(lt({ id: "cr-1", type: "default", interruptible: false })).InstanceMarketOptions, undefined);
+    assert.deepEqual(toLaunchTemplateData(lt({ id: "cr-1", type: "capacity-block", interruptible: false })).InstanceMarketOptions, { MarketType: "capacity-block" });
+    assert.deepEqual(toLaunchTemplateData(lt({ id: "cr-1", type: "default", interruptible: true })).InstanceMarketOptions, { MarketType: "interruptible-capacity-reservation" });
+  });
+
+  void it("should keep a template per reservation and leave spot and on-demand templates as they were", () => {
+    assert.notEqual(lt({ id: "cr-1", type: "default", interruptible: false }).name, lt({ id: "cr-2", type: "default", interruptible: false }).name);
+    assert.equal(toLaunchTemplateData(lt()).CapacityReservationSpecification, undefined);
+    assert.equal(lt().name, lt(undefined).name);
+  });
+});
+
+void describe("instances in a capacity reservation", () => {
+  const base = { InstanceId: "i-1", InstanceType: "m5.large" as const, Placement: { AvailabilityZone: "us-east-1a" }, State: { Name: "running" as const } };
+  const cases = [
+    {
+      name: "an instance launched into a reservation only is reserved, with the reservation", i: { ...base, CapacityReservationId: "cr-1", CapacityReservationSpecification: { CapacityReservationPreference: "capacity-reservations-only" as const } },
+      capacityType: "reserved", reservation: { id: "cr-1", type: "default", interruptible: false },
+    },
+    {
+      name: "a capacity-block instance says its reservation is a block", i: { ...base, InstanceLifecycle: "capacity-block" as const, CapacityReservationId: "cr-1", CapacityReservationSpecification: { CapacityReservationPreference: "capacity-reservations-only" as const } },
+      capacityType: "reserved", reservation: { id: "cr-1", type: "capacity-block", interruptible: false },
+    },
+    {
+      name: "an on-demand instance EC2 matched to an open reservation stays on-demand (as in Karpenter)", i: { ...base, CapacityReservationId: "cr-1", CapacityReservationSpecification: { CapacityReservationPreference: "open" as const } },
+      capacityType: "on-demand", reservation: undefined,
+    },
+  ];
+  for (const c of cases) {
+    void it(`should read ${c.name}`, () => {
+      const got = toCloudInstance(c.i);
+      assert.equal(got.capacityType, c.capacityType);
+      assert.deepEqual(got.capacityReservation, c.reservation);
+    });
+  }
 });

@@ -3,6 +3,7 @@
  * recently failed for lack of capacity; each entry expires after 3 minutes (Karpenter's TTL).
  */
 import { offeringKey } from "../../../../policies/domain/instance-types.ts";
+import { reservedOfferingKey } from "../../../core/capacity-reservations/offerings.ts";
 
 /** Karpenter's UnavailableOfferingsTTL. */
 export const UNAVAILABLE_OFFERINGS_TTL_MS = 3 * 60 * 1000;
@@ -27,6 +28,11 @@ export class UnavailableOfferings {
   /** Marks one offering unavailable for the TTL (ICE from CreateFleet, a spot interruption). */
   markUnavailable(capacityType: string, instanceType: string, zone: string): void {
     this.expiry.set(offeringKey(capacityType, instanceType, zone), this.clock.now().getTime() + this.ttlMs);
+  }
+
+  /** Marks one reserved offering unavailable for the TTL, scoped to its reservation (Karpenter's WithReservationID). */
+  markReservationUnavailable(instanceType: string, zone: string, reservationId: string): void {
+    this.expiry.set(reservedOfferingKey(instanceType, zone, reservationId), this.clock.now().getTime() + this.ttlMs);
   }
 
   /** Marks every spot offering unavailable (e.g. the spot service-linked role is missing). */

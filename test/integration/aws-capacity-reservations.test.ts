@@ -1,0 +1,134 @@
+/**
+ * Capacity reservations end to end on the AWS path: the real SDK calls (DescribeCapacityReservations,
+ * CreateLaunchTemplate, CreateFleet, DescribeInstances) against moto through the fault proxy. moto 5.2.3
+ * implements no capacity reservations, so the reservation side of EC2 — data moto cannot serve — is played
+ * by test/harness/reservation-bridge.ts on the proxy; instances, subnets, images and templates are moto's.
+ */
+import { after, before, beforeEach, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { EC2NodeClassLike } from "../../operator/core/launch-template/node-class.ts";
+import { isInsufficientCapacityError } from "../../operator/core/errors.ts";
+import { driftOf } from "../../operator/core/disruption/drift.ts";
+import { computeNodeClassStatus } from "../../operator/controllers/nodeclass/status.ts";
+import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
+import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
+import { ReservationBridge } from "../harness/reservation-bridge.ts";
+import { nodeClaim, nodeClass, providers, seedAl2023Alias, tagDefaultSubnets, testClock } from "./aws-fixtures.ts";
+
+const ANY_CAPACITY = [
+  { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] },
+  { key: "karpenter.sh/capacity-type", operator: "In", values: ["reserved", "on-demand"] },
+];
+
+void describe("capacity reservations on the AWS path", () => {
+  let env: TestEnvironment;
+  let proxy: FaultProxy;
+  let bridge: ReservationBridge;
+  let nodeClasses: Map<string, EC2NodeClassLike>;
+
+  before(async () => {
+    env = await useEnvironment({ moto: true });
+    proxy = await startFaultProxy(env.aws().endpoint);
+  });
+  after(async () => { await proxy.stop(); });
+  beforeEach(async () => {
+    await env.reset();
+    proxy.clear();
+    bridge = new ReservationBridge();
+    proxy.bridge = bridge;
+    bridge.reservations.push(
+      { id: "cr-0aaa1111", instanceType: "m5.large", availabilityZone: "us-east-1a", totalInstanceCount: 1, availableInstanceCount: 1, tags: { team: "ml" } },
+      { id: "cr-0bbb2222", instanceType: "c5.large", availabilityZone: "us-east-1b", totalInstanceCount: 4, availableInstanceCount: 4, tags: { team: "web" }, instanceMatchCriteria: "open" },
+    );
+    await seedAl2023Alias(env.aws(), "x86_64");
+    await tagDefaultSubnets(env.aws(), ["us-east-1a", "us-east-1b"]);
+    nodeClasses = new Map([["default", nodeClass("default", { capacityReservationSelectorTerms: [{ tags: { team: "ml" } }] })]]);
+  });
+
+  void it("resolves the selector terms to Karpenter's status entries through DescribeCapacityReservations", async () => {
+    const graph = providers({ ...env.aws(), endpoint: proxy.url }, testClock(), nodeClasses);
+    const byTerms = [
+      { terms: [{ tags: { team: "ml" } }], want: ["cr-0aaa1111"] },
+      { terms: [{ id: "cr-0bbb2222" }], want: ["cr-0bbb2222"] },
+      { terms: [{ instanceMatchCriteria: "open" as const }], want: ["cr-0bbb2222"] },
+      { terms: [{ tags: { team: "*" } }], want: ["cr-0aaa1111", "cr-0bbb2222"] },
+      { terms: [{ id: "cr-0dead0000" }], want: [] },
+    ];
+    for (const c of byTerms) {
+      const facts = await graph.resolver.resolve(nodeClass("default", { capacityReservationSelectorTerms: c.terms }), { fresh: true });
+      assert.deepEqual(facts.errors, {}, JSON.stringify(c.terms));
+      assert.deepEqual((facts.capacityReservations ?? []).map((r) => r.id), c.want, JSON.stringify(c.terms));
+    }
+    const facts = await graph.resolver.resolve(nodeClasses.get("default")!, { fresh: true });
+    assert.deepEqual(facts.capacityReservations, [{
+      id: "cr-0aaa1111", availabilityZone: "us-east-1a", instanceType: "m5.large", ownerID: "012345678901",
+      instanceMatchCriteria: "targeted", reservationType: "default", state: "active",
+    }]);
+  });
+
+  void it("launches into the selected reservation and labels the instance reserved with the reservation; the next launch falls back to on-demand", async () => {
+    const graph = providers({ ...env.aws(), endpoint: proxy.url }, testClock(), nodeClasses);
+    const types = await graph.cloudProvider.getInstanceTypes("default");
+    const reserved = types.find((t) => t.name === "m5.large")?.offerings.find((o) => o.capacityType === "reserved");
+    assert.equal(reserved?.zone, "us-east-1a");
+    assert.equal(reserved?.available, true);
+    assert.ok((reserved?.pricePerHour ?? 1) < 1e-6, "a reserved offering is priced at the on-demand price / 10,000,000");
+
+    const launched = await graph.cloudProvider.create(nodeClaim("first", ANY_CAPACITY));
+    assert.equal(launched.capacityType, "reserved");
+    assert.equal(launched.zone, "us-east-1a");
+    assert.equal(launched.labels["karpenter.sh/capacity-type"], "reserved");
+    assert.equal(launched.labels["karpenter.k8s.aws/capacity-reservation-id"], "cr-0aaa1111");
+    assert.equal(launched.labels["karpenter.k8s.aws/capacity-reservation-type"], "default");
+    assert.equal(launched.labels["karpenter.k8s.aws/capacity-reservation-interruptible"], "false");
+    const fleet = proxy.createFleetRequests[0] ?? {};
+    assert.equal(fleet["TargetCapacitySpecification.DefaultTargetCapacityType"], "on-demand");
+    assert.equal(fleet["LaunchTemplateConfigs.1.Overrides.1.AvailabilityZone"], "us-east-1a");
+    assert.equal(bridge.instances.get(launched.instanceID), "cr-0aaa1111", "the instance was launched from the template that targets the reservation");
+
+    // The reservation had room for one: kerf counts its own launch and does not try it again.
+    const second = await graph.cloudProvider.create(nodeClaim("second", ANY_CAPACITY));
+    assert.equal(second.capacityType, "on-demand");
+    assert.equal(second.labels["karpenter.k8s.aws/capacity-reservation-id"], undefined);
+    assert.equal(proxy.createFleetRequests[1]?.["TargetCapacitySpecification.DefaultTargetCapacityType"], "on-demand");
+    assert.equal(bridge.instances.get(second.instanceID), undefined);
+  });
+
+  void it("marks a reservation a launch finds full and falls back to on-demand", async () => {
+    const graph = providers({ ...env.aws(), endpoint: proxy.url }, testClock(), nodeClasses);
+    // EC2 saw room when described, but another account's launch took it: CreateFleet says so.
+    proxy.injectFleetFaults([{ instanceType: "m5.large", zone: "us-east-1a", code: "ReservationCapacityExceeded" }]);
+    const error = await graph.cloudProvider.create(nodeClaim("full", ANY_CAPACITY)).then(() => undefined, (e: unknown) => e);
+    assert.ok(isInsufficientCapacityError(error), `expected InsufficientCapacityError, got ${String(error)}`);
+    assert.deepEqual(error.offerings, ["reserved:m5.large:us-east-1a:cr-0aaa1111"]);
+    const types = await graph.cloudProvider.getInstanceTypes("default");
+    assert.equal(types.find((t) => t.name === "m5.large")?.offerings.find((o) => o.capacityType === "reserved")?.available, false);
+
+    proxy.injectFleetFaults([]);
+    const launched = await graph.cloudProvider.create(nodeClaim("full", ANY_CAPACITY));
+    assert.equal(launched.capacityType, "on-demand");
+    assert.equal(launched.labels["karpenter.k8s.aws/capacity-reservation-id"], undefined);
+  });
+
+  void it("reports CapacityReservationDrift once the node class no longer selects the instance's reservation", async () => {
+    const clock = testClock();
+    const graph = providers({ ...env.aws(), endpoint: proxy.url }, clock, nodeClasses);
+    const launched = await graph.cloudProvider.create(nodeClaim("drifting", ANY_CAPACITY));
+    const instance = await graph.cloudProvider.get(launched.providerID);
+    assert.equal(instance.capacityReservation?.id, "cr-0aaa1111");
+    const network = { securityGroupIDs: instance.securityGroupIDs ?? [], subnetID: instance.subnetID ?? "", capacityReservationID: instance.capacityReservation?.id };
+    const profile = { ready: true, name: "profile" } as const;
+    const claim = { metadata: { name: "drifting", labels: launched.labels }, spec: { requirements: [] }, status: { providerID: launched.providerID, imageID: launched.imageID } };
+    const pool = { spec: { template: { spec: { requirements: [] } } } };
+
+    const statusOf = async (cls: EC2NodeClassLike) => computeNodeClassStatus(cls, await graph.resolver.resolve(cls, { fresh: true }), profile, { now: clock.now(), reservedCapacity: true });
+    const selecting = nodeClasses.get("default")!;
+    const before = await statusOf(selecting);
+    assert.equal(driftOf({ nodeClaim: claim, nodePool: pool, nodeClass: { spec: {}, status: { ...before } }, instance: network })?.reason, undefined);
+
+    const deselecting = nodeClass("default", { capacityReservationSelectorTerms: [{ tags: { team: "web" } }] });
+    const after = await statusOf(deselecting);
+    assert.deepEqual(after.capacityReservations?.map((r) => r.id), ["cr-0bbb2222"]);
+    assert.equal(driftOf({ nodeClaim: claim, nodePool: pool, nodeClass: { spec: {}, status: { ...after } }, instance: network })?.reason, "CapacityReservationDrift");
+  });
+});
