@@ -33,6 +33,7 @@ import { reconcileExpiration } from "./nodeclaim/expiration.ts";
 import { taggingController } from "./nodeclaim/tagging.ts";
 import type { NodeClaimDeps } from "./nodeclaim/deps.ts";
 import { reconcileNodePoolHash } from "./nodepool/hash.ts";
+import { reconcileStaticCapacity } from "./nodepool/static.ts";
 import { reconcileNodePool } from "./nodepool/status.ts";
 import { provisioningController, type BatchDurations } from "./provisioning/controller.ts";
 import { versionController, type VersionRefresher } from "./providers/version.ts";
@@ -96,6 +97,8 @@ export interface ControllerDeps extends NodeClaimDeps {
   readonly catalogRefresher?: CatalogRefresher;
   /** Where each EC2NodeClass's offerings and prices come from and when they were refreshed (its status). */
   readonly catalogFreshness?: () => CatalogFreshness;
+  /** --feature-gates StaticCapacity: static NodePools (spec.replicas) get their nodes; off (Karpenter's default) they get none. */
+  readonly staticCapacity?: boolean;
 }
 
 const own = (obj: Watched): readonly string[] => (obj.metadata?.name === undefined ? [] : [obj.metadata.name]);
@@ -139,6 +142,7 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
       watches: { nodepools: own, nodeclaims: poolOf, ec2nodeclasses: () => allPools(deps) },
     },
     { name: "nodepool.hash", reconcile: (key) => reconcileNodePoolHash(deps, key), watches: { nodepools: own } },
+    staticCapacityController(deps),
     gcController(deps),
     podMetricsController(deps),
     provisioningController(deps, nominations),
@@ -148,6 +152,18 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
     ...(deps.kubernetesVersion === undefined ? [] : [versionController(deps.kubernetesVersion)]),
     ...catalogControllers(deps),
   ];
+}
+
+/**
+ * Static NodePools (Karpenter's static.provisioning and static.deprovisioning): a NodePool change, or a
+ * NodeClaim of the pool created, changed or deleted, looks again.
+ */
+function staticCapacityController(deps: ControllerDeps): ControllerSpec {
+  const told = new Set<string>();
+  return {
+    name: "nodepool.static", concurrency: 10, watches: { nodepools: own, nodeclaims: poolOf },
+    reconcile: (key) => reconcileStaticCapacity({ ...deps, enabled: deps.staticCapacity === true, told }, key),
+  };
 }
 
 /** The EC2NodeClasses NodePools use. */
