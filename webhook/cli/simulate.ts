@@ -9,7 +9,7 @@ import { priceNote, type PriceNote } from "./explain.ts";
 import { regionList } from "./regions.ts";
 // The simulation is the operator's pure core; this CLI only reads, converts and prints (architecture §1.1 entry-point wiring).
 import { parsePriorityCutoff } from "../../operator/core/provisioning/expendable.ts";
-import { buildScenario, ScenarioError } from "../../operator/core/scheduling/scenario.ts";
+import { buildScenario, ScenarioError, type Scenario } from "../../operator/core/scheduling/scenario.ts";
 import { parseSchedulerConfig, type SchedulerConfig } from "../../operator/core/scheduling/default-spread.ts";
 import { simulate, type SimulateOptions, type SimulationResult } from "../../operator/core/scheduling/simulate.ts";
 import { MAX_PRICE_RATIO } from "../../operator/core/scheduling/solver.ts";
@@ -55,7 +55,10 @@ replaces, the savings, what each budget allows and what keeps the other nodes.
 
 /** The JSON plan printed by `--format json`. */
 export interface Plan {
-  readonly nodeClaims: { nodePool: string; instanceType: string; capacityType: string; zone: string; pricePerHour: number; pods: string[] }[];
+  /** New NodeClaims; `static: true` for those a static NodePool (spec.replicas) launches to reach its replicas. */
+  readonly nodeClaims: {
+    nodePool: string; instanceType: string; capacityType: string; zone: string; pricePerHour: number; pods: string[]; static?: true;
+  }[];
   readonly unschedulable: { pod: string; reason: string }[];
   readonly totalPricePerHour: number;
   /** The disruption what-if, when the scenario has Nodes of its NodePools. */
@@ -66,9 +69,14 @@ export interface Plan {
 
 const podName = (p: { namespace: string; name: string }): string => `${p.namespace}/${p.name}`;
 
-/** The plan of a simulation result. */
-export function toPlan(result: SimulationResult): Plan {
-  const nodeClaims = result.newClaims.map((c) => ({ nodePool: c.nodePool, ...c.launch, pods: c.pods.map(podName) }));
+/**
+ * The plan of a simulation result: the static pools' launches first (`statics`, from the scenario; the
+ * pending pods the simulation put on them), then the new NodeClaims.
+ */
+export function toPlan(result: SimulationResult, statics: Scenario["staticClaims"] = []): Plan {
+  const on = (name: string): string[] => result.existingPlacements.filter((p) => p.node === name).map((p) => podName(p.pod));
+  const fixed = statics.map((s) => ({ nodePool: s.claim.nodePool, ...s.claim.launch, pods: on(s.name), static: true as const }));
+  const nodeClaims = [...fixed, ...result.newClaims.map((c) => ({ nodePool: c.nodePool, ...c.launch, pods: c.pods.map(podName) }))];
   const total = nodeClaims.reduce((s, c) => s + c.pricePerHour, 0);
   return { nodeClaims, unschedulable: result.podErrors.map((e) => ({ pod: podName(e.pod), reason: e.reason })), totalPricePerHour: Math.round(total * 1e6) / 1e6 };
 }
@@ -77,8 +85,8 @@ export function toPlan(result: SimulationResult): Plan {
 export function formatText(plan: Plan): string {
   const lines: string[] = [];
   plan.nodeClaims.forEach((c, i) => {
-    lines.push(`NodeClaim ${i + 1}: nodepool ${c.nodePool}, ${c.instanceType} ${c.capacityType} in ${c.zone}, $${c.pricePerHour.toFixed(4)}/h, ${c.pods.length} pod(s)`);
-    lines.push(`  ${c.pods.join(", ")}`);
+    lines.push(`NodeClaim ${i + 1}: nodepool ${c.nodePool}${c.static === true ? " (static: spec.replicas)" : ""}, ${c.instanceType} ${c.capacityType} in ${c.zone}, $${c.pricePerHour.toFixed(4)}/h, ${c.pods.length} pod(s)`);
+    if (c.pods.length > 0) lines.push(`  ${c.pods.join(", ")}`);
   });
   if (plan.unschedulable.length > 0) lines.push("Unschedulable:", ...plan.unschedulable.map((u) => `  ${u.pod}: ${u.reason}`));
   lines.push(`Total: ${plan.nodeClaims.length} node(s), $${plan.totalPricePerHour.toFixed(4)}/h`);
@@ -194,7 +202,7 @@ function planScenario(documents: readonly unknown[], parsed: Pick<Parsed, "optio
   const note = priceNote(catalog);
   const built = `kerf's bundled ${region} catalog, built ${catalog.provenance.generated}`;
   const prices = note === undefined ? {} : { prices: { catalog: built, ...note } };
-  return { ...toPlan(result), ...(disruption === undefined ? {} : { disruption }), ...prices };
+  return { ...toPlan(result, scenario.staticClaims), ...(disruption === undefined ? {} : { disruption }), ...prices };
 }
 
 /** file:line:column of the scenario document a ScenarioError names. */

@@ -3,7 +3,9 @@ import assert from "node:assert/strict";
 import { COMMAND_ANNOTATION } from "../disruption/intent.ts";
 import { TYPES } from "../disruption/fixtures.ts";
 import type { NodeClaim, Pod } from "../lifecycle/objects.ts";
-import { isStatic, nodeLimitOf, replicasOf, scaleDownOrder, staticClaim, staticDecision, type StaticMember, type StaticPool } from "./static.ts";
+import {
+  isStatic, nodeLimitOf, replicasOf, scaleDownOrder, staticClaim, staticDecision, staticLaunches, type StaticMember, type StaticPool,
+} from "./static.ts";
 
 const NOW = Date.parse("2026-11-25T12:00:00Z");
 const ago = (hours: number): string => new Date(NOW - hours * 3_600_000).toISOString();
@@ -166,5 +168,20 @@ void describe("staticClaim: the NodeClaim a static pool launches", () => {
   void it("should find nothing when no instance type is compatible", () => {
     const none = staticClaim(pool(2), TYPES.filter((t) => !t.name.startsWith("m5.")));
     assert.equal(none, undefined);
+  });
+});
+
+void describe("staticLaunches: the NodeClaims static pools would launch now", () => {
+  const ready = (p: StaticPool, status = "True"): StaticPool & { status: Record<string, unknown> } => ({ ...p, status: { conditions: [{ type: "Ready", status }] } });
+  const types = new Map([["fixed", TYPES]]);
+
+  void it("should plan the missing replicas of a Ready static pool, within limits.nodes", () => {
+    assert.equal(staticLaunches([ready(pool(3))], [claim("a")], types, NOW).length, 2);
+    assert.equal(staticLaunches([ready(pool(3, { nodes: "2" }))], [claim("a")], types, NOW).length, 1);
+  });
+
+  void it("should plan nothing for a NotReady pool, a dynamic pool or a pool at its replicas", () => {
+    const none = [ready(pool(2), "False"), ready(pool(undefined)), ready({ ...pool(1) })];
+    assert.deepEqual(none.map((p) => staticLaunches([p], [claim("a")], types, NOW).length), [0, 0, 0]);
   });
 });

@@ -179,3 +179,27 @@ export function staticClaim(pool: StaticPool, instanceTypes: readonly InstanceTy
     launch: { instanceType: cheapest.name, capacityType: offering.capacityType, zone: offering.zone, pricePerHour: offering.pricePerHour },
   };
 }
+
+/** The NodePool fields staticLaunches reads. */
+export interface LaunchingPool extends StaticPool {
+  readonly metadata?: { readonly name?: string | undefined; readonly deletionTimestamp?: unknown } | undefined;
+  readonly status?: Readonly<Record<string, unknown>> | undefined;
+}
+
+const ready = (pool: LaunchingPool): boolean =>
+  list<{ type?: unknown; status?: unknown }>(pool.status?.["conditions"]).some((c) => c.type === "Ready" && c.status === "True");
+
+/**
+ * The NodeClaims the static controller would launch now, for every Ready static pool not being deleted
+ * that has fewer than its replicas (within limits.nodes): what `kerf simulate` shows and lets pending pods
+ * land on. A pool without a compatible instance type launches nothing.
+ */
+export function staticLaunches(
+  pools: readonly LaunchingPool[], claims: readonly NodeClaim[], instanceTypes: ReadonlyMap<string, readonly InstanceType[]>, now: number,
+): PlannedNodeClaim[] {
+  return pools.filter((p) => isStatic(p) && ready(p) && p.metadata?.deletionTimestamp === undefined).flatMap((pool) => {
+    const decision = staticDecision({ pool, members: claims.map((claim) => ({ claim, pods: [] })), now });
+    const planned = decision?.kind === "scale-up" ? staticClaim(pool, instanceTypes.get(pool.metadata?.name ?? "") ?? []) : undefined;
+    return planned === undefined || decision?.kind !== "scale-up" ? [] : Array.from({ length: decision.count }, () => planned);
+  });
+}
