@@ -79,7 +79,7 @@ void describe("static NodePools (spec.replicas) on the real apiserver, scheduler
 
   before(async () => {
     env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
-    running = await runOperatorOnCluster(env, "static", { FEATURE_GATES: "StaticCapacity=true" });
+    running = await runOperatorOnCluster(env, "static", { FEATURE_GATES: "StaticCapacity=true" }, { disruption: { pollMs: 1000, validationDelayMs: 2000 } });
   });
   after(async () => {
     await running?.stop();
@@ -122,6 +122,23 @@ void describe("static NodePools (spec.replicas) on the real apiserver, scheduler
     const claims = await nodeClaims(env);
     assert.equal(claims.length, 1, `only the static NodeClaim exists: ${claims.map((c) => c.metadata.name).join(", ")}`);
     assert.equal((await runningPods(env, namespace)).length, 0);
+  });
+
+  void it("should replace the drifted static node one for one when the template changes (StaticDrift)", async () => {
+    const [before] = ofPool(await nodeClaims(env), "fixed");
+    assert.ok(before !== undefined);
+    await env.kubeConfig.makeApiClient(CustomObjectsApi).patchClusterCustomObject({
+      ...NODEPOOLS, name: "fixed", body: { spec: { template: { metadata: { labels: { role: "fixed", release: "2" } } } } },
+    }, mergePatch);
+    const [after] = await eventually("the drifted NodeClaim replaced by one carrying the new template", async () => {
+      const claims = ofPool(await nodeClaims(env), "fixed");
+      const ok = claims.length === 1 && claims[0]?.metadata.name !== before.metadata.name && claims[0]?.metadata.labels?.["release"] === "2" && isReady(claims[0]);
+      return ok ? claims : undefined;
+    }, 120_000, 250);
+    assert.ok(after !== undefined);
+    await poolAt(env, "fixed", 1);
+    const drifted = (await running?.operator.metrics.nodeClaimsDisrupted.get())?.values.filter((v) => v.labels["reason"] === "drifted" && v.labels["nodepool"] === "fixed") ?? [];
+    assert.equal(drifted.reduce((n, v) => n + v.value, 0), 1, "one static node disrupted for drift");
   });
 
   void it("should launch nothing with the StaticCapacity gate off, and say so in a NodePool Event", async () => {
