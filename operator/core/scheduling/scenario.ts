@@ -30,7 +30,7 @@ import { Label } from "../../../policies/domain/labels.ts";
 import { formatResource, parseQuantity, parseResourceList } from "../../../policies/domain/quantity.ts";
 import { Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import { amiFamilyOf, type EC2NodeClassSpec } from "../launch-template/node-class.ts";
-import type { Node, NodeClaim, PdbLike, Pod, Taint } from "../lifecycle/objects.ts";
+import type { Node, NodeClaim, PdbLike, Pod } from "../lifecycle/objects.ts";
 import type { ClusterView, DaemonSetObject, NodePoolObject } from "../provisioning/cluster-view.ts";
 import { schedulingInput } from "../provisioning/scheduling-input.ts";
 import { checkVolumeObject, templateClaims, VOLUME_KINDS, volumeView, withClaimTemplates } from "./volume-objects.ts";
@@ -90,10 +90,11 @@ export interface Scenario {
   /** The cluster as the operator's caches would hold it (the scheduling input was built from it). */
   readonly cluster: ClusterView;
   /**
-   * The NodeClaims static NodePools (spec.replicas) would launch now, made up as launched in flight (in
-   * `cluster`, so pending pods may land on them), by name.
+   * The NodeClaims static NodePools (spec.replicas) would launch now. They take no pending pod here: the
+   * operator's provisioner gives a NodeClaim that has not launched no room (it has no instance-type options),
+   * and kube-scheduler binds pods to its Node once it registers.
    */
-  readonly staticClaims: readonly { readonly name: string; readonly claim: PlannedNodeClaim }[];
+  readonly staticClaims: readonly PlannedNodeClaim[];
 }
 
 const o = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
@@ -259,46 +260,10 @@ export function buildScenario(documents: readonly unknown[], catalog: Catalog, n
       statefulSets: ofKind("StatefulSet"), replicationControllers: ofKind("ReplicationController"),
     },
   };
-  const written = scenarioCluster(objects, now);
-  const staticClaims = namedStaticClaims(staticLaunches(written.nodePools, written.nodeClaims, instanceTypes, now.getTime()), written.nodeClaims);
-  const cluster = { ...written, nodeClaims: [...written.nodeClaims, ...staticClaims.map((c) => inFlightStatic(c.name, c.claim, written.nodePools))] };
+  const cluster = scenarioCluster(objects, now);
   const input = schedulingInput({ cluster, pending: objects.pending as readonly Pod[], instanceTypes, schedulerConfig, expendablePodsPriorityCutoff });
+  const staticClaims = staticLaunches(cluster.nodePools, cluster.nodeClaims, instanceTypes, now.getTime());
   return { snapshot: input.snapshot, pending: [...input.pods.keys()], objects, cluster, staticClaims };
-}
-
-/** Names for the static launches, `<pool>-static-<n>`, none taken by a scenario NodeClaim. */
-function namedStaticClaims(planned: readonly PlannedNodeClaim[], claims: readonly NodeClaim[]): { name: string; claim: PlannedNodeClaim }[] {
-  const taken = new Set(claims.map((c) => c.metadata?.name));
-  const next = new Map<string, number>();
-  return planned.map((claim) => {
-    let n = next.get(claim.nodePool) ?? 1;
-    while (taken.has(`${claim.nodePool}-static-${n}`)) n += 1;
-    next.set(claim.nodePool, n + 1);
-    return { name: `${claim.nodePool}-static-${n}`, claim };
-  });
-}
-
-/**
- * A static launch as the caches hold it once launched, before its Node registers: the cheapest compatible
- * type's labels and allocatable (the launch takes the cheapest), the pool's template labels and taints.
- */
-function inFlightStatic(name: string, planned: PlannedNodeClaim, pools: readonly NodePoolObject[]): NodeClaim {
-  const pool = pools.find((p) => p.metadata?.name === planned.nodePool);
-  const template = o(o(pool?.spec)["template"]);
-  const type = planned.instanceTypes.find((t) => t.name === planned.launch.instanceType);
-  const allocatable = Object.fromEntries(Object.entries(type?.allocatable ?? {}).map(([k, v]) => [k, formatResource(k, v)]));
-  const { instanceType, capacityType, zone } = planned.launch;
-  return {
-    metadata: {
-      name,
-      labels: {
-        ...type?.labels, ...labelsOf(o(template["metadata"])["labels"]), [Label.nodePool]: planned.nodePool,
-        [Label.instanceType]: instanceType, [Label.capacityType]: capacityType, [Label.zone]: zone,
-      },
-    },
-    spec: { requirements: planned.requirements, taints: arr(o(template["spec"])["taints"]) as unknown as Taint[] },
-    status: { allocatable },
-  } as NodeClaim;
 }
 
 /** Checks a Node's allocatable reads (the simulation parses it). */
