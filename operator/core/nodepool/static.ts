@@ -191,8 +191,8 @@ const ready = (pool: LaunchingPool): boolean =>
 
 /**
  * The NodeClaims the static controller would launch now, for every Ready static pool not being deleted
- * that has fewer than its replicas (within limits.nodes): what `kerf simulate` shows and lets pending pods
- * land on. A pool without a compatible instance type launches nothing.
+ * that has fewer than its replicas (within limits.nodes): what `kerf simulate` lists. A pool without a
+ * compatible instance type launches nothing.
  */
 export function staticLaunches(
   pools: readonly LaunchingPool[], claims: readonly NodeClaim[], instanceTypes: ReadonlyMap<string, readonly InstanceType[]>, now: number,
