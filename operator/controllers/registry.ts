@@ -97,7 +97,7 @@ export interface ControllerDeps extends NodeClaimDeps {
   readonly catalogRefresher?: CatalogRefresher;
   /** Where each EC2NodeClass's offerings and prices come from and when they were refreshed (its status). */
   readonly catalogFreshness?: () => CatalogFreshness;
-  /** --feature-gates StaticCapacity: static NodePools (spec.replicas) get their nodes; off (Karpenter's default) they get none. */
+  /** --feature-gates StaticCapacity: static NodePools (spec.replicas) get their nodes; off (the default) none. */
   readonly staticCapacity?: boolean;
 }
 

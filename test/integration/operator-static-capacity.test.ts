@@ -7,8 +7,12 @@ import { createTestNamespace } from "../harness/reset.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
 import { replica } from "./operator-fixtures.ts";
-import { ON_DEMAND, WORKSHOP_FAMILIES, isReady, nodeClaims, runOperatorOnCluster, runningPods, type Claim, type OperatorOnCluster } from "./provisioning-fixtures.ts";
+import {
+  ON_DEMAND, WORKSHOP_FAMILIES, isReady, nodeClaims, runOperatorOnCluster, runningPods,
+  type Claim, type OperatorOnCluster,
+} from "./provisioning-fixtures.ts";
 
+const PAUSE = "public.ecr.aws/eks-distro/kubernetes/pause:3.7";
 const NODEPOOLS = { group: "karpenter.sh", version: "v1", plural: "nodepools" } as const;
 
 async function createStaticPool(env: TestEnvironment, name: string, replicas: number): Promise<void> {
@@ -18,30 +22,38 @@ async function createStaticPool(env: TestEnvironment, name: string, replicas: nu
       replicas,
       template: {
         metadata: { labels: { role: name } },
-        spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" }, requirements: [ON_DEMAND, WORKSHOP_FAMILIES] },
+        spec: {
+          nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+          requirements: [ON_DEMAND, WORKSHOP_FAMILIES],
+        },
       },
     },
   } });
 }
 
 async function scalePool(env: TestEnvironment, name: string, replicas: number): Promise<void> {
-  await env.kubeConfig.makeApiClient(CustomObjectsApi).patchClusterCustomObject({ ...NODEPOOLS, name, body: { spec: { replicas } } }, mergePatch);
+  const api = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  await api.patchClusterCustomObject({ ...NODEPOOLS, name, body: { spec: { replicas } } }, mergePatch);
 }
 
 async function poolStatusNodes(env: TestEnvironment, name: string): Promise<number | undefined> {
-  const pool = (await env.kubeConfig.makeApiClient(CustomObjectsApi).getClusterCustomObject({ ...NODEPOOLS, name })) as { status?: { nodes?: number } };
+  const api = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const pool = (await api.getClusterCustomObject({ ...NODEPOOLS, name })) as { status?: { nodes?: number } };
   return pool.status?.nodes;
 }
 
-const ofPool = (claims: readonly Claim[], pool: string): Claim[] => claims.filter((c) => c.metadata.labels?.["karpenter.sh/nodepool"] === pool);
+const ofPool = (claims: readonly Claim[], pool: string): Claim[] =>
+  claims.filter((c) => c.metadata.labels?.["karpenter.sh/nodepool"] === pool);
 const live = (claims: readonly Claim[]): Claim[] => claims.filter((c) => c.metadata.deletionTimestamp === undefined);
 
-/** Waits until the pool has exactly `count` NodeClaims, none deleting, all Ready with a Node, and status.nodes says so. */
+/** Waits until the pool has exactly `count` NodeClaims, none deleting, all Ready with a Node; status.nodes agrees. */
 function poolAt(env: TestEnvironment, pool: string, count: number): Promise<Claim[]> {
   return eventually(`NodePool ${pool} at ${count} Ready NodeClaims with Nodes`, async () => {
     const claims = ofPool(await nodeClaims(env), pool);
-    const nodes = (await env.kubeConfig.makeApiClient(CoreV1Api).listNode({ labelSelector: `karpenter.sh/nodepool=${pool}` })).items;
-    const ok = claims.length === count && live(claims).length === count && claims.every(isReady) && nodes.length === count
+    const selector = { labelSelector: `karpenter.sh/nodepool=${pool}` };
+    const nodes = (await env.kubeConfig.makeApiClient(CoreV1Api).listNode(selector)).items;
+    const ok = claims.length === count && live(claims).length === count && claims.every(isReady)
+      && nodes.length === count
       && (await poolStatusNodes(env, pool)) === count;
     return ok ? claims : undefined;
   }, 120_000, 250);
@@ -58,7 +70,7 @@ async function podOnPool(env: TestEnvironment, pool: string, name: string, memor
         metadata: { labels: { app: name } },
         spec: {
           nodeSelector: { "karpenter.sh/nodepool": pool }, terminationGracePeriodSeconds: 0,
-          containers: [{ name, image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7", resources: { requests: { memory } } }],
+          containers: [{ name, image: PAUSE, resources: { requests: { memory } } }],
         },
       },
     },
@@ -66,9 +78,12 @@ async function podOnPool(env: TestEnvironment, pool: string, name: string, memor
   return namespace;
 }
 
-async function events(env: TestEnvironment, namespace: string, reason: string, involved?: string): Promise<{ message: string; name: string }[]> {
+async function events(
+  env: TestEnvironment, namespace: string, reason: string, involved?: string,
+): Promise<{ message: string; name: string }[]> {
   const selector = `reason=${reason}${involved === undefined ? "" : `,involvedObject.name=${involved}`}`;
-  const list = await env.kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: selector });
+  const api = env.kubeConfig.makeApiClient(CoreV1Api);
+  const list = await api.listNamespacedEvent({ namespace, fieldSelector: selector });
   return list.items.map((e) => ({ message: e.message ?? "", name: e.involvedObject.name ?? "" }));
 }
 
@@ -79,7 +94,8 @@ void describe("static NodePools (spec.replicas) on the real apiserver, scheduler
 
   before(async () => {
     env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
-    running = await runOperatorOnCluster(env, "static", { FEATURE_GATES: "StaticCapacity=true" }, { disruption: { pollMs: 1000, validationDelayMs: 2000 } });
+    const fast = { disruption: { pollMs: 1000, validationDelayMs: 2000 } };
+    running = await runOperatorOnCluster(env, "static", { FEATURE_GATES: "StaticCapacity=true" }, fast);
   });
   after(async () => {
     await running?.stop();
@@ -91,7 +107,8 @@ void describe("static NodePools (spec.replicas) on the real apiserver, scheduler
     const claims = await poolAt(env, "fixed", 2);
     for (const c of claims) {
       assert.equal(c.metadata.labels?.["role"], "fixed", "the template's labels");
-      assert.ok(!c.spec.requirements.some((r) => r.key === "node.kubernetes.io/instance-type"), "the launch picks the cheapest type");
+      assert.ok(!c.spec.requirements.some((r) => r.key === "node.kubernetes.io/instance-type"),
+        "the launch picks the cheapest type");
     }
   });
 
@@ -120,7 +137,7 @@ void describe("static NodePools (spec.replicas) on the real apiserver, scheduler
     }, 60_000, 250);
     assert.ok(failed.length > 0);
     const claims = await nodeClaims(env);
-    assert.equal(claims.length, 1, `only the static NodeClaim exists: ${claims.map((c) => c.metadata.name).join(", ")}`);
+    assert.equal(claims.length, 1, `only the static NodeClaim: ${claims.map((c) => c.metadata.name).join(", ")}`);
     assert.equal((await runningPods(env, namespace)).length, 0);
   });
 
@@ -128,16 +145,20 @@ void describe("static NodePools (spec.replicas) on the real apiserver, scheduler
     const [before] = ofPool(await nodeClaims(env), "fixed");
     assert.ok(before !== undefined);
     await env.kubeConfig.makeApiClient(CustomObjectsApi).patchClusterCustomObject({
-      ...NODEPOOLS, name: "fixed", body: { spec: { template: { metadata: { labels: { role: "fixed", release: "2" } } } } },
+      ...NODEPOOLS, name: "fixed",
+      body: { spec: { template: { metadata: { labels: { role: "fixed", release: "2" } } } } },
     }, mergePatch);
     const [after] = await eventually("the drifted NodeClaim replaced by one carrying the new template", async () => {
       const claims = ofPool(await nodeClaims(env), "fixed");
-      const ok = claims.length === 1 && claims[0]?.metadata.name !== before.metadata.name && claims[0]?.metadata.labels?.["release"] === "2" && isReady(claims[0]);
+      const [only] = claims;
+      const ok = claims.length === 1 && only !== undefined && only.metadata.name !== before.metadata.name
+        && only.metadata.labels?.["release"] === "2" && isReady(only);
       return ok ? claims : undefined;
     }, 120_000, 250);
     assert.ok(after !== undefined);
     await poolAt(env, "fixed", 1);
-    const drifted = (await running?.operator.metrics.nodeClaimsDisrupted.get())?.values.filter((v) => v.labels["reason"] === "drifted" && v.labels["nodepool"] === "fixed") ?? [];
+    const disrupted = (await running?.operator.metrics.nodeClaimsDisrupted.get())?.values ?? [];
+    const drifted = disrupted.filter((v) => v.labels["reason"] === "drifted" && v.labels["nodepool"] === "fixed");
     assert.equal(drifted.reduce((n, v) => n + v.value, 0), 1, "one static node disrupted for drift");
   });
 

@@ -15,13 +15,17 @@ async function plan(edit: (yaml: string) => string = (y) => y): Promise<Plan> {
   writeFileSync(file, edit(readFileSync(example, "utf8")));
   let out = "";
   let err = "";
-  const io: CliIo = { stdout: (t) => { out += t; }, stderr: (t) => { err += t; }, isTty: false, readStdin: async () => "" };
+  const io: CliIo = {
+    stdout: (t) => { out += t; }, stderr: (t) => { err += t; }, isTty: false, readStdin: async () => "",
+  };
   assert.equal(await run(["simulate", "-f", file, "--format", "json"], io), 0, err);
   return JSON.parse(out) as Plan;
 }
 
+const NOT_READY = 'status: { conditions: [{ type: Ready, status: "False" }] }';
+
 void describe("kerf simulate with a static NodePool (spec.replicas)", () => {
-  void it("should list the NodeClaims the static pool launches to reach its replicas, the cheapest compatible type", async () => {
+  void it("should list the NodeClaims the static pool launches to reach its replicas, cheapest type", async () => {
     const p = await plan();
     const statics = p.nodeClaims.filter((c) => c.static === true);
     assert.deepEqual(statics.map((c) => [c.nodePool, c.instanceType, c.capacityType, c.pods.length]), [
@@ -36,7 +40,7 @@ void describe("kerf simulate with a static NodePool (spec.replicas)", () => {
     assert.deepEqual(p.nodeClaims.flatMap((c) => c.pods).filter((n) => n.startsWith("ingress/")), []);
   });
 
-  void it("should never grow a static pool for a pending pod: the pod that fits no static node is unschedulable", async () => {
+  void it("should never grow a static pool for a pending pod: one fitting no static node waits", async () => {
     const p = await plan();
     assert.deepEqual(p.nodeClaims.filter((c) => c.nodePool === "ingress" && c.static !== true), []);
     assert.deepEqual(p.unschedulable.map((u) => u.pod), ["ingress/edge"]);
@@ -44,14 +48,22 @@ void describe("kerf simulate with a static NodePool (spec.replicas)", () => {
   });
 
   const counts: { name: string; edit: (y: string) => string; want: number }[] = [
-    { name: "should launch nothing for a pool at its replicas", edit: (y) => y.replace("replicas: 3", "replicas: 1"), want: 0 },
-    { name: "should launch only what limits.nodes leaves", edit: (y) => y.replace('limits: { nodes: "5" }', 'limits: { nodes: "2" }'), want: 1 },
+    {
+      name: "should launch nothing for a pool at its replicas",
+      edit: (y) => y.replace("replicas: 3", "replicas: 1"), want: 0,
+    },
+    {
+      name: "should launch only what limits.nodes leaves",
+      edit: (y) => y.replace('limits: { nodes: "5" }', 'limits: { nodes: "2" }'), want: 1,
+    },
     {
       name: "should launch nothing for a pool that states Ready=False",
-      edit: (y) => y.replace("metadata: { name: ingress }\n", "metadata: { name: ingress }\nstatus: { conditions: [{ type: Ready, status: \"False\" }] }\n"), want: 0,
+      edit: (y) => y.replace("metadata: { name: ingress }\n", `metadata: { name: ingress }\n${NOT_READY}\n`), want: 0,
     },
   ];
   for (const c of counts) {
-    void it(c.name, async () => assert.equal((await plan(c.edit)).nodeClaims.filter((x) => x.static === true).length, c.want));
+    void it(c.name, async () => {
+      assert.equal((await plan(c.edit)).nodeClaims.filter((x) => x.static === true).length, c.want);
+    });
   }
 });

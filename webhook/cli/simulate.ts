@@ -57,7 +57,8 @@ replaces, the savings, what each budget allows and what keeps the other nodes.
 export interface Plan {
   /** New NodeClaims; `static: true` for those a static NodePool (spec.replicas) launches to reach its replicas. */
   readonly nodeClaims: {
-    nodePool: string; instanceType: string; capacityType: string; zone: string; pricePerHour: number; pods: string[]; static?: true;
+    nodePool: string; instanceType: string; capacityType: string; zone: string; pricePerHour: number; pods: string[];
+    static?: true;
   }[];
   readonly unschedulable: { pod: string; reason: string }[];
   readonly totalPricePerHour: number;
@@ -75,7 +76,8 @@ const podName = (p: { namespace: string; name: string }): string => `${p.namespa
  */
 export function toPlan(result: SimulationResult, statics: Scenario["staticClaims"] = []): Plan {
   const fixed = statics.map((s) => ({ nodePool: s.nodePool, ...s.launch, pods: [], static: true as const }));
-  const nodeClaims = [...fixed, ...result.newClaims.map((c) => ({ nodePool: c.nodePool, ...c.launch, pods: c.pods.map(podName) }))];
+  const planned = result.newClaims.map((c) => ({ nodePool: c.nodePool, ...c.launch, pods: c.pods.map(podName) }));
+  const nodeClaims = [...fixed, ...planned];
   const total = nodeClaims.reduce((s, c) => s + c.pricePerHour, 0);
   return { nodeClaims, unschedulable: result.podErrors.map((e) => ({ pod: podName(e.pod), reason: e.reason })), totalPricePerHour: Math.round(total * 1e6) / 1e6 };
 }
@@ -84,7 +86,9 @@ export function toPlan(result: SimulationResult, statics: Scenario["staticClaims
 export function formatText(plan: Plan): string {
   const lines: string[] = [];
   plan.nodeClaims.forEach((c, i) => {
-    lines.push(`NodeClaim ${i + 1}: nodepool ${c.nodePool}${c.static === true ? " (static: spec.replicas)" : ""}, ${c.instanceType} ${c.capacityType} in ${c.zone}, $${c.pricePerHour.toFixed(4)}/h, ${c.pods.length} pod(s)`);
+    const pool = `${c.nodePool}${c.static === true ? " (static: spec.replicas)" : ""}`;
+    lines.push(`NodeClaim ${i + 1}: nodepool ${pool}, ${c.instanceType} ${c.capacityType} in ${c.zone}, `
+      + `$${c.pricePerHour.toFixed(4)}/h, ${c.pods.length} pod(s)`);
     if (c.pods.length > 0) lines.push(`  ${c.pods.join(", ")}`);
   });
   if (plan.unschedulable.length > 0) lines.push("Unschedulable:", ...plan.unschedulable.map((u) => `  ${u.pod}: ${u.reason}`));

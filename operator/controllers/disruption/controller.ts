@@ -53,8 +53,9 @@ function describe(command: Command): Record<string, unknown> {
   };
 }
 
-/** The pools whose instance types a pass reads: those taking part in provisioning, and static ones (StaticDrift's replacements). */
-const withStaticPools = (pool: NodePoolObject): boolean => takesPart(pool) || (isStatic(pool) && pool.metadata?.deletionTimestamp === undefined);
+/** The pools whose instance types a pass reads: those taking part in provisioning, and static ones (StaticDrift). */
+const withStaticPools = (pool: NodePoolObject): boolean =>
+  takesPart(pool) || (isStatic(pool) && pool.metadata?.deletionTimestamp === undefined);
 
 /** A live node still carrying the taint (a node being deleted keeps it: termination put it there). */
 const hasDisruptedTaint = (node: Node): boolean => node.metadata?.deletionTimestamp === undefined && (node.spec?.taints ?? []).some((t) => t.key === DISRUPTED_TAINT.key);
@@ -151,7 +152,8 @@ export class DisruptionController {
   private async input(): Promise<DisruptionInput> {
     const cluster = this.deps.cluster.snapshot();
     return {
-      now: this.deps.clock.now(), cluster, instanceTypes: await instanceTypesByPool(this.deps, cluster.nodePools, withStaticPools),
+      now: this.deps.clock.now(), cluster,
+      instanceTypes: await instanceTypesByPool(this.deps, cluster.nodePools, withStaticPools),
       nominated: this.deps.nominations.active(), pending: this.deps.cluster.pendingPods(), inFlight: this.orchestrator.names(), spotToSpot: this.deps.settings.spotToSpot,
       ...(this.deps.settings.maxSingleNodeEvaluations === undefined ? {} : { maxSingleNodeEvaluations: this.deps.settings.maxSingleNodeEvaluations }),
       resumeAfter: this.resumeAfter, driftResumeAfter: this.driftResumeAfter,

@@ -91,7 +91,8 @@ async function desiredConditions(deps: DisruptionStatusDeps, claim: NodeClaim, p
   let conditions = driftCondition(claim.status?.conditions, drift, now);
   // A static NodePool's NodeClaims are never consolidated, so never marked Consolidatable (as Karpenter).
   const decision: ConsolidatableDecision = isStatic(pool) ? { action: "none" }
-    : consolidatableDecision({ ...claim, status: { ...claim.status, conditions } }, consolidateAfterOf(pool), now.getTime());
+    : consolidatableDecision({ ...claim, status: { ...claim.status, conditions } }, consolidateAfterOf(pool),
+      now.getTime());
   if (decision.action === "set") conditions = setCondition(conditions, decision.condition, now);
   if (decision.action === "clear") conditions = conditions.filter((c) => c.type !== "Consolidatable");
   const wait = decision.action === "set" ? undefined : decision.requeueAfterMs;

@@ -12,7 +12,9 @@ import type { Logger } from "pino";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import type { Clock } from "../../core/clock.ts";
 import { isTrue, type Condition, type NodeClaim } from "../../core/lifecycle/objects.ts";
-import { isStatic, staticClaim, staticDecision, type StaticDecision, type StaticMember } from "../../core/nodepool/static.ts";
+import {
+  isStatic, staticClaim, staticDecision, type StaticDecision, type StaticMember,
+} from "../../core/nodepool/static.ts";
 import type { NodePoolObject } from "../../core/provisioning/cluster-view.ts";
 import { nodeClaimManifest, templateOf } from "../../core/provisioning/nodeclaim-template.ts";
 import {
@@ -67,7 +69,8 @@ async function instanceTypes(deps: StaticCapacityDeps, pool: Pool): Promise<read
   try {
     return await deps.cloud.getInstanceTypes(className);
   } catch (error) {
-    deps.logger.warn({ nodepool: pool.metadata?.name, nodeclass: className, err: error }, "listing instance types failed; static NodePool waits");
+    deps.logger.warn({ nodepool: pool.metadata?.name, nodeclass: className, err: error },
+      "listing instance types failed; static NodePool waits");
     return undefined;
   }
 }
@@ -85,10 +88,14 @@ async function scaleUp(deps: StaticCapacityDeps, pool: Pool, count: number): Pro
   const results = await Promise.allSettled(Array.from({ length: count }, async () => {
     const created = await deps.cluster.createNodeClaim(manifest);
     deps.metrics.nodeClaimsCreated.inc({ reason: REASON, nodepool: name, capacity_type: planned.launch.capacityType });
-    deps.logger.info({ nodeclaim: created.metadata?.name, nodepool: name, cheapest: `${planned.launch.instanceType}/${planned.launch.zone}` }, "created nodeclaim");
+    const cheapest = `${planned.launch.instanceType}/${planned.launch.zone}`;
+    deps.logger.info({ nodeclaim: created.metadata?.name, nodepool: name, cheapest }, "created nodeclaim");
   }));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed !== undefined) throw new Error(`creating nodeclaims of static NodePool ${name}: ${String(failed.reason)}`, { cause: failed.reason });
+  if (failed !== undefined) {
+    throw new Error(`creating nodeclaims of static NodePool ${name}: ${String(failed.reason)}`,
+      { cause: failed.reason });
+  }
   return { requeueAfter: STEADY_MS };
 }
 
@@ -99,27 +106,33 @@ async function scaleDown(deps: StaticCapacityDeps, pool: Pool, claims: readonly 
     deps.logger.info({ nodeclaim: n, nodepool: pool.metadata?.name }, "deleting nodeclaim");
   }));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed !== undefined) throw new Error(`deprovisioning nodeclaims of static NodePool ${pool.metadata?.name ?? ""}: ${String(failed.reason)}`, { cause: failed.reason });
+  if (failed !== undefined) {
+    const doing = `deprovisioning nodeclaims of static NodePool ${pool.metadata?.name ?? ""}`;
+    throw new Error(`${doing}: ${String(failed.reason)}`, { cause: failed.reason });
+  }
   return { requeueAfter: STEADY_MS };
 }
 
 /** Acts on the decision for a synced, enabled, static pool. */
 async function act(deps: StaticCapacityDeps, pool: Pool, decision: StaticDecision): Promise<Result> {
   const name = pool.metadata?.name ?? "";
+  const counts = { nodepool: name, current: decision.current, desired: decision.desired };
   switch (decision.kind) {
     case "steady":
       return { requeueAfter: STEADY_MS };
     case "limit-reached":
-      deps.logger.info({ nodepool: name, current: decision.current, desired: decision.desired }, "nodepool node limit reached");
+      deps.logger.info(counts, "nodepool node limit reached");
       deps.events.publish(staticNodeLimitReached(pool, decision.current, decision.desired, decision.limit));
       return { requeueAfter: LIMIT_MS };
     case "scale-down":
-      deps.logger.info({ nodepool: name, current: decision.current, desired: decision.desired, "deprovision-count": decision.claims.length }, "deprovisioning nodeclaims to satisfy replica count");
+      deps.logger.info({ ...counts, "deprovision-count": decision.claims.length },
+        "deprovisioning nodeclaims to satisfy replica count");
       return scaleDown(deps, pool, decision.claims);
     case "scale-up":
       // As Karpenter: a NotReady pool (its EC2NodeClass not ready) launches nothing; scale-down does not wait.
       if (!isTrue(pool.status?.["conditions"] as Condition[] | undefined, "Ready")) return { requeueAfter: STEADY_MS };
-      deps.logger.info({ nodepool: name, current: decision.current, desired: decision.desired, "provision-count": decision.count }, "provisioning nodeclaims to satisfy replica count");
+      deps.logger.info({ ...counts, "provision-count": decision.count },
+        "provisioning nodeclaims to satisfy replica count");
       return scaleUp(deps, pool, decision.count);
   }
 }

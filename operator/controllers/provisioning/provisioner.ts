@@ -113,7 +113,8 @@ export class Provisioner {
  * per EC2NodeClass; a pool whose class fails is left out.
  */
 export async function instanceTypesByPool(
-  deps: Pick<ProvisionerDeps, "cloud" | "logger">, pools: readonly NodePoolObject[], include: (pool: NodePoolObject) => boolean = takesPart,
+  deps: Pick<ProvisionerDeps, "cloud" | "logger">, pools: readonly NodePoolObject[],
+  include: (pool: NodePoolObject) => boolean = takesPart,
 ): Promise<Map<string, readonly InstanceType[]>> {
   const byClass = new Map<string, Promise<InstanceType[] | undefined>>();
   const out = new Map<string, readonly InstanceType[]>();

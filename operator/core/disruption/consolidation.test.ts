@@ -188,7 +188,8 @@ void describe("static NodePools (review S17f)", () => {
     assert.equal(plan.command?.method, "static-drift");
     assert.deepEqual(plan.command?.candidates.map((c) => c.name), ["b"]);
     assert.deepEqual(plan.eligible, { Empty: 0, Drifted: 1, Underutilized: 0 });
-    const undrifted = planDisruption(input(view([machine("a", { pool: fixed }), machine("c", { pool: fixed, pods: 1 })], [fixed])));
+    const kept = [machine("a", { pool: fixed }), machine("c", { pool: fixed, pods: 1 })];
+    const undrifted = planDisruption(input(view(kept, [fixed])));
     assert.equal(undrifted.command, undefined);
     assert.deepEqual(undrifted.eligible, { Empty: 0, Drifted: 0, Underutilized: 0 });
   });

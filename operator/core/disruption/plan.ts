@@ -289,7 +289,10 @@ export function preparePass(input: DisruptionInput): Pass {
     nodePools: new Set([...modes.dynamic, ...modes.static]), nominated: input.nominated, inFlight: input.inFlight,
     emptyAfter: emptyDelays(input.cluster),
   });
-  const found = { candidates: all.candidates.filter((c) => modes.dynamic.has(c.nodePool)), blocked: all.blocked.filter((b) => modes.dynamic.has(b.node?.metadata?.labels?.[Label.nodePool] ?? "")) };
+  const found = {
+    candidates: all.candidates.filter((c) => modes.dynamic.has(c.nodePool)),
+    blocked: all.blocked.filter((b) => modes.dynamic.has(b.node?.metadata?.labels?.[Label.nodePool] ?? "")),
+  };
   const staticCandidates = all.candidates.filter((c) => modes.static.has(c.nodePool));
   const budgets = poolBudgets({ now: input.now, nodePools: input.cluster.nodePools, nodeClaims, nodes, pods,
     inFlight: input.inFlight });
@@ -301,7 +304,10 @@ export function preparePass(input: DisruptionInput): Pass {
     // A candidate's pod the simulation places on an uninitialized node makes the move wait (uninitializedPlacement).
     ledger: new BudgetLedger(budgets), skipped: [], budgetBlocked: [], scheduling: { ...input.scheduling },
   };
-  return { candidates: found.candidates, staticCandidates, blocked: found.blocked, budgets, ctx, consolidating: consolidationCandidates(ctx, found.candidates) };
+  return {
+    candidates: found.candidates, staticCandidates, blocked: found.blocked, budgets, ctx,
+    consolidating: consolidationCandidates(ctx, found.candidates),
+  };
 }
 
 /** Active pods on the pass's managed nodes whose do-not-disrupt value Karpenter would ignore with an Event. */
@@ -333,7 +339,8 @@ export function planDisruption(input: DisruptionInput): DisruptionPlan {
   const bound = input.maxSingleNodeEvaluations ?? DEFAULT_MAX_SINGLE_NODE_EVALUATIONS;
   const methods: readonly [Method, () => Command | undefined][] = [
     ["emptiness", () => emptiness(ctx, candidates)],
-    ["static-drift", () => staticDrift(ctx, { ...input.cluster, instanceTypes: input.instanceTypes }, pass.staticCandidates)],
+    ["static-drift", () => staticDrift(ctx, { ...input.cluster, instanceTypes: input.instanceTypes },
+      pass.staticCandidates)],
     ["drift", () => {
       const r = boundedDrift(ctx, candidates, { maxEvaluations: bound, resumeAfter: input.driftResumeAfter });
       driftResumeAfter = r.stoppedAt;

@@ -11,15 +11,21 @@ function fixed(replicas: number, o: PoolOptions & { limits?: Record<string, stri
   return { ...p, spec: { ...p.spec, replicas, ...(o.limits === undefined ? {} : { limits: o.limits }) } };
 }
 
-const drifted = (name: string, p: NodePoolObject, o: { pods?: number } = {}): Machine => machine(name, { pool: p, drifted: "NodePoolDrifted", ...o });
+const drifted = (name: string, p: NodePoolObject, o: { pods?: number } = {}): Machine =>
+  machine(name, { pool: p, drifted: "NodePoolDrifted", ...o });
 
 function candidateOfCommand(m: Machine): Machine {
-  const intent = { id: "x", role: "candidate", method: "static-drift", reason: "Drifted", decision: "replace", candidates: [m.claim.metadata?.name], replacements: 1 };
-  const claim = { ...m.claim, metadata: { ...m.claim.metadata, annotations: { ...m.claim.metadata?.annotations, [COMMAND_ANNOTATION]: JSON.stringify(intent) } } };
+  const intent = {
+    id: "x", role: "candidate", method: "static-drift", reason: "Drifted", decision: "replace",
+    candidates: [m.claim.metadata?.name], replacements: 1,
+  };
+  const annotations = { ...m.claim.metadata?.annotations, [COMMAND_ANNOTATION]: JSON.stringify(intent) };
+  const claim = { ...m.claim, metadata: { ...m.claim.metadata, annotations } };
   return { ...m, claim };
 }
 
-const deleting = (m: Machine): Machine => ({ ...m, claim: { ...m.claim, metadata: { ...m.claim.metadata, deletionTimestamp: NOW.toISOString() } } });
+const deleting = (m: Machine): Machine =>
+  ({ ...m, claim: { ...m.claim, metadata: { ...m.claim.metadata, deletionTimestamp: NOW.toISOString() } } });
 
 void describe("StaticDrift: drifted nodes of static NodePools", () => {
   void it("should replace a drifted static node by one NodeClaim from the pool's template, keeping the count", () => {
@@ -33,11 +39,16 @@ void describe("StaticDrift: drifted nodes of static NodePools", () => {
     assert.equal(plan.command?.replacements.length, 1);
     assert.equal(replacement?.nodePool, "fixed");
     assert.deepEqual([replacement?.pods, replacement?.requests], [[], {}]);
-    assert.ok(!replacement?.requirements.some((r) => r.key === "node.kubernetes.io/instance-type"), "no instance-type list: the launch picks the cheapest");
+    assert.ok(!replacement?.requirements.some((r) => r.key === "node.kubernetes.io/instance-type"),
+      "no instance-type list: the launch picks the cheapest");
     assert.equal(plan.eligible.Drifted, 1);
   });
 
-  const waits: { name: string; machines: (p: NodePoolObject) => Machine[]; pool: NodePoolObject; blocked?: string; inFlight?: string[] }[] = [
+  interface Wait {
+    name: string; machines: (p: NodePoolObject) => Machine[]; pool: NodePoolObject;
+    blocked?: string; inFlight?: string[];
+  }
+  const waits: Wait[] = [
     {
       name: "should wait while the pool has more NodeClaims than replicas: scale-down goes first",
       pool: fixed(1), machines: (p) => [drifted("a", p), machine("b", { pool: p })],
@@ -49,17 +60,20 @@ void describe("StaticDrift: drifted nodes of static NodePools", () => {
     },
     {
       name: "should count a deleting NodeClaim against limits.nodes",
-      pool: fixed(2, { limits: { nodes: "3" } }), machines: (p) => [drifted("a", p), machine("b", { pool: p }), deleting(machine("c", { pool: p }))],
+      pool: fixed(2, { limits: { nodes: "3" } }),
+      machines: (p) => [drifted("a", p), machine("b", { pool: p }), deleting(machine("c", { pool: p }))],
       blocked: "static NodePool is at its node limit and cannot stage a replacement",
     },
     {
       name: "should respect a Drifted budget of 0",
-      pool: fixed(2, { budgets: [{ nodes: "0", reasons: ["Drifted"] }] }), machines: (p) => [drifted("a", p), machine("b", { pool: p })],
+      pool: fixed(2, { budgets: [{ nodes: "0", reasons: ["Drifted"] }] }),
+      machines: (p) => [drifted("a", p), machine("b", { pool: p })],
       blocked: "the NodePool's disruption budget for Drifted allows no more disruptions now",
     },
     {
       name: "should leave a node alone while another is being replaced and the budget allows one",
-      pool: fixed(2, { budgets: [{ nodes: "1" }] }), machines: (p) => [drifted("a", p), candidateOfCommand(drifted("b", p))], inFlight: ["b"],
+      pool: fixed(2, { budgets: [{ nodes: "1" }] }), inFlight: ["b"],
+      machines: (p) => [drifted("a", p), candidateOfCommand(drifted("b", p))],
       blocked: "the NodePool's disruption budget for Drifted allows no more disruptions now",
     },
   ];
@@ -67,7 +81,9 @@ void describe("StaticDrift: drifted nodes of static NodePools", () => {
     void it(c.name, () => {
       const plan = planDisruption(input(view(c.machines(c.pool), [c.pool]), { inFlight: new Set(c.inFlight ?? []) }));
       assert.equal(plan.command, undefined);
-      if (c.blocked !== undefined) assert.ok(plan.blocked.some((b) => b.nodeClaim.metadata?.name === "a" && b.blocker.message === c.blocked), JSON.stringify(plan.blocked.map((b) => b.blocker)));
+      if (c.blocked === undefined) return;
+      const said = plan.blocked.some((b) => b.nodeClaim.metadata?.name === "a" && b.blocker.message === c.blocked);
+      assert.ok(said, JSON.stringify(plan.blocked.map((b) => b.blocker)));
     });
   }
 
@@ -81,7 +97,8 @@ void describe("StaticDrift: drifted nodes of static NodePools", () => {
   void it("should still replace drifted nodes of a dynamic pool with the drift method", () => {
     const dynamic = pool("default", { budgets: [{ nodes: "100%" }], policy: "WhenEmpty" });
     const p = fixed(1);
-    const plan = planDisruption(input(view([drifted("d", dynamic, { pods: 1 }), machine("s", { pool: p })], [dynamic, p])));
+    const machines = [drifted("d", dynamic, { pods: 1 }), machine("s", { pool: p })];
+    const plan = planDisruption(input(view(machines, [dynamic, p])));
     assert.equal(plan.command?.method, "drift");
     assert.deepEqual(plan.command?.candidates.map((c) => c.name), ["d"]);
   });

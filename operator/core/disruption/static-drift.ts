@@ -32,18 +32,23 @@ const blocked = (c: Candidate, message: string): MethodContext["budgetBlocked"][
   nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "budget", message },
 });
 
+const BUDGET_SPENT = "the NodePool's disruption budget for Drifted allows no more disruptions now";
+const AT_LIMIT = "static NodePool is at its node limit and cannot stage a replacement";
+
 /** Why the pool cannot replace a drifted node now (a message for DisruptionBlocked), "" when it waits silently. */
 function held(ctx: MethodContext, input: StaticDriftInput, pool: NodePoolObject): string | undefined {
   const name = pool.metadata?.name ?? "";
   const counts = staticCounts(name, input.nodeClaims);
   const present = counts.active.length + counts.pendingDisruption.length;
   if (present > (replicasOf(pool) ?? 0)) return "";
-  if (ctx.ledger.remaining(name, "Drifted") <= 0) return "the NodePool's disruption budget for Drifted allows no more disruptions now";
-  if (present + counts.deleting.length >= nodeLimitOf(pool)) return "static NodePool is at its node limit and cannot stage a replacement";
+  if (ctx.ledger.remaining(name, "Drifted") <= 0) return BUDGET_SPENT;
+  if (present + counts.deleting.length >= nodeLimitOf(pool)) return AT_LIMIT;
   return undefined;
 }
 
-function poolCommand(ctx: MethodContext, input: StaticDriftInput, pool: NodePoolObject, drifted: readonly Candidate[]): Command | undefined {
+function poolCommand(
+  ctx: MethodContext, input: StaticDriftInput, pool: NodePoolObject, drifted: readonly Candidate[],
+): Command | undefined {
   const name = pool.metadata?.name ?? "";
   const why = held(ctx, input, pool);
   if (why !== undefined) {
@@ -67,8 +72,11 @@ function poolCommand(ctx: MethodContext, input: StaticDriftInput, pool: NodePool
 }
 
 /** The first static pool's (by name) drift replacement, or undefined. `candidates`: static pools' only. */
-export function staticDrift(ctx: MethodContext, input: StaticDriftInput, candidates: readonly Candidate[]): Command | undefined {
-  const pools = [...input.nodePools].filter((p) => replicasOf(p) !== undefined && input.instanceTypes.has(p.metadata?.name ?? ""))
+export function staticDrift(
+  ctx: MethodContext, input: StaticDriftInput, candidates: readonly Candidate[],
+): Command | undefined {
+  const pools = [...input.nodePools]
+    .filter((p) => replicasOf(p) !== undefined && input.instanceTypes.has(p.metadata?.name ?? ""))
     .sort((a, b) => (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? ""));
   for (const pool of pools) {
     const drifted = driftOrder(candidates.filter((c) => c.nodePool === pool.metadata?.name));

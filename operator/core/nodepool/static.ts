@@ -88,7 +88,10 @@ export type StaticDecision =
   | { readonly kind: "steady"; readonly current: number; readonly desired: number }
   | { readonly kind: "scale-up"; readonly count: number; readonly current: number; readonly desired: number }
   | { readonly kind: "limit-reached"; readonly current: number; readonly desired: number; readonly limit: number }
-  | { readonly kind: "scale-down"; readonly claims: readonly NodeClaim[]; readonly current: number; readonly desired: number };
+  | {
+    readonly kind: "scale-down"; readonly claims: readonly NodeClaim[];
+    readonly current: number; readonly desired: number;
+  };
 
 export interface StaticInput {
   readonly pool: StaticPool;
@@ -109,7 +112,8 @@ export function staticDecision(input: StaticInput): StaticDecision | undefined {
   if (active > desired) {
     const running = new Set(counts.active.map((c) => c.metadata?.name));
     const members = input.members.filter((m) => running.has(m.claim.metadata?.name));
-    return { kind: "scale-down", claims: scaleDownOrder(members, input.now).slice(0, active - desired), current: active, desired };
+    const claims = scaleDownOrder(members, input.now).slice(0, active - desired);
+    return { kind: "scale-down", claims, current: active, desired };
   }
   // Nodes being replaced by drift count: their replacements are in flight.
   if (active + pending >= desired) return { kind: "steady", current: active, desired };
@@ -120,7 +124,8 @@ export function staticDecision(input: StaticInput): StaticDecision | undefined {
   return { kind: "scale-up", count, current: active, desired };
 }
 
-const ownedByDaemonSet = (pod: Pod): boolean => (pod.metadata?.ownerReferences ?? []).some((o) => o.kind === "DaemonSet");
+const ownedByDaemonSet = (pod: Pod): boolean =>
+  (pod.metadata?.ownerReferences ?? []).some((o) => o.kind === "DaemonSet");
 
 /** Karpenter's LifetimeRemaining: the fraction of expireAfter left (1 with Never or none). */
 function lifetimeRemaining(claim: NodeClaim, now: number): number {
@@ -130,7 +135,9 @@ function lifetimeRemaining(claim: NodeClaim, now: number): number {
   return Math.min(1, Math.max(0, (ttl - (now - created)) / ttl));
 }
 
-interface Ranked { readonly member: StaticMember; readonly group: number; readonly cost: number; readonly created: number }
+interface Ranked {
+  readonly member: StaticMember; readonly group: number; readonly cost: number; readonly created: number;
+}
 
 /** 0: not launched, 1: empty, 2: pods without do-not-disrupt, 3: a pod with an active do-not-disrupt. */
 function groupOf(m: StaticMember, now: number): number {
@@ -166,7 +173,8 @@ const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
 export function staticClaim(pool: StaticPool, instanceTypes: readonly InstanceType[]): PlannedNodeClaim | undefined {
   const name = pool.metadata?.name ?? "";
   const { meta, spec } = templateOf(pool);
-  const labels = Object.fromEntries(Object.entries((meta["labels"] ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+  const written = (meta["labels"] ?? {}) as Record<string, unknown>;
+  const labels = Object.fromEntries(Object.entries(written).map(([k, v]) => [k, String(v)]));
   const types = new PoolTypes({
     name, weight: 0, labels, taints: list<Taint>(spec["taints"]), startupTaints: list<Taint>(spec["startupTaints"]),
     requirements: list<NodeSelectorRequirement>(spec["requirements"]), instanceTypes,
@@ -176,7 +184,10 @@ export function staticClaim(pool: StaticPool, instanceTypes: readonly InstanceTy
   if (cheapest === undefined || offering === undefined) return undefined;
   return {
     nodePool: name, requirements: types.requirements.toSelectors(), instanceTypes: types.types, pods: [], requests: {},
-    launch: { instanceType: cheapest.name, capacityType: offering.capacityType, zone: offering.zone, pricePerHour: offering.pricePerHour },
+    launch: {
+      instanceType: cheapest.name, capacityType: offering.capacityType, zone: offering.zone,
+      pricePerHour: offering.pricePerHour,
+    },
   };
 }
 
@@ -187,7 +198,8 @@ export interface LaunchingPool extends StaticPool {
 }
 
 const ready = (pool: LaunchingPool): boolean =>
-  list<{ type?: unknown; status?: unknown }>(pool.status?.["conditions"]).some((c) => c.type === "Ready" && c.status === "True");
+  list<{ type?: unknown; status?: unknown }>(pool.status?.["conditions"])
+    .some((c) => c.type === "Ready" && c.status === "True");
 
 /**
  * The NodeClaims the static controller would launch now, for every Ready static pool not being deleted
@@ -195,11 +207,13 @@ const ready = (pool: LaunchingPool): boolean =>
  * compatible instance type launches nothing.
  */
 export function staticLaunches(
-  pools: readonly LaunchingPool[], claims: readonly NodeClaim[], instanceTypes: ReadonlyMap<string, readonly InstanceType[]>, now: number,
+  pools: readonly LaunchingPool[], claims: readonly NodeClaim[],
+  instanceTypes: ReadonlyMap<string, readonly InstanceType[]>, now: number,
 ): PlannedNodeClaim[] {
   return pools.filter((p) => isStatic(p) && ready(p) && p.metadata?.deletionTimestamp === undefined).flatMap((pool) => {
     const decision = staticDecision({ pool, members: claims.map((claim) => ({ claim, pods: [] })), now });
-    const planned = decision?.kind === "scale-up" ? staticClaim(pool, instanceTypes.get(pool.metadata?.name ?? "") ?? []) : undefined;
-    return planned === undefined || decision?.kind !== "scale-up" ? [] : Array.from({ length: decision.count }, () => planned);
+    if (decision?.kind !== "scale-up") return [];
+    const planned = staticClaim(pool, instanceTypes.get(pool.metadata?.name ?? "") ?? []);
+    return planned === undefined ? [] : Array.from({ length: decision.count }, () => planned);
   });
 }

@@ -47,7 +47,8 @@ void describe("kerf top's view", () => {
   void it("says a static NodePool's nodes are kept, and a drifted one is to be replaced", () => {
     const p = pool("fixed", { budgets: [{ nodes: "100%" }] });
     const fixed = { ...p, spec: { ...p.spec, replicas: 2 } };
-    const view = buildView(snapshot([machine("idle", { pool: fixed }), machine("old", { pool: fixed, drifted: "NodePoolDrifted" })], [fixed]));
+    const machines = [machine("idle", { pool: fixed }), machine("old", { pool: fixed, drifted: "NodePoolDrifted" })];
+    const view = buildView(snapshot(machines, [fixed]));
     const state = (name: string): string | undefined => view.nodes.find((n) => n.name === name)?.state;
     assert.equal(state("idle"), "static: kept (spec.replicas)");
     assert.equal(state("old"), "drifted (NodePoolDrifted): to be replaced");

@@ -93,7 +93,9 @@ function claimState(claim: NodeClaim): string {
 type Found = ReturnType<typeof findCandidates>;
 
 /** What the operator would do with a candidate, or which budget or wait holds it. */
-function candidateState(candidate: Found["candidates"][number], zeroBudget: ReadonlySet<string>, fixed: ReadonlySet<string>): string {
+function candidateState(
+  candidate: Found["candidates"][number], zeroBudget: ReadonlySet<string>, fixed: ReadonlySet<string>,
+): string {
   if (candidate.podBlocker !== undefined) return `blocked: ${candidate.podBlocker.message}`;
   // A static NodePool's node goes only through StaticDrift (replaced one for one); nothing empties or consolidates it.
   if (fixed.has(candidate.nodePool) && candidate.driftReason === undefined) return "static: kept (spec.replicas)";
@@ -104,7 +106,9 @@ function candidateState(candidate: Found["candidates"][number], zeroBudget: Read
   return isEmpty(candidate) ? "empty: to be removed" : "consolidation candidate";
 }
 
-function stateOf(claim: NodeClaim | undefined, found: Found, zeroBudget: ReadonlySet<string>, fixed: ReadonlySet<string>): string {
+function stateOf(
+  claim: NodeClaim | undefined, found: Found, zeroBudget: ReadonlySet<string>, fixed: ReadonlySet<string>,
+): string {
   if (claim === undefined) return "not managed by kerf (no NodeClaim)";
   const name = nameOf(claim);
   if (claim.metadata?.deletionTimestamp !== undefined) return "deleting";
