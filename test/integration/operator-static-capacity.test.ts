@@ -128,7 +128,7 @@ void describe("static NodePools (spec.replicas) on the real apiserver, scheduler
     assert.equal(kept?.status?.nodeName, pod?.node, "scale-down removes empty nodes first");
   });
 
-  void it("should never launch a static node for a pending pod, however long it waits", async () => {
+  void it("should launch no static node for a pending pod that fits no static node", async () => {
     const namespace = await podOnPool(env, "fixed", "big", "64Gi");
     const failed = await eventually("kerf's FailedScheduling Event for the pod that fits no static node", async () => {
       const all = await events(env, namespace, "FailedScheduling");
