@@ -190,6 +190,7 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
     clusterCABundle: nodeClusterInfo.caBundle, nodeClassResolver: resolver, nodeClassCloud, nodeClassFinalizers: new KubeNodeClassFinalizers(kc), batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs }, scheduling: { maxPriceRatio: config.maxPriceRatio, schedulerConfig: config.schedulerConfig, expendablePodsPriorityCutoff: config.expendablePodsPriorityCutoff }, ...(interruption === undefined ? {} : { interruption }),
     disruption: { ...DEFAULT_DISRUPTION_SETTINGS, ...overrides.disruption, spotToSpot: config.featureGates["SpotToSpotConsolidation"] === true },
     nodeRepair: config.featureGates["NodeRepair"] === true,
+    staticCapacity: config.featureGates["StaticCapacity"] === true,
     tagging: { tags: new Ec2InstanceTags(awsEc2TagsApi(awsClientConfig(config, overrides))), clusterName: config.clusterName },
     kubernetesVersion: { provider: kubernetesVersion, periodMs: overrides.kubernetesVersionRefreshMs },
     catalogRefresher, catalogFreshness: () => catalog.freshness(),

@@ -36,6 +36,7 @@ import { reconcileExpiration } from "./nodeclaim/expiration.ts";
 import { taggingController } from "./nodeclaim/tagging.ts";
 import type { NodeClaimDeps } from "./nodeclaim/deps.ts";
 import { reconcileNodePoolHash } from "./nodepool/hash.ts";
+import { reconcileStaticCapacity } from "./nodepool/static.ts";
 import { reconcileNodePool } from "./nodepool/status.ts";
 import { provisioningController, type BatchDurations } from "./provisioning/controller.ts";
 import { versionController, type VersionRefresher } from "./providers/version.ts";
@@ -108,6 +109,8 @@ export interface ControllerDeps extends NodeClaimDeps {
   readonly overlays?: OverlayStore | undefined;
   /** The ReservedCapacity gate (EC2NodeClass status reports capacity reservations). */
   readonly reservedCapacity?: boolean;
+  /** --feature-gates StaticCapacity: static NodePools (spec.replicas) get their nodes; off (the default) none. */
+  readonly staticCapacity?: boolean;
 }
 
 const own = (obj: Watched): readonly string[] => (obj.metadata?.name === undefined ? [] : [obj.metadata.name]);
@@ -151,6 +154,7 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
       watches: { nodepools: own, nodeclaims: poolOf, ec2nodeclasses: () => allPools(deps) },
     },
     { name: "nodepool.hash", reconcile: (key) => reconcileNodePoolHash(deps, key), watches: { nodepools: own } },
+    staticCapacityController(deps),
     gcController(deps),
     podMetricsController(deps),
     provisioningController(deps, nominations),
@@ -178,6 +182,18 @@ function nodeOverlayControllers(deps: ControllerDeps): ControllerSpec[] {
     name: "nodeoverlay", singleton: "nodeoverlays", watches: { nodeoverlays: key, nodepools: key, ec2nodeclasses: key },
     reconcile: () => reconcileNodeOverlays({ overlays: overlays.port, store, cluster: deps.cluster, cloud: deps.cloud, clock: deps.clock, logger: deps.logger }),
   }];
+}
+
+/**
+ * Static NodePools (Karpenter's static.provisioning and static.deprovisioning): a NodePool change, or a
+ * NodeClaim of the pool created, changed or deleted, looks again.
+ */
+function staticCapacityController(deps: ControllerDeps): ControllerSpec {
+  const told = new Set<string>();
+  return {
+    name: "nodepool.static", concurrency: 10, watches: { nodepools: own, nodeclaims: poolOf },
+    reconcile: (key) => reconcileStaticCapacity({ ...deps, enabled: deps.staticCapacity === true, told }, key),
+  };
 }
 
 /** The EC2NodeClasses NodePools use. */

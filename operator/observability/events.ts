@@ -57,6 +57,27 @@ export function noCompatibleInstanceTypes(nodePool: Meta): OperatorEvent {
   return { involved: nodePoolRef(nodePool), type: "Warning", reason: "NoCompatibleInstanceTypes", message: "NodePool requirements filtered out all compatible available instance types" };
 }
 
+/**
+ * A static NodePool (spec.replicas) while the StaticCapacity feature gate is off: kerf, as Karpenter,
+ * keeps no nodes for it; kerf says so (Karpenter is silent).
+ */
+export function staticCapacityDisabled(nodePool: Meta): OperatorEvent {
+  return {
+    involved: nodePoolRef(nodePool), type: "Warning", reason: "StaticCapacityDisabled",
+    message: "NodePool sets spec.replicas but the StaticCapacity feature gate is off: no nodes are kept for it "
+      + "(start the operator with --feature-gates StaticCapacity=true)",
+  };
+}
+
+/** A static NodePool cannot reach its replicas: limits.nodes leaves no room. */
+export function staticNodeLimitReached(nodePool: Meta, current: number, desired: number, limit: number): OperatorEvent {
+  return {
+    involved: nodePoolRef(nodePool), type: "Warning", reason: "NodeLimitReached",
+    message: `NodePool has ${current} of ${desired} replicas and limits.nodes ${limit} leaves no room for more`,
+    dedupeKey: `${current}/${desired}/${limit}`,
+  };
+}
+
 /** The launch hit insufficient capacity; the NodeClaim is deleted and the pods retried. */
 export function insufficientCapacity(nc: Meta, error: string): OperatorEvent {
   return { involved: nodeClaimRef(nc), type: "Warning", reason: "InsufficientCapacityError", message: `NodeClaim ${nc.metadata?.name ?? ""} event: ${error}` };

@@ -178,7 +178,6 @@ serviceMonitor:
       ["settings.awsFeatureGates.draEFA", "true", "false"],
       ["settings.awsFeatureGates.rebootForRepair", "true", "false"],
       ["settings.featureGates.nodeOverlay", "true", "false"],
-      ["settings.featureGates.staticCapacity", "true", "false"],
       ["settings.featureGates.capacityBuffer", "true", "false"],
       ["settings.featureGates.terminateFirstDrift", "true", "false"],
       ["settings.featureGates.terminateFirstRepair", "true", "false"],

@@ -105,6 +105,7 @@ void describe("the kerf Helm chart, rendered by helm", () => {
     assert.equal(config.logLevel, "debug");
     assert.equal(config.maxPriceRatio, 8, "settings.maxPriceRatio");
     assert.equal(config.featureGates["SpotToSpotConsolidation"], true, "settings.featureGates.spotToSpotConsolidation: true");
+    assert.equal(config.featureGates["StaticCapacity"], true, "settings.featureGates.staticCapacity: true");
     assert.equal(config.disableLeaderElection, false);
     assert.equal(config.leaderElectionNamespace, pod.namespace);
     assert.equal(config.leaderElectionIdentity, pod.name);

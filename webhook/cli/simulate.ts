@@ -9,7 +9,7 @@ import { priceNote, type PriceNote } from "./explain.ts";
 import { regionList } from "./regions.ts";
 // The simulation is the operator's pure core; this CLI only reads, converts and prints (architecture §1.1 entry-point wiring).
 import { parsePriorityCutoff } from "../../operator/core/provisioning/expendable.ts";
-import { buildScenario, ScenarioError } from "../../operator/core/scheduling/scenario.ts";
+import { buildScenario, ScenarioError, type Scenario } from "../../operator/core/scheduling/scenario.ts";
 import { offHolds } from "../../operator/core/provisioning/plan.ts";
 import type { SchedulingInput } from "../../operator/core/provisioning/scheduling-input.ts";
 import { parseSchedulerConfig, type SchedulerConfig } from "../../operator/core/scheduling/default-spread.ts";
@@ -58,7 +58,11 @@ replaces, the savings, what each budget allows and what keeps the other nodes.
 
 /** The JSON plan printed by `--format json`. */
 export interface Plan {
-  readonly nodeClaims: { nodePool: string; instanceType: string; capacityType: string; zone: string; pricePerHour: number; pods: string[] }[];
+  /** New NodeClaims; `static: true` for those a static NodePool (spec.replicas) launches to reach its replicas. */
+  readonly nodeClaims: {
+    nodePool: string; instanceType: string; capacityType: string; zone: string; pricePerHour: number; pods: string[];
+    static?: true;
+  }[];
   readonly unschedulable: { pod: string; reason: string }[];
   readonly totalPricePerHour: number;
   /**
@@ -74,9 +78,14 @@ export interface Plan {
 
 const podName = (p: { namespace: string; name: string }): string => `${p.namespace}/${p.name}`;
 
-/** The plan of a simulation result. */
-export function toPlan(result: SimulationResult): Plan {
-  const nodeClaims = result.newClaims.map((c) => ({ nodePool: c.nodePool, ...c.launch, pods: c.pods.map(podName) }));
+/**
+ * The plan of a simulation result: the static pools' launches first (`statics`, from the scenario; no pending pod
+ * goes to them before they register), then the new NodeClaims.
+ */
+export function toPlan(result: SimulationResult, statics: Scenario["staticClaims"] = []): Plan {
+  const fixed = statics.map((s) => ({ nodePool: s.nodePool, ...s.launch, pods: [], static: true as const }));
+  const planned = result.newClaims.map((c) => ({ nodePool: c.nodePool, ...c.launch, pods: c.pods.map(podName) }));
+  const nodeClaims = [...fixed, ...planned];
   const total = nodeClaims.reduce((s, c) => s + c.pricePerHour, 0);
   return { nodeClaims, unschedulable: result.podErrors.map((e) => ({ pod: podName(e.pod), reason: e.reason })), totalPricePerHour: Math.round(total * 1e6) / 1e6 };
 }
@@ -85,8 +94,10 @@ export function toPlan(result: SimulationResult): Plan {
 export function formatText(plan: Plan): string {
   const lines: string[] = [];
   plan.nodeClaims.forEach((c, i) => {
-    lines.push(`NodeClaim ${i + 1}: nodepool ${c.nodePool}, ${c.instanceType} ${c.capacityType} in ${c.zone}, $${c.pricePerHour.toFixed(4)}/h, ${c.pods.length} pod(s)`);
-    lines.push(`  ${c.pods.join(", ")}`);
+    const pool = `${c.nodePool}${c.static === true ? " (static: spec.replicas)" : ""}`;
+    lines.push(`NodeClaim ${i + 1}: nodepool ${pool}, ${c.instanceType} ${c.capacityType} in ${c.zone}, `
+      + `$${c.pricePerHour.toFixed(4)}/h, ${c.pods.length} pod(s)`);
+    if (c.pods.length > 0) lines.push(`  ${c.pods.join(", ")}`);
   });
   if (plan.unschedulable.length > 0) lines.push("Unschedulable:", ...plan.unschedulable.map((u) => `  ${u.pod}: ${u.reason}`));
   for (const off of plan.offPools ?? []) {
@@ -209,7 +220,7 @@ function planScenario(documents: readonly unknown[], parsed: Pick<Parsed, "optio
   const built = `kerf's bundled ${region} catalog, built ${catalog.provenance.generated}`;
   const prices = note === undefined ? {} : { prices: { catalog: built, ...note } };
   const off = offPools.length === 0 ? {} : { offPools };
-  return { ...toPlan(result), ...off, ...(disruption === undefined ? {} : { disruption }), ...prices };
+  return { ...toPlan(result, scenario.staticClaims), ...off, ...(disruption === undefined ? {} : { disruption }), ...prices };
 }
 
 /** The pools off at the scenario's time and the unschedulable pods each would have launched for (as the provisioner). */

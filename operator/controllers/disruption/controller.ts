@@ -16,6 +16,8 @@ import { disruptionBlocked, invalidDoNotDisruptAnnotation, unconsolidatable } fr
 import type { NodeClaimDeps } from "../nodeclaim/deps.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { instanceTypesByPool } from "../provisioning/provisioner.ts";
+import { isStatic } from "../../core/nodepool/static.ts";
+import { takesPart, type NodePoolObject } from "../../core/provisioning/plan.ts";
 import type { Result } from "../runtime.ts";
 import type { Nominations } from "./nominations.ts";
 import { PlannerThread, PlannerThreadError, type Planner, type PlanResult } from "./planner.ts";
@@ -53,6 +55,10 @@ function describe(command: Command): Record<string, unknown> {
     replacements: command.replacements.map((r) => `${r.launch.instanceType}/${r.launch.capacityType}/${r.launch.zone} (${r.pods.length} pods, ${r.instanceTypes.length} options)`),
   };
 }
+
+/** The pools whose instance types a pass reads: those taking part in provisioning, and static ones (StaticDrift). */
+const withStaticPools = (pool: NodePoolObject): boolean =>
+  takesPart(pool) || (isStatic(pool) && pool.metadata?.deletionTimestamp === undefined);
 
 /** A live node still carrying the taint (a node being deleted keeps it: termination put it there). */
 const hasDisruptedTaint = (node: Node): boolean => node.metadata?.deletionTimestamp === undefined && (node.spec?.taints ?? []).some((t) => t.key === DISRUPTED_TAINT.key);
@@ -151,7 +157,8 @@ export class DisruptionController {
   private async input(): Promise<DisruptionInput> {
     const cluster = this.deps.cluster.snapshot();
     return {
-      now: this.deps.clock.now(), cluster, instanceTypes: await instanceTypesByPool(this.deps, cluster.nodePools),
+      now: this.deps.clock.now(), cluster,
+      instanceTypes: await instanceTypesByPool(this.deps, cluster.nodePools, withStaticPools),
       nominated: this.deps.nominations.active(), pending: this.deps.cluster.pendingPods(), inFlight: this.orchestrator.names(), spotToSpot: this.deps.settings.spotToSpot,
       ...(this.deps.settings.maxSingleNodeEvaluations === undefined ? {} : { maxSingleNodeEvaluations: this.deps.settings.maxSingleNodeEvaluations }),
       resumeAfter: this.resumeAfter, driftResumeAfter: this.driftResumeAfter,

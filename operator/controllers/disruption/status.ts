@@ -7,7 +7,10 @@
  */
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { Label } from "../../../policies/domain/labels.ts";
-import { consolidatableDecision, consolidateAfterOf, shouldRecordPodEvent } from "../../core/disruption/consolidatable.ts";
+import {
+  consolidatableDecision, consolidateAfterOf, shouldRecordPodEvent, type ConsolidatableDecision,
+} from "../../core/disruption/consolidatable.ts";
+import { isStatic } from "../../core/nodepool/static.ts";
 import { driftOf, needsNodeClassStamp, type Drift, type InstanceNetwork } from "../../core/disruption/drift.ts";
 import { nodeClassHashAnnotations } from "../../core/disruption/nodeclass-hash.ts";
 import type { Condition, NodeClaim } from "../../core/lifecycle/objects.ts";
@@ -89,7 +92,10 @@ async function desiredConditions(deps: DisruptionStatusDeps, claim: NodeClaim, p
     caBundle: deps.clusterCABundle,
   });
   let conditions = driftCondition(claim.status?.conditions, drift, now);
-  const decision = consolidatableDecision({ ...claim, status: { ...claim.status, conditions } }, consolidateAfterOf(pool), now.getTime());
+  // A static NodePool's NodeClaims are never consolidated, so never marked Consolidatable (as Karpenter).
+  const decision: ConsolidatableDecision = isStatic(pool) ? { action: "none" }
+    : consolidatableDecision({ ...claim, status: { ...claim.status, conditions } }, consolidateAfterOf(pool),
+      now.getTime());
   if (decision.action === "set") conditions = setCondition(conditions, decision.condition, now);
   if (decision.action === "clear") conditions = conditions.filter((c) => c.type !== "Consolidatable");
   const wait = decision.action === "set" ? undefined : decision.requeueAfterMs;

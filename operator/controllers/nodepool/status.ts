@@ -37,7 +37,8 @@ function nodeClassReady(cluster: Cluster, nodePool: CustomObjectLike): Omit<Cond
 export function desiredStatus(cluster: Cluster, nodePool: CustomObjectLike, now: Date): Record<string, unknown> {
   const name = nodePool.metadata?.name ?? "";
   const claims = poolClaims(cluster, name);
-  const nodes = claims.filter((c) => (c.status?.nodeName ?? "") !== "").length;
+  // Karpenter's counter: one node per launched NodeClaim (a capacity known), registered or not.
+  const nodes = claims.filter((c) => Object.keys(c.status?.capacity ?? {}).length > 0).length;
   const classReady = nodeClassReady(cluster, nodePool);
   let conditions = setCondition(nodePool.status?.["conditions"] as Condition[] | undefined, { type: "ValidationSucceeded", status: "True", reason: "ValidationSucceeded" }, now);
   conditions = setCondition(conditions, classReady, now);

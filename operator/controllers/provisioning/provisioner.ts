@@ -116,11 +116,17 @@ export class Provisioner {
   }
 }
 
-/** Instance types per taking-part NodePool, one cloud call per EC2NodeClass; a pool whose class fails is left out. */
-export async function instanceTypesByPool(deps: Pick<ProvisionerDeps, "cloud" | "logger" | "overlays">, pools: readonly NodePoolObject[]): Promise<Map<string, readonly InstanceType[]>> {
+/**
+ * Instance types per NodePool `include` picks (default: those taking part in provisioning), one cloud call
+ * per EC2NodeClass; a pool whose class fails is left out.
+ */
+export async function instanceTypesByPool(
+  deps: Pick<ProvisionerDeps, "cloud" | "logger" | "overlays">, pools: readonly NodePoolObject[],
+  include: (pool: NodePoolObject) => boolean = takesPart,
+): Promise<Map<string, readonly InstanceType[]>> {
   const byClass = new Map<string, Promise<InstanceType[] | undefined>>();
   const out = new Map<string, readonly InstanceType[]>();
-  for (const pool of pools.filter(takesPart)) {
+  for (const pool of pools.filter(include)) {
     const className = String((templateOf(pool).spec["nodeClassRef"] as { name?: unknown } | undefined)?.name ?? "");
     if (!byClass.has(className)) {
       byClass.set(className, deps.cloud.getInstanceTypes(className).catch((error: unknown) => {

@@ -179,14 +179,19 @@ void describe("candidates consolidation cannot price (Karpenter's consolidation 
 });
 
 void describe("static NodePools (review S17f)", () => {
-  void it("leaves the nodes of a NodePool with replicas to it: no emptiness, drift or consolidation", () => {
+  void it("leaves the nodes of a NodePool with replicas to StaticDrift: no emptiness, drift or consolidation", () => {
     const p = pool("fixed", { budgets: [{ nodes: "100%" }] });
     const fixed = { ...p, spec: { ...p.spec, replicas: 2 } };
     const drifted = machine("b", { pool: fixed, drifted: "NodePoolDrifted", pods: 1 });
     const machines = [machine("a", { pool: fixed }), drifted];
     const plan = planDisruption(input(view(machines, [fixed])));
-    assert.equal(plan.command, undefined);
-    assert.deepEqual(plan.eligible, { Empty: 0, Drifted: 0, Underutilized: 0, KerfScheduledOff: 0 });
+    assert.equal(plan.command?.method, "static-drift");
+    assert.deepEqual(plan.command?.candidates.map((c) => c.name), ["b"]);
+    assert.deepEqual(plan.eligible, { Empty: 0, Drifted: 1, Underutilized: 0, KerfScheduledOff: 0 });
+    const kept = [machine("a", { pool: fixed }), machine("c", { pool: fixed, pods: 1 })];
+    const undrifted = planDisruption(input(view(kept, [fixed])));
+    assert.equal(undrifted.command, undefined);
+    assert.deepEqual(undrifted.eligible, { Empty: 0, Drifted: 0, Underutilized: 0, KerfScheduledOff: 0 });
   });
 });
 

@@ -2,8 +2,8 @@
  * One disruption pass as a pure function (behaviour §4.1): candidates, budgets, then kerf's scheduled-off
  * (kerf.dev/off-schedule) and the methods in
  * v1.14 order — Emptiness → StaticDrift → Drift → MultiNodeConsolidation → SingleNodeConsolidation —
- * and the first command found wins. StaticDrift acts on static NodePools (`replicas`), which kerf
- * does not provision, so it never yields a command here. Single-node consolidation evaluates at most
+ * and the first command found wins. StaticDrift alone acts on static NodePools (`replicas`,
+ * static-drift.ts); the other methods leave their nodes alone. Single-node consolidation evaluates at most
  * `maxSingleNodeEvaluations` candidates per pass and reports where it stopped, so the next pass
  * resumes there instead of starting over (Karpenter's 3-minute timeout restarts from the top).
  */
@@ -29,6 +29,8 @@ import {
   boundedDrift, consolidationCandidates, emptiness, multiNode, scheduledOff, singleNode, type MethodContext,
 } from "./methods.ts";
 import { BudgetLedger, poolBudgets } from "./pool-budgets.ts";
+import { staticDrift } from "./static-drift.ts";
+import { isStatic } from "../nodepool/static.ts";
 import { invalidDoNotDisrupt, isActivePod } from "./pod-blockers.ts";
 import type { Candidate, Command, DisruptionPlan, InvalidDoNotDisrupt, Method, PoolBudget, Skipped } from "./types.ts";
 
@@ -257,12 +259,15 @@ function poolTotals(
 }
 
 /**
- * The NodePools whose nodes the methods here may disrupt: not static ones (`spec.replicas`), which
- * Karpenter leaves out of emptiness, drift and consolidation (its static drift and repair, which kerf
- * does not run, handle them); kerf does not provision them but may find their nodes after a takeover.
+ * The NodePools whose nodes the methods may disrupt, split: static ones (`spec.replicas`) are StaticDrift's
+ * alone (Karpenter leaves them out of emptiness, drift and consolidation); the rest are everyone else's.
  */
-function dynamicPools(cluster: ClusterView): Set<string> {
-  return new Set(cluster.nodePools.filter((p) => p.spec?.["replicas"] === undefined).map((p) => p.metadata?.name ?? ""));
+function poolsByMode(cluster: ClusterView): { dynamic: Set<string>; static: Set<string> } {
+  const name = (p: { metadata?: { name?: string | undefined } | undefined }): string => p.metadata?.name ?? "";
+  return {
+    dynamic: new Set(cluster.nodePools.filter((p) => !isStatic(p)).map(name)),
+    static: new Set(cluster.nodePools.filter(isStatic).map(name)),
+  };
 }
 
 /** The pools off at `now` under their kerf.dev/off-schedule (an unusable annotation leaves a pool on). */
@@ -276,6 +281,8 @@ export interface Pass {
   readonly candidates: readonly Candidate[];
   /** Pools off now (kerf.dev/off-schedule): their candidates go under KerfScheduledOff. */
   readonly offPools: ReadonlySet<string>;
+  /** Candidates of static NodePools (StaticDrift's). */
+  readonly staticCandidates: readonly Candidate[];
   readonly blocked: readonly Skipped[];
   readonly budgets: readonly PoolBudget[];
   readonly ctx: MethodContext;
@@ -288,11 +295,17 @@ export function preparePass(input: DisruptionInput): Pass {
   const now = input.now.getTime();
   const { nodeClaims, nodes, pods } = input.cluster;
   const byName = typesByName(input.instanceTypes);
-  const found = findCandidates({
+  const modes = poolsByMode(input.cluster);
+  const all = findCandidates({
     now, nodeClaims, nodes, pods, pdbs: input.cluster.pdbs ?? [], types: byName,
-    nodePools: dynamicPools(input.cluster), nominated: input.nominated, inFlight: input.inFlight,
+    nodePools: new Set([...modes.dynamic, ...modes.static]), nominated: input.nominated, inFlight: input.inFlight,
     emptyAfter: emptyDelays(input.cluster),
   });
+  const found = {
+    candidates: all.candidates.filter((c) => modes.dynamic.has(c.nodePool)),
+    blocked: all.blocked.filter((b) => modes.dynamic.has(b.node?.metadata?.labels?.[Label.nodePool] ?? "")),
+  };
+  const staticCandidates = all.candidates.filter((c) => modes.static.has(c.nodePool));
   const budgets = poolBudgets({ now: input.now, nodePools: input.cluster.nodePools, nodeClaims, nodes, pods,
     inFlight: input.inFlight });
   const { snapshot, stays } = schedulingView(input, found.candidates);
@@ -304,7 +317,8 @@ export function preparePass(input: DisruptionInput): Pass {
     ledger: new BudgetLedger(budgets), skipped: [], budgetBlocked: [], scheduling: { ...input.scheduling },
   };
   return {
-    candidates: found.candidates, offPools: offPools(input.cluster, input.now), blocked: found.blocked, budgets, ctx,
+    candidates: found.candidates, staticCandidates, offPools: offPools(input.cluster, input.now), blocked: found.blocked,
+    budgets, ctx,
     consolidating: consolidationCandidates(ctx, found.candidates),
   };
 }
@@ -330,7 +344,7 @@ export function planDisruption(input: DisruptionInput): DisruptionPlan {
   const { ctx, candidates, consolidating } = pass;
   const eligible = {
     Empty: candidates.filter(isEmptyCandidate).length,
-    Drifted: candidates.filter((c) => c.driftReason !== undefined).length,
+    Drifted: [...candidates, ...pass.staticCandidates].filter((c) => c.driftReason !== undefined).length,
     Underutilized: consolidating.length,
     KerfScheduledOff: candidates.filter((c) => pass.offPools.has(c.nodePool)).length,
   };
@@ -340,7 +354,8 @@ export function planDisruption(input: DisruptionInput): DisruptionPlan {
   const methods: readonly [Method, () => Command | undefined][] = [
     ["scheduled-off", () => scheduledOff(ctx, candidates, pass.offPools)],
     ["emptiness", () => emptiness(ctx, candidates)],
-    ["static-drift", () => undefined],
+    ["static-drift", () => staticDrift(ctx, { ...input.cluster, instanceTypes: input.instanceTypes },
+      pass.staticCandidates)],
     ["drift", () => {
       const r = boundedDrift(ctx, candidates, { maxEvaluations: bound, resumeAfter: input.driftResumeAfter });
       driftResumeAfter = r.stoppedAt;

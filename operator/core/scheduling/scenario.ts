@@ -43,7 +43,8 @@ import type { SchedulerConfig } from "./default-spread.ts";
 import { simPodFromPod, simPodFromSpec } from "./pod-spec.ts";
 import { admitRuntimeClass, runtimeClassesOf, type RuntimeClasses } from "./runtime-class.ts";
 import { selectorMatches } from "./selector.ts";
-import type { LabelSelector, SimPod, Snapshot } from "./types.ts";
+import type { LabelSelector, PlannedNodeClaim, SimPod, Snapshot } from "./types.ts";
+import { staticLaunches } from "../nodepool/static.ts";
 
 export type Obj = Readonly<Record<string, unknown>>;
 
@@ -96,6 +97,12 @@ export interface Scenario {
   readonly overlays: readonly OverlayVerdict[];
   /** The scheduling input itself (its `off`: pools off at `now` under kerf.dev/off-schedule). */
   readonly input: SchedulingInput;
+  /**
+   * The NodeClaims static NodePools (spec.replicas) would launch now. They take no pending pod here: the
+   * operator's provisioner gives a NodeClaim that has not launched no room (it has no instance-type options),
+   * and kube-scheduler binds pods to its Node once it registers.
+   */
+  readonly staticClaims: readonly PlannedNodeClaim[];
 }
 
 const o = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
@@ -291,7 +298,8 @@ export function buildScenario(
     cluster, pending: objects.pending as readonly Pod[], instanceTypes, schedulerConfig, expendablePodsPriorityCutoff,
     now: at?.getTime(),
   });
-  return { snapshot: input.snapshot, pending: [...input.pods.keys()], objects, cluster, overlays: verdicts, input };
+  const staticClaims = staticLaunches(cluster.nodePools, cluster.nodeClaims, instanceTypes, now.getTime());
+  return { snapshot: input.snapshot, pending: [...input.pods.keys()], objects, cluster, overlays: verdicts, input, staticClaims };
 }
 
 /**

@@ -44,6 +44,16 @@ void describe("kerf top's view", () => {
     assert.deepEqual(view.pools.find((p) => p.name === "frozen")?.budgets, ["Empty 0/1", "Drifted 0/1", "Underutilized 0/1"]);
   });
 
+  void it("says a static NodePool's nodes are kept, and a drifted one is to be replaced", () => {
+    const p = pool("fixed", { budgets: [{ nodes: "100%" }] });
+    const fixed = { ...p, spec: { ...p.spec, replicas: 2 } };
+    const machines = [machine("idle", { pool: fixed }), machine("old", { pool: fixed, drifted: "NodePoolDrifted" })];
+    const view = buildView(snapshot(machines, [fixed]));
+    const state = (name: string): string | undefined => view.nodes.find((n) => n.name === name)?.state;
+    assert.equal(state("idle"), "static: kept (spec.replicas)");
+    assert.equal(state("old"), "drifted (NodePoolDrifted): to be replaced");
+  });
+
   void it("lists NodeClaims that have no node yet and nodes kerf does not manage", () => {
     const launching = machine("new");
     const unmanaged = machine("system").node;

@@ -11,6 +11,7 @@ import { findCandidates, isEmpty, runningPrice } from "../disruption/candidates.
 import { poolBudgets, type PoolObject } from "../disruption/pool-budgets.ts";
 import type { Node, NodeClaim, PdbLike, Pod } from "../lifecycle/objects.ts";
 import { findCondition } from "../lifecycle/objects.ts";
+import { isStatic } from "../nodepool/static.ts";
 import { podRequests } from "../scheduling/pod-spec.ts";
 
 /** One snapshot of the cluster, as read from the apiserver. */
@@ -92,8 +93,12 @@ function claimState(claim: NodeClaim): string {
 type Found = ReturnType<typeof findCandidates>;
 
 /** What the operator would do with a candidate, or which budget or wait holds it. */
-function candidateState(candidate: Found["candidates"][number], zeroBudget: ReadonlySet<string>): string {
+function candidateState(
+  candidate: Found["candidates"][number], zeroBudget: ReadonlySet<string>, fixed: ReadonlySet<string>,
+): string {
   if (candidate.podBlocker !== undefined) return `blocked: ${candidate.podBlocker.message}`;
+  // A static NodePool's node goes only through StaticDrift (replaced one for one); nothing empties or consolidates it.
+  if (fixed.has(candidate.nodePool) && candidate.driftReason === undefined) return "static: kept (spec.replicas)";
   const reason = candidate.driftReason !== undefined ? "Drifted" : isEmpty(candidate) ? "Empty" : "Underutilized";
   if (zeroBudget.has(`${candidate.nodePool}/${reason}`)) return `${reason.toLowerCase()}: budget allows 0 now`;
   if (candidate.driftReason !== undefined) return `drifted (${candidate.driftReason}): to be replaced`;
@@ -101,14 +106,16 @@ function candidateState(candidate: Found["candidates"][number], zeroBudget: Read
   return isEmpty(candidate) ? "empty: to be removed" : "consolidation candidate";
 }
 
-function stateOf(claim: NodeClaim | undefined, found: Found, zeroBudget: ReadonlySet<string>): string {
+function stateOf(
+  claim: NodeClaim | undefined, found: Found, zeroBudget: ReadonlySet<string>, fixed: ReadonlySet<string>,
+): string {
   if (claim === undefined) return "not managed by kerf (no NodeClaim)";
   const name = nameOf(claim);
   if (claim.metadata?.deletionTimestamp !== undefined) return "deleting";
   const blocked = found.blocked.find((s) => nameOf(s.nodeClaim) === name);
   if (blocked !== undefined) return `blocked: ${blocked.blocker.message}`;
   const candidate = found.candidates.find((c) => c.name === name);
-  return candidate === undefined ? claimState(claim).toLowerCase() : candidateState(candidate, zeroBudget);
+  return candidate === undefined ? claimState(claim).toLowerCase() : candidateState(candidate, zeroBudget, fixed);
 }
 
 function requestedOn(pods: readonly Pod[]): Record<string, number> {
@@ -140,6 +147,7 @@ export function buildView(input: TopInput): TopView {
   const budgets = poolBudgets({ now: new Date(input.now), nodePools: input.nodePools, nodeClaims: input.nodeClaims,
     nodes: input.nodes, inFlight: new Set() });
   const zeroBudget = new Set(budgets.filter((b) => b.allowed === 0).map((b) => `${b.nodePool}/${b.reason}`));
+  const fixed = new Set(input.nodePools.filter(isStatic).map(nameOf));
   const claimByProvider = new Map(input.nodeClaims.map((c) => [c.status?.providerID ?? "", c]));
   const podsByNode = new Map<string, Pod[]>();
   for (const pod of input.pods) {
@@ -149,7 +157,7 @@ export function buildView(input: TopInput): TopView {
   const nodes = input.nodes.map((node) => {
     const claim = claimByProvider.get(node.spec?.providerID ?? "__none__");
     return nodeRow(node, claim, podsByNode.get(nameOf(node)) ?? [],
-      { types: input.types, state: stateOf(claim, found, zeroBudget) });
+      { types: input.types, state: stateOf(claim, found, zeroBudget, fixed) });
   }).sort((a, b) => a.nodePool.localeCompare(b.nodePool) || a.name.localeCompare(b.name));
   const pools = input.nodePools.map((pool): PoolRow => {
     const name = nameOf(pool);

@@ -131,6 +131,8 @@ export interface PoolSpec {
   readonly limits?: Readonly<Record<string, string | number>>;
   readonly weight?: number;
   readonly nodeClass?: string;
+  /** spec.replicas: a static NodePool. */
+  readonly replicas?: number;
 }
 
 export const req = (key: string, operator: string, ...values: string[]): NodeSelectorRequirement =>
@@ -148,6 +150,7 @@ export function nodePool(name = "default", spec: PoolSpec = {}): Doc {
     spec: {
       ...(spec.weight === undefined ? {} : { weight: spec.weight }),
       ...(spec.limits === undefined ? {} : { limits: spec.limits }),
+      ...(spec.replicas === undefined ? {} : { replicas: spec.replicas }),
       template: {
         metadata: { labels: spec.labels ?? {} },
         spec: {

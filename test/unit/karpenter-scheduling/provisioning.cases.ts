@@ -419,6 +419,19 @@ export const cases: ParityCase[] = [
       pod("p", { nodeSelector: { "karpenter.sh/nodepool": "target" } })],
     expect: { nodeLabels: { p: { "karpenter.sh/nodepool": "target" } } },
   },
+  // Static NodePools (spec.replicas): the provisioner leaves them out; their own controller keeps their count.
+  {
+    name: "a static NodePool gets no NodeClaim for a pending pod",
+    from: prov("should not create NodeClaims for StaticNodePool"),
+    scenario: [nodeClass(), nodePool("static", { replicas: 2 }), pod("p")],
+    expect: { unschedulable: ["p"], newNodes: 0 },
+  },
+  {
+    name: "beside a static NodePool, the dynamic NodePool takes the pending pod",
+    from: prov("should still provision dynamic NodeClaims when there are both Static and Dynamic NodePools"),
+    scenario: [nodeClass(), nodePool("default"), nodePool("static", { replicas: 1 }), pod("p")],
+    expect: { newNodes: 1, nodeLabels: { p: { "karpenter.sh/nodepool": "default" } } },
+  },
   ...[["LabelTopologyZone, LabelTopologyZone", ZONE], ["LabelHostname, LabelHostname",
     "kubernetes.io/hostname"]].map(([entry, key]) => ({
     name: `an unsatisfiable node-affinity preference on ${key} is dropped and the pod shares the first pod's node`,
