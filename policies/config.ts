@@ -8,7 +8,8 @@ export type PolicySetting = Severity | "off";
 /** Every configurable policy id (the registry test keeps this equal to the registry). */
 export const CONFIGURABLE_POLICY_IDS = [
   "unknown-fields", "runtime", "strict", "spot-diversity", "requirements-satisfiable", "limits-required",
-  "budget-schedule", "kerf-annotations", "nodeclassref-resolves", "imdsv2-required", "ebs-encrypted", "zone-region",
+  "budget-schedule", "kerf-annotations", "nodeclassref-resolves", "imdsv2-required", "ebs-encrypted", "operator-ignores",
+  "zone-region",
 ] as const;
 export type ConfigurablePolicyId = (typeof CONFIGURABLE_POLICY_IDS)[number];
 

@@ -11,6 +11,7 @@ import { LIMITS_REQUIRED_POLICY } from "./nodepool/limits.ts";
 import { NODECLASSREF_POLICY } from "./nodepool/nodeclassref.ts";
 import { NODEPOOL_RUNTIME_POLICY } from "./nodepool/runtime.ts";
 import { NODEPOOL_STRICT_POLICY } from "./nodepool/strict.ts";
+import { OPERATOR_IGNORES_POLICY } from "./operator-ignores.ts";
 import type { Kind, Policy } from "./types.ts";
 
 /** All policies in evaluation order: the CRD's CEL rules (cel), runtime equivalents, strict gaps, then kerf policies. */
@@ -29,6 +30,7 @@ export const POLICIES: readonly Policy[] = [
   NODECLASSREF_POLICY,
   IMDSV2_POLICY,
   EBS_ENCRYPTED_POLICY,
+  OPERATOR_IGNORES_POLICY,
 ];
 
 const byKind = new Map<Kind, Policy[]>();

@@ -1,0 +1,181 @@
+// What of Karpenter's v1.15 API kerf's operator does not act on: the single source for the `operator-ignores`
+// warning (kerf check and the webhook), the operator's IgnoredFields condition and start-up log, and the refusal
+// table in docs/migrate.md (kept true by operator-coverage.test.ts, which walks every field of manifests/crds).
+// Adding or removing a feature is one line in the lists below. Pure data and functions, no I/O.
+import { asObject, asString, get, isObject, objects, strings } from "./object.ts";
+
+/** The kinds whose fields are classified here. */
+export type CoverageKind = "NodePool" | "NodeClaim" | "EC2NodeClass";
+
+/**
+ * A schema location as operator-coverage.test.ts spells it: dot-separated property names from the root of the
+ * object, `[]` after a list, `{}` after a map ("spec.networkInterfaces[].deviceIndex"). An entry covers the field
+ * and everything under it.
+ */
+export type SchemaPath = string;
+
+/** A field kerf's operator does not act on, and the Karpenter feature that field asks for. */
+export interface IgnoredField {
+  readonly kind: CoverageKind;
+  readonly path: SchemaPath;
+  /** What Karpenter does with it, as the user reads it after "kerf's operator ignores <field> (…)". */
+  readonly feature: string;
+  /** A status field kerf never writes: listed in the docs, never warned about (users do not set status). */
+  readonly status?: true;
+}
+
+/** The fields kerf's operator ignores. One line per feature; its children are covered too. */
+export const IGNORED_FIELDS: readonly IgnoredField[] = [
+  { kind: "NodePool", path: "spec.replicas", feature: "static capacity: a fixed number of nodes" },
+  { kind: "NodePool", path: "status.nodeClassObservedGeneration", feature: "the node class generation last seen", status: true },
+  { kind: "EC2NodeClass", path: "spec.blockDeviceMappings[].ebs.volumeInitializationRate", feature: "EBS volume initialization rate of snapshot volumes" },
+  { kind: "EC2NodeClass", path: "spec.capacityReservationSelectorTerms", feature: "launching into On-Demand Capacity Reservations" },
+  { kind: "EC2NodeClass", path: "spec.connectionTracking", feature: "ENI connection-tracking timeouts" },
+  { kind: "EC2NodeClass", path: "spec.context", feature: "the EC2 Fleet context (reserved capacity of AWS Outposts / ODCR contexts)" },
+  { kind: "EC2NodeClass", path: "spec.cpuOptions", feature: "CPU options (nested virtualization)" },
+  { kind: "EC2NodeClass", path: "spec.enclaveOptions", feature: "Nitro Enclaves" },
+  { kind: "EC2NodeClass", path: "spec.instanceStorePolicy", feature: "RAID0 of the instance store volumes" },
+  { kind: "EC2NodeClass", path: "spec.ipPrefixCount", feature: "IPv4 prefix delegation on the primary ENI" },
+  { kind: "EC2NodeClass", path: "spec.networkInterfaces", feature: "extra network interfaces (EFA)" },
+  { kind: "EC2NodeClass", path: "spec.placementGroupSelector", feature: "launching into a placement group" },
+  { kind: "EC2NodeClass", path: "status.capacityReservations", feature: "the selected capacity reservations", status: true },
+];
+
+/**
+ * spec.kubelet is free-form from Karpenter v1.15 (any KubeletConfiguration field, passed through to user data);
+ * kerf writes these keys into user data and ignores the others.
+ */
+export const HONOURED_KUBELET_KEYS: readonly string[] = [
+  "clusterDNS", "cpuCFSQuota", "evictionHard", "evictionMaxPodGracePeriod", "evictionSoft", "evictionSoftGracePeriod",
+  "imageGCHighThresholdPercent", "imageGCLowThresholdPercent", "kubeReserved", "maxPods", "podsPerCore", "systemReserved",
+];
+
+/** NodePool requirement keys (labels) kerf never puts on an instance type: a requirement on them is ignored. */
+export const IGNORED_REQUIREMENT_LABELS: Readonly<Record<string, string>> = {
+  "karpenter.k8s.aws/capacity-reservation-id": "launching into On-Demand Capacity Reservations",
+  "karpenter.k8s.aws/capacity-reservation-type": "launching into On-Demand Capacity Reservations",
+  "karpenter.k8s.aws/capacity-reservation-interruptible": "launching into On-Demand Capacity Reservations",
+  "karpenter.k8s.aws/placement-group-id": "launching into a placement group",
+  "karpenter.k8s.aws/placement-group-partition": "launching into a placement group",
+};
+
+/** Annotations in a NodePool's template (they go onto its Nodes) that ask for something kerf does not do. */
+export const IGNORED_TEMPLATE_ANNOTATIONS: Readonly<Record<string, string>> = {
+  "karpenter.sh/do-not-repair": "node repair (kerf has none, so nothing is repaired either way)",
+};
+
+/** Values of a field kerf honours that ask for a feature it lacks. */
+export const IGNORED_VALUES: readonly { readonly kind: CoverageKind; readonly path: SchemaPath; readonly value: string; readonly feature: string }[] = [
+  { kind: "NodePool", path: "spec.disruption.budgets[].reasons", value: "Unhealthy", feature: "node repair (kerf disrupts no node as Unhealthy)" },
+];
+
+/** Karpenter feature gates (FEATURE_GATES) kerf does not implement: on (true) they would be ignored. */
+export const IGNORED_FEATURE_GATES: Readonly<Record<string, string>> = {
+  NodeRepair: "node repair",
+  NodeOverlay: "NodeOverlay",
+  StaticCapacity: "static capacity (spec.replicas)",
+  CapacityBuffer: "CapacityBuffer",
+  TerminateFirstDrift: "terminating a drifted node before its replacement launches",
+  TerminateFirstRepair: "terminating an unhealthy node before its replacement launches",
+  PodDeletionCostManagement: "writing controller.kubernetes.io/pod-deletion-cost",
+};
+
+/** Karpenter feature gates kerf implements. */
+export const HONOURED_FEATURE_GATES: readonly string[] = ["SpotToSpotConsolidation", "ReservedCapacity"];
+
+/**
+ * Karpenter settings (environment variables of its controller) kerf's operator does not read, with the one value
+ * that means what kerf does anyway; any other value would be ignored.
+ */
+export const IGNORED_SETTINGS: readonly { readonly env: string; readonly means: string; readonly feature: string }[] = [
+  { env: "VM_MEMORY_OVERHEAD_PERCENT", means: "0.075", feature: "the VM memory overhead subtracted from capacity (kerf: 7.5 %)" },
+  { env: "RESERVED_ENIS", means: "0", feature: "ENIs held back from max-pods" },
+  { env: "ENABLE_ZONAL_SHIFT", means: "false", feature: "following EKS zonal shifts" },
+  { env: "PREFERENCE_POLICY", means: "Respect", feature: "ignoring preferences" },
+  { env: "MIN_VALUES_POLICY", means: "Strict", feature: "relaxing minValues" },
+  { env: "DISABLE_CLUSTER_STATE_OBSERVABILITY", means: "false", feature: "turning cluster-state metrics and events off" },
+];
+
+/** One ignored thing found in an object: where (apiserver style), which table entry, and why. */
+export interface IgnoredUse {
+  /** Where in the object: "spec.networkInterfaces", "spec.kubelet.shutdownGracePeriod". */
+  readonly path: string;
+  /** The field as the docs table names it (a SchemaPath, or a label/annotation key). */
+  readonly field: string;
+  readonly feature: string;
+}
+
+/**
+ * The objects a SchemaPath's parts lead to in an object, with their apiserver paths ("spec.a[0].b"); a part
+ * ending in `[]` steps into each list item. Absent (or null) values lead nowhere.
+ */
+function reached(node: unknown, parts: readonly string[], at = ""): { node: unknown; at: string }[] {
+  if (node === undefined || node === null) return [];
+  const [head, ...rest] = parts;
+  if (head === undefined) return [{ node, at }];
+  const name = head.endsWith("[]") ? head.slice(0, -2) : head;
+  const child = isObject(node) && Object.hasOwn(node, name) ? node[name] : undefined;
+  const here = at === "" ? name : `${at}.${name}`;
+  if (!head.endsWith("[]")) return reached(child, rest, here);
+  return Array.isArray(child) ? child.flatMap((item, i) => reached(item, rest, `${here}[${i}]`)) : [];
+}
+
+function fieldUses(kind: CoverageKind, object: unknown): IgnoredUse[] {
+  return IGNORED_FIELDS.filter((f) => f.kind === kind && f.status !== true)
+    .flatMap((f) => reached(object, f.path.split(".")).map(({ at }) => ({ path: at, field: f.path, feature: f.feature })));
+}
+
+function valueUses(kind: CoverageKind, object: unknown): IgnoredUse[] {
+  return IGNORED_VALUES.filter((v) => v.kind === kind).flatMap((v) =>
+    reached(object, v.path.split(".")).filter(({ node }) => strings(node).includes(v.value))
+      .map(({ at }) => ({ path: at, field: `${v.path}: ${v.value}`, feature: v.feature })));
+}
+
+function kubeletUses(object: unknown): IgnoredUse[] {
+  const kubelet = asObject(get(object, "spec", "kubelet")) ?? {};
+  return Object.keys(kubelet).filter((k) => !HONOURED_KUBELET_KEYS.includes(k)).sort().map((key) => ({
+    path: `spec.kubelet.${key}`, field: "spec.kubelet.*", feature: "a KubeletConfiguration field kerf does not write into user data",
+  }));
+}
+
+function nodePoolUses(object: unknown): IgnoredUse[] {
+  const requirements = objects(get(object, "spec", "template", "spec", "requirements")).flatMap((r, i) => {
+    const key = asString(r["key"]) ?? "";
+    const feature = Object.hasOwn(IGNORED_REQUIREMENT_LABELS, key) ? IGNORED_REQUIREMENT_LABELS[key] : undefined;
+    return feature === undefined ? [] : [{ path: `spec.template.spec.requirements[${i}].key`, field: key, feature }];
+  });
+  const annotations = Object.keys(asObject(get(object, "spec", "template", "metadata", "annotations")) ?? {})
+    .filter((key) => Object.hasOwn(IGNORED_TEMPLATE_ANNOTATIONS, key))
+    .map((key) => ({ path: `spec.template.metadata.annotations.${key}`, field: key, feature: IGNORED_TEMPLATE_ANNOTATIONS[key] ?? "" }));
+  return [...requirements, ...annotations];
+}
+
+/** What in this object kerf's operator would ignore, in a stable order (table order, then location). */
+export function ignoredUses(kind: CoverageKind, object: unknown): IgnoredUse[] {
+  const uses = [...fieldUses(kind, object), ...valueUses(kind, object)];
+  if (kind === "EC2NodeClass") uses.push(...kubeletUses(object));
+  if (kind === "NodePool") uses.push(...nodePoolUses(object));
+  return uses;
+}
+
+/** One sentence naming every ignored use, for warnings, the condition message and the log. */
+export function ignoredUsesMessage(uses: readonly IgnoredUse[]): string {
+  return `kerf's operator ignores ${uses.map((u) => `${u.path} (${u.feature})`).join(", ")}`;
+}
+
+/** The feature gates turned on that kerf ignores, and gate names neither Karpenter's nor kerf's; sorted. */
+export function ignoredFeatureGates(gates: Readonly<Record<string, boolean>>): { readonly ignored: string[]; readonly unknown: string[] } {
+  const names = Object.keys(gates).sort();
+  return {
+    ignored: names.filter((n) => gates[n] === true && Object.hasOwn(IGNORED_FEATURE_GATES, n)),
+    unknown: names.filter((n) => !Object.hasOwn(IGNORED_FEATURE_GATES, n) && !HONOURED_FEATURE_GATES.includes(n)),
+  };
+}
+
+/** The Karpenter settings present in an environment with a value kerf would ignore (env name → value), sorted. */
+export function ignoredSettings(env: Readonly<Record<string, string | undefined>>): { readonly env: string; readonly value: string; readonly feature: string }[] {
+  return IGNORED_SETTINGS.flatMap((s) => {
+    const value = env[s.env];
+    return value === undefined || value === "" || value === s.means ? [] : [{ env: s.env, value, feature: s.feature }];
+  });
+}
