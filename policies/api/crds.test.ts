@@ -2,7 +2,10 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { crdObjects, renderCrds } from "./crds.ts";
+import { CRD_CONTRACT_VERSION, crdObjects, renderCrds } from "./crds.ts";
+import { descriptionsOf } from "./descriptions.ts";
+import { stripDescriptions } from "./releases/from-crds.ts";
+import DESCRIPTIONS from "./releases/karpenter-v1.15.1.descriptions.json" with { type: "json" };
 import { bundledKarpenterApi } from "./releases/index.ts";
 
 const dir = path.resolve(import.meta.dirname, "..", "..", "manifests", "crds");
@@ -38,18 +41,25 @@ void describe("generated CRDs", () => {
     assert.deepEqual(versions[0]?.subresources["scale"], { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.nodes" });
   });
 
-  const table: [string, number, number][] = [["NodePool", 0, 20], ["NodeClaim", 1, 10], ["EC2NodeClass", 2, 54]];
+  const table: [string, number, number][] = [["NodePool", 0, 20], ["NodeClaim", 1, 10], ["EC2NodeClass", 2, 44]];
   for (const [kind, index, count] of table) {
-    void it(`attach all ${count} ${kind} CEL rules of Karpenter v1.14.1 at their upstream locations, byte for byte and in order`, () => {
+    void it(`attach all ${count} ${kind} CEL rules of Karpenter v${CRD_CONTRACT_VERSION} at their upstream locations, byte for byte and in order`, () => {
       const generated = rulesByLocation(schemaOf(crdObjects()[index] as Record<string, unknown>) as Record<string, unknown>);
-      const upstream = rulesByLocation(bundledKarpenterApi("1.14.1").schemas[kind as "NodePool"] as Record<string, unknown>);
+      const upstream = rulesByLocation(bundledKarpenterApi(CRD_CONTRACT_VERSION).schemas[kind as "NodePool"] as Record<string, unknown>);
       assert.deepEqual(generated, upstream);
       assert.equal(Object.values(generated).flat().length, count);
     });
 
-    void it(`describe ${kind} exactly as Karpenter v1.14.1's CRD does (descriptions aside)`, () => {
-      const generated = JSON.parse(JSON.stringify(schemaOf(crdObjects()[index] as Record<string, unknown>))) as unknown;
-      assert.deepEqual(generated, bundledKarpenterApi("1.14.1").schemas[kind as "NodePool"]);
+    void it(`describe ${kind} exactly as Karpenter v${CRD_CONTRACT_VERSION}'s CRD does, so that the apiserver prunes no field a v1.15 user sets`, () => {
+      const generated = stripDescriptions(JSON.parse(JSON.stringify(schemaOf(crdObjects()[index] as Record<string, unknown>)))) as unknown;
+      assert.deepEqual(generated, bundledKarpenterApi(CRD_CONTRACT_VERSION).schemas[kind as "NodePool"]);
+    });
+
+    void it(`explain every ${kind} field with Karpenter v${CRD_CONTRACT_VERSION}'s own description, and only with those`, () => {
+      const generated = descriptionsOf(schemaOf(crdObjects()[index] as Record<string, unknown>));
+      const upstream = (DESCRIPTIONS.descriptions as Record<string, Record<string, string>>)[kind] ?? {};
+      assert.deepEqual(generated, upstream);
+      assert.ok(Object.keys(generated).length > 40, `${Object.keys(generated).length} descriptions`);
     });
   }
 
@@ -58,5 +68,23 @@ void describe("generated CRDs", () => {
     assert.deepEqual(np?.["required"], ["spec"]);
     assert.deepEqual(nc?.["required"], ["spec"]);
     assert.equal(ec?.["required"], undefined);
+  });
+});
+
+void describe("the vendored CRD descriptions", () => {
+  void it(`come from Karpenter v${CRD_CONTRACT_VERSION}'s published CRD files, each named with its sha256`, () => {
+    assert.equal(DESCRIPTIONS.version, CRD_CONTRACT_VERSION);
+    assert.deepEqual(DESCRIPTIONS.sources.map((s) => s.kind), ["NodePool", "NodeClaim", "EC2NodeClass"]);
+    for (const source of DESCRIPTIONS.sources) {
+      assert.match(source.file, new RegExp(`^github\\.com/aws/karpenter-provider-aws@v${CRD_CONTRACT_VERSION.replaceAll(".", "\\.")}/pkg/apis/crds/`));
+      assert.match(source.sha256, /^[0-9a-f]{64}$/);
+    }
+  });
+
+  void it("say in the generated CRDs which Karpenter release they serve", () => {
+    for (const crd of crdObjects()) {
+      const annotations = (crd["metadata"] as { annotations: Record<string, string> }).annotations;
+      assert.equal(annotations["kerf.dev/generated-from"], `policies/api (Karpenter v${CRD_CONTRACT_VERSION} contract)`);
+    }
   });
 });

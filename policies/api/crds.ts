@@ -1,5 +1,8 @@
-// Builds the three CRDs (wire-compatible with Karpenter v1.14.1) from the schemas and renders them as YAML (pure).
+// Builds the three CRDs (wire-compatible with Karpenter v1.15.1) from the schemas and renders them as YAML (pure).
+// Field descriptions are Karpenter's own, vendored from its published CRDs (releases/*.descriptions.json).
 import { stringify } from "yaml";
+import { withDescriptions } from "./descriptions.ts";
+import DESCRIPTIONS from "./releases/karpenter-v1.15.1.descriptions.json" with { type: "json" };
 import { EC2NODECLASS_SCHEMA } from "./schemas/ec2nodeclass.schema.ts";
 import { NODECLAIM_SCHEMA } from "./schemas/nodeclaim.schema.ts";
 import { NODEPOOL_SCHEMA } from "./schemas/nodepool.schema.ts";
@@ -64,6 +67,11 @@ const SPECS: readonly CrdSpec[] = [
   },
 ];
 
+/** The Karpenter release whose API (shape, rules and descriptions) the generated CRDs serve. */
+export const CRD_CONTRACT_VERSION = "1.15.1";
+
+const descriptions = DESCRIPTIONS.descriptions as Readonly<Record<string, Readonly<Record<string, string>>>>;
+
 function crd(spec: CrdSpec): Record<string, unknown> {
   const subresources: Record<string, unknown> = spec.scale === true
     ? { scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.nodes" }, status: {} }
@@ -74,12 +82,15 @@ function crd(spec: CrdSpec): Record<string, unknown> {
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
-    metadata: { annotations: { "kerf.dev/generated-from": "policies/api (Karpenter v1.14.1 contract)" }, name: `${spec.plural}.${spec.group}` },
+    metadata: { annotations: { "kerf.dev/generated-from": `policies/api (Karpenter v${CRD_CONTRACT_VERSION} contract)` }, name: `${spec.plural}.${spec.group}` },
     spec: {
       group: spec.group,
       names,
       scope: "Cluster",
-      versions: [{ additionalPrinterColumns: spec.columns, name: spec.version ?? "v1", schema: { openAPIV3Schema: spec.schema }, served: true, storage: true, subresources }],
+      versions: [{
+        additionalPrinterColumns: spec.columns, name: spec.version ?? "v1",
+        schema: { openAPIV3Schema: withDescriptions(spec.schema, descriptions[spec.kind] ?? {}) }, served: true, storage: true, subresources,
+      }],
     },
   };
 }

@@ -1,11 +1,11 @@
-// The x-kubernetes-validations of Karpenter v1.14.1's own CRDs, read from the vendored release (releases/), so that
+// The x-kubernetes-validations of Karpenter v1.15.1's own CRDs, read from the vendored release (releases/), so that
 // kerf's generated CRDs carry the upstream rules byte for byte without a second, hand-kept copy.
 import type { Kind } from "../types.ts";
 import { bundledKarpenterApi } from "./releases/index.ts";
 import type { SchemaNode, ValidationRule } from "./schemas/openapi.ts";
 
 /** The release kerf's own schemas (schemas/) describe. */
-const CONTRACT_VERSION = "1.14.1";
+const CONTRACT_VERSION = "1.15.1";
 
 /** The upstream rules at a schema location (".spec.template.spec.requirements[].key"; "[]" = list items), in order. */
 export function upstreamRulesAt(kind: Kind, on: string): ValidationRule[] {

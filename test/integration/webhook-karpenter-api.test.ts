@@ -13,6 +13,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1ClusterRole, type V1ClusterRoleBinding } from "@kubernetes/client-node";
 import { pino } from "pino";
+import { CRD_CONTRACT_VERSION } from "../../policies/api/crds.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { component, renderChart } from "../harness/chart.ts";
 import { only } from "../harness/manifests.ts";
@@ -185,7 +186,7 @@ void describe("kerf webhook judging against the cluster's installed Karpenter CR
 
     // kerf's generated CRDs name theirs: the switch shows without a restart.
     await installCrds(env.kubeConfig, generatedCrds());
-    await eventually("the webhook to judge against the upgraded CRDs", async () => (await apiInUse(webhook.port)).join() === "cluster/1.14.1");
+    await eventually("the webhook to judge against the upgraded CRDs", async () => (await apiInUse(webhook.port)).join() === `cluster/${CRD_CONTRACT_VERSION}`);
     assert.deepEqual(await verdicts(webhook.port), V1_14);
 
     // Gone: the pinned release (1.10 → 1.10.2), logged once with the reason, however often the watch retries.
@@ -207,7 +208,7 @@ void describe("kerf webhook judging against the cluster's installed Karpenter CR
     const used = logs.filter((l) => l["msg"] === "judging Karpenter objects against this API")
       .map((l) => { const a = l["karpenterApi"] as { source: string; version: string }; return `${a.source}/${a.version}`; })
       .filter((a, i, all) => a !== all[i - 1]);
-    assert.deepEqual(used.slice(0, 3), ["cluster/1.0.8", "cluster/1.14.1", "bundled/1.10.2"], used.join(" → "));
+    assert.deepEqual(used.slice(0, 3), ["cluster/1.0.8", `cluster/${CRD_CONTRACT_VERSION}`, "bundled/1.10.2"], used.join(" → "));
     assert.equal(used.at(-1), "cluster/1.15.1");
   });
 

@@ -6,6 +6,7 @@ import path from "node:path";
 import { runCheck } from "./check.ts";
 import type { CliIo } from "./io.ts";
 import { readKarpenterCrds, selectKarpenterApi } from "./karpenter-api.ts";
+import { CRD_CONTRACT_VERSION } from "../../policies/api/crds.ts";
 import { BUNDLED_KARPENTER_VERSIONS } from "../../policies/api/releases/index.ts";
 
 const crdDir = path.resolve(import.meta.dirname, "..", "..", "manifests", "crds");
@@ -69,7 +70,7 @@ void describe("kerf check --karpenter-version and --karpenter-crds", () => {
     for (const source of [crdDir, list]) {
       const api = await readKarpenterCrds(source);
       assert.equal(api.source, "cluster");
-      assert.equal(api.version, "1.14.1", "kerf's generated CRDs name their contract release");
+      assert.equal(api.version, CRD_CONTRACT_VERSION, "kerf's generated CRDs name their contract release");
       assert.deepEqual(Object.keys(api.schemas).sort(), ["EC2NodeClass", "NodeClaim", "NodePool"]);
     }
     const { code, err } = await kerfCheck(["--karpenter-crds", list, manifest]);

@@ -18,7 +18,7 @@ export function requirements(at: RulesAt, base: string): SchemaNode {
     {
       key: withRules(str({ maxLength: 316, pattern: P.QUALIFIED_NAME }), at(`${base}[].key`)),
       minValues: int({ minimum: 1, maximum: 50 }),
-      operator: str({ enum: ["Gte", "Lte", "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"] }),
+      operator: str({ enum: ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"] }),
       values,
     },
     { required: ["key", "operator"] },

@@ -1,4 +1,4 @@
-// Structural schema of EC2NodeClass (karpenter.k8s.aws/v1) at v1.14.1: the single source for ajv and the CRD.
+// Structural schema of EC2NodeClass (karpenter.k8s.aws/v1) at v1.15.1: the single source for ajv and the CRD.
 import { upstreamRulesAt } from "../upstream-rules.ts";
 import * as P from "../patterns.ts";
 import { conditions, envelope } from "./common.ts";
@@ -103,7 +103,8 @@ function spec(): SchemaNode {
       detailedMonitoring: bool(),
       instanceProfile: withRules(str(), at(".spec.instanceProfile")),
       instanceStorePolicy: str({ enum: ["RAID0"] }),
-      kubelet: kubelet(at),
+      enclaveOptions: obj({ enabled: bool() }, { required: ["enabled"] }),
+      kubelet: kubelet(),
       metadataOptions: metadataOptions(),
       role: withRules(str(), at(".spec.role")),
       tags: withRules(map(str()), at(".spec.tags")),

@@ -1,4 +1,4 @@
-// Structural schema of NodePool (karpenter.sh/v1) at v1.14.1, AWS copy: the single source for ajv and the CRD.
+// Structural schema of NodePool (karpenter.sh/v1) at v1.15.1, AWS copy: the single source for ajv and the CRD.
 import { upstreamRulesAt } from "../upstream-rules.ts";
 import * as P from "../patterns.ts";
 import { conditions, envelope, nodeClassRef, requirements, resourceList, taints } from "./common.ts";
@@ -11,7 +11,7 @@ function budgets(): SchemaNode {
     {
       duration: str({ pattern: P.BUDGET_DURATION }),
       nodes: str({ default: "10%", pattern: P.BUDGET_NODES }),
-      reasons: arr(str({ enum: ["Underutilized", "Empty", "Drifted"] }), { maxItems: 50, "x-kubernetes-list-type": "set" }),
+      reasons: arr(str({ enum: ["Underutilized", "Empty", "Drifted", "Unhealthy"] }), { maxItems: 50, "x-kubernetes-list-type": "set" }),
       schedule: str({ pattern: P.BUDGET_SCHEDULE }),
     },
     { required: ["nodes"] },
@@ -24,10 +24,10 @@ function disruption(): SchemaNode {
   return obj(
     {
       budgets: budgets(),
-      consolidateAfter: str({ pattern: P.DURATION }),
+      consolidateAfter: str({ default: "0s", pattern: P.DURATION }),
       consolidationPolicy: str({ default: "WhenEmptyOrUnderutilized", enum: ["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"] }),
     },
-    { default: { consolidateAfter: "0s" }, required: ["consolidateAfter"] },
+    { default: { consolidateAfter: "0s" } },
   );
 }
 
