@@ -27,19 +27,72 @@ export interface IgnoredField {
 /** The fields kerf's operator ignores. One line per feature; its children are covered too. */
 export const IGNORED_FIELDS: readonly IgnoredField[] = [
   { kind: "NodePool", path: "spec.replicas", feature: "static capacity: a fixed number of nodes" },
-  { kind: "NodePool", path: "status.nodeClassObservedGeneration", feature: "the node class generation last seen", status: true },
+  { kind: "NodePool", path: "status.nodeClassObservedGeneration", feature: "the node class generation last seen (for the NodeRegistrationHealthy condition)", status: true },
   { kind: "EC2NodeClass", path: "spec.blockDeviceMappings[].ebs.volumeInitializationRate", feature: "EBS volume initialization rate of snapshot volumes" },
   { kind: "EC2NodeClass", path: "spec.capacityReservationSelectorTerms", feature: "launching into On-Demand Capacity Reservations" },
   { kind: "EC2NodeClass", path: "spec.connectionTracking", feature: "ENI connection-tracking timeouts" },
-  { kind: "EC2NodeClass", path: "spec.context", feature: "the EC2 Fleet context (reserved capacity of AWS Outposts / ODCR contexts)" },
+  { kind: "EC2NodeClass", path: "spec.context", feature: "the reserved Context field of EC2 CreateFleet" },
   { kind: "EC2NodeClass", path: "spec.cpuOptions", feature: "CPU options (nested virtualization)" },
   { kind: "EC2NodeClass", path: "spec.enclaveOptions", feature: "Nitro Enclaves" },
   { kind: "EC2NodeClass", path: "spec.instanceStorePolicy", feature: "RAID0 of the instance store volumes" },
-  { kind: "EC2NodeClass", path: "spec.ipPrefixCount", feature: "IPv4 prefix delegation on the primary ENI" },
-  { kind: "EC2NodeClass", path: "spec.networkInterfaces", feature: "extra network interfaces (EFA)" },
+  { kind: "EC2NodeClass", path: "spec.ipPrefixCount", feature: "IPv4 prefixes assigned to the network interface" },
+  { kind: "EC2NodeClass", path: "spec.networkInterfaces", feature: "the network interfaces of an instance (EFA, several network cards)" },
   { kind: "EC2NodeClass", path: "spec.placementGroupSelector", feature: "launching into a placement group" },
   { kind: "EC2NodeClass", path: "status.capacityReservations", feature: "the selected capacity reservations", status: true },
 ];
+
+/**
+ * The fields kerf's operator implements (reads, or writes for status), by parent location: parent → child names.
+ * Unlike IGNORED_FIELDS an entry covers only itself, so a field Karpenter adds under an implemented one is
+ * caught by operator-coverage.test.ts until it is classified here or there.
+ */
+export const IMPLEMENTED_FIELDS: Readonly<Record<CoverageKind, Readonly<Record<SchemaPath, readonly string[]>>>> = {
+  NodePool: {
+    "": ["apiVersion", "kind", "metadata", "spec", "status"],
+    "spec": ["disruption", "limits", "template", "weight"],
+    "spec.disruption": ["budgets", "consolidateAfter", "consolidationPolicy"],
+    "spec.disruption.budgets[]": ["duration", "nodes", "reasons", "schedule"],
+    "spec.template": ["metadata", "spec"],
+    "spec.template.metadata": ["annotations", "labels"],
+    "spec.template.spec": ["expireAfter", "nodeClassRef", "requirements", "startupTaints", "taints", "terminationGracePeriod"],
+    "spec.template.spec.nodeClassRef": ["group", "kind", "name"],
+    "spec.template.spec.requirements[]": ["key", "minValues", "operator", "values"],
+    "spec.template.spec.startupTaints[]": ["effect", "key", "timeAdded", "value"],
+    "spec.template.spec.taints[]": ["effect", "key", "timeAdded", "value"],
+    "status": ["conditions", "nodes", "resources"],
+    "status.conditions[]": ["lastTransitionTime", "message", "observedGeneration", "reason", "status", "type"],
+  },
+  NodeClaim: {
+    "": ["apiVersion", "kind", "metadata", "spec", "status"],
+    "spec": ["expireAfter", "nodeClassRef", "requirements", "resources", "startupTaints", "taints", "terminationGracePeriod"],
+    "spec.nodeClassRef": ["group", "kind", "name"],
+    "spec.requirements[]": ["key", "minValues", "operator", "values"],
+    "spec.resources": ["requests"],
+    "spec.startupTaints[]": ["effect", "key", "timeAdded", "value"],
+    "spec.taints[]": ["effect", "key", "timeAdded", "value"],
+    "status": ["allocatable", "capacity", "conditions", "imageID", "lastPodEventTime", "nodeName", "providerID"],
+    "status.conditions[]": ["lastTransitionTime", "message", "observedGeneration", "reason", "status", "type"],
+  },
+  EC2NodeClass: {
+    "": ["apiVersion", "kind", "metadata", "spec", "status"],
+    "spec": [
+      "amiFamily", "amiSelectorTerms", "associatePublicIPAddress", "blockDeviceMappings", "detailedMonitoring", "instanceProfile",
+      "kubelet", "metadataOptions", "role", "securityGroupSelectorTerms", "subnetSelectorTerms", "tags", "userData",
+    ],
+    "spec.amiSelectorTerms[]": ["alias", "id", "name", "owner", "ssmParameter", "tags"],
+    "spec.blockDeviceMappings[]": ["deviceName", "ebs", "rootVolume"],
+    "spec.blockDeviceMappings[].ebs": ["deleteOnTermination", "encrypted", "iops", "kmsKeyID", "snapshotID", "throughput", "volumeSize", "volumeType"],
+    "spec.metadataOptions": ["httpEndpoint", "httpProtocolIPv6", "httpPutResponseHopLimit", "httpTokens"],
+    "spec.securityGroupSelectorTerms[]": ["id", "name", "tags"],
+    "spec.subnetSelectorTerms[]": ["id", "tags"],
+    "status": ["amis", "conditions", "instanceProfile", "securityGroups", "subnets"],
+    "status.amis[]": ["deprecated", "id", "name", "requirements"],
+    "status.amis[].requirements[]": ["key", "operator", "values"],
+    "status.conditions[]": ["lastTransitionTime", "message", "observedGeneration", "reason", "status", "type"],
+    "status.securityGroups[]": ["id", "name"],
+    "status.subnets[]": ["id", "zone", "zoneID"],
+  },
+};
 
 /**
  * spec.kubelet is free-form from Karpenter v1.15 (any KubeletConfiguration field, passed through to user data);
@@ -178,4 +231,20 @@ export function ignoredSettings(env: Readonly<Record<string, string | undefined>
     const value = env[s.env];
     return value === undefined || value === "" || value === s.means ? [] : [{ env: s.env, value, feature: s.feature }];
   });
+}
+
+/** One row of the refusal table in docs/migrate.md: what (code), where, what Karpenter does with it. */
+export type CoverageRow = readonly [what: string, where: string, karpenter: string];
+
+/** The refusal table of docs/migrate.md, row by row, in the order the lists above give. */
+export function coverageTableRows(): CoverageRow[] {
+  return [
+    ...IGNORED_FIELDS.map((f): CoverageRow => [f.path, f.status === true ? `${f.kind} (status, never written)` : f.kind, f.feature]),
+    ["spec.kubelet.*", "EC2NodeClass", `any KubeletConfiguration field but ${HONOURED_KUBELET_KEYS.join(", ")}`],
+    ...IGNORED_VALUES.map((v): CoverageRow => [`${v.path}: ${v.value}`, v.kind, v.feature]),
+    ...Object.entries(IGNORED_REQUIREMENT_LABELS).map(([key, feature]): CoverageRow => [key, "NodePool requirement key", feature]),
+    ...Object.entries(IGNORED_TEMPLATE_ANNOTATIONS).map(([key, feature]): CoverageRow => [key, "NodePool template annotation", feature]),
+    ...Object.entries(IGNORED_FEATURE_GATES).map(([gate, feature]): CoverageRow => [`${gate}=true`, "feature gate", feature]),
+    ...IGNORED_SETTINGS.map((s): CoverageRow => [s.env, `setting (only ${s.means})`, s.feature]),
+  ];
 }

@@ -52,7 +52,7 @@ void describe("the operator-ignores policy", () => {
       [["spec.kubelet.containerLogMaxSize", /spec\.kubelet\.\* is not implemented by kerf/], ["spec.kubelet.shutdownGracePeriod", /kerf's operator ignores it/]]],
     ["warns for several ignored EC2NodeClass fields in table order", "EC2NodeClass",
       nodeClass({ ipPrefixCount: 1, enclaveOptions: { enabled: true }, capacityReservationSelectorTerms: [{ id: "cr-1" }] }),
-      [["spec.capacityReservationSelectorTerms", /Capacity Reservations/], ["spec.enclaveOptions", /Nitro Enclaves/], ["spec.ipPrefixCount", /prefix delegation/]]],
+      [["spec.capacityReservationSelectorTerms", /Capacity Reservations/], ["spec.enclaveOptions", /Nitro Enclaves/], ["spec.ipPrefixCount", /IPv4 prefixes/]]],
     ["warns for a requirement on a label kerf never puts on an instance type", "NodePool",
       nodePool({}, { requirements: [{ key: "kubernetes.io/arch", operator: "In", values: ["amd64"] }, { key: "karpenter.k8s.aws/placement-group-id", operator: "Exists" }] }),
       [["spec.template.spec.requirements[1].key", /^karpenter\.k8s\.aws\/placement-group-id is not implemented by kerf: kerf's operator ignores it \(Karpenter: launching into a placement group\)/]]],
@@ -84,7 +84,7 @@ void describe("the operator-ignores policy", () => {
 void describe("the operator's view of ignored uses", () => {
   void it("names every ignored field with its feature in one message", () => {
     const uses = ignoredUses("EC2NodeClass", nodeClass({ ipPrefixCount: 1, kubelet: { shutdownGracePeriod: "1m" } }));
-    assert.equal(ignoredUsesMessage(uses), "kerf's operator ignores spec.ipPrefixCount (IPv4 prefix delegation on the primary ENI), " +
+    assert.equal(ignoredUsesMessage(uses), "kerf's operator ignores spec.ipPrefixCount (IPv4 prefixes assigned to the network interface), " +
       "spec.kubelet.shutdownGracePeriod (a KubeletConfiguration field kerf does not write into user data)");
   });
 
