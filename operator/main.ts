@@ -30,6 +30,7 @@ import { DEFAULT_DISRUPTION_SETTINGS, type DisruptionSettings } from "./controll
 import { ControllerManager, controllers, type ChangeSource } from "./controllers/registry.ts";
 import { serveProbes, type ListeningServer } from "./observability/http.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
+import { IGNORED_FEATURE_GATES, ignoredFeatureGates, ignoredSettings } from "../policies/operator-coverage.ts";
 import { createMetrics, type Metrics } from "./observability/metrics.ts";
 import type { CatalogPart } from "./ports/catalog-source.ts";
 import type { CloudProvider } from "./ports/cloud-provider.ts";
@@ -213,6 +214,7 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
     logger.info({ legacyNodeRepair: config.legacyNodeRepair }, "node repair on: Karpenter's node.health controller (legacy node repair), not paced by disruption budgets");
   }
   logger.info({ cluster: config.clusterName, region: config.region, identity: config.leaderElectionIdentity }, "operator started");
+  logIgnoredConfiguration(logger, config.featureGates, process.env);
   return {
     config, state, metrics, servers,
     isLeader: () => elector?.isLeader ?? true,
@@ -225,6 +227,20 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
       await kc.closeConnections();
     },
   };
+}
+
+/**
+ * Says once, at start, which Karpenter feature gates and settings this operator was given but ignores (the kerf
+ * chart refuses them; an operator started another way would otherwise ignore them silently).
+ */
+function logIgnoredConfiguration(logger: Logger, gates: Readonly<Record<string, boolean>>, env: NodeJS.ProcessEnv): void {
+  const { ignored, unknown } = ignoredFeatureGates(gates);
+  if (ignored.length > 0) {
+    logger.warn({ featureGates: ignored.map((g) => ({ gate: g, karpenter: IGNORED_FEATURE_GATES[g] })) }, "kerf's operator ignores these feature gates: kerf does not implement them");
+  }
+  if (unknown.length > 0) logger.warn({ featureGates: unknown }, "unknown feature gates: neither Karpenter's nor kerf's; ignored");
+  const settings = ignoredSettings(env);
+  if (settings.length > 0) logger.warn({ settings }, "kerf's operator ignores these Karpenter settings");
 }
 
 /** `kerf operator`: runs until SIGTERM/SIGINT; resolves to the exit code. */

@@ -19,6 +19,7 @@ import { DEFAULT_DISRUPTION_SETTINGS, DisruptionController, type DisruptionSetti
 import { Nominations } from "./disruption/nominations.ts";
 import { PodEventTracker } from "./disruption/pod-events.ts";
 import { reconcileDisruptionStatus, type DisruptionStatusDeps } from "./disruption/status.ts";
+import { ignoredFieldsControllers } from "./ignored/ignored-fields.ts";
 import { collectGarbage } from "./gc/controller.ts";
 import { collectLaunchTemplates, type LaunchTemplateGcDeps } from "./gc/launch-templates.ts";
 import { gcNode } from "./gc/plan.ts";
@@ -155,6 +156,7 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
     },
     { name: "nodepool.hash", reconcile: (key) => reconcileNodePoolHash(deps, key), watches: { nodepools: own } },
     staticCapacityController(deps),
+    ...ignoredFieldsControllers(deps),
     gcController(deps),
     podMetricsController(deps),
     provisioningController(deps, nominations),

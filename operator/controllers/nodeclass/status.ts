@@ -9,6 +9,7 @@ import { amiFamilyOf, type Condition, type EC2NodeClassLike, type EC2NodeClassSt
 import type { CatalogFreshness, PartFreshness } from "../../ports/catalog-source.ts";
 import type { InstanceProfileOutcome } from "../../ports/node-class-cloud.ts";
 import type { NodeClassFacts } from "../../ports/node-class-resolver.ts";
+import { ignoredFieldsCondition } from "../../core/ignored/ignored-fields.ts";
 
 /** The dependent conditions, in the order Ready reports them. */
 export const DEPENDENT_CONDITIONS = ["AMIsReady", "SubnetsReady", "SecurityGroupsReady", "InstanceProfileReady", "ValidationSucceeded"] as const;
@@ -92,6 +93,12 @@ function stamp(v: Verdict, previous: readonly Condition[], now: Date, generation
   return { ...v, lastTransitionTime, ...(generation === undefined ? {} : { observedGeneration: generation }) };
 }
 
+/** kerf's IgnoredFields condition (not one of Ready's dependents): present while the class sets what kerf ignores. */
+function ignoredVerdict(nodeClass: EC2NodeClassLike): Verdict[] {
+  const condition = ignoredFieldsCondition("EC2NodeClass", nodeClass);
+  return condition === undefined ? [] : [condition];
+}
+
 /** The status to write; lastTransitionTime only moves when a condition's status changes. */
 export function computeNodeClassStatus(
   nodeClass: EC2NodeClassLike, facts: NodeClassFacts, profile: InstanceProfileOutcome,
@@ -113,7 +120,8 @@ export function computeNodeClassStatus(
     })),
     ...(profile.name === undefined ? {} : { instanceProfile: profile.name }),
     ...(reservedCapacity && reservations !== undefined && reservations.length > 0 ? { capacityReservations: reservations } : {}),
-    conditions: [...list, ready(list), ...(catalog === undefined ? [] : [catalogVerdict(catalog)])].map((v) => stamp(v, previous, now, generation)),
+    conditions: [...list, ready(list), ...(catalog === undefined ? [] : [catalogVerdict(catalog)]), ...ignoredVerdict(nodeClass)]
+      .map((v) => stamp(v, previous, now, generation)),
   };
 }
 

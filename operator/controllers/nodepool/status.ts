@@ -10,6 +10,7 @@ import { ROLLOUT_CONDITION, rolloutCondition } from "../../core/disruption/rollo
 import {
   OFF_SCHEDULE_CONDITION, offScheduleStatus, withoutCondition,
 } from "../../core/nodepool/off-schedule-condition.ts";
+import { IGNORED_FIELDS_CONDITION, ignoredFieldsCondition } from "../../core/ignored/ignored-fields.ts";
 import type { Metrics } from "../../observability/metrics.ts";
 import type { Cluster, CustomObjectLike } from "../../ports/cluster.ts";
 import type { Result } from "../runtime.ts";
@@ -51,6 +52,9 @@ export function desiredStatus(cluster: Cluster, nodePool: CustomObjectLike, now:
   conditions = off === undefined
     ? withoutCondition(conditions, OFF_SCHEDULE_CONDITION)
     : setCondition(conditions, off, now);
+  // kerf's IgnoredFields: present while the NodePool sets something kerf does not act on (docs/migrate.md).
+  const ignored = ignoredFieldsCondition("NodePool", nodePool);
+  conditions = ignored === undefined ? conditions.filter((c) => c.type !== IGNORED_FIELDS_CONDITION) : setCondition(conditions, ignored, now);
   const resources = Object.fromEntries(Object.entries(usage(claims)).map(([k, v]) => [k, formatResource(k, v)]));
   return { resources: { ...resources, nodes: String(nodes) }, nodes, conditions: conditions.map((c) => ({ ...c, observedGeneration: nodePool.metadata?.generation })) };
 }
