@@ -13,6 +13,7 @@ import path from "node:path";
 import type { V1Deployment, V1Service, V1ServiceAccount } from "@kubernetes/client-node";
 import { parse } from "yaml";
 import { CONFIGURABLE_POLICY_IDS } from "../../policies/config.ts";
+import { HONOURED_FEATURE_GATES, IGNORED_FEATURE_GATES } from "../../policies/operator-coverage.ts";
 import { loadWebhookConfig } from "../../webhook/config.ts";
 import { karpenterValues, KERF_CHART, KERF_CRD_CHART, KERF_IMAGE_OVER_KARPENTER, component, renderChart, root, runHelm } from "../harness/chart.ts";
 import { deploymentContainer, kerfInvocation, only, type ManifestObject } from "../harness/manifests.ts";
@@ -59,6 +60,7 @@ void describe("the kerf chart's values", () => {
       ["a misspelt policy", { "policies.spot-diversty": "warn" }, KERF_CHART, /at '\/policies': additional properties 'spot-diversty' not allowed/],
       ["a webhook key", { "webhook.karpenterApi.sourc": "bundled" }, KERF_CHART, /at '\/webhook\/karpenterApi': additional properties 'sourc' not allowed/],
       ["a top-level key", { replica: "3" }, KERF_CHART, /additional properties 'replica' not allowed/],
+      ["an unknown feature gate", { "settings.featureGates.nodeRepiar": "true" }, KERF_CHART, /at '\/settings\/featureGates': additional properties 'nodeRepiar' not allowed/],
       ["a wrong type", { "settings.isolatedVPC": "maybe" }, KERF_CHART, /at '\/settings\/isolatedVPC': got string, want boolean/],
       ["a policy option", { "policies.spot-diversity.minInstanceType": "3" }, KERF_CHART, /minInstanceType/],
       ["any key of the CRD chart", { "settings.clusterName": "prod" }, KERF_CRD_CHART, /kerf-crd:\n- at '': additional properties 'settings' not allowed/],
@@ -66,6 +68,14 @@ void describe("the kerf chart's values", () => {
     for (const [what, set, chart, message] of cases) {
       assert.match(await renderError({ chart, set }), message, what);
     }
+  });
+
+  void it("should know exactly Karpenter's feature gates, those kerf implements and those its operator ignores", () => {
+    const gates = schema(KERF_CHART).properties?.["settings"]?.properties?.["featureGates"];
+    assert.equal(gates?.additionalProperties, false);
+    const lowerFirst = (name: string): string => `${name.slice(0, 1).toLowerCase()}${name.slice(1)}`;
+    const known = [...HONOURED_FEATURE_GATES, ...Object.keys(IGNORED_FEATURE_GATES)].map(lowerFirst).sort();
+    assert.deepEqual(Object.keys(gates?.properties ?? {}).sort(), known);
   });
 
   void it("should accept decimals given with --set, which helm passes as strings, and refuse non-numbers", async () => {
