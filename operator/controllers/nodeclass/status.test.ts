@@ -124,3 +124,24 @@ void describe("EC2NodeClass status with the ReservedCapacity gate", () => {
     assert.equal(condition(status, "CapacityReservationsReady"), undefined);
   });
 });
+
+void describe("EC2NodeClass status on Karpenter v1.15 fields", () => {
+  const withSpec = (extra: Record<string, unknown>): EC2NodeClassLike => ({ ...nodeClass, spec: { ...nodeClass.spec, ...extra } as EC2NodeClassLike["spec"] });
+
+  void it("should be ValidationSucceeded=False and not Ready when a kubelet field kerf writes is malformed", () => {
+    const status = computeNodeClassStatus(withSpec({ kubelet: { maxPods: "many" } }), facts, profile, { now });
+    const validation = condition(status, "ValidationSucceeded");
+    assert.deepEqual([validation?.status, validation?.reason], ["False", "InvalidKubeletConfiguration"]);
+    assert.match(validation?.message ?? "", /^spec\.kubelet\.maxPods: /);
+    assert.equal(isNodeClassReady(status), false);
+  });
+
+  void it("should name the fields kerf ignores in IgnoredFields, without making the class not Ready", () => {
+    const status = computeNodeClassStatus(withSpec({ ipPrefixCount: 2, kubelet: { maxPods: 20, shutdownGracePeriod: "1m" } }), facts, profile, { now });
+    const ignored = condition(status, "IgnoredFields");
+    assert.deepEqual([ignored?.status, ignored?.reason], ["True", "NotImplemented"]);
+    assert.match(ignored?.message ?? "", /spec\.ipPrefixCount .*spec\.kubelet\.shutdownGracePeriod/);
+    assert.ok(isNodeClassReady(status));
+    assert.equal(condition(computeNodeClassStatus(nodeClass, facts, profile, { now }), "IgnoredFields"), undefined, "absent when nothing is ignored");
+  });
+});

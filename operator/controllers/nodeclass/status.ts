@@ -10,6 +10,7 @@ import type { CatalogFreshness, PartFreshness } from "../../ports/catalog-source
 import type { InstanceProfileOutcome } from "../../ports/node-class-cloud.ts";
 import type { NodeClassFacts } from "../../ports/node-class-resolver.ts";
 import { ignoredFieldsCondition } from "../../core/ignored/ignored-fields.ts";
+import { kubeletTypeProblems } from "../../../policies/ec2nodeclass/kubelet-types.ts";
 
 /** The dependent conditions, in the order Ready reports them. */
 export const DEPENDENT_CONDITIONS = ["AMIsReady", "SubnetsReady", "SecurityGroupsReady", "InstanceProfileReady", "ValidationSucceeded"] as const;
@@ -29,8 +30,11 @@ function profileVerdict(profile: InstanceProfileOutcome): Verdict {
 /** ValidationSucceeded: False when the AMI family cannot merge spec.userData (every launch would fail). */
 function validation(nodeClass: EC2NodeClassLike): Verdict {
   const problem = userDataProblem(amiFamilyOf(nodeClass.spec), nodeClass.spec.userData);
-  if (problem === undefined) return { type: "ValidationSucceeded", status: "True", reason: "ValidationSucceeded", message: "" };
-  return { type: "ValidationSucceeded", status: "False", reason: "InvalidUserData", message: problem };
+  if (problem !== undefined) return { type: "ValidationSucceeded", status: "False", reason: "InvalidUserData", message: problem };
+  // Karpenter v1.15: spec.kubelet is free-form in the CRD, so malformed fields kerf writes into user data are caught here.
+  const kubelet = kubeletTypeProblems(nodeClass);
+  if (kubelet.length > 0) return { type: "ValidationSucceeded", status: "False", reason: "InvalidKubeletConfiguration", message: kubelet.join("; ") };
+  return { type: "ValidationSucceeded", status: "True", reason: "ValidationSucceeded", message: "" };
 }
 
 /**
