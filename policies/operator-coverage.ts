@@ -114,17 +114,16 @@ export const IGNORED_REQUIREMENT_LABELS: Readonly<Record<string, string>> = {
 
 /** Annotations in a NodePool's template (they go onto its Nodes) that ask for something kerf does not do. */
 export const IGNORED_TEMPLATE_ANNOTATIONS: Readonly<Record<string, string>> = {
-  "karpenter.sh/do-not-repair": "node repair (kerf has none, so nothing is repaired either way)",
+  "karpenter.sh/do-not-repair": "keeping a node out of node repair (kerf's node repair does not read it)",
 };
 
 /** Values of a field kerf honours that ask for a feature it lacks. */
 export const IGNORED_VALUES: readonly { readonly kind: CoverageKind; readonly path: SchemaPath; readonly value: string; readonly feature: string }[] = [
-  { kind: "NodePool", path: "spec.disruption.budgets[].reasons", value: "Unhealthy", feature: "node repair (kerf disrupts no node as Unhealthy)" },
+  { kind: "NodePool", path: "spec.disruption.budgets[].reasons", value: "Unhealthy", feature: "pacing node repair by budgets (kerf's repairs are not paced by budgets)" },
 ];
 
 /** Karpenter feature gates (FEATURE_GATES) kerf does not implement: on (true) they would be ignored. */
 export const IGNORED_FEATURE_GATES: Readonly<Record<string, string>> = {
-  NodeRepair: "node repair",
   NodeOverlay: "NodeOverlay",
   StaticCapacity: "static capacity (spec.replicas)",
   CapacityBuffer: "CapacityBuffer",
@@ -134,7 +133,7 @@ export const IGNORED_FEATURE_GATES: Readonly<Record<string, string>> = {
 };
 
 /** Karpenter feature gates kerf implements. */
-export const HONOURED_FEATURE_GATES: readonly string[] = ["SpotToSpotConsolidation", "ReservedCapacity"];
+export const HONOURED_FEATURE_GATES: readonly string[] = ["NodeRepair", "SpotToSpotConsolidation", "ReservedCapacity"];
 
 /**
  * Karpenter settings (environment variables of its controller) kerf's operator does not read, with the one value

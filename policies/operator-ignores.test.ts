@@ -90,7 +90,7 @@ void describe("the operator's view of ignored uses", () => {
 
   const gateCases: [string, Record<string, boolean>, string[], string[]][] = [
     ["Karpenter's defaults are neither ignored nor unknown", { NodeRepair: false, ReservedCapacity: true, SpotToSpotConsolidation: false }, [], []],
-    ["a gate kerf lacks, turned on, is ignored", { NodeRepair: true, StaticCapacity: true, NodeOverlay: false }, ["NodeRepair", "StaticCapacity"], []],
+    ["a gate kerf lacks, turned on, is ignored", { NodeRepair: true, StaticCapacity: true, NodeOverlay: false }, ["StaticCapacity"], []],
     ["a gate neither Karpenter nor kerf knows is unknown", { NodeRepiar: true, SpotToSpotConsolidation: true }, [], ["NodeRepiar"]],
   ];
   for (const [title, gates, ignored, unknown] of gateCases) {

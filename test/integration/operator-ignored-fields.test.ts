@@ -38,7 +38,7 @@ void describe("the operator on objects that set fields kerf ignores", () => {
     env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
     await prepareCluster(env);
     const destination = { write: (line: string): void => { logs.push(JSON.parse(line) as Record<string, unknown>); } };
-    const config = operatorConfig(env, "ignored-fields", { DISABLE_LEADER_ELECTION: "true", FEATURE_GATES: "NodeRepair=true,SpotToSpotConsolidation=false,NodeRepiar=true" });
+    const config = operatorConfig(env, "ignored-fields", { DISABLE_LEADER_ELECTION: "true", FEATURE_GATES: "StaticCapacity=true,SpotToSpotConsolidation=false,NodeRepiar=true" });
     operator = await startOperator(config, {
       kubeConfig: env.kubeConfig, logger: createLogger("info", destination), serveHttp: false, awsCredentials: env.aws().credentials, ssmPrefix: SSM_PREFIX,
     });
@@ -47,7 +47,7 @@ void describe("the operator on objects that set fields kerf ignores", () => {
 
   void it("should log at start the feature gates it ignores and the ones it does not know", () => {
     const ignored = logs.find((l) => l["msg"] === "kerf's operator ignores these feature gates: kerf does not implement them");
-    assert.deepEqual(ignored?.["featureGates"], [{ gate: "NodeRepair", karpenter: "node repair" }], JSON.stringify(logs.slice(0, 20)));
+    assert.deepEqual(ignored?.["featureGates"], [{ gate: "StaticCapacity", karpenter: "static capacity (spec.replicas)" }], JSON.stringify(logs.slice(0, 20)));
     assert.deepEqual(logs.find((l) => l["msg"] === "unknown feature gates: neither Karpenter's nor kerf's; ignored")?.["featureGates"], ["NodeRepiar"]);
   });
 
@@ -77,7 +77,7 @@ void describe("the operator on objects that set fields kerf ignores", () => {
     await eventually("IgnoredFields without ipPrefixCount", async () => (!((await ignoredCondition(NODECLASSES, "extras"))?.message ?? "spec.ipPrefixCount").includes("spec.ipPrefixCount") ? true : undefined));
   });
 
-  void it("should set IgnoredFields on a NodePool while it asks for node repair, and drop it when it stops", async () => {
+  void it("should set IgnoredFields on a NodePool while it asks for repair features kerf lacks, and drop it when it stops", async () => {
     await api().createClusterCustomObject({ ...NODEPOOLS, body: {
       apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name: "repairing" },
       spec: {
@@ -90,7 +90,7 @@ void describe("the operator on objects that set fields kerf ignores", () => {
     } });
     const condition = await eventually("IgnoredFields on the NodePool", () => ignoredCondition(NODEPOOLS, "repairing"));
     assert.equal(condition.status, "True");
-    assert.match(condition.message, /spec\.disruption\.budgets\[0\]\.reasons \(node repair/);
+    assert.match(condition.message, /spec\.disruption\.budgets\[0\]\.reasons \(pacing node repair by budgets/);
     assert.match(condition.message, /spec\.template\.metadata\.annotations\.karpenter\.sh\/do-not-repair/);
     assert.equal(logged("nodepool", "repairing").length, 1);
 
