@@ -213,8 +213,7 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
     // Said once at start: users of Karpenter v1.14+ get its budget-paced repair by default, kerf the legacy controller.
     logger.info({ legacyNodeRepair: config.legacyNodeRepair }, "node repair on: Karpenter's node.health controller (legacy node repair), not paced by disruption budgets");
   }
-  logger.info({ cluster: config.clusterName, region: config.region, identity: config.leaderElectionIdentity }, "operator started");
-  logIgnoredConfiguration(logger, config.featureGates, process.env);
+  logStarted(logger, config);
   return {
     config, state, metrics, servers,
     isLeader: () => elector?.isLeader ?? true,
@@ -227,6 +226,12 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
       await kc.closeConnections();
     },
   };
+}
+
+/** The start line, then what of the configuration kerf ignores. */
+function logStarted(logger: Logger, config: OperatorConfig): void {
+  logger.info({ cluster: config.clusterName, region: config.region, identity: config.leaderElectionIdentity }, "operator started");
+  logIgnoredConfiguration(logger, config.featureGates, process.env);
 }
 
 /**
