@@ -5,7 +5,7 @@
 import { asObject, asString, get, isObject, objects, strings } from "./object.ts";
 
 /** The kinds whose fields are classified here. */
-export type CoverageKind = "NodePool" | "NodeClaim" | "EC2NodeClass";
+export type CoverageKind = "NodePool" | "NodeClaim" | "EC2NodeClass" | "NodeOverlay";
 
 /**
  * A schema location as operator-coverage.test.ts spells it: dot-separated property names from the root of the
@@ -26,19 +26,15 @@ export interface IgnoredField {
 
 /** The fields kerf's operator ignores. One line per feature; its children are covered too. */
 export const IGNORED_FIELDS: readonly IgnoredField[] = [
-  { kind: "NodePool", path: "spec.replicas", feature: "static capacity: a fixed number of nodes" },
   { kind: "NodePool", path: "status.nodeClassObservedGeneration", feature: "the node class generation last seen (for the NodeRegistrationHealthy condition)", status: true },
   { kind: "EC2NodeClass", path: "spec.blockDeviceMappings[].ebs.volumeInitializationRate", feature: "EBS volume initialization rate of snapshot volumes" },
-  { kind: "EC2NodeClass", path: "spec.capacityReservationSelectorTerms", feature: "launching into On-Demand Capacity Reservations" },
   { kind: "EC2NodeClass", path: "spec.connectionTracking", feature: "ENI connection-tracking timeouts" },
   { kind: "EC2NodeClass", path: "spec.context", feature: "the reserved Context field of EC2 CreateFleet" },
   { kind: "EC2NodeClass", path: "spec.cpuOptions", feature: "CPU options (nested virtualization)" },
   { kind: "EC2NodeClass", path: "spec.enclaveOptions", feature: "Nitro Enclaves" },
-  { kind: "EC2NodeClass", path: "spec.instanceStorePolicy", feature: "RAID0 of the instance store volumes" },
   { kind: "EC2NodeClass", path: "spec.ipPrefixCount", feature: "IPv4 prefixes assigned to the network interface" },
   { kind: "EC2NodeClass", path: "spec.networkInterfaces", feature: "the network interfaces of an instance (EFA, several network cards)" },
   { kind: "EC2NodeClass", path: "spec.placementGroupSelector", feature: "launching into a placement group" },
-  { kind: "EC2NodeClass", path: "status.capacityReservations", feature: "the selected capacity reservations", status: true },
 ];
 
 /**
@@ -49,7 +45,7 @@ export const IGNORED_FIELDS: readonly IgnoredField[] = [
 export const IMPLEMENTED_FIELDS: Readonly<Record<CoverageKind, Readonly<Record<SchemaPath, readonly string[]>>>> = {
   NodePool: {
     "": ["apiVersion", "kind", "metadata", "spec", "status"],
-    "spec": ["disruption", "limits", "template", "weight"],
+    "spec": ["disruption", "limits", "replicas", "template", "weight"],
     "spec.disruption": ["budgets", "consolidateAfter", "consolidationPolicy"],
     "spec.disruption.budgets[]": ["duration", "nodes", "reasons", "schedule"],
     "spec.template": ["metadata", "spec"],
@@ -73,19 +69,31 @@ export const IMPLEMENTED_FIELDS: Readonly<Record<CoverageKind, Readonly<Record<S
     "status": ["allocatable", "capacity", "conditions", "imageID", "lastPodEventTime", "nodeName", "providerID"],
     "status.conditions[]": ["lastTransitionTime", "message", "observedGeneration", "reason", "status", "type"],
   },
+  NodeOverlay: {
+    "": ["apiVersion", "kind", "metadata", "spec", "status"],
+    "spec": ["capacity", "price", "priceAdjustment", "requirements", "weight"],
+    "spec.requirements[]": ["key", "operator", "values"],
+    "status": ["conditions"],
+    "status.conditions[]": ["lastTransitionTime", "message", "observedGeneration", "reason", "status", "type"],
+  },
   EC2NodeClass: {
     "": ["apiVersion", "kind", "metadata", "spec", "status"],
     "spec": [
-      "amiFamily", "amiSelectorTerms", "associatePublicIPAddress", "blockDeviceMappings", "detailedMonitoring", "instanceProfile",
-      "kubelet", "metadataOptions", "role", "securityGroupSelectorTerms", "subnetSelectorTerms", "tags", "userData",
+      "amiFamily", "amiSelectorTerms", "associatePublicIPAddress", "blockDeviceMappings", "capacityReservationSelectorTerms",
+      "detailedMonitoring", "instanceProfile", "instanceStorePolicy", "kubelet", "metadataOptions", "role",
+      "securityGroupSelectorTerms", "subnetSelectorTerms", "tags", "userData",
     ],
+    "spec.capacityReservationSelectorTerms[]": ["id", "instanceMatchCriteria", "ownerID", "tags"],
     "spec.amiSelectorTerms[]": ["alias", "id", "name", "owner", "ssmParameter", "tags"],
     "spec.blockDeviceMappings[]": ["deviceName", "ebs", "rootVolume"],
     "spec.blockDeviceMappings[].ebs": ["deleteOnTermination", "encrypted", "iops", "kmsKeyID", "snapshotID", "throughput", "volumeSize", "volumeType"],
     "spec.metadataOptions": ["httpEndpoint", "httpProtocolIPv6", "httpPutResponseHopLimit", "httpTokens"],
     "spec.securityGroupSelectorTerms[]": ["id", "name", "tags"],
     "spec.subnetSelectorTerms[]": ["id", "tags"],
-    "status": ["amis", "conditions", "instanceProfile", "securityGroups", "subnets"],
+    "status": ["amis", "capacityReservations", "conditions", "instanceProfile", "securityGroups", "subnets"],
+    "status.capacityReservations[]": [
+      "availabilityZone", "endTime", "id", "instanceMatchCriteria", "instanceType", "interruptible", "ownerID", "reservationType", "state",
+    ],
     "status.amis[]": ["deprecated", "id", "name", "requirements"],
     "status.amis[].requirements[]": ["key", "operator", "values"],
     "status.conditions[]": ["lastTransitionTime", "message", "observedGeneration", "reason", "status", "type"],
@@ -105,9 +113,6 @@ export const HONOURED_KUBELET_KEYS: readonly string[] = [
 
 /** NodePool requirement keys (labels) kerf never puts on an instance type: a requirement on them is ignored. */
 export const IGNORED_REQUIREMENT_LABELS: Readonly<Record<string, string>> = {
-  "karpenter.k8s.aws/capacity-reservation-id": "launching into On-Demand Capacity Reservations",
-  "karpenter.k8s.aws/capacity-reservation-type": "launching into On-Demand Capacity Reservations",
-  "karpenter.k8s.aws/capacity-reservation-interruptible": "launching into On-Demand Capacity Reservations",
   "karpenter.k8s.aws/placement-group-id": "launching into a placement group",
   "karpenter.k8s.aws/placement-group-partition": "launching into a placement group",
 };
@@ -124,8 +129,6 @@ export const IGNORED_VALUES: readonly { readonly kind: CoverageKind; readonly pa
 
 /** Karpenter feature gates (FEATURE_GATES) kerf does not implement: on (true) they would be ignored. */
 export const IGNORED_FEATURE_GATES: Readonly<Record<string, string>> = {
-  NodeOverlay: "NodeOverlay",
-  StaticCapacity: "static capacity (spec.replicas)",
   CapacityBuffer: "CapacityBuffer",
   TerminateFirstDrift: "terminating a drifted node before its replacement launches",
   TerminateFirstRepair: "terminating an unhealthy node before its replacement launches",
@@ -133,7 +136,7 @@ export const IGNORED_FEATURE_GATES: Readonly<Record<string, string>> = {
 };
 
 /** Karpenter feature gates kerf implements. */
-export const HONOURED_FEATURE_GATES: readonly string[] = ["NodeRepair", "SpotToSpotConsolidation", "ReservedCapacity"];
+export const HONOURED_FEATURE_GATES: readonly string[] = ["NodeOverlay", "NodeRepair", "ReservedCapacity", "SpotToSpotConsolidation", "StaticCapacity"];
 
 /**
  * Karpenter settings (environment variables of its controller) kerf's operator does not read, with the one value

@@ -42,7 +42,6 @@ void describe("the operator-ignores policy", () => {
   const cases: [string, Kind, Record<string, unknown>, [string, RegExp][]][] = [
     ["says nothing about an EC2NodeClass that sets only what kerf implements", "EC2NodeClass", nodeClass({ kubelet: { maxPods: 110 } }), []],
     ["says nothing about a NodePool that sets only what kerf implements", "NodePool", nodePool({ weight: 10 }), []],
-    ["warns that a static NodePool's replicas are ignored", "NodePool", nodePool({ replicas: 3 }), [["spec.replicas", /^spec\.replicas is not implemented by kerf: kerf's operator ignores it \(Karpenter: static capacity/]]],
     ["warns once for a whole ignored object field, not for each field under it", "EC2NodeClass", nodeClass({ placementGroupSelector: { name: "pg", id: "pg-1" } }), [["spec.placementGroupSelector", /spec\.placementGroupSelector is not implemented by kerf: kerf's operator ignores it/]]],
     ["warns at each list item that sets an ignored field", "EC2NodeClass",
       nodeClass({ blockDeviceMappings: [{ deviceName: "/dev/xvda", ebs: { volumeSize: "20Gi", volumeInitializationRate: 100 } }, { deviceName: "/dev/xvdb", ebs: { volumeSize: "20Gi" } }] }),
@@ -51,8 +50,8 @@ void describe("the operator-ignores policy", () => {
       nodeClass({ kubelet: { maxPods: 110, shutdownGracePeriod: "30s", containerLogMaxSize: "10Mi" } }),
       [["spec.kubelet.containerLogMaxSize", /spec\.kubelet\.\* is not implemented by kerf/], ["spec.kubelet.shutdownGracePeriod", /kerf's operator ignores it/]]],
     ["warns for several ignored EC2NodeClass fields in table order", "EC2NodeClass",
-      nodeClass({ ipPrefixCount: 1, enclaveOptions: { enabled: true }, capacityReservationSelectorTerms: [{ id: "cr-1" }] }),
-      [["spec.capacityReservationSelectorTerms", /Capacity Reservations/], ["spec.enclaveOptions", /Nitro Enclaves/], ["spec.ipPrefixCount", /IPv4 prefixes/]]],
+      nodeClass({ ipPrefixCount: 1, enclaveOptions: { enabled: true }, context: "c" }),
+      [["spec.context", /CreateFleet/], ["spec.enclaveOptions", /Nitro Enclaves/], ["spec.ipPrefixCount", /IPv4 prefixes/]]],
     ["warns for a requirement on a label kerf never puts on an instance type", "NodePool",
       nodePool({}, { requirements: [{ key: "kubernetes.io/arch", operator: "In", values: ["amd64"] }, { key: "karpenter.k8s.aws/placement-group-id", operator: "Exists" }] }),
       [["spec.template.spec.requirements[1].key", /^karpenter\.k8s\.aws\/placement-group-id is not implemented by kerf: kerf's operator ignores it \(Karpenter: launching into a placement group\)/]]],
@@ -75,7 +74,7 @@ void describe("the operator-ignores policy", () => {
   }
 
   void it("leaves the object allowed: a warning never denies", () => {
-    const verdict = evaluate({ kind: "NodePool", operation: "CREATE", object: nodePool({ replicas: 2 }), context });
+    const verdict = evaluate({ kind: "NodePool", operation: "CREATE", object: nodePool({ disruption: { consolidateAfter: "0s", budgets: [{ nodes: "1", reasons: ["Unhealthy"] }] } }), context });
     assert.ok(verdict.findings.some((f) => f.policy === "operator-ignores"));
     assert.ok(!verdict.findings.some((f) => f.policy === "operator-ignores" && f.severity === "deny"));
   });
@@ -90,7 +89,7 @@ void describe("the operator's view of ignored uses", () => {
 
   const gateCases: [string, Record<string, boolean>, string[], string[]][] = [
     ["Karpenter's defaults are neither ignored nor unknown", { NodeRepair: false, ReservedCapacity: true, SpotToSpotConsolidation: false }, [], []],
-    ["a gate kerf lacks, turned on, is ignored", { NodeRepair: true, StaticCapacity: true, NodeOverlay: false }, ["StaticCapacity"], []],
+    ["a gate kerf lacks, turned on, is ignored", { NodeRepair: true, PodDeletionCostManagement: true, CapacityBuffer: false }, ["PodDeletionCostManagement"], []],
     ["a gate neither Karpenter nor kerf knows is unknown", { NodeRepiar: true, SpotToSpotConsolidation: true }, [], ["NodeRepiar"]],
   ];
   for (const [title, gates, ignored, unknown] of gateCases) {

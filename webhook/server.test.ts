@@ -82,13 +82,6 @@ void describe("webhook server", () => {
     assert.match(answer.status?.message ?? "", /^spec\.weight: .*less than or equal to 100/m);
   });
 
-  void it("allows a NodePool that sets a field kerf's operator ignores, with a warning naming the field", async () => {
-    const { answer } = await post(server(engine).app, "/validate", review({ object: nodePool({ replicas: 2, limits: { nodes: "5" } }) }));
-    assert.equal(answer.allowed, true, answer.status?.message);
-    const warning = (answer.warnings ?? []).find((w) => w.includes("spec.replicas"));
-    assert.match(warning ?? "", /spec\.replicas is not implemented by kerf: kerf's operator ignores it/, JSON.stringify(answer.warnings));
-  });
-
   void it("answers mutate with a base64 JSONPatch of the defaults and a short warning per default", async () => {
     const { answer } = await post(server(engine).app, "/mutate", review({}));
     assert.equal(answer.allowed, true);

@@ -38,7 +38,7 @@ void describe("the operator on objects that set fields kerf ignores", () => {
     env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
     await prepareCluster(env);
     const destination = { write: (line: string): void => { logs.push(JSON.parse(line) as Record<string, unknown>); } };
-    const config = operatorConfig(env, "ignored-fields", { DISABLE_LEADER_ELECTION: "true", FEATURE_GATES: "StaticCapacity=true,SpotToSpotConsolidation=false,NodeRepiar=true" });
+    const config = operatorConfig(env, "ignored-fields", { DISABLE_LEADER_ELECTION: "true", FEATURE_GATES: "PodDeletionCostManagement=true,SpotToSpotConsolidation=false,NodeRepiar=true" });
     operator = await startOperator(config, {
       kubeConfig: env.kubeConfig, logger: createLogger("info", destination), serveHttp: false, awsCredentials: env.aws().credentials, ssmPrefix: SSM_PREFIX,
     });
@@ -47,7 +47,7 @@ void describe("the operator on objects that set fields kerf ignores", () => {
 
   void it("should log at start the feature gates it ignores and the ones it does not know", () => {
     const ignored = logs.find((l) => l["msg"] === "kerf's operator ignores these feature gates: kerf does not implement them");
-    assert.deepEqual(ignored?.["featureGates"], [{ gate: "StaticCapacity", karpenter: "static capacity (spec.replicas)" }], JSON.stringify(logs.slice(0, 20)));
+    assert.deepEqual(ignored?.["featureGates"], [{ gate: "PodDeletionCostManagement", karpenter: "writing controller.kubernetes.io/pod-deletion-cost" }], JSON.stringify(logs.slice(0, 20)));
     assert.deepEqual(logs.find((l) => l["msg"] === "unknown feature gates: neither Karpenter's nor kerf's; ignored")?.["featureGates"], ["NodeRepiar"]);
   });
 

@@ -6,10 +6,9 @@ const pool = (spec: Record<string, unknown>): Record<string, unknown> => ({ meta
 
 void describe("the IgnoredFields condition", () => {
   void it("is True naming each ignored field when a NodePool sets one", () => {
-    assert.deepEqual(ignoredFieldsCondition("NodePool", pool({ replicas: 2 })), {
-      type: "IgnoredFields", status: "True", reason: "NotImplemented",
-      message: "kerf's operator ignores spec.replicas (static capacity: a fixed number of nodes)",
-    });
+    const condition = ignoredFieldsCondition("NodePool", pool({ template: { metadata: { annotations: { "karpenter.sh/do-not-repair": "true" } }, spec: {} } }));
+    assert.deepEqual([condition?.type, condition?.status, condition?.reason], ["IgnoredFields", "True", "NotImplemented"]);
+    assert.match(condition?.message ?? "", /^kerf's operator ignores spec\.template\.metadata\.annotations\.karpenter\.sh\/do-not-repair/);
   });
 
   void it("is absent when the object sets nothing kerf ignores", () => {
@@ -32,6 +31,6 @@ void describe("the once-per-object log memo", () => {
     for (const [step, object, want] of steps) {
       assert.deepEqual(memo.next("EC2NodeClass", "c", object)?.map((u) => u.path), want, step);
     }
-    assert.deepEqual(memo.next("NodePool", "c", pool({ replicas: 1 }))?.map((u) => u.path), ["spec.replicas"], "another kind, same name");
+    assert.deepEqual(memo.next("NodePool", "c", pool({ template: { metadata: { annotations: { "karpenter.sh/do-not-repair": "x" } } } }))?.map((u) => u.path), ["spec.template.metadata.annotations.karpenter.sh/do-not-repair"], "another kind, same name");
   });
 });
