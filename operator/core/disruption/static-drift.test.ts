@@ -91,7 +91,7 @@ void describe("StaticDrift: drifted nodes of static NodePools", () => {
     const p = fixed(2);
     const plan = planDisruption(input(view([machine("a", { pool: p }), machine("b", { pool: p, pods: 1 })], [p])));
     assert.equal(plan.command, undefined);
-    assert.deepEqual(plan.eligible, { Empty: 0, Drifted: 0, Underutilized: 0 });
+    assert.deepEqual(plan.eligible, { Empty: 0, Drifted: 0, Underutilized: 0, KerfScheduledOff: 0 });
   });
 
   void it("should still replace drifted nodes of a dynamic pool with the drift method", () => {
