@@ -259,6 +259,19 @@ function numbers(file: GoFile, expr: string): number[] {
   const list = /^\[\]float64\{([\s\S]*)\}$/.exec(e);
   if (list !== null) return splitTop(list[1] ?? "").map((x) => num(file, x));
   if (e === "prometheus.DefBuckets") return DEF_BUCKETS;
+  const generated = generatedBuckets(e);
+  if (generated !== undefined) return generated;
+  const call = /^([\w.]+)\(\)$/.exec(e);
+  if (call !== null) return bucketFunction(file, call[1] ?? "");
+  if (/^[\w.]+$/.test(e)) {
+    const def = resolve(file, e);
+    return numbers(def.file, def.expr);
+  }
+  throw new ExtractError(`${file.rel}: buckets not readable: ${e}`);
+}
+
+/** prometheus.ExponentialBuckets / LinearBuckets with literal arguments. */
+function generatedBuckets(e: string): number[] | undefined {
   const exp = /^prometheus\.ExponentialBuckets\(([^,]+),([^,]+),([^)]+)\)$/.exec(e);
   if (exp !== null) {
     const [start, factor, count] = [Number(exp[1]), Number(exp[2]), Number(exp[3])];
@@ -269,9 +282,12 @@ function numbers(file: GoFile, expr: string): number[] {
     const [start, width, count] = [Number(lin[1]), Number(lin[2]), Number(lin[3])];
     return Array.from({ length: count }, (_, i) => start + width * i);
   }
-  const call = /^([\w.]+)\(\)$/.exec(e);
-  if (call !== null) {
-    const name = call[1] ?? "";
+  return undefined;
+}
+
+/** The buckets a niladic function such as metrics.DurationBuckets() returns. */
+function bucketFunction(file: GoFile, name: string): number[] {
+  {
     const [qualifier, ident] = name.includes(".") ? name.split(".") as [string, string] : [undefined, name];
     const importPath = qualifier === undefined ? undefined : file.imports.get(qualifier);
     const dir = qualifier === undefined ? file.dir : importDir(importPath ?? "");
@@ -282,11 +298,6 @@ function numbers(file: GoFile, expr: string): number[] {
     const ret = /return\s+([\s\S]*)$/.exec(body.trim());
     return numbers(fn, (ret?.[1] ?? "").trim());
   }
-  if (/^[\w.]+$/.test(e)) {
-    const def = resolve(file, e);
-    return numbers(def.file, def.expr);
-  }
-  throw new ExtractError(`${file.rel}: buckets not readable: ${e}`);
 }
 
 const TIME_UNITS: Readonly<Record<string, number>> = { "time.Second": 1, "time.Minute": 60, "time.Hour": 3600 };
@@ -326,7 +337,9 @@ interface Declared {
 }
 
 /** One `NewPrometheusX(registry, opts, labels, stage)` call; subsystem/labels may be overridden by a template. */
-function declared(file: GoFile, kind: string, args: string, subsystem?: string, labels?: string[]): Declared {
+function declared(file: GoFile, kind: string, args: string, template: { subsystem?: string; labels?: string[] } = {}):
+  Declared {
+  const { subsystem, labels } = template;
   const [, opts = "", labelExpr = ""] = splitTop(args);
   const body = fields(balanced(opts, opts.indexOf("{")));
   const get = (k: string): string => { const v = body.get(k); return v === undefined ? "" : str(file, v); };
@@ -397,36 +410,40 @@ const STATUS_KINDS: readonly { kind: string; labels: readonly string[]; buckets?
   { kind: "ec2nodeclass", labels: [] },
 ];
 
+/** One `fooMetric(objectName, …)` of operatorpkg status/metrics.go: its generic row and one per kind. */
+function statusTemplate(file: GoFile, fn: string, body: string): KarpenterMetric[] {
+  const sub = /fmt\.Sprintf\("%s_%s", objectName, (\w+)\)/.exec(body)?.[1];
+  const call = new RegExp(CALL.source).exec(body);
+  if (sub === undefined || call === null) throw new ExtractError(`${file.rel}: ${fn} not readable`);
+  const args = balanced(body, call.index + call[0].length - 1);
+  const [, , labelExpr = ""] = splitTop(args);
+  const base = labelExpr.startsWith("append(")
+    ? labelList(file, (splitTop(balanced(labelExpr, "append".length))[0] ?? "")) : [];
+  const subsystem = str(file, sub);
+  const kind = call[1] ?? "";
+  const out: KarpenterMetric[] = [];
+  // The generic variant: `var X = fooMetric("", …, pmetrics.Group, pmetrics.Kind)`.
+  const generic = new RegExp(`=\\s*${fn}\\(""[^)]*\\)`).exec(file.text);
+  if (generic !== null) {
+    const extra = splitTop(balanced(generic[0], generic[0].indexOf("("))).filter((a) => a.startsWith("pmetrics."));
+    out.push(row(declared(file, kind, args, { subsystem, labels: [...base, ...extra.map((x) => labelName(file, x))] }),
+      file.rel));
+  }
+  for (const k of STATUS_KINDS) {
+    const labels = [...base, ...k.labels.map((l) => l.replace(/[/.-]/g, "_"))];
+    const d = declared(file, kind, args, { subsystem: `${k.kind}_${subsystem}`, labels });
+    const buckets = d.type === "histogram" ? { buckets: [...(k.buckets ?? DEF_BUCKETS)] } : {};
+    out.push(row({ ...d, ...buckets }, `${file.rel} (${k.kind})`));
+  }
+  return out;
+}
+
 function operatorpkgMetrics(): KarpenterMetric[] {
   const dir = `${MODULES["github.com/awslabs/operatorpkg"]}/status`;
   const file = packageFiles(dir).find((f) => f.rel.endsWith("/metrics.go"));
   if (file === undefined) throw new ExtractError("operatorpkg status/metrics.go not found");
-  const out: KarpenterMetric[] = [];
-  for (const m of file.text.matchAll(/func (\w+Metric)\(objectName string,?[^)]*\)[^{]*\{/g)) {
-    const body = balanced(file.text, (m.index) + m[0].length - 1);
-    const sub = /fmt\.Sprintf\("%s_%s", objectName, (\w+)\)/.exec(body)?.[1];
-    const call = new RegExp(CALL.source).exec(body);
-    if (sub === undefined || call === null) throw new ExtractError(`${file.rel}: ${m[1]} not readable`);
-    const args = balanced(body, call.index + call[0].length - 1);
-    const [, , labelExpr = ""] = splitTop(args);
-    const base = labelExpr.startsWith("append(")
-      ? labelList(file, (splitTop(balanced(labelExpr, "append".length))[0] ?? "")) : [];
-    const subsystem = str(file, sub);
-    // The generic variant: `var X = fooMetric("", …, pmetrics.Group, pmetrics.Kind)`.
-    const generic = new RegExp(`=\\s*${m[1]}\\(""[^)]*\\)`).exec(file.text);
-    if (generic !== null) {
-      const extra = splitTop(balanced(generic[0], generic[0].indexOf("("))).filter((a) => a.startsWith("pmetrics."));
-      const d = declared(file, call[1] ?? "", args, subsystem, [...base, ...extra.map((x) => labelName(file, x))]);
-      out.push(row(d, file.rel));
-    }
-    for (const k of STATUS_KINDS) {
-      const labels = [...base, ...k.labels.map((l) => l.replace(/[/.-]/g, "_"))];
-      const d = declared(file, call[1] ?? "", args, `${k.kind}_${subsystem}`, labels);
-      const buckets = d.type === "histogram" ? { buckets: k.buckets ?? DEF_BUCKETS } : {};
-      out.push(row({ ...d, ...buckets }, `${file.rel} (${k.kind})`));
-    }
-  }
-  return out;
+  return [...file.text.matchAll(/func (\w+Metric)\(objectName string,?[^)]*\)[^{]*\{/g)]
+    .flatMap((m) => statusTemplate(file, m[1] ?? "", balanced(file.text, (m.index) + m[0].length - 1)));
 }
 
 /** The whole table, sorted by name. */

@@ -136,7 +136,10 @@ export class DisruptionController {
     if (result === "skipped") return { requeueAfter: this.deps.settings.pollMs };
     if (result === "retry") return { requeueAfter: 1000 };
     const { plan } = result;
-    this.deps.metrics.disruptionEvaluationDuration.observe({ method: plan.method ?? "", consolidation_type: "" }, (performance.now() - started) / 1000);
+    // Karpenter labels the evaluation by the chosen method's reason and consolidation type ("" when none was chosen).
+    const evaluated = plan.command === undefined ? { reason: "", consolidation_type: "" } : decisionLabels(plan.command);
+    this.deps.metrics.disruptionEvaluationDuration.observe(
+      { reason: evaluated.reason, consolidation_type: evaluated.consolidation_type }, (performance.now() - started) / 1000);
     this.resumeAfter = plan.resumeAfter;
     this.driftResumeAfter = plan.driftResumeAfter;
     if (plan.resumeAfter !== undefined) this.deps.metrics.disruptionConsolidationTimeouts.inc({ consolidation_type: "single" });

@@ -9,6 +9,7 @@
 import { parseDuration } from "../../../policies/domain/duration.ts";
 import { isNodeClaimNotFoundError } from "../../core/errors.ts";
 import type { Condition, Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
+import { zoneOf } from "../../core/metrics/nodeclaims.ts";
 import { findCondition, isTrue, timeMs, toIso } from "../../core/lifecycle/objects.ts";
 import { Keys } from "../../core/lifecycle/registration.ts";
 import { planDrain, terminationDeadline, type DrainPlan } from "../../core/termination/drain-plan.ts";
@@ -192,8 +193,8 @@ function recordFinished(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node | 
   const uid = String(nodeClaim.metadata?.uid);
   finishedOf(deps).set(nameOf(nodeClaim), uid);
   forgetLaunch(deps, uid);
-  if (node !== undefined) deps.metrics.nodesTerminated.inc({ nodepool: pool.nodepool });
-  deps.metrics.nodeClaimsTerminated.inc(pool);
+  if (node !== undefined) deps.metrics.nodesTerminated.inc({ nodepool: pool.nodepool, zone: zoneOf(node) });
+  deps.metrics.nodeClaimsTerminated.inc({ ...pool, zone: zoneOf(nodeClaim) });
   const deleted = timeMs(nodeClaim.metadata?.deletionTimestamp);
   if (deleted !== undefined) deps.metrics.nodesTerminationDuration.observe({ nodepool: pool.nodepool }, (deps.clock.now().getTime() - deleted) / 1000);
   deps.logger.info({ nodeclaim: nameOf(nodeClaim), node: node?.metadata?.name, providerID: nodeClaim.status?.providerID }, "terminated nodeclaim");
