@@ -65,9 +65,9 @@ const KEYWORDS = new Set([
 
 /**
  * The metric names a PromQL query (or a Grafana `label_values(selector, label)` variable) reads. A tokenizer, not a
- * parser: string literals, label matchers, ranges and grouping labels are cut out; what remains is function and
- * aggregation names (followed by a parenthesis), keywords, numbers and durations, and metric names. promtool checks
- * that each query parses at all.
+ * parser: string literals, `#` comments, label matchers, ranges and grouping labels are cut out; what remains is
+ * function and aggregation names (followed by a parenthesis), keywords, numbers and durations, and metric names.
+ * promtool checks that each query parses at all.
  */
 export function metricNames(query: string): string[] {
   const names = new Set<string>();
@@ -75,6 +75,7 @@ export function metricNames(query: string): string[] {
   for (const m of expr.matchAll(/__name__\s*=\s*"([^"]+)"/g)) names.add(m[1] ?? "");
   const stripped = expr
     .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, "\"\"")
+    .replace(/#[^\n]*/g, " ")
     .replace(/\{[^{}]*\}/g, " ")
     .replace(/\[[^[\]]*\]/g, " ")
     .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^()]*\)/g, " ");

@@ -107,9 +107,11 @@ void describe("the chart's dashboards and alerts", () => {
       ["time() - max by (part) (kerf_catalog_refreshed_timestamp_seconds)", ["kerf_catalog_refreshed_timestamp_seconds"]],
     ];
     for (const [query, names] of cases) assert.deepEqual(metricNames(query), names, query);
-    // Karpenter's own dashboards read series kerf does not export: the check must report them.
-    const karpenterPanel = { where: "Karpenter / Capacity", expr: 'sum by (nodepool) (karpenter_nodes_allocatable) / sum(up{job="karpenter"})' };
-    assert.deepEqual(unexported([karpenterPanel], exported.operator), ["Karpenter / Capacity: karpenter_nodes_allocatable"]);
+    // A PromQL comment names no series (Karpenter's capacity dashboard has one).
+    assert.deepEqual(metricNames('count(karpenter_nodes_allocatable{resource_type="cpu"}) # Selects a single type'), ["karpenter_nodes_allocatable"]);
+    // A series kerf does not export is reported; Prometheus' own `up` is not.
+    const panel = { where: "Karpenter / Allocation", expr: 'sum by (nodepool) (karpenter_allocation_controller_bind_duration_seconds_bucket) / sum(up{job="karpenter"})' };
+    assert.deepEqual(unexported([panel], exported.operator), ["Karpenter / Allocation: karpenter_allocation_controller_bind_duration_seconds_bucket"]);
   });
 
   void it("should ship nothing by default, and the five dashboards as sidecar-labelled ConfigMaps and one PrometheusRule when enabled", async () => {
@@ -220,10 +222,10 @@ void describe("the chart's dashboards and alerts", () => {
         {
           interval: "1m",
           input_series: [
-            { series: `karpenter_nodeclaims_created_total{${op}, nodepool="default", reason="provisioning", capacity_type="spot"}`, values: "0+1x60" },
-            { series: `karpenter_nodes_created_total{${op}, nodepool="default"}`, values: "0+0x60" },
-            { series: `karpenter_nodeclaims_created_total{${op}, nodepool="healthy", reason="provisioning", capacity_type="spot"}`, values: "0+1x60" },
-            { series: `karpenter_nodes_created_total{${op}, nodepool="healthy"}`, values: "0+1x60" },
+            { series: `karpenter_nodeclaims_created_total{${op}, nodepool="default", reason="provisioned", min_values_relaxed="false"}`, values: "0+1x60" },
+            { series: `karpenter_nodes_created_total{${op}, nodepool="default", zone="us-east-1a"}`, values: "0+0x60" },
+            { series: `karpenter_nodeclaims_created_total{${op}, nodepool="healthy", reason="provisioned", min_values_relaxed="false"}`, values: "0+1x60" },
+            { series: `karpenter_nodes_created_total{${op}, nodepool="healthy", zone="us-east-1a"}`, values: "0+1x60" },
           ],
           alert_rule_test: [
             { eval_time: "40m", alertname: "KerfNodeClaimsNotRegistering", exp_alerts: [firing("KerfNodeClaimsNotRegistering", { nodepool: "default" })] },
