@@ -1,6 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { awaitingVolumeDetachment, podDeletedAtDeadline, terminationGracePeriodExpiring, type OperatorEvent } from "./events.ts";
+import {
+  awaitingVolumeDetachment, disruptionBlocked, nodePoolDisruptionBlocked, podDeletedAtDeadline,
+  terminationGracePeriodExpiring, type OperatorEvent,
+} from "./events.ts";
 
 const node = { metadata: { name: "ip-10-0-0-1", uid: "n" } };
 const claim = { metadata: { name: "default-abcde", uid: "c" } };
@@ -38,4 +41,24 @@ void describe("the Events Karpenter's node termination emits", () => {
     const event = podDeletedAtDeadline(pod, 0, Date.parse("2030-01-01T00:05:00.500Z"));
     assert.match(event.message, /terminationTime 2030-01-01 00:05:00\.5 \+0000 UTC of the node/);
   });
+});
+
+void describe("the DisruptionBlocked Events", () => {
+  const pool = { metadata: { name: "default", uid: "np" } };
+  const cases: [string, OperatorEvent, { kind: string; message: string }][] = [
+    ["a NodeClaim's blocker, as a sentence", disruptionBlocked("NodeClaim", claim, "node is nominated for a pending pod"),
+      { kind: "NodeClaim", message: "Node is nominated for a pending pod" }],
+    ["a Node's blocker", disruptionBlocked("Node", node, "pod shop/web-1 has \"karpenter.sh/do-not-disrupt\": \"true\""),
+      { kind: "Node", message: "Pod shop/web-1 has \"karpenter.sh/do-not-disrupt\": \"true\"" }],
+    ["a NodePool whose budget is spent", nodePoolDisruptionBlocked(pool, "Underutilized"),
+      { kind: "NodePool", message: "No allowed disruptions for disruption reason Underutilized due to blocking budget" }],
+  ];
+  for (const [what, event, want] of cases) {
+    void it(`should word ${what} as Karpenter does`, () => {
+      assert.equal(event.reason, "DisruptionBlocked");
+      assert.equal(event.type, "Normal");
+      assert.equal(event.involved.kind, want.kind);
+      assert.equal(event.message, want.message);
+    });
+  }
 });

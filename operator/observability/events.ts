@@ -187,7 +187,17 @@ export function interruptionNotice(on: "NodeClaim" | "Node", obj: Meta, notice: 
 /** A NodeClaim/Node (or a whole NodePool) cannot be disrupted now, and why (budget, PDB, do-not-disrupt, nomination). */
 export function disruptionBlocked(on: "NodeClaim" | "Node" | "NodePool", obj: Meta, why: string): OperatorEvent {
   const involved = on === "NodeClaim" ? nodeClaimRef(obj) : on === "Node" ? nodeRef(obj) : nodePoolRef(obj);
-  return { involved, type: "Normal", reason: "DisruptionBlocked", message: `Cannot disrupt ${on}: ${why}`, dedupeKey: why };
+  // Karpenter's message is the blocker itself, its first letter capitalized (pretty.Sentence).
+  const message = why === "" ? why : `${why.charAt(0).toUpperCase()}${why.slice(1)}`;
+  return { involved, type: "Normal", reason: "DisruptionBlocked", message, dedupeKey: why };
+}
+
+/** A NodePool whose budget allows no disruption for a reason now (Karpenter's NodePoolBlockedForDisruptionReason). */
+export function nodePoolDisruptionBlocked(pool: Meta, reason: string): OperatorEvent {
+  return {
+    involved: nodePoolRef(pool), type: "Normal", reason: "DisruptionBlocked",
+    message: `No allowed disruptions for disruption reason ${reason} due to blocking budget`, dedupeKey: reason,
+  };
 }
 
 /** Consolidation looked at the node and found nothing cheaper or no place for its pods. */

@@ -12,7 +12,7 @@ import { DEFAULT_MAX_SINGLE_NODE_EVALUATIONS, type DisruptionInput } from "../..
 import type { Command, DisruptionPlan, Skipped } from "../../core/disruption/types.ts";
 import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
 import type { SimulateOptions } from "../../core/scheduling/types.ts";
-import { disruptionBlocked, invalidDoNotDisruptAnnotation, unconsolidatable } from "../../observability/events.ts";
+import { disruptionBlocked, invalidDoNotDisruptAnnotation, nodePoolDisruptionBlocked, unconsolidatable } from "../../observability/events.ts";
 import type { NodeClaimDeps } from "../nodeclaim/deps.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { instanceTypesByPool } from "../provisioning/provisioner.ts";
@@ -212,7 +212,9 @@ export class DisruptionController {
       metrics.nodePoolAllowedDisruptions.set({ nodepool: b.nodePool, reason: b.reason.toLowerCase() }, b.allowed);
       const pool = this.deps.cluster.nodePool(b.nodePool);
       if (b.allowed === 0 && b.nodes > 0 && pool !== undefined) {
-        events.publish(disruptionBlocked("NodePool", pool, `No allowed disruptions for disruption reason ${b.reason} due to blocking budget (${b.explanation}; ${b.disrupting} disrupting)`));
+        events.publish(nodePoolDisruptionBlocked(pool, b.reason));
+        this.deps.logger.debug({ nodepool: b.nodePool, reason: b.reason, budget: b.explanation, disrupting: b.disrupting },
+          "disruption budget allows no disruption");
       }
     }
     // Karpenter ignores an unparsable do-not-disrupt value and says so on the pod.
