@@ -66,7 +66,7 @@ void describe("npm start (the playground)", () => {
       // The node gauges (every 5 s) and the pod series have samples for what runs now.
       const page = await eventually("the operator's /metrics with the node's allocatable and the running pods", async () => {
         const text = await (await fetch(metricsUrl)).text();
-        const allocatable = /^karpenter_nodes_allocatable\{[^}]*nodepool="default"[^}]*resource_type="cpu"[^}]*\} [1-9]/m.test(text);
+        const allocatable = /^karpenter_nodes_allocatable\{[^}]*nodepool="default"[^}]*resource_type="cpu"[^}]*\} (0\.\d+|[1-9][\d.]*)$/m.test(text);
         const pods = (text.match(/^karpenter_pods_state\{[^}]*phase="Running"[^}]*\} 1$/gm) ?? []).length >= 3;
         return allocatable && pods ? text : undefined;
       }, 30_000, 500);
