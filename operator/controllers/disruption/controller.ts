@@ -210,6 +210,7 @@ export class DisruptionController {
     this.reportEligible(plan);
     for (const b of plan.budgets) {
       metrics.nodePoolAllowedDisruptions.set({ nodepool: b.nodePool, reason: b.reason.toLowerCase() }, b.allowed);
+      metrics.nodePoolNodesConsumingBudgets.set({ nodepool: b.nodePool, reason: b.reason.toLowerCase() }, b.disrupting);
       const pool = this.deps.cluster.nodePool(b.nodePool);
       if (b.allowed === 0 && b.nodes > 0 && pool !== undefined) {
         events.publish(nodePoolDisruptionBlocked(pool, b.reason));

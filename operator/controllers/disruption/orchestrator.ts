@@ -351,10 +351,13 @@ export class Orchestrator {
       this.deps.events.publish(disruptionTerminating("Node", c.node, command.reason));
       const spec = this.deps.cluster.nodePool(c.nodePool)?.spec as { disruption?: { consolidationPolicy?: string } } | undefined;
       const policy = spec?.disruption?.consolidationPolicy;
-      this.deps.metrics.nodeClaimsDisrupted.inc({
+      const disruptedLabels = {
         reason: command.reason.toLowerCase(), nodepool: c.nodePool, capacity_type: c.capacityType,
         consolidation_policy: consolidationPolicyLabel(policy), termination_mode: terminationMode(c.nodeClaim),
-      });
+      };
+      this.deps.metrics.nodeClaimsDisrupted.inc(disruptedLabels);
+      // Karpenter counts the pods that will reschedule (no DaemonSet or mirror pods): the candidate's pods.
+      this.deps.metrics.podsDisruptionInitiated.inc(disruptedLabels, c.pods.length);
       this.deps.metrics.disruptionDecisionsByNodePool.inc({ ...decisionLabels(command), nodepool: c.nodePool });
       const entry = this.inFlight.get(c.name);
       if (entry !== undefined) entry.deleted = true;

@@ -208,7 +208,13 @@ function recordFinished(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node | 
   if (node !== undefined) deps.metrics.nodesTerminated.inc({ nodepool: pool.nodepool, zone: zoneOf(node) });
   deps.metrics.nodeClaimsTerminated.inc({ ...pool, zone: zoneOf(nodeClaim) });
   const deleted = timeMs(nodeClaim.metadata?.deletionTimestamp);
-  if (deleted !== undefined) deps.metrics.nodesTerminationDuration.observe({ nodepool: pool.nodepool }, (deps.clock.now().getTime() - deleted) / 1000);
+  const now = deps.clock.now().getTime();
+  if (deleted !== undefined) {
+    deps.metrics.nodesTerminationDuration.observe({ nodepool: pool.nodepool }, (now - deleted) / 1000);
+    deps.metrics.nodeClaimsTerminationDuration.observe({ nodepool: pool.nodepool }, (now - deleted) / 1000);
+  }
+  const born = timeMs(node?.metadata?.creationTimestamp);
+  if (born !== undefined) deps.metrics.nodesLifetimeDuration.observe({ nodepool: pool.nodepool }, (now - born) / 1000);
   deps.logger.info({ nodeclaim: nameOf(nodeClaim), node: node?.metadata?.name, providerID: nodeClaim.status?.providerID }, "terminated nodeclaim");
 }
 
