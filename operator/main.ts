@@ -170,6 +170,13 @@ function buildInfo(): { version: string; goversion: string; goarch: string; comm
   return { version, goversion: process.version, goarch: process.arch, commit: "" };
 }
 
+/** The operator's registry (process metrics when it serves them), karpenter_build_info set. */
+function operatorMetrics(processMetrics: boolean): Metrics {
+  const metrics = createMetrics({ processMetrics });
+  metrics.buildInfo.set(buildInfo(), 1);
+  return metrics;
+}
+
 /** Builds and starts the operator (informers on every replica; controllers only on the leader). */
 export async function startOperator(config: OperatorConfig, overrides: OperatorOverrides = {}): Promise<RunningOperator> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
@@ -178,8 +185,7 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   // First, before anything starts: without these facts no launched node could join.
   const nodeClusterInfo = await nodeCluster(config, kc, logger, overrides);
   const kubernetesVersion = await kubernetesMinor(kc, logger);
-  const metrics = createMetrics({ processMetrics: overrides.serveHttp !== false });
-  metrics.buildInfo.set(buildInfo(), 1);
+  const metrics = operatorMetrics(overrides.serveHttp !== false);
   const state = new ClusterState({
     kubeConfig: kc, onError: (kind, err) => logger.warn({ kind, err }, "informer failed; restarting"),
     // Default topology spread selectors are deduced from Services and controllers: watched only when configured.
