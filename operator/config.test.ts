@@ -22,6 +22,17 @@ void describe("operator configuration", () => {
     assert.equal(Object.isFrozen(cfg), true);
   });
 
+  void it("should keep Karpenter's default for each feature gate --feature-gates does not name", () => {
+    const cases: [string, Record<string, boolean>][] = [
+      ["NodeRepair=true,StaticCapacity=true", { NodeRepair: true, StaticCapacity: true, ReservedCapacity: true, SpotToSpotConsolidation: false }],
+      ["ReservedCapacity=false", { ReservedCapacity: false, NodeRepair: false, NodeOverlay: false, CapacityBuffer: false }],
+    ];
+    for (const [gates, want] of cases) {
+      const cfg = loadConfig({ argv: ["--feature-gates", gates], env: base });
+      for (const [name, on] of Object.entries(want)) assert.equal(cfg.featureGates[name], on, `${gates}: ${name}`);
+    }
+  });
+
   void it("should let a flag win over its environment variable", () => {
     const cfg = loadConfig({ argv: ["--batch-idle-duration", "500ms", "--cluster-name=flagged"], env: { ...base, BATCH_IDLE_DURATION: "3s" } });
     assert.equal(cfg.batchIdleDurationMs, 500);

@@ -70,6 +70,10 @@ export class ConfigError extends Error {
 type Kind = "string" | "duration" | "port" | "boolean" | "url" | "number";
 interface FlagDef { readonly key: keyof OperatorConfig; readonly kind: Kind; readonly def: string; readonly usage: string }
 
+/** Karpenter v1.15's default gates; --feature-gates sets only those it names, the rest keep these. */
+const DEFAULT_FEATURE_GATES = "NodeRepair=false,ReservedCapacity=true,SpotToSpotConsolidation=false,NodeOverlay=false,"
+  + "StaticCapacity=false,CapacityBuffer=false";
+
 /** Flag name → definition; the env var is the upper snake case of the flag (Karpenter's convention). */
 const FLAGS: Readonly<Record<string, FlagDef>> = {
   "cluster-name": { key: "clusterName", kind: "string", def: "", usage: "EKS cluster name (required); tags and discovery use it" },
@@ -99,7 +103,7 @@ const FLAGS: Readonly<Record<string, FlagDef>> = {
   "scheduler-config": { key: "schedulerConfig", kind: "string", def: "", usage: "YAML/JSON of the kube-scheduler behaviour to mirror: podTopologySpread.defaultConstraints (and defaultingType List|System), applied to pods without topology spread constraints; empty: none" },
   "legacy-node-repair": { key: "legacyNodeRepair", kind: "boolean", def: "false", usage: "Karpenter's flag: kerf's node repair (--feature-gates NodeRepair=true) is always Karpenter's legacy node.health controller, so true and false do the same" },
   "expendable-pods-priority-cutoff": { key: "expendablePodsPriorityCutoff", kind: "string", def: "", usage: "kerf's (Cluster Autoscaler's setting): pending pods with a priority below this integer never launch a node; they still schedule onto existing capacity; empty: off (Karpenter's behaviour)" },
-  "feature-gates": { key: "featureGates", kind: "string", def: "NodeRepair=false,ReservedCapacity=true,SpotToSpotConsolidation=false,NodeOverlay=false,StaticCapacity=false,CapacityBuffer=false", usage: "comma-separated Name=bool pairs" },
+  "feature-gates": { key: "featureGates", kind: "string", def: DEFAULT_FEATURE_GATES, usage: "comma-separated Name=bool pairs" },
 };
 
 const schema = {
@@ -137,7 +141,8 @@ const UNIMPLEMENTED_GATES: Readonly<Record<string, string>> = {
 };
 
 function parseGates(raw: string): Record<string, boolean> {
-  const out: Record<string, boolean> = {};
+  // As Karpenter's ParseFeatureGates: the defaults, overridden gate by gate.
+  const out: Record<string, boolean> = raw === DEFAULT_FEATURE_GATES ? {} : parseGates(DEFAULT_FEATURE_GATES);
   for (const pair of raw.split(",").filter((p) => p.trim() !== "")) {
     const [name, value] = pair.split("=");
     if (name === undefined || (value !== "true" && value !== "false")) throw new ConfigError(`--feature-gates: "${pair}" is not Name=true|false`);

@@ -1,5 +1,7 @@
 /** Composition root of `kerf operator`: config → adapters → controllers → start; leader-gated controllers; graceful shutdown. The only file that wires everything. */
 import { hostname } from "node:os";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { builtinCatalog, isBundledRegion } from "../policies/domain/catalog/builtin.ts";
 import { discoverCluster } from "./adapters/aws/cluster-discovery.ts";
@@ -160,6 +162,23 @@ function loadKubeConfig(config: OperatorConfig): KubeConfig {
   return kc;
 }
 
+/** karpenter_build_info's labels: kerf's package version; Node's version and architecture stand for Go's. */
+function buildInfo(): { version: string; goversion: string; goarch: string; commit: string } {
+  let version = "unknown";
+  try {
+    const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "package.json"), "utf8")) as { version?: string };
+    version = pkg.version ?? version;
+  } catch { /* a bundle without package.json: the version stays unknown */ }
+  return { version, goversion: process.version, goarch: process.arch, commit: "" };
+}
+
+/** The operator's registry (process metrics when it serves them), karpenter_build_info set. */
+function operatorMetrics(processMetrics: boolean): Metrics {
+  const metrics = createMetrics({ processMetrics });
+  metrics.buildInfo.set(buildInfo(), 1);
+  return metrics;
+}
+
 /** Builds and starts the operator (informers on every replica; controllers only on the leader). */
 export async function startOperator(config: OperatorConfig, overrides: OperatorOverrides = {}): Promise<RunningOperator> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
@@ -168,7 +187,7 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   // First, before anything starts: without these facts no launched node could join.
   const nodeClusterInfo = await nodeCluster(config, kc, logger, overrides);
   const kubernetesVersion = await kubernetesMinor(kc, logger);
-  const metrics = createMetrics({ processMetrics: overrides.serveHttp !== false });
+  const metrics = operatorMetrics(overrides.serveHttp !== false);
   const state = new ClusterState({
     kubeConfig: kc, onError: (kind, err) => logger.warn({ kind, err }, "informer failed; restarting"),
     // Default topology spread selectors are deduced from Services and controllers: watched only when configured.

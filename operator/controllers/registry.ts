@@ -24,6 +24,7 @@ import { collectGarbage } from "./gc/controller.ts";
 import { collectLaunchTemplates, type LaunchTemplateGcDeps } from "./gc/launch-templates.ts";
 import { gcNode } from "./gc/plan.ts";
 import { interruptionController, type OfferingAvailability } from "./interruption/controller.ts";
+import { nodeMetricsController } from "./metrics/nodes.ts";
 import { podMetricsController } from "./metrics/pods.ts";
 import { nodeClassNamesOf, publishOfferingMetrics, type CatalogRefresher } from "./providers/catalog.ts";
 import { reconcileNodeClassLifecycle, type NodeClassLifecycleDeps } from "./nodeclass/controller.ts";
@@ -159,6 +160,7 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
     ...ignoredFieldsControllers(deps),
     gcController(deps),
     podMetricsController(deps),
+    nodeMetricsController(deps),
     provisioningController(deps, nominations),
     ...nodeClassControllers(deps),
     ...(deps.interruption === undefined ? [] : [interruptionController({ ...deps, ...deps.interruption })]),

@@ -136,10 +136,16 @@ export class WorkQueue {
     }
   }
 
+  /** controller-runtime's counters of a failed reconcile: result="error" and reconcile_errors_total. */
+  private countError(): void {
+    this.opts.metrics?.reconcileTotal.inc({ controller: this.opts.name, result: "error" });
+    this.opts.metrics?.reconcileErrors.inc({ controller: this.opts.name });
+  }
+
   private failed(key: string, error: unknown): void {
     const name = this.opts.name;
     if (error instanceof TerminalError) {
-      this.opts.metrics?.reconcileTotal.inc({ controller: name, result: "error" });
+      this.countError();
       this.opts.logger.error({ controller: name, key, err: error }, "reconciling: terminal error, not retrying");
       return;
     }
@@ -152,7 +158,7 @@ export class WorkQueue {
     const count = (this.failures.get(key) ?? 0) + 1;
     this.failures.set(key, count);
     const delay = Math.min((this.opts.baseBackoffMs ?? 100) * 2 ** (count - 1), this.opts.maxBackoffMs ?? 30_000);
-    this.opts.metrics?.reconcileTotal.inc({ controller: name, result: "error" });
+    this.countError();
     this.opts.logger.error({ controller: name, key, err: error, retryInMs: delay }, "reconciling failed");
     if (this.started) this.addAfter(key, delay);
   }

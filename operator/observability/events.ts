@@ -124,9 +124,42 @@ export function failedDraining(node: Meta, why: string): OperatorEvent {
   return { involved: nodeRef(node), type: "Warning", reason: "FailedDraining", message: `Failed to drain node, ${why}`, dedupeKey: why };
 }
 
-/** Pods will be deleted when the node's terminationGracePeriod expires. */
-export function terminationGracePeriodExpiring(node: Meta, deadline: string): OperatorEvent {
-  return { involved: nodeRef(node), type: "Warning", reason: "TerminationGracePeriodExpiring", message: `All pods will be deleted by ${deadline}` };
+/**
+ * Pods will be deleted when the terminationGracePeriod expires: on the NodeClaim when its deadline is set, on the Node
+ * on each drain pass (deduplicated).
+ */
+export function terminationGracePeriodExpiring(on: "Node" | "NodeClaim", obj: Meta, deadline: string): OperatorEvent {
+  return {
+    involved: on === "Node" ? nodeRef(obj) : nodeClaimRef(obj), type: "Warning", reason: "TerminationGracePeriodExpiring",
+    message: `All pods will be deleted by ${deadline}`, dedupeKey: deadline,
+  };
+}
+
+/** Go's time.Time String() of a UTC instant, as Karpenter's messages print times: 2030-01-01 00:05:00 +0000 UTC. */
+function goTime(ms: number): string {
+  return `${new Date(ms).toISOString().replace("T", " ").replace(/\.000Z$|Z$/, "").replace(/(\.\d*?)0+$/, "$1")} +0000 UTC`;
+}
+
+/** A pod deleted at the terminationGracePeriod deadline, past its PDB and do-not-disrupt (Karpenter's Disrupted). */
+export function podDeletedAtDeadline(pod: Meta & { readonly spec?: { readonly terminationGracePeriodSeconds?: number | undefined } | undefined },
+  graceSeconds: number, deadlineMs: number): OperatorEvent {
+  const own = pod.spec?.terminationGracePeriodSeconds ?? 30;
+  return {
+    involved: podRef(pod), type: "Normal", reason: "Disrupted",
+    message: `Deleting the pod to accommodate the terminationTime ${goTime(deadlineMs)} of the node. The pod was granted `
+      + `${graceSeconds} seconds of grace-period of its ${own} terminationGracePeriodSeconds. This bypasses the PDB of `
+      + "the pod and the do-not-disrupt annotation.",
+  };
+}
+
+/** The drained Node waits for its VolumeAttachments to go before the instance is terminated. */
+export function awaitingVolumeDetachment(node: Meta, attachments: readonly string[]): OperatorEvent {
+  const shown = attachments.length > 5 ? `${attachments.slice(0, 5).join(", ")} and ${attachments.length - 5} other(s)`
+    : attachments.join(", ");
+  return {
+    involved: nodeRef(node), type: "Normal", reason: "AwaitingVolumeDetachment",
+    message: `Awaiting deletion of bound volumeattachments (${shown})`, dedupeKey: "awaiting",
+  };
 }
 
 /** The instance could not be terminated. */
@@ -175,7 +208,17 @@ export function interruptionNotice(on: "NodeClaim" | "Node", obj: Meta, notice: 
 /** A NodeClaim/Node (or a whole NodePool) cannot be disrupted now, and why (budget, PDB, do-not-disrupt, nomination). */
 export function disruptionBlocked(on: "NodeClaim" | "Node" | "NodePool", obj: Meta, why: string): OperatorEvent {
   const involved = on === "NodeClaim" ? nodeClaimRef(obj) : on === "Node" ? nodeRef(obj) : nodePoolRef(obj);
-  return { involved, type: "Normal", reason: "DisruptionBlocked", message: `Cannot disrupt ${on}: ${why}`, dedupeKey: why };
+  // Karpenter's message is the blocker itself, its first letter capitalized (pretty.Sentence).
+  const message = why === "" ? why : `${why.charAt(0).toUpperCase()}${why.slice(1)}`;
+  return { involved, type: "Normal", reason: "DisruptionBlocked", message, dedupeKey: why };
+}
+
+/** A NodePool whose budget allows no disruption for a reason now (Karpenter's NodePoolBlockedForDisruptionReason). */
+export function nodePoolDisruptionBlocked(pool: Meta, reason: string): OperatorEvent {
+  return {
+    involved: nodePoolRef(pool), type: "Normal", reason: "DisruptionBlocked",
+    message: `No allowed disruptions for disruption reason ${reason} due to blocking budget`, dedupeKey: reason,
+  };
 }
 
 /** Consolidation looked at the node and found nothing cheaper or no place for its pods. */

@@ -86,6 +86,12 @@ void describe("disruption on the real environment", () => {
     }, 90_000, 250);
     assert.equal(typeOf(after_!), "c5.large", "c5.large ($0.085/h) replaces m5.large ($0.096/h)");
     assert.ok(await metric(op, "nodeClaimsDisrupted", "underutilized") >= 1);
+    // Karpenter's labels: the pool's policy snake-cased, graceful without a terminationGracePeriod; the pod that moved.
+    const shrunk = (await op.operator.metrics.nodeClaimsDisrupted.get()).values.find((v) => v.labels["nodepool"] === "shrink");
+    assert.equal(shrunk?.labels["consolidation_policy"], "when_empty_or_underutilized");
+    assert.equal(shrunk?.labels["termination_mode"], "graceful");
+    const moved = (await op.operator.metrics.podsDisruptionInitiated.get()).values.filter((v) => v.labels["nodepool"] === "shrink");
+    assert.deepEqual(moved.map((v) => [v.labels["reason"], v.value]), [["underutilized", 1]]);
     await noLeaks(env);
   });
 

@@ -1,8 +1,9 @@
 /**
- * `npm start` end to end: the playground run non-interactively with short steps. While it runs, the
+ * `npm start` end to end: the playground run non-interactively with short steps and feature gates. While it runs, the
  * test reads the cluster through the kubeconfig the playground prints (NodeClaims initialized, Nodes
- * ready, inflate pods running); afterwards it checks the exit code, the summary and that every
- * process the playground started is gone and its environment directory removed.
+ * ready, inflate pods running) and the operator's `/metrics` at the address it prints (Karpenter's node and pod
+ * series with samples, every series Karpenter's own dashboards query); afterwards it checks the exit code, the
+ * summary and that every process the playground started is gone and its environment directory removed.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -12,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
+import { exportedSeries, karpenterDashboardGaps } from "../harness/observability.ts";
 import { eventually } from "../harness/wait.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
@@ -35,15 +37,19 @@ function alive(pid: number): boolean {
 interface Claim { status?: { conditions?: { type: string; status: string }[] } }
 
 void describe("npm start (the playground)", () => {
-  void it("scales inflate to 3 and back to 0: NodeClaims launch and initialize, Nodes join, pods run, then everything stops with exit code 0", async () => {
+  void it("scales inflate to 3 and back to 0 with the gates given: NodeClaims launch and initialize, Nodes join, pods run, the operator's /metrics serves Karpenter's series, then everything stops with exit code 0", async () => {
     const timeline = path.join(mkdtempSync(path.join(os.tmpdir(), "kerf-timeline-")), "timeline.svg");
-    const child = spawn(process.execPath, [path.join(root, "test/playground/main.ts"), "--steps", "3,0", "--hold", "15s", "--interval", "500ms", "--timeline", timeline], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [path.join(root, "test/playground/main.ts"), "--steps", "3,0", "--hold", "15s", "--interval", "500ms", "--timeline", timeline, "--feature-gates", "NodeRepair=true,StaticCapacity=true"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (c: Buffer) => { output += c.toString(); });
     child.stderr.on("data", (c: Buffer) => { output += c.toString(); });
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     try {
       const kubeconfig = await eventually("the playground to print its kubeconfig", () => /^kubeconfig: (\S+)/m.exec(output)?.[1], 90_000, 200);
+      const metricsUrl = /^kerf operator metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)$/m.exec(output)?.[1];
+      assert.ok(metricsUrl !== undefined, `the playground prints the operator's /metrics address; output:\n${output}`);
+      const gates = /^kerf operator feature gates: (.+)$/m.exec(output)?.[1] ?? "";
+      for (const gate of ["NodeRepair=true", "StaticCapacity=true", "SpotToSpotConsolidation=false"]) assert.ok(gates.split(", ").includes(gate), `${gate} in force: ${gates}`);
       const started = children(child.pid ?? 0);
       assert.ok(started.length >= 6, `etcd, apiserver, scheduler, controller-manager, kwok and moto run as children (found ${started.length})`);
       const kc = new KubeConfig();
@@ -57,6 +63,16 @@ void describe("npm start (the playground)", () => {
         const running = (await core.listNamespacedPod({ namespace: "default", labelSelector: "app=inflate" })).items.filter((p) => p.status?.phase === "Running");
         return initialized.length >= 1 && ready.length >= 1 && running.length === 3;
       }, 15_000, 250);
+      // The node gauges (every 5 s) and the pod series have samples for what runs now.
+      const page = await eventually("the operator's /metrics with the node's allocatable and the running pods", async () => {
+        const text = await (await fetch(metricsUrl)).text();
+        const allocatable = /^karpenter_nodes_allocatable\{[^}]*nodepool="default"[^}]*resource_type="cpu"[^}]*\} (0\.\d+|[1-9][\d.]*)$/m.test(text);
+        const pods = (text.match(/^karpenter_pods_state\{[^}]*phase="Running"[^}]*\} 1$/gm) ?? []).length >= 3;
+        return allocatable && pods ? text : undefined;
+      }, 30_000, 500);
+      assert.match(page, /^karpenter_nodeclaims_created_total\{reason="provisioned",nodepool="default",min_values_relaxed="(true|false)"\} [1-9]/m);
+      assert.match(page, /^karpenter_build_info\{[^}]*goversion="v\d+/m);
+      assert.deepEqual(karpenterDashboardGaps(exportedSeries(page)), [], "every series Karpenter's dashboards query");
       const code = await Promise.race([exited, sleep(120_000, "timeout", { ref: false })]);
       assert.equal(code, 0, `exit code; output:\n${output}`);
       assert.match(output, /step 1\/2: inflate → 3 replicas/);

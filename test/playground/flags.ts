@@ -22,6 +22,8 @@ export interface PlaygroundOptions {
   readonly timeline: string;
   /** The AWS region the playground's moto account, EC2NodeClass subnets and operator run in (default us-east-1). */
   readonly region: string;
+  /** The operator's --feature-gates (Name=bool pairs), passed through; undefined keeps the operator's defaults. */
+  readonly featureGates: string | undefined;
   readonly help: boolean;
 }
 
@@ -34,6 +36,7 @@ export class UsageError extends Error {
 }
 
 export const USAGE = `usage: npm start -- [--steps 5,12,0] [--hold 20s] [--keep] [--interval 1s] [--logs DIR] [--timeline FILE] [--ssm-prefix …] [--region R]
+                    [--feature-gates NodeRepair=true,StaticCapacity=true]
 
 Starts a local cluster (etcd, kube-apiserver, kube-scheduler, kube-controller-manager, kwok, moto),
 the kerf webhook and operator, applies manifests/examples/playground/, then scales the "inflate"
@@ -47,7 +50,9 @@ Deployment through --steps, holding each for --hold, and shows NodeClaims and No
               in the system's temporary directory)
   --ssm-prefix  SSM path under which the AL2023 AMI parameters are seeded (default /kerf-playground/aws/service)
   --region    the AWS region to run in, e.g. eu-west-1 (default us-east-1): the operator discovers its instance
-              types, zones and prices there (moto's answers; prices from the test environment's price proxy)`;
+              types, zones and prices there (moto's answers; prices from the test environment's price proxy)
+  --feature-gates  the operator's feature gates, e.g. NodeRepair=true,StaticCapacity=true (default: the operator's,
+              as Karpenter's); the playground prints the gates in force and the operator's /metrics address`;
 
 function duration(flag: string, raw: string, minMs: number): number {
   let ms: number | "Never";
@@ -77,7 +82,7 @@ export function parseFlags(argv: readonly string[]): PlaygroundOptions {
       options: {
         steps: { type: "string", default: "5,12,0" }, hold: { type: "string", default: "20s" }, keep: { type: "boolean", default: false },
         interval: { type: "string", default: "1s" }, "ssm-prefix": { type: "string", default: "/kerf-playground/aws/service" }, logs: { type: "string" }, timeline: { type: "string" },
-        region: { type: "string", default: "us-east-1" }, help: { type: "boolean", short: "h", default: false },
+        region: { type: "string", default: "us-east-1" }, "feature-gates": { type: "string" }, help: { type: "boolean", short: "h", default: false },
       },
     }).values;
   } catch (error) {
@@ -87,8 +92,13 @@ export function parseFlags(argv: readonly string[]): PlaygroundOptions {
   if (!/^(\/[A-Za-z0-9_.-]+)+$/.test(prefix) || prefix.startsWith("/aws/")) throw new UsageError(`--ssm-prefix: "${prefix}" must be an absolute SSM path outside /aws/`);
   const region = String(values["region"]);
   if (!/^[a-z]{2}(-[a-z]+)+-\d$/.test(region)) throw new UsageError(`--region: "${region}" is not an AWS region such as eu-west-1`);
+  const gates = values["feature-gates"];
+  if (typeof gates === "string" && !/^\s*[A-Za-z]\w*=(true|false)(\s*,\s*[A-Za-z]\w*=(true|false))*\s*$/.test(gates)) {
+    throw new UsageError(`--feature-gates: "${gates}" is not a comma-separated list of Name=true|false`);
+  }
   return {
     region,
+    featureGates: typeof gates === "string" ? gates : undefined,
     steps: steps(String(values["steps"])),
     holdMs: duration("hold", String(values["hold"]), 1000),
     keep: values["keep"] === true,

@@ -50,6 +50,11 @@ class Teardown {
   }
 }
 
+/** The operator's gates as `Name=bool, …`, sorted by name (what --feature-gates set, over the defaults). */
+export function gateList(gates: Readonly<Record<string, boolean>>): string {
+  return Object.entries(gates).sort(([a], [b]) => a.localeCompare(b)).map(([name, on]) => `${name}=${on}`).join(", ");
+}
+
 async function kubernetesMinor(kc: KubeConfig): Promise<string> {
   const v = await kc.makeApiClient(VersionApi).getCode();
   return `${v.major}.${v.minor.replace(/\D+$/, "")}`;
@@ -145,8 +150,10 @@ async function bringUp(options: PlaygroundOptions, io: PlaygroundIo, teardown: T
   check(io.signal);
   const webhook = await startPlaygroundWebhook({ kubeConfig: kc, kubeconfigFile: env.state.kubeconfig, ca: env.state.ca, dir: logDir, logFile: path.join(logDir, "webhook.log"), region: options.region });
   teardown.add("the webhook", () => webhook.stop());
-  const operator = await startPlaygroundOperator({ kubeConfig: kc, aws, clusterName: CLUSTER, ssmPrefix: options.ssmPrefix, logFile: path.join(logDir, "operator.log") });
+  const operator = await startPlaygroundOperator({ kubeConfig: kc, aws, clusterName: CLUSTER, ssmPrefix: options.ssmPrefix, logFile: path.join(logDir, "operator.log"), featureGates: options.featureGates });
   teardown.add("the operator", () => operator.stop());
+  io.out(`kerf operator metrics: http://127.0.0.1:${operator.servers.at(-1)?.port ?? 0}/metrics`);
+  io.out(`kerf operator feature gates: ${gateList(operator.config.featureGates)}`);
   const sim = new KubeletSim({ kubeConfig: kc, aws, clusterName: CLUSTER });
   sim.start();
   teardown.add("the kubelet simulator", () => sim.stop());

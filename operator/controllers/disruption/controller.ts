@@ -12,7 +12,7 @@ import { DEFAULT_MAX_SINGLE_NODE_EVALUATIONS, type DisruptionInput } from "../..
 import type { Command, DisruptionPlan, Skipped } from "../../core/disruption/types.ts";
 import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
 import type { SimulateOptions } from "../../core/scheduling/types.ts";
-import { disruptionBlocked, invalidDoNotDisruptAnnotation, unconsolidatable } from "../../observability/events.ts";
+import { disruptionBlocked, invalidDoNotDisruptAnnotation, nodePoolDisruptionBlocked, unconsolidatable } from "../../observability/events.ts";
 import type { NodeClaimDeps } from "../nodeclaim/deps.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { instanceTypesByPool } from "../provisioning/provisioner.ts";
@@ -142,7 +142,10 @@ export class DisruptionController {
     if (result === "skipped") return { requeueAfter: this.deps.settings.pollMs };
     if (result === "retry") return { requeueAfter: 1000 };
     const { plan } = result;
-    this.deps.metrics.disruptionEvaluationDuration.observe({ method: plan.method ?? "", consolidation_type: "" }, (performance.now() - started) / 1000);
+    // Karpenter labels the evaluation by the chosen method's reason and consolidation type ("" when none was chosen).
+    const evaluated = plan.command === undefined ? { reason: "", consolidation_type: "" } : decisionLabels(plan.command);
+    this.deps.metrics.disruptionEvaluationDuration.observe(
+      { reason: evaluated.reason, consolidation_type: evaluated.consolidation_type }, (performance.now() - started) / 1000);
     this.resumeAfter = plan.resumeAfter;
     this.driftResumeAfter = plan.driftResumeAfter;
     if (plan.resumeAfter !== undefined) this.deps.metrics.disruptionConsolidationTimeouts.inc({ consolidation_type: "single" });
@@ -214,9 +217,12 @@ export class DisruptionController {
     this.reportEligible(plan);
     for (const b of plan.budgets) {
       metrics.nodePoolAllowedDisruptions.set({ nodepool: b.nodePool, reason: b.reason.toLowerCase() }, b.allowed);
+      metrics.nodePoolNodesConsumingBudgets.set({ nodepool: b.nodePool, reason: b.reason.toLowerCase() }, b.disrupting);
       const pool = this.deps.cluster.nodePool(b.nodePool);
       if (b.allowed === 0 && b.nodes > 0 && pool !== undefined) {
-        events.publish(disruptionBlocked("NodePool", pool, `No allowed disruptions for disruption reason ${b.reason} due to blocking budget (${b.explanation}; ${b.disrupting} disrupting)`));
+        events.publish(nodePoolDisruptionBlocked(pool, b.reason));
+        this.deps.logger.debug({ nodepool: b.nodePool, reason: b.reason, budget: b.explanation, disrupting: b.disrupting },
+          "disruption budget allows no disruption");
       }
     }
     // Karpenter ignores an unparsable do-not-disrupt value and says so on the pod.

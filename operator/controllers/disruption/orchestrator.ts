@@ -28,6 +28,7 @@ import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
 import { isTrue, setCondition, timeMs } from "../../core/lifecycle/objects.ts";
 import { Keys } from "../../core/lifecycle/registration.ts";
 import { nodeClaimManifest } from "../../core/provisioning/nodeclaim-template.ts";
+import { consolidationPolicyLabel, minValuesRelaxed, terminationMode } from "../../core/metrics/nodeclaims.ts";
 import { disruptionLaunching, disruptionTerminating, disruptionWaitingReadiness, type EventRecorder } from "../../observability/events.ts";
 import type { Metrics } from "../../observability/metrics.ts";
 import type { Cluster } from "../../ports/cluster.ts";
@@ -319,7 +320,8 @@ export class Orchestrator {
       const created = await this.deps.cluster.createNodeClaim(annotated);
       const name = created.metadata?.name ?? "";
       names.push(name);
-      this.deps.metrics.nodeClaimsCreated.inc({ reason: command.reason.toLowerCase(), nodepool: planned.nodePool, capacity_type: planned.launch.capacityType });
+      this.deps.metrics.nodeClaimsCreated.inc({ reason: command.reason.toLowerCase(), nodepool: planned.nodePool,
+        min_values_relaxed: minValuesRelaxed(created) });
       for (const c of command.candidates) this.deps.events.publish(disruptionLaunching(c.nodeClaim, `${command.reason}, replacement ${name} (${planned.launch.instanceType}/${planned.launch.capacityType})`));
     }));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
@@ -347,7 +349,15 @@ export class Orchestrator {
       const claim = this.deps.cluster.nodeClaim(c.name);
       this.deps.events.publish(disruptionTerminating("NodeClaim", c.nodeClaim, command.reason));
       this.deps.events.publish(disruptionTerminating("Node", c.node, command.reason));
-      this.deps.metrics.nodeClaimsDisrupted.inc({ reason: command.reason.toLowerCase(), nodepool: c.nodePool, capacity_type: c.capacityType });
+      const spec = this.deps.cluster.nodePool(c.nodePool)?.spec as { disruption?: { consolidationPolicy?: string } } | undefined;
+      const policy = spec?.disruption?.consolidationPolicy;
+      const disruptedLabels = {
+        reason: command.reason.toLowerCase(), nodepool: c.nodePool, capacity_type: c.capacityType,
+        consolidation_policy: consolidationPolicyLabel(policy), termination_mode: terminationMode(c.nodeClaim),
+      };
+      this.deps.metrics.nodeClaimsDisrupted.inc(disruptedLabels);
+      // Karpenter counts the pods that will reschedule (no DaemonSet or mirror pods): the candidate's pods.
+      this.deps.metrics.podsDisruptionInitiated.inc(disruptedLabels, c.pods.length);
       this.deps.metrics.disruptionDecisionsByNodePool.inc({ ...decisionLabels(command), nodepool: c.nodePool });
       const entry = this.inFlight.get(c.name);
       if (entry !== undefined) entry.deleted = true;

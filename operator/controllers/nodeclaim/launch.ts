@@ -85,17 +85,21 @@ async function create(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<Launch
     // Consumed before the call: only the very first attempt may skip the lookup of an earlier launch.
     const knownNew = deps.cluster.takeUnlaunched(String(nodeClaim.metadata?.uid));
     const instance = await deps.cloud.create(nodeClaim as unknown as NodeClaimLike, { knownNew });
-    deps.metrics.cloudProviderDuration.observe({ controller: "nodeclaim.lifecycle", method: "Create", provider: "aws", error: "" }, (performance.now() - started) / 1000);
     const fields = { nodeclaim: nameOf(nodeClaim), instanceID: instance.instanceID, providerID: instance.providerID, instanceType: instance.instanceType, zone: instance.zone, capacityType: instance.capacityType };
     deps.logger.info(fields, instance.adopted ? "found the instance an earlier launch of the nodeclaim created" : "launched nodeclaim");
     return instance;
   } catch (error) {
     const name = (error as Error).name;
-    deps.metrics.cloudProviderErrors.inc({ controller: "nodeclaim.lifecycle", method: "Create", provider: "aws", error: name });
+    // As Karpenter's cloud provider decorator: every call is timed, failed ones counted as errors too.
+    deps.metrics.cloudProviderErrors.inc({ controller: "nodeclaim.lifecycle", method: "Create", provider: "aws", error: name,
+      nodepool: nodeClaim.metadata?.labels?.["karpenter.sh/nodepool"] ?? "" });
     if (isInsufficientCapacityError(error) || isNodeClassNotReadyError(error)) return deleteForLaunchFailure(deps, nodeClaim, error);
     const conditions = withCondition(deps, nodeClaim, { type: "Launched", status: "Unknown", reason: "LaunchFailed", message: (error as Error).message.slice(0, 1000) });
     await deps.cluster.patchNodeClaimStatus(nodeClaim, { conditions }).catch(() => undefined);
     throw error;
+  } finally {
+    deps.metrics.cloudProviderDuration.observe({ controller: "nodeclaim.lifecycle", method: "Create", provider: "aws" },
+      (performance.now() - started) / 1000);
   }
 }
 

@@ -2,6 +2,7 @@
 import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
 import { isTrue } from "../../core/lifecycle/objects.ts";
 import { registrationSync } from "../../core/lifecycle/registration.ts";
+import { zoneOf } from "../../core/metrics/nodeclaims.ts";
 import { unregisteredTaintMissing } from "../../observability/events.ts";
 import { nameOf, poolLabels, withCondition, type NodeClaimDeps, type StepResult } from "./deps.ts";
 
@@ -24,7 +25,7 @@ export async function register(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promi
   }
   const conditions = withCondition(deps, nodeClaim, { type: "Registered", status: "True", reason: "Registered" });
   await deps.cluster.patchNodeClaimStatus(nodeClaim, { nodeName: nameOf(node), conditions });
-  deps.metrics.nodesCreated.inc({ nodepool: poolLabels(nodeClaim).nodepool });
+  deps.metrics.nodesCreated.inc({ nodepool: poolLabels(nodeClaim).nodepool, zone: zoneOf(node) });
   deps.logger.info({ nodeclaim: nameOf(nodeClaim), node: nameOf(node) }, "registered nodeclaim");
   return {};
 }

@@ -9,12 +9,16 @@
 import { parseDuration } from "../../../policies/domain/duration.ts";
 import { isNodeClaimNotFoundError } from "../../core/errors.ts";
 import type { Condition, Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
+import { zoneOf } from "../../core/metrics/nodeclaims.ts";
 import { findCondition, isTrue, timeMs, toIso } from "../../core/lifecycle/objects.ts";
 import { Keys } from "../../core/lifecycle/registration.ts";
 import { planDrain, terminationDeadline, type DrainPlan } from "../../core/termination/drain-plan.ts";
 import { unrecordedInstances } from "../../core/termination/unrecorded-instance.ts";
 import { blockingAttachments, claimsOfUndrainablePods, deadlinePassed, volumeDetachDecision, type PodWithVolumes, type VolumeAttachmentLike } from "../../core/termination/volume-detach.ts";
-import { evicted, failedDraining, failedTermination } from "../../observability/events.ts";
+import {
+  awaitingVolumeDetachment, evicted, failedDraining, failedTermination, podDeletedAtDeadline,
+  terminationGracePeriodExpiring,
+} from "../../observability/events.ts";
 import { nameOf, poolLabels, withCondition, type NodeClaimDeps, type StepResult } from "./deps.ts";
 import { forgetLaunch, launchedFor } from "./launch.ts";
 import { nodeFor } from "./registration.ts";
@@ -54,7 +58,9 @@ function deadlineOf(nodeClaim: NodeClaim): number | undefined {
 async function ensureDeadline(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<StepResult> {
   const deadline = deadlineOf(nodeClaim);
   if (deadline === undefined || nodeClaim.metadata?.annotations?.[Keys.terminationTimestamp] !== undefined) return undefined;
-  await deps.cluster.patchNodeClaimMetadata(nodeClaim, { annotations: { ...(nodeClaim.metadata?.annotations ?? {}), [Keys.terminationTimestamp]: toIso(new Date(deadline)) ?? "" } });
+  const at = toIso(new Date(deadline)) ?? "";
+  await deps.cluster.patchNodeClaimMetadata(nodeClaim, { annotations: { ...(nodeClaim.metadata?.annotations ?? {}), [Keys.terminationTimestamp]: at } });
+  deps.events.publish(terminationGracePeriodExpiring("NodeClaim", nodeClaim, at));
   return {};
 }
 
@@ -88,9 +94,10 @@ async function evictAll(deps: NodeClaimDeps, node: Node, pods: readonly Pod[]): 
   return blocked;
 }
 
-async function executeDrain(deps: NodeClaimDeps, node: Node, plan: DrainPlan): Promise<void> {
+async function executeDrain(deps: NodeClaimDeps, node: Node, plan: DrainPlan, deadline: number | undefined): Promise<void> {
   await Promise.all(plan.forceDelete.map(async (f) => {
     await deps.cluster.deletePod(f.pod, f.graceSeconds);
+    if (deadline !== undefined) deps.events.publish(podDeletedAtDeadline(f.pod, f.graceSeconds, deadline));
     deps.logger.info({ node: nameOf(node), pod: podRef(f.pod), gracePeriodSeconds: f.graceSeconds }, "deleted pod at the termination grace period deadline");
   }));
   const blocked = await evictAll(deps, node, plan.evict);
@@ -109,7 +116,10 @@ async function drain(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node): Pro
     deps.logger.info({ node: nameOf(node), nodeclaim: nameOf(nodeClaim) }, "drained node");
     return {};
   }
-  await executeDrain(deps, node, plan);
+  // Karpenter warns on each pass while a deadline is set (the recorder deduplicates).
+  const at = nodeClaim.metadata?.annotations?.[Keys.terminationTimestamp];
+  if (at !== undefined) deps.events.publish(terminationGracePeriodExpiring("Node", node, at));
+  await executeDrain(deps, node, plan, deadlineOf(nodeClaim));
   return { requeueAfter: Math.min(DRAIN_POLL_MS, plan.nextDeadlineInMs ?? DRAIN_POLL_MS) };
 }
 
@@ -137,7 +147,10 @@ async function awaitVolumeDetachment(deps: NodeClaimDeps, nodeClaim: NodeClaim, 
   const decision = volumeDetachDecision(blocking, deps.clock.now().getTime(), deadline);
   const changed = differs(findCondition(nodeClaim.status?.conditions, decision.condition.type), decision.condition);
   if (changed) await deps.cluster.patchNodeClaimStatus(nodeClaim, { conditions: withCondition(deps, nodeClaim, decision.condition) });
-  if (!decision.proceed) return { requeueAfter: decision.retryInMs ?? DRAIN_POLL_MS };
+  if (!decision.proceed) {
+    deps.events.publish(awaitingVolumeDetachment(node, blocking.map((a) => a.metadata?.name ?? "")));
+    return { requeueAfter: decision.retryInMs ?? DRAIN_POLL_MS };
+  }
   return changed ? {} : undefined;
 }
 
@@ -192,10 +205,16 @@ function recordFinished(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node | 
   const uid = String(nodeClaim.metadata?.uid);
   finishedOf(deps).set(nameOf(nodeClaim), uid);
   forgetLaunch(deps, uid);
-  if (node !== undefined) deps.metrics.nodesTerminated.inc({ nodepool: pool.nodepool });
-  deps.metrics.nodeClaimsTerminated.inc(pool);
+  if (node !== undefined) deps.metrics.nodesTerminated.inc({ nodepool: pool.nodepool, zone: zoneOf(node) });
+  deps.metrics.nodeClaimsTerminated.inc({ ...pool, zone: zoneOf(nodeClaim) });
   const deleted = timeMs(nodeClaim.metadata?.deletionTimestamp);
-  if (deleted !== undefined) deps.metrics.nodesTerminationDuration.observe({ nodepool: pool.nodepool }, (deps.clock.now().getTime() - deleted) / 1000);
+  const now = deps.clock.now().getTime();
+  if (deleted !== undefined) {
+    deps.metrics.nodesTerminationDuration.observe({ nodepool: pool.nodepool }, (now - deleted) / 1000);
+    deps.metrics.nodeClaimsTerminationDuration.observe({ nodepool: pool.nodepool }, (now - deleted) / 1000);
+  }
+  const born = timeMs(node?.metadata?.creationTimestamp);
+  if (born !== undefined) deps.metrics.nodesLifetimeDuration.observe({ nodepool: pool.nodepool }, (now - born) / 1000);
   deps.logger.info({ nodeclaim: nameOf(nodeClaim), node: node?.metadata?.name, providerID: nodeClaim.status?.providerID }, "terminated nodeclaim");
 }
 

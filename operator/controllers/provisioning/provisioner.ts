@@ -17,6 +17,7 @@ import { templateOf } from "../../core/provisioning/nodeclaim-template.ts";
 import {
   failedScheduling, noCompatibleInstanceTypes, nodePoolOff, nominated, type EventRecorder,
 } from "../../observability/events.ts";
+import { minValuesRelaxed } from "../../core/metrics/nodeclaims.ts";
 import type { Metrics } from "../../observability/metrics.ts";
 import type { CloudProvider } from "../../ports/cloud-provider.ts";
 import type { Cluster } from "../../ports/cluster.ts";
@@ -110,7 +111,9 @@ export class Provisioner {
   private async create(planned: PlannedClaim): Promise<void> {
     const claim = await this.deps.cluster.createNodeClaim(planned.manifest);
     const name = claim.metadata?.name ?? "";
-    this.deps.metrics.nodeClaimsCreated.inc({ reason: "provisioning", nodepool: planned.nodePool, capacity_type: planned.launch.capacityType });
+    // Karpenter's reason for a NodeClaim made for pending pods is "provisioned".
+    this.deps.metrics.nodeClaimsCreated.inc({ reason: "provisioned", nodepool: planned.nodePool,
+      min_values_relaxed: minValuesRelaxed(claim) });
     for (const pod of planned.pods) this.deps.events.publish(nominated(pod, `nodeclaim/${name}`));
     this.deps.logger.info({ nodeclaim: name, nodepool: planned.nodePool, pods: planned.pods.length, cheapest: `${planned.launch.instanceType}/${planned.launch.zone}` }, "created nodeclaim");
   }

@@ -29,13 +29,17 @@ void describe("the karpenter_pods_state labels", () => {
     assert.deepEqual(podStateLabels(pod({ phase: "Running", nodeName: "ip-10-0-0-1" }), node), {
       name: "web-1", namespace: "shop", owner: "/apis/apps/v1/namespaces/shop/replicasets/web-5d4f", node: "ip-10-0-0-1",
       nodepool: "default", zone: "us-east-1a", arch: "amd64", capacity_type: "on-demand", instance_type: "m5.large", phase: "Running",
+      scheduled: "true", ready: "false", managed: "true",
     });
+    const ready = pod({ phase: "Running", nodeName: "ip-10-0-0-1", ready: { status: "True", at: CREATED } });
+    assert.equal(podStateLabels(ready, node).ready, "true");
   });
 
   void it("should leave the Node's labels empty for an unbound pod or a Node not in the cache", () => {
     assert.deepEqual(podStateLabels(pod({ phase: "Pending" }), undefined), {
       name: "web-1", namespace: "shop", owner: "/apis/apps/v1/namespaces/shop/replicasets/web-5d4f", node: "",
       nodepool: "", zone: "", arch: "", capacity_type: "", instance_type: "", phase: "Pending",
+      scheduled: "false", ready: "false", managed: "false",
     });
   });
 

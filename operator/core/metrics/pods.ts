@@ -8,7 +8,10 @@ import type { Node, Pod } from "../lifecycle/objects.ts";
 import { findCondition, timeMs } from "../lifecycle/objects.ts";
 
 /** The labels of `karpenter_pods_state`, in Karpenter's order. */
-export const POD_STATE_LABELS = ["name", "namespace", "owner", "node", "nodepool", "zone", "arch", "capacity_type", "instance_type", "phase"] as const;
+export const POD_STATE_LABELS = [
+  "name", "namespace", "owner", "node", "scheduled", "nodepool", "zone", "arch", "capacity_type", "instance_type",
+  "phase", "ready", "managed",
+] as const;
 
 export type PodStateLabels = Readonly<Record<(typeof POD_STATE_LABELS)[number], string>>;
 
@@ -26,13 +29,23 @@ export function ownerSelfLink(pod: Pod): string {
  * The `karpenter_pods_state` labels of a pod: its name, namespace, owner, node and phase, plus the
  * nodepool, zone, arch, capacity type and instance type labels of its Node (`node`: the Node named
  * by spec.nodeName if it exists). Anything unknown is "" — an unbound pod, a missing Node or label.
+ * `scheduled` (bound to a node), `ready` (Ready=True) and `managed` (its Node has a NodePool label) are
+ * "true"/"false", as Karpenter writes them.
  */
 export function podStateLabels(pod: Pod, node: Node | undefined): PodStateLabels {
   const nodeLabels = node?.metadata?.labels ?? {};
   const fromNode = Object.fromEntries(Object.entries(NODE_LABELS).map(([metric, key]) => [metric, nodeLabels[key] ?? ""])) as Record<keyof typeof NODE_LABELS, string>;
   return {
     name: pod.metadata?.name ?? "", namespace: pod.metadata?.namespace ?? "", owner: ownerSelfLink(pod),
-    node: pod.spec?.nodeName ?? "", phase: pod.status?.phase ?? "", ...fromNode,
+    node: pod.spec?.nodeName ?? "", phase: pod.status?.phase ?? "", ...fromNode, ...flags(pod, fromNode.nodepool),
+  };
+}
+
+function flags(pod: Pod, nodePool: string): { scheduled: string; ready: string; managed: string } {
+  return {
+    scheduled: String((pod.spec?.nodeName ?? "") !== ""),
+    ready: String(findCondition(pod.status?.conditions, "Ready")?.status === "True"),
+    managed: String(nodePool !== ""),
   };
 }
 

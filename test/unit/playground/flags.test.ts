@@ -13,6 +13,12 @@ void describe("playground flags", () => {
     assert.equal(o.logs, undefined);
     assert.match(o.timeline, /kerf-playground-timeline\.svg$/);
     assert.equal(o.region, "us-east-1");
+    assert.equal(o.featureGates, undefined, "the operator's own defaults");
+  });
+
+  void it("passes --feature-gates through to the operator as given", () => {
+    const cases = ["NodeRepair=true,StaticCapacity=true", "SpotToSpotConsolidation=false", "NodeRepair=true, NodeOverlay=false"];
+    for (const gates of cases) assert.equal(parseFlags(["--feature-gates", gates]).featureGates, gates);
   });
 
   void it("runs in the region --region names", () => {
@@ -41,6 +47,8 @@ void describe("playground flags", () => {
     [["--ssm-prefix", "/aws/service"], /outside \/aws\//],
     [["--ssm-prefix", "relative"], /absolute/],
     [["--region", "eu-west"], /--region: "eu-west" is not an AWS region/],
+    [["--feature-gates", "NodeRepair"], /--feature-gates: "NodeRepair" is not a comma-separated list of Name=true\|false/],
+    [["--feature-gates", "NodeRepair=yes"], /--feature-gates/],
     [["--nope"], /Unknown option '--nope'/],
     [["positional"], /positional/],
   ] as const) {
