@@ -12,6 +12,7 @@ import type { Logger } from "pino";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import type { Clock } from "../../core/clock.ts";
 import { isTrue, type Condition, type NodeClaim } from "../../core/lifecycle/objects.ts";
+import { minValuesRelaxed } from "../../core/metrics/nodeclaims.ts";
 import {
   isStatic, staticClaim, staticDecision, type StaticDecision, type StaticMember,
 } from "../../core/nodepool/static.ts";
@@ -87,7 +88,7 @@ async function scaleUp(deps: StaticCapacityDeps, pool: Pool, count: number): Pro
   const manifest = nodeClaimManifest(pool, planned);
   const results = await Promise.allSettled(Array.from({ length: count }, async () => {
     const created = await deps.cluster.createNodeClaim(manifest);
-    deps.metrics.nodeClaimsCreated.inc({ reason: REASON, nodepool: name, capacity_type: planned.launch.capacityType });
+    deps.metrics.nodeClaimsCreated.inc({ reason: REASON, nodepool: name, min_values_relaxed: minValuesRelaxed(created) });
     const cheapest = `${planned.launch.instanceType}/${planned.launch.zone}`;
     deps.logger.info({ nodeclaim: created.metadata?.name, nodepool: name, cheapest }, "created nodeclaim");
   }));
