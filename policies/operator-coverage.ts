@@ -3,6 +3,7 @@
 // table in docs/migrate.md (kept true by operator-coverage.test.ts, which walks every field of manifests/crds).
 // Adding or removing a feature is one line in the lists below. Pure data and functions, no I/O.
 import { asObject, asString, get, isObject, objects, strings } from "./object.ts";
+import { amiFamilyOf } from "./ec2nodeclass/ami-family.ts";
 
 /** The kinds whose fields are classified here. */
 export type CoverageKind = "NodePool" | "NodeClaim" | "EC2NodeClass" | "NodeOverlay";
@@ -103,8 +104,8 @@ export const IMPLEMENTED_FIELDS: Readonly<Record<CoverageKind, Readonly<Record<S
 };
 
 /**
- * spec.kubelet is free-form from Karpenter v1.15 (any KubeletConfiguration field, passed through to user data);
- * kerf writes these keys into user data and ignores the others.
+ * spec.kubelet is free-form from Karpenter v1.15 (any KubeletConfiguration field): AL2023 passes every field
+ * through to its NodeConfig, as Karpenter does; the other families write these keys and ignore the others.
  */
 export const HONOURED_KUBELET_KEYS: readonly string[] = [
   "clusterDNS", "cpuCFSQuota", "evictionHard", "evictionMaxPodGracePeriod", "evictionSoft", "evictionSoftGracePeriod",
@@ -186,10 +187,17 @@ function valueUses(kind: CoverageKind, object: unknown): IgnoredUse[] {
       .map(({ at }) => ({ path: at, field: `${v.path}: ${v.value}`, feature: v.feature })));
 }
 
+/** The families that pass spec.kubelet through whole (AL2023's NodeConfig, as Karpenter v1.15). */
+const PASSTHROUGH_KUBELET_FAMILIES: ReadonlySet<string> = new Set(["AL2023"]);
+
 function kubeletUses(object: unknown): IgnoredUse[] {
   const kubelet = asObject(get(object, "spec", "kubelet")) ?? {};
+  const family = amiFamilyOf({ amiFamily: asString(get(object, "spec", "amiFamily")),
+    amiSelectorTerms: objects(get(object, "spec", "amiSelectorTerms")).map((t) => ({ alias: asString(t["alias"]) })) });
+  if (PASSTHROUGH_KUBELET_FAMILIES.has(family)) return [];
   return Object.keys(kubelet).filter((k) => !HONOURED_KUBELET_KEYS.includes(k)).sort().map((key) => ({
-    path: `spec.kubelet.${key}`, field: "spec.kubelet.*", feature: "a KubeletConfiguration field kerf does not write into user data",
+    path: `spec.kubelet.${key}`, field: "spec.kubelet.*",
+    feature: `a KubeletConfiguration field the ${family} family does not write into user data (AL2023 passes every field)`,
   }));
 }
 
@@ -242,7 +250,8 @@ export type CoverageRow = readonly [what: string, where: string, karpenter: stri
 export function coverageTableRows(): CoverageRow[] {
   return [
     ...IGNORED_FIELDS.map((f): CoverageRow => [f.path, f.status === true ? `${f.kind} (status, never written)` : f.kind, f.feature]),
-    ["spec.kubelet.*", "EC2NodeClass", `any KubeletConfiguration field but ${HONOURED_KUBELET_KEYS.join(", ")}`],
+    ["spec.kubelet.*", "EC2NodeClass",
+      `outside AL2023 (which passes every field through), any KubeletConfiguration field but ${HONOURED_KUBELET_KEYS.join(", ")}`],
     ...IGNORED_VALUES.map((v): CoverageRow => [`${v.path}: ${v.value}`, v.kind, v.feature]),
     ...Object.entries(IGNORED_REQUIREMENT_LABELS).map(([key, feature]): CoverageRow => [key, "NodePool requirement key", feature]),
     ...Object.entries(IGNORED_TEMPLATE_ANNOTATIONS).map(([key, feature]): CoverageRow => [key, "NodePool template annotation", feature]),

@@ -46,8 +46,10 @@ void describe("the operator-ignores policy", () => {
     ["warns at each list item that sets an ignored field", "EC2NodeClass",
       nodeClass({ blockDeviceMappings: [{ deviceName: "/dev/xvda", ebs: { volumeSize: "20Gi", volumeInitializationRate: 100 } }, { deviceName: "/dev/xvdb", ebs: { volumeSize: "20Gi" } }] }),
       [["spec.blockDeviceMappings[0].ebs.volumeInitializationRate", /volumeInitializationRate is not implemented by kerf/]]],
-    ["warns for each kubelet key kerf does not write into user data, naming the key", "EC2NodeClass",
-      nodeClass({ kubelet: { maxPods: 110, shutdownGracePeriod: "30s", containerLogMaxSize: "10Mi" } }),
+    ["says nothing about free-form kubelet keys on AL2023, which passes them through", "EC2NodeClass",
+      nodeClass({ kubelet: { maxPods: 110, shutdownGracePeriod: "30s", containerLogMaxSize: "10Mi" } }), []],
+    ["warns for each kubelet key an AL2 class does not write into user data, naming the key", "EC2NodeClass",
+      nodeClass({ amiSelectorTerms: [{ alias: "al2@latest" }], kubelet: { maxPods: 110, shutdownGracePeriod: "30s", containerLogMaxSize: "10Mi" } }),
       [["spec.kubelet.containerLogMaxSize", /spec\.kubelet\.\* is not implemented by kerf/], ["spec.kubelet.shutdownGracePeriod", /kerf's operator ignores it/]]],
     ["warns for several ignored EC2NodeClass fields in table order", "EC2NodeClass",
       nodeClass({ ipPrefixCount: 1, enclaveOptions: { enabled: true }, context: "c" }),
@@ -82,9 +84,11 @@ void describe("the operator-ignores policy", () => {
 
 void describe("the operator's view of ignored uses", () => {
   void it("names every ignored field with its feature in one message", () => {
-    const uses = ignoredUses("EC2NodeClass", nodeClass({ ipPrefixCount: 1, kubelet: { shutdownGracePeriod: "1m" } }));
+    const uses = ignoredUses("EC2NodeClass", nodeClass({ amiSelectorTerms: [{ alias: "bottlerocket@latest" }], ipPrefixCount: 1,
+      kubelet: { shutdownGracePeriod: "1m" } }));
     assert.equal(ignoredUsesMessage(uses), "kerf's operator ignores spec.ipPrefixCount (IPv4 prefixes assigned to the network interface), " +
-      "spec.kubelet.shutdownGracePeriod (a KubeletConfiguration field kerf does not write into user data)");
+      "spec.kubelet.shutdownGracePeriod (a KubeletConfiguration field the Bottlerocket family does not write into user data " +
+      "(AL2023 passes every field))");
   });
 
   const gateCases: [string, Record<string, boolean>, string[], string[]][] = [

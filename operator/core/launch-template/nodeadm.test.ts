@@ -26,6 +26,14 @@ void describe("AL2023 nodeadm NodeConfig", () => {
     assert.equal(spec.instance, undefined);
   });
 
+  void it("should pass v1.15's free-form kubelet fields through to the NodeConfig as written", () => {
+    const kubelet = { maxPods: 58, shutdownGracePeriod: "30s", featureGates: { InPlacePodVerticalScaling: true },
+      containerLogMaxSize: "50Mi" } as unknown as BootstrapOptions["kubelet"];
+    const config = (nodeConfig(options({ kubelet, taints: [] }))["spec"] as Spec).kubelet.config;
+    assert.deepEqual(config, { maxPods: 58, shutdownGracePeriod: "30s", featureGates: { InPlacePodVerticalScaling: true },
+      containerLogMaxSize: "50Mi" });
+  });
+
   void it("should ask nodeadm for a RAID-0 local storage array for instanceStorePolicy RAID0", () => {
     assert.deepEqual((nodeConfig(options({ instanceStorePolicy: "RAID0" }))["spec"] as Spec).instance, { localStorage: { strategy: "RAID0" } });
   });

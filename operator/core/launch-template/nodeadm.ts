@@ -1,7 +1,6 @@
 /** AL2023 user data: a nodeadm NodeConfig (kubelet config, labels, taints) appended to the user's MIME parts. */
 import { stringify } from "yaml";
 import { mimeDocument, nodeLabelArg, userParts, type BootstrapOptions } from "./bootstrap.ts";
-import type { NodeClassKubelet } from "./node-class.ts";
 
 const NODEADM_TYPE = "application/node.eks.aws";
 
@@ -12,16 +11,16 @@ const NODEADM_TYPE = "application/node.eks.aws";
  */
 export const DEFAULT_SERVICE_CIDR = "10.100.0.0/16";
 
-/** The kubelet config keys of EC2NodeClass spec.kubelet, copied as the KubeletConfiguration spells them. */
-const KUBELET_KEYS = [
-  "maxPods", "podsPerCore", "clusterDNS", "cpuCFSQuota", "evictionHard", "evictionSoft", "evictionSoftGracePeriod",
-  "evictionMaxPodGracePeriod", "imageGCHighThresholdPercent", "imageGCLowThresholdPercent", "kubeReserved", "systemReserved",
-] as const satisfies readonly (keyof NodeClassKubelet)[];
-
+/**
+ * The NodeConfig's kubelet config: spec.kubelet whole. From Karpenter v1.15 spec.kubelet is a free-form
+ * KubeletConfiguration that AL2023 passes through as written, any field (shutdownGracePeriod, …), besides the
+ * typed ones the other families turn into flags; then the NodeClaim's taints to register with.
+ */
 function kubeletConfig(options: BootstrapOptions): Record<string, unknown> {
-  const config: Record<string, unknown> = {};
-  for (const key of KUBELET_KEYS) if (options.kubelet[key] !== undefined) config[key] = options.kubelet[key];
-  if (options.taints.length > 0) config["registerWithTaints"] = options.taints.map((t) => ({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect }));
+  const config: Record<string, unknown> = { ...(options.kubelet as Readonly<Record<string, unknown>>) };
+  if (options.taints.length > 0) {
+    config["registerWithTaints"] = options.taints.map((t) => ({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect }));
+  }
   return config;
 }
 
