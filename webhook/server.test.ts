@@ -82,6 +82,18 @@ void describe("webhook server", () => {
     assert.match(answer.status?.message ?? "", /^spec\.weight: .*less than or equal to 100/m);
   });
 
+  void it("allows a NodePool that asks for something kerf's operator ignores, with a warning naming the field", async () => {
+    const template = {
+      metadata: { annotations: { "karpenter.sh/do-not-repair": "true" } },
+      spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+        requirements: [{ key: "kubernetes.io/arch", operator: "In", values: ["amd64"] }] },
+    };
+    const { answer } = await post(server(engine).app, "/validate", review({ object: nodePool({ template }) }));
+    assert.equal(answer.allowed, true, answer.status?.message);
+    const warning = (answer.warnings ?? []).find((w) => w.includes("karpenter.sh/do-not-repair"));
+    assert.match(warning ?? "", /do-not-repair is not implemented by kerf/, JSON.stringify(answer.warnings));
+  });
+
   void it("answers mutate with a base64 JSONPatch of the defaults and a short warning per default", async () => {
     const { answer } = await post(server(engine).app, "/mutate", review({}));
     assert.equal(answer.allowed, true);
