@@ -7,7 +7,8 @@
  *   owner-id, instance-match-criteria, tag:<key> and tag-key as EC2 does, in EC2's XML.
  * - CreateLaunchTemplate: remembers which template targets which reservation (its
  *   CapacityReservationSpecification), by the id moto gives the template.
- * - CreateFleet: an instance launched from such a template runs in that reservation (one fewer available).
+ * - CreateFleet: an instance launched from such a template runs in that reservation (one fewer available); into a
+ *   reservation with none left it fails with ReservationCapacityExceeded, as EC2's instant fleet answers.
  * - DescribeInstances: such an instance reports capacityReservationId and the capacity-reservations-only
  *   preference, as EC2 reports an instance launched into a reservation.
  *
@@ -72,6 +73,7 @@ export class ReservationBridge implements MotoBridge {
   describeCalls = 0;
 
   intercept(request: BridgedRequest): BridgedAnswer | undefined {
+    if (request.action === "CreateFleet" && request.form !== undefined) return this.full(request.form);
     if (request.action !== "DescribeCapacityReservations" || request.form === undefined) return undefined;
     this.describeCalls++;
     const form = request.form;
@@ -85,6 +87,27 @@ export class ReservationBridge implements MotoBridge {
     }
     const body = `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeCapacityReservationsResponse xmlns="${EC2_NS}"><requestId>kerf-reservation-bridge</requestId>`
       + `<capacityReservationSet>${found.map(reservationXml).join("")}</capacityReservationSet></DescribeCapacityReservationsResponse>`;
+    return { status: 200, contentType: "text/xml", body };
+  }
+
+  /**
+   * A CreateFleet into a reservation with no instance left fails as EC2 fails it: an instant fleet answers 200
+   * with ReservationCapacityExceeded in its errorSet and launches nothing.
+   */
+  private full(form: URLSearchParams): BridgedAnswer | undefined {
+    const reservation = this.templates.get(form.get("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateId") ?? "");
+    const r = this.reservations.find((x) => x.id === reservation);
+    if (r === undefined || r.availableInstanceCount > 0) return undefined;
+    const at = (name: string): string => xml(form.get(`LaunchTemplateConfigs.1.Overrides.1.${name}`) ?? "");
+    const item = "<item><launchTemplateAndOverrides><launchTemplateSpecification><launchTemplateId>"
+      + `${xml(form.get("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateId") ?? "")}</launchTemplateId>`
+      + `<version>1</version></launchTemplateSpecification><overrides><instanceType>${at("InstanceType")}</instanceType>`
+      + `<subnetId>${at("SubnetId")}</subnetId><availabilityZone>${at("AvailabilityZone")}</availabilityZone></overrides>`
+      + "</launchTemplateAndOverrides><errorCode>ReservationCapacityExceeded</errorCode>"
+      + `<errorMessage>Insufficient capacity in capacity reservation ${xml(r.id)}.</errorMessage></item>`;
+    const body = `<?xml version="1.0" encoding="UTF-8"?>\n<CreateFleetResponse xmlns="${EC2_NS}"><requestId>kerf-reservation-bridge`
+      + "</requestId><fleetId>fleet-00000000-0000-0000-0000-000000000001</fleetId>"
+      + `<errorSet>${item}</errorSet><fleetInstanceSet/></CreateFleetResponse>`;
     return { status: 200, contentType: "text/xml", body };
   }
 
