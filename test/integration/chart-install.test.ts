@@ -105,11 +105,14 @@ void describe("helm upgrade --install of the kerf chart against a real apiserver
   void it("should adopt CRDs applied without Helm into the kerf-crd release as docs/install.md says, keeping the stored objects", async () => {
     const release = `kerf-crd-adopt-${process.pid}`;
     const kubeconfig = env.state.kubeconfig;
-    const crdNames = ["nodepools.karpenter.sh", "nodeclaims.karpenter.sh", "ec2nodeclasses.karpenter.k8s.aws"];
+    const crdNames = ["nodepools.karpenter.sh", "nodeclaims.karpenter.sh", "nodeoverlays.karpenter.sh", "ec2nodeclasses.karpenter.k8s.aws"];
     const extensions = env.kubeConfig.makeApiClient(ApiextensionsV1Api);
     const objects = env.kubeConfig.makeApiClient(CustomObjectsApi);
-    // Karpenter's own CRDs as `kubectl apply` leaves them (no Helm metadata), with a NodePool stored under them.
-    await installCrds(env.kubeConfig, await upstreamCrds("1.14.1"));
+    // Karpenter's own CRDs as `kubectl apply` leaves them (no Helm metadata), with a NodePool stored under them; a
+    // Karpenter v1.7+ also has the NodeOverlay CRD (kerf's is the same schema).
+    const overlay = generatedCrds().filter((c) => c.metadata?.name === "nodeoverlays.karpenter.sh");
+    assert.equal(overlay.length, 1, "kerf's CRDs include NodeOverlay");
+    await installCrds(env.kubeConfig, [...await upstreamCrds("1.14.1"), ...overlay]);
     const pool = { group: "karpenter.sh", version: "v1", plural: "nodepools", name: `adopted-${process.pid}` };
     await objects.createClusterCustomObject({ ...pool, body: {
       apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name: pool.name },
@@ -132,7 +135,7 @@ void describe("helm upgrade --install of the kerf chart against a real apiserver
       await install("--force-conflicts");
       await install();
       const manifest = (await runHelm(["get", "manifest", release, "--namespace", namespace, "--kubeconfig", kubeconfig], helmEnv())).stdout;
-      assert.deepEqual([...manifest.matchAll(/^kind: CustomResourceDefinition\n(?:.*\n)*?  name: (\S+)$/gm)].map((m) => m[1]).sort(), [...crdNames].sort(), "the release owns the three CRDs");
+      assert.deepEqual([...manifest.matchAll(/^kind: CustomResourceDefinition\n(?:.*\n)*?  name: (\S+)$/gm)].map((m) => m[1]).sort(), [...crdNames].sort(), "the release owns the four CRDs");
       for (const name of crdNames) {
         const crd = await extensions.readCustomResourceDefinition({ name });
         assert.match(crd.metadata?.annotations?.["kerf.dev/generated-from"] ?? "", /policies\/api/, `${name} was updated in place to kerf-crd's`);

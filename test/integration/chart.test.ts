@@ -84,7 +84,8 @@ void describe("the kerf Helm chart, rendered by helm", () => {
     const crdFiles = readdirSync(path.join(root, "manifests/crds")).sort();
     const names = (objects: readonly ManifestObject[]): string[] => objects.filter((o) => o.kind === "CustomResourceDefinition").map((o) => o.metadata.name).sort();
     const expected = crdFiles.flatMap((f) => parseManifests(readFileSync(path.join(root, "manifests/crds", f), "utf8"), f)).map((o) => o.metadata.name).sort();
-    assert.deepEqual(expected, ["ec2nodeclasses.karpenter.k8s.aws", "nodeclaims.karpenter.sh", "nodepools.karpenter.sh"]);
+    assert.deepEqual(expected, ["ec2nodeclasses.karpenter.k8s.aws", "nodeclaims.karpenter.sh", "nodeoverlays.karpenter.sh",
+      "nodepools.karpenter.sh"]);
     assert.deepEqual(names(await renderChart({ chart: KERF_CRD_CHART })), expected, "kerf-crd renders the CRDs as templates (upgraded by helm upgrade)");
     assert.deepEqual(names(await renderChart({ includeCrds: true })), expected, "kerf ships them in crds/ (installed once)");
     assert.deepEqual(names(defaults.objects), [], "without --include-crds the kerf chart renders no CRD");

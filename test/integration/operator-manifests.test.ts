@@ -101,7 +101,9 @@ void describe("the Helm charts on the real apiserver, with the operator running 
     assert.deepEqual(applied["ci"]?.sort(), expected);
     assert.deepEqual(applied["karpenter"]?.sort(), expected.map((k) => (k === "PodDisruptionBudget/kerf-operator" ? "PodDisruptionBudget/karpenter" : k)).sort());
     assert.deepEqual(applied["webhookOnly"]?.sort(), expected.filter((k) => !k.includes("kerf-operator")), "no operator object");
-    assert.deepEqual(applied["crd"]?.sort(), ["CustomResourceDefinition/ec2nodeclasses.karpenter.k8s.aws", "CustomResourceDefinition/nodeclaims.karpenter.sh", "CustomResourceDefinition/nodepools.karpenter.sh"]);
+    assert.deepEqual(applied["crd"]?.sort(), ["CustomResourceDefinition/ec2nodeclasses.karpenter.k8s.aws",
+      "CustomResourceDefinition/nodeclaims.karpenter.sh", "CustomResourceDefinition/nodeoverlays.karpenter.sh",
+      "CustomResourceDefinition/nodepools.karpenter.sh"]);
     // Nothing was persisted.
     await assert.rejects(env.kubeConfig.makeApiClient(CoreV1Api).readNamespacedServiceAccount({ name: `${RELEASE}-operator`, namespace }), (e: { code?: number }) => e.code === 404);
   });
