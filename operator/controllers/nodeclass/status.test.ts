@@ -137,7 +137,9 @@ void describe("EC2NodeClass status on Karpenter v1.15 fields", () => {
   });
 
   void it("should name the fields kerf ignores in IgnoredFields, without making the class not Ready", () => {
-    const status = computeNodeClassStatus(withSpec({ ipPrefixCount: 2, kubelet: { maxPods: 20, shutdownGracePeriod: "1m" } }), facts, profile, { now });
+    // An AL2 class writes only the typed kubelet fields (AL2023 would pass shutdownGracePeriod through).
+    const al2 = { amiSelectorTerms: [{ alias: "al2@latest" }], ipPrefixCount: 2, kubelet: { maxPods: 20, shutdownGracePeriod: "1m" } };
+    const status = computeNodeClassStatus(withSpec(al2), facts, profile, { now });
     const ignored = condition(status, "IgnoredFields");
     assert.deepEqual([ignored?.status, ignored?.reason], ["True", "NotImplemented"]);
     assert.match(ignored?.message ?? "", /spec\.ipPrefixCount .*spec\.kubelet\.shutdownGracePeriod/);
