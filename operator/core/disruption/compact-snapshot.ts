@@ -109,6 +109,8 @@ export class CompactSnapshot {
   /** Topology keys of the pods every question keeps visible. */
   private readonly keptKeys: ReadonlySet<string>;
   private readonly limitedPools: ReadonlySet<string>;
+  /** Per node, its domain string per topology key asked so far (domainBase). */
+  private readonly bases: (Map<string, string | undefined> | undefined)[] = [];
 
   constructor(snapshot: Snapshot) {
     this.snapshot = snapshot;
@@ -169,17 +171,36 @@ export class CompactSnapshot {
     const droppable = this.parts.map((part, i) => !q.candidates.has(part.node.name) && part.kept.length === 0 && !q.selected.has(i)
       && !this.limitedPools.has(part.node.nodePool ?? "") && noneFits(part.free));
     const view = filterView(q.moving);
-    const domains = (n: ExistingNode): string[] => {
-      const seen = view(n);
-      return [...q.keys].flatMap((k) => (n.labels[k] === undefined ? [] : [`${k}\u0000${n.labels[k]}\u0000${seen}`]));
+    const keys = [...q.keys];
+    // Hundreds of questions per pass each look at every node: a node's domains are computed at most once
+    // per question, from its "key\0value\0" strings built once per pass.
+    const domains = (i: number): string[] => {
+      const bases = keys.flatMap((k) => this.domainBase(i, k) ?? []);
+      if (bases.length === 0) return bases;
+      const seen = view(nodes[i]!);
+      return seen === "" ? bases : bases.map((b) => `${b}${seen}`);
     };
-    const covered = new Set(nodes.filter((n, i) => !droppable[i] && !q.candidates.has(n.name)).flatMap(domains));
-    return nodes.filter((n, i) => {
+    const covered = new Set<string>();
+    nodes.forEach((n, i) => {
+      if (!droppable[i] && !q.candidates.has(n.name)) for (const d of domains(i)) covered.add(d);
+    });
+    return nodes.filter((_, i) => {
       if (!droppable[i]) return true;
-      const missing = domains(n).filter((d) => !covered.has(d));
+      const missing = domains(i).filter((d) => !covered.has(d));
       for (const d of missing) covered.add(d);
       return missing.length > 0;
     });
+  }
+
+  /** "key\0value\0" of node `i` for topology key `key` (undefined when the node lacks the label), memoized. */
+  private domainBase(i: number, key: string): string | undefined {
+    let bases = this.bases[i];
+    if (bases === undefined) this.bases[i] = bases = new Map();
+    if (bases.has(key)) return bases.get(key);
+    const value = this.parts[i]!.node.labels[key];
+    const base = value === undefined ? undefined : `${key}\u0000${value}\u0000`;
+    bases.set(key, base);
+    return base;
   }
 }
 

@@ -27,6 +27,11 @@ export interface ClusterMix {
   readonly blocked: number;
   /** Fill the moderately used nodes completely (nothing fits elsewhere, nothing cheaper holds them). */
   readonly full: boolean;
+  /**
+   * Give each NodePool a CPU limit 10 % below the CPU its nodes have now (limits lowered under a running
+   * pool): a replacement is counted against the limit with every other node, so none fits under it.
+   */
+  readonly limitsBelowUsage?: boolean;
 }
 
 export const REALISTIC: ClusterMix = { empty: 0.05, underutilized: 0.08, drifted: 0.04, blocked: 0.03, full: false };
@@ -60,11 +65,12 @@ function requirementsOf(p: PoolSpec): Record<string, unknown>[] {
   ];
 }
 
-function nodePool(p: PoolSpec): NodePoolObject {
+function nodePool(p: PoolSpec, cpuLimit: number | undefined): NodePoolObject {
   return {
     metadata: { name: p.name, uid: `uid-${p.name}` },
     spec: {
       weight: p.weight,
+      ...(cpuLimit === undefined ? {} : { limits: { cpu: `${cpuLimit}m` } }),
       template: { metadata: { labels: {} }, spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" }, requirements: requirementsOf(p) } },
       disruption: { consolidationPolicy: p.policy, consolidateAfter: "30s", budgets: p.budgets },
     },
@@ -142,6 +148,7 @@ class Generator {
     };
     const providerID = `aws:///${zone}/i-${index.toString(16).padStart(17, "0")}`;
     const allocatable = Object.fromEntries(Object.entries(t.allocatable).map(([k, v]) => [k, formatResource(k, v)]));
+    const capacity = Object.fromEntries(Object.entries(t.capacity).map(([k, v]) => [k, formatResource(k, v)]));
     const conditions = [
       { type: "Initialized", status: "True", lastTransitionTime: HOUR_AGO }, { type: "Consolidatable", status: "True" },
       ...(state === "drifted" ? [{ type: "Drifted", status: "True", reason: "NodePoolDrifted" }] : []),
@@ -149,7 +156,7 @@ class Generator {
     this.out.claims.push({
       metadata: { name, uid: `uid-${name}`, labels, creationTimestamp: new Date(NOW.getTime() - (1 + index) * 60_000).toISOString() },
       spec: { requirements: [], nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" } },
-      status: { providerID, nodeName: name, conditions, allocatable },
+      status: { providerID, nodeName: name, conditions, capacity, allocatable },
     });
     this.out.nodes.push({ metadata: { name, labels }, spec: { providerID }, status: { conditions: [{ type: "Ready", status: "True" }], allocatable } });
     this.out.pods.push(this.pod(name, 0, DAEMON, { daemon: true }));
@@ -200,6 +207,14 @@ function pendingPods(count: number): Pod[] {
   }) as unknown as Pod);
 }
 
+/** The CPU capacity, in millicores, of a NodePool's NodeClaims (what its limits count). */
+function cpuOf(claims: readonly NodeClaim[], pool: string, types: readonly InstanceType[]): number {
+  const byName = new Map(types.map((t) => [t.name, t]));
+  return claims
+    .filter((c) => c.metadata?.labels?.["karpenter.sh/nodepool"] === pool)
+    .reduce((sum, c) => sum + (byName.get(c.metadata?.labels?.["node.kubernetes.io/instance-type"] ?? "")?.capacity["cpu"] ?? 0), 0);
+}
+
 /**
  * The disruption input for `nodes` nodes and `pods` pods, one DaemonSet pod per node included, and
  * `pending` more pods waiting for a place (they reserve room before any candidate's pods move).
@@ -218,7 +233,7 @@ export function disruptionInput(nodes: number, pods: number, mix: ClusterMix, o:
     for (let i = 0; i < count; i++, index++) gen.machine(index, pool, order[index]!, counts[index]!);
     start += count;
   }
-  const nodePools = POOLS.map(nodePool);
+  const nodePools = POOLS.map((p) => nodePool(p, mix.limitsBelowUsage === true ? Math.floor(0.9 * cpuOf(gen.out.claims, p.name, types)) : undefined));
   const daemonSets: DaemonSetObject[] = [{
     metadata: { name: "agent", namespace: "kube-system" },
     spec: { template: { metadata: { labels: { app: "agent" } }, spec: { tolerations: [{ operator: "Exists" }], containers: [{ name: "agent", resources: { requests: { cpu: "100m", memory: "128Mi" } } }] } } },

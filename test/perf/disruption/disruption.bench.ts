@@ -28,6 +28,10 @@ const CASES: readonly Case[] = [
   { name: "consolidation", what: "no empty or drifted node", mix: { ...REALISTIC, empty: 0, drifted: 0 }, expect: "multi-node-consolidation" },
   { name: "pending", what: "the same during a burst: 1,000 pending pods placed first", mix: { ...REALISTIC, empty: 0, drifted: 0 }, expect: "multi-node-consolidation", pending: 1000 },
   { name: "worst", what: `full nodes, nothing to do; single-node bound ${DEFAULT_MAX_SINGLE_NODE_EVALUATIONS} (default)`, mix: NOTHING_TO_DO, expect: undefined },
+  {
+    name: "drift-limits", what: "every node drifted and full, each NodePool's CPU limit 10 % under its use: no replacement fits",
+    mix: { empty: 0, underutilized: 0, drifted: 1, blocked: 0, full: true, limitsBelowUsage: true }, expect: undefined,
+  },
   { name: "worst-unbounded", what: "full nodes, every candidate evaluated", mix: NOTHING_TO_DO, expect: undefined, maxSingleNodeEvaluations: Number.POSITIVE_INFINITY },
 ];
 
