@@ -132,7 +132,10 @@ export class DisruptionController {
 
   /** One pass. */
   async reconcile(signal: AbortSignal): Promise<Result> {
-    if (!this.deps.cluster.synced) return { requeueAfter: 1000 };
+    if (!this.deps.cluster.synced) {
+      this.planner.warm();
+      return { requeueAfter: 1000 };
+    }
     // Karpenter's loop waits out a command's validation before it plans the next (one per 15 s).
     if (this.orchestrator.validating()) return { requeueAfter: VALIDATION_POLL_MS };
     if (await this.cleanStaleMarks(signal)) return { requeueAfter: 1000 };

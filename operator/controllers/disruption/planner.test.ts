@@ -279,6 +279,20 @@ void describe("the disruption planner thread", () => {
     assert.match(child.stdout, /^planned /);
   });
 
+  void it("should start its thread when warmed, once, before any cluster is synced", async () => {
+    const t = new PlannerThread({ logger, objects: sourceOf(input(view([]))) });
+    try {
+      t.warm();
+      t.warm();
+      assert.equal(t.started, 1);
+      const i = input(view([small("a", 1), small("b", 1)]));
+      await t.plan(i);
+      assert.equal(t.started, 1, "the first pass runs on the warmed thread");
+    } finally {
+      await t.close();
+    }
+  });
+
   void it("should survive its thread crashing: the request fails, the next one runs on a fresh thread", async () => {
     const i = input(view([small("a", 1), small("b", 1), small("c", 6)]));
     const { inProcess } = await both(i);

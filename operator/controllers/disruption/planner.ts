@@ -22,6 +22,11 @@ import {
 export interface PlanResult { readonly plan: DisruptionPlan; readonly cpuMs: number }
 
 export interface Planner {
+  /**
+   * Gets ready without a cluster: the thread starts and loads its modules (~0.3 s of CPU) while the
+   * informers still list, instead of inside the first pass.
+   */
+  warm(): void;
   /** Brings the planner up to `input` and answers its skipped-pass digest (planner-wire.ts digestOf). */
   sync(input: DisruptionInput): Promise<string>;
   plan(input: DisruptionInput): Promise<PlanResult>;
@@ -32,6 +37,8 @@ export interface Planner {
 /** The planner on the calling thread. */
 export class InProcessPlanner implements Planner {
   private readonly objects = new ObjectSync();
+
+  warm(): void { /* nothing to start */ }
 
   sync(input: DisruptionInput): Promise<string> {
     this.objects.diff(input.cluster, input.instanceTypes);
@@ -128,6 +135,8 @@ export class PlannerThread implements Planner {
     this.worker = worker;
     return worker;
   }
+
+  warm(): void { this.thread(); }
 
   /** Forgets the thread and everything it held; waiting requests fail. */
   private died(worker: Worker, cause: Error): void {
