@@ -1,4 +1,5 @@
-// Writes manifests/crds/*.yaml from policies/api (run: node .ci/generate-crds.ts); a unit test fails when they are stale.
+// Writes manifests/crds/*.yaml from policies/api (run: node .ci/generate-crds.ts); a unit
+// test fails when they are stale.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { renderCrds } from "../policies/api/crds.ts";

@@ -1,4 +1,7 @@
-/** OperatorConfig: Karpenter-compatible flags with environment fallbacks, validated once with ajv and frozen. The only file that reads process.env. */
+/**
+ * OperatorConfig: Karpenter-compatible flags with environment fallbacks, validated once with ajv and frozen.
+ * The only file that reads process.env.
+ */
 import { parseArgs } from "node:util";
 import { Ajv } from "ajv";
 import { parse as parseYaml } from "yaml";
@@ -12,7 +15,10 @@ export interface OperatorConfig {
   readonly clusterName: string;
   /** API server URL written into node user data; "" = discovered with EKS DescribeCluster at start. */
   readonly clusterEndpoint: string;
-  /** Base64 PEM CA of that API server for node user data; "" = DescribeCluster's (discovered endpoint) or the kubeconfig's. */
+  /**
+   * Base64 PEM CA of that API server for node user data; "" = DescribeCluster's (discovered
+   * endpoint) or the kubeconfig's.
+   */
   readonly clusterCABundle: string;
   /**
    * Only AWS services with VPC endpoints are reachable: no Pricing API calls, clusterEndpoint required (not
@@ -40,7 +46,10 @@ export interface OperatorConfig {
   readonly featureGates: Readonly<Record<string, boolean>>;
   /** Karpenter's --legacy-node-repair: kerf's NodeRepair is that controller either way (read, logged, no effect). */
   readonly legacyNodeRepair: boolean;
-  /** The scheduling guard: a planned NodeClaim never grows past this many times what its pods are worth (SimulateOptions.maxPriceRatio). */
+  /**
+   * The scheduling guard: a planned NodeClaim never grows past this many times what its pods are worth
+   * (SimulateOptions.maxPriceRatio).
+   */
   readonly maxPriceRatio: number;
   /**
    * Karpenter's --ignore-dra-requests: always true here. Pods with DRA requirements get a scheduling error
@@ -169,7 +178,10 @@ function parseNumber(flag: string, raw: string): number {
   return n;
 }
 
-/** --ignore-dra-requests: true, or a refusal (Karpenter's DRA simulation is not implemented, and never silently ignored). */
+/**
+ * --ignore-dra-requests: true, or a refusal (Karpenter's DRA simulation is not
+ * implemented, and never silently ignored).
+ */
 function parseIgnoreDRA(flag: string, raw: string): true {
   const value = raw.trim().toLowerCase();
   if (value === "true" || value === "") return true;

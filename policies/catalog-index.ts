@@ -1,4 +1,5 @@
-// Per-catalog precomputation for the catalog policies: InstanceTypes built once, matches memoised by requirement signature.
+// Per-catalog precomputation for the catalog policies: InstanceTypes built once, matches
+// memoised by requirement signature.
 import type { Catalog } from "./domain/catalog/catalog.ts";
 import { toInstanceTypes, windowsVariants } from "./domain/catalog/catalog.ts";
 import { incompatibility, offeringMatches, type InstanceType, type Offering } from "./domain/instance-types.ts";
@@ -16,7 +17,10 @@ export interface CatalogView {
   /** The amd64 types under each Windows AMI family (os=windows, the family's windows-build), built on first use. */
   readonly windowsTypes: () => readonly InstanceType[];
   readonly matches: BoundedMemo<readonly InstanceType[]>;
-  /** The same answers by list identity: a requirement list parsed once is asked about by several policies and reviews. */
+  /**
+   * The same answers by list identity: a requirement list parsed once is asked about
+   * by several policies and reviews.
+   */
   readonly matchesByList: WeakMap<readonly Requirement[], readonly InstanceType[]>;
   readonly distinct: BoundedMemo<ReadonlySet<string>>;
 }

@@ -60,7 +60,10 @@ const RULE_FACTS: readonly { location: string; message: RegExp; fact: Fact }[] =
   { location: ".spec.template.spec.requirements", message: /'minValues'/, fact: Fact.requirementMinValues },
 ];
 
-/** The fact a CRD rule states (at its schema location, e.g. ".spec.template.spec.requirements"), if runtime shares it. */
+/**
+ * The fact a CRD rule states (at its schema location,
+ * e.g. ".spec.template.spec.requirements"), if runtime shares it.
+ */
 export function ruleFact(location: string, message: string): Fact | undefined {
   return RULE_FACTS.find((f) => f.location === location && f.message.test(message))?.fact;
 }

@@ -1,4 +1,5 @@
-// Apiserver-style field paths ("spec.limits.cpu", "spec.template.spec.requirements[0].key") built by walking the schema.
+// Apiserver-style field paths ("spec.limits.cpu",
+// "spec.template.spec.requirements[0].key") built by walking the schema.
 import type { SchemaNode } from "./api/schemas/openapi.ts";
 import { ownValue } from "./object.ts";
 

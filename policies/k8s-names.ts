@@ -9,7 +9,10 @@ const MAX_MEMO = 4096;
 /** Longer strings (never valid names or values) are checked directly rather than held in the memo. */
 const MAX_MEMO_LENGTH = 320;
 
-/** `check` memoised per string: label keys and values repeat across objects and requests (bounded; cleared when full). */
+/**
+ * `check` memoised per string: label keys and values repeat across objects and
+ * requests (bounded; cleared when full).
+ */
 function memoised(check: (value: string) => readonly string[]): (value: string) => readonly string[] {
   const memo = new Map<string, readonly string[]>();
   return (value) => {

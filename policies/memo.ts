@@ -1,4 +1,5 @@
-// A memo bounded by size as well as entry count: what the webhook keeps between reviews must stay small whatever it is sent.
+// A memo bounded by size as well as entry count: what the webhook keeps between reviews must
+// stay small whatever it is sent.
 
 /** Limits of one memo; weights are key lengths in characters, which stand for the size of the entry. */
 export interface MemoLimits {

@@ -5,7 +5,8 @@ import { BUDGET_SCHEDULE } from "./api/patterns.ts";
 
 describe("RE2 patterns", () => {
   const cases: [pattern: string, input: string, matches: boolean][] = [
-    // \s is [\t\n\f\r ] in RE2: a vertical tab or a no-break space separates nothing (the apiserver rejects these schedules).
+    // \s is [\t\n\f\r ] in RE2: a vertical tab or a no-break space separates nothing (the
+    // apiserver rejects these schedules).
     [BUDGET_SCHEDULE, "0 0 * *\v*", false],
     [BUDGET_SCHEDULE, "0 0 * *\u00a0*", false],
     [BUDGET_SCHEDULE, "       \v ", false],

@@ -1,5 +1,6 @@
 // Karpenter's patterns (OpenAPI `pattern`, CEL matches()/find()) are RE2, Go's regexp: compiled by re2js, an RE2
-// port, so `\s`, `.`, flag groups and the rejected Perl features (lookaround, backreferences) are RE2's by construction.
+// port, so `\s`, `.`, flag groups and the rejected Perl features (lookaround,
+// backreferences) are RE2's by construction.
 import { RE2JS } from "re2js";
 import { BoundedMemo } from "./memo.ts";
 

@@ -14,7 +14,10 @@ import { NODEPOOL_STRICT_POLICY } from "./nodepool/strict.ts";
 import { OPERATOR_IGNORES_POLICY } from "./operator-ignores.ts";
 import type { Kind, Policy } from "./types.ts";
 
-/** All policies in evaluation order: the CRD's CEL rules (cel), runtime equivalents, strict gaps, then kerf policies. */
+/**
+ * All policies in evaluation order: the CRD's CEL rules (cel), runtime equivalents,
+ * strict gaps, then kerf policies.
+ */
 export const POLICIES: readonly Policy[] = [
   CEL_POLICY,
   NODEPOOL_RUNTIME_POLICY,

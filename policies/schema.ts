@@ -91,7 +91,10 @@ function newAjv(): Ajv {
 let ajv: Ajv | undefined;
 const VALIDATORS = new WeakMap<SchemaNode, ValidateFunction>();
 
-/** A schema's compiled validator; compiled on first use (~50-80 ms each), so a run that never sees a kind never pays for it. */
+/**
+ * A schema's compiled validator; compiled on first use (~50-80 ms each), so a run that never
+ * sees a kind never pays for it.
+ */
 function validatorFor(schema: SchemaNode): ValidateFunction {
   let validate = VALIDATORS.get(schema);
   if (validate === undefined) {
@@ -111,8 +114,9 @@ export function compileSchemas(api: KarpenterApi = bundledKarpenterApi()): void 
 }
 
 /**
- * Validates a (defaulted) object against its kind's structural schema in `api` (default: the bundled release); with `old`
- * (an UPDATE's stored object) errors on values the update left unchanged are ratcheted away, as the apiserver does.
+ * Validates a (defaulted) object against its kind's structural schema in `api` (default: the bundled
+ * release); with `old` (an UPDATE's stored object) errors on values the update left unchanged are
+ * ratcheted away, as the apiserver does.
  */
 export function validateStructure(kind: Kind, object: unknown, api: KarpenterApi = bundledKarpenterApi(), old?: unknown): SchemaIssue[] {
   const schema = api.schemas[kind];

@@ -38,7 +38,10 @@ export interface JsonPatchOp {
 export interface EvaluationContext {
   catalog: Catalog;
   config: PolicyConfig;
-  /** Names of EC2NodeClasses known in the same render (CLI); undefined in the webhook, which skips nodeclassref-resolves. */
+  /**
+   * Names of EC2NodeClasses known in the same render (CLI); undefined in the webhook,
+   * which skips nodeclassref-resolves.
+   */
   nodeClassNames?: ReadonlySet<string>;
   /**
    * The Karpenter API (CRD schemas and CEL rules) to judge against: a bundled release or the cluster's installed
@@ -59,7 +62,10 @@ export interface Verdict {
   /** false iff some finding has severity "deny". */
   allowed: boolean;
   findings: Finding[];
-  /** The object with CRD (and kerf) defaults applied; shares unchanged subtrees with the input (treat both as read-only). */
+  /**
+   * The object with CRD (and kerf) defaults applied; shares unchanged subtrees with the
+   * input (treat both as read-only).
+   */
   defaulted: unknown;
   /** RFC 6902 patch from object to defaulted; [] when nothing was defaulted. */
   patch: JsonPatchOp[];

@@ -1,4 +1,7 @@
-/** `kerf webhook` configuration: flags with environment fallbacks, validated by a schema, frozen. The only env reader. */
+/**
+ * `kerf webhook` configuration: flags with environment fallbacks, validated by a
+ * schema, frozen. The only env reader.
+ */
 import { parseArgs } from "node:util";
 import { Ajv } from "ajv";
 import { KerfError } from "./errors.ts";
@@ -134,7 +137,10 @@ function region(text: string | undefined): string {
   return text;
 }
 
-/** The flag and variable of a validated field: "/tlsReloadIntervalMs" → "--tls-reload-interval (KERF_TLS_RELOAD_...)". */
+/**
+ * The flag and variable of a validated field: "/tlsReloadIntervalMs"
+ * → "--tls-reload-interval (KERF_TLS_RELOAD_...)".
+ */
 function settingName(instancePath: string): string {
   const field = instancePath.split("/")[1] ?? "";
   const flag = (Object.keys(FLAGS) as FlagName[]).find((name) => {

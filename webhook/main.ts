@@ -1,4 +1,7 @@
-/** `kerf webhook` composition root: config → engine (catalog + policy config) → TLS → buildServer → listen; graceful stop. */
+/**
+ * `kerf webhook` composition root: config → engine (catalog + policy config) → TLS
+ * → buildServer → listen; graceful stop.
+ */
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";

@@ -64,7 +64,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     ajv: { customOptions: { coerceTypes: false } },
     ...(deps.https === undefined ? {} : { https: deps.https }),
   }) as unknown as FastifyInstance;
-  // AdmissionReviews are JSON only; fastify's built-in text/plain parser would turn other bodies into 400s instead of 415s.
+  // AdmissionReviews are JSON only; fastify's built-in text/plain parser would turn other
+  // bodies into 400s instead of 415s.
   app.removeContentTypeParser("text/plain");
   installErrorHandling(app, deps.metrics);
   void app.register(healthRoutes, { readiness: deps.readiness });

@@ -69,7 +69,8 @@ export class WorkQueue {
   /** Enqueues `key` after `ms`; an earlier pending timer for the key wins. */
   addAfter(key: string, requested: number): void {
     if (requested <= 0) { this.add(key); return; }
-    // setTimeout fires at once for delays past 2^31-1 ms (~24.8 days); a key due later is looked at then and requeues itself.
+    // setTimeout fires at once for delays past 2^31-1 ms (~24.8 days); a key due later is
+    // looked at then and requeues itself.
     const ms = Math.min(requested, MAX_TIMER_MS);
     const at = performance.now() + ms;
     const existing = this.timers.get(key);

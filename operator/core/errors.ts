@@ -1,4 +1,7 @@
-/** The typed failures the cloud provider reports to controllers (Karpenter's cloudprovider errors), with isX helpers. */
+/**
+ * The typed failures the cloud provider reports to controllers (Karpenter's
+ * cloudprovider errors), with isX helpers.
+ */
 
 /** Every offering the launch tried had no capacity; the offerings are already marked unavailable. */
 export class InsufficientCapacityError extends Error {

@@ -1,4 +1,7 @@
-/** Kubernetes Events users must see: one constructor per reason (karpenter-behaviour.md §9); the kube adapter writes them. */
+/**
+ * Kubernetes Events users must see: one constructor per reason
+ * (karpenter-behaviour.md §9); the kube adapter writes them.
+ */
 
 /** The object an Event is about. */
 export interface InvolvedObject {
@@ -199,13 +202,19 @@ export function launchTemplateDeletionFailed(nodeClass: Meta, error: string): Op
   return { involved, type: "Warning", reason: "LaunchTemplateDeletionFailed", message, dedupeKey: error };
 }
 
-/** An interruption notice (SpotInterrupted, InstanceStopping, …, TerminatingOnInterruption) on a NodeClaim or its Node. */
+/**
+ * An interruption notice (SpotInterrupted, InstanceStopping, …,
+ * TerminatingOnInterruption) on a NodeClaim or its Node.
+ */
 export function interruptionNotice(on: "NodeClaim" | "Node", obj: Meta, notice: { readonly reason: string; readonly message: string; readonly type: "Normal" | "Warning" }): OperatorEvent {
   // A message naming the NodeClaim ("…termination for the NodeClaim") names the Node on the Node's Event.
   return { involved: on === "NodeClaim" ? nodeClaimRef(obj) : nodeRef(obj), type: notice.type, reason: notice.reason, message: notice.message.replace(/NodeClaim$/, on) };
 }
 
-/** A NodeClaim/Node (or a whole NodePool) cannot be disrupted now, and why (budget, PDB, do-not-disrupt, nomination). */
+/**
+ * A NodeClaim/Node (or a whole NodePool) cannot be disrupted now, and why (budget,
+ * PDB, do-not-disrupt, nomination).
+ */
 export function disruptionBlocked(on: "NodeClaim" | "Node" | "NodePool", obj: Meta, why: string): OperatorEvent {
   const involved = on === "NodeClaim" ? nodeClaimRef(obj) : on === "Node" ? nodeRef(obj) : nodePoolRef(obj);
   // Karpenter's message is the blocker itself, its first letter capitalized (pretty.Sentence).

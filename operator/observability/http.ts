@@ -20,7 +20,10 @@ async function listen(server: Server, port: number): Promise<ListeningServer> {
   return { port: (server.address() as AddressInfo).port, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-/** Serves /healthz and /readyz on one port and /metrics on another (Karpenter's 8081 / 8080); equal ports share a server. */
+/**
+ * Serves /healthz and /readyz on one port and /metrics on another (Karpenter's
+ * 8081 / 8080); equal ports share a server.
+ */
 export async function serveProbes(sources: ProbeSources, ports: { health: number; metrics: number }): Promise<ListeningServer[]> {
   const handler = (path: string | undefined): { status: number; body: string; type: string } | Promise<{ status: number; body: string; type: string }> => {
     if (path === "/healthz") return { status: 200, body: "ok", type: "text/plain" };

@@ -1,4 +1,7 @@
-/** The cluster port: what controllers read from the informer caches and write to the apiserver. Implemented by adapters/kube/kube-cluster.ts. */
+/**
+ * The cluster port: what controllers read from the informer caches and write to the apiserver. Implemented by
+ * adapters/kube/kube-cluster.ts.
+ */
 import type { Condition, Node, NodeClaim, OwnerReference, Pod, Quantities, Taint } from "../core/lifecycle/objects.ts";
 import type { ClusterView, NodeClaimManifest } from "../core/provisioning/plan.ts";
 import type { ClaimRef, VolumeAttachmentLike } from "../core/termination/volume-detach.ts";
@@ -122,7 +125,10 @@ export interface FinalizedObject {
 
 /** Reads not served from the caches: each is an apiserver request and may throw a KubeApiError. */
 export interface ClusterLookups {
-  /** The PersistentVolume names bound to `claims` (one GET each); claims that do not exist or are not bound yet are left out. */
+  /**
+   * The PersistentVolume names bound to `claims` (one GET each); claims that do not exist or
+   * are not bound yet are left out.
+   */
   persistentVolumeNames(claims: readonly ClaimRef[]): Promise<ReadonlySet<string>>;
 }
 

@@ -1,4 +1,7 @@
-/** The interruption-queue port: the SQS queue of EventBridge interruption events (adapters/aws/interruption-queue.ts). */
+/**
+ * The interruption-queue port: the SQS queue of EventBridge interruption events
+ * (adapters/aws/interruption-queue.ts).
+ */
 
 /** One received message; `receiptHandle` deletes it. */
 export interface QueueMessage {

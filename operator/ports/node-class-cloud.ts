@@ -1,4 +1,7 @@
-/** The node-class cloud port: what an EC2NodeClass owns in the cloud beyond its selectors (its instance profile, its launch templates). */
+/**
+ * The node-class cloud port: what an EC2NodeClass owns in the cloud beyond its selectors (its instance
+ * profile, its launch templates).
+ */
 import type { NodeClassNow, TemplateDeletion } from "../core/launch-template/garbage-collection.ts";
 import type { EC2NodeClassLike } from "../core/launch-template/node-class.ts";
 
@@ -34,7 +37,10 @@ export interface NodeClassCloud {
    * spec.instanceProfile: checks the profile exists. Never throws: failures come back not ready.
    */
   reconcileInstanceProfile(nodeClass: EC2NodeClassLike): Promise<InstanceProfileOutcome>;
-  /** Deletes what kerf created for a node class that is going away: its managed instance profile and its launch templates. Throws "doing X: cause". */
+  /**
+   * Deletes what kerf created for a node class that is going away: its managed instance profile and its
+   * launch templates. Throws "doing X: cause".
+   */
   deleteResources(nodeClass: EC2NodeClassLike): Promise<void>;
   /**
    * Deletes the cluster's launch templates no launch can use any more (core/launch-template/garbage-collection.ts),

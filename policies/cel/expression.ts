@@ -11,7 +11,10 @@ const PLANNER_CALLS: ReadonlySet<string> = new Set([
   "_&&_", "_||_", "_?_:_", "_[_]", "@not_strictly_false", "_[?_]", "_?._",
 ]);
 
-/** A rule (or messageExpression) cel-go accepts that kerf cannot evaluate (a syntax or a function @bufbuild/cel lacks). */
+/**
+ * A rule (or messageExpression) cel-go accepts that kerf cannot evaluate (a syntax or a
+ * function @bufbuild/cel lacks).
+ */
 export class CelCompileError extends Error {
   constructor(expression: string, cause: unknown) {
     const reason = cause instanceof Error ? cause.message : String(cause);
@@ -26,7 +29,10 @@ export interface Bindings {
   oldSelf?: CelInput;
 }
 
-/** An evaluation's outcome: the value, or the CEL evaluation error's text (no such key, bad int(), index out of range). */
+/**
+ * An evaluation's outcome: the value, or the CEL evaluation error's text (no such key,
+ * bad int(), index out of range).
+ */
 export type Outcome = { ok: true; value: CelValue } | { ok: false; error: string };
 
 export interface CompiledExpression {

@@ -94,7 +94,10 @@ function compileNode(schema: SchemaNode, location: string): CompiledNode | undef
 
 const COMPILED = new WeakMap<SchemaNode, CompiledNode | null>();
 
-/** The compiled rules of a CRD schema (its openAPIV3Schema), or undefined when it has none; compiled once per object. */
+/**
+ * The compiled rules of a CRD schema (its openAPIV3Schema), or undefined when it has
+ * none; compiled once per object.
+ */
 export function compiledRules(schema: SchemaNode): CompiledNode | undefined {
   let compiled = COMPILED.get(schema);
   if (compiled === undefined) {

@@ -5,7 +5,10 @@ import { bundledKarpenterApi } from "../api/releases/index.ts";
 import { allRules, compiledRules, normalizeFieldPath } from "./rules.ts";
 import { validateRules } from "./validate.ts";
 
-/** A small CRD schema of no Karpenter release: rules at the root, on objects, list items, list-map items and map values. */
+/**
+ * A small CRD schema of no Karpenter release: rules at the root, on objects, list items,
+ * list-map items and map values.
+ */
 const WIDGET: SchemaNode = {
   type: "object",
   properties: {

@@ -45,7 +45,10 @@ function ruleMessage(rule: CompiledRule): string {
   return message !== "" ? message : `failed rule: ${rule.rule.rule.trim()}`;
 }
 
-/** The messageExpression's string, or undefined where the apiserver falls back to the message (its error or bad value). */
+/**
+ * The messageExpression's string, or undefined where the apiserver falls back to the
+ * message (its error or bad value).
+ */
 function evaluatedMessage(rule: CompiledRule, bindings: { self: unknown; oldSelf?: unknown }): string | undefined {
   const outcome = rule.messageExpression?.evaluate(bindings as never);
   if (outcome?.ok !== true || typeof outcome.value !== "string") return undefined;
@@ -133,7 +136,10 @@ function jsonBudgetLeft(value: unknown, budget: number): number {
   return left;
 }
 
-/** The memo key of a value: its JSON, or undefined when that would pass the memo's key limit (never serialised then). */
+/**
+ * The memo key of a value: its JSON, or undefined when that would pass the memo's key
+ * limit (never serialised then).
+ */
 function memoKey(value: unknown): string | undefined {
   return jsonBudgetLeft(value, MEMO_LIMITS.maxKeyLength) < 0 ? undefined : JSON.stringify(value);
 }
@@ -196,7 +202,8 @@ function visit(node: CompiledNode, at: At, walk: Walk): void {
 
 /**
  * The rule failures of `object` (and, on UPDATE, its transition against `oldObject`) under a compiled schema.
- * `root` is compiled from the resource root, whose metadata rules see as name and generateName only (as the apiserver does).
+ * `root` is compiled from the resource root, whose metadata rules see as name and
+ * generateName only (as the apiserver does).
  */
 export function validateRules(root: CompiledNode, object: unknown, oldObject: unknown): RuleFailure[] {
   const update = oldObject !== undefined;

@@ -58,7 +58,10 @@ function object(value: Json, schema: SchemaNode, convert: Converter, isRoot: boo
   return map;
 }
 
-/** Converts a JSON value at a schema node; memoised per evaluation, since rules at nested nodes convert subtrees again. */
+/**
+ * Converts a JSON value at a schema node; memoised per evaluation, since rules at
+ * nested nodes convert subtrees again.
+ */
 export type Converter = (value: unknown, schema: SchemaNode) => CelInput;
 
 /** A converter for one evaluation (one object): objects and lists are converted once per schema node. */

@@ -197,7 +197,10 @@ export function allowedDisruptions(
   return { allowed: best.value, limitingBudget: best.index, explanation: best.text };
 }
 
-/** Every budget that cannot be evaluated, whatever its reasons (Karpenter logs these as "detected disruption budget errors"). */
+/**
+ * Every budget that cannot be evaluated, whatever its reasons (Karpenter logs these as
+ * "detected disruption budget errors").
+ */
 export function budgetErrors(budgets: readonly BudgetSpec[] | undefined, now: Date, timeZone = "UTC"): { readonly index: number; readonly message: string }[] {
   const out: { index: number; message: string }[] = [];
   (budgets ?? DEFAULT_BUDGETS).forEach((budget, index) => {

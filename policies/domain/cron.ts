@@ -15,7 +15,10 @@ const MACROS: Readonly<Record<string, string>> = {
 const FIELD_NAMES = ["minute", "hour", "day of month", "month", "day of week"] as const;
 const MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec";
 const DAYS = "sun|mon|tue|wed|thu|fri|sat";
-/** One comma-separated part in robfig syntax: * or ? or value[-value], optional /step; names only for month and weekday. No L, W, # or H. */
+/**
+ * One comma-separated part in robfig syntax: * or ? or value[-value], optional /step; names only for
+ * month and weekday. No L, W, # or H.
+ */
 const part = (value: string): RegExp => new RegExp(`^(\\*|\\?|(${value})(-(${value}))?)(\\/[0-9]+)?$`, "i");
 const PARTS: readonly RegExp[] = [part("\\d+"), part("\\d+"), part("\\d+"), part(`\\d+|${MONTHS}`), part(`\\d+|${DAYS}`)];
 /** A fixed reference instant: pure code never reads the clock, and a period does not depend on "now". */
@@ -89,7 +92,10 @@ interface Fields {
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
-/** Every firing schedule fires again within 8 years (29 February across a skipped leap year); none at all within 10 means never. */
+/**
+ * Every firing schedule fires again within 8 years (29 February across a skipped leap year);
+ * none at all within 10 means never.
+ */
 const MAX_GAP_YEARS = 10;
 
 function numbers(values: readonly unknown[]): number[] {
@@ -134,7 +140,10 @@ function walkMonth(walk: Walk, year: number, month: number): boolean {
   return walk.out.length > before;
 }
 
-/** The midnights of the first `limit` matching days from EPOCH, in UTC calendar order; fewer when the schedule stops. */
+/**
+ * The midnights of the first `limit` matching days from EPOCH, in UTC calendar order;
+ * fewer when the schedule stops.
+ */
 function matchingDays(fields: Fields, limit: number): number[] {
   const walk: Walk = { fields, out: [], limit };
   let lastYear = EPOCH.getUTCFullYear();

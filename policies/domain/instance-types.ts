@@ -62,7 +62,10 @@ export function offeringKey(capacityType: string, instanceType: string, zone: st
   return `${capacityType}:${instanceType}:${zone}`;
 }
 
-/** The value an offering gives an offering label (zone, zone ID, capacity type, reservation keys); undefined when it has none. */
+/**
+ * The value an offering gives an offering label (zone, zone ID, capacity type, reservation
+ * keys); undefined when it has none.
+ */
 export function offeringLabel(offering: Offering, key: string): string | undefined {
   switch (key) {
     case Label.zone: return offering.zone;

@@ -1,6 +1,9 @@
 // IANA time zones through the runtime's Intl (ICU) data: validity, UTC offsets and offset transitions.
 
-/** Zone names as IANA spells them ("Europe/Berlin", "UTC", "EST5EDT"); excludes the offsets Intl also takes ("+01:00"). */
+/**
+ * Zone names as IANA spells them ("Europe/Berlin", "UTC", "EST5EDT"); excludes the
+ * offsets Intl also takes ("+01:00").
+ */
 const IANA_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
 
 const formats = new Map<string, Intl.DateTimeFormat | undefined>();
@@ -31,7 +34,10 @@ export function isValidTimeZone(zone: string): boolean {
   return resolved === zone || resolved.toLowerCase() !== zone.toLowerCase();
 }
 
-/** The zone Intl reads `zone` as when it is not a valid spelling ("europe/berlin" → "Europe/Berlin"), else undefined. */
+/**
+ * The zone Intl reads `zone` as when it is not a valid spelling ("europe/berlin"
+ * → "Europe/Berlin"), else undefined.
+ */
 export function suggestTimeZone(zone: string): string | undefined {
   if (!IANA_NAME.test(zone) || isValidTimeZone(zone)) return undefined;
   return offsetFormat(zone)?.resolvedOptions().timeZone;

@@ -32,7 +32,10 @@ function utcIterator(expression: string, afterWallMs: number): CronExpression {
 /** The next-hit function of a walk: each call returns the next hit, ascending, all strictly after `afterMs`. */
 export type Hits = () => number;
 
-/** Walks the schedule's hits strictly after `afterMs`. Throws cron-parser's errors (e.g. a schedule that never fires). */
+/**
+ * Walks the schedule's hits strictly after `afterMs`. Throws cron-parser's errors
+ * (e.g. a schedule that never fires).
+ */
 export function hitsAfter(schedule: ZonedSchedule, afterMs: number): Hits {
   const { expression, zone } = schedule;
   // The walk maps one stretch of constant offset at a time: from `segmentStart` (exclusive) the offset is `offset`.

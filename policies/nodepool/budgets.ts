@@ -1,5 +1,6 @@
-// budget-schedule: cron validity (Karpenter fails a bad budget closed), schedule/duration pairing, always-active budgets,
-// and the kerf.dev/budget-timezone annotation. Schedules are read as the operator reads them (domain/budgets.ts).
+// budget-schedule: cron validity (Karpenter fails a bad budget closed), schedule/duration pairing,
+// always-active budgets, and the kerf.dev/budget-timezone annotation. Schedules are read as the operator
+// reads them (domain/budgets.ts).
 import { BUDGET_TIMEZONE_ANNOTATION, isValidTimeZone, ScheduleError, schedulePeriods } from "../domain/budgets.ts";
 import type { SchedulePeriods } from "../domain/budgets.ts";
 import { formatDuration, tryParseDuration } from "../domain/duration.ts";

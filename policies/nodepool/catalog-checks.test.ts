@@ -26,7 +26,8 @@ const os = (...values: string[]): Requirement => ({ key: "kubernetes.io/os", ope
 const build = (...values: string[]): Requirement => ({ key: "node.kubernetes.io/windows-build", operator: "In", values });
 const arch = (value: string): Requirement => ({ key: "kubernetes.io/arch", operator: "In", values: [value] });
 
-// Karpenter offers every type for Linux and every x86-64 type for Windows; the windows-build value comes from the AMI family.
+// Karpenter offers every type for Linux and every x86-64 type for Windows; the windows-build
+// value comes from the AMI family.
 void describe("catalog policies: the operating-system dimension", () => {
   const accepted: Array<[string, Requirement[]]> = [
     ["kubernetes.io/os In [windows]", [os("windows")]],

@@ -1,4 +1,5 @@
-// Catalog policies: spot-diversity (enough instance types for spot) and requirements-satisfiable (≥ 1 type, minValues).
+// Catalog policies: spot-diversity (enough instance types for spot) and
+// requirements-satisfiable (≥ 1 type, minValues).
 import { catalogView, distinctValues, matchingTypes, requirementsOf, templateRequirements, type CatalogView, type IndexedRequirement } from "../catalog-index.ts";
 import { Label } from "../domain/labels.ts";
 import { Requirement } from "../domain/requirements.ts";
@@ -69,7 +70,10 @@ function satisfiable(input: PolicyInput): Issue[] {
   return minValuesIssues(view, reqs);
 }
 
-/** spot-diversity: a spot-capable NodePool allows at least `spotDiversity.minInstanceTypes` (default 15) catalog types. */
+/**
+ * spot-diversity: a spot-capable NodePool allows at least
+ * `spotDiversity.minInstanceTypes` (default 15) catalog types.
+ */
 export const SPOT_DIVERSITY_POLICY: Policy = {
   id: "spot-diversity",
   kinds: ["NodePool"],

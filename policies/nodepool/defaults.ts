@@ -35,9 +35,10 @@ function requiresConsolidateAfter(schema: SchemaNode): boolean {
 
 /**
  * What the apiserver answers for the fields only kerf's mutating webhook defaults, under a NodePool `schema`:
- * Karpenter's CRD (before v1.15) says "Required value" to a disruption block without consolidateAfter, so without kerf's mutation (webhook
- * not installed, or unreachable under its failurePolicy: Ignore) `kubectl apply` fails. The validating
- * webhook never sees such an object from the apiserver: mutation runs first, or the CRD rejects it.
+ * Karpenter's CRD (before v1.15) says "Required value" to a disruption block without consolidateAfter, so
+ * without kerf's mutation (webhook not installed, or unreachable under its failurePolicy: Ignore)
+ * `kubectl apply` fails. The validating webhook never sees such an object from the apiserver: mutation
+ * runs first, or the CRD rejects it.
  */
 export function requiredWithoutKerfMutation(object: Record<string, unknown>, schema: SchemaNode): Issue[] {
   if (!requiresConsolidateAfter(schema) || lacksConsolidateAfter(object) === undefined) return [];

@@ -98,7 +98,10 @@ export function nodePoolRuntimeIssues(input: PolicyInput): Issue[] {
   ];
 }
 
-/** The "runtime" policy: what Karpenter's validation controller would flag (NodePool not Ready), caught at admission. */
+/**
+ * The "runtime" policy: what Karpenter's validation controller would flag (NodePool
+ * not Ready), caught at admission.
+ */
 export const NODEPOOL_RUNTIME_POLICY: Policy = {
   id: "runtime",
   kinds: ["NodePool"],

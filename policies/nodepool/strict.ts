@@ -1,4 +1,5 @@
-// kerf "strict" NodePool checks: schema gaps the released CRD leaves open (karpenter-v1-api.md §10 items 7, 12, 14, 15).
+// kerf "strict" NodePool checks: schema gaps the released CRD leaves open
+// (karpenter-v1-api.md §10 items 7, 12, 14, 15).
 import { NEVER, tryParseDuration } from "../domain/duration.ts";
 import { tryParseQuantity } from "../domain/quantity.ts";
 import { labelValueErrors } from "../k8s-names.ts";

@@ -24,7 +24,10 @@ export const CERT_MANAGER_VALUES = path.join(KERF_CHART, "ci/cert-manager-values
 
 let karpenterValuesPath: Promise<string> | undefined;
 
-/** Karpenter v1.15.1's own chart values file, fetched once from the Go module proxy (.ci/testenv/karpenter-chart-values.sh). */
+/**
+ * Karpenter v1.15.1's own chart values file, fetched once from the Go module proxy
+ * (.ci/testenv/karpenter-chart-values.sh).
+ */
 export function karpenterValues(): Promise<string> {
   karpenterValuesPath ??= run("bash", [path.join(root, ".ci/testenv/karpenter-chart-values.sh"), "1.15.1"])
     .then(({ stdout }) => stdout.trim(), (error: unknown) => {
@@ -56,7 +59,10 @@ export async function runHelm(args: readonly string[], env: Readonly<Record<stri
   }
 }
 
-/** How to render: release name and namespace, values files, --set and --set-string pairs, and whether crds/ is included. */
+/**
+ * How to render: release name and namespace, values files, --set and --set-string pairs,
+ * and whether crds/ is included.
+ */
 export interface RenderOptions {
   readonly chart?: string;
   readonly release?: string;

@@ -1,4 +1,7 @@
-/** Start functions for each real component: etcd, kube-apiserver, kube-scheduler, kube-controller-manager, kwok, moto. */
+/**
+ * Start functions for each real component: etcd, kube-apiserver, kube-scheduler,
+ * kube-controller-manager, kwok, moto.
+ */
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";

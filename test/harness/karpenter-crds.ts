@@ -1,4 +1,7 @@
-/** Karpenter CRDs for integration tests: kerf's generated ones (manifests/crds) and upstream's (fetched from the Go module proxy). */
+/**
+ * Karpenter CRDs for integration tests: kerf's generated ones (manifests/crds) and upstream's
+ * (fetched from the Go module proxy).
+ */
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";

@@ -69,7 +69,10 @@ export function deploymentContainer(deployment: V1Deployment, name: string): V1C
   return container;
 }
 
-/** How a container starts kerf: Node's command-line flags (none when it runs the `kerf` executable), the kerf subcommand and its argv. */
+/**
+ * How a container starts kerf: Node's command-line flags (none when it runs the `kerf` executable),
+ * the kerf subcommand and its argv.
+ */
 export interface KerfInvocation { readonly nodeFlags: readonly string[]; readonly subcommand: string; readonly argv: readonly string[] }
 
 /**

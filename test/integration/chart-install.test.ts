@@ -122,7 +122,8 @@ void describe("helm upgrade --install of the kerf chart against a real apiserver
       runHelm(["upgrade", "--install", release, KERF_CRD_CHART, "--namespace", namespace, "--kubeconfig", kubeconfig, ...flags], helmEnv());
     try {
       await assert.rejects(install(), /CustomResourceDefinition "[a-z0-9.]+" in namespace "" exists and cannot be imported into the current release: invalid ownership metadata/);
-      // docs/install.md, "Adopting existing CRDs": kubectl label … app.kubernetes.io/managed-by=Helm; kubectl annotate … meta.helm.sh/*.
+      // docs/install.md, "Adopting existing CRDs": kubectl label … app.kubernetes.io/managed-by=Helm;
+      // kubectl annotate … meta.helm.sh/*.
       for (const name of crdNames) {
         await extensions.patchCustomResourceDefinition({ name, body: { metadata: {
           labels: { "app.kubernetes.io/managed-by": "Helm" },

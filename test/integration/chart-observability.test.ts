@@ -84,7 +84,8 @@ void describe("the chart's dashboards and alerts", () => {
     const flags = [...argv, "--host=127.0.0.1", `--kubeconfig=${kubeconfig}`, "--audit-interval=300"];
     webhook = await startWebhook(loadWebhookConfig(flags, containerEnvironment(container, [], { name: "w", namespace: "kerf-system" })), pino({ level: "silent" }));
     const caBundle = Buffer.from(only<V1ValidatingWebhookConfiguration>(enabled, "ValidatingWebhookConfiguration").webhooks?.[0]?.clientConfig.caBundle ?? "", "base64").toString("utf8");
-    // The operator's metrics endpoint: its registry (with process metrics, as startOperator serves it) behind its HTTP server.
+    // The operator's metrics endpoint: its registry (with process metrics, as startOperator
+    // serves it) behind its HTTP server.
     operatorServers = await serveProbes({ ready: () => true, registry: createMetrics({ processMetrics: true }).registry }, { health: 0, metrics: 0 });
     const metricsPort = operatorServers[operatorServers.length - 1]?.port ?? 0;
     exported = {

@@ -345,7 +345,8 @@ void describe("the kerf Helm chart, rendered by helm", () => {
   });
 
   void it("should serve the webhook, started from the rendered Deployment with the rendered Secret and ConfigMap, to a client that trusts only caBundle", async () => {
-    // The files the kubelet would mount, from the rendered objects; the flags and environment from the rendered container.
+    // The files the kubelet would mount, from the rendered objects; the flags and
+    // environment from the rendered container.
     const dir = mkdtempSync(path.join(os.tmpdir(), "kerf-chart-webhook-"));
     const secret = only<V1Secret>(ci.objects, "Secret", "kerf-webhook-tls");
     const policies = only<V1ConfigMap>(ci.objects, "ConfigMap", "kerf-policy");

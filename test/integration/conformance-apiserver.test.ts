@@ -40,7 +40,10 @@ function rejection(error: unknown): ApiAnswer {
 
 const accepted: ApiAnswer = { verdict: "accept", text: "" };
 
-/** What kube-apiserver answers for the case: CREATE as a server-side dry run; UPDATE creates oldObject, then dry-runs the replace. */
+/**
+ * What kube-apiserver answers for the case: CREATE as a server-side dry run; UPDATE creates
+ * oldObject, then dry-runs the replace.
+ */
 async function apiserverAnswer(api: CustomObjectsApi, c: ConformanceCase, object: unknown): Promise<ApiAnswer> {
   const ref = resources[c.kind];
   if (c.oldObject === undefined) {
@@ -64,7 +67,10 @@ async function apiserverAnswer(api: CustomObjectsApi, c: ConformanceCase, object
   }
 }
 
-/** raw: the apiserver's verdict on the object as written; mutated: on kerf's defaulted object (cases kerf's mutation fixes). */
+/**
+ * raw: the apiserver's verdict on the object as written; mutated: on kerf's defaulted object
+ * (cases kerf's mutation fixes).
+ */
 interface Row { name: string; kind: Kind; corpus: ApiVerdict; raw: ApiVerdict; mutated: ApiVerdict | undefined; kerfAllows: boolean; missingPaths: string[] }
 
 /**
@@ -100,7 +106,8 @@ describe("kerf against a real kube-apiserver over the conformance corpus", () =>
     await installCrds(env.kubeConfig, generatedCrds());
     const rows = await runCorpus(env);
     assert.ok(rows.length >= 100, `the corpus has ${rows.length} cases`);
-    // The installed CRDs serve v1.15.1; the corpus states v1.14.1's answers (installed-release.ts lists where they part).
+    // The installed CRDs serve v1.15.1; the corpus states v1.14.1's answers
+    // (installed-release.ts lists where they part).
     const expected = (r: Row): ApiVerdict => INSTALLED_RELEASE_ANSWERS[r.name]?.apiserver ?? r.corpus;
     const wrong = rows.filter((r) => r.raw !== expected(r)).map((r) => `${r.name}: expected ${expected(r)}, apiserver ${r.raw}`);
     assert.deepEqual(wrong, []);

@@ -66,7 +66,10 @@ export const ofPool = async (env: TestEnvironment, pool: string): Promise<Claim[
 export const ready = (c: Claim): boolean => c.status?.conditions?.some((x) => x.type === "Initialized" && x.status === "True") ?? false;
 export const typeOf = (c: Claim): string => c.metadata.labels?.["node.kubernetes.io/instance-type"] ?? "";
 
-/** Waits until `pods` pods run on `count` initialized NodeClaims of the pool (and no other of its claims); returns them. */
+/**
+ * Waits until `pods` pods run on `count` initialized NodeClaims of the pool (and no
+ * other of its claims); returns them.
+ */
 export function settled(env: TestEnvironment, pool: string, namespace: string, want: { pods: number; claims: number }): Promise<Claim[]> {
   const { pods, claims: count } = want;
   return eventually(`${pods} pods Running on ${count} initialized NodeClaim(s) of ${pool}`, async () => {

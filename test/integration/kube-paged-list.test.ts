@@ -1,4 +1,7 @@
-/** The operator's informer lists (operator/adapters/kube/paged-list.ts) against the real apiserver: pages, one resourceVersion, managedFields dropped, also from watch events. */
+/**
+ * The operator's informer lists (operator/adapters/kube/paged-list.ts) against the real apiserver: pages, one
+ * resourceVersion, managedFields dropped, also from watch events.
+ */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { CoreV1Api, type KubernetesObject } from "@kubernetes/client-node";

@@ -8,7 +8,10 @@ import { eventually } from "../harness/wait.ts";
 import { clients } from "./aws-fixtures.ts";
 import { isLaunched, NODECLAIMS, ON_DEMAND, liveInstances, runOperatorOnCluster, type Claim, type OperatorOnCluster } from "./provisioning-fixtures.ts";
 
-/** More throttled answers in a row than the AWS SDK's 3 attempts: the operator's own retry has to carry the call through. */
+/**
+ * More throttled answers in a row than the AWS SDK's 3 attempts: the operator's own retry
+ * has to carry the call through.
+ */
 const THROTTLED = 5;
 
 void describe("the operator under EC2 throttling (RequestLimitExceeded)", () => {

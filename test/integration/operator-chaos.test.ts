@@ -66,7 +66,8 @@ type Step =
 
 /**
  * The whole seeded schedule: KILLS kills 5–12 s apart (a restarted replica needs a few seconds to
- * start and take the Lease, so closer kills leave the leader no time to disrupt anything), scale steps 6–14 s apart, and the three one-off events. */
+ * start and take the Lease, so closer kills leave the leader no time to disrupt anything), scale steps 6–14 s
+ * apart, and the three one-off events. */
 function plan(rand: Rand): { steps: Step[]; durationMs: number; finalReplicas: number } {
   const steps: Step[] = [];
   let t = 0;
@@ -233,7 +234,10 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
     const figures = { samples: 0, skipped: 0, maxOvershoot: 0, worst: "", kills: 0, crashes: 0, mostInitialized: 0, mostDisrupting: 0 };
     const seen = new Set<string>();
     const disrupted = new Set<string>();
-    /** Checks the budget on one consistent state; `tainted`: providerIDs of Nodes with the disrupted taint (if known). */
+    /**
+     * Checks the budget on one consistent state; `tainted`: providerIDs of Nodes with
+     * the disrupted taint (if known).
+     */
     const check = (claims: Claim[], tainted: ReadonlySet<string>): void => {
       figures.samples += 1;
       const counted = claims.filter(initialized);

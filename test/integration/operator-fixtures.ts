@@ -1,4 +1,7 @@
-/** Shared set-up for the operator-* integration tests: the generated CRDs, a config, and in-process operator replicas. */
+/**
+ * Shared set-up for the operator-* integration tests: the generated CRDs, a config,
+ * and in-process operator replicas.
+ */
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import type { V1CustomResourceDefinition } from "@kubernetes/client-node";

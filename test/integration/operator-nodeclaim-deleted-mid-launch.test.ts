@@ -20,7 +20,10 @@ const SEED = 15_13;
 const CREATE_FLEET_LATENCY_MS = 1500;
 const MAX_DELAY_MS = 2000;
 
-/** The test cluster's instances tagged for `nodeClaim` that still run (pending to stopped; shutting-down and terminated count as gone). */
+/**
+ * The test cluster's instances tagged for `nodeClaim` that still run (pending to stopped; shutting-down
+ * and terminated count as gone).
+ */
 async function runningInstancesOf(env: TestEnvironment, nodeClaim: string): Promise<string[]> {
   const out = await clients(env.aws()).ec2.send(new DescribeInstancesCommand({ Filters: [
     { Name: `tag:kubernetes.io/cluster/${CLUSTER}`, Values: ["owned"] },

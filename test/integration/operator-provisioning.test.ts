@@ -62,7 +62,8 @@ void describe("the EKS workshop inflate scenario on the real apiserver, schedule
       const np = (await env.kubeConfig.makeApiClient(CustomObjectsApi).getClusterCustomObject({ group: "karpenter.sh", version: "v1", plural: "nodepools", name: "default" })) as { metadata: { annotations?: Record<string, string> }; spec: Record<string, unknown> };
       return np.metadata.annotations?.["karpenter.sh/nodepool-hash"] === undefined ? undefined : np;
     }, 10_000, 100);
-    // karpenter_pods_state: one series per inflate pod, labelled with its phase, owner and its Node's labels; startups observed.
+    // karpenter_pods_state: one series per inflate pod, labelled with its phase, owner and its
+    // Node's labels; startups observed.
     const node = await env.kubeConfig.makeApiClient(CoreV1Api).readNode({ name: claims[0]?.status?.nodeName ?? "" });
     const nodeLabels = node.metadata?.labels ?? {};
     const states = await eventually("a Running karpenter_pods_state series per inflate pod", async () => {

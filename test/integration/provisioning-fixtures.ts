@@ -1,4 +1,7 @@
-/** Shared set-up for the operator-provisioning tests: the workshop NodePool, the `inflate` Deployment, and reads of NodeClaims, instances and pods. */
+/**
+ * Shared set-up for the operator-provisioning tests: the workshop NodePool, the `inflate` Deployment, and
+ * reads of NodeClaims, instances and pods.
+ */
 import { DescribeInstancesCommand } from "@aws-sdk/client-ec2";
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { mergePatch } from "../../operator/adapters/kube/client.ts";

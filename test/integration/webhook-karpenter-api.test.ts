@@ -65,7 +65,10 @@ const WINDOWS_2025 = {
     subnetSelectorTerms: [{ tags: { "karpenter.sh/discovery": "demo" } }], securityGroupSelectorTerms: [{ tags: { "karpenter.sh/discovery": "demo" } }],
   },
 };
-/** v1.0's expireAfter pattern is anchored on one alternative only, so it lets "720hx" through; later releases do not. */
+/**
+ * v1.0's expireAfter pattern is anchored on one alternative only, so it lets "720hx"
+ * through; later releases do not.
+ */
 const LOOSE_EXPIRY = {
   apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name: "loose-expiry" },
   spec: {
@@ -130,7 +133,10 @@ void describe("kerf webhook judging against the cluster's installed Karpenter CR
     return { webhook, logs };
   }
 
-  /** The chart's webhook ServiceAccount and RBAC (ClusterRole kerf-webhook and its binding), applied in a fresh namespace. */
+  /**
+   * The chart's webhook ServiceAccount and RBAC (ClusterRole kerf-webhook and its
+   * binding), applied in a fresh namespace.
+   */
   async function chartAccount(): Promise<{ namespace: string; account: string }> {
     const namespace = await createTestNamespace(env.kubeConfig, "kerf-webhook-rbac");
     const objects = component(await renderChart({ namespace, release: "kerf" }), "webhook");

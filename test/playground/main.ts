@@ -1,4 +1,7 @@
-/** `npm start`: the local kerf playground (see playground.ts). Bad flags: one line, exit 2; Ctrl-C stops everything and exits 0. */
+/**
+ * `npm start`: the local kerf playground (see playground.ts). Bad flags: one line, exit 2;
+ * Ctrl-C stops everything and exits 0.
+ */
 import { parseFlags, USAGE, UsageError, type PlaygroundOptions } from "./flags.ts";
 import { runPlayground } from "./playground.ts";
 

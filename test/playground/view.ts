@@ -1,4 +1,7 @@
-/** The playground's live view: what the cluster holds right now (NodeClaims, Nodes, inflate pods, hourly cost), rendered as compact text lines. */
+/**
+ * The playground's live view: what the cluster holds right now (NodeClaims, Nodes, inflate pods, hourly
+ * cost), rendered as compact text lines.
+ */
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Node, type V1Pod } from "@kubernetes/client-node";
 import type { Catalog } from "../../policies/domain/catalog/catalog.ts";
 import { INFLATE, NAMESPACE } from "./workload.ts";

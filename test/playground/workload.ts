@@ -1,4 +1,7 @@
-/** What the playground puts into the cluster: the example NodePool and EC2NodeClass, and the `inflate` Deployment it scales. */
+/**
+ * What the playground puts into the cluster: the example NodePool and EC2NodeClass, and the
+ * `inflate` Deployment it scales.
+ */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { AppsV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";

@@ -1,4 +1,7 @@
-/** The admission decision as data: skip, evaluate, or fail closed on an engine error — before any response is written. */
+/**
+ * The admission decision as data: skip, evaluate, or fail closed on an engine error —
+ * before any response is written.
+ */
 import { isDeepStrictEqual } from "node:util";
 import type { Engine, Verdict } from "../engine.ts";
 import type { DecodedRequest } from "./decode.ts";
@@ -30,7 +33,10 @@ export interface DecideOptions {
 
 const allow = (skipReason: string): Decision => ({ outcome: "skipped", allowed: true, warnings: [], patch: [], findings: [], skipReason });
 
-/** Why kerf does not evaluate this request, or undefined when it does (the webhook configuration should already filter these). */
+/**
+ * Why kerf does not evaluate this request, or undefined when it does (the webhook
+ * configuration should already filter these).
+ */
 export function skipReason(request: DecodedRequest, skipUsernames: ReadonlySet<string>): string | undefined {
   if (request.operation !== "CREATE" && request.operation !== "UPDATE") return `operation ${request.operation}`;
   if (request.kind === undefined) return `kind ${request.gvk} has no policies`;

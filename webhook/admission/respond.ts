@@ -1,4 +1,7 @@
-/** Decision → admission.k8s.io/v1 AdmissionReview response: uid echo, status on deny, warnings ≤ 120 chars, base64 JSONPatch. */
+/**
+ * Decision → admission.k8s.io/v1 AdmissionReview response: uid echo, status on deny, warnings
+ * ≤ 120 chars, base64 JSONPatch.
+ */
 import type { Decision } from "./decide.ts";
 
 /** Longest admission warning kerf sends; the apiserver may truncate longer ones. */

@@ -65,7 +65,8 @@ void describe("the audit of stored objects", () => {
 
   void it("takes its interval from --audit-interval or KERF_AUDIT_INTERVAL, and names the setting when it is bad", () => {
     const base = ["--tls-cert", "c", "--tls-key", "k"];
-    // Off unless asked for: the audit needs RBAC (list NodePools and EC2NodeClasses, create Events) a deployment may lack.
+    // Off unless asked for: the audit needs RBAC (list NodePools and EC2NodeClasses, create
+    // Events) a deployment may lack.
     assert.equal(loadWebhookConfig(base, {}).auditIntervalSeconds, 0);
     assert.equal(loadWebhookConfig(base, { KERF_AUDIT_INTERVAL: "300" }).auditIntervalSeconds, 300);
     assert.equal(loadWebhookConfig([...base, "--audit-interval", "60"], {}).auditIntervalSeconds, 60);

@@ -1,4 +1,7 @@
-/** `kerf check`: reads manifests, evaluates every Karpenter object with the policy engine, reports, and sets the exit code. */
+/**
+ * `kerf check`: reads manifests, evaluates every Karpenter object with the policy engine,
+ * reports, and sets the exit code.
+ */
 import { parseArgs } from "node:util";
 import { ExitCode } from "./exit-codes.ts";
 import type { CliIo } from "./io.ts";
@@ -95,7 +98,10 @@ function nameOf(value: unknown): string {
   return typeof name === "string" && name !== "" ? name : "<unnamed>";
 }
 
-/** In input order: the Karpenter objects to evaluate, and near misses (a misspelt kind, a retired version) denied as they are. */
+/**
+ * In input order: the Karpenter objects to evaluate, and near misses (a misspelt kind, a
+ * retired version) denied as they are.
+ */
 function classify(engine: Engine, sources: readonly SourceObject[]): Array<KarpenterObject | ObjectResult> {
   return sources.flatMap((source): Array<KarpenterObject | ObjectResult> => {
     const apiVersion = field(source.value, "apiVersion");

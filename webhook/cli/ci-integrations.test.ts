@@ -37,7 +37,10 @@ interface ActionRun {
   readonly outputs: Record<string, Record<string, string>>;
 }
 
-/** The `${{ … }}` expressions the run steps use: inputs (with their defaults), the action path, earlier steps' outputs. */
+/**
+ * The `${{ … }}` expressions the run steps use: inputs (with their defaults), the
+ * action path, earlier steps' outputs.
+ */
 function expand(text: string, inputs: Record<string, string>, outputs: ActionRun["outputs"]): string {
   return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expression: string) => {
     const input = /^inputs\.([\w-]+)$/.exec(expression);
@@ -53,7 +56,10 @@ function readOutputs(file: string): Record<string, string> {
   return Object.fromEntries(readFileSync(file, "utf8").split("\n").filter((l) => l.includes("=")).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
 }
 
-/** Runs the action's `run:` steps in order, as the runner does for `shell: bash`, from the repository root as workspace. */
+/**
+ * Runs the action's `run:` steps in order, as the runner does for `shell: bash`, from
+ * the repository root as workspace.
+ */
 function runAction(inputs: Record<string, string>): ActionRun {
   const temp = mkdtempSync(path.join(os.tmpdir(), "kerf-action-"));
   const outputs: ActionRun["outputs"] = {};

@@ -22,7 +22,10 @@ export interface SourceObject {
   readonly locate: (path: string) => Position;
 }
 
-/** Parses every document of `text`; `kind: List` documents are expanded into their items. Throws KerfError naming file and line. */
+/**
+ * Parses every document of `text`; `kind: List` documents are expanded into their items. Throws
+ * KerfError naming file and line.
+ */
 export function parseDocuments(file: string, text: string): SourceObject[] {
   const json = jsonDocument(text);
   if (json !== undefined && listItemsOf(json.value) === undefined) return [jsonSourceObject(file, text, json)];

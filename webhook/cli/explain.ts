@@ -26,7 +26,10 @@ export interface PricedType {
   readonly pricePerHour: number;
 }
 
-/** The bound that sets the worst case: `limit` of `resource` times the highest `ratePerUnit` (price per unit-hour, on `instanceType`). */
+/**
+ * The bound that sets the worst case: `limit` of `resource` times the highest `ratePerUnit` (price per
+ * unit-hour, on `instanceType`).
+ */
 export interface CostCeiling {
   readonly pricePerHour: number;
   readonly resource: string;
@@ -159,7 +162,10 @@ function withoutSpotPrices(e: CapacityTypeExplanation): CapacityTypeExplanation 
   return { instanceTypes: e.instanceTypes, cheapest: null, dearest: null, worstCase: null };
 }
 
-/** The explanation of one NodePool object, or undefined when its requirements cannot be read (the policies report why). */
+/**
+ * The explanation of one NodePool object, or undefined when its requirements cannot be
+ * read (the policies report why).
+ */
 export function explainNodePool(nodePool: unknown, catalog: Catalog): NodePoolExplanation | undefined {
   const parsed = parseRequirements(get(nodePool, "spec", "template", "spec", "requirements"));
   if (parsed === undefined) return undefined;

@@ -1,4 +1,7 @@
-/** `kerf check` inputs: files, directories (recursive; .yaml/.yml/.json) and `-` for stdin, parsed into source objects. */
+/**
+ * `kerf check` inputs: files, directories (recursive; .yaml/.yml/.json) and `-` for
+ * stdin, parsed into source objects.
+ */
 import type { Dirent } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";

@@ -1,4 +1,7 @@
-/** POST /validate and /mutate (also /validate/:resource, /mutate/:resource): AdmissionReview in, AdmissionReview out. */
+/**
+ * POST /validate and /mutate (also /validate/:resource, /mutate/:resource):
+ * AdmissionReview in, AdmissionReview out.
+ */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import reviewSchema from "../admission/review.schema.json" with { type: "json" };
 import { decodeReview, type AdmissionReviewBody, type DecodedRequest } from "../admission/decode.ts";

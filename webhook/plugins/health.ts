@@ -1,4 +1,7 @@
-/** /healthz (the process serves HTTP) and /readyz (certificates loaded and policy data parsed: can answer correctly). */
+/**
+ * /healthz (the process serves HTTP) and /readyz (certificates loaded and policy data
+ * parsed: can answer correctly).
+ */
 import type { FastifyInstance, FastifyPluginAsync } from "fastify";
 
 /** Readiness checks by name; each returns true when ready. */

@@ -46,7 +46,10 @@ const SPOT_ROLE_ERROR = "AuthFailure.ServiceLinkedRoleCreationNotPermitted";
 /** CreateFleet's code for a reservation with no room left (Karpenter's IsReservationCapacityExceeded). */
 const RESERVATION_FULL = "ReservationCapacityExceeded";
 
-/** Cluster facts the launch templates need (settings, then EKS DescribeCluster, then the kubeconfig: see discoverCluster). */
+/**
+ * Cluster facts the launch templates need (settings, then EKS DescribeCluster, then the
+ * kubeconfig: see discoverCluster).
+ */
 export type { ClusterInfo } from "../../core/launch-template/cluster-info.ts";
 
 /** Dependencies of AwsCloudProvider (named, built in the composition root). */
@@ -178,7 +181,10 @@ export class AwsCloudProvider implements CloudProvider {
     });
   }
 
-  /** The types a NodeClaim launches from: its NodePool's overlays applied (standalone claims get none, as in Karpenter). */
+  /**
+   * The types a NodeClaim launches from: its NodePool's overlays applied (standalone
+   * claims get none, as in Karpenter).
+   */
   private launchTypes(nodeClaim: NodeClaimLike, nodeClass: EC2NodeClassLike, facts: NodeClassFacts): readonly InstanceType[] {
     const types = this.instanceTypes(nodeClass, facts);
     const pool = nodeClaim.metadata.labels?.["karpenter.sh/nodepool"];

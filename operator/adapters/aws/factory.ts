@@ -23,7 +23,10 @@ export interface AwsProviderSettings {
   readonly kubernetesVersion: string | (() => string);
   /** SSM prefix of the public AMI parameters (default "/aws/service"). */
   readonly ssmPrefix?: string | undefined;
-  /** The ReservedCapacity feature gate (default true, as in Karpenter since v1.6): capacity reservations are resolved and launched into. */
+  /**
+   * The ReservedCapacity feature gate (default true, as in Karpenter since v1.6): capacity reservations
+   * are resolved and launched into.
+   */
   readonly reservedCapacity?: boolean | undefined;
 }
 

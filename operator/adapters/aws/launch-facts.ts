@@ -74,7 +74,10 @@ export function allocatableKubelet(kubelet: NodeClassKubelet | undefined): Kubel
   return Object.fromEntries(Object.entries(kubelet ?? {}).filter(([, v]) => v !== undefined)) as KubeletConfig;
 }
 
-/** What sizes a node class's instance types: kubelet, AMI family, and ephemeral storage (EBS, or RAID0 instance store). */
+/**
+ * What sizes a node class's instance types: kubelet, AMI family, and ephemeral storage
+ * (EBS, or RAID0 instance store).
+ */
 export function capacityOptions(nodeClass: EC2NodeClassLike): InstanceTypeOptions {
   const amiFamily = amiFamilyOf(nodeClass.spec);
   const source = { ...nodeClass.spec, amiFamily };

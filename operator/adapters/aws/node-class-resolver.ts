@@ -1,4 +1,7 @@
-/** Resolves an EC2NodeClass's subnet, security-group, AMI and capacity-reservation selectors through the AWS providers. */
+/**
+ * Resolves an EC2NodeClass's subnet, security-group, AMI and capacity-reservation
+ * selectors through the AWS providers.
+ */
 import { resolveReservations, type CapacityReservationStatus } from "../../core/capacity-reservations/reservations.ts";
 import type { EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
 import type { NodeClassFacts, NodeClassResolver } from "../../ports/node-class-resolver.ts";

@@ -1,4 +1,7 @@
-/** Narrow EC2, SSM, IAM and EKS interfaces (only the calls kerf makes) and their implementation over the AWS SDK v3 clients. */
+/**
+ * Narrow EC2, SSM, IAM and EKS interfaces (only the calls kerf makes) and their
+ * implementation over the AWS SDK v3 clients.
+ */
 import {
   CreateFleetCommand, CreateLaunchTemplateCommand, DeleteLaunchTemplateCommand, DescribeImagesCommand, DescribeInstancesCommand,
   DescribeLaunchTemplatesCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand, EC2Client, TerminateInstancesCommand,

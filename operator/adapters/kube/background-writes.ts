@@ -23,7 +23,10 @@ export class BackgroundWrites {
 
   constructor(options: BackgroundWritesOptions) { this.o = options; }
 
-  /** Queues `write`; false when the queue is full and the write was dropped. `write` must not throw synchronously or reject (handle errors inside). */
+  /**
+   * Queues `write`; false when the queue is full and the write was dropped. `write` must not throw
+   * synchronously or reject (handle errors inside).
+   */
   submit(write: () => Promise<void>): boolean {
     if (this.running < this.o.concurrency) { this.start(write); return true; }
     if (this.waiting.length >= this.o.capacity) { this.dropped += 1; return false; }

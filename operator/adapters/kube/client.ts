@@ -1,4 +1,7 @@
-/** The kube adapter's error boundary: maps ApiException status codes (404/409/410/422/429) to typed errors, once, here. */
+/**
+ * The kube adapter's error boundary: maps ApiException status codes
+ * (404/409/410/422/429) to typed errors, once, here.
+ */
 import { ApiException, PatchStrategy, setHeaderOptions, type ConfigurationOptions } from "@kubernetes/client-node";
 
 /** A Kubernetes API failure with its HTTP status and the Status `reason` from the body. */

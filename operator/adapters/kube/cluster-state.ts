@@ -58,7 +58,10 @@ export interface ClusterStateOptions {
   readonly kubeConfig: KubeConfig;
   readonly backoff?: Backoff;
   readonly onError?: (kind: Kind, error: unknown) => void;
-  /** Watch Services, ReplicaSets, StatefulSets and ReplicationControllers (the operator has default spread constraints). */
+  /**
+   * Watch Services, ReplicaSets, StatefulSets and ReplicationControllers (the operator
+   * has default spread constraints).
+   */
   readonly selectorSources?: boolean;
   /**
    * Watch karpenter.sh/v1alpha1 NodeOverlays (the NodeOverlay gate is on): then the state is synced only once
@@ -83,7 +86,10 @@ function keepOnly(obj: KubernetesObject, meta: readonly string[], spec: readonly
   return obj;
 }
 
-/** A selector source as the cache keeps it: its name, namespace and uid, and its selector (a ReplicaSet's template is large). */
+/**
+ * A selector source as the cache keeps it: its name, namespace and uid, and its selector (a
+ * ReplicaSet's template is large).
+ */
 function slimSelectorSource(obj: KubernetesObject): KubernetesObject {
   return keepOnly(obj, ["name", "namespace", "uid", "resourceVersion"], ["selector"]);
 }
@@ -220,7 +226,10 @@ export class ClusterState {
   /** Pods bound to `nodeName`. */
   podsOnNode(nodeName: string): readonly Pod[] { this.reindex(); return this.podIndex.get(nodeName) ?? []; }
 
-  /** Pods the provisioner should consider (PodScheduled=False/Unschedulable, unbound, not nominated, not DaemonSet/mirror). */
+  /**
+   * Pods the provisioner should consider (PodScheduled=False/Unschedulable, unbound, not
+   * nominated, not DaemonSet/mirror).
+   */
   pendingPods(): Pod[] { return this.pods().filter(isProvisionable); }
 
   /** Every cached object of `kind` (for the controller manager's resync). */

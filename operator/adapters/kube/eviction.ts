@@ -1,10 +1,16 @@
-/** Node and pod writes for termination and registration: taints/labels with an optimistic lock, the Eviction API, finalizer removal via JSON Patch with a `test` op. */
+/**
+ * Node and pod writes for termination and registration: taints/labels with an optimistic lock, the Eviction
+ * API, finalizer removal via JSON Patch with a `test` op.
+ */
 import type { CoreV1Api } from "@kubernetes/client-node";
 import type { Node, Pod } from "../../core/lifecycle/objects.ts";
 import type { EvictionOutcome, NodePatch } from "../../ports/cluster.ts";
 import { KubeApiError, NotFoundError, TooManyRequestsError, kube, kubeIgnoreNotFound, mergePatch } from "./client.ts";
 
-/** A JSON Patch removing `finalizer` from an object whose finalizers are `current`; undefined when it is absent. The `test` op makes a concurrent change fail (422) instead of removing someone else's entry. */
+/**
+ * A JSON Patch removing `finalizer` from an object whose finalizers are `current`; undefined when it is
+ * absent. The `test` op makes a concurrent change fail (422) instead of removing someone else's entry.
+ */
 export function finalizerRemoval(current: readonly string[], finalizer: string): object[] | undefined {
   const index = current.indexOf(finalizer);
   if (index < 0) return undefined;

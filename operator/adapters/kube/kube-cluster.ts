@@ -1,4 +1,7 @@
-/** The cluster port over the apiserver: reads from ClusterState, writes NodeClaims/NodePools via CustomObjectsApi and Nodes/Pods via NodeOperations. */
+/**
+ * The cluster port over the apiserver: reads from ClusterState, writes NodeClaims/NodePools via
+ * CustomObjectsApi and Nodes/Pods via NodeOperations.
+ */
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import type { Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
 import { toIso } from "../../core/lifecycle/objects.ts";

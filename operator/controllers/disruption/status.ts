@@ -69,7 +69,10 @@ function driftCondition(conditions: readonly Condition[] | undefined, drift: Dri
 const same = (a: readonly Condition[] | undefined, b: readonly Condition[]): boolean =>
   JSON.stringify((a ?? []).map((c) => [c.type, c.status, c.reason, c.message])) === JSON.stringify(b.map((c) => [c.type, c.status, c.reason, c.message]));
 
-/** Writes the last pod event or the hash stamp when due; true when it wrote (the update event brings the claim back). */
+/**
+ * Writes the last pod event or the hash stamp when due; true when it wrote (the
+ * update event brings the claim back).
+ */
 async function recordFacts(deps: DisruptionStatusDeps, claim: NodeClaim, nodeClass: CustomObjectLike | undefined): Promise<boolean> {
   const podEvent = deps.podEvents.last(claim.status?.nodeName ?? "");
   if (podEvent !== undefined && shouldRecordPodEvent(claim, podEvent)) {

@@ -20,7 +20,10 @@ export interface GcDeps {
   readonly logger: Pick<Logger, "info">;
 }
 
-/** The plan that ran, the Nodes deleted after the cloud confirmed their instance gone, and the failures met while acting. */
+/**
+ * The plan that ran, the Nodes deleted after the cloud confirmed their instance gone, and
+ * the failures met while acting.
+ */
 export interface GcResult extends GcPlan {
   readonly deletedUnknownNodes: readonly string[];
   readonly errors: readonly string[];
@@ -55,7 +58,10 @@ async function deleteNode(deps: GcDeps, node: { name: string; providerID: string
   return true;
 }
 
-/** Whether the cloud no longer knows the instance behind the providerID; a failed lookup answers false (retried next pass). */
+/**
+ * Whether the cloud no longer knows the instance behind the providerID; a failed lookup
+ * answers false (retried next pass).
+ */
 async function instanceGone(deps: GcDeps, providerID: string, errors: string[]): Promise<boolean> {
   try {
     await deps.cloudProvider.get(providerID);

@@ -49,9 +49,15 @@ export interface GcNodeDeletion {
 export interface GcPlan {
   readonly terminate: readonly CloudInstance[];
   readonly deleteNodeClaims: readonly string[];
-  /** Nodes of instances terminated now or already terminating; delete one only once its instance's termination went through. */
+  /**
+   * Nodes of instances terminated now or already terminating; delete one only once its
+   * instance's termination went through.
+   */
   readonly deleteNodes: readonly GcNodeDeletion[];
-  /** Nodes whose instance is not listed (terminated, or never one of this cluster's): delete each the cloud confirms gone. */
+  /**
+   * Nodes whose instance is not listed (terminated, or never one of this cluster's):
+   * delete each the cloud confirms gone.
+   */
   readonly verifyNodes: readonly GcNode[];
 }
 
@@ -70,8 +76,10 @@ export interface GcInput {
 const instanceIdOf = (providerID: string): string => providerID.split("/").at(-1) ?? "";
 
 function orphaned(instance: CloudInstance, held: ReadonlySet<string>, launching: ReadonlySet<string>): boolean {
-  // A claim that exists by name but has no providerID yet may be mid-launch (or relaunching after a crash): keep its instance.
-  // One whose claim recorded another instance is a duplicate (e.g. a CreateFleet retried after a lost answer): an orphan.
+  // A claim that exists by name but has no providerID yet may be mid-launch (or relaunching
+  // after a crash): keep its instance.
+  // One whose claim recorded another instance is a duplicate (e.g. a CreateFleet retried
+  // after a lost answer): an orphan.
   return !held.has(instance.providerID) && !held.has(instance.instanceID) && !launching.has(instance.nodeClaimName);
 }
 

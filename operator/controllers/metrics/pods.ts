@@ -52,7 +52,10 @@ export class PodMetrics {
     return {};
   }
 
-  /** The pod keys a Node change concerns: its pods, when a Node label the series carry changed (or the Node came or went). */
+  /**
+   * The pod keys a Node change concerns: its pods, when a Node label the series carry
+   * changed (or the Node came or went).
+   */
   nodeChanged(node: LabelledNode, verb: WatchVerb): readonly string[] {
     const name = node.metadata?.name ?? "";
     const digest = verb === "delete" ? undefined : nodeLabelDigest(node);

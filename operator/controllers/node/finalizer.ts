@@ -1,4 +1,7 @@
-/** Node finalizer: a Node carrying karpenter.sh/termination that someone deletes hands off to its NodeClaim's termination; an orphan Node just loses the finalizer. */
+/**
+ * Node finalizer: a Node carrying karpenter.sh/termination that someone deletes hands off to its NodeClaim's
+ * termination; an orphan Node just loses the finalizer.
+ */
 import type { Node } from "../../core/lifecycle/objects.ts";
 import { Keys } from "../../core/lifecycle/registration.ts";
 import type { Cluster } from "../../ports/cluster.ts";

@@ -1,4 +1,7 @@
-/** The NodeClaim controller: one level-based reconcile per NodeClaim that runs termination when it is being deleted, else finalizer → launch → registration → initialization → liveness. */
+/**
+ * The NodeClaim controller: one level-based reconcile per NodeClaim that runs termination when it is being
+ * deleted, else finalizer → launch → registration → initialization → liveness.
+ */
 import type { NodeClaim } from "../../core/lifecycle/objects.ts";
 import { Keys } from "../../core/lifecycle/registration.ts";
 import type { Result } from "../runtime.ts";

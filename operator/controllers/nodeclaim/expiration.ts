@@ -1,4 +1,7 @@
-/** The expiration controller: deletes NodeClaims past their expireAfter (forceful: no budgets), else comes back at the deadline. */
+/**
+ * The expiration controller: deletes NodeClaims past their expireAfter (forceful: no budgets),
+ * else comes back at the deadline.
+ */
 import { expirationDecision } from "../../core/lifecycle/expiration.ts";
 import { disrupted } from "../../observability/events.ts";
 import type { Result } from "../runtime.ts";

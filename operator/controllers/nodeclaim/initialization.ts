@@ -1,4 +1,7 @@
-/** Initialization: once the registered Node is Ready, free of startup/ephemeral taints and shows requested extended resources, labels it initialized and sets Initialized=True and Ready=True. */
+/**
+ * Initialization: once the registered Node is Ready, free of startup/ephemeral taints and shows requested
+ * extended resources, labels it initialized and sets Initialized=True and Ready=True.
+ */
 import { initializationBlocker } from "../../core/lifecycle/initialization.ts";
 import type { NodeClaim } from "../../core/lifecycle/objects.ts";
 import { isTrue, setCondition } from "../../core/lifecycle/objects.ts";

@@ -1,4 +1,7 @@
-/** Liveness: deletes NodeClaims that did not launch within the launch timeout or register within the registration timeout, so the pods get a new attempt. */
+/**
+ * Liveness: deletes NodeClaims that did not launch within the launch timeout or register within the
+ * registration timeout, so the pods get a new attempt.
+ */
 import { livenessDecision } from "../../core/lifecycle/liveness.ts";
 import type { NodeClaim } from "../../core/lifecycle/objects.ts";
 import { disrupted } from "../../observability/events.ts";

@@ -1,4 +1,7 @@
-/** Registration: finds the Node with the NodeClaim's providerID, syncs labels/taints/finalizer/ownerRef onto it, then sets Registered=True and status.nodeName. */
+/**
+ * Registration: finds the Node with the NodeClaim's providerID, syncs labels/taints/finalizer/ownerRef onto
+ * it, then sets Registered=True and status.nodeName.
+ */
 import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
 import { isTrue } from "../../core/lifecycle/objects.ts";
 import { registrationSync } from "../../core/lifecycle/registration.ts";

@@ -138,7 +138,10 @@ async function exemptVolumes(deps: NodeClaimDeps, nodeName: string, attachments:
   return claims.length === 0 ? new Set() : deps.cluster.persistentVolumeNames(claims);
 }
 
-/** Waits for the drained Node's VolumeAttachments to go, recording VolumesDetached; undefined once termination may go on. */
+/**
+ * Waits for the drained Node's VolumeAttachments to go, recording VolumesDetached;
+ * undefined once termination may go on.
+ */
 async function awaitVolumeDetachment(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node): Promise<StepResult> {
   const nodeName = node.metadata?.name ?? "";
   const deadline = deadlineOf(nodeClaim);

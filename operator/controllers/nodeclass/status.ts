@@ -31,7 +31,8 @@ function profileVerdict(profile: InstanceProfileOutcome): Verdict {
 function validation(nodeClass: EC2NodeClassLike): Verdict {
   const problem = userDataProblem(amiFamilyOf(nodeClass.spec), nodeClass.spec.userData);
   if (problem !== undefined) return { type: "ValidationSucceeded", status: "False", reason: "InvalidUserData", message: problem };
-  // Karpenter v1.15: spec.kubelet is free-form in the CRD, so malformed fields kerf writes into user data are caught here.
+  // Karpenter v1.15: spec.kubelet is free-form in the CRD, so malformed fields kerf writes
+  // into user data are caught here.
   const kubelet = kubeletTypeProblems(nodeClass);
   if (kubelet.length > 0) return { type: "ValidationSucceeded", status: "False", reason: "InvalidKubeletConfiguration", message: kubelet.join("; ") };
   return { type: "ValidationSucceeded", status: "True", reason: "ValidationSucceeded", message: "" };

@@ -14,7 +14,10 @@ import type { PlannedNodeClaim, SimPod, SimulateOptions, SimulationResult, Snaps
  */
 export interface QuestionOptions {
   readonly stays?: ReadonlySet<string>;
-  /** The operator's scheduling options (preference policy, price guard), so a replacement is chosen as provisioning would launch it. */
+  /**
+   * The operator's scheduling options (preference policy, price guard), so a replacement is chosen
+   * as provisioning would launch it.
+   */
   readonly scheduling?: SimulateOptions;
 }
 

@@ -103,7 +103,10 @@ function nodeBlocker(ctx: Context, claim: NodeClaim, node: Node): Skipped | unde
   return undefined;
 }
 
-/** The claim's Node when the claim is ours to look at: registered, nobody deleting either, not in a command, pool exists. */
+/**
+ * The claim's Node when the claim is ours to look at: registered, nobody deleting either,
+ * not in a command, pool exists.
+ */
 function managedNode(ctx: Context, claim: NodeClaim): { node: Node; pool: string } | undefined {
   const node = ctx.nodeByProvider.get(claim.status?.providerID ?? "");
   if (node === undefined || deleting(claim) || deleting(node) || ctx.input.inFlight.has(nameOf(claim))) return undefined;

@@ -52,7 +52,10 @@ const cases: { why: string; a: SimPod[]; c: SimPod[]; want: string }[] = [
   },
 ];
 
-/** Web pods spread over zones: one on "a" (zone a), one on "b2" (zone b); "c" is full and alone in zone c, which no NodePool offers. */
+/**
+ * Web pods spread over zones: one on "a" (zone a), one on "b2" (zone b); "c" is full and alone in
+ * zone c, which no NodePool offers.
+ */
 function spreadOverThreeZones(): Snapshot {
   return {
     nodes: [

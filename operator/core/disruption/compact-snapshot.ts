@@ -52,7 +52,10 @@ function reserved(node: string, pods: readonly SimPod[]): SimPod[] {
   }];
 }
 
-/** Pods kept as they are: host ports, required anti-affinity, and volume claims (they count against the node's attachment limit). */
+/**
+ * Pods kept as they are: host ports, required anti-affinity, and volume claims (they count
+ * against the node's attachment limit).
+ */
 const keptPod = (p: SimPod): boolean => p.hostPorts.length > 0 || p.antiAffinity.length > 0 || p.claims !== undefined;
 
 function partsOf(node: ExistingNode): NodeParts {
@@ -71,7 +74,10 @@ function noRoom(requests: Requests, free: ResourceList): boolean {
   return false;
 }
 
-/** The moving pods' requests, and per resource the smallest request among them (if one exceeds what is free, none fits). */
+/**
+ * The moving pods' requests, and per resource the smallest request among them (if one
+ * exceeds what is free, none fits).
+ */
 function requestsOf(pods: readonly SimPod[]): { each: Requests[]; least: Requests } {
   const each = pods.map((p) => Object.entries(p.requests));
   const keys = [...new Set(each.flatMap((r) => r.map(([k]) => k)))];

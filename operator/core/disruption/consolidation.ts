@@ -60,7 +60,10 @@ function pinned(replacement: PlannedNodeClaim, reqs: Requirements, ceiling: numb
   return { ...replacement, requirements: spot.with(Requirement.in(Label.instanceType, ranked.types.map((t) => t.name))).toSelectors(), instanceTypes: ranked.types, launch: ranked.launch };
 }
 
-/** Why spot-to-spot is off for one of the candidates (the pool's annotation, else the gate); undefined when on for all. */
+/**
+ * Why spot-to-spot is off for one of the candidates (the pool's annotation, else the
+ * gate); undefined when on for all.
+ */
 function spotToSpotOff(ctx: EvaluationContext, candidates: readonly Candidate[]): string | undefined {
   for (const c of candidates) {
     const pool = ctx.spotToSpotPools.get(c.nodePool);

@@ -4,8 +4,9 @@
  * instance type and offering against the pool's types (InstanceTypeNotFound), the EC2NodeClass static
  * hash (NodeClassDrift), the image against the AMI the class now maps its instance type to
  * (AMIDrift), and — with the instance at hand — its security groups, subnet and capacity reservation
- * (SecurityGroupDrift, SubnetDrift, CapacityReservationDrift). A hash is compared only when the NodeClaim carries kerf's hash version; another
- * version (Karpenter's, or an older kerf's) means "re-stamp", never "drifted".
+ * (SecurityGroupDrift, SubnetDrift, CapacityReservationDrift). A hash is compared only when the
+ * NodeClaim carries kerf's hash version; another version (Karpenter's, or an older kerf's)
+ * means "re-stamp", never "drifted".
  */
 import { Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";

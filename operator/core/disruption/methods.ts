@@ -215,7 +215,10 @@ function toCommand(method: Command["method"], chosen: readonly Candidate[], e: E
   return { method, reason: "Underutilized", decision: e.decision, candidates: chosen, replacements: e.replacement === undefined ? [] : [e.replacement], savingsPerHour: e.savingsPerHour };
 }
 
-/** Multi-node: the largest prefix (≤ 100, within budgets) whose pods fit the rest plus at most one cheaper node; binary search. */
+/**
+ * Multi-node: the largest prefix (≤ 100, within budgets) whose pods fit the rest plus at most
+ * one cheaper node; binary search.
+ */
 export function multiNode(ctx: MethodContext, sorted: readonly Candidate[]): Command | undefined {
   const pool = withinBudgets(ctx, sorted);
   let lo = 2;

@@ -120,7 +120,10 @@ export class PdbIndex {
     }
   }
 
-  /** The PDBs selecting `pod`, in input order (a null selector selects nothing, an empty one everything in the namespace). */
+  /**
+   * The PDBs selecting `pod`, in input order (a null selector selects nothing, an empty
+   * one everything in the namespace).
+   */
   selecting(pod: Pod): PdbLike[] {
     const buckets = this.byNamespace.get(pod.metadata?.namespace ?? "");
     if (buckets === undefined) return [];
@@ -150,7 +153,10 @@ function pdbBlocker(pod: Pod, pdbs: PdbIndex, now: number): Blocker | undefined 
   return { kind: "pdb", message: `PodDisruptionBudget ${pdb.metadata?.namespace ?? ""}/${pdb.metadata?.name ?? ""} allows no disruption of pod ${podName(pod)}` };
 }
 
-/** A PDB whose spec forbids every eviction: maxUnavailable 0 or "0%", or minAvailable "100%" (Karpenter's isFullyBlocking). */
+/**
+ * A PDB whose spec forbids every eviction: maxUnavailable 0 or "0%", or minAvailable "100%"
+ * (Karpenter's isFullyBlocking).
+ */
 function fullyBlocking(pdb: PdbLike): boolean {
   const spec = pdb.spec as { maxUnavailable?: unknown; minAvailable?: unknown } | undefined;
   return spec?.maxUnavailable === 0 || spec?.maxUnavailable === "0%" || spec?.minAvailable === "100%";

@@ -18,7 +18,10 @@ const requirementsOf = (pool: unknown): NodeSelectorRequirement[] => {
   return Array.isArray(r) ? (r as NodeSelectorRequirement[]) : [];
 };
 
-/** What the hash does not cover: the pool's own labels and annotations (but its hash stamps), and spec but the template. */
+/**
+ * What the hash does not cover: the pool's own labels and annotations (but its hash
+ * stamps), and spec but the template.
+ */
 function unhashedPart(pool: Obj): unknown {
   const { [NodePoolHash.key]: _h, [NodePoolHash.versionKey]: _v, ...annotations } = (at(pool, "metadata", "annotations") ?? {}) as Record<string, unknown>;
   const { template: _t, ...spec } = (at(pool, "spec") ?? {}) as Record<string, unknown>;

@@ -41,7 +41,10 @@ export interface DriftCause {
   readonly fields: readonly FieldChange[];
 }
 
-/** "all": every node is replaced; "some": nodes whose labels fall outside; "maybe": depends on what selectors resolve to. */
+/**
+ * "all": every node is replaced; "some": nodes whose labels fall outside; "maybe":
+ * depends on what selectors resolve to.
+ */
 export type Replacement = "all" | "some" | "maybe" | "none" | "removes";
 
 /** One Drifted budget of a pool, evaluated at `now`. `index` -1 is the API default ({nodes: "10%"}). */

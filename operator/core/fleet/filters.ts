@@ -37,7 +37,10 @@ function roomier(a: Candidate, b: Candidate): boolean {
   return ra > rb || (ra === rb && (a.offering.reservation?.id ?? "") < (b.offering.reservation?.id ?? ""));
 }
 
-/** CreateFleet takes one market per call: default ODCRs before capacity blocks before interruptible ODCRs at equal price. */
+/**
+ * CreateFleet takes one market per call: default ODCRs before capacity blocks before
+ * interruptible ODCRs at equal price.
+ */
 const KIND_PRIORITY = ["default", "capacity-block", "default/interruptible"];
 const kindOf = (c: Candidate): string => `${c.offering.reservation?.type ?? "default"}${c.offering.reservation?.interruptible === true ? "/interruptible" : ""}`;
 

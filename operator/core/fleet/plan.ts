@@ -34,7 +34,10 @@ export interface FleetReservation {
 export interface FleetPlan {
   readonly kind: "launch";
   readonly capacityType: CapacityType;
-  /** Karpenter's: lowest-price / price-capacity-optimized, or with a price overlay prioritized / capacity-optimized-prioritized. */
+  /**
+   * Karpenter's: lowest-price / price-capacity-optimized, or with a price overlay
+   * prioritized / capacity-optimized-prioritized.
+   */
   readonly allocationStrategy: "lowest-price" | "price-capacity-optimized" | "prioritized" | "capacity-optimized-prioritized";
   readonly overrides: readonly FleetOverride[];
 }

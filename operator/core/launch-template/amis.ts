@@ -1,4 +1,7 @@
-/** AMI facts as data: requirements per alias variant, newest-first ordering, and which AMI boots which instance type. */
+/**
+ * AMI facts as data: requirements per alias variant, newest-first ordering, and which
+ * AMI boots which instance type.
+ */
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { Label } from "../../../policies/domain/labels.ts";
 import { Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";

@@ -33,7 +33,10 @@ function entriesOf(values: Readonly<Record<string, string | readonly string[]>>)
   });
 }
 
-/** spec.kubelet.clusterDNS, else the address derived from the discovered service CIDR (else Bottlerocket detects it at boot). */
+/**
+ * spec.kubelet.clusterDNS, else the address derived from the discovered service CIDR (else
+ * Bottlerocket detects it at boot).
+ */
 function clusterDNS(options: BootstrapOptions): readonly string[] {
   if (options.kubelet.clusterDNS !== undefined && options.kubelet.clusterDNS.length > 0) return options.kubelet.clusterDNS;
   const derived = clusterDNSFromCIDR(options.clusterCIDR);

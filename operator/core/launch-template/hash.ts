@@ -1,4 +1,7 @@
-/** Deterministic FNV hashes: FNV-1a 64 over canonical JSON names launch templates by content; FNV-1 64 names managed instance profiles. */
+/**
+ * Deterministic FNV hashes: FNV-1a 64 over canonical JSON names launch templates by content; FNV-1 64
+ * names managed instance profiles.
+ */
 
 const OFFSET = 0xcbf29ce484222325n;
 const PRIME = 0x100000001b3n;

@@ -45,7 +45,10 @@ export function instanceProfileTags(scope: ManagedProfileScope, specTags: Readon
   };
 }
 
-/** The IAM path of a managed profile: `/karpenter/<region>/<cluster>/`, plus `<uid>/` when the node class has one (Karpenter's layout). */
+/**
+ * The IAM path of a managed profile: `/karpenter/<region>/<cluster>/`, plus `<uid>/` when the node
+ * class has one (Karpenter's layout).
+ */
 export function instanceProfilePath(scope: ManagedProfileScope, nodeClassUid?: string): string {
   const base = `/karpenter/${scope.region}/${scope.clusterName}/`;
   return nodeClassUid === undefined || nodeClassUid === "" ? base : `${base}${nodeClassUid}/`;
@@ -56,7 +59,10 @@ export function roleNameOf(role: string): string {
   return role.split("/").at(-1) ?? role;
 }
 
-/** The profile instances of this node class launch with: spec.instanceProfile, else the managed one when spec.role is set. */
+/**
+ * The profile instances of this node class launch with: spec.instanceProfile, else the
+ * managed one when spec.role is set.
+ */
 export function launchInstanceProfile(spec: EC2NodeClassSpec, managedName: string): string | undefined {
   if (spec.instanceProfile !== undefined) return spec.instanceProfile;
   return spec.role === undefined ? undefined : managedName;

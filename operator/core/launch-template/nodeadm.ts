@@ -42,7 +42,10 @@ export function nodeConfig(options: BootstrapOptions): Record<string, unknown> {
   return { apiVersion: "node.eks.aws/v1alpha1", kind: "NodeConfig", spec };
 }
 
-/** AL2023 user data: the user's parts first (nodeadm merges later configs over earlier ones), then kerf's NodeConfig. */
+/**
+ * AL2023 user data: the user's parts first (nodeadm merges later configs over earlier
+ * ones), then kerf's NodeConfig.
+ */
 export function al2023UserData(options: BootstrapOptions): string {
   const ours = { contentType: NODEADM_TYPE, body: stringify(nodeConfig(options), { sortMapEntries: true }) };
   return mimeDocument([...userParts(options.customUserData, NODEADM_TYPE), ours]);

@@ -49,7 +49,10 @@ export interface LaunchTemplateSpec {
   readonly associatePublicIPAddress?: boolean | undefined;
   /** Declared interfaces (EFA, IPv6, a public-IP choice); the security groups then live in them. */
   readonly networkInterfaces?: readonly NetworkInterface[] | undefined;
-  /** A reserved launch: the capacity reservation the template targets (one template per reservation, as in Karpenter). */
+  /**
+   * A reserved launch: the capacity reservation the template targets (one template per
+   * reservation, as in Karpenter).
+   */
   readonly capacityReservation?: TemplateReservation | undefined;
 }
 
@@ -83,7 +86,10 @@ export interface LaunchOptions {
    * for spec.role). Omitted: spec.instanceProfile. Part of the content hash.
    */
   readonly instanceProfile?: string | undefined;
-  /** EFA interfaces for the instance types of this template (their vpc.amazonaws.com/efa when requested); 0 or omitted: none. */
+  /**
+   * EFA interfaces for the instance types of this template (their vpc.amazonaws.com/efa when
+   * requested); 0 or omitted: none.
+   */
   readonly efaCount?: number | undefined;
   /** Set for a reserved launch only, so other templates keep their content and name. */
   readonly capacityReservation?: TemplateReservation | undefined;

@@ -1,4 +1,7 @@
-/** Pure decision for NodeClaim initialization: is the registered Node ready for pods (Ready, startup taints gone, extended resources present)? */
+/**
+ * Pure decision for NodeClaim initialization: is the registered Node ready for pods (Ready, startup taints
+ * gone, extended resources present)?
+ */
 import { parseQuantity } from "../../../policies/domain/quantity.ts";
 import type { Node, NodeClaim } from "./objects.ts";
 import { isTrue } from "./objects.ts";

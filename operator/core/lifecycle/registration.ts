@@ -30,7 +30,8 @@ const sameTaint = (a: Taint, b: Taint): boolean => a.key === b.key && a.effect =
 
 function syncTaints(nodeClaim: NodeClaim, current: readonly Taint[], firstSync: boolean): Taint[] {
   const out = current.filter((t) => t.key !== Keys.unregisteredTaint);
-  // Taints are copied once, at registration: afterwards they belong to the Node (startup taints get removed by their owners).
+  // Taints are copied once, at registration: afterwards they belong to the Node (startup
+  // taints get removed by their owners).
   if (!firstSync || nodeClaim.metadata?.labels?.[Keys.doNotSyncTaintsLabel] === "true") return out;
   for (const t of [...(nodeClaim.spec?.taints ?? []), ...(nodeClaim.spec?.startupTaints ?? [])]) {
     if (!out.some((o) => sameTaint(o, t))) out.push({ key: t.key, effect: t.effect, ...(t.value === undefined ? {} : { value: t.value }) });
@@ -56,7 +57,10 @@ function differs(node: Node, sync: Omit<NodeSync, "changed" | "unregisteredTaint
     || sync.ownerReferences.length !== (meta.ownerReferences ?? []).length;
 }
 
-/** What the Node should look like after registration: NodeClaim labels + registered=true, taints synced, finalizer and ownerRef. */
+/**
+ * What the Node should look like after registration: NodeClaim labels + registered=true, taints
+ * synced, finalizer and ownerRef.
+ */
 export function registrationSync(nodeClaim: NodeClaim, node: Node): NodeSync {
   const current = node.spec?.taints ?? [];
   const firstSync = node.metadata?.labels?.[Keys.registeredLabel] !== "true";

@@ -29,7 +29,10 @@ export function terminationMode(claim: NodeClaim): "graceful" | "eventual" | "fo
   }
 }
 
-/** A NodePool's consolidationPolicy as Karpenter labels it: snake case (WhenEmptyOrUnderutilized → when_empty_…). */
+/**
+ * A NodePool's consolidationPolicy as Karpenter labels it: snake case
+ * (WhenEmptyOrUnderutilized → when_empty_…).
+ */
 export function consolidationPolicyLabel(policy: string | undefined): string {
   return (policy ?? "").replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
 }

@@ -26,7 +26,10 @@ export const NODE_LABELS: readonly string[] = [...new Set(WELL_KNOWN_DIMENSIONS.
 /** Labels of the per-node, per-resource gauges. */
 export const NODE_RESOURCE_LABELS: readonly string[] = [...NODE_LABELS, "resource_type"];
 
-/** Karpenter's resource_type: the resource name lower-cased, `-` → `_` (`ephemeral-storage` → `ephemeral_storage`). */
+/**
+ * Karpenter's resource_type: the resource name lower-cased, `-` → `_`
+ * (`ephemeral-storage` → `ephemeral_storage`).
+ */
 export function resourceType(name: string): string {
   return name.toLowerCase().replaceAll("-", "_");
 }
@@ -112,7 +115,10 @@ export function nodeLifetimeSeconds(node: Node, nowMs: number): number {
   return created === undefined ? 0 : Math.max(0, (nowMs - created) / 1000);
 }
 
-/** `karpenter_cluster_utilization_percent`: 100 × Σ pod requests / Σ allocatable per resource with allocatable > 0. */
+/**
+ * `karpenter_cluster_utilization_percent`: 100 × Σ pod requests / Σ allocatable per
+ * resource with allocatable > 0.
+ */
 export function clusterUtilization(nodes: readonly NodeResources[]): Record<string, number> {
   const allocatable = addResources(...nodes.map((n) => n.allocatable));
   const used = addResources(...nodes.map((n) => n.podRequests));

@@ -18,7 +18,10 @@ export type PodStateLabels = Readonly<Record<(typeof POD_STATE_LABELS)[number], 
 /** The Node labels the metric reads, by metric label. */
 const NODE_LABELS = { nodepool: Label.nodePool, zone: Label.zone, arch: Label.arch, capacity_type: Label.capacityType, instance_type: Label.instanceType } as const;
 
-/** Karpenter's hand-made self link of the first owner reference ("" without one), e.g. /apis/apps/v1/namespaces/web/replicasets/web-5d4f. */
+/**
+ * Karpenter's hand-made self link of the first owner reference ("" without one),
+ * e.g. /apis/apps/v1/namespaces/web/replicasets/web-5d4f.
+ */
 export function ownerSelfLink(pod: Pod): string {
   const owner = pod.metadata?.ownerReferences?.[0];
   if (owner === undefined) return "";
@@ -49,7 +52,10 @@ function flags(pod: Pod, nodePool: string): { scheduled: string; ready: string; 
   };
 }
 
-/** A comparable digest of the Node labels `podStateLabels` reads (a Node change matters to its pods' series only when this changes). */
+/**
+ * A comparable digest of the Node labels `podStateLabels` reads (a Node change matters to its pods'
+ * series only when this changes).
+ */
 export function nodeLabelDigest(node: Pick<Node, "metadata">): string {
   const labels = node.metadata?.labels ?? {};
   return Object.values(NODE_LABELS).map((k) => labels[k] ?? "").join("\u0000");
@@ -60,7 +66,10 @@ export function sameSeries(a: PodStateLabels, b: PodStateLabels): boolean {
   return POD_STATE_LABELS.every((k) => a[k] === b[k]);
 }
 
-/** The startup tracking after one look at a pod: whether it stays remembered, and the duration to observe now, if any. */
+/**
+ * The startup tracking after one look at a pod: whether it stays remembered, and the
+ * duration to observe now, if any.
+ */
 export interface StartupStep { readonly pending: boolean; readonly seconds?: number }
 
 /**

@@ -21,7 +21,10 @@ export function noLaunchReason(pod: Pod, cutoff: number | undefined): string | u
     + "it schedules onto existing capacity only and never launches a node, and no existing node or in-flight NodeClaim has room";
 }
 
-/** A cutoff as written (flag, env var, chart value): a 32-bit integer, as a pod's priority is; "" is undefined (off). */
+/**
+ * A cutoff as written (flag, env var, chart value): a 32-bit integer, as a pod's
+ * priority is; "" is undefined (off).
+ */
 export function parsePriorityCutoff(raw: string): number | undefined {
   if (raw.trim() === "") return undefined;
   const n = Number(raw);

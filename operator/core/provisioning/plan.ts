@@ -28,7 +28,10 @@ export interface PlanInput {
   readonly cluster: ClusterView;
   /** Provisionable pods (behaviour §1.1). */
   readonly pending: readonly Pod[];
-  /** Instance types per NodePool name (its EC2NodeClass's, ICE-cached offerings unavailable); a pool missing here takes no part. */
+  /**
+   * Instance types per NodePool name (its EC2NodeClass's, ICE-cached offerings unavailable); a
+   * pool missing here takes no part.
+   */
   readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
   readonly options?: SimulateOptions;
   /** Now (ms), for do-not-disrupt durations on the pods of deleting nodes (absent: all in force). */

@@ -109,7 +109,8 @@ describe("the improvement pass", () => {
   });
 
   it("balances NodeClaims on Karpenter's diverse benchmark: 1,000 pods cost at least 5 % less than the greedy plan", () => {
-    // Greedy: $260.3/h, 1.235 × the covering bound; the pass trades CPU-heavy for memory-heavy pods between NodeClaims.
+    // Greedy: $260.3/h, 1.235 × the covering bound; the pass trades CPU-heavy for
+    // memory-heavy pods between NodeClaims.
     const types = fakeInstanceTypes(400);
     const snapshot: Snapshot = { nodes: [], nodePools: [benchNodePool(types)], daemonSets: [] };
     const pods = diversePods(1000);

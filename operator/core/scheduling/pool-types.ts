@@ -365,7 +365,10 @@ export class PoolTypes {
     return out;
   }
 
-  /** The domains of `key` this pool can launch into: its requirement's values, offering values or type labels (cached). */
+  /**
+   * The domains of `key` this pool can launch into: its requirement's values, offering
+   * values or type labels (cached).
+   */
   domains(key: string): ReadonlySet<string> {
     let out = this.domainCache.get(key);
     if (out !== undefined) return out;

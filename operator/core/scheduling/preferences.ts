@@ -89,7 +89,10 @@ export class PodState {
     return !this.softTolerated;
   }
 
-  /** Applies one relaxation step; false when nothing is left to relax. `softTaintsExist`: some pool has PreferNoSchedule. */
+  /**
+   * Applies one relaxation step; false when nothing is left to relax. `softTaintsExist`:
+   * some pool has PreferNoSchedule.
+   */
   relax(softTaintsExist: boolean): boolean {
     if (this.volumeIndex < this.volumeTerms.length - 1) {
       this.volumeIndex++;

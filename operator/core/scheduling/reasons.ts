@@ -1,4 +1,7 @@
-/** Unschedulable-pod reasons a person can act on ("no instance type in NodePool gpu has 8 nvidia.com/gpu with arch arm64"). */
+/**
+ * Unschedulable-pod reasons a person can act on ("no instance type in NodePool gpu has 8
+ * nvidia.com/gpu with arch arm64").
+ */
 import { formatResource } from "../../../policies/domain/quantity.ts";
 import type { Requirements } from "../../../policies/domain/requirements.ts";
 import { andBits, isEmptyBits, type Bitset } from "./bitset.ts";

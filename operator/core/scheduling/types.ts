@@ -37,7 +37,10 @@ export interface SpreadConstraint {
   readonly minDomains?: number | undefined;
   /** Honor: nodes and NodePools whose taints the pod does not tolerate are no domains. Default Ignore. */
   readonly nodeTaintsPolicy?: "Honor" | "Ignore" | undefined;
-  /** Honor (default): only nodes and NodePools matching the pod's nodeSelector and required node affinity are domains. */
+  /**
+   * Honor (default): only nodes and NodePools matching the pod's nodeSelector and
+   * required node affinity are domains.
+   */
   readonly nodeAffinityPolicy?: "Honor" | "Ignore" | undefined;
 }
 
@@ -52,7 +55,10 @@ export interface PreferredNodeTerm {
   readonly requirements: readonly NodeSelectorRequirement[];
 }
 
-/** A pod as the simulation sees it; `requests` already folds containers, init containers, sidecars, overhead and `pods: 1`. */
+/**
+ * A pod as the simulation sees it; `requests` already folds containers, init containers,
+ * sidecars, overhead and `pods: 1`.
+ */
 export interface SimPod {
   readonly uid: string;
   readonly name: string;

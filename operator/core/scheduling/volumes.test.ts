@@ -94,7 +94,8 @@ void describe("what a pod's claims ask of its node", () => {
       objects: [zonalPv("pv-a", ["us-east-1a"]), pvc("data", { volumeName: "pv-a", storageClassName: "gone" })], claims: ["data"], zones: [["us-east-1a"]],
     },
     {
-      // suite 'should not ignore hostname affinity when using non-local path volumes' (and its local-volume counterpart)
+      // suite 'should not ignore hostname affinity when using non-local path volumes'
+      // (and its local-volume counterpart)
       name: "a local PV's hostname affinity is dropped, leaving no constraint",
       objects: [zonalPv("pv-l", ["node-1"], "kubernetes.io/hostname", { local: { path: "/mnt" } }), pvc("data", { volumeName: "pv-l" })],
       claims: ["data"], zones: [],
@@ -113,7 +114,8 @@ void describe("what a pod's claims ask of its node", () => {
     // suite 'should not schedule if invalid pvc'
     { name: "a missing claim refuses the pod", objects: [], claims: ["nope"], problem: /persistentvolumeclaim default\/nope not found/ },
     {
-      // scheduling suite 'should handle pods with PVCs with defined volumeName when pv.kubernetes.io/bind-completed is missing'
+      // scheduling suite 'should handle pods with PVCs with defined volumeName when
+      // pv.kubernetes.io/bind-completed is missing'
       name: "a claim naming a volume without the bind-completed annotation refuses the pod",
       objects: [zonalPv("pv-a", ["us-east-1a"]), pvc("data", { volumeName: "pv-a" }, { annotations: {} })], claims: ["data"],
       problem: /not bound yet \(no pv\.kubernetes\.io\/bind-completed annotation\)/,

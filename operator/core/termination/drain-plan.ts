@@ -85,7 +85,10 @@ function forced(pods: readonly Pod[], deadlineMs: number | undefined, nowMs: num
   return next === undefined ? { now } : { now, nextInMs: next };
 }
 
-/** One drain pass: `deadlineMs` is the node's TGP deadline (undefined when the NodeClaim has no terminationGracePeriod). */
+/**
+ * One drain pass: `deadlineMs` is the node's TGP deadline (undefined when the NodeClaim
+ * has no terminationGracePeriod).
+ */
 export function planDrain(pods: readonly Pod[], nowMs: number, deadlineMs?: number): DrainPlan {
   const drainable = pods.filter(needsDrain);
   const force = forced(drainable, deadlineMs, nowMs);
@@ -100,7 +103,10 @@ export function planDrain(pods: readonly Pod[], nowMs: number, deadlineMs?: numb
   return force.nextInMs === undefined ? base : { ...base, nextDeadlineInMs: force.nextInMs };
 }
 
-/** The TGP deadline: an existing annotation wins (it survives restarts); else deletion time + terminationGracePeriod. */
+/**
+ * The TGP deadline: an existing annotation wins (it survives restarts); else deletion
+ * time + terminationGracePeriod.
+ */
 export function terminationDeadline(annotation: string | undefined, deletionTimestamp: Date | string | undefined, gracePeriodMs: number | undefined): number | undefined {
   const stored = timeMs(annotation);
   if (stored !== undefined) return stored;

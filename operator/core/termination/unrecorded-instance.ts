@@ -11,7 +11,10 @@ export interface TaggedInstance {
   readonly state: string;
 }
 
-/** The instance to record as the NodeClaim's (its termination then runs as for any other) and the others to terminate at once. */
+/**
+ * The instance to record as the NodeClaim's (its termination then runs as for any other) and
+ * the others to terminate at once.
+ */
 export interface UnrecordedInstances {
   readonly adopt?: string | undefined;
   readonly terminate: readonly string[];

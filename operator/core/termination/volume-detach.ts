@@ -41,7 +41,10 @@ export function isUndrainable(pod: Pod, nowMs: number): boolean {
   return deleted !== undefined && nowMs - deleted > STUCK_TERMINATING_MS;
 }
 
-/** The claims of one pod: persistentVolumeClaim volumes, and generic ephemeral volumes (their claim is "<pod>-<volume>"). */
+/**
+ * The claims of one pod: persistentVolumeClaim volumes, and generic ephemeral volumes
+ * (their claim is "<pod>-<volume>").
+ */
 function claimsOf(pod: PodWithVolumes): ClaimRef[] {
   const namespace = pod.metadata?.namespace ?? "";
   return (pod.spec?.volumes ?? []).flatMap((v) => {
@@ -51,7 +54,10 @@ function claimsOf(pod: PodWithVolumes): ClaimRef[] {
   });
 }
 
-/** The PersistentVolumeClaims held by the Node's undrainable pods: their volumes' attachments do not block termination. */
+/**
+ * The PersistentVolumeClaims held by the Node's undrainable pods: their volumes'
+ * attachments do not block termination.
+ */
 export function claimsOfUndrainablePods(pods: readonly PodWithVolumes[], nowMs: number): ClaimRef[] {
   return pods.filter((p) => isUndrainable(p, nowMs)).flatMap(claimsOf);
 }

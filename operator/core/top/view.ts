@@ -193,7 +193,10 @@ function table(rows: readonly (readonly string[])[]): string[] {
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ").trimEnd());
 }
 
-/** Renders one frame: a header with the totals, the NodePools with their budgets, the nodes, unregistered NodeClaims. */
+/**
+ * Renders one frame: a header with the totals, the NodePools with their budgets, the
+ * nodes, unregistered NodeClaims.
+ */
 export function renderView(view: TopView, at: string): string {
   const lines = [`kerf top  ${at}  ${view.nodes.length} nodes  ${money(view.pricePerHour)}`, ""];
   lines.push(...table([["NODEPOOL", "NODES", "$/H", "BUDGETS (allowed/nodes)"],

@@ -5,7 +5,10 @@ import { arr, int, map, obj, quantity, str, withRules, type SchemaNode, type Val
 /** Looks up the CEL rules attached at a schema path. */
 export type RulesAt = (on: string) => ValidationRule[];
 
-/** NodeSelectorRequirementWithMinValues list at `base`. `values` carries pattern/maxLength on the array node, as upstream. */
+/**
+ * NodeSelectorRequirementWithMinValues list at `base`. `values` carries pattern/maxLength
+ * on the array node, as upstream.
+ */
 export function requirements(at: RulesAt, base: string): SchemaNode {
   const values: SchemaNode = {
     type: "array",

@@ -185,7 +185,10 @@ function entryOfferings(entry: CatalogEntry, catalog: Catalog, options: Instance
   return offerings;
 }
 
-/** Every catalog entry the AMI family runs on as an InstanceType, with capacity and allocatable from Karpenter's AWS model. */
+/**
+ * Every catalog entry the AMI family runs on as an InstanceType, with capacity and
+ * allocatable from Karpenter's AWS model.
+ */
 export function toInstanceTypes(catalog: Catalog, options: InstanceTypeOptions = {}): InstanceType[] {
   return catalog.instanceTypes.filter((entry) => runsFamily(entry, options.amiFamily)).map((entry) => {
     const spec = { vcpu: entry.vcpu, memoryMiB: entry.memoryMiB, arch: entry.arch, maxENIs: entry.maxENIs, ipv4PerENI: entry.ipv4PerENI, defaultCardMaxPods: entry.maxPods, extended: entryExtendedResources(entry) };

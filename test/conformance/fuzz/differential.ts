@@ -14,7 +14,10 @@ import { structuredCloneJson, type Generated } from "./mutations.ts";
 export interface ApiAnswer { verdict: "accept" | "reject"; message: string }
 export type Apiserver = (kind: Generated["kind"], object: Record<string, unknown>) => Promise<ApiAnswer>;
 
-/** kerf as the fuzz judges it: parity is about schema, CEL and Karpenter's runtime validation; runtime and strict stay, kerf's own policies go. */
+/**
+ * kerf as the fuzz judges it: parity is about schema, CEL and Karpenter's runtime validation; runtime and
+ * strict stay, kerf's own policies go.
+ */
 const PARITY_POLICIES = new Set(["runtime", "strict"]);
 export const PARITY_CONFIG = policyConfigFromObject({ policies: Object.fromEntries(CONFIGURABLE_POLICY_IDS.filter((id) => !PARITY_POLICIES.has(id)).map((id) => [id, "off"])) });
 const catalog = builtinCatalog();
@@ -25,7 +28,10 @@ export interface Judgement {
   object: Record<string, unknown>;
   api: ApiAnswer;
   denials: Finding[];
-  /** "agree", a documented difference ("known: <names>"), or an unexplained class ("kerf-looser: …", "kerf-stricter: …"). */
+  /**
+   * "agree", a documented difference ("known: <names>"), or an unexplained class
+   * ("kerf-looser: …", "kerf-stricter: …").
+   */
   outcome: string;
   explained: boolean;
 }
@@ -40,7 +46,10 @@ function apiField(message: string): string {
   return fieldOf(match?.[1] ?? "?");
 }
 
-/** Judges one object by the apiserver and by kerf, kerf judging against `karpenter` (the apiserver's CRDs) when given. */
+/**
+ * Judges one object by the apiserver and by kerf, kerf judging against `karpenter`
+ * (the apiserver's CRDs) when given.
+ */
 export async function judge(generated: Generated, apiserver: Apiserver, karpenter?: KarpenterApi): Promise<Judgement> {
   const object = structuredCloneJson(generated.object);
   const context = { catalog, config: PARITY_CONFIG, ...(karpenter === undefined ? {} : { api: karpenter }) };

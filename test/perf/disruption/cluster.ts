@@ -119,7 +119,10 @@ class Generator {
     } as unknown as Pod;
   }
 
-  /** `count` app pods for a node of type `t`: full to the last unit, or filled to 60–75 % (5 % when underutilized). */
+  /**
+   * `count` app pods for a node of type `t`: full to the last unit, or filled to
+   * 60–75 % (5 % when underutilized).
+   */
   private appPods(name: string, t: InstanceType, state: State, count: number): Pod[] {
     const cpu = (t.allocatable["cpu"] ?? 0) - DAEMON.cpu;
     const memory = (t.allocatable["memory"] ?? 0) - DAEMON.memory;
@@ -186,7 +189,10 @@ function states(nodes: number, mix: ClusterMix, rand: () => number): State[] {
   return out;
 }
 
-/** App pods per node: none on empty nodes, 1–2 on underutilized ones, the rest shared evenly so the total is `pods`. */
+/**
+ * App pods per node: none on empty nodes, 1–2 on underutilized ones, the rest shared
+ * evenly so the total is `pods`.
+ */
 function podCounts(order: readonly State[], pods: number, rand: () => number): number[] {
   const counts = order.map((s) => (s === "empty" ? 0 : s === "underutilized" ? 1 + Math.floor(rand() * 2) : -1));
   const busy = counts.filter((c) => c < 0).length;

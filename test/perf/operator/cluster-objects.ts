@@ -83,7 +83,10 @@ export function runningStatus(i: number): Record<string, unknown> {
   };
 }
 
-/** Runs `task()`, retrying 429, 5xx and connection errors a few times with a growing pause (a 409 on a retry means the first try landed). */
+/**
+ * Runs `task()`, retrying 429, 5xx and connection errors a few times with a growing pause (a 409 on a
+ * retry means the first try landed).
+ */
 async function withRetries(task: () => Promise<unknown>): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {

@@ -150,7 +150,8 @@ try {
     "|---|---|---|---|---|---|---|---|",
     ...rows, ...results,
   ].join("\n") + "\n");
-  // The target is judged on the shipped configuration (what the operator Deployment runs); the others are reported for sizing.
+  // The target is judged on the shipped configuration (what the operator Deployment runs); the
+  // others are reported for sizing.
   process.exitCode = Number.isNaN(shippedRss) || shippedRss <= 300 ? 0 : 1;
 } finally {
   await env.stop();

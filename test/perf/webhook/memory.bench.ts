@@ -84,7 +84,8 @@ function body(i: number): { text: string; size: "small" | "medium" | "large" } {
  * The webhook as the Deployment runs it: the heap limit Node sets itself in the 384 Mi container (V8 sizes
  * the old generation at a quarter of the memory it may use, times 2 on 64-bit; on a host without that
  * limit V8 lets garbage grow towards gigabytes before collecting, which says nothing about what the
- * webhook retains), plus the chart's webhook.nodeFlags, .nodeOptions and .mallocArenaMax (manifests/charts/kerf/values.yaml).
+ * webhook retains), plus the chart's webhook.nodeFlags, .nodeOptions and .mallocArenaMax
+ * (manifests/charts/kerf/values.yaml).
  */
 const CONTAINER_FLAGS = ["--max-old-space-size=192", "--max-semi-space-size=4", "--optimize-for-size"];
 const CONTAINER_ENV = { MALLOC_ARENA_MAX: "2" };

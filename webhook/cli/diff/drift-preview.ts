@@ -33,7 +33,10 @@ function previewInputs(sources: readonly SourceObject[]): PreviewInput[] {
   });
 }
 
-/** The drift preview of the checked objects against BASE, as a report section. Throws KerfError for unreadable input. */
+/**
+ * The drift preview of the checked objects against BASE, as a report section. Throws
+ * KerfError for unreadable input.
+ */
 export async function driftPreviewSection(current: readonly SourceObject[], checked: Checked, options: DiffOptions): Promise<PreviewSection> {
   const [base, cluster] = await Promise.all([readBase(options.base, checked), options.cluster ? readCluster(options.kubeconfig) : undefined]);
   const live = cluster === undefined ? undefined : {

@@ -1,4 +1,7 @@
-/** `--format github`: GitHub Actions workflow commands (`::error file=…,line=…,col=…,title=…::…`) for inline PR annotations. */
+/**
+ * `--format github`: GitHub Actions workflow commands
+ * (`::error file=…,line=…,col=…,title=…::…`) for inline PR annotations.
+ */
 import type { Reporter } from "./report.ts";
 
 /** Escaping of the message part of a workflow command. */

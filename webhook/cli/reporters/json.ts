@@ -1,7 +1,8 @@
 /**
- * `--format json`: the machine-readable contract `{"results":[{file,line,kind,name,allowed,violations,patch[,explain]}]}`,
- * with `--diff` also `"driftPreview"`, `"skippedFiles"` ([{file, reason}]) when files were not Kubernetes YAML, and
- * with `--cluster` (an audit) `"cluster"` ({context, server, karpenterApi: {source, version}}).
+ * `--format json`: the machine-readable contract
+ * `{"results":[{file,line,kind,name,allowed,violations,patch[,explain]}]}`, with `--diff` also
+ * `"driftPreview"`, `"skippedFiles"` ([{file, reason}]) when files were not Kubernetes YAML, and with
+ * `--cluster` (an audit) `"cluster"` ({context, server, karpenterApi: {source, version}}).
  */
 import type { Reporter } from "./report.ts";
 

@@ -1,4 +1,7 @@
-/** The result model every `kerf check` reporter renders: one entry per Karpenter object, findings with source positions. */
+/**
+ * The result model every `kerf check` reporter renders: one entry per Karpenter object,
+ * findings with source positions.
+ */
 import type { NodePoolExplanation } from "../explain.ts";
 
 /** A policy finding placed in the source file. */

@@ -1,4 +1,7 @@
-/** SSM parameter paths of the public EKS-optimized AMIs per alias family, under a configurable prefix (default /aws/service). */
+/**
+ * SSM parameter paths of the public EKS-optimized AMIs per alias family, under a configurable
+ * prefix (default /aws/service).
+ */
 import { variantRequirements, type AmiVariant } from "../../../core/launch-template/amis.ts";
 import type { NodeSelectorRequirement } from "../../../../policies/domain/requirements.ts";
 

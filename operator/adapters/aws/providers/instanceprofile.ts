@@ -26,7 +26,10 @@ export class InstanceProfileError extends Error {
 
 /** Instance profiles of EC2NodeClasses. */
 export interface InstanceProfileProvider {
-  /** The profile instances of this node class launch with (no I/O): spec.instanceProfile, or the managed one for spec.role. */
+  /**
+   * The profile instances of this node class launch with (no I/O): spec.instanceProfile, or
+   * the managed one for spec.role.
+   */
   profileName(nodeClass: EC2NodeClassLike): string | undefined;
   /** The managed profile's name for a node class (no I/O). */
   managedName(nodeClassName: string): string;
@@ -34,7 +37,10 @@ export interface InstanceProfileProvider {
   ensure(nodeClass: EC2NodeClassLike): Promise<string>;
   /** Whether a profile of this name exists. Throws InstanceProfileError for anything but "not found". */
   exists(name: string): Promise<boolean>;
-  /** Removes the role from and deletes the managed profile of a node class; false when there was none. Throws InstanceProfileError. */
+  /**
+   * Removes the role from and deletes the managed profile of a node class; false when there was
+   * none. Throws InstanceProfileError.
+   */
   delete(nodeClassName: string): Promise<boolean>;
 }
 
