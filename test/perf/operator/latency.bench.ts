@@ -10,7 +10,8 @@
  * last": the batch window can only close after its pods have arrived, so this is the figure to compare
  * with idle window + 500 ms; a burst that takes longer to arrive than the 10 s maximum is split into
  * several batches); and from the NodeClaim's creation (seen by this process) to its CreateFleet.
- * Usage: node test/perf/operator/latency.bench.ts [--bursts 100,1000] [--concurrency 64] [--logs DIR (keep the operator log)]
+ * Usage: node test/perf/operator/latency.bench.ts [--bursts 100,1000] [--concurrency 64]
+ *   [--logs DIR (keep the operator log)]
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
