@@ -1,10 +1,8 @@
-import { after, before, beforeEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { EC2NodeClassLike } from "../../operator/core/launch-template/node-class.ts";
 import { isInsufficientCapacityError } from "../../operator/core/errors.ts";
-import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
-import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
-import { nodeClaim, nodeClass, providers, seedAl2023Alias, tagDefaultSubnets, testClock } from "./aws-fixtures.ts";
+import { nodeClaim, testClock } from "./aws-fixtures.ts";
+import { useMotoSuite } from "./aws-moto-suite.ts";
 
 const req = (types: string[], zones: string[]): { key: string; operator: string; values: string[] }[] => [
   { key: "node.kubernetes.io/instance-type", operator: "In", values: types },
@@ -22,27 +20,14 @@ function overridesOf(request: Readonly<Record<string, string>> | undefined): str
 }
 
 void describe("insufficient capacity through the fault proxy", () => {
-  let env: TestEnvironment;
-  let proxy: FaultProxy;
-  let nodeClasses: Map<string, EC2NodeClassLike>;
-
-  before(async () => {
-    env = await useEnvironment({ moto: true });
-    proxy = await startFaultProxy(env.aws().endpoint);
-  });
-  after(async () => { await proxy.stop(); });
-  beforeEach(async () => {
-    await env.reset();
-    proxy.clear();
-    await seedAl2023Alias(env.aws(), "x86_64");
-    await tagDefaultSubnets(env.aws(), ["us-east-1a", "us-east-1b"]);
-    nodeClasses = new Map([["default", nodeClass("default")]]);
+  const moto = useMotoSuite({
+    faultProxy: true, al2023: true, zones: ["us-east-1a", "us-east-1b"], defaultNodeClass: {},
   });
 
   void it("should fail with InsufficientCapacityError, mark the offering and fall back to the next offering", async () => {
     const clock = testClock();
-    const graph = providers({ ...env.aws(), endpoint: proxy.url }, clock, nodeClasses);
-    proxy.injectFleetFaults([{ instanceType: "m5.large", zone: "us-east-1a" }]);
+    const graph = moto.providers(moto.viaProxy(), clock);
+    moto.proxy.injectFleetFaults([{ instanceType: "m5.large", zone: "us-east-1a" }]);
 
     const error = await graph.cloudProvider.create(nodeClaim("narrow", req(["m5.large"], ["us-east-1a"]))).then(() => undefined, (e: unknown) => e);
     assert.ok(isInsufficientCapacityError(error), `expected InsufficientCapacityError, got ${String(error)}`);
@@ -58,12 +43,15 @@ void describe("insufficient capacity through the fault proxy", () => {
     // The re-simulated claim is wider; the ICE-cached offering is no longer requested at all.
     const launched = await graph.cloudProvider.create(nodeClaim("wider", req(["m5.large", "m5.xlarge"], ["us-east-1a", "us-east-1b"])));
     assert.equal(`${launched.instanceType}/${launched.zone}`, "m5.large/us-east-1b");
-    assert.ok(!overridesOf(proxy.createFleetRequests[1]).includes("m5.large/us-east-1a"));
+    assert.ok(!overridesOf(moto.proxy.createFleetRequests[1]).includes("m5.large/us-east-1a"));
   });
 
   void it("should launch another override of the same fleet when only some pools fail, and still mark the failed ones", async () => {
-    const graph = providers({ ...env.aws(), endpoint: proxy.url }, testClock(), nodeClasses);
-    proxy.injectFleetFaults([{ instanceType: "m5.large", zone: "us-east-1a" }, { instanceType: "m5.large", zone: "us-east-1b", code: "InsufficientInstanceCapacity" }]);
+    const graph = moto.providers(moto.viaProxy());
+    moto.proxy.injectFleetFaults([
+      { instanceType: "m5.large", zone: "us-east-1a" },
+      { instanceType: "m5.large", zone: "us-east-1b", code: "InsufficientInstanceCapacity" },
+    ]);
     const launched = await graph.cloudProvider.create(nodeClaim("partial", req(["m5.large", "m5.xlarge"], ["us-east-1a", "us-east-1b"])));
     assert.equal(launched.instanceType, "m5.xlarge");
     assert.deepEqual([...graph.unavailable.keys()].sort(), ["on-demand:m5.large:us-east-1a", "on-demand:m5.large:us-east-1b"]);
@@ -71,13 +59,13 @@ void describe("insufficient capacity through the fault proxy", () => {
 
   void it("should forget the unavailable offering after three minutes", async () => {
     const clock = testClock();
-    const graph = providers({ ...env.aws(), endpoint: proxy.url }, clock, nodeClasses);
-    proxy.injectFleetFaults([{ instanceType: "m5.large", zone: "us-east-1a" }]);
+    const graph = moto.providers(moto.viaProxy(), clock);
+    moto.proxy.injectFleetFaults([{ instanceType: "m5.large", zone: "us-east-1a" }]);
     await assert.rejects(graph.cloudProvider.create(nodeClaim("ice", req(["m5.large"], ["us-east-1a"]))), { name: "InsufficientCapacityError" });
     await assert.rejects(graph.cloudProvider.create(nodeClaim("ice", req(["m5.large"], ["us-east-1a"]))), { name: "InsufficientCapacityError", message: /unavailable during launch/ });
-    assert.equal(proxy.createFleetRequests.length, 1, "the cached offering is not even tried again");
+    assert.equal(moto.proxy.createFleetRequests.length, 1, "the cached offering is not even tried again");
     clock.advance(3 * 60_000);
-    proxy.injectFleetFaults([]);
+    moto.proxy.injectFleetFaults([]);
     const launched = await graph.cloudProvider.create(nodeClaim("ice", req(["m5.large"], ["us-east-1a"])));
     assert.equal(launched.zone, "us-east-1a");
   });

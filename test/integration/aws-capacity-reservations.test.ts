@@ -4,16 +4,15 @@
  * implements no capacity reservations, so the reservation side of EC2 — data moto cannot serve — is played
  * by test/harness/reservation-bridge.ts on the proxy; instances, subnets, images and templates are moto's.
  */
-import { after, before, beforeEach, describe, it } from "node:test";
+import { beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { EC2NodeClassLike } from "../../operator/core/launch-template/node-class.ts";
 import { isInsufficientCapacityError } from "../../operator/core/errors.ts";
 import { driftOf } from "../../operator/core/disruption/drift.ts";
 import { computeNodeClassStatus } from "../../operator/controllers/nodeclass/status.ts";
-import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
-import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
 import { ReservationBridge } from "../harness/reservation-bridge.ts";
-import { nodeClaim, nodeClass, providers, seedAl2023Alias, tagDefaultSubnets, testClock } from "./aws-fixtures.ts";
+import { nodeClaim, nodeClass, testClock } from "./aws-fixtures.ts";
+import { useMotoSuite } from "./aws-moto-suite.ts";
 
 const ANY_CAPACITY = [
   { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] },
@@ -21,32 +20,23 @@ const ANY_CAPACITY = [
 ];
 
 void describe("capacity reservations on the AWS path", () => {
-  let env: TestEnvironment;
-  let proxy: FaultProxy;
-  let bridge: ReservationBridge;
-  let nodeClasses: Map<string, EC2NodeClassLike>;
-
-  before(async () => {
-    env = await useEnvironment({ moto: true });
-    proxy = await startFaultProxy(env.aws().endpoint);
+  const moto = useMotoSuite({
+    faultProxy: true, al2023: true, zones: ["us-east-1a", "us-east-1b"],
+    defaultNodeClass: { capacityReservationSelectorTerms: [{ tags: { team: "ml" } }] },
   });
-  after(async () => { await proxy.stop(); });
-  beforeEach(async () => {
-    await env.reset();
-    proxy.clear();
+  let bridge: ReservationBridge;
+
+  beforeEach(() => {
     bridge = new ReservationBridge();
-    proxy.bridge = bridge;
+    moto.proxy.bridge = bridge;
     bridge.reservations.push(
       { id: "cr-0aaa1111", instanceType: "m5.large", availabilityZone: "us-east-1a", totalInstanceCount: 1, availableInstanceCount: 1, tags: { team: "ml" } },
       { id: "cr-0bbb2222", instanceType: "c5.large", availabilityZone: "us-east-1b", totalInstanceCount: 4, availableInstanceCount: 4, tags: { team: "web" }, instanceMatchCriteria: "open" },
     );
-    await seedAl2023Alias(env.aws(), "x86_64");
-    await tagDefaultSubnets(env.aws(), ["us-east-1a", "us-east-1b"]);
-    nodeClasses = new Map([["default", nodeClass("default", { capacityReservationSelectorTerms: [{ tags: { team: "ml" } }] })]]);
   });
 
   void it("resolves the selector terms to Karpenter's status entries through DescribeCapacityReservations", async () => {
-    const graph = providers({ ...env.aws(), endpoint: proxy.url }, testClock(), nodeClasses);
+    const graph = moto.providers(moto.viaProxy());
     const byTerms = [
       { terms: [{ tags: { team: "ml" } }], want: ["cr-0aaa1111"] },
       { terms: [{ id: "cr-0bbb2222" }], want: ["cr-0bbb2222"] },
@@ -59,7 +49,7 @@ void describe("capacity reservations on the AWS path", () => {
       assert.deepEqual(facts.errors, {}, JSON.stringify(c.terms));
       assert.deepEqual((facts.capacityReservations ?? []).map((r) => r.id), c.want, JSON.stringify(c.terms));
     }
-    const facts = await graph.resolver.resolve(nodeClasses.get("default")!, { fresh: true });
+    const facts = await graph.resolver.resolve(moto.nodeClasses.get("default")!, { fresh: true });
     assert.deepEqual(facts.capacityReservations, [{
       id: "cr-0aaa1111", availabilityZone: "us-east-1a", instanceType: "m5.large", ownerID: "012345678901",
       instanceMatchCriteria: "targeted", reservationType: "default", state: "active",
@@ -67,7 +57,7 @@ void describe("capacity reservations on the AWS path", () => {
   });
 
   void it("launches into the selected reservation and labels the instance reserved with the reservation; the next launch falls back to on-demand", async () => {
-    const graph = providers({ ...env.aws(), endpoint: proxy.url }, testClock(), nodeClasses);
+    const graph = moto.providers(moto.viaProxy());
     const types = await graph.cloudProvider.getInstanceTypes("default");
     const reserved = types.find((t) => t.name === "m5.large")?.offerings.find((o) => o.capacityType === "reserved");
     assert.equal(reserved?.zone, "us-east-1a");
@@ -81,7 +71,7 @@ void describe("capacity reservations on the AWS path", () => {
     assert.equal(launched.labels["karpenter.k8s.aws/capacity-reservation-id"], "cr-0aaa1111");
     assert.equal(launched.labels["karpenter.k8s.aws/capacity-reservation-type"], "default");
     assert.equal(launched.labels["karpenter.k8s.aws/capacity-reservation-interruptible"], "false");
-    const fleet = proxy.createFleetRequests[0] ?? {};
+    const fleet = moto.proxy.createFleetRequests[0] ?? {};
     assert.equal(fleet["TargetCapacitySpecification.DefaultTargetCapacityType"], "on-demand");
     assert.equal(fleet["LaunchTemplateConfigs.1.Overrides.1.AvailabilityZone"], "us-east-1a");
     assert.equal(bridge.instances.get(launched.instanceID), "cr-0aaa1111", "the instance was launched from the template that targets the reservation");
@@ -90,21 +80,24 @@ void describe("capacity reservations on the AWS path", () => {
     const second = await graph.cloudProvider.create(nodeClaim("second", ANY_CAPACITY));
     assert.equal(second.capacityType, "on-demand");
     assert.equal(second.labels["karpenter.k8s.aws/capacity-reservation-id"], undefined);
-    assert.equal(proxy.createFleetRequests[1]?.["TargetCapacitySpecification.DefaultTargetCapacityType"], "on-demand");
+    const secondFleet = moto.proxy.createFleetRequests[1];
+    assert.equal(secondFleet?.["TargetCapacitySpecification.DefaultTargetCapacityType"], "on-demand");
     assert.equal(bridge.instances.get(second.instanceID), undefined);
   });
 
   void it("marks a reservation a launch finds full and falls back to on-demand", async () => {
-    const graph = providers({ ...env.aws(), endpoint: proxy.url }, testClock(), nodeClasses);
+    const graph = moto.providers(moto.viaProxy());
     // EC2 saw room when described, but another account's launch took it: CreateFleet says so.
-    proxy.injectFleetFaults([{ instanceType: "m5.large", zone: "us-east-1a", code: "ReservationCapacityExceeded" }]);
+    moto.proxy.injectFleetFaults([
+      { instanceType: "m5.large", zone: "us-east-1a", code: "ReservationCapacityExceeded" },
+    ]);
     const error = await graph.cloudProvider.create(nodeClaim("full", ANY_CAPACITY)).then(() => undefined, (e: unknown) => e);
     assert.ok(isInsufficientCapacityError(error), `expected InsufficientCapacityError, got ${String(error)}`);
     assert.deepEqual(error.offerings, ["reserved:m5.large:us-east-1a:cr-0aaa1111"]);
     const types = await graph.cloudProvider.getInstanceTypes("default");
     assert.equal(types.find((t) => t.name === "m5.large")?.offerings.find((o) => o.capacityType === "reserved")?.available, false);
 
-    proxy.injectFleetFaults([]);
+    moto.proxy.injectFleetFaults([]);
     const launched = await graph.cloudProvider.create(nodeClaim("full", ANY_CAPACITY));
     assert.equal(launched.capacityType, "on-demand");
     assert.equal(launched.labels["karpenter.k8s.aws/capacity-reservation-id"], undefined);
@@ -112,7 +105,7 @@ void describe("capacity reservations on the AWS path", () => {
 
   void it("reports CapacityReservationDrift once the node class no longer selects the instance's reservation", async () => {
     const clock = testClock();
-    const graph = providers({ ...env.aws(), endpoint: proxy.url }, clock, nodeClasses);
+    const graph = moto.providers(moto.viaProxy(), clock);
     const launched = await graph.cloudProvider.create(nodeClaim("drifting", ANY_CAPACITY));
     const instance = await graph.cloudProvider.get(launched.providerID);
     assert.equal(instance.capacityReservation?.id, "cr-0aaa1111");
@@ -122,7 +115,7 @@ void describe("capacity reservations on the AWS path", () => {
     const pool = { spec: { template: { spec: { requirements: [] } } } };
 
     const statusOf = async (cls: EC2NodeClassLike) => computeNodeClassStatus(cls, await graph.resolver.resolve(cls, { fresh: true }), profile, { now: clock.now(), reservedCapacity: true });
-    const selecting = nodeClasses.get("default")!;
+    const selecting = moto.nodeClasses.get("default")!;
     const before = await statusOf(selecting);
     assert.equal(driftOf({ nodeClaim: claim, nodePool: pool, nodeClass: { spec: {}, status: { ...before } }, instance: network })?.reason, undefined);
 

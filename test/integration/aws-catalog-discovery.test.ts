@@ -3,37 +3,30 @@
  * proxy (moto's DescribeInstanceTypes, offerings and zones; seeded spot prices and a Pricing API, see
  * test/harness/price-bridge.ts), with a fault proxy in front to count calls and make AWS fail.
  */
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
 import type { CatalogEntry } from "../../policies/domain/catalog/catalog.ts";
 import { pricingApiRegion } from "../../policies/domain/catalog/prices.ts";
 import { CatalogRefreshError, Ec2CatalogProvider } from "../../operator/adapters/aws/providers/catalog.ts";
 import { awsEc2CatalogApi, awsPricingApi } from "../../operator/adapters/aws/sdk.ts";
-import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
 import { bundledPrices, PriceBridge } from "../harness/price-bridge.ts";
-import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
+import { useMotoSuite } from "./aws-moto-suite.ts";
 
 /** The facts both catalogs take from EC2's description of a type (the bundled one through moto's copy). */
 const FACTS = ["arch", "vcpu", "memoryMiB", "gpuCount", "gpuName", "maxENIs", "ipv4PerENI", "hypervisor", "encryptionInTransit",
   "bareMetal", "localNvmeGiB", "cpuManufacturer", "efaCount", "capabilityFlex", "family", "category", "generation", "size"] as const;
 
 void describe("catalog discovery from EC2 and the Pricing API (moto behind the price proxy)", () => {
-  let env: TestEnvironment;
-  let proxy: FaultProxy;
+  // Discovery only reads moto: nothing to seed, and no reset between the tests.
+  const moto = useMotoSuite({ scope: "suite", faultProxy: true });
   const provider = (region: string, isolatedVPC = false): Ec2CatalogProvider => {
-    const aws = { ...env.aws(), region, endpoint: proxy.url };
+    const aws = { ...moto.viaProxy(), region };
     return new Ec2CatalogProvider({
       region, ec2: awsEc2CatalogApi(aws), pricing: isolatedVPC ? undefined : awsPricingApi(aws, pricingApiRegion(region)),
       clock: { now: () => new Date() }, bundled: builtinCatalog(region), reference: builtinCatalog(),
     });
   };
-
-  before(async () => {
-    env = await useEnvironment({ moto: true });
-    proxy = await startFaultProxy(env.aws().endpoint);
-  });
-  after(async () => { await proxy.stop(); });
 
   void it("discovers us-east-1's types with every fact the bundled catalog has for them, and its offerings' zones", async () => {
     const catalog = provider("us-east-1");
@@ -53,11 +46,11 @@ void describe("catalog discovery from EC2 and the Pricing API (moto behind the p
 
   void it("asks EC2 and the Pricing API in the region, page by page, with Karpenter's filters", async () => {
     const catalog = provider("eu-west-1");
-    const start = proxy.actions.length;
+    const start = moto.proxy.actions.length;
     await catalog.refreshInstanceTypes();
     await catalog.refreshSpotPrices();
     await catalog.refreshOnDemandPrices();
-    const calls = proxy.actions.slice(start);
+    const calls = moto.proxy.actions.slice(start);
     for (const action of ["DescribeInstanceTypes", "DescribeInstanceTypeOfferings", "DescribeAvailabilityZones", "GetProducts"]) {
       assert.ok(calls.includes(action), `${action} asked`);
     }
@@ -72,10 +65,10 @@ void describe("catalog discovery from EC2 and the Pricing API (moto behind the p
 
   void it("never asks the Pricing API in an isolated VPC, and says the bundled on-demand table stays in force", async () => {
     const catalog = provider("eu-west-1", true);
-    const start = proxy.actions.length;
+    const start = moto.proxy.actions.length;
     await catalog.refreshOnDemandPrices();
     await catalog.refreshInstanceTypes();
-    assert.ok(!proxy.actions.slice(start).includes("GetProducts"));
+    assert.ok(!moto.proxy.actions.slice(start).includes("GetProducts"));
     const onDemand = catalog.freshness().parts.onDemandPrices;
     assert.equal(onDemand.source, "bundled");
     assert.match(onDemand.note ?? "", /isolated VPC/);
@@ -91,11 +84,11 @@ void describe("catalog discovery from EC2 and the Pricing API (moto behind the p
     assert.equal(catalog.current(), first, "nothing changed: the same catalog");
     const base = bundledPrices();
     const bridge = new PriceBridge(() => ({ onDemand: base.onDemand, spot: new Map([...base.spot].map(([t, p]) => [t, t === "m5.large" ? 0.0123 : p])) }));
-    proxy.bridge = bridge;
+    moto.proxy.bridge = bridge;
     try {
       await catalog.refreshSpotPrices();
     } finally {
-      proxy.bridge = undefined;
+      moto.proxy.bridge = undefined;
     }
     assert.notEqual(catalog.current(), first);
     assert.equal(catalog.current().instanceTypes.find((e) => e.name === "m5.large")?.spotPricePerHour, 0.0123);
@@ -105,10 +98,10 @@ void describe("catalog discovery from EC2 and the Pricing API (moto behind the p
     const catalog = provider("eu-west-1");
     await catalog.refreshInstanceTypes();
     const good = catalog.current();
-    proxy.throttle("DescribeInstanceTypeOfferings", 100);
+    moto.proxy.throttle("DescribeInstanceTypeOfferings", 100);
     await assert.rejects(catalog.refreshInstanceTypes(), (e: unknown) =>
       e instanceof CatalogRefreshError && e.part === "instanceTypes" && /^describing instance types, offerings and zones: .*RequestLimitExceeded/.test(e.message));
-    proxy.throttle("DescribeInstanceTypeOfferings", 0);
+    moto.proxy.throttle("DescribeInstanceTypeOfferings", 0);
     assert.equal(catalog.current(), good);
     const part = catalog.freshness().parts.instanceTypes;
     assert.equal(part.source, "api");

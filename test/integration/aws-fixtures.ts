@@ -6,6 +6,7 @@ import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
 import { fixedCatalog } from "../../operator/ports/catalog-source.ts";
 import type { NodeSelectorRequirement } from "../../policies/domain/requirements.ts";
 import { createAwsProviders, type AwsProviderGraph } from "../../operator/adapters/aws/factory.ts";
+import type { ClusterInfo } from "../../operator/core/launch-template/cluster-info.ts";
 import type { EC2NodeClassLike, EC2NodeClassSpec } from "../../operator/core/launch-template/node-class.ts";
 import type { NodeClaimLike } from "../../operator/ports/cloud-provider.ts";
 import type { AwsTestConfig } from "../harness/use-environment.ts";
@@ -81,10 +82,19 @@ export function nodeClaim(name: string, requirements: NodeSelectorRequirement[],
   };
 }
 
-/** The provider graph against an endpoint (moto, or the fault proxy in front of it). */
-export function providers(aws: AwsTestConfig, clock: TestClock, nodeClasses: ReadonlyMap<string, EC2NodeClassLike>): AwsProviderGraph {
+/**
+ * The provider graph against an endpoint (moto, or the fault proxy in front of it), for the test cluster with
+ * `cluster`'s fields (an IPv6 service CIDR, say) over its name, endpoint and CA.
+ */
+export function providers(
+  aws: AwsTestConfig, clock: TestClock, nodeClasses: ReadonlyMap<string, EC2NodeClassLike>,
+  cluster: Partial<ClusterInfo> = {},
+): AwsProviderGraph {
   return createAwsProviders(
-    { cluster: { name: CLUSTER, endpoint: "https://kerf-test.example:6443", caBundle: "Q0E=" }, aws, kubernetesVersion: K8S_VERSION, ssmPrefix: SSM_PREFIX },
+    {
+      cluster: { name: CLUSTER, endpoint: "https://kerf-test.example:6443", caBundle: "Q0E=", ...cluster },
+      aws, kubernetesVersion: K8S_VERSION, ssmPrefix: SSM_PREFIX,
+    },
     { catalog: fixedCatalog(builtinCatalog()), clock, nodeClass: async (name) => nodeClasses.get(name) },
   );
 }

@@ -1,12 +1,12 @@
-import { before, beforeEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { DescribeInstancesCommand } from "@aws-sdk/client-ec2";
 import { collectGarbage } from "../../operator/controllers/gc/controller.ts";
 import type { GcNode, GcNodeClaim } from "../../operator/controllers/gc/plan.ts";
 import { createLogger } from "../../operator/observability/logger.ts";
-import type { EC2NodeClassLike } from "../../operator/core/launch-template/node-class.ts";
-import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
-import { clients, nodeClaim, nodeClass, providers, seedAl2023Alias, tagDefaultSubnets, testClock } from "./aws-fixtures.ts";
+import type { AwsProviderGraph } from "../../operator/adapters/aws/factory.ts";
+import { clients, nodeClaim, testClock, type TestClock } from "./aws-fixtures.ts";
+import { useMotoSuite } from "./aws-moto-suite.ts";
 
 const requirements = [
   { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] },
@@ -14,19 +14,10 @@ const requirements = [
 ];
 
 void describe("garbage collection against moto", () => {
-  let env: TestEnvironment;
-  let nodeClasses: Map<string, EC2NodeClassLike>;
-
-  before(async () => { env = await useEnvironment({ moto: true }); });
-  beforeEach(async () => {
-    await env.reset();
-    await seedAl2023Alias(env.aws(), "x86_64");
-    await tagDefaultSubnets(env.aws(), ["us-east-1a"]);
-    nodeClasses = new Map([["default", nodeClass("default")]]);
-  });
+  const moto = useMotoSuite({ al2023: true, zones: ["us-east-1a"], defaultNodeClass: {} });
 
   async function state(instanceID: string): Promise<string | undefined> {
-    const out = await clients(env.aws()).ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceID] }));
+    const out = await clients(moto.aws()).ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceID] }));
     return out.Reservations?.[0]?.Instances?.[0]?.State?.Name;
   }
 
@@ -34,7 +25,10 @@ void describe("garbage collection against moto", () => {
 
   interface Cluster { claims: GcNodeClaim[]; deleted?: string[]; nodes?: GcNode[]; seen?: Seen }
 
-  function gc(clock: ReturnType<typeof testClock>, cloudProvider: ReturnType<typeof providers>["cloudProvider"], { claims, deleted = [], nodes = [], seen = { deletedNodes: [], logs: [] } }: Cluster): Promise<Awaited<ReturnType<typeof collectGarbage>>> {
+  function gc(
+    clock: TestClock, cloudProvider: AwsProviderGraph["cloudProvider"],
+    { claims, deleted = [], nodes = [], seen = { deletedNodes: [], logs: [] } }: Cluster,
+  ): Promise<Awaited<ReturnType<typeof collectGarbage>>> {
     const logger = createLogger("info", { write: (line: string) => { seen.logs.push(JSON.parse(line) as Seen["logs"][number]); } });
     return collectGarbage({
       cloudProvider, clock, logger, listNodeClaims: async () => claims, listNodes: async () => nodes,
@@ -44,7 +38,7 @@ void describe("garbage collection against moto", () => {
 
   void it("should terminate an orphaned instance older than 30 s and keep a young one", async () => {
     const clock = testClock();
-    const { cloudProvider } = providers(env.aws(), clock, nodeClasses);
+    const { cloudProvider } = moto.providers(moto.aws(), clock);
     const orphan = await cloudProvider.create(nodeClaim("orphan", requirements));
     const launchTime = (await cloudProvider.get(orphan.providerID)).launchTime;
 
@@ -62,10 +56,10 @@ void describe("garbage collection against moto", () => {
 
   void it("should keep an instance whose NodeClaim exists without a providerID, so the restarted launch adopts it", async () => {
     const clock = testClock();
-    const crashed = providers(env.aws(), clock, nodeClasses).cloudProvider;
+    const crashed = moto.providers(moto.aws(), clock).cloudProvider;
     const launched = await crashed.create(nodeClaim("in-flight", requirements));
     clock.advance(10 * 60_000);
-    const restarted = providers(env.aws(), clock, nodeClasses).cloudProvider;
+    const restarted = moto.providers(moto.aws(), clock).cloudProvider;
     const result = await gc(clock, restarted, { claims: [{ name: "in-flight" }] });
     assert.deepEqual(result.terminate, []);
     const adopted = await restarted.create(nodeClaim("in-flight", requirements));
@@ -75,7 +69,7 @@ void describe("garbage collection against moto", () => {
 
   void it("should delete NodeClaims whose instance is gone and keep those whose instance runs", async () => {
     const clock = testClock();
-    const { cloudProvider } = providers(env.aws(), clock, nodeClasses);
+    const { cloudProvider } = moto.providers(moto.aws(), clock);
     const alive = await cloudProvider.create(nodeClaim("alive", requirements));
     const gone = await cloudProvider.create(nodeClaim("gone", requirements));
     await cloudProvider.delete(gone.providerID);
@@ -87,7 +81,7 @@ void describe("garbage collection against moto", () => {
 
   void it("should delete the Node of each orphan it terminates and each launched Node whose instance is gone, logging every action", async () => {
     const clock = testClock();
-    const { cloudProvider } = providers(env.aws(), clock, nodeClasses);
+    const { cloudProvider } = moto.providers(moto.aws(), clock);
     const orphan = await cloudProvider.create(nodeClaim("orphan", requirements));
     const held = await cloudProvider.create(nodeClaim("held", requirements));
     const gone = await cloudProvider.create(nodeClaim("gone", requirements));
@@ -119,7 +113,7 @@ void describe("garbage collection against moto", () => {
 
   void it("should terminate a second instance tagged for a NodeClaim that recorded another one (a CreateFleet retried after a lost answer)", async () => {
     const clock = testClock();
-    const { cloudProvider } = providers(env.aws(), clock, nodeClasses);
+    const { cloudProvider } = moto.providers(moto.aws(), clock);
     const lost = await cloudProvider.create(nodeClaim("twice", requirements), { knownNew: true });
     const recorded = await cloudProvider.create(nodeClaim("twice", requirements), { knownNew: true });
     clock.set(new Date((await cloudProvider.get(lost.providerID)).launchTime.getTime() + 31_000));

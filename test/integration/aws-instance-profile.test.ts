@@ -5,11 +5,16 @@ import { CreateInstanceProfileCommand, GetInstanceProfileCommand } from "@aws-sd
 import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { reconcileNodeClass } from "../../operator/controllers/nodeclass/controller.ts";
 import { managedInstanceProfileName } from "../../operator/core/launch-template/instance-profile.ts";
+import type { AwsProviderGraph } from "../../operator/adapters/aws/factory.ts";
 import type { EC2NodeClassLike, EC2NodeClassStatus } from "../../operator/core/launch-template/node-class.ts";
 import type { RunningOperator } from "../../operator/main.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
-import { CLUSTER, NODE_ROLE, clients, nodeClaim, nodeClass, providers, seedAl2023Alias, seedNodeRole, tagDefaultSubnets, testClock, type TestClock } from "./aws-fixtures.ts";
+import {
+  CLUSTER, NODE_ROLE, clients, nodeClaim, nodeClass, seedAl2023Alias, seedNodeRole, tagDefaultSubnets, testClock,
+  type TestClock,
+} from "./aws-fixtures.ts";
+import { useMotoSuite } from "./aws-moto-suite.ts";
 import { installKarpenterCrds, replica } from "./operator-fixtures.ts";
 
 const onDemandM5 = [
@@ -49,25 +54,18 @@ async function templateProfiles(env: TestEnvironment, nodeClassName: string): Pr
 }
 
 void describe("EC2NodeClass instance profiles against moto", () => {
-  let env: TestEnvironment;
+  const moto = useMotoSuite({ al2023: true, zones: ["us-east-1a", "us-east-1b"], nodeRole: true });
   let clock: TestClock;
-  let nodeClasses: Map<string, EC2NodeClassLike>;
   let written: EC2NodeClassStatus[];
 
-  before(async () => { env = await useEnvironment({ moto: true }); });
-  beforeEach(async () => {
-    await env.reset();
-    await seedAl2023Alias(env.aws(), "x86_64");
-    await tagDefaultSubnets(env.aws(), ["us-east-1a", "us-east-1b"]);
-    await seedNodeRole(env.aws());
+  beforeEach(() => {
     clock = testClock(new Date(Date.UTC(2000, 0, 1)));
-    nodeClasses = new Map();
     written = [];
   });
 
-  const graph = (): ReturnType<typeof providers> => providers(env.aws(), clock, nodeClasses);
-  const reconcile = async (g: ReturnType<typeof providers>, nc: EC2NodeClassLike): Promise<EC2NodeClassStatus> => {
-    nodeClasses.set(nc.metadata.name, nc);
+  const graph = (): AwsProviderGraph => moto.providers(moto.aws(), clock);
+  const reconcile = async (g: AwsProviderGraph, nc: EC2NodeClassLike): Promise<EC2NodeClassStatus> => {
+    moto.nodeClasses.set(nc.metadata.name, nc);
     const deps = { resolver: g.resolver, cloud: g.nodeClassCloud, clock, writeStatus: async (_: string, s: EC2NodeClassStatus) => { written.push(s); } };
     return (await reconcileNodeClass(deps, nc)).status;
   };
@@ -81,7 +79,7 @@ void describe("EC2NodeClass instance profiles against moto", () => {
     assert.equal(status.instanceProfile, name);
     assert.equal(condition(status, "InstanceProfileReady")?.status, "True");
     assert.equal(condition(status, "Ready")?.status, "True");
-    assert.deepEqual(await iamProfile(env, name), {
+    assert.deepEqual(await iamProfile(moto.env, name), {
       roles: [NODE_ROLE],
       path: "/karpenter/us-east-1/kerf-test/5f0c/",
       tags: {
@@ -91,17 +89,17 @@ void describe("EC2NodeClass instance profiles against moto", () => {
     });
 
     await g.cloudProvider.create(nodeClaim("claim-role", onDemandM5, "role-class"));
-    assert.deepEqual(await templateProfiles(env, "role-class"), [name]);
+    assert.deepEqual(await templateProfiles(moto.env, "role-class"), [name]);
   });
 
   void it("should move the profile to the new role when spec.role changes, under the same name", async () => {
     const g = graph();
     await reconcile(g, nodeClass("role-class"));
-    await seedNodeRole(env.aws(), "KarpenterNodeRole-next");
+    await seedNodeRole(moto.aws(), "KarpenterNodeRole-next");
     const status = await reconcile(g, { ...nodeClass("role-class", { role: "KarpenterNodeRole-next" }), metadata: { name: "role-class", generation: 2 } });
     assert.equal(status.instanceProfile, profileName("role-class"));
     assert.equal(condition(status, "InstanceProfileReady")?.status, "True");
-    assert.deepEqual((await iamProfile(env, profileName("role-class")))?.roles, ["KarpenterNodeRole-next"]);
+    assert.deepEqual((await iamProfile(moto.env, profileName("role-class")))?.roles, ["KarpenterNodeRole-next"]);
   });
 
   void it("should not be Ready while the role does not exist, and recover once it does", async () => {
@@ -113,10 +111,10 @@ void describe("EC2NodeClass instance profiles against moto", () => {
     assert.equal(condition(status, "InstanceProfileReady")?.reason, "InstanceProfileCreationFailed");
     assert.match(condition(status, "InstanceProfileReady")?.message ?? "", /^adding role KarpenterNodeRole-missing to instance profile kerf-test_\d+: .*not found/);
     assert.equal(condition(status, "Ready")?.status, "False");
-    await seedNodeRole(env.aws(), "KarpenterNodeRole-missing");
+    await seedNodeRole(moto.aws(), "KarpenterNodeRole-missing");
     const recovered = await reconcile(g, { ...missing, status });
     assert.equal(condition(recovered, "InstanceProfileReady")?.status, "True");
-    assert.deepEqual((await iamProfile(env, profileName("role-class")))?.roles, ["KarpenterNodeRole-missing"]);
+    assert.deepEqual((await iamProfile(moto.env, profileName("role-class")))?.roles, ["KarpenterNodeRole-missing"]);
   });
 
   void it("should use a given instanceProfile unchanged and be Ready only when it exists", async () => {
@@ -125,13 +123,13 @@ void describe("EC2NodeClass instance profiles against moto", () => {
     const missing = await reconcile(g, given);
     assert.equal(condition(missing, "InstanceProfileReady")?.status, "False");
     assert.equal(condition(missing, "InstanceProfileReady")?.reason, "InstanceProfileNotFound");
-    await clients(env.aws()).iam.send(new CreateInstanceProfileCommand({ InstanceProfileName: "NodeProfile-given" }));
+    await clients(moto.aws()).iam.send(new CreateInstanceProfileCommand({ InstanceProfileName: "NodeProfile-given" }));
     const found = await reconcile(g, given);
     assert.equal(found.instanceProfile, "NodeProfile-given");
     assert.equal(condition(found, "InstanceProfileReady")?.status, "True");
-    assert.equal(await iamProfile(env, profileName("given")), undefined, "no managed profile for a given one");
+    assert.equal(await iamProfile(moto.env, profileName("given")), undefined, "no managed profile for a given one");
     await g.cloudProvider.create(nodeClaim("claim-given", onDemandM5, "given"));
-    assert.deepEqual(await templateProfiles(env, "given"), ["NodeProfile-given"]);
+    assert.deepEqual(await templateProfiles(moto.env, "given"), ["NodeProfile-given"]);
   });
 });
 

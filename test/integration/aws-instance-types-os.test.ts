@@ -5,26 +5,22 @@
  * provisions; and only types one of the class's images boots, so no plan is made of arm64 types for a
  * class whose images are all x86_64 (such a NodeClaim never launched).
  */
-import { before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
-import { nodeClass, providers, seedAl2023Alias, tagDefaultSubnets, testClock } from "./aws-fixtures.ts";
+import { nodeClass, providers, seedAl2023Alias, testClock } from "./aws-fixtures.ts";
+import { useMotoSuite } from "./aws-moto-suite.ts";
 
 void describe("instance types by AMI family", () => {
-  let env: TestEnvironment;
-  before(async () => {
-    env = await useEnvironment({ moto: true });
-    await seedAl2023Alias(env.aws(), "x86_64");
-    await tagDefaultSubnets(env.aws(), ["us-east-1a", "us-east-1b"]);
-  });
+  // Seeded once: the second test reads the arm64 alias the first one publishes.
+  const moto = useMotoSuite({ scope: "suite", al2023: true, zones: ["us-east-1a", "us-east-1b"] });
 
   void it("should offer no arm64 type while the class's images are all x86_64, and both architectures once it has both", async () => {
     const arches = async (): Promise<Set<string>> => {
-      const graph = providers(env.aws(), testClock(), new Map([["linux", nodeClass("linux")]]));
+      const graph = providers(moto.aws(), testClock(), new Map([["linux", nodeClass("linux")]]));
       return new Set((await graph.cloudProvider.getInstanceTypes("linux")).map((t) => t.labels["kubernetes.io/arch"] ?? ""));
     };
     assert.deepEqual([...await arches()], ["amd64"]);
-    await seedAl2023Alias(env.aws(), "arm64");
+    await seedAl2023Alias(moto.aws(), "arm64");
     assert.deepEqual([...await arches()].sort(), ["amd64", "arm64"]);
   });
 
@@ -33,7 +29,7 @@ void describe("instance types by AMI family", () => {
       ["linux", nodeClass("linux")],
       ["windows", nodeClass("windows", { amiFamily: "Windows2022", amiSelectorTerms: [{ alias: "windows2022@latest" }] })],
     ]);
-    const graph = providers(env.aws(), testClock(), classes);
+    const graph = providers(moto.aws(), testClock(), classes);
     const linux = await graph.cloudProvider.getInstanceTypes("linux");
     const windows = await graph.cloudProvider.getInstanceTypes("windows");
     assert.ok(linux.every((t) => t.labels["kubernetes.io/os"] === "linux" && t.labels["node.kubernetes.io/windows-build"] === undefined));

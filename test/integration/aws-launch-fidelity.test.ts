@@ -3,7 +3,7 @@
  * family — Windows' PowerShell bootstrap, Bottlerocket's TOML merged with the user's, AL2's kubelet flags
  * and RAID0, AL2023's NodeConfig — read back with DescribeLaunchTemplateVersions, as a node would read it.
  */
-import { beforeEach, before, describe, it } from "node:test";
+import { beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { DescribeLaunchTemplatesCommand, DescribeLaunchTemplateVersionsCommand, RegisterImageCommand } from "@aws-sdk/client-ec2";
 import { parse } from "yaml";
@@ -11,16 +11,8 @@ import { parseQuantity } from "../../policies/domain/quantity.ts";
 import { userParts } from "../../operator/core/launch-template/bootstrap.ts";
 import type { EC2NodeClassLike, EC2NodeClassSpec } from "../../operator/core/launch-template/node-class.ts";
 import { tomlSections } from "../../policies/ec2nodeclass/toml-sections.ts";
-import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
-import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
-import { createAwsProviders } from "../../operator/adapters/aws/factory.ts";
-import { fixedCatalog } from "../../operator/ports/catalog-source.ts";
-import {
-  CLUSTER, K8S_VERSION, SSM_PREFIX, clients, nodeClaim, nodeClass, providers, tagDefaultSubnets, testClock,
-} from "./aws-fixtures.ts";
-
-/** The cluster the fixtures' providers use (aws-fixtures.ts providers()). */
-const FIXTURE_CLUSTER = { name: CLUSTER, endpoint: "https://kerf-test.example:6443", caBundle: "Q0E=" };
+import { CLUSTER, clients, nodeClaim, nodeClass, providers, testClock } from "./aws-fixtures.ts";
+import { useMotoSuite } from "./aws-moto-suite.ts";
 
 const M5 = [
   { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] },
@@ -33,14 +25,11 @@ interface TemplateData {
 }
 
 void describe("launch templates per AMI family, as moto receives them", () => {
-  let env: TestEnvironment;
+  const moto = useMotoSuite({ zones: ["us-east-1a", "us-east-1b"] });
   let imageId: string;
 
-  before(async () => { env = await useEnvironment({ moto: true }); });
   beforeEach(async () => {
-    await env.reset();
-    await tagDefaultSubnets(env.aws(), ["us-east-1a", "us-east-1b"]);
-    const { ec2 } = clients(env.aws());
+    const { ec2 } = clients(moto.aws());
     const image = await ec2.send(new RegisterImageCommand({
       Name: "fidelity-x86_64", Architecture: "x86_64", RootDeviceName: "/dev/xvda",
       BlockDeviceMappings: [{ DeviceName: "/dev/xvda", Ebs: { VolumeSize: 20 } }],
@@ -51,12 +40,12 @@ void describe("launch templates per AMI family, as moto receives them", () => {
   /** Launches one m5.large with a node class of the family (the AMI by id), returns the cluster's templates. */
   async function launch(spec: Partial<EC2NodeClassSpec>): Promise<TemplateData[]> {
     const classes = new Map<string, EC2NodeClassLike>([["default", nodeClass("default", { amiSelectorTerms: [{ id: imageId }], ...spec })]]);
-    await providers(env.aws(), testClock(), classes).cloudProvider.create(nodeClaim("claim-fidelity", M5));
+    await providers(moto.aws(), testClock(), classes).cloudProvider.create(nodeClaim("claim-fidelity", M5));
     return templates();
   }
 
   async function templates(): Promise<TemplateData[]> {
-    const { ec2 } = clients(env.aws());
+    const { ec2 } = clients(moto.aws());
     const filter = { Name: "tag:karpenter.k8s.aws/cluster", Values: [CLUSTER] };
     const listed = (await ec2.send(new DescribeLaunchTemplatesCommand({ Filters: [filter] }))).LaunchTemplates ?? [];
     const out: TemplateData[] = [];
@@ -150,7 +139,8 @@ void describe("launch templates per AMI family, as moto receives them", () => {
         { key: "node.kubernetes.io/instance-type", operator: "In", values: [type] },
         { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
       ];
-      const launched = await providers(env.aws(), testClock(), classes).cloudProvider.create(nodeClaim(`claim-${type}`, requirements));
+      const graph = providers(moto.aws(), testClock(), classes);
+      const launched = await graph.cloudProvider.create(nodeClaim(`claim-${type}`, requirements));
       return parseQuantity(launched.capacity["ephemeral-storage"] ?? "0");
     };
     assert.equal(await create({ amiFamily: "AL2023", instanceStorePolicy: "RAID0" }, "m5d.large"), 75e9);
@@ -159,7 +149,7 @@ void describe("launch templates per AMI family, as moto receives them", () => {
 
   /** The network interfaces of the cluster's only launch template, as moto stored them. */
   async function interfaces(): Promise<Record<string, unknown>[]> {
-    const { ec2 } = clients(env.aws());
+    const { ec2 } = clients(moto.aws());
     const filter = { Name: "tag:karpenter.k8s.aws/cluster", Values: [CLUSTER] };
     const [t, ...rest] = (await ec2.send(new DescribeLaunchTemplatesCommand({ Filters: [filter] }))).LaunchTemplates ?? [];
     assert.equal(rest.length, 0);
@@ -173,7 +163,7 @@ void describe("launch templates per AMI family, as moto receives them", () => {
       { key: "node.kubernetes.io/instance-type", operator: "In", values: ["c6in.32xlarge"] },
       { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
     ]);
-    const launched = await providers(env.aws(), testClock(), classes).cloudProvider.create({
+    const launched = await providers(moto.aws(), testClock(), classes).cloudProvider.create({
       ...claim, spec: { ...claim.spec, resources: { requests: { "vpc.amazonaws.com/efa": "1" } } },
     });
     assert.equal(launched.capacity["vpc.amazonaws.com/efa"], "2");
@@ -183,7 +173,7 @@ void describe("launch templates per AMI family, as moto receives them", () => {
 
   void it("should declare no interface for the same type when EFA is not requested", async () => {
     const classes = new Map([["default", nodeClass("default", { amiSelectorTerms: [{ id: imageId }] })]]);
-    await providers(env.aws(), testClock(), classes).cloudProvider.create(nodeClaim("claim-no-efa", [
+    await providers(moto.aws(), testClock(), classes).cloudProvider.create(nodeClaim("claim-no-efa", [
       { key: "node.kubernetes.io/instance-type", operator: "In", values: ["c6in.32xlarge"] },
       { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
     ]));
@@ -192,10 +182,8 @@ void describe("launch templates per AMI family, as moto receives them", () => {
 
   void it("should give an IPv6 cluster's nodes a primary IPv6 address and the IPv6 cluster DNS", async () => {
     const classes = new Map([["default", nodeClass("default", { amiSelectorTerms: [{ id: imageId }], amiFamily: "AL2" })]]);
-    const graph = createAwsProviders(
-      { cluster: { ...FIXTURE_CLUSTER, serviceCIDR: "fd00:10:96::/108", dnsIP: "fd00:10:96::a" }, aws: env.aws(), kubernetesVersion: K8S_VERSION, ssmPrefix: SSM_PREFIX },
-      { catalog: fixedCatalog(builtinCatalog()), clock: testClock(), nodeClass: async (name) => classes.get(name) },
-    );
+    const ipv6 = { serviceCIDR: "fd00:10:96::/108", dnsIP: "fd00:10:96::a" };
+    const graph = providers(moto.aws(), testClock(), classes, ipv6);
     await graph.cloudProvider.create(nodeClaim("claim-ipv6", M5));
     const [nic] = await interfaces();
     assert.equal(nic?.["PrimaryIpv6"], true);

@@ -1,20 +1,17 @@
-import { after, before, beforeEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { DeleteLaunchTemplateCommand, DescribeLaunchTemplatesCommand } from "@aws-sdk/client-ec2";
+import type { AwsProviderGraph } from "../../operator/adapters/aws/factory.ts";
 import { collectLaunchTemplates, type LaunchTemplateGcDeps } from "../../operator/controllers/gc/launch-templates.ts";
 import {
   LAUNCH_TEMPLATE_IN_FLIGHT_GRACE_MS as GRACE, LAUNCH_TEMPLATE_TTL_MS as TTL,
 } from "../../operator/core/launch-template/garbage-collection.ts";
-import type { EC2NodeClassLike } from "../../operator/core/launch-template/node-class.ts";
 import type { OperatorEvent } from "../../operator/observability/events.ts";
 import { createLogger } from "../../operator/observability/logger.ts";
 import { createMetrics } from "../../operator/observability/metrics.ts";
 import type { LaunchTemplateCollection } from "../../operator/ports/node-class-cloud.ts";
-import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
-import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
-import {
-  CLUSTER, K8S_VERSION, clients, nodeClaim, nodeClass, providers, seedAl2023Alias, tagDefaultSubnets, testClock,
-} from "./aws-fixtures.ts";
+import { CLUSTER, K8S_VERSION, clients, nodeClaim, nodeClass, seedAl2023Alias, testClock } from "./aws-fixtures.ts";
+import { useMotoSuite } from "./aws-moto-suite.ts";
 
 const onDemand = [
   { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] },
@@ -25,39 +22,24 @@ const spot = [
   { key: "karpenter.sh/capacity-type", operator: "In", values: ["spot"] },
 ];
 
-type Graph = ReturnType<typeof providers>;
+type Graph = AwsProviderGraph;
 
 interface Seen { readonly events: OperatorEvent[]; readonly logs: { msg: string; [field: string]: unknown }[] }
 
 void describe("launch-template garbage collection against moto", () => {
-  let env: TestEnvironment;
-  let proxy: FaultProxy;
-  let nodeClasses: Map<string, EC2NodeClassLike>;
-
-  before(async () => {
-    env = await useEnvironment({ moto: true });
-    proxy = await startFaultProxy(env.aws().endpoint);
+  const moto = useMotoSuite({
+    faultProxy: true, al2023: true, zones: ["us-east-1a", "us-east-1b"], defaultNodeClass: {},
   });
-  after(async () => { await proxy.stop(); });
-  beforeEach(async () => {
-    await env.reset();
-    proxy.clear();
-    await seedAl2023Alias(env.aws(), "x86_64");
-    await tagDefaultSubnets(env.aws(), ["us-east-1a", "us-east-1b"]);
-    nodeClasses = new Map([["default", nodeClass("default")]]);
-  });
-
-  const viaProxy = (): ReturnType<TestEnvironment["aws"]> => ({ ...env.aws(), endpoint: proxy.url });
 
   /** A new AMI published as the al2023 alias's recommended image (an AMI release). */
   async function release(n: number): Promise<string> {
     const version = `v2027${String(n).padStart(4, "0")}`;
-    return seedAl2023Alias(env.aws(), "x86_64", `amazon-eks-node-al2023-x86_64-standard-${K8S_VERSION}-${version}`);
+    return seedAl2023Alias(moto.aws(), "x86_64", `amazon-eks-node-al2023-x86_64-standard-${K8S_VERSION}-${version}`);
   }
 
   /** What the EC2NodeClass status controller does every minute: resolve afresh (refreshing the launch path's cache). */
   async function refresh(graph: Graph): Promise<void> {
-    for (const nc of nodeClasses.values()) await graph.resolver.resolve(nc, { fresh: true });
+    for (const nc of moto.nodeClasses.values()) await graph.resolver.resolve(nc, { fresh: true });
   }
 
   function gcDeps(graph: Graph, seen: Seen = { events: [], logs: [] }): LaunchTemplateGcDeps {
@@ -65,7 +47,7 @@ void describe("launch-template garbage collection against moto", () => {
       write: (line: string) => { seen.logs.push(JSON.parse(line) as Seen["logs"][number]); },
     });
     return {
-      nodeClasses: () => [...nodeClasses.values()], resolver: graph.resolver, cloud: graph.nodeClassCloud, logger,
+      nodeClasses: () => [...moto.nodeClasses.values()], resolver: graph.resolver, cloud: graph.nodeClassCloud, logger,
       events: { publish: (e) => { seen.events.push(e); } }, metrics: createMetrics(),
     };
   }
@@ -76,7 +58,7 @@ void describe("launch-template garbage collection against moto", () => {
 
   async function owned(): Promise<string[]> {
     const filter = { Name: "tag:karpenter.k8s.aws/cluster", Values: [CLUSTER] };
-    const { ec2 } = clients(env.aws());
+    const { ec2 } = clients(moto.aws());
     const out = await ec2.send(new DescribeLaunchTemplatesCommand({ Filters: [filter], MaxResults: 200 }));
     return (out.LaunchTemplates ?? []).map((t) => t.LaunchTemplateName ?? "").sort();
   }
@@ -88,7 +70,7 @@ void describe("launch-template garbage collection against moto", () => {
 
   void it("should leave only the templates launches used within the grace after ten AMI releases", async (t) => {
     const clock = testClock();
-    const graph = providers(env.aws(), clock, nodeClasses);
+    const graph = moto.providers(moto.aws(), clock);
     const seen: Seen = { events: [], logs: [] };
     const gc = gcDeps(graph, seen);
     const step = 30_000;
@@ -127,7 +109,7 @@ void describe("launch-template garbage collection against moto", () => {
 
   void it("should keep all templates for the grace after a restart, then finish what the killed run left", async () => {
     const clock = testClock();
-    const killed = providers(env.aws(), clock, nodeClasses);
+    const killed = moto.providers(moto.aws(), clock);
     await launchBoth(killed, "a");
     const first = await owned();
     await release(1);
@@ -136,7 +118,7 @@ void describe("launch-template garbage collection against moto", () => {
     clock.advance(10 * 60_000);
 
     // A new provider graph stands for the restarted operator: no memory of when any template was last used.
-    const restarted = providers(env.aws(), clock, nodeClasses);
+    const restarted = moto.providers(moto.aws(), clock);
     const gc = gcDeps(restarted);
     assert.deepEqual((await pass(gc)).deleted, [], "a launch of the previous leader may still use any of them");
     clock.advance(GRACE);
@@ -149,12 +131,12 @@ void describe("launch-template garbage collection against moto", () => {
   });
 
   void it("should tag each template as Karpenter's controller policy requires to create and delete it", async () => {
-    nodeClasses = new Map([["default", nodeClass("default", { tags: { team: "platform" } })]]);
-    const graph = providers(env.aws(), testClock(), nodeClasses);
+    moto.nodeClasses.set("default", nodeClass("default", { tags: { team: "platform" } }));
+    const graph = moto.providers(moto.aws());
     const ami = await release(1);
     await graph.cloudProvider.create(nodeClaim("tagged", onDemand));
     const filter = { Name: "tag:karpenter.k8s.aws/cluster", Values: [CLUSTER] };
-    const out = await clients(env.aws()).ec2.send(new DescribeLaunchTemplatesCommand({ Filters: [filter] }));
+    const out = await clients(moto.aws()).ec2.send(new DescribeLaunchTemplatesCommand({ Filters: [filter] }));
     const tags = Object.fromEntries((out.LaunchTemplates?.[0]?.Tags ?? []).map((tag) => [tag.Key, tag.Value]));
     const { "kerf.dev/security-groups-hash": sgs, "kerf.dev/ec2nodeclass-inputs-hash": inputs, ...rest } = tags;
     assert.match(sgs ?? "", /^\d+$/);
@@ -167,22 +149,22 @@ void describe("launch-template garbage collection against moto", () => {
   });
 
   void it("should launch through a template deleted under it by re-creating it", async () => {
-    const graph = providers(viaProxy(), testClock(), nodeClasses);
+    const graph = moto.providers(moto.viaProxy());
     await graph.cloudProvider.create(nodeClaim("first", onDemand));
     const [name] = await owned();
     // The cache still holds the template's id; it goes as a GC pass of another replica would delete it.
-    await clients(env.aws()).ec2.send(new DeleteLaunchTemplateCommand({ LaunchTemplateName: name }));
-    proxy.clear();
+    await clients(moto.aws()).ec2.send(new DeleteLaunchTemplateCommand({ LaunchTemplateName: name }));
+    moto.proxy.clear();
     const launched = await graph.cloudProvider.create(nodeClaim("second", onDemand));
     assert.match(launched.instanceID, /^i-/);
-    const calls = proxy.actions.filter((a) => a === "CreateFleet" || a === "CreateLaunchTemplate");
+    const calls = moto.proxy.actions.filter((a) => a === "CreateFleet" || a === "CreateLaunchTemplate");
     assert.deepEqual(calls, ["CreateFleet", "CreateLaunchTemplate", "CreateFleet"]);
     assert.deepEqual(await owned(), [name]);
   });
 
   void it("should report a failed deletion on the EC2NodeClass and delete the template on the next pass", async () => {
     const clock = testClock();
-    const graph = providers(viaProxy(), clock, nodeClasses);
+    const graph = moto.providers(moto.viaProxy(), clock);
     await graph.cloudProvider.create(nodeClaim("old", onDemand));
     const [old] = await owned();
     await release(1);
@@ -191,7 +173,7 @@ void describe("launch-template garbage collection against moto", () => {
     clock.advance(GRACE);
     const seen: Seen = { events: [], logs: [] };
     const gc = gcDeps(graph, seen);
-    proxy.throttle("DeleteLaunchTemplate", 100, "UnauthorizedOperation");
+    moto.proxy.throttle("DeleteLaunchTemplate", 100, "UnauthorizedOperation");
     const failed = await pass(gc);
     assert.deepEqual(failed.errors.map((e) => e.name), [old]);
     const warning = seen.events.find((e) => e.type === "Warning");
@@ -199,7 +181,7 @@ void describe("launch-template garbage collection against moto", () => {
     assert.match(warning?.message ?? "", /deleting launch template karpenter\.k8s\.aws\/\d+: UnauthorizedOperation/);
     assert.ok(seen.logs.some((l) => l.msg === "deleting launch template failed"));
 
-    proxy.clear();
+    moto.proxy.clear();
     const retried = await pass(gc);
     assert.deepEqual(retried.deleted.map((d) => d.name), [old]);
     assert.equal((await owned()).length, 1);

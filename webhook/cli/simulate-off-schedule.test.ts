@@ -2,35 +2,22 @@
 // clock does (the provisioner skips it and names the pods it would have launched for; the what-if removes its nodes).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { run } from "./main.ts";
-import type { CliIo } from "./io.ts";
 import type { Plan } from "./simulate.ts";
-
-function capture(): { io: CliIo; out: () => string; err: () => string } {
-  let out = "";
-  let err = "";
-  return { io: { stdout: (t) => { out += t; }, stderr: (t) => { err += t; }, isTty: false, readStdin: async () => "" }, out: () => out, err: () => err };
-}
+import { documents, m5NodePool, node, pod, simulate, writeTempFile } from "./simulate-fixtures.ts";
 
 const WINDOW = '[{"schedule": "0 20 * * *", "duration": "10h"}]';
-const SCENARIO = [
-  `kind: NodePool\nmetadata: {name: dev, annotations: {kerf.dev/off-schedule: '${WINDOW}'}}\nspec:\n  template:\n    spec:\n` +
-  "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n" +
-  "      requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}, {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5]}]\n" +
-  '  disruption: {consolidateAfter: Never, budgets: [{nodes: "100%"}]}',
-  "kind: Node\nmetadata: {name: idle, labels: {karpenter.sh/nodepool: dev, node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: us-east-1a}}",
-  "kind: Pod\nmetadata: {name: big, namespace: default}\nspec: {containers: [{name: c, resources: {requests: {memory: 20Gi}}}]}",
-].join("\n---\n");
+const SCENARIO = documents(
+  m5NodePool("dev", {
+    annotations: `kerf.dev/off-schedule: '${WINDOW}'`,
+    disruption: 'consolidateAfter: Never, budgets: [{nodes: "100%"}]',
+  }),
+  node("idle", "dev", "m5.large"),
+  pod("big", "20Gi"),
+);
 
-async function simulateAt(at: string, format: "json" | "text"): Promise<string> {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "kerf-off-sim-")), "scenario.yaml");
-  writeFileSync(file, SCENARIO);
-  const c = capture();
-  assert.equal(await run(["simulate", "-f", file, "--at", at, "--format", format], c.io), 0, c.err());
-  return c.out();
+/** `kerf simulate` of the scenario at the time `at`, its output in `format`. */
+function simulateAt(at: string, format: "json" | "text"): Promise<string> {
+  return simulate(["-f", writeTempFile(SCENARIO), "--at", at, "--format", format]);
 }
 
 void describe("kerf simulate --at with kerf.dev/off-schedule", () => {

@@ -1,25 +1,15 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { run } from "./main.ts";
-import type { CliIo } from "./io.ts";
 import type { Plan } from "./simulate.ts";
+import { simulatePlan, writeTempFile } from "./simulate-fixtures.ts";
 
 const example = path.resolve(import.meta.dirname, "../../manifests/examples/scenarios/static-nodepool.yaml");
 
 /** The JSON plan of the static-nodepool example with `edit` applied to its text. */
-async function plan(edit: (yaml: string) => string = (y) => y): Promise<Plan> {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "kerf-static-")), "scenario.yaml");
-  writeFileSync(file, edit(readFileSync(example, "utf8")));
-  let out = "";
-  let err = "";
-  const io: CliIo = {
-    stdout: (t) => { out += t; }, stderr: (t) => { err += t; }, isTty: false, readStdin: async () => "",
-  };
-  assert.equal(await run(["simulate", "-f", file, "--format", "json"], io), 0, err);
-  return JSON.parse(out) as Plan;
+function plan(edit: (yaml: string) => string = (y) => y): Promise<Plan> {
+  return simulatePlan(["-f", writeTempFile(edit(readFileSync(example, "utf8")))]);
 }
 
 const NOT_READY = 'status: { conditions: [{ type: Ready, status: "False" }] }';

@@ -1,51 +1,38 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync, mkdtempSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { run } from "./main.ts";
-import type { CliIo } from "./io.ts";
 import type { WhatIf } from "./simulate-disruption.ts";
+import {
+  capture, documents, m5NodePool, node, pod, simulate, simulatePlan, writeTempFile,
+} from "./simulate-fixtures.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
-function capture(): { io: CliIo; out: () => string; err: () => string } {
-  let out = "";
-  let err = "";
-  return { io: { stdout: (t) => { out += t; }, stderr: (t) => { err += t; }, isTty: false, readStdin: async () => "" }, out: () => out, err: () => err };
-}
-
 describe("kerf simulate", () => {
   it("plans one m5.large for the EKS workshop scenario, as JSON", async () => {
-    const c = capture();
-    const code = await run(["simulate", "-f", path.join(root, "manifests/examples/scenarios/eks-workshop-inflate.yaml"), "--format", "json"], c.io);
-    assert.equal(code, 0, c.err());
-    const plan = JSON.parse(c.out()) as { nodeClaims: { instanceType: string; nodePool: string; capacityType: string; pods: string[] }[]; unschedulable: unknown[]; totalPricePerHour: number };
+    const plan = await simulatePlan(["-f", path.join(root, "manifests/examples/scenarios/eks-workshop-inflate.yaml")]);
     assert.deepEqual(plan.nodeClaims.map((n) => [n.nodePool, n.instanceType, n.capacityType, n.pods.length]), [["default", "m5.large", "on-demand", 5]]);
     assert.deepEqual(plan.unschedulable, []);
     assert.equal(plan.totalPricePerHour, 0.096);
-    assert.equal((plan as { disruption?: unknown }).disruption, undefined, "no Node: no disruption what-if");
+    assert.equal(plan.disruption, undefined, "no Node: no disruption what-if");
   });
   it("explains unschedulable pods in text", async () => {
-    const c = capture();
-    assert.equal(await run(["simulate", "-f", path.join(root, "manifests/examples/scenarios/gpu-and-spread.yaml")], c.io), 0);
-    assert.match(c.out(), /ml\/trainer: no instance type in NodePool gpu has 8 nvidia.com\/gpu with arch arm64/);
-    assert.match(c.out(), /Total: \d+ node\(s\), \$\d+\.\d{4}\/h/);
+    const out = await simulate(["-f", path.join(root, "manifests/examples/scenarios/gpu-and-spread.yaml")]);
+    assert.match(out, /ml\/trainer: no instance type in NodePool gpu has 8 nvidia.com\/gpu with arch arm64/);
+    assert.match(out, /Total: \d+ node\(s\), \$\d+\.\d{4}\/h/);
   });
   it("points at file and line of a bad object and exits 2", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "kerf-sim-"));
-    const file = path.join(dir, "bad.yaml");
-    writeFileSync(file, "kind: Pod\nmetadata: {name: ok}\nspec: {}\n---\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers: [{resources: {requests: {cpu: lots}}}]\n");
+    const file = writeTempFile("kind: Pod\nmetadata: {name: ok}\nspec: {}\n---\n"
+      + "kind: Pod\nmetadata: {name: x}\nspec:\n  containers: [{resources: {requests: {cpu: lots}}}]\n", "bad.yaml");
     const c = capture();
     assert.equal(await run(["simulate", "-f", file], c.io), 2);
     assert.match(c.err(), /bad\.yaml:5:1: reading Pod x: parsing quantity "lots"/);
   });
   it("passes --max-price-ratio to the packing, and rejects a ratio below 1 with exit 2", async () => {
     const workshop = path.join(root, "manifests/examples/scenarios/eks-workshop-inflate.yaml");
-    const c = capture();
     // At ratio 1 no NodeClaim may grow past what its pods are worth: the five 1Gi pods no longer share the m5.large.
-    assert.equal(await run(["simulate", "-f", workshop, "--format", "json", "--max-price-ratio", "1"], c.io), 0, c.err());
-    assert.ok((JSON.parse(c.out()) as { nodeClaims: unknown[] }).nodeClaims.length > 1);
+    assert.ok((await simulatePlan(["-f", workshop, "--max-price-ratio", "1"])).nodeClaims.length > 1);
     for (const ratio of ["0.5", "x", ""]) {
       const bad = capture();
       assert.equal(await run(["simulate", "-f", workshop, "--max-price-ratio", ratio], bad.io), 2, ratio);
@@ -63,34 +50,26 @@ const whatIfFile = path.join(root, "manifests/examples/scenarios/consolidation-w
 const WEDNESDAY_NOON = "2026-11-25T12:00:00Z";
 
 async function whatIfJson(args: readonly string[]): Promise<WhatIf> {
-  const c = capture();
-  assert.equal(await run(["simulate", ...args, "--format", "json"], c.io), 0, c.err());
-  const plan = JSON.parse(c.out()) as { disruption?: WhatIf };
+  const plan = await simulatePlan(args);
   assert.ok(plan.disruption !== undefined);
   return plan.disruption;
 }
 
 /** A scenario of one NodePool (with `budgets`) and Nodes given as [name, instance type, pods' memory]. */
 function scenarioFile(budgets: string, nodes: readonly [string, string, readonly string[]][], extra = ""): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "kerf-whatif-"));
-  const docs = [
-    `kind: NodePool\nmetadata: {name: default}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}, {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5]}]\n  disruption: {budgets: ${budgets}}`,
+  return writeTempFile(documents(
+    m5NodePool("default", { disruption: `budgets: ${budgets}` }),
     ...nodes.flatMap(([name, type, pods]) => [
-      `kind: Node\nmetadata: {name: ${name}, labels: {karpenter.sh/nodepool: default, node.kubernetes.io/instance-type: ${type}, topology.kubernetes.io/zone: us-east-1a}}`,
-      ...pods.map((memory, i) => `kind: Pod\nmetadata: {name: ${name}-${i}, namespace: default, labels: {app: ${name}}}\nspec: {nodeName: ${name}, containers: [{name: c, resources: {requests: {memory: ${memory}}}}]}`),
+      node(name, "default", type),
+      ...pods.map((memory, i) => pod(`${name}-${i}`, memory, { nodeName: name, app: name })),
     ]),
     ...(extra === "" ? [] : [extra]),
-  ];
-  const file = path.join(dir, "scenario.yaml");
-  writeFileSync(file, docs.join("\n---\n"));
-  return file;
+  ));
 }
 
 describe("kerf simulate: the disruption what-if", () => {
   it("prints the plan pass after pass with savings, budgets and what keeps the rest, as text", async () => {
-    const c = capture();
-    assert.equal(await run(["simulate", "-f", whatIfFile, "--at", WEDNESDAY_NOON], c.io), 0, c.err());
-    const out = c.out();
+    const out = await simulate(["-f", whatIfFile, "--at", WEDNESDAY_NOON]);
     assert.match(out, /Pass 1: emptiness \(Empty\): delete empty-1 \(general, m5\.xlarge on-demand in us-east-1a, \$0\.1920\/h, 0 pod\(s\)\), empty-2 /);
     assert.match(out, /Pass 2: drift \(Drifted\): delete drifted /);
     assert.match(out, /Pass 3: single-node-consolidation \(Underutilized\): replace big \(general, m5\.4xlarge on-demand in us-east-1a, \$0\.7680\/h, 3 pod\(s\)\)\n {4}with c5\.xlarge on-demand in us-east-1a \(general, \$0\.1700\/h\) as whatif-3-1/);
@@ -118,11 +97,11 @@ describe("kerf simulate: the disruption what-if", () => {
 
   it("disrupts nothing under a budget of 0 and names the budget", async () => {
     const file = scenarioFile(`[{nodes: "0"}]`, [["idle", "m5.large", []], ["half", "m5.xlarge", ["1Gi"]]]);
-    const c = capture();
-    assert.equal(await run(["simulate", "-f", file], c.io), 0, c.err());
-    assert.match(c.out(), /No disruption now\.\n {2}Then: nothing more to do\./);
-    assert.match(c.out(), /default Empty: 0 of 2 node\(s\) — budget 0 \(nodes "0"\) allows 0/);
-    assert.match(c.out(), /idle: blocked \(budget\): the NodePool's disruption budget for Empty allows no more disruptions now/);
+    const out = await simulate(["-f", file]);
+    assert.match(out, /No disruption now\.\n {2}Then: nothing more to do\./);
+    assert.match(out, /default Empty: 0 of 2 node\(s\) — budget 0 \(nodes "0"\) allows 0/);
+    assert.match(out,
+      /idle: blocked \(budget\): the NodePool's disruption budget for Empty allows no more disruptions now/);
     const w = await whatIfJson(["-f", file]);
     assert.deepEqual(w.steps, []);
     assert.deepEqual(w.blocked.map((b) => [b.node, b.kind]), [["idle", "budget"], ["half", "budget"]]);
@@ -160,8 +139,6 @@ describe("kerf simulate: the disruption what-if", () => {
       assert.equal(await run(["simulate", "-f", whatIfFile, ...args], c.io), 2, args.join(" "));
       assert.match(c.err(), new RegExp(args[0]!));
     }
-    const none = capture();
-    assert.equal(await run(["simulate", "-f", whatIfFile, "--passes", "0", "--format", "json"], none.io), 0);
-    assert.equal((JSON.parse(none.out()) as { disruption?: unknown }).disruption, undefined);
+    assert.equal((await simulatePlan(["-f", whatIfFile, "--passes", "0"])).disruption, undefined);
   });
 });
