@@ -106,37 +106,3 @@ const PROJECTIONS: Readonly<Record<string, (o: unknown) => unknown>> = { pods: p
 export function projectFor(field: string): ((o: unknown) => unknown) | undefined {
   return PROJECTIONS[field];
 }
-
-/**
- * One copy of each string value on the thread's side. A message arrives with its own copy of every
- * string, so 10,000 replicas of 100 Deployments hold 10,000 copies of each label value, toleration,
- * condition type and timestamp; interning keeps one. The table forgets everything past `limit` entries,
- * so strings of objects long deleted do not stay (objects interned before keep their copies).
- */
-export class Strings {
-  private readonly table = new Map<string, string>();
-  private readonly limit: number;
-
-  constructor(limit = 200_000) { this.limit = limit; }
-
-  /** `value` with every string in it (not its keys: V8 keeps one copy of those) replaced by the shared copy. */
-  intern(value: unknown): unknown {
-    if (typeof value === "string") return this.one(value);
-    if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-    const o = value as Record<string, unknown>;
-    for (const key of Object.keys(o)) {
-      const v = o[key];
-      if (typeof v === "string") o[key] = this.one(v);
-      else if (typeof v === "object" && v !== null) this.intern(v);
-    }
-    return value;
-  }
-
-  private one(s: string): string {
-    const known = this.table.get(s);
-    if (known !== undefined) return known;
-    if (this.table.size >= this.limit) this.table.clear();
-    this.table.set(s, s);
-    return s;
-  }
-}

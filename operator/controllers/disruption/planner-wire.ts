@@ -21,7 +21,8 @@ import type { Validation } from "../../core/disruption/validation.ts";
 import type { Meta, Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
 import type { ClusterView } from "../../core/provisioning/cluster-view.ts";
 import type { PlannedNodeClaim } from "../../core/scheduling/types.ts";
-import { projectFor, Strings } from "./planner-projection.ts";
+import { Strings } from "../../core/interning/strings.ts";
+import { projectFor } from "./planner-projection.ts";
 
 type Keyed = { readonly metadata?: Meta | undefined };
 type TypesByPool = ReadonlyMap<string, readonly InstanceType[]>;
