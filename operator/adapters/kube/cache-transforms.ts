@@ -8,6 +8,7 @@
  * the operator reads a dropped field — add it to a keep-list here before reading it.
  */
 import type { KubernetesObject } from "@kubernetes/client-node";
+import { withoutKeys } from "./object-shape.ts";
 import { stripManagedFields } from "./paged-list.ts";
 
 const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
@@ -24,21 +25,25 @@ type Loose = Record<string, unknown>;
 
 function dropLastApplied(obj: KubernetesObject): void {
   const annotations = obj.metadata?.annotations;
-  if (annotations !== undefined && LAST_APPLIED in annotations) delete annotations[LAST_APPLIED];
+  if (obj.metadata !== undefined && annotations !== undefined) obj.metadata.annotations = withoutKeys(annotations, [LAST_APPLIED]);
 }
 
-function slimContainers(list: unknown): void {
-  if (!Array.isArray(list)) return;
-  for (const container of list as Loose[]) for (const field of CONTAINER_FIELDS_DROPPED) delete container[field];
+function slimContainers(list: unknown): unknown {
+  return Array.isArray(list) ? (list as Loose[]).map((c) => withoutKeys(c, CONTAINER_FIELDS_DROPPED)) : list;
 }
 
-/** Slims a Pod in place. */
+/** Slims a Pod in place (it keeps its identity; the parts trimmed are rebuilt, see object-shape.ts). */
 export function slimPod<T extends KubernetesObject>(pod: T): T {
   stripManagedFields(pod);
   dropLastApplied(pod);
-  const { spec, status } = pod as Loose & { spec?: Loose; status?: Loose };
-  if (spec !== undefined) for (const key of ["containers", "initContainers", "ephemeralContainers"]) slimContainers(spec[key]);
-  if (status !== undefined) for (const field of POD_STATUS_FIELDS_DROPPED) delete status[field];
+  const p = pod as Loose & { spec?: Loose; status?: Loose };
+  const spec = p.spec;
+  if (spec !== undefined) {
+    for (const key of ["containers", "initContainers", "ephemeralContainers"]) {
+      if (spec[key] !== undefined) spec[key] = slimContainers(spec[key]);
+    }
+  }
+  if (p.status !== undefined) p.status = withoutKeys(p.status, POD_STATUS_FIELDS_DROPPED);
   return pod;
 }
 
@@ -46,8 +51,8 @@ export function slimPod<T extends KubernetesObject>(pod: T): T {
 export function slimNode<T extends KubernetesObject>(node: T): T {
   stripManagedFields(node);
   dropLastApplied(node);
-  const status = (node as Loose & { status?: Loose }).status;
-  if (status !== undefined) delete status["images"];
+  const n = node as Loose & { status?: Loose };
+  if (n.status !== undefined) n.status = withoutKeys(n.status, ["images"]);
   return node;
 }
 

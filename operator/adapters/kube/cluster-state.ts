@@ -9,6 +9,7 @@ import { optsOutOfKarpenter, ownedByDaemonSetOrNode, type SchedulingPod } from "
 import { ResilientInformer, type Backoff } from "./informers.ts";
 import { Strings } from "../../core/interning/strings.ts";
 import { slimNode, slimObject, slimPod } from "./cache-transforms.ts";
+import { onlyKeys } from "./object-shape.ts";
 import { pagedList } from "./paged-list.ts";
 
 /** The kinds the state watches. */
@@ -78,12 +79,12 @@ export interface ClusterStateOptions {
  */
 function keepOnly(obj: KubernetesObject, meta: readonly string[], spec: readonly string[]): KubernetesObject {
   const o = obj as unknown as Record<string, unknown>;
+  // The object itself keeps its identity (the informer transforms in place); what it holds is rebuilt (object-shape.ts).
   for (const key of Object.keys(o)) if (!["apiVersion", "kind", "metadata", "spec"].includes(key)) delete o[key];
-  const m = (o["metadata"] ?? {}) as Record<string, unknown>;
-  for (const key of Object.keys(m)) if (!meta.includes(key)) delete m[key];
+  if (o["metadata"] !== undefined) o["metadata"] = onlyKeys(o["metadata"] as Record<string, unknown>, meta);
   const sp = o["spec"] as Record<string, unknown> | undefined;
   if (spec.length === 0 || sp === undefined) delete o["spec"];
-  else for (const key of Object.keys(sp)) if (!spec.includes(key)) delete sp[key];
+  else o["spec"] = onlyKeys(sp, spec);
   return obj;
 }
 

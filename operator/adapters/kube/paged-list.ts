@@ -8,13 +8,17 @@
 import https from "node:https";
 import type { KubeConfig, KubernetesListObject, KubernetesObject } from "@kubernetes/client-node";
 import { KubeApiError } from "./client.ts";
+import { withoutKeys } from "./object-shape.ts";
 
 /** Objects per list page (client-go's reflector pages at 500 too). */
 export const PAGE_SIZE = 500;
 
-/** Drops metadata.managedFields in place; returns the object (as controller-runtime's TransformStripManagedFields). */
+/**
+ * Drops metadata.managedFields in place — the object keeps its identity, its metadata is rebuilt without the
+ * field (object-shape.ts) — and returns the object (as controller-runtime's TransformStripManagedFields).
+ */
 export function stripManagedFields<T extends KubernetesObject>(obj: T): T {
-  if (obj.metadata !== undefined) delete (obj.metadata as { managedFields?: unknown }).managedFields;
+  if (obj.metadata !== undefined) obj.metadata = withoutKeys(obj.metadata, ["managedFields"]);
   return obj;
 }
 
