@@ -51,7 +51,10 @@ export interface MarkDeps {
   readonly cluster: Cluster;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** Nodes and NodeClaims pending pods were nominated to (an abandoned command's replacement they were promised stays). */
+  /**
+   * Nodes and NodeClaims pending pods were nominated to (an abandoned command's replacement they were
+   * promised stays).
+   */
   readonly nominated: () => ReadonlySet<string>;
 }
 

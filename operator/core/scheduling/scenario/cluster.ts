@@ -72,7 +72,10 @@ function managed(node: Obj, claims: readonly Obj[], pool: Obj | undefined, now: 
   return { node: withStatus as Node, claim: claimFor(node, given, providerID, { pool, now }) };
 }
 
-/** minAvailable / maxUnavailable as a count of `expected` pods (percentages round up, as the disruption controller does). */
+/**
+ * minAvailable / maxUnavailable as a count of `expected` pods (percentages round up, as the disruption
+ * controller does).
+ */
 function scaled(value: unknown, expected: number): number {
   if (typeof value === "string" && value.endsWith("%")) return Math.ceil((Number(value.slice(0, -1)) / 100) * expected);
   return Number(value);

@@ -18,12 +18,18 @@ export class ScenarioError extends Error {
   }
 }
 
-/** The scenario's objects as written, Nodes completed from the catalog and Pods given a uid (the what-if reads them). */
+/**
+ * The scenario's objects as written, Nodes completed from the catalog and Pods given a uid (the what-if
+ * reads them).
+ */
 export interface ScenarioObjects {
   readonly nodePools: readonly Obj[];
   readonly nodes: readonly Obj[];
   readonly nodeClaims: readonly Obj[];
-  /** Pods bound to a node (`spec.nodeName`), with `metadata.uid` (default namespace/name, as the simulation names them). */
+  /**
+   * Pods bound to a node (`spec.nodeName`), with `metadata.uid` (default namespace/name, as the simulation
+   * names them).
+   */
   readonly pods: readonly Obj[];
   /** DaemonSets, their pod templates admitted as their RuntimeClass has them. */
   readonly daemonSets: readonly Obj[];
