@@ -1,54 +1,49 @@
-/** Composition root of `kerf operator`: config → adapters → controllers → start; leader-gated controllers; graceful shutdown. The only file that wires everything. */
+/**
+ * Composition root of `kerf operator`: config → adapters → controllers → start; leader-gated controllers; graceful
+ * shutdown. The only file that wires everything; what it builds before the controllers (kubeconfig, cluster facts,
+ * catalog, AWS providers, metrics) comes from operator/startup/.
+ */
 import { hostname } from "node:os";
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { KubeConfig } from "@kubernetes/client-node";
-import { builtinCatalog, isBundledRegion } from "../policies/domain/catalog/builtin.ts";
-import { discoverCluster } from "./adapters/aws/cluster-discovery.ts";
+import type { KubeConfig } from "@kubernetes/client-node";
 import { Ec2InstanceTags, awsEc2TagsApi } from "./adapters/aws/instance-tags.ts";
-import { createAwsProviders } from "./adapters/aws/factory.ts";
 import { SqsInterruptionQueue } from "./adapters/aws/interruption-queue.ts";
-import { Ec2CatalogProvider } from "./adapters/aws/providers/catalog.ts";
-import { awsEc2CatalogApi, awsEksApi, awsPricingApi, awsSqsApi, type AwsClientConfig } from "./adapters/aws/sdk.ts";
-import { pricingApiRegion } from "../policies/domain/catalog/prices.ts";
+import { awsSqsApi } from "./adapters/aws/sdk.ts";
 import { CatalogRefresher, nodeClassNamesOf } from "./controllers/providers/catalog.ts";
-import { kubeconfigCABundle } from "./adapters/kube/ca-bundle.ts";
 import { isConflict } from "./adapters/kube/client.ts";
-import { KubernetesVersionProvider, apiserverVersion, kubeDnsClusterIP } from "./adapters/kube/cluster-facts.ts";
 import { ClusterState } from "./adapters/kube/cluster-state.ts";
 import { KubeEventRecorder } from "./adapters/kube/event-recorder.ts";
 import { KubeCluster } from "./adapters/kube/kube-cluster.ts";
 import { KubeNodeClassFinalizers } from "./adapters/kube/nodeclass-finalizers.ts";
 import { KubeNodeOverlays } from "./adapters/kube/node-overlays.ts";
-import { OverlayStore } from "./controllers/nodeoverlay/store.ts";
 import { LeaderElector } from "./adapters/kube/lease.ts";
 import { sharingConnections } from "./adapters/kube/shared-connections.ts";
 import { loadConfig, type OperatorConfig } from "./config.ts";
 import type { Clock } from "./core/clock.ts";
-import { ClusterDiscoveryError, type ClusterInfo } from "./core/launch-template/cluster-info.ts";
-import type { EC2NodeClassLike } from "./core/launch-template/node-class.ts";
-import type { OfferingAvailability } from "./controllers/interruption/controller.ts";
+import { ClusterDiscoveryError } from "./core/launch-template/cluster-info.ts";
 import { DEFAULT_DISRUPTION_SETTINGS, type DisruptionSettings } from "./controllers/disruption/controller.ts";
-import { ControllerManager, controllers, type ChangeSource } from "./controllers/registry.ts";
+import type { ChangeSource } from "./controllers/controller-spec.ts";
+import { ControllerManager } from "./controllers/manager.ts";
+import { controllers } from "./controllers/registry.ts";
 import { serveProbes, type ListeningServer } from "./observability/http.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
-import { IGNORED_FEATURE_GATES, ignoredFeatureGates, ignoredSettings } from "../policies/operator-coverage.ts";
-import { createMetrics, type Metrics } from "./observability/metrics.ts";
+import type { Metrics } from "./observability/metrics.ts";
 import type { CatalogPart } from "./ports/catalog-source.ts";
-import type { CloudProvider } from "./ports/cloud-provider.ts";
-import type { NodeClassCloud } from "./ports/node-class-cloud.ts";
-import type { NodeClassResolver } from "./ports/node-class-resolver.ts";
+import { awsClientConfig, cloudProvider, nodeCluster, regionCatalog, type AwsOverrides } from "./startup/aws.ts";
+import { operatorMetrics } from "./startup/build-info.ts";
+import { KubeConfigNotFoundError, kubernetesMinor, loadKubeConfig } from "./startup/kube.ts";
+import { logStarted } from "./startup/start-log.ts";
 
-/** Overrides for tests and embedding; everything defaults to the real thing. */
-export interface OperatorOverrides {
+export { KubeConfigNotFoundError } from "./startup/kube.ts";
+
+/**
+ * Overrides for tests and embedding; everything defaults to the real thing. AWS credentials and the SSM prefix
+ * are AwsOverrides' (startup/aws.ts).
+ */
+export interface OperatorOverrides extends AwsOverrides {
   readonly kubeConfig?: KubeConfig;
   readonly logger?: Logger;
   readonly clock?: Clock;
-  /** AWS credentials (tests: moto's fake ones); the SDK's default chain otherwise. */
-  readonly awsCredentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
   readonly serveHttp?: boolean;
-  /** SSM prefix of the public AMI parameters (tests: moto refuses /aws/...). */
-  readonly ssmPrefix?: string;
   /** Disruption timings (tests and the playground shorten Karpenter's 15 s validation delay and 10 s poll). */
   readonly disruption?: Partial<Omit<DisruptionSettings, "spotToSpot">>;
   /** How often the Kubernetes version is re-read (Karpenter's 5 min; tests shorten it). */
@@ -68,68 +63,6 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
-/** The version AMI aliases resolve for when the apiserver cannot tell it at start. */
-const FALLBACK_KUBERNETES_VERSION = "1.36";
-
-/** The cluster's Kubernetes version, read now and again by providers.version (AMI aliases follow an upgrade). */
-function kubernetesMinor(kc: KubeConfig, logger: Logger): Promise<KubernetesVersionProvider> {
-  return KubernetesVersionProvider.start(apiserverVersion(kc), logger, FALLBACK_KUBERNETES_VERSION);
-}
-
-function awsClientConfig(config: OperatorConfig, overrides: OperatorOverrides): AwsClientConfig {
-  return { region: config.region, ...(config.awsEndpoint === "" ? {} : { endpoint: config.awsEndpoint }), ...(overrides.awsCredentials === undefined ? {} : { credentials: overrides.awsCredentials }) };
-}
-
-/**
- * The endpoint, CA, service CIDR and cluster DNS address node user data carries. Never the operator's
- * own kubeconfig server: in a pod that is the `kubernetes` Service address, which a booting node cannot reach.
- */
-async function nodeCluster(config: OperatorConfig, kc: KubeConfig, logger: Logger, overrides: OperatorOverrides): Promise<ClusterInfo> {
-  const settings = { name: config.clusterName, endpoint: config.clusterEndpoint, caBundle: config.clusterCABundle };
-  const cluster = await discoverCluster(settings, {
-    eks: awsEksApi(awsClientConfig(config, overrides)), kubeconfigCA: () => kubeconfigCABundle(kc), kubeDnsClusterIP: kubeDnsClusterIP(kc), logger,
-  });
-  if (cluster.caBundle === undefined) logger.warn("no cluster CA bundle (kubeconfig without one, no --cluster-ca-bundle): node user data carries none and AL2023 nodes will not join");
-  logger.info({ endpoint: cluster.endpoint, caBundle: cluster.caBundle !== undefined, serviceCIDR: cluster.serviceCIDR ?? "not discovered", clusterDNS: cluster.dnsIP ?? "not discovered" }, "cluster facts for node user data");
-  return cluster;
-}
-
-/**
- * The region's catalog from AWS, refreshed once before any controller runs: a failed part keeps the bundled
- * data of the region (warned), and the providers.catalog controller retries it.
- */
-async function regionCatalog(config: OperatorConfig, o: { logger: Logger; clock: Clock; overrides: OperatorOverrides }): Promise<Ec2CatalogProvider> {
-  const aws = awsClientConfig(config, o.overrides);
-  const reference = builtinCatalog();
-  const catalog = new Ec2CatalogProvider({
-    region: config.region, ec2: awsEc2CatalogApi(aws), clock: o.clock, reference,
-    pricing: config.isolatedVPC ? undefined : awsPricingApi(aws, pricingApiRegion(config.region)),
-    bundled: isBundledRegion(config.region) ? builtinCatalog(config.region) : undefined,
-  });
-  const started = performance.now();
-  const results = await Promise.allSettled([catalog.refreshInstanceTypes(), catalog.refreshSpotPrices(), catalog.refreshOnDemandPrices()]);
-  for (const r of results) {
-    if (r.status === "rejected") o.logger.warn({ err: r.reason }, "the instance-type catalog starts without this part from AWS; using the bundled data until a refresh succeeds");
-  }
-  const types = catalog.current().instanceTypes.length;
-  o.logger.info({ region: config.region, instanceTypes: types, ms: Math.round(performance.now() - started), parts: catalog.freshness().parts }, "instance-type catalog");
-  if (types === 0) o.logger.warn({ region: config.region }, "no instance types: AWS did not answer and kerf bundles no data for this region; nothing launches until a refresh succeeds");
-  return catalog;
-}
-
-async function cloudProvider(config: OperatorConfig, kc: KubeConfig, state: ClusterState, o: { cluster: ClusterInfo; kubernetesVersion: KubernetesVersionProvider; logger: Logger; clock: Clock; overrides: OperatorOverrides; catalog: Ec2CatalogProvider }): Promise<{ cloud: CloudProvider; resolver: NodeClassResolver; nodeClassCloud: NodeClassCloud; offerings: OfferingAvailability; overlays: OverlayStore | undefined }> {
-  // Gate NodeOverlay: the evaluated overlays the launch, the provisioner and the disruption pass decorate types with.
-  const overlays = config.featureGates["NodeOverlay"] === true ? new OverlayStore() : undefined;
-  const graph = createAwsProviders({
-    cluster: o.cluster,
-    aws: awsClientConfig(config, o.overrides),
-    kubernetesVersion: o.kubernetesVersion.get,
-    ...(o.overrides.ssmPrefix === undefined ? {} : { ssmPrefix: o.overrides.ssmPrefix }),
-    reservedCapacity: config.featureGates["ReservedCapacity"] !== false,
-  }, { catalog: o.catalog, clock: o.clock, nodeClass: async (name) => state.nodeClass(name) as EC2NodeClassLike | undefined, overlays });
-  return { cloud: graph.cloudProvider, resolver: graph.resolver, nodeClassCloud: graph.nodeClassCloud, offerings: graph.unavailable, overlays };
-}
-
 /** The EC2NodeClasses the NodePools use (told when a catalog refresh fails). */
 function nodeClassesInUse(state: ClusterState): { metadata?: { name?: string; uid?: string } }[] {
   return nodeClassNamesOf(state.nodePools()).flatMap((n) => {
@@ -137,46 +70,6 @@ function nodeClassesInUse(state: ClusterState): { metadata?: { name?: string; ui
     if (meta?.name === undefined) return [];
     return [{ metadata: { name: meta.name, ...(meta.uid === undefined ? {} : { uid: meta.uid }) } }];
   });
-}
-
-/** No Kubernetes API to talk to: a setting to fix, reported in one line. */
-export class KubeConfigNotFoundError extends Error {
-  constructor(message: string) {
-    super(`finding the Kubernetes API: ${message}`);
-    this.name = "KubeConfigNotFoundError";
-  }
-}
-
-function loadKubeConfig(config: OperatorConfig): KubeConfig {
-  const kc = new KubeConfig();
-  if (config.kubeconfig !== "") { kc.loadFromFile(config.kubeconfig); return kc; }
-  kc.loadFromDefault();
-  // With no ~/.kube/config and no in-cluster token, client-node falls back to an unauthenticated
-  // http://localhost:8080, which it then refuses on every request ("HTTP protocol is not allowed"): say so now.
-  const cluster = kc.getCurrentCluster();
-  if (cluster?.name === "cluster" && cluster.server === "http://localhost:8080" && kc.getCurrentUser()?.name === "user") {
-    throw new KubeConfigNotFoundError("no --kubeconfig (KUBECONFIG), no ~/.kube/config and no in-cluster "
-      + "ServiceAccount token at /var/run/secrets/kubernetes.io/serviceaccount/token; run it in a pod with a "
-      + "ServiceAccount or pass --kubeconfig");
-  }
-  return kc;
-}
-
-/** karpenter_build_info's labels: kerf's package version; Node's version and architecture stand for Go's. */
-function buildInfo(): { version: string; goversion: string; goarch: string; commit: string } {
-  let version = "unknown";
-  try {
-    const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "package.json"), "utf8")) as { version?: string };
-    version = pkg.version ?? version;
-  } catch { /* a bundle without package.json: the version stays unknown */ }
-  return { version, goversion: process.version, goarch: process.arch, commit: "" };
-}
-
-/** The operator's registry (process metrics when it serves them), karpenter_build_info set. */
-function operatorMetrics(processMetrics: boolean): Metrics {
-  const metrics = createMetrics({ processMetrics });
-  metrics.buildInfo.set(buildInfo(), 1);
-  return metrics;
 }
 
 /** Builds and starts the operator (informers on every replica; controllers only on the leader). */
@@ -245,26 +138,6 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
       await kc.closeConnections();
     },
   };
-}
-
-/** The start line, then what of the configuration kerf ignores. */
-function logStarted(logger: Logger, config: OperatorConfig): void {
-  logger.info({ cluster: config.clusterName, region: config.region, identity: config.leaderElectionIdentity }, "operator started");
-  logIgnoredConfiguration(logger, config.featureGates, process.env);
-}
-
-/**
- * Says once, at start, which Karpenter feature gates and settings this operator was given but ignores (the kerf
- * chart refuses them; an operator started another way would otherwise ignore them silently).
- */
-function logIgnoredConfiguration(logger: Logger, gates: Readonly<Record<string, boolean>>, env: NodeJS.ProcessEnv): void {
-  const { ignored, unknown } = ignoredFeatureGates(gates);
-  if (ignored.length > 0) {
-    logger.warn({ featureGates: ignored.map((g) => ({ gate: g, karpenter: IGNORED_FEATURE_GATES[g] })) }, "kerf's operator ignores these feature gates: kerf does not implement them");
-  }
-  if (unknown.length > 0) logger.warn({ featureGates: unknown }, "unknown feature gates: neither Karpenter's nor kerf's; ignored");
-  const settings = ignoredSettings(env);
-  if (settings.length > 0) logger.warn({ settings }, "kerf's operator ignores these Karpenter settings");
 }
 
 /** `kerf operator`: runs until SIGTERM/SIGINT; resolves to the exit code. */

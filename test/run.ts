@@ -4,7 +4,7 @@
  * then run one file at a time against that single environment, which is reset between files and
  * always torn down, also when a test fails or the run is interrupted.
  *
- * Without filters it also type-checks and lints the whole tree, each counted as one test.
+ * Without filters it also type-checks, lints and checks the formatting of the whole tree, each counted as one test.
  *
  * Usage: node test/run.ts [--unit-only] [FILTER...]   (FILTER: substring of a test file path)
  */
@@ -44,11 +44,14 @@ function tallyTap(file: string): Tally {
   return { passed: count("pass"), failed: count("fail") + count("cancelled"), skipped: count("skipped") + count("todo") };
 }
 
-/** Type check and lint, each counted as one test; their output is shown only when they fail. */
+/** Type check, lint and format check, each counted as one test; their output is shown only when they fail. */
 async function staticChecks(): Promise<Tally> {
   const checks: [string, string[]][] = [
     ["typecheck", [path.join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", "tsconfig.json"]],
     ["lint", [path.join(root, "node_modules", "eslint", "bin", "eslint.js"), "--config", ".ci/eslint.config.mjs", "--max-warnings", "0", "."]],
+    // Prettier (.prettierrc.json; .prettierignore limits it to kerf's TypeScript): fails on any file that
+    // `npm run format` would change, and lists those files.
+    ["format", [path.join(root, "node_modules", "prettier", "bin", "prettier.cjs"), "--check", "."]],
   ];
   const tally: Tally = { passed: 0, failed: 0, skipped: 0 };
   for (const [name, argv] of checks) {

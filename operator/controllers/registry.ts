@@ -1,10 +1,9 @@
 /**
  * Every controller with its triggers: the one place to read which controllers run and what wakes them.
  * A controller is a keyed reconcile plus, per watched kind, a map from a changed object to keys. Adding
- * one (e.g. the provisioner) is one entry in `controllers()`. The manager runs them only while leading.
+ * one (e.g. the provisioner) is one entry in `controllers()`. The contract is in controller-spec.ts; the
+ * manager (manager.ts) runs them only while leading.
  */
-import type { Logger } from "pino";
-import type { Metrics } from "../observability/metrics.ts";
 import type { EC2NodeClassLike } from "../core/launch-template/node-class.ts";
 import { justConsolidatable } from "../core/disruption/consolidatable.ts";
 import type { NodeClaim, Pod } from "../core/lifecycle/objects.ts";
@@ -42,39 +41,7 @@ import { reconcileStaticCapacity } from "./nodepool/static.ts";
 import { reconcileNodePool } from "./nodepool/status.ts";
 import { provisioningController, type BatchDurations } from "./provisioning/controller.ts";
 import { versionController, type VersionRefresher } from "./providers/version.ts";
-import { WorkQueue, type Reconcile } from "./runtime.ts";
-
-/** The kinds cluster state watches (names as in adapters/kube/cluster-state.ts). */
-export type WatchKind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs" | "volumeattachments"
-  | "persistentvolumeclaims" | "persistentvolumes" | "storageclasses" | "csinodes" | "nodeoverlays";
-
-/** What happened to a watched object. */
-export type WatchVerb = "add" | "update" | "delete";
-
-/** A watched object, as much as the key mappers read. */
-export interface Watched {
-  readonly metadata?: {
-    readonly name?: string | undefined; readonly namespace?: string | undefined; readonly uid?: string | undefined; readonly generation?: number | undefined; readonly deletionTimestamp?: unknown;
-    readonly labels?: Readonly<Record<string, string>> | undefined; readonly ownerReferences?: readonly { readonly kind: string; readonly name: string }[] | undefined;
-  } | undefined;
-  readonly spec?: { readonly providerID?: string | undefined; readonly nodeName?: string | undefined } | undefined;
-}
-
-/** Where changes come from (ClusterState implements it). */
-export interface ChangeSource {
-  onChange(listener: (kind: WatchKind, verb: WatchVerb, obj: Watched) => void): void;
-  objects(kind: WatchKind): readonly Watched[];
-}
-
-/** One controller: name, reconcile, triggers, optional periodic resync of every key. */
-export interface ControllerSpec {
-  readonly name: string;
-  readonly reconcile: Reconcile;
-  readonly watches: Partial<Record<WatchKind, (obj: Watched, verb: WatchVerb) => readonly string[]>>;
-  readonly concurrency?: number;
-  /** A singleton loop: this key is enqueued on start and the reconcile requeues itself. */
-  readonly singleton?: string;
-}
+import type { ControllerSpec, Watched, WatchVerb } from "./controller-spec.ts";
 
 /** Everything controllers may use (named, built in main.ts). */
 export interface ControllerDeps extends NodeClaimDeps {
@@ -348,43 +315,4 @@ function launchTemplateGcController(
 
 function allPools(deps: ControllerDeps): readonly string[] {
   return deps.cluster.nodePools().map((p) => p.metadata?.name ?? "").filter((n) => n !== "");
-}
-
-/** Runs controllers' queues while this replica leads. */
-export class ControllerManager {
-  private readonly queues: { spec: ControllerSpec; queue: WorkQueue }[];
-  private readonly source: ChangeSource;
-  private active = false;
-
-  constructor(specs: readonly ControllerSpec[], source: ChangeSource, opts: { logger: Logger; metrics?: Metrics; isConflict: (e: unknown) => boolean }) {
-    this.source = source;
-    this.queues = specs.map((spec) => ({
-      spec,
-      queue: new WorkQueue({ name: spec.name, reconcile: spec.reconcile, logger: opts.logger, isConflict: opts.isConflict, ...(spec.concurrency === undefined ? {} : { concurrency: spec.concurrency }), ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }) }),
-    }));
-    source.onChange((kind, verb, obj) => { if (this.active) this.route(kind, obj, verb); });
-  }
-
-  /** Starts every queue and enqueues every existing object once (a full resync, as after a restart). */
-  start(): void {
-    this.active = true;
-    for (const { queue, spec } of this.queues) {
-      queue.start();
-      if (spec.singleton !== undefined) queue.add(spec.singleton);
-    }
-    for (const kind of ["nodepools", "nodeclaims", "nodes", "ec2nodeclasses"] as const) for (const obj of this.source.objects(kind)) this.route(kind, obj, "add");
-  }
-
-  /** Stops taking work and waits for in-flight reconciles. */
-  async stop(): Promise<void> {
-    this.active = false;
-    await Promise.all(this.queues.map(({ queue }) => queue.stop()));
-  }
-
-  private route(kind: WatchKind, obj: Watched, verb: WatchVerb): void {
-    for (const { spec, queue } of this.queues) {
-      const map = spec.watches[kind];
-      if (map !== undefined) for (const key of map(obj, verb)) queue.add(key);
-    }
-  }
 }

@@ -70,7 +70,8 @@ export async function operatorAccount(kc: KubeConfig, objects: readonly Manifest
     if (await isClusterScoped(kc, obj) || obj.metadata.namespace === "kube-system") outliving.push(obj);
   }
   const account = only(objects, "ServiceAccount").metadata.name;
-  const token = (await kc.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({ name: account, namespace,
+  const core = kc.makeApiClient(CoreV1Api);
+  const token = (await core.createNamespacedServiceAccountToken({ name: account, namespace,
     body: { spec: { audiences: [], expirationSeconds: 3600 } } })).status?.token ?? "";
   if (token === "") throw new Error(`issuing a token for ServiceAccount ${account}: the TokenRequest answered none`);
   const direct = tokenKubeConfig(server, kc.getCurrentCluster()?.caData ?? "", token);

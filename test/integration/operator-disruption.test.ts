@@ -167,7 +167,8 @@ void describe("disruption on the real environment", () => {
     await createPool(env, "budgeted");
     const pdbNs = await deploy(env, "budgeted", 6);
     const [pdbClaim] = await settled(env, "budgeted", pdbNs, { pods: 6, claims: 1 });
-    await env.kubeConfig.makeApiClient(PolicyV1Api).createNamespacedPodDisruptionBudget({ namespace: pdbNs, body: { metadata: { name: "all" }, spec: { minAvailable: "100%", selector: { matchLabels: { app: "budgeted" } } } } });
+    const policy = env.kubeConfig.makeApiClient(PolicyV1Api);
+    await policy.createNamespacedPodDisruptionBudget({ namespace: pdbNs, body: { metadata: { name: "all" }, spec: { minAvailable: "100%", selector: { matchLabels: { app: "budgeted" } } } } });
     await scale(env, pdbNs, "budgeted", 1);
     await eventually("an event names the PDB", async () => (await events(env, pdbClaim?.metadata.name ?? "", "DisruptionBlocked")).some((m) => m.includes("PodDisruptionBudget")), 30_000, 250);
     await new Promise((r) => setTimeout(r, 4000));

@@ -37,7 +37,8 @@ void describe("NodeClaim expiration on the real environment", () => {
     assert.equal(replacement.metadata.labels?.["karpenter.sh/nodepool"], "short-lived");
     const expired = (await running.operator.metrics.nodeClaimsDisrupted.get()).values.filter((v) => v.labels["reason"] === "expired");
     assert.ok(expired.reduce((n, v) => n + v.value, 0) >= 1);
-    const events = await env.kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: "default", fieldSelector: `involvedObject.name=${first.metadata.name},reason=Disrupted` });
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const events = await core.listNamespacedEvent({ namespace: "default", fieldSelector: `involvedObject.name=${first.metadata.name},reason=Disrupted` });
     assert.ok(events.items.some((e) => e.message === "Disrupting NodeClaim: expired"), "a Disrupted event says why");
   });
 });

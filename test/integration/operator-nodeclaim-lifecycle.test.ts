@@ -61,7 +61,8 @@ void describe("NodeClaim lifecycle on the real apiserver, kwok and moto", () => 
       metadata: { name: "web" },
       spec: { replicas: 2, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10", resources: { requests: { cpu: "100m" } } }] } } },
     } });
-    await env.kubeConfig.makeApiClient(PolicyV1Api).createNamespacedPodDisruptionBudget({ namespace, body: { metadata: { name: "web" }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: "web" } } } } });
+    const policy = env.kubeConfig.makeApiClient(PolicyV1Api);
+    await policy.createNamespacedPodDisruptionBudget({ namespace, body: { metadata: { name: "web" }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: "web" } } } } });
     await eventually("2 web pods running on the NodeClaim's node", async () => {
       const pods = await core.listNamespacedPod({ namespace });
       return pods.items.filter((p) => p.status?.phase === "Running" && p.spec?.nodeName === node.metadata?.name).length === 2;

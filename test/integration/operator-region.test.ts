@@ -23,14 +23,15 @@ const SPOT_M5 = { key: "node.kubernetes.io/instance-type", operator: "In", value
 interface Condition { type: string; status: string; reason: string; message: string }
 
 async function nodeClassConditions(env: TestEnvironment): Promise<Condition[]> {
-  const nc = await env.kubeConfig.makeApiClient(CustomObjectsApi)
-    .getClusterCustomObject({ group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses", name: "default" }) as { status?: { conditions?: Condition[] } };
+  const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const nc = await custom.getClusterCustomObject({ group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses", name: "default" }) as { status?: { conditions?: Condition[] } };
   return nc.status?.conditions ?? [];
 }
 
 /** An annotation change: the EC2NodeClass status controller reconciles it now rather than at its minute. */
 async function touchNodeClass(env: TestEnvironment, value: string): Promise<void> {
-  await env.kubeConfig.makeApiClient(CustomObjectsApi).patchClusterCustomObject(
+  const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  await custom.patchClusterCustomObject(
     { group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses", name: "default", body: { metadata: { annotations: { "kerf.test/touch": value } } } },
     mergePatch,
   );
@@ -143,7 +144,8 @@ void describe("the operator in eu-west-1: types, zones and prices from AWS", () 
       return claims.length === 1 && claims.every((c) => c.metadata.deletionTimestamp === undefined) ? claims : undefined;
     }, 120_000, 250);
     const [kept] = await nodeClaims(env);
-    await env.kubeConfig.makeApiClient(CustomObjectsApi).patchClusterCustomObject(
+    const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+    await custom.patchClusterCustomObject(
       { group: "karpenter.sh", version: "v1", plural: "nodepools", name: "default", body: { spec: { template: { metadata: { labels: { team: "eu" } } } } } },
       mergePatch,
     );

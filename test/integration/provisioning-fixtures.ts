@@ -39,7 +39,8 @@ export async function prepareCluster(env: TestEnvironment, region = "us-east-1")
   await seedAl2023Alias(aws, "x86_64");
   await seedNodeRole(aws);
   await tagDefaultSubnets(aws, [`${region}a`, `${region}b`]);
-  await env.kubeConfig.makeApiClient(CustomObjectsApi).createClusterCustomObject({ group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses", body: { apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "default" }, spec: nodeClass("default").spec } });
+  const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  await custom.createClusterCustomObject({ group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses", body: { apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "default" }, spec: nodeClass("default").spec } });
 }
 
 /** One operator replica (no leader election) and the kubelet simulation on a prepared cluster. */

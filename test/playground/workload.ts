@@ -56,5 +56,6 @@ export async function createInflate(kc: KubeConfig): Promise<void> {
 
 /** Sets inflate's replica count. */
 export async function scaleInflate(kc: KubeConfig, replicas: number): Promise<void> {
-  await kc.makeApiClient(AppsV1Api).patchNamespacedDeploymentScale({ name: INFLATE, namespace: NAMESPACE, body: [{ op: "replace", path: "/spec/replicas", value: replicas }] });
+  const apps = kc.makeApiClient(AppsV1Api);
+  await apps.patchNamespacedDeploymentScale({ name: INFLATE, namespace: NAMESPACE, body: [{ op: "replace", path: "/spec/replicas", value: replicas }] });
 }

@@ -26,7 +26,8 @@ import type { Node, NodeClaim, Pod } from "../../operator/core/lifecycle/objects
 import { existingPlaces, type ClusterView } from "../../operator/core/provisioning/cluster-view.ts";
 import { namespaceLabelMap, viewVolumes } from "../../operator/core/provisioning/cluster-view.ts";
 import { typesByName } from "../../operator/core/provisioning/plan.ts";
-import { claimConditions, isManagedNode, scenarioCluster, type Obj, type ScenarioObjects } from "../../operator/core/scheduling/scenario.ts";
+import { claimConditions, isManagedNode, scenarioCluster } from "../../operator/core/scheduling/scenario/cluster.ts";
+import type { Obj, ScenarioObjects } from "../../operator/core/scheduling/scenario/objects.ts";
 import { simPodFromPod } from "../../operator/core/scheduling/pod-spec.ts";
 import { simulate } from "../../operator/core/scheduling/simulate.ts";
 import type { PlannedNodeClaim, SimulateOptions } from "../../operator/core/scheduling/types.ts";

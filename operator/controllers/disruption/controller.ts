@@ -21,7 +21,8 @@ import { takesPart, type NodePoolObject } from "../../core/provisioning/plan.ts"
 import type { Result } from "../runtime.ts";
 import type { Nominations } from "./nominations.ts";
 import { PlannerThread, PlannerThreadError, type Planner, type PlanResult } from "./planner.ts";
-import { clearReason, decisionLabels, DISRUPTED_TAINT, DISRUPTION_REASON_CONDITION, Orchestrator, untaint } from "./orchestrator.ts";
+import { clearReason, DISRUPTED_TAINT, DISRUPTION_REASON_CONDITION, untaint } from "./marks.ts";
+import { decisionLabels, Orchestrator } from "./orchestrator.ts";
 
 /** Disruption settings (Karpenter's constants, overridable for tests). */
 export interface DisruptionSettings {

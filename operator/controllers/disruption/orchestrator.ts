@@ -14,63 +14,39 @@
  * Never` pool emptiness would never remove. A candidate is deleted only after its replacement
  * initialized. After leadership is lost a task writes nothing more: the next leader takes over.
  * NodeClaims stay "in flight" until the cache shows them deleting, so budgets never see a gap
- * between the delete call and the watch event.
+ * between the delete call and the watch event. The writes that mark and release a command's NodeClaims and
+ * Nodes are in marks.ts.
  */
 import { randomUUID } from "node:crypto";
-import type { Logger } from "pino";
 import { Label } from "../../../policies/domain/labels.ts";
-import type { Clock } from "../../core/clock.ts";
-import { isReschedulable } from "../../core/disruption/candidates.ts";
-import { COMMAND_ANNOTATION, formatIntent, replacementNeeded, type CommandIntent, type Recovery } from "../../core/disruption/intent.ts";
+import { COMMAND_ANNOTATION, formatIntent, type CommandIntent, type Recovery } from "../../core/disruption/intent.ts";
 import type { Candidate, Command, Method } from "../../core/disruption/types.ts";
 import type { Validation } from "../../core/disruption/validation.ts";
 import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
-import { isTrue, setCondition, timeMs } from "../../core/lifecycle/objects.ts";
-import { Keys } from "../../core/lifecycle/registration.ts";
+import { isTrue, timeMs } from "../../core/lifecycle/objects.ts";
 import { nodeClaimManifest } from "../../core/provisioning/nodeclaim-template.ts";
 import { consolidationPolicyLabel, minValuesRelaxed, terminationMode } from "../../core/metrics/nodeclaims.ts";
 import { disruptionLaunching, disruptionTerminating, disruptionWaitingReadiness, type EventRecorder } from "../../observability/events.ts";
 import type { Metrics } from "../../observability/metrics.ts";
-import type { Cluster } from "../../ports/cluster.ts";
-
-export const DISRUPTED_TAINT = { key: Keys.disruptedTaint, effect: "NoSchedule" } as const;
+import { CommandFailed, CommandMarks, checkSignal, sleep, type MarkDeps } from "./marks.ts";
 
 /**
  * Methods whose commands run without the validation wait (Karpenter validates emptiness and consolidation only;
  * kerf's scheduled-off follows a window the user set, which 15 seconds do not make less true).
  */
 const UNVALIDATED: ReadonlySet<Method> = new Set(["drift", "static-drift", "scheduled-off"]);
-export const DISRUPTION_REASON_CONDITION = "DisruptionReason";
 
-export interface OrchestratorDeps {
-  readonly cluster: Cluster;
-  readonly clock: Clock;
+/** The cluster, clock, logger and nominations (MarkDeps, for marking and releasing), and what executing adds. */
+export interface OrchestratorDeps extends MarkDeps {
   readonly events: EventRecorder;
   readonly metrics: Metrics;
-  readonly logger: Logger;
   readonly validationDelayMs: number;
   readonly replacementTimeoutMs: number;
-  /** Nodes and NodeClaims pending pods were nominated to (an abandoned command's replacement they were promised stays). */
-  readonly nominated: () => ReadonlySet<string>;
   /** Re-validates a command against fresh caches (inFlight without the command's own NodeClaims). */
   readonly revalidate: (command: Command, own: ReadonlySet<string>) => Promise<Validation>;
 }
 
-/** A failure that drops the command (the candidates are released). */
-class CommandFailed extends Error {
-  constructor(message: string) { super(message); this.name = "CommandFailed"; }
-}
-
 const POLL_MS = 500;
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) { resolve(); return; }
-    const timer = setTimeout(done, ms);
-    function done(): void { clearTimeout(timer); signal.removeEventListener("abort", done); resolve(); }
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
 
 /** Label values of Karpenter's decision metrics. */
 export function decisionLabels(command: Command): { decision: string; reason: string; consolidation_type: string } {
@@ -89,8 +65,13 @@ export class Orchestrator {
   private readonly commands = new Set<string>();
   /** Commands in their validation wait (see validating()). */
   private inValidation = 0;
+  /** Marks the candidates, releases what a command that will not finish holds (marks.ts). */
+  private readonly marks: CommandMarks;
 
-  constructor(deps: OrchestratorDeps) { this.deps = deps; }
+  constructor(deps: OrchestratorDeps) {
+    this.deps = deps;
+    this.marks = new CommandMarks(deps);
+  }
 
   /** NodeClaims in commands being executed (and deleted ones the cache has not caught up with). */
   names(): Set<string> {
@@ -144,11 +125,11 @@ export class Orchestrator {
     const intent = intentFor(id, command);
     const replacements: string[] = [];
     try {
-      command = await this.mark(command, intent, signal);
+      command = await this.marks.mark(command, intent, signal);
       await this.launch(command, intent, replacements, signal);
       await this.awaitInitialized(command, replacements, signal, deps.clock.now().getTime() + deps.replacementTimeoutMs);
       await this.terminate(command, signal);
-      await this.clearIntents(replacements);
+      await this.marks.clearIntents(replacements);
     } catch (error) {
       if (signal.aborted) {
         // No writes after losing the lease: the next leader resumes or abandons the command from its recorded intent.
@@ -157,7 +138,7 @@ export class Orchestrator {
       }
       deps.metrics.disruptionQueueFailures.inc(decisionLabels(command));
       deps.logger.warn({ reason: command.reason, nodeclaims: [...own], command: id, err: error }, "disruption command failed; releasing its nodes");
-      await this.release(command.candidates.map((c) => c.name), replacements)
+      await this.marks.release(command.candidates.map((c) => c.name), replacements)
         .catch((e: unknown) => deps.logger.warn({ err: e }, "releasing nodes of a failed disruption command; the next pass retries"));
     }
   }
@@ -174,12 +155,12 @@ export class Orchestrator {
     const { intent } = recovery;
     const fields = { command: intent.id, method: intent.method, reason: intent.reason, candidates: intent.candidates };
     if (recovery.kind === "finish") {
-      await this.clearIntents(recovery.replacements.map(nameOf));
+      await this.marks.clearIntents(recovery.replacements.map(nameOf));
       return;
     }
     if (recovery.kind === "abandon") {
       this.deps.logger.info({ ...fields, why: recovery.why }, "abandoning a disruption command a previous leader started");
-      await this.release(recovery.candidates.map(nameOf), recovery.replacements.map(nameOf));
+      await this.marks.release(recovery.candidates.map(nameOf), recovery.replacements.map(nameOf));
       return;
     }
     this.deps.logger.info({ ...fields, replacements: recovery.replacements.map(nameOf) }, "resuming a disruption command a previous leader started");
@@ -191,11 +172,11 @@ export class Orchestrator {
       try {
         await this.awaitInitialized(command, replacements, signal, created + this.deps.replacementTimeoutMs);
         await this.terminate(command, signal);
-        await this.clearIntents(replacements);
+        await this.marks.clearIntents(replacements);
       } catch (error) {
         if (signal.aborted) return;
         this.deps.logger.warn({ ...fields, err: error }, "resumed disruption command failed; releasing its nodes");
-        await this.release([...own], replacements);
+        await this.marks.release([...own], replacements);
       }
     });
   }
@@ -222,88 +203,6 @@ export class Orchestrator {
     return { method: intent.method, reason: intent.reason, decision: intent.decision, candidates, replacements: [], savingsPerHour: 0 };
   }
 
-  private check(signal: AbortSignal): void {
-    if (signal.aborted) throw new CommandFailed("leadership lost");
-  }
-
-  /**
-   * Records the command's intent on each candidate NodeClaim, then taints each candidate's Node and
-   * records why it is being disrupted on its NodeClaim; every write is retried on a fresh read after an
-   * optimistic-lock conflict (Karpenter re-reads and retries, queue.go markDisrupted). Returns the command
-   * with the candidates marked: as Karpenter's StartCommand, a command with replacements needs every
-   * candidate, a delete-only one goes on with those that were marked (the others are released).
-   */
-  private async mark(command: Command, intent: CommandIntent, signal: AbortSignal): Promise<Command> {
-    const value = formatIntent({ ...intent, role: "candidate" });
-    const failed = new Map<string, unknown>();
-    const each = async (step: (c: Candidate) => Promise<void>): Promise<void> => {
-      for (const c of command.candidates) {
-        this.check(signal);
-        if (failed.has(c.name)) continue;
-        try {
-          await step(c);
-        } catch (error) {
-          if (signal.aborted || command.replacements.length > 0) throw error;
-          failed.set(c.name, error);
-        }
-      }
-    };
-    const annotations = { [COMMAND_ANNOTATION]: value };
-    await each((c) => this.onFreshClaim(c.name, (claim) => this.deps.cluster.patchNodeClaimMetadata(claim, { annotations })));
-    await each(async (c) => {
-      await this.onFreshNode(c.nodeName, (node) => {
-        const taints = node.spec?.taints ?? [];
-        if (taints.some((t) => t.key === DISRUPTED_TAINT.key)) return Promise.resolve();
-        return this.deps.cluster.patchNode(node, { taints: [...taints, DISRUPTED_TAINT] });
-      });
-      await this.onFreshClaim(c.name, (claim) => {
-        const condition = { type: DISRUPTION_REASON_CONDITION, status: "True", reason: command.reason, message: `${command.method}: ${command.decision}` };
-        return this.deps.cluster.patchNodeClaimStatus(claim, { conditions: setCondition(claim.status?.conditions, condition, this.deps.clock.now()) });
-      });
-    });
-    if (failed.size === 0) return command;
-    const marked = command.candidates.filter((c) => !failed.has(c.name));
-    if (marked.length === 0) throw failed.values().next().value;
-    const fields = { command: intent.id, unmarked: [...failed.keys()], err: failed.values().next().value };
-    this.deps.logger.warn(fields, "deleting the candidates that could be marked; releasing the others");
-    await this.release([...failed.keys()], [])
-      .catch((e: unknown) => this.deps.logger.warn({ err: e }, "releasing unmarked candidates; the next pass cleans them"));
-    return { ...command, candidates: marked };
-  }
-
-  /** As onFreshClaim, for the Node `name` (the kubelet updates Nodes often). */
-  private async onFreshNode(name: string, write: (node: Node) => Promise<void>): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
-      const node = this.deps.cluster.node(name);
-      if (node === undefined) throw new CommandFailed(`node ${name} is gone`);
-      try {
-        await write(node);
-        return;
-      } catch (error) {
-        if (attempt >= CONFLICT_ATTEMPTS || !isConflict(error)) throw error;
-        await sleep(CONFLICT_RETRY_MS, new AbortController().signal);
-      }
-    }
-  }
-
-  /**
-   * Runs a write on the cached NodeClaim `name`, again on a fresh read after an optimistic-lock
-   * conflict (the status controller writes NodeClaims often); throws when the NodeClaim is gone.
-   */
-  private async onFreshClaim(name: string, write: (claim: NodeClaim) => Promise<void>): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
-      const claim = this.deps.cluster.nodeClaim(name);
-      if (claim === undefined) throw new CommandFailed(`nodeclaim ${name} is gone`);
-      try {
-        await write(claim);
-        return;
-      } catch (error) {
-        if (attempt >= CONFLICT_ATTEMPTS || !isConflict(error)) throw error;
-        await sleep(CONFLICT_RETRY_MS, new AbortController().signal);
-      }
-    }
-  }
-
   /**
    * Creates the replacements at once, as Karpenter's CreateNodeClaims does, each carrying the command's
    * intent; `names` receives each as it is created. Every create settles before a failure is thrown, so a
@@ -312,7 +211,7 @@ export class Orchestrator {
   private async launch(command: Command, intent: CommandIntent, names: string[], signal: AbortSignal): Promise<void> {
     const value = formatIntent({ ...intent, role: "replacement" });
     const results = await Promise.allSettled(command.replacements.map(async (planned) => {
-      this.check(signal);
+      checkSignal(signal);
       const pool = this.deps.cluster.nodePool(planned.nodePool);
       if (pool === undefined) throw new CommandFailed(`NodePool ${planned.nodePool} is gone`);
       const manifest = nodeClaimManifest(pool, planned);
@@ -332,7 +231,7 @@ export class Orchestrator {
     if (names.length === 0) return;
     for (const c of command.candidates) this.deps.events.publish(disruptionWaitingReadiness(c.nodeClaim));
     for (;;) {
-      this.check(signal);
+      checkSignal(signal);
       const claims = names.map((n) => this.deps.cluster.nodeClaim(n));
       const gone = names.filter((_, i) => claims[i] === undefined || claims[i]?.metadata?.deletionTimestamp !== undefined);
       if (gone.length > 0) throw new CommandFailed(`replacement ${gone.join(", ")} failed to launch`);
@@ -345,7 +244,7 @@ export class Orchestrator {
   private async terminate(command: Command, signal: AbortSignal): Promise<void> {
     for (const c of command.candidates) {
       // Each delete is a write: none after the lease is lost (the next leader finishes from the recorded intent).
-      this.check(signal);
+      checkSignal(signal);
       const claim = this.deps.cluster.nodeClaim(c.name);
       this.deps.events.publish(disruptionTerminating("NodeClaim", c.nodeClaim, command.reason));
       this.deps.events.publish(disruptionTerminating("Node", c.node, command.reason));
@@ -364,49 +263,6 @@ export class Orchestrator {
       if (claim !== undefined) await this.deps.cluster.deleteNodeClaim(c.name);
     }
     this.deps.metrics.disruptionDecisions.inc(decisionLabels(command));
-  }
-
-  /** Removes the recorded intent from NodeClaims that stay (replacements of a finished command). */
-  private async clearIntents(names: readonly string[]): Promise<void> {
-    for (const name of names) {
-      const claim = this.deps.cluster.nodeClaim(name);
-      if (claim === undefined || claim.metadata?.annotations?.[COMMAND_ANNOTATION] === undefined) continue;
-      await this.onFreshClaim(name, (fresh) => this.deps.cluster.patchNodeClaimMetadata(fresh, { annotations: { [COMMAND_ANNOTATION]: null } }));
-    }
-  }
-
-  /**
-   * Undoes a command that will not finish: deletes its replacements no pod needs (a pod runs there,
-   * or one was nominated to it, keeps one), clears the intent on those that stay, untaints the
-   * candidates and clears their DisruptionReason and intent. Nodes already being deleted keep their taint.
-   */
-  private async release(candidates: readonly string[], replacements: readonly string[]): Promise<void> {
-    await this.releaseReplacements(replacements);
-    for (const name of candidates) {
-      const claim = this.deps.cluster.nodeClaim(name);
-      if (claim === undefined || claim.metadata?.deletionTimestamp !== undefined) continue;
-      const node = this.deps.cluster.nodeByProviderID(claim.status?.providerID ?? "");
-      if (node !== undefined && node.metadata?.deletionTimestamp === undefined) {
-        await this.onFreshNode(node.metadata?.name ?? "", (fresh) => untaint(this.deps.cluster, fresh));
-      }
-      await this.onFreshClaim(name, (fresh) => clearReason(this.deps.cluster, fresh));
-      await this.clearIntents([name]);
-    }
-  }
-
-  private async releaseReplacements(replacements: readonly string[]): Promise<void> {
-    const nominated = this.deps.nominated();
-    for (const name of replacements) {
-      const claim = this.deps.cluster.nodeClaim(name);
-      if (claim === undefined || claim.metadata?.deletionTimestamp !== undefined) continue;
-      const nodeName = claim.status?.nodeName ?? "";
-      if (replacementNeeded(claim, nodeName === "" ? [] : this.deps.cluster.podsOnNode(nodeName), nominated, isReschedulable)) {
-        await this.clearIntents([name]);
-        continue;
-      }
-      this.deps.logger.info({ nodeclaim: name }, "deleting the replacement of an abandoned disruption command (no pod needs it)");
-      await this.deps.cluster.deleteNodeClaim(name);
-    }
   }
 }
 
@@ -434,21 +290,4 @@ function recordedCandidate(claim: NodeClaim, node: Node | undefined): Candidate 
     instanceType: label(Label.instanceType), capacityType: label(Label.capacityType), zone: label(Label.zone), pods: [],
   };
   return known as unknown as Candidate;
-}
-
-/** Whether `error` is an optimistic-lock conflict (adapters/kube/client.ts ConflictError). */
-const isConflict = (error: unknown): boolean => error instanceof Error && error.name === "ConflictError";
-const CONFLICT_ATTEMPTS = 5;
-const CONFLICT_RETRY_MS = 200;
-
-/** Removes karpenter.sh/disrupted from a Node (no-op without it). */
-export async function untaint(cluster: Cluster, node: Node): Promise<void> {
-  const taints = node.spec?.taints ?? [];
-  if (taints.some((t) => t.key === DISRUPTED_TAINT.key)) await cluster.patchNode(node, { taints: taints.filter((t) => t.key !== DISRUPTED_TAINT.key) });
-}
-
-/** Removes the DisruptionReason condition (no-op without it). */
-export async function clearReason(cluster: Cluster, claim: NodeClaim): Promise<void> {
-  const conditions = claim.status?.conditions ?? [];
-  if (conditions.some((c) => c.type === DISRUPTION_REASON_CONDITION)) await cluster.patchNodeClaimStatus(claim, { conditions: conditions.filter((c) => c.type !== DISRUPTION_REASON_CONDITION) });
 }

@@ -5,7 +5,8 @@
  */
 import type { CoverageKind } from "../../../policies/operator-coverage.ts";
 import { IgnoredFieldsMemo } from "../../core/ignored/ignored-fields.ts";
-import type { ControllerDeps, ControllerSpec, Watched } from "../registry.ts";
+import type { ControllerDeps } from "../registry.ts";
+import type { ControllerSpec, Watched } from "../controller-spec.ts";
 import type { Result } from "../runtime.ts";
 
 type Deps = Pick<ControllerDeps, "cluster" | "logger">;

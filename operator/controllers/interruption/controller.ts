@@ -17,7 +17,7 @@ import type { Metrics } from "../../observability/metrics.ts";
 import { parseProviderID } from "../../ports/cloud-provider.ts";
 import type { Cluster } from "../../ports/cluster.ts";
 import type { InterruptionQueue, QueueMessage } from "../../ports/interruption-queue.ts";
-import type { ControllerSpec } from "../registry.ts";
+import type { ControllerSpec } from "../controller-spec.ts";
 import type { Result } from "../runtime.ts";
 
 /** Where interrupted spot offerings are recorded (the ICE cache the launch path reads). */

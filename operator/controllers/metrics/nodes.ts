@@ -12,7 +12,8 @@ import {
   type NodeResources,
 } from "../../core/metrics/nodes.ts";
 import type { Metrics } from "../../observability/metrics.ts";
-import type { ControllerDeps, ControllerSpec } from "../registry.ts";
+import type { ControllerDeps } from "../registry.ts";
+import type { ControllerSpec } from "../controller-spec.ts";
 import type { Result } from "../runtime.ts";
 
 /** Karpenter's node metrics period. */

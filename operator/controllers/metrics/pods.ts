@@ -8,7 +8,8 @@
 import type { Node, Pod } from "../../core/lifecycle/objects.ts";
 import { nodeLabelDigest, podStateLabels, sameSeries, startupStep, type PodStateLabels } from "../../core/metrics/pods.ts";
 import type { Metrics } from "../../observability/metrics.ts";
-import type { ControllerDeps, ControllerSpec, WatchVerb } from "../registry.ts";
+import type { ControllerDeps } from "../registry.ts";
+import type { ControllerSpec, WatchVerb } from "../controller-spec.ts";
 import type { Result } from "../runtime.ts";
 
 /** The singleton key of the full sweep ("/" never appears alone in a pod key). */

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { TAGGED_ANNOTATIONS } from "../../core/lifecycle/instance-tagging.ts";
 import type { NodeClaim } from "../../core/lifecycle/objects.ts";
 import type { InstanceTags } from "../../ports/instance-tags.ts";
-import type { Watched } from "../registry.ts";
+import type { Watched } from "../controller-spec.ts";
 import { CREATE_TAGS_INTERVAL_MS, reconcileTagging, taggingController, type TaggingDeps } from "./tagging.ts";
 
 const NODE = "ip-10-0-1-23.ec2.internal";

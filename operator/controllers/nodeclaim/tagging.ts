@@ -10,7 +10,7 @@ import type { NodeClaim } from "../../core/lifecycle/objects.ts";
 import { parseProviderID } from "../../ports/cloud-provider.ts";
 import type { Cluster } from "../../ports/cluster.ts";
 import type { InstanceTags } from "../../ports/instance-tags.ts";
-import type { ControllerSpec } from "../registry.ts";
+import type { ControllerSpec } from "../controller-spec.ts";
 import type { Result } from "../runtime.ts";
 
 /**

@@ -3,7 +3,7 @@
  * providers.version controller), so AMI aliases follow an EKS upgrade without a restart: the next
  * EC2NodeClass status refresh resolves the new version's AMIs and nodes on the old ones drift (AMIDrift).
  */
-import type { ControllerSpec } from "../registry.ts";
+import type { ControllerSpec } from "../controller-spec.ts";
 
 /** Karpenter's cadence. */
 export const VERSION_REFRESH_MS = 5 * 60_000;

@@ -4,7 +4,8 @@
  * after an ICE this is what re-simulates them), a NodePool changing spec or readiness.
  */
 import type { Pod } from "../../core/lifecycle/objects.ts";
-import type { ControllerDeps, ControllerSpec, Watched, WatchVerb } from "../registry.ts";
+import type { ControllerDeps } from "../registry.ts";
+import type { ControllerSpec, Watched, WatchVerb } from "../controller-spec.ts";
 import { Batcher } from "./batcher.ts";
 import { Provisioner, podTrigger } from "./provisioner.ts";
 

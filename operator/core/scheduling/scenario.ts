@@ -22,6 +22,9 @@
  * launches carry them. Pods and pod templates go through RuntimeClass admission first
  * (runtime-class.ts: overhead, nodeSelector, tolerations), as the apiserver puts every pod through it.
  * Errors name the object and carry its document index so the CLI can point at file and line.
+ *
+ * scenario/objects.ts holds the objects as written and their readers; scenario/cluster.ts fills in what
+ * a scenario leaves unsaid (the paragraph above) and builds the cluster view.
  */
 import { toInstanceTypes, type Catalog } from "../../../policies/domain/catalog/catalog.ts";
 import { withReservedOfferings } from "../capacity-reservations/offerings.ts";
@@ -34,57 +37,20 @@ import { Requirements, type NodeSelectorRequirement } from "../../../policies/do
 import { ebsEphemeralStorageBytes, type StorageSource } from "../../../policies/domain/ephemeral-storage.ts";
 import { amiFamilyOf, type EC2NodeClassSpec } from "../launch-template/node-class.ts";
 import { applyOverlays, evaluateOverlays, type NodeOverlayObject, type OverlayVerdict } from "../overlay/apply.ts";
-import type { Node, NodeClaim, PdbLike, Pod } from "../lifecycle/objects.ts";
-import type { ClusterView, DaemonSetObject, NodePoolObject } from "../provisioning/cluster-view.ts";
+import type { Pod } from "../lifecycle/objects.ts";
+import type { ClusterView } from "../provisioning/cluster-view.ts";
 import { schedulingInput, type SchedulingInput } from "../provisioning/scheduling-input.ts";
-import { checkVolumeObject, templateClaims, VOLUME_KINDS, volumeView, withClaimTemplates } from "./volume-objects.ts";
+import { checkVolumeObject, templateClaims, VOLUME_KINDS, withClaimTemplates } from "./volume-objects.ts";
 import { optsOutOfKarpenter, type SchedulingPod } from "../provisioning/intake.ts";
 import type { SchedulerConfig } from "./default-spread.ts";
 import { simPodFromPod, simPodFromSpec } from "./pod-spec.ts";
 import { admitRuntimeClass, runtimeClassesOf, type RuntimeClasses } from "./runtime-class.ts";
-import { selectorMatches } from "./selector.ts";
-import type { LabelSelector, PlannedNodeClaim, SimPod, Snapshot } from "./types.ts";
+import type { PlannedNodeClaim, SimPod, Snapshot } from "./types.ts";
 import { staticLaunches } from "../nodepool/static.ts";
+import { scenarioCluster } from "./scenario/cluster.ts";
+import { arr, docLabels, labelsOf, nameOf, o, ScenarioError, type Obj, type ScenarioObjects } from "./scenario/objects.ts";
 
-export type Obj = Readonly<Record<string, unknown>>;
-
-/** A scenario object that cannot be used; `document` is its 0-based index in the input. */
-export class ScenarioError extends Error {
-  readonly document: number;
-  constructor(document: number, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "ScenarioError";
-    this.document = document;
-  }
-}
-
-/** The scenario's objects as written, Nodes completed from the catalog and Pods given a uid (the what-if reads them). */
-export interface ScenarioObjects {
-  readonly nodePools: readonly Obj[];
-  readonly nodes: readonly Obj[];
-  readonly nodeClaims: readonly Obj[];
-  /** Pods bound to a node (`spec.nodeName`), with `metadata.uid` (default namespace/name, as the simulation names them). */
-  readonly pods: readonly Obj[];
-  /** DaemonSets, their pod templates admitted as their RuntimeClass has them. */
-  readonly daemonSets: readonly Obj[];
-  readonly pdbs: readonly Obj[];
-  /** Namespaces as written (their labels: pod-affinity namespaceSelector). */
-  readonly namespaces: readonly Obj[];
-  /** Instance types per NodePool name (from its EC2NodeClass: kubelet, root volume, AMI family). */
-  readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
-  /**
-   * Unbound Pods and Deployment/StatefulSet replicas waiting for a node (not terminating, not done, not opted
-   * out): the operator's pending pods, whose room the disruption what-if does not offer to a candidate's pods.
-   */
-  readonly pending?: readonly Obj[] | undefined;
-  /** What default topology spread selectors are deduced from (a Deployment's ReplicaSet made up for it). */
-  readonly selectorSources?: {
-    readonly services: readonly Obj[]; readonly replicaSets: readonly Obj[];
-    readonly statefulSets: readonly Obj[]; readonly replicationControllers: readonly Obj[];
-  } | undefined;
-  /** PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes as written (volume-objects.ts). */
-  readonly volumes?: readonly Obj[] | undefined;
-}
+export { ScenarioError, type Obj, type ScenarioObjects } from "./scenario/objects.ts";
 
 export interface Scenario {
   readonly snapshot: Snapshot;
@@ -104,12 +70,6 @@ export interface Scenario {
    */
   readonly staticClaims: readonly PlannedNodeClaim[];
 }
-
-const o = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
-const arr = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(o) : []);
-const labelsOf = (v: unknown): Record<string, string> => Object.fromEntries(Object.entries(o(v)).map(([k, x]) => [k, String(x)]));
-const nameOf = (doc: Obj): string => String(o(doc["metadata"])["name"] ?? "");
-const docLabels = (doc: Obj): Record<string, string> => labelsOf(o(doc["metadata"])["labels"]);
 
 interface NodeClassView {
   readonly kubelet: KubeletConfig;
@@ -349,109 +309,4 @@ function addPod(written: Obj, classes: RuntimeClasses, lists: PodLists): void {
   const withUid = { ...doc, metadata: { ...o(doc["metadata"]), uid: pod.uid, namespace: pod.namespace } };
   if (typeof o(doc["spec"])["nodeName"] === "string") lists.boundPods.push(withUid);
   else lists.pending.push(withUid);
-}
-
-interface Condition { readonly type: string; readonly status: string; readonly reason?: string }
-
-/** A NodePool without conditions is Ready (a scenario describes a working cluster unless it says otherwise). */
-function poolWithStatus(pool: Obj): NodePoolObject {
-  const status = o(pool["status"]);
-  return (Array.isArray(status["conditions"]) ? pool : { ...pool, status: { ...status, conditions: [{ type: "Ready", status: "True" }] } }) as NodePoolObject;
-}
-
-function consolidateNever(pool: Obj | undefined): boolean {
-  return o(o(pool?.["spec"])["disruption"])["consolidateAfter"] === "Never";
-}
-
-/** The given conditions, with Initialized and Consolidatable added where not stated. */
-export function claimConditions(given: Obj | undefined, pool: Obj | undefined): Condition[] {
-  const stated = (Array.isArray(o(given?.["status"])["conditions"]) ? o(given?.["status"])["conditions"] : []) as Condition[];
-  const has = (type: string): boolean => stated.some((c) => c.type === type);
-  return [
-    ...stated,
-    ...(has("Initialized") ? [] : [{ type: "Initialized", status: "True" }]),
-    ...(has("Consolidatable") ? [] : [{ type: "Consolidatable", status: consolidateNever(pool) ? "False" : "True" }]),
-  ];
-}
-
-function matchingClaim(node: Obj, providerID: string, claims: readonly Obj[]): Obj | undefined {
-  const name = nameOf(node);
-  return claims.find((c) => o(c["status"])["nodeName"] === name)
-    ?? claims.find((c) => providerID !== "" && o(c["status"])["providerID"] === providerID)
-    ?? claims.find((c) => nameOf(c) === name);
-}
-
-interface Managed { readonly node: Node; readonly claim: NodeClaim }
-
-/** The NodeClaim a managed Node gets: the scenario's (its unstated conditions defaulted) or one made up. */
-function claimFor(node: Obj, given: Obj | undefined, providerID: string, context: { pool: Obj | undefined; now: Date }): NodeClaim {
-  const { pool, now } = context;
-  const status = o(node["status"]);
-  const meta = o(given?.["metadata"]);
-  const created = o(node["metadata"])["creationTimestamp"] ?? meta["creationTimestamp"] ?? now.toISOString();
-  const claimStatus = o(given?.["status"]);
-  // What the node holds counts against its pool's limits, as a launched NodeClaim's status.capacity does.
-  const capacity = claimStatus["capacity"] ?? status["capacity"] ?? status["allocatable"];
-  const claim = {
-    ...given, metadata: { ...meta, name: given === undefined ? nameOf(node) : nameOf(given), labels: { ...docLabels(node), ...o(meta["labels"]) }, creationTimestamp: created },
-    spec: o(given?.["spec"]),
-    status: {
-      ...claimStatus, providerID, nodeName: nameOf(node), conditions: claimConditions(given, pool), allocatable: status["allocatable"],
-      ...(capacity === undefined ? {} : { capacity }),
-    },
-  };
-  return claim as unknown as NodeClaim;
-}
-
-function managed(node: Obj, claims: readonly Obj[], pool: Obj | undefined, now: Date): Managed {
-  const ownID = String(o(node["spec"])["providerID"] ?? "");
-  const given = matchingClaim(node, ownID, claims);
-  const providerID = ownID !== "" ? ownID : String(o(given?.["status"])["providerID"] ?? `kerf-simulate:///${nameOf(node)}`);
-  const status = o(node["status"]);
-  const withStatus = { ...node, spec: { ...o(node["spec"]), providerID }, status: { ...status, conditions: status["conditions"] ?? [{ type: "Ready", status: "True" }] } };
-  return { node: withStatus as Node, claim: claimFor(node, given, providerID, { pool, now }) };
-}
-
-/** minAvailable / maxUnavailable as a count of `expected` pods (percentages round up, as the disruption controller does). */
-function scaled(value: unknown, expected: number): number {
-  if (typeof value === "string" && value.endsWith("%")) return Math.ceil((Number(value.slice(0, -1)) / 100) * expected);
-  return Number(value);
-}
-
-function pdbWithStatus(pdb: Obj, pods: readonly Obj[]): PdbLike {
-  const status = o(pdb["status"]);
-  if (typeof status["disruptionsAllowed"] === "number") return pdb as PdbLike;
-  const spec = o(pdb["spec"]);
-  const ns = String(o(pdb["metadata"])["namespace"] ?? "default");
-  const selector = spec["selector"];
-  const selected = selector === undefined || selector === null ? [] : pods.filter((p) => String(o(p["metadata"])["namespace"] ?? "default") === ns && selectorMatches(selector as LabelSelector, docLabels(p)));
-  const n = selected.length;
-  const allowed = spec["maxUnavailable"] !== undefined ? scaled(spec["maxUnavailable"], n) : spec["minAvailable"] !== undefined ? n - scaled(spec["minAvailable"], n) : n;
-  return { ...pdb, status: { ...status, disruptionsAllowed: Math.max(0, allowed) } } as PdbLike;
-}
-
-/** Whether a scenario Node belongs to one of its NodePools (label karpenter.sh/nodepool). */
-export function isManagedNode(objects: Pick<ScenarioObjects, "nodePools">, node: Obj): boolean {
-  return objects.nodePools.some((p) => nameOf(p) === (docLabels(node)[Label.nodePool] ?? ""));
-}
-
-/**
- * The cluster as the operator's caches would hold it: the scenario's objects with what they leave
- * unsaid filled in (header), its waiting pods unbound.
- */
-export function scenarioCluster(objects: ScenarioObjects, now: Date): ClusterView {
-  const pools = new Map(objects.nodePools.map((p) => [nameOf(p), p]));
-  const done = objects.nodes.map((n) => (isManagedNode(objects, n) ? managed(n, objects.nodeClaims, pools.get(docLabels(n)[Label.nodePool] ?? ""), now) : { node: n as Node, claim: undefined }));
-  const used = new Set(done.map((d) => d.claim?.metadata?.name));
-  return {
-    nodePools: objects.nodePools.map(poolWithStatus),
-    nodes: done.map((d) => d.node),
-    nodeClaims: [...done.flatMap((d) => (d.claim === undefined ? [] : [d.claim])), ...objects.nodeClaims.filter((c) => !used.has(nameOf(c))) as NodeClaim[]],
-    pods: [...objects.pods, ...(objects.pending ?? [])] as readonly Pod[],
-    daemonSets: objects.daemonSets as readonly DaemonSetObject[],
-    pdbs: objects.pdbs.map((p) => pdbWithStatus(p, objects.pods)),
-    namespaces: objects.namespaces,
-    ...volumeView(objects.volumes ?? []),
-    ...objects.selectorSources,
-  };
 }

@@ -14,30 +14,34 @@
  * a new NodeClaim, sized the same way, would charge for the value the pod adds (PoolTypes.value), (2)
  * its price would exceed `maxPriceRatio` times the value of its pods, or (3) it would lose its last
  * spot-capable option in a pool that allows spot. When no other NodeClaim may open (`maxNewClaims`,
- * consolidation's one replacement) growth is the only way and the rules do not apply. Plain first fit
- * grew the first NodeClaims until only huge on-demand types were left (a $125/h u7i-12tb holding 697
- * small pods on the real catalog); one-pod-at-a-time cost rules left every whole-CPU pod on a node of
- * its own (a 2-vCPU node holds one 1-CPU pod, and the step to three looks dear per pod).
+ * consolidation's one replacement) growth is the only way and the rules do not apply. The rules are in
+ * growth-rules.ts. Plain first fit grew the first NodeClaims until only huge on-demand types were left (a
+ * $125/h u7i-12tb holding 697 small pods on the real catalog); one-pod-at-a-time cost rules left every
+ * whole-CPU pod on a node of its own (a 2-vCPU node holds one 1-CPU pod, and the step to three looks dear
+ * per pod).
  * Speed: per pod class (pods that schedule identically) a cursor skips places that rejected the
  * class for good, and a NodeClaim remembers refusing a class's growth until it changes; the
  * no-price-change test is a vector compare, and blocks of BLOCK NodeClaims none of which has the
  * room are skipped whole (a per-block maximum of the room left); NodeClaims to grow are looked for
- * only when none has the room, stopping at the first allowed; instance-type sets are bitsets cached
- * per requirement set.
+ * only when none has the room, stopping at the first allowed (block-slack.ts); instance-type sets are
+ * bitsets cached per requirement set. Pods come in packing order (pod-order.ts).
  * After the loop, `improve` (improve.ts) rebalances the planned NodeClaims.
  */
 import { Label } from "../../../policies/domain/labels.ts";
 import { RequirementError } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint } from "../../../policies/domain/taints.ts";
 import { andBits, isEmptyBits } from "./bitset.ts";
+import { BLOCK, BlockSlack } from "./block-slack.ts";
+import { GrowthRules } from "./growth-rules.ts";
 import { Improver, type PlanView } from "./improve.ts";
 import { PoolLimits } from "./limits.ts";
 import { PodState, podClassKey } from "./preferences.ts";
 import { PoolTypes } from "./pool-types.ts";
+import { dominantShareOrder } from "./pod-order.ts";
 import { noFitReason } from "./reasons.ts";
 import { ResourceSpace } from "./resource-space.ts";
 import { ClaimSizer } from "./claim-sizer.ts";
-import { ClaimTarget, NodeTarget, type AddResult, type Candidate, type Narrowed } from "./targets.ts";
+import { ClaimTarget, NodeTarget, type AddResult, type Candidate } from "./targets.ts";
 import { Topology, type Group, type TopologyConstraint } from "./topology.ts";
 import type { SimPod, SimulateOptions, Snapshot } from "./types.ts";
 import { isVolumeProblem, NO_VOLUMES, podVolumes, type PodVolumes, type VolumeIndex } from "./volumes.ts";
@@ -57,36 +61,11 @@ interface Scan {
 /** In a class's refusal array: the NodeClaim refused the class for good (not just its growth). */
 const REFUSED_FOR_GOOD = -1;
 
-/** NodeClaims per block of the slack summary (a power of 2). */
-const BLOCK = 32;
-
-/** Which growth rules apply: none (no other NodeClaim may open), the target's, or the cost rules. */
-type Rules = false | "target" | "rules";
-
 /** Attempted moves per pod the improvement pass may spend. */
 const IMPROVE_MOVES_PER_POD = 4;
 
 /** Default of SimulateOptions.maxPriceRatio. */
 export const MAX_PRICE_RATIO = 20;
-
-/** Queue order: CPU desc, memory desc, creation order, UID. */
-export function queueOrder(a: SimPod, b: SimPod): number {
-  return (b.requests["cpu"] ?? 0) - (a.requests["cpu"] ?? 0) || (b.requests["memory"] ?? 0) - (a.requests["memory"] ?? 0)
-    || (a.creationOrder ?? 0) - (b.creationOrder ?? 0) || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
-}
-
-/**
- * Packing order: largest dominant share first (a pod's largest fraction of the batch's total CPU or
- * memory), then Karpenter's queue order. CPU-descending order alone places every CPU-heavy pod
- * before any memory-heavy one, so the first NodeClaims fill their CPU and strand memory; by dominant
- * share, big pods of either kind come first and NodeClaims get both.
- */
-export function dominantShareOrder(pods: readonly SimPod[]): (a: SimPod, b: SimPod) => number {
-  const total = (key: string): number => pods.reduce((s, p) => s + (p.requests[key] ?? 0), 0) || 1;
-  const [cpu, memory] = [total("cpu"), total("memory")];
-  const share = (p: SimPod): number => Math.max((p.requests["cpu"] ?? 0) / cpu, (p.requests["memory"] ?? 0) / memory);
-  return (a, b) => share(b) - share(a) || queueOrder(a, b);
-}
 
 export class Solver {
   readonly space = new ResourceSpace();
@@ -102,15 +81,14 @@ export class Solver {
   private readonly cursors = new Map<string, number>();
   private readonly constraintCache = new Map<string, TopologyConstraint[]>();
   private readonly refusals = new Map<string, Int32Array>();
-  private scratch = new Float64Array(0);
-  /** Per block of BLOCK NodeClaims, the largest room left in each resource on their cheapest options. */
-  private blockSlack = new Float64Array(0);
-  private readonly dirtyBlocks = new Set<number>();
-  private readonly claimIndex = new Map<ClaimTarget, number>();
+  /** Per block of BLOCK NodeClaims, the room left: whole blocks without room are skipped (block-slack.ts). */
+  private readonly slack = new BlockSlack(this.space, this.claims);
   private readonly options: SimulateOptions;
   private readonly softTaints: boolean;
   /** Sizes new NodeClaims for the pods still to place (claim-sizer.ts). */
   private readonly sizer: ClaimSizer;
+  /** Whether a planned NodeClaim may grow to take a pod (growth-rules.ts). */
+  private readonly growth: GrowthRules;
   private readonly volumeIndex: VolumeIndex | undefined;
   /** Each pod's volumes (volumes.ts), read once; bound pods skip claims they cannot read. */
   private readonly podVolumes = new Map<SimPod, PodVolumes>();
@@ -122,7 +100,12 @@ export class Solver {
     const pools = snapshot.nodes.map((n) => n.nodePool ?? n.labels[Label.nodePool]);
     const running = new Set(pools.filter((p): p is string => p !== undefined));
     const eligible = (state: PodState, key: string): ReadonlySet<string> => this.eligible(state, key);
-    this.sizer = new ClaimSizer({ eligible, maxPriceRatio: options.maxPriceRatio ?? MAX_PRICE_RATIO, running });
+    const maxPriceRatio = options.maxPriceRatio ?? MAX_PRICE_RATIO;
+    this.sizer = new ClaimSizer({ eligible, maxPriceRatio, running });
+    this.growth = new GrowthRules({
+      maxPriceRatio, sizer: this.sizer,
+      openable: (pool) => (this.canOpen() ? this.limits[this.pools.indexOf(pool)]!.allowedTypes() : undefined),
+    });
     const bound = snapshot.nodes.flatMap((n) => n.pods);
     this.space.register([...pending, ...bound, ...snapshot.daemonSets.map((d) => d.pod)].map((p) => p.requests));
     this.space.register(snapshot.nodes.map((n) => n.allocatable));
@@ -296,7 +279,7 @@ export class Solver {
       if (result.permanent && i === scan.cursor) scan.cursor++;
     }
     for (let k = Math.max(0, scan.cursor - nodes); k < this.claims.length; k++) {
-      if (k % BLOCK === 0 && !this.blockHasRoom(k / BLOCK, c.vector)) {
+      if (k % BLOCK === 0 && !this.slack.hasRoom(k / BLOCK, c.vector)) {
         k += BLOCK - 1;
         continue;
       }
@@ -317,40 +300,6 @@ export class Solver {
     if ((result.narrowed?.price ?? Infinity) <= claim.price) return this.commit(result, c, claim) && "placed";
     scan.tried.set(k, result);
     return "no";
-  }
-
-  /** Whether some NodeClaim of block `b` may hold `vector` on its cheapest option (summary refreshed when stale). */
-  private blockHasRoom(b: number, vector: Float64Array): boolean {
-    const width = this.space.size;
-    if (this.dirtyBlocks.delete(b)) {
-      const max = this.blockSlack.subarray(b * width, (b + 1) * width).fill(-Infinity);
-      for (let k = b * BLOCK; k < Math.min(this.claims.length, (b + 1) * BLOCK); k++) {
-        const claim = this.claims[k]!;
-        if (claim.price === Infinity) continue;
-        const alloc = claim.cheapAlloc();
-        for (let r = 0; r < width; r++) max[r] = Math.max(max[r]!, alloc[r]! - claim.used[r]!);
-      }
-    }
-    // The margin keeps the skip on the safe side of slackHolds' used + v ≤ alloc under rounding.
-    for (let r = 0; r < width; r++) if (vector[r]! > this.blockSlack[b * width + r]! + 1e-6) return false;
-    return true;
-  }
-
-  /**
-   * Marks a NodeClaim's block stale (it changed or was added). During the loop room only shrinks, so
-   * a stale summary still bounds the room from above: refreshing it keeps the skips frequent, and a
-   * new NodeClaim must be counted before its block is next scanned.
-   */
-  private changed(claim: ClaimTarget): void {
-    const k = this.claimIndex.get(claim)!;
-    const b = Math.floor(k / BLOCK);
-    const width = this.space.size;
-    if (this.blockSlack.length < (b + 1) * width) {
-      const grown = new Float64Array(2 * (b + 1) * width);
-      grown.set(this.blockSlack);
-      this.blockSlack = grown;
-    }
-    this.dirtyBlocks.add(b);
   }
 
   /** Remembers a permanent refusal (places only fill up and narrow), so the class skips the NodeClaim from now on. */
@@ -384,7 +333,7 @@ export class Solver {
       if (!this.growable(k, c, scan)) continue;
       const claim = this.claims[k]!;
       const targeted = scan.rules && claim.withinTarget(c.vector);
-      if (scan.rules && !targeted && !this.mayGrowAtLeast(claim, c)) {
+      if (scan.rules && !targeted && !this.growth.mayGrowAtLeast(claim, c)) {
         refused[k] = claim.pods.length + 1;
         continue;
       }
@@ -394,7 +343,7 @@ export class Solver {
         continue;
       }
       const rules = scan.rules && (targeted ? "target" : "rules");
-      if (this.growthAllowed(claim, c, rules, result.narrowed)) return this.commit(result, c, claim);
+      if (this.growth.allowed(claim, c, rules, result.narrowed)) return this.commit(result, c, claim);
       refused[k] = claim.pods.length + 1;
     }
     return false;
@@ -414,64 +363,9 @@ export class Solver {
     return refused;
   }
 
-  /** Whether a growth passes: no rules (no other NodeClaim may open), the target, else the cost rules. */
-  private growthAllowed(claim: ClaimTarget, c: Candidate, rules: Rules, narrowed?: Narrowed): boolean {
-    if (rules === false) return true;
-    return (rules === "target" && this.targetAllows(claim, narrowed)) || this.mayGrow(claim, c, narrowed);
-  }
-
-  /**
-   * Growth within the NodeClaim's target (sizing.ts): allowed while the cheapest option holding the
-   * pods costs no more than the target and a spot-capable option is left. The target itself is within
-   * maxPriceRatio of what it is expected to hold; the steps on the way there need not be.
-   */
-  private targetAllows(claim: ClaimTarget, narrowed: Narrowed | undefined): boolean {
-    if (narrowed === undefined || claim.target === undefined || claim.losesSpot(narrowed.bits)) return false;
-    return narrowed.price <= claim.target.price * (1 + 1e-9);
-  }
-
-  /** The cost rules for growing a NodeClaim (see the file comment). */
-  private mayGrow(claim: ClaimTarget, c: Candidate, narrowed: Narrowed | undefined): boolean {
-    if (narrowed === undefined || claim.losesSpot(narrowed.bits)) return false;
-    return this.priceAllowed(claim, c, this.after(claim, c), narrowed.price);
-  }
-
-  private after(claim: ClaimTarget, c: Candidate): Float64Array {
-    const out = this.scratch.length === claim.used.length ? this.scratch : (this.scratch = new Float64Array(claim.used.length));
-    for (let r = 0; r < out.length; r++) out[r] = claim.used[r]! + c.vector[r]!;
-    return out;
-  }
-
-  /**
-   * The cost rules checked at the cheapest option that could hold the pod, ignoring the pod's own
-   * requirements (a lower bound of the price tryAdd would find): a cheap filter before tryAdd.
-   */
-  private mayGrowAtLeast(claim: ClaimTarget, c: Candidate): boolean {
-    const after = this.after(claim, c);
-    const i = claim.pool.firstFitting(claim.bits, after);
-    return i !== undefined && this.priceAllowed(claim, c, after, claim.pool.prices[i]!);
-  }
-
-  /**
-   * Growth past the target: the price the NodeClaim adds must be no more than a new NodeClaim would
-   * charge for the value the pod adds (at the ratio it would be sized at, newClaimRatio), and the
-   * price stays within maxPriceRatio times what the pods are worth.
-   */
-  private priceAllowed(claim: ClaimTarget, c: Candidate, after: Float64Array, price: number): boolean {
-    const pool = claim.pool;
-    const value = pool.value(after);
-    if (price > (this.options.maxPriceRatio ?? MAX_PRICE_RATIO) * value) return false;
-    const added = price - claim.price;
-    if (added <= 0) return true;
-    // Relative slack: on a price list linear in size the two sides are equal and differ only by rounding.
-    const p = this.pools.indexOf(pool);
-    const allowed = this.canOpen() ? this.limits[p]!.allowedTypes() : undefined;
-    return added <= this.sizer.newClaimRatio(c, pool, allowed) * (value - pool.value(claim.used)) * (1 + 1e-6);
-  }
-
   private commit(result: AddResult & { ok: true }, c: Candidate, place: Place): true {
     result.commit();
-    if (place instanceof ClaimTarget) this.changed(place);
+    if (place instanceof ClaimTarget) this.slack.changed(place);
     this.placements.set(c.state.pod, place);
     return true;
   }
@@ -509,7 +403,7 @@ export class Solver {
     if (!result.ok) {
       return result.noFit === true ? noFitReason({ pool, podReqs: c.state.requirements(), vector: c.vector, space: this.space, allowed }) : `NodePool ${name}: ${result.reason}`;
     }
-    this.claimIndex.set(claim, this.claims.length);
+    this.slack.register(claim, this.claims.length);
     this.claims.push(claim);
     limits.add(claim.bits);
     this.commit(result, c, claim);

@@ -1,13 +1,13 @@
 // EC2NodeClass cases: schema, one per CEL rule (exact messages), strict gaps (§10.1–3, 13) and security policies.
-import { EC2NODECLASS, variant, type ConformanceCase } from "../case.ts";
+import { EC2NODECLASS, variant, type ConformanceCase, type Draft } from "../case.ts";
 
-const nc = (edit: (o: any) => void): Record<string, unknown> => variant(EC2NODECLASS, edit); // eslint-disable-line @typescript-eslint/no-explicit-any
+const nc = (edit: (o: Draft) => void): Record<string, unknown> => variant(EC2NODECLASS, edit);
 const S = "spec";
-type Row = [name: string, edit: (o: any) => void, path: string, message: string]; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Row = [name: string, edit: (o: Draft) => void, path: string, message: string];
 
-const ebs = (e: Record<string, unknown>) => (o: any) => (o.spec.blockDeviceMappings = [{ deviceName: "/dev/xvda", ebs: { encrypted: true, ...e } }]); // eslint-disable-line @typescript-eslint/no-explicit-any
-const kubelet = (k: Record<string, unknown>) => (o: any) => (o.spec.kubelet = k); // eslint-disable-line @typescript-eslint/no-explicit-any
-const amiTerms = (terms: unknown[], family?: string) => (o: any) => { o.spec.amiSelectorTerms = terms; if (family !== undefined) o.spec.amiFamily = family; }; // eslint-disable-line @typescript-eslint/no-explicit-any
+const ebs = (e: Record<string, unknown>) => (o: Draft) => (o.spec.blockDeviceMappings = [{ deviceName: "/dev/xvda", ebs: { encrypted: true, ...e } }]);
+const kubelet = (k: Record<string, unknown>) => (o: Draft) => (o.spec.kubelet = k);
+const amiTerms = (terms: unknown[], family?: string) => (o: Draft) => { o.spec.amiSelectorTerms = terms; if (family !== undefined) o.spec.amiFamily = family; };
 const EVICTION_KEYS = "['memory.available','nodefs.available','nodefs.inodesFree','imagefs.available','imagefs.inodesFree','pid.available']";
 
 /** [name, edit, path, exact CEL message]: each row breaks exactly one upstream rule. */

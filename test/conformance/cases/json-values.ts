@@ -1,9 +1,9 @@
 // Cases about how the apiserver decodes JSON values: integers beyond int64, nulls inside maps, keys like __proto__.
-import { EC2NODECLASS, NODEPOOL, variant, type ConformanceCase } from "../case.ts";
+import { EC2NODECLASS, NODEPOOL, variant, type ConformanceCase, type Draft } from "../case.ts";
 
-const np = (edit: (o: any) => void): Record<string, unknown> => variant(NODEPOOL, edit); // eslint-disable-line @typescript-eslint/no-explicit-any
-const nc = (edit: (o: any) => void): Record<string, unknown> => variant(EC2NODECLASS, edit); // eslint-disable-line @typescript-eslint/no-explicit-any
-const ebs = (e: Record<string, unknown>) => (o: any) => (o.spec.blockDeviceMappings = [{ deviceName: "/dev/xvda", ebs: { encrypted: true, ...e } }]); // eslint-disable-line @typescript-eslint/no-explicit-any
+const np = (edit: (o: Draft) => void): Record<string, unknown> => variant(NODEPOOL, edit);
+const nc = (edit: (o: Draft) => void): Record<string, unknown> => variant(EC2NODECLASS, edit);
+const ebs = (e: Record<string, unknown>) => (o: Draft) => (o.spec.blockDeviceMappings = [{ deviceName: "/dev/xvda", ebs: { encrypted: true, ...e } }]);
 const int64Error = 'must be of type int64: "float64"';
 
 /** JSON integers ≥ 2^63 reach the apiserver's decoder as floats, which integer and int-or-string fields reject. */

@@ -1,8 +1,8 @@
 // ObjectMeta cases: the apiserver decodes metadata into ObjectMeta and validates name, labels, annotations, finalizers.
-import { EC2NODECLASS, NODEPOOL, variant, type ConformanceCase } from "../case.ts";
+import { EC2NODECLASS, NODEPOOL, variant, type ConformanceCase, type Draft } from "../case.ts";
 
-const np = (edit: (o: any) => void): Record<string, unknown> => variant(NODEPOOL, edit); // eslint-disable-line @typescript-eslint/no-explicit-any
-const nc = (edit: (o: any) => void): Record<string, unknown> => variant(EC2NODECLASS, edit); // eslint-disable-line @typescript-eslint/no-explicit-any
+const np = (edit: (o: Draft) => void): Record<string, unknown> => variant(NODEPOOL, edit);
+const nc = (edit: (o: Draft) => void): Record<string, unknown> => variant(EC2NODECLASS, edit);
 const DNS = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters";
 const KEY = "name part must consist of alphanumeric characters";
 

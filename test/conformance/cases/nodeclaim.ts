@@ -1,7 +1,7 @@
 // NodeClaim cases: the operator must only write NodeClaims the real CRD accepts (10 CEL rules).
-import { NODECLAIM, variant, type ConformanceCase } from "../case.ts";
+import { NODECLAIM, variant, type ConformanceCase, type Draft } from "../case.ts";
 
-const claim = (edit: (o: any) => void): Record<string, unknown> => variant(NODECLAIM, edit); // eslint-disable-line @typescript-eslint/no-explicit-any
+const claim = (edit: (o: Draft) => void): Record<string, unknown> => variant(NODECLAIM, edit);
 const req = (r: unknown) => claim((o) => o.spec.requirements.push(r));
 
 /** NodeClaim cases. */

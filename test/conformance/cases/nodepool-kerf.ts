@@ -1,8 +1,8 @@
 // NodePool cases the apiserver accepts but Karpenter fails at runtime or kerf policies refuse (kerf is stricter).
-import { NODEPOOL, variant, type ConformanceCase } from "../case.ts";
+import { NODEPOOL, variant, type ConformanceCase, type Draft } from "../case.ts";
 
 const T = "spec.template.spec";
-const np = (edit: (o: any) => void): Record<string, unknown> => variant(NODEPOOL, edit); // eslint-disable-line @typescript-eslint/no-explicit-any
+const np = (edit: (o: Draft) => void): Record<string, unknown> => variant(NODEPOOL, edit);
 const req = (r: unknown) => np((o) => o.spec.template.spec.requirements.push(r));
 const budgets = (b: unknown[]) => np((o) => (o.spec.disruption.budgets = b));
 
