@@ -13,13 +13,21 @@ void describe("kerf operator", () => {
     try {
       // No KUBECONFIG, an empty HOME (no ~/.kube/config) and, outside a pod, no ServiceAccount token.
       const run = spawnSync(process.execPath, [kerf, "operator"], {
-        encoding: "utf8", timeout: 60_000,
-        env: { PATH: process.env["PATH"] ?? "", HOME: home, CLUSTER_NAME: "prod", AWS_REGION: "us-east-1",
-          CLUSTER_ENDPOINT: "https://prod.example:443" },
+        encoding: "utf8",
+        timeout: 60_000,
+        env: {
+          PATH: process.env["PATH"] ?? "",
+          HOME: home,
+          CLUSTER_NAME: "prod",
+          AWS_REGION: "us-east-1",
+          CLUSTER_ENDPOINT: "https://prod.example:443",
+        },
       });
       assert.equal(run.status, 2, run.stderr);
-      assert.match(run.stderr,
-        /^finding the Kubernetes API: no --kubeconfig \(KUBECONFIG\), no ~\/\.kube\/config and no in-cluster ServiceAccount/);
+      assert.match(
+        run.stderr,
+        /^finding the Kubernetes API: no --kubeconfig \(KUBECONFIG\), no ~\/\.kube\/config and no in-cluster ServiceAccount/,
+      );
       assert.equal(run.stderr.trim().split("\n").length, 1, "one line, no stack trace");
     } finally {
       rmSync(home, { recursive: true, force: true });

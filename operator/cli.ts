@@ -8,7 +8,9 @@ registerCommand({
     if (args.includes("--help") || args.includes("-h")) {
       // Imported here: config.ts compiles its flag schema with ajv, which every other kerf command would pay for.
       const { usage } = await import("./config.ts");
-      io.stdout(`usage: kerf operator [flags]\n\nEvery flag can also be set with its environment variable.\n${usage()}\n`);
+      io.stdout(
+        `usage: kerf operator [flags]\n\nEvery flag can also be set with its environment variable.\n${usage()}\n`,
+      );
       return 0;
     }
     const { runOperator } = await import("./main.ts");

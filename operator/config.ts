@@ -77,42 +77,176 @@ export class ConfigError extends Error {
 }
 
 type Kind = "string" | "duration" | "port" | "boolean" | "url" | "number";
-interface FlagDef { readonly key: keyof OperatorConfig; readonly kind: Kind; readonly def: string; readonly usage: string }
+interface FlagDef {
+  readonly key: keyof OperatorConfig;
+  readonly kind: Kind;
+  readonly def: string;
+  readonly usage: string;
+}
 
 /** Karpenter v1.15's default gates; --feature-gates sets only those it names, the rest keep these. */
-const DEFAULT_FEATURE_GATES = "NodeRepair=false,ReservedCapacity=true,SpotToSpotConsolidation=false,NodeOverlay=false,"
-  + "StaticCapacity=false,CapacityBuffer=false";
+const DEFAULT_FEATURE_GATES =
+  "NodeRepair=false,ReservedCapacity=true,SpotToSpotConsolidation=false,NodeOverlay=false," +
+  "StaticCapacity=false,CapacityBuffer=false";
 
 /** Flag name → definition; the env var is the upper snake case of the flag (Karpenter's convention). */
 const FLAGS: Readonly<Record<string, FlagDef>> = {
-  "cluster-name": { key: "clusterName", kind: "string", def: "", usage: "EKS cluster name (required); tags and discovery use it" },
-  "cluster-endpoint": { key: "clusterEndpoint", kind: "url", def: "", usage: "API server URL nodes join with (written into user data); empty: discovered with EKS DescribeCluster at start" },
-  "cluster-ca-bundle": { key: "clusterCABundle", kind: "string", def: "", usage: "base64 PEM CA of the API server for user data; empty: DescribeCluster's for a discovered endpoint, else the kubeconfig's" },
-  "isolated-vpc": { key: "isolatedVPC", kind: "boolean", def: "false", usage: "only AWS services with VPC endpoints are reachable: --cluster-endpoint required, no Pricing API calls; EKS DescribeCluster is still tried for the service CIDR (as Karpenter), never fatal" },
-  "region": { key: "region", kind: "string", def: "", usage: "AWS region (falls back to AWS_REGION)" },
-  "interruption-queue": { key: "interruptionQueue", kind: "string", def: "", usage: "name or URL of the SQS queue of EventBridge interruption events; empty disables interruption handling" },
+  "cluster-name": {
+    key: "clusterName",
+    kind: "string",
+    def: "",
+    usage: "EKS cluster name (required); tags and discovery use it",
+  },
+  "cluster-endpoint": {
+    key: "clusterEndpoint",
+    kind: "url",
+    def: "",
+    usage:
+      "API server URL nodes join with (written into user data); empty: discovered with EKS DescribeCluster at start",
+  },
+  "cluster-ca-bundle": {
+    key: "clusterCABundle",
+    kind: "string",
+    def: "",
+    usage:
+      "base64 PEM CA of the API server for user data; empty: DescribeCluster's for a discovered endpoint, else the kubeconfig's",
+  },
+  "isolated-vpc": {
+    key: "isolatedVPC",
+    kind: "boolean",
+    def: "false",
+    usage:
+      "only AWS services with VPC endpoints are reachable: --cluster-endpoint required, no Pricing API calls; EKS DescribeCluster is still tried for the service CIDR (as Karpenter), never fatal",
+  },
+  region: { key: "region", kind: "string", def: "", usage: "AWS region (falls back to AWS_REGION)" },
+  "interruption-queue": {
+    key: "interruptionQueue",
+    kind: "string",
+    def: "",
+    usage: "name or URL of the SQS queue of EventBridge interruption events; empty disables interruption handling",
+  },
   "aws-endpoint": { key: "awsEndpoint", kind: "string", def: "", usage: "override the AWS API endpoint (tests: moto)" },
-  "kubeconfig": { key: "kubeconfig", kind: "string", def: "", usage: "kubeconfig path; empty means in-cluster or ~/.kube/config" },
-  "batch-max-duration": { key: "batchMaxDurationMs", kind: "duration", def: "10s", usage: "maximum length of a provisioning batch" },
-  "batch-idle-duration": { key: "batchIdleDurationMs", kind: "duration", def: "1s", usage: "a batch closes after this long without a new pod" },
+  kubeconfig: {
+    key: "kubeconfig",
+    kind: "string",
+    def: "",
+    usage: "kubeconfig path; empty means in-cluster or ~/.kube/config",
+  },
+  "batch-max-duration": {
+    key: "batchMaxDurationMs",
+    kind: "duration",
+    def: "10s",
+    usage: "maximum length of a provisioning batch",
+  },
+  "batch-idle-duration": {
+    key: "batchIdleDurationMs",
+    kind: "duration",
+    def: "1s",
+    usage: "a batch closes after this long without a new pod",
+  },
   "metrics-port": { key: "metricsPort", kind: "port", def: "8080", usage: "port of /metrics (0 picks a free port)" },
-  "health-probe-port": { key: "healthProbePort", kind: "port", def: "8081", usage: "port of /healthz and /readyz (0 picks a free port)" },
+  "health-probe-port": {
+    key: "healthProbePort",
+    kind: "port",
+    def: "8081",
+    usage: "port of /healthz and /readyz (0 picks a free port)",
+  },
   "log-level": { key: "logLevel", kind: "string", def: "info", usage: "debug, info, warn or error" },
-  "disable-leader-election": { key: "disableLeaderElection", kind: "boolean", def: "false", usage: "run controllers without a Lease" },
-  "leader-election-name": { key: "leaderElectionName", kind: "string", def: "karpenter-leader-election", usage: "name of the coordination.k8s.io Lease" },
-  "leader-election-namespace": { key: "leaderElectionNamespace", kind: "string", def: "", usage: "namespace of the Lease (default: POD_NAMESPACE, else kube-system)" },
-  "leader-election-identity": { key: "leaderElectionIdentity", kind: "string", def: "", usage: "holder identity (default: POD_NAME or hostname + pid)" },
-  "leader-election-lease-duration": { key: "leaseDurationMs", kind: "duration", def: "15s", usage: "how long a non-renewed Lease stays valid" },
-  "leader-election-renew-deadline": { key: "renewDeadlineMs", kind: "duration", def: "10s", usage: "the leader steps down when it cannot renew for this long" },
-  "leader-election-retry-period": { key: "retryPeriodMs", kind: "duration", def: "2s", usage: "interval between Lease acquire/renew attempts" },
-  "launch-timeout": { key: "launchTimeoutMs", kind: "duration", def: "5m", usage: "delete a NodeClaim that has not launched after this long" },
-  "registration-timeout": { key: "registrationTimeoutMs", kind: "duration", def: "15m", usage: "delete a launched NodeClaim whose Node has not registered after this long" },
-  "max-price-ratio": { key: "maxPriceRatio", kind: "number", def: String(MAX_PRICE_RATIO), usage: "a planned NodeClaim never grows to an option costing more than this many times what its pods' requests are worth at the NodePool's best price per resource (≥ 1)" },
-  "ignore-dra-requests": { key: "ignoreDRARequests", kind: "string", def: "true", usage: "Karpenter's flag: pods with DRA resource claims get a scheduling error and no node; only true is accepted (kerf does not simulate DRA devices)" },
-  "scheduler-config": { key: "schedulerConfig", kind: "string", def: "", usage: "YAML/JSON of the kube-scheduler behaviour to mirror: podTopologySpread.defaultConstraints (and defaultingType List|System), applied to pods without topology spread constraints; empty: none" },
-  "legacy-node-repair": { key: "legacyNodeRepair", kind: "boolean", def: "false", usage: "Karpenter's flag: kerf's node repair (--feature-gates NodeRepair=true) is always Karpenter's legacy node.health controller, so true and false do the same" },
-  "expendable-pods-priority-cutoff": { key: "expendablePodsPriorityCutoff", kind: "string", def: "", usage: "kerf's (Cluster Autoscaler's setting): pending pods with a priority below this integer never launch a node; they still schedule onto existing capacity; empty: off (Karpenter's behaviour)" },
-  "feature-gates": { key: "featureGates", kind: "string", def: DEFAULT_FEATURE_GATES, usage: "comma-separated Name=bool pairs" },
+  "disable-leader-election": {
+    key: "disableLeaderElection",
+    kind: "boolean",
+    def: "false",
+    usage: "run controllers without a Lease",
+  },
+  "leader-election-name": {
+    key: "leaderElectionName",
+    kind: "string",
+    def: "karpenter-leader-election",
+    usage: "name of the coordination.k8s.io Lease",
+  },
+  "leader-election-namespace": {
+    key: "leaderElectionNamespace",
+    kind: "string",
+    def: "",
+    usage: "namespace of the Lease (default: POD_NAMESPACE, else kube-system)",
+  },
+  "leader-election-identity": {
+    key: "leaderElectionIdentity",
+    kind: "string",
+    def: "",
+    usage: "holder identity (default: POD_NAME or hostname + pid)",
+  },
+  "leader-election-lease-duration": {
+    key: "leaseDurationMs",
+    kind: "duration",
+    def: "15s",
+    usage: "how long a non-renewed Lease stays valid",
+  },
+  "leader-election-renew-deadline": {
+    key: "renewDeadlineMs",
+    kind: "duration",
+    def: "10s",
+    usage: "the leader steps down when it cannot renew for this long",
+  },
+  "leader-election-retry-period": {
+    key: "retryPeriodMs",
+    kind: "duration",
+    def: "2s",
+    usage: "interval between Lease acquire/renew attempts",
+  },
+  "launch-timeout": {
+    key: "launchTimeoutMs",
+    kind: "duration",
+    def: "5m",
+    usage: "delete a NodeClaim that has not launched after this long",
+  },
+  "registration-timeout": {
+    key: "registrationTimeoutMs",
+    kind: "duration",
+    def: "15m",
+    usage: "delete a launched NodeClaim whose Node has not registered after this long",
+  },
+  "max-price-ratio": {
+    key: "maxPriceRatio",
+    kind: "number",
+    def: String(MAX_PRICE_RATIO),
+    usage:
+      "a planned NodeClaim never grows to an option costing more than this many times what its pods' requests are worth at the NodePool's best price per resource (≥ 1)",
+  },
+  "ignore-dra-requests": {
+    key: "ignoreDRARequests",
+    kind: "string",
+    def: "true",
+    usage:
+      "Karpenter's flag: pods with DRA resource claims get a scheduling error and no node; only true is accepted (kerf does not simulate DRA devices)",
+  },
+  "scheduler-config": {
+    key: "schedulerConfig",
+    kind: "string",
+    def: "",
+    usage:
+      "YAML/JSON of the kube-scheduler behaviour to mirror: podTopologySpread.defaultConstraints (and defaultingType List|System), applied to pods without topology spread constraints; empty: none",
+  },
+  "legacy-node-repair": {
+    key: "legacyNodeRepair",
+    kind: "boolean",
+    def: "false",
+    usage:
+      "Karpenter's flag: kerf's node repair (--feature-gates NodeRepair=true) is always Karpenter's legacy node.health controller, so true and false do the same",
+  },
+  "expendable-pods-priority-cutoff": {
+    key: "expendablePodsPriorityCutoff",
+    kind: "string",
+    def: "",
+    usage:
+      "kerf's (Cluster Autoscaler's setting): pending pods with a priority below this integer never launch a node; they still schedule onto existing capacity; empty: off (Karpenter's behaviour)",
+  },
+  "feature-gates": {
+    key: "featureGates",
+    kind: "string",
+    def: DEFAULT_FEATURE_GATES,
+    usage: "comma-separated Name=bool pairs",
+  },
 };
 
 const schema = {
@@ -153,7 +287,8 @@ function parseGates(raw: string): Record<string, boolean> {
   const out: Record<string, boolean> = raw === DEFAULT_FEATURE_GATES ? {} : parseGates(DEFAULT_FEATURE_GATES);
   for (const pair of raw.split(",").filter((p) => p.trim() !== "")) {
     const [name, value] = pair.split("=");
-    if (name === undefined || (value !== "true" && value !== "false")) throw new ConfigError(`--feature-gates: "${pair}" is not Name=true|false`);
+    if (name === undefined || (value !== "true" && value !== "false"))
+      throw new ConfigError(`--feature-gates: "${pair}" is not Name=true|false`);
     out[name.trim()] = value === "true";
   }
   return out;
@@ -168,13 +303,15 @@ function parseUrl(flag: string, raw: string): string {
   } catch {
     url = undefined;
   }
-  if (url === undefined || !["http:", "https:"].includes(url.protocol) || url.hostname === "") throw new ConfigError(`--${flag} (${envName(flag)}): "${raw}" is not an http(s) URL with a host`);
+  if (url === undefined || !["http:", "https:"].includes(url.protocol) || url.hostname === "")
+    throw new ConfigError(`--${flag} (${envName(flag)}): "${raw}" is not an http(s) URL with a host`);
   return raw;
 }
 
 function parseNumber(flag: string, raw: string): number {
   const n = Number(raw);
-  if (raw.trim() === "" || !Number.isFinite(n)) throw new ConfigError(`--${flag} (${envName(flag)}): "${raw}" is not a number`);
+  if (raw.trim() === "" || !Number.isFinite(n))
+    throw new ConfigError(`--${flag} (${envName(flag)}): "${raw}" is not a number`);
   return n;
 }
 
@@ -186,7 +323,9 @@ function parseIgnoreDRA(flag: string, raw: string): true {
   const value = raw.trim().toLowerCase();
   if (value === "true" || value === "") return true;
   if (value === "false") {
-    throw new ConfigError(`--${flag} (${envName(flag)}): false asks for Karpenter's DRA simulation, which kerf does not implement: kerf gives pods with resource claims a scheduling error and never sizes a node without their devices; remove the setting or set it to true`);
+    throw new ConfigError(
+      `--${flag} (${envName(flag)}): false asks for Karpenter's DRA simulation, which kerf does not implement: kerf gives pods with resource claims a scheduling error and never sizes a node without their devices; remove the setting or set it to true`,
+    );
   }
   throw new ConfigError(`--${flag} (${envName(flag)}): "${raw}" is not true or false`);
 }
@@ -195,7 +334,9 @@ function parseIgnoreDRA(flag: string, raw: string): true {
 function parseSchedulerConfigFlag(flag: string, raw: string): SchedulerConfig {
   try {
     const config = parseSchedulerConfig(raw.trim() === "" ? undefined : parseYaml(raw));
-    return Object.freeze({ defaultConstraints: Object.freeze(config.defaultConstraints.map((c) => Object.freeze({ ...c }))) });
+    return Object.freeze({
+      defaultConstraints: Object.freeze(config.defaultConstraints.map((c) => Object.freeze({ ...c }))),
+    });
   } catch (error) {
     throw new ConfigError(`--${flag} (${envName(flag)}): ${(error as Error).message}`, { cause: error });
   }
@@ -212,7 +353,9 @@ function parseCutoffFlag(flag: string, raw: string): number | undefined {
 
 /** Settings read by their own parser rather than by their kind. */
 const PARSERS: Partial<Record<keyof OperatorConfig, (flag: string, raw: string) => unknown>> = {
-  featureGates: (_flag, raw) => parseGates(raw), ignoreDRARequests: parseIgnoreDRA, schedulerConfig: parseSchedulerConfigFlag,
+  featureGates: (_flag, raw) => parseGates(raw),
+  ignoreDRARequests: parseIgnoreDRA,
+  schedulerConfig: parseSchedulerConfigFlag,
   expendablePodsPriorityCutoff: parseCutoffFlag,
 };
 
@@ -248,7 +391,11 @@ export interface ConfigSources {
   readonly pid?: number;
 }
 
-function fallback(out: Record<string, unknown>, key: keyof OperatorConfig, ...candidates: (string | undefined)[]): void {
+function fallback(
+  out: Record<string, unknown>,
+  key: keyof OperatorConfig,
+  ...candidates: (string | undefined)[]
+): void {
   if (out[key] === "") out[key] = candidates.find((c) => c !== undefined && c !== "") ?? "";
 }
 
@@ -263,12 +410,20 @@ function applyFallbacks(out: Record<string, unknown>, src: ConfigSources): void 
 
 /** Reads flags (then env vars, then defaults), validates and freezes; throws ConfigError listing every problem. */
 export function loadConfig(src: ConfigSources): OperatorConfig {
-  const options = Object.fromEntries(Object.entries(FLAGS).map(([flag, def]) => [flag, { type: def.kind === "boolean" ? "boolean" : "string" } as const]));
+  const options = Object.fromEntries(
+    Object.entries(FLAGS).map(([flag, def]) => [
+      flag,
+      { type: def.kind === "boolean" ? "boolean" : "string" } as const,
+    ]),
+  );
   let values: Record<string, string | boolean | undefined>;
   try {
     // Karpenter's boolean --ignore-dra-requests may stand alone (true); parseArgs' string options need a value.
     const args = src.argv.map((a) => (a === "--ignore-dra-requests" ? "--ignore-dra-requests=true" : a));
-    values = parseArgs({ args, options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+    values = parseArgs({ args, options, strict: true, allowPositionals: false }).values as Record<
+      string,
+      string | boolean | undefined
+    >;
   } catch (error) {
     throw new ConfigError((error as Error).message, { cause: error });
   }
@@ -284,11 +439,16 @@ export function loadConfig(src: ConfigSources): OperatorConfig {
     throw new ConfigError(problems.join("; "));
   }
   // Discovery is an EKS call, which an isolated VPC rules out: refuse here rather than at the first launch.
-  if (out["isolatedVPC"] === true && out["clusterEndpoint"] === "") throw new ConfigError("--cluster-endpoint (CLUSTER_ENDPOINT) is required with --isolated-vpc (ISOLATED_VPC): kerf does not discover the endpoint from EKS there");
+  if (out["isolatedVPC"] === true && out["clusterEndpoint"] === "")
+    throw new ConfigError(
+      "--cluster-endpoint (CLUSTER_ENDPOINT) is required with --isolated-vpc (ISOLATED_VPC): kerf does not discover the endpoint from EKS there",
+    );
   return Object.freeze({ ...out, featureGates: Object.freeze(out["featureGates"]) }) as unknown as OperatorConfig;
 }
 
 /** One usage line per flag, for `kerf operator --help`. */
 export function usage(): string {
-  return Object.entries(FLAGS).map(([flag, def]) => `  --${flag.padEnd(34)} ${def.usage} (env ${envName(flag)}, default "${def.def}")`).join("\n");
+  return Object.entries(FLAGS)
+    .map(([flag, def]) => `  --${flag.padEnd(34)} ${def.usage} (env ${envName(flag)}, default "${def.def}")`)
+    .join("\n");
 }

@@ -73,7 +73,10 @@ function nodeClassesInUse(state: ClusterState): { metadata?: { name?: string; ui
 }
 
 /** Builds and starts the operator (informers on every replica; controllers only on the leader). */
-export async function startOperator(config: OperatorConfig, overrides: OperatorOverrides = {}): Promise<RunningOperator> {
+export async function startOperator(
+  config: OperatorConfig,
+  overrides: OperatorOverrides = {},
+): Promise<RunningOperator> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const clock = overrides.clock ?? { now: () => new Date() };
   const kc = sharingConnections(overrides.kubeConfig ?? loadKubeConfig(config));
@@ -82,7 +85,8 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   const kubernetesVersion = await kubernetesMinor(kc, logger);
   const metrics = operatorMetrics(overrides.serveHttp !== false);
   const state = new ClusterState({
-    kubeConfig: kc, onError: (kind, err) => logger.warn({ kind, err }, "informer failed; restarting"),
+    kubeConfig: kc,
+    onError: (kind, err) => logger.warn({ kind, err }, "informer failed; restarting"),
     // Default topology spread selectors are deduced from Services and controllers: watched only when configured.
     selectorSources: config.schedulerConfig.defaultConstraints.length > 0,
     // Gate NodeOverlay (Karpenter's, default off): only then is the v1alpha1 CRD required and watched.
@@ -90,48 +94,124 @@ export async function startOperator(config: OperatorConfig, overrides: OperatorO
   });
   const cluster = new KubeCluster(kc, state);
   const catalog = await regionCatalog(config, { logger, clock, overrides });
-  const { cloud, resolver, nodeClassCloud, offerings, overlays: overlayStore } = await cloudProvider(config, kc, state, { cluster: nodeClusterInfo, kubernetesVersion, logger, clock, overrides, catalog });
+  const {
+    cloud,
+    resolver,
+    nodeClassCloud,
+    offerings,
+    overlays: overlayStore,
+  } = await cloudProvider(config, kc, state, {
+    cluster: nodeClusterInfo,
+    kubernetesVersion,
+    logger,
+    clock,
+    overrides,
+    catalog,
+  });
   // Karpenter's switch: interruption handling runs exactly when a queue is configured.
-  const interruption = config.interruptionQueue === "" ? undefined : { queue: new SqsInterruptionQueue({ sqs: awsSqsApi(awsClientConfig(config, overrides)), queue: config.interruptionQueue }), offerings };
+  const interruption =
+    config.interruptionQueue === ""
+      ? undefined
+      : {
+          queue: new SqsInterruptionQueue({
+            sqs: awsSqsApi(awsClientConfig(config, overrides)),
+            queue: config.interruptionQueue,
+          }),
+          offerings,
+        };
   const events = new KubeEventRecorder({ kubeConfig: kc, logger });
   const catalogRefresher = new CatalogRefresher({
-    catalog, clock, logger, metrics, events, periods: overrides.catalogRefreshMs,
+    catalog,
+    clock,
+    logger,
+    metrics,
+    events,
+    periods: overrides.catalogRefreshMs,
     nodeClassesInUse: () => nodeClassesInUse(state),
   });
   catalogRefresher.refreshedAt(clock.now().getTime());
-  const specs = controllers({ cluster, cloud, clock, events, metrics, logger, timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs },
-    clusterCABundle: nodeClusterInfo.caBundle, nodeClassResolver: resolver, nodeClassCloud, nodeClassFinalizers: new KubeNodeClassFinalizers(kc), batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs }, scheduling: { maxPriceRatio: config.maxPriceRatio, schedulerConfig: config.schedulerConfig, expendablePodsPriorityCutoff: config.expendablePodsPriorityCutoff }, ...(interruption === undefined ? {} : { interruption }),
-    disruption: { ...DEFAULT_DISRUPTION_SETTINGS, ...overrides.disruption, spotToSpot: config.featureGates["SpotToSpotConsolidation"] === true },
+  const specs = controllers({
+    cluster,
+    cloud,
+    clock,
+    events,
+    metrics,
+    logger,
+    timeouts: { launchMs: config.launchTimeoutMs, registrationMs: config.registrationTimeoutMs },
+    clusterCABundle: nodeClusterInfo.caBundle,
+    nodeClassResolver: resolver,
+    nodeClassCloud,
+    nodeClassFinalizers: new KubeNodeClassFinalizers(kc),
+    batch: { idleMs: config.batchIdleDurationMs, maxMs: config.batchMaxDurationMs },
+    scheduling: {
+      maxPriceRatio: config.maxPriceRatio,
+      schedulerConfig: config.schedulerConfig,
+      expendablePodsPriorityCutoff: config.expendablePodsPriorityCutoff,
+    },
+    ...(interruption === undefined ? {} : { interruption }),
+    disruption: {
+      ...DEFAULT_DISRUPTION_SETTINGS,
+      ...overrides.disruption,
+      spotToSpot: config.featureGates["SpotToSpotConsolidation"] === true,
+    },
     nodeRepair: config.featureGates["NodeRepair"] === true,
     staticCapacity: config.featureGates["StaticCapacity"] === true,
-    tagging: { tags: new Ec2InstanceTags(awsEc2TagsApi(awsClientConfig(config, overrides))), clusterName: config.clusterName },
+    tagging: {
+      tags: new Ec2InstanceTags(awsEc2TagsApi(awsClientConfig(config, overrides))),
+      clusterName: config.clusterName,
+    },
     kubernetesVersion: { provider: kubernetesVersion, periodMs: overrides.kubernetesVersionRefreshMs },
-    catalogRefresher, catalogFreshness: () => catalog.freshness(),
-    nodeOverlays: { port: new KubeNodeOverlays(kc, state), store: overlayStore }, overlays: overlayStore,
+    catalogRefresher,
+    catalogFreshness: () => catalog.freshness(),
+    nodeOverlays: { port: new KubeNodeOverlays(kc, state), store: overlayStore },
+    overlays: overlayStore,
     reservedCapacity: config.featureGates["ReservedCapacity"] !== false,
   });
   const manager = new ControllerManager(specs, state as unknown as ChangeSource, { logger, metrics, isConflict });
   await state.start();
-  const elector = config.disableLeaderElection ? undefined : new LeaderElector({
-    kubeConfig: kc, name: config.leaderElectionName, namespace: config.leaderElectionNamespace, identity: config.leaderElectionIdentity,
-    leaseDurationMs: config.leaseDurationMs, renewDeadlineMs: config.renewDeadlineMs, retryPeriodMs: config.retryPeriodMs, logger, metrics,
-    onStartedLeading: () => manager.start(),
-    onStoppedLeading: () => manager.stop(),
-  });
-  if (elector === undefined) manager.start(); else elector.start();
-  const servers = overrides.serveHttp === false ? [] : await serveProbes({ ready: () => state.synced, registry: metrics.registry }, { health: config.healthProbePort, metrics: config.metricsPort });
+  const elector = config.disableLeaderElection
+    ? undefined
+    : new LeaderElector({
+        kubeConfig: kc,
+        name: config.leaderElectionName,
+        namespace: config.leaderElectionNamespace,
+        identity: config.leaderElectionIdentity,
+        leaseDurationMs: config.leaseDurationMs,
+        renewDeadlineMs: config.renewDeadlineMs,
+        retryPeriodMs: config.retryPeriodMs,
+        logger,
+        metrics,
+        onStartedLeading: () => manager.start(),
+        onStoppedLeading: () => manager.stop(),
+      });
+  if (elector === undefined) manager.start();
+  else elector.start();
+  const servers =
+    overrides.serveHttp === false
+      ? []
+      : await serveProbes(
+          { ready: () => state.synced, registry: metrics.registry },
+          { health: config.healthProbePort, metrics: config.metricsPort },
+        );
   const syncTimer = setInterval(() => metrics.clusterStateSynced.set(state.synced ? 1 : 0), 1000);
   if (config.featureGates["NodeRepair"] === true) {
     // Said once at start: users of Karpenter v1.14+ get its budget-paced repair by default, kerf the legacy controller.
-    logger.info({ legacyNodeRepair: config.legacyNodeRepair }, "node repair on: Karpenter's node.health controller (legacy node repair), not paced by disruption budgets");
+    logger.info(
+      { legacyNodeRepair: config.legacyNodeRepair },
+      "node repair on: Karpenter's node.health controller (legacy node repair), not paced by disruption budgets",
+    );
   }
   logStarted(logger, config);
   return {
-    config, state, metrics, servers,
+    config,
+    state,
+    metrics,
+    servers,
     isLeader: () => elector?.isLeader ?? true,
     stop: async () => {
       clearInterval(syncTimer);
-      if (elector === undefined) await manager.stop(); else await elector.stop();
+      if (elector === undefined) await manager.stop();
+      else await elector.stop();
       await manager.stop();
       await state.stop();
       await Promise.all(servers.map((s) => s.close()));

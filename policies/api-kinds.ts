@@ -63,12 +63,20 @@ export function karpenterKindMistake(apiVersion: unknown, kind: unknown): KindMi
   if (Object.hasOwn(RETIRED, apiVersion)) return retiredMistake(apiVersion, kind, meant);
   if (meant === undefined) return undefined;
   if (meant !== kind) {
-    return { path: "kind", message: `kind "${kind}" is not a Karpenter kind in ${group}: did you mean ${current(meant)}?` };
+    return {
+      path: "kind",
+      message: `kind "${kind}" is not a Karpenter kind in ${group}: did you mean ${current(meant)}?`,
+    };
   }
-  return CURRENT[kind] === apiVersion ? undefined : { path: "apiVersion", message: `${kind} is not served as ${apiVersion}: write ${current(kind)}` };
+  return CURRENT[kind] === apiVersion
+    ? undefined
+    : { path: "apiVersion", message: `${kind} is not served as ${apiVersion}: write ${current(kind)}` };
 }
 
 function retiredMistake(apiVersion: string, kind: string, meant: string | undefined): KindMistake {
   const target = meant === undefined ? "a current Karpenter v1 kind" : `${current(meant)} (see docs/migrate.md)`;
-  return { path: "apiVersion", message: `${apiVersion} ${kind}: ${RETIRED[apiVersion] ?? ""}; kerf checks v1 objects only: write ${target}` };
+  return {
+    path: "apiVersion",
+    message: `${apiVersion} ${kind}: ${RETIRED[apiVersion] ?? ""}; kerf checks v1 objects only: write ${target}`,
+  };
 }

@@ -45,7 +45,13 @@ export function catalogView(catalog: Catalog): CatalogView {
       matches: new BoundedMemo<readonly InstanceType[]>(MEMO_LIMITS),
       distinct: new BoundedMemo<ReadonlySet<string>>(MEMO_LIMITS),
     };
-    view = { region: catalog.region, types: toInstanceTypes(catalog), windowsTypes, matchesByList: new WeakMap(), ...memos };
+    view = {
+      region: catalog.region,
+      types: toInstanceTypes(catalog),
+      windowsTypes,
+      matchesByList: new WeakMap(),
+      ...memos,
+    };
     views.set(catalog, view);
   }
   return view;
@@ -115,7 +121,12 @@ const parsedByContent = new BoundedMemo<readonly IndexedRequirement[] | undefine
 function contentKey(raw: readonly unknown[]): string {
   const fields = objects(raw).map((item) => {
     const minValues = item["minValues"];
-    return [asString(item["key"]) ?? null, asString(item["operator"]) ?? null, strings(item["values"]), typeof minValues === "number" ? String(minValues) : null];
+    return [
+      asString(item["key"]) ?? null,
+      asString(item["operator"]) ?? null,
+      strings(item["values"]),
+      typeof minValues === "number" ? String(minValues) : null,
+    ];
   });
   return JSON.stringify(fields);
 }
@@ -182,7 +193,11 @@ const OFFERING_VALUE: Readonly<Record<string, (o: Offering) => string | undefine
 };
 
 /** The distinct values a key takes over the types the requirements allow (offering keys read compatible offerings). */
-export function distinctValues(view: CatalogView, key: string, requirements: readonly Requirement[]): ReadonlySet<string> {
+export function distinctValues(
+  view: CatalogView,
+  key: string,
+  requirements: readonly Requirement[],
+): ReadonlySet<string> {
   const distinctKey = `${memoKey(requirements)}#${key}`;
   let out = view.distinct.get(distinctKey);
   if (out !== undefined) return out;

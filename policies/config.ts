@@ -7,8 +7,18 @@ export type PolicySetting = Severity | "off";
 
 /** Every configurable policy id (the registry test keeps this equal to the registry). */
 export const CONFIGURABLE_POLICY_IDS = [
-  "unknown-fields", "runtime", "strict", "spot-diversity", "requirements-satisfiable", "limits-required",
-  "budget-schedule", "kerf-annotations", "nodeclassref-resolves", "imdsv2-required", "ebs-encrypted", "operator-ignores",
+  "unknown-fields",
+  "runtime",
+  "strict",
+  "spot-diversity",
+  "requirements-satisfiable",
+  "limits-required",
+  "budget-schedule",
+  "kerf-annotations",
+  "nodeclassref-resolves",
+  "imdsv2-required",
+  "ebs-encrypted",
+  "operator-ignores",
   "zone-region",
 ] as const;
 export type ConfigurablePolicyId = (typeof CONFIGURABLE_POLICY_IDS)[number];
@@ -41,7 +51,10 @@ export const DEFAULT_SPOT_MIN_INSTANCE_TYPES = 15;
 
 const severitySchema = { enum: ["deny", "warn", "off"] };
 const entrySchema = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  anyOf: [severitySchema, { type: "object", properties: { severity: severitySchema, ...extra }, additionalProperties: false }],
+  anyOf: [
+    severitySchema,
+    { type: "object", properties: { severity: severitySchema, ...extra }, additionalProperties: false },
+  ],
 });
 const fileSchema = {
   type: "object",
@@ -52,7 +65,10 @@ const fileSchema = {
     policies: {
       type: "object",
       properties: Object.fromEntries(
-        CONFIGURABLE_POLICY_IDS.map((id) => [id, id === "spot-diversity" ? entrySchema({ minInstanceTypes: { type: "integer", minimum: 1 } }) : entrySchema()]),
+        CONFIGURABLE_POLICY_IDS.map((id) => [
+          id,
+          id === "spot-diversity" ? entrySchema({ minInstanceTypes: { type: "integer", minimum: 1 } }) : entrySchema(),
+        ]),
       ),
       additionalProperties: false,
     },
@@ -71,7 +87,9 @@ function fileValidator(): ValidateFunction {
 /** The configuration used when none is given: every policy at its default severity, spot threshold 15. */
 export function defaultPolicyConfig(): PolicyConfig {
   return Object.freeze({
-    policies: Object.freeze({}), spotDiversity: Object.freeze({ minInstanceTypes: DEFAULT_SPOT_MIN_INSTANCE_TYPES }), mode: "enforce",
+    policies: Object.freeze({}),
+    spotDiversity: Object.freeze({ minInstanceTypes: DEFAULT_SPOT_MIN_INSTANCE_TYPES }),
+    mode: "enforce",
   });
 }
 
@@ -105,7 +123,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 /** What is wrong with one policy's entry, each problem naming its key (policies.<id>[.<option>]). */
 function entryProblems(id: string, entry: unknown): string[] {
   const key = `policies.${id}`;
-  const severities = "deny, warn or \"off\"";
+  const severities = 'deny, warn or "off"';
   if (typeof entry === "boolean") {
     return [`${key}: ${String(entry)} is a YAML boolean: quote it ("off"); unquoted off is false`];
   }
@@ -129,17 +147,24 @@ function entryProblems(id: string, entry: unknown): string[] {
 /** Every problem of a configuration document, each naming its key; empty when the schema would accept it. */
 function documentProblems(doc: unknown): string[] {
   if (!isRecord(doc)) return ["the document must be a mapping with a policies key"];
-  const unknownKeys = Object.keys(doc).filter((k) => !["apiVersion", "kind", "mode", "policies"].includes(k))
+  const unknownKeys = Object.keys(doc)
+    .filter((k) => !["apiVersion", "kind", "mode", "policies"].includes(k))
     .map((k) => `${k}: unknown key (a policy configuration has apiVersion, kind, mode and policies)`);
   const mode = doc["mode"];
-  if (mode !== undefined && mode !== "enforce" && mode !== "warn") unknownKeys.push(`mode: ${JSON.stringify(mode)} is not enforce or warn`);
+  if (mode !== undefined && mode !== "enforce" && mode !== "warn")
+    unknownKeys.push(`mode: ${JSON.stringify(mode)} is not enforce or warn`);
   const policies = doc["policies"];
   if (policies === undefined || policies === null) return unknownKeys;
   if (!isRecord(policies)) return [...unknownKeys, "policies: must be a mapping of policy id to setting"];
   const known: readonly string[] = CONFIGURABLE_POLICY_IDS;
-  return [...unknownKeys, ...Object.entries(policies).flatMap(([id, entry]) => known.includes(id)
-    ? entryProblems(id, entry)
-    : [`policies.${id}: unknown policy (known: ${CONFIGURABLE_POLICY_IDS.join(", ")})`])];
+  return [
+    ...unknownKeys,
+    ...Object.entries(policies).flatMap(([id, entry]) =>
+      known.includes(id)
+        ? entryProblems(id, entry)
+        : [`policies.${id}: unknown policy (known: ${CONFIGURABLE_POLICY_IDS.join(", ")})`],
+    ),
+  ];
 }
 
 /** Validates an already-parsed configuration object and freezes it. */

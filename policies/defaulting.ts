@@ -88,7 +88,12 @@ function defaultObject(schema: SchemaNode, value: Record<string, unknown>): Reco
 }
 
 /** Fills absent properties with (defaulted copies of) their defaults; copies `value` on the first one. */
-function addDefaults(schema: SchemaNode, value: Record<string, unknown>, keys: readonly string[], copied: Record<string, unknown> | undefined): Record<string, unknown> {
+function addDefaults(
+  schema: SchemaNode,
+  value: Record<string, unknown>,
+  keys: readonly string[],
+  copied: Record<string, unknown> | undefined,
+): Record<string, unknown> {
   let out = copied;
   for (const [key, childSchema] of defaultedProperties(schema)) {
     if ((out ?? value)[key] !== undefined) continue;

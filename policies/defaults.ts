@@ -11,7 +11,11 @@ import type { Kind } from "./types.ts";
  * `consolidateAfter: 0s` inside a `disruption` block that lacks it (CRDs before v1.15 require it, which
  * breaks server-side dry-run: §9, §10.17). Present values are never rewritten.
  */
-export function applyDefaults(kind: Kind, object: Record<string, unknown>, api: KarpenterApi = bundledKarpenterApi()): Record<string, unknown> {
+export function applyDefaults(
+  kind: Kind,
+  object: Record<string, unknown>,
+  api: KarpenterApi = bundledKarpenterApi(),
+): Record<string, unknown> {
   const source = kind === "NodePool" ? applyNodePoolDefaults(object) : object;
   return applySchemaDefaults(api.schemas[kind], source) as Record<string, unknown>;
 }

@@ -14,9 +14,30 @@ import { catalogView } from "./catalog-index.ts";
 import { compileSchemas, validateStructure } from "./schema.ts";
 import { compileApiRules } from "./cel/policy.ts";
 import { bundledKarpenterApi } from "./api/releases/index.ts";
-import type { EvaluateInput, EvaluationContext, Finding, FindingSeverity, Issue, JsonPatchOp, Kind, Policy, Severity, Verdict } from "./types.ts";
+import type {
+  EvaluateInput,
+  EvaluationContext,
+  Finding,
+  FindingSeverity,
+  Issue,
+  JsonPatchOp,
+  Kind,
+  Policy,
+  Severity,
+  Verdict,
+} from "./types.ts";
 
-export type { EvaluateInput, EvaluationContext, Finding, FindingSeverity, JsonPatchOp, Kind, PolicyConfig, Severity, Verdict };
+export type {
+  EvaluateInput,
+  EvaluationContext,
+  Finding,
+  FindingSeverity,
+  JsonPatchOp,
+  Kind,
+  PolicyConfig,
+  Severity,
+  Verdict,
+};
 
 /**
  * Per-object exemption: `kerf.dev/exempt: "spot-diversity,limits-required"`. Findings of an exempted
@@ -46,11 +67,21 @@ function exemptions(object: Record<string, unknown>): ReadonlySet<string> {
   const annotations = isObject(metadata) ? metadata["annotations"] : undefined;
   const value = isObject(annotations) ? annotations[EXEMPT_ANNOTATION] : undefined;
   if (typeof value !== "string") return new Set();
-  return new Set(value.split(",").map((s) => s.trim()).filter((s) => s !== ""));
+  return new Set(
+    value
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== ""),
+  );
 }
 
-function resolve(policy: Policy, issues: Issue[], ctx: { config: PolicyConfig; exempt: ReadonlySet<string> }): Finding[] {
-  const setting = policy.fixed === true ? policy.defaultSeverity : settingFor(ctx.config, policy.id, policy.defaultSeverity);
+function resolve(
+  policy: Policy,
+  issues: Issue[],
+  ctx: { config: PolicyConfig; exempt: ReadonlySet<string> },
+): Finding[] {
+  const setting =
+    policy.fixed === true ? policy.defaultSeverity : settingFor(ctx.config, policy.id, policy.defaultSeverity);
   if (setting === "off") return [];
   const exempt = policy.fixed !== true && ctx.exempt.has(policy.id);
   return issues.map((issue) => ({
@@ -61,8 +92,21 @@ function resolve(policy: Policy, issues: Issue[], ctx: { config: PolicyConfig; e
   }));
 }
 
-const SCHEMA_POLICY: Policy = { id: "schema", kinds: ["NodePool", "NodeClaim", "EC2NodeClass"], defaultSeverity: "deny", fixed: true, description: "CRD OpenAPI schema", check: () => [] };
-const UNKNOWN_FIELDS_POLICY: Policy = { id: "unknown-fields", kinds: ["NodePool", "NodeClaim", "EC2NodeClass"], defaultSeverity: "warn", description: "fields the apiserver prunes", check: () => [] };
+const SCHEMA_POLICY: Policy = {
+  id: "schema",
+  kinds: ["NodePool", "NodeClaim", "EC2NodeClass"],
+  defaultSeverity: "deny",
+  fixed: true,
+  description: "CRD OpenAPI schema",
+  check: () => [],
+};
+const UNKNOWN_FIELDS_POLICY: Policy = {
+  id: "unknown-fields",
+  kinds: ["NodePool", "NodeClaim", "EC2NodeClass"],
+  defaultSeverity: "warn",
+  description: "fields the apiserver prunes",
+  check: () => [],
+};
 
 /**
  * Does the one-time work evaluate() otherwise does lazily (the API's schema validators and CEL rules, the catalog
@@ -79,7 +123,9 @@ export function prepareEvaluation(context: EvaluationContext): void {
 export function evaluate(input: EvaluateInput): Verdict {
   const { kind, object, context } = input;
   if (!isObject(object)) {
-    const findings: Finding[] = [{ policy: "schema", severity: "deny", path: "", message: "object must be a JSON object" }];
+    const findings: Finding[] = [
+      { policy: "schema", severity: "deny", path: "", message: "object must be a JSON object" },
+    ];
     return { allowed: false, findings, defaulted: object, patch: [] };
   }
   const api = context.api ?? bundledKarpenterApi();
@@ -92,7 +138,10 @@ export function evaluate(input: EvaluateInput): Verdict {
   // kerf checks what its mutation stores, but reports what the apiserver answers without that mutation.
   const unmutated = kind === "NodePool" ? requiredWithoutKerfMutation(object, api.schemas.NodePool) : [];
   const schemaIssues: Issue[] = [...unmutated, ...structural.filter((i) => i.class !== "unknown")];
-  const checked: [Policy, Issue[]][] = [[SCHEMA_POLICY, schemaIssues], [UNKNOWN_FIELDS_POLICY, structural.filter((i) => i.class === "unknown")]];
+  const checked: [Policy, Issue[]][] = [
+    [SCHEMA_POLICY, schemaIssues],
+    [UNKNOWN_FIELDS_POLICY, structural.filter((i) => i.class === "unknown")],
+  ];
   // Like the apiserver, skip the rule stages when the object has type errors: rules would read nonsense.
   if (!structural.some((i) => i.class === "type")) {
     const oldObject = isObject(input.oldObject) ? input.oldObject : undefined;
@@ -112,5 +161,8 @@ function oneFindingPerFact(checked: [Policy, Issue[]][]): [Policy, Issue[]][] {
   const runtime = of("runtime");
   if (runtime.length === 0) return checked;
   const merged = mergeSharedFacts(of("schema"), of("cel"), runtime);
-  return checked.map(([policy, issues]) => [policy, policy.id === "cel" ? merged.cel : policy.id === "runtime" ? merged.runtime : issues]);
+  return checked.map(([policy, issues]) => [
+    policy,
+    policy.id === "cel" ? merged.cel : policy.id === "runtime" ? merged.runtime : issues,
+  ]);
 }

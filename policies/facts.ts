@@ -15,7 +15,11 @@ export const Fact = {
 export type Fact = (typeof Fact)[keyof typeof Fact];
 
 /** Facts the CRD schema checks at the very path the runtime issue names: a schema issue there is the same fact. */
-const SCHEMA_FACTS: ReadonlySet<Fact> = new Set([Fact.requirementOperator, Fact.templateLabelValue, Fact.requirementKeySyntax]);
+const SCHEMA_FACTS: ReadonlySet<Fact> = new Set([
+  Fact.requirementOperator,
+  Fact.templateLabelValue,
+  Fact.requirementKeySyntax,
+]);
 
 /** An issue with the fact it states, if it shares one with another policy. */
 export interface FactIssue {
@@ -34,7 +38,11 @@ function within(path: string, parent: string): boolean {
  * apiserver's message; its policy cannot be turned off) at the more precise path: a cel rule on a list
  * ("spec.template.spec.requirements") takes the path of each runtime issue it covers ("…requirements[3].values").
  */
-export function mergeSharedFacts<T extends FactIssue>(schema: readonly T[], cel: readonly T[], runtime: readonly T[]): { cel: T[]; runtime: T[] } {
+export function mergeSharedFacts<T extends FactIssue>(
+  schema: readonly T[],
+  cel: readonly T[],
+  runtime: readonly T[],
+): { cel: T[]; runtime: T[] } {
   const refined = new Map<T, string[]>();
   const kept = runtime.filter((r) => {
     if (r.fact === undefined) return true;
@@ -55,8 +63,16 @@ export function mergeSharedFacts<T extends FactIssue>(schema: readonly T[], cel:
 const RULE_FACTS: readonly { location: string; message: RegExp; fact: Fact }[] = [
   { location: ".spec.template.metadata.labels", message: /restricted/, fact: Fact.restrictedTemplateLabel },
   { location: ".spec.template.spec.requirements[].key", message: /restricted/, fact: Fact.restrictedRequirementKey },
-  { location: ".spec.template.spec.requirements", message: /operator 'In' must have a value/, fact: Fact.requirementInValues },
-  { location: ".spec.template.spec.requirements", message: /single positive integer value/, fact: Fact.requirementOrderValue },
+  {
+    location: ".spec.template.spec.requirements",
+    message: /operator 'In' must have a value/,
+    fact: Fact.requirementInValues,
+  },
+  {
+    location: ".spec.template.spec.requirements",
+    message: /single positive integer value/,
+    fact: Fact.requirementOrderValue,
+  },
   { location: ".spec.template.spec.requirements", message: /'minValues'/, fact: Fact.requirementMinValues },
 ];
 

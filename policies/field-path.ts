@@ -33,6 +33,7 @@ function stepInto(node: SchemaNode | undefined, text: string): { index: boolean;
 /** Joins plain segments without a schema, in the same notation: numbers become "[n]", names and map keys ".key". */
 export function joinPath(...segments: readonly Segment[]): string {
   let out = "";
-  for (const segment of segments) out += typeof segment === "number" ? `[${segment}]` : out === "" ? segment : `.${segment}`;
+  for (const segment of segments)
+    out += typeof segment === "number" ? `[${segment}]` : out === "" ? segment : `.${segment}`;
   return out;
 }

@@ -50,7 +50,13 @@ function diffObjects(from: Record<string, unknown>, to: Record<string, unknown>,
 export function applyPatch(doc: unknown, ops: readonly JsonPatchOp[]): unknown {
   let root = structuredClone(doc);
   for (const op of ops) {
-    const tokens = op.path === "" ? [] : op.path.slice(1).split("/").map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+    const tokens =
+      op.path === ""
+        ? []
+        : op.path
+            .slice(1)
+            .split("/")
+            .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
     if (tokens.length === 0) {
       root = structuredClone(op.value);
       continue;

@@ -3,7 +3,8 @@
 const NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const NAME_HINT = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const NAME_HINT =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
 const MAX_MEMO = 4096;
 /** Longer strings (never valid names or values) are checked directly rather than held in the memo. */
@@ -42,7 +43,10 @@ function checkQualifiedName(value: string): string[] {
     const prefix = parts[0] ?? "";
     if (prefix.length === 0) errors.push("prefix part must be non-empty");
     else if (prefix.length > 253) errors.push("prefix part must be no more than 253 characters");
-    else if (!DNS1123_SUBDOMAIN.test(prefix)) errors.push("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'");
+    else if (!DNS1123_SUBDOMAIN.test(prefix))
+      errors.push(
+        "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'",
+      );
   }
   if (name.length === 0) errors.push("name part must be non-empty");
   else if (name.length > 63) errors.push("name part must be no more than 63 characters");

@@ -36,7 +36,8 @@ export class BoundedMemo<V> {
   /** Stores `value` unless the key is too long; clears everything first when the entry would not fit. */
   set(key: string, value: V): void {
     if (key.length > this.limits.maxKeyLength || this.entries.has(key)) return;
-    if (this.entries.size >= this.limits.maxEntries || this.totalLength + key.length > this.limits.maxTotalLength) this.clear();
+    if (this.entries.size >= this.limits.maxEntries || this.totalLength + key.length > this.limits.maxTotalLength)
+      this.clear();
     this.entries.set(key, value);
     this.totalLength += key.length;
   }

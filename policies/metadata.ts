@@ -5,14 +5,17 @@ import { isObject } from "./object.ts";
 
 const LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const LABEL_KEY_RE = new RegExp(`^${LABEL_KEY_FMT}$`);
-const LABEL_KEY_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_KEY_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const LABEL_VALUE_FMT = `(${LABEL_KEY_FMT})?`;
 const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE_FMT}$`);
-const LABEL_VALUE_MSG = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_VALUE_MSG =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
 const DNS1123_SUBDOMAIN_RE = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
-const DNS1123_SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const DNS1123_SUBDOMAIN_MSG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 /** apimachinery's TotalAnnotationSizeLimitB. */
 const ANNOTATIONS_MAX_BYTES = 256 * 1024;
 
@@ -30,7 +33,8 @@ const bytes = (value: string): number => Buffer.byteLength(value, "utf8");
 function dns1123SubdomainErrors(value: string, unit: "bytes" | "characters"): string[] {
   const errors: string[] = [];
   if (bytes(value) > 253) errors.push(`must be no more than 253 ${unit}`);
-  if (!DNS1123_SUBDOMAIN_RE.test(value)) errors.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, "example.com"));
+  if (!DNS1123_SUBDOMAIN_RE.test(value))
+    errors.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, "example.com"));
   return errors;
 }
 
@@ -38,7 +42,9 @@ function dns1123SubdomainErrors(value: string, unit: "bytes" | "characters"): st
 export function labelKeyErrors(value: string): string[] {
   const parts = value.split("/");
   if (parts.length > 2) {
-    return [`a valid label key ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+    return [
+      `a valid label key ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
   }
   const errors: string[] = [];
   const name = parts.length === 2 ? (parts[1] as string) : value;
@@ -49,7 +55,8 @@ export function labelKeyErrors(value: string): string[] {
   }
   if (name === "") errors.push("name part must be non-empty");
   else if (bytes(name) > 63) errors.push("name part must be no more than 63 bytes");
-  if (!LABEL_KEY_RE.test(name)) errors.push(`name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")}`);
+  if (!LABEL_KEY_RE.test(name))
+    errors.push(`name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")}`);
   return errors;
 }
 
@@ -57,7 +64,8 @@ export function labelKeyErrors(value: string): string[] {
 export function labelValueErrors(value: string): string[] {
   const errors: string[] = [];
   if (bytes(value) > 63) errors.push("must be no more than 63 bytes");
-  if (!LABEL_VALUE_RE.test(value)) errors.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, "MyValue", "my_value", "12345"));
+  if (!LABEL_VALUE_RE.test(value))
+    errors.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, "MyValue", "my_value", "12345"));
   return errors;
 }
 
@@ -67,8 +75,11 @@ function nameErrors(name: string, prefix: boolean): string[] {
   return dns1123SubdomainErrors(masked, "characters");
 }
 
-const invalid = (path: string, value: unknown, detail: string): SchemaIssue =>
-  ({ path, message: `Invalid value: ${JSON.stringify(value)}: ${detail}`, class: "invalid" });
+const invalid = (path: string, value: unknown, detail: string): SchemaIssue => ({
+  path,
+  message: `Invalid value: ${JSON.stringify(value)}: ${detail}`,
+  class: "invalid",
+});
 
 /** Go's name for the JSON value encoding/json failed to decode. */
 function jsonKind(value: unknown): string {
@@ -91,20 +102,33 @@ type FieldType = "string" | "int64" | "string map" | "string list" | "object lis
 
 /** The ObjectMeta fields a manifest may carry and the JSON they decode from; null decodes to the zero value. */
 const FIELD_TYPES: Readonly<Record<string, FieldType>> = {
-  name: "string", generateName: "string", namespace: "string", uid: "string", resourceVersion: "string", selfLink: "string",
-  generation: "int64", deletionGracePeriodSeconds: "int64",
-  labels: "string map", annotations: "string map", finalizers: "string list",
-  ownerReferences: "object list", managedFields: "object list",
-  creationTimestamp: "timestamp", deletionTimestamp: "timestamp",
+  name: "string",
+  generateName: "string",
+  namespace: "string",
+  uid: "string",
+  resourceVersion: "string",
+  selfLink: "string",
+  generation: "int64",
+  deletionGracePeriodSeconds: "int64",
+  labels: "string map",
+  annotations: "string map",
+  finalizers: "string list",
+  ownerReferences: "object list",
+  managedFields: "object list",
+  creationTimestamp: "timestamp",
+  deletionTimestamp: "timestamp",
 };
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** For each field type: the first value in it that cannot be decoded, with the Go type it should have had. */
 const FIRST_BAD: Readonly<Record<FieldType, (value: unknown) => { value: unknown; goType: string } | undefined>> = {
-  "string": (v) => (typeof v === "string" ? undefined : { value: v, goType: "string" }),
-  "int64": (v) => (typeof v === "number" && Number.isSafeInteger(v) ? undefined : { value: v, goType: "int64" }),
-  "timestamp": (v) => (typeof v === "string" && RFC3339.test(v) && !Number.isNaN(Date.parse(v)) ? undefined : { value: v, goType: "v1.Time" }),
+  string: (v) => (typeof v === "string" ? undefined : { value: v, goType: "string" }),
+  int64: (v) => (typeof v === "number" && Number.isSafeInteger(v) ? undefined : { value: v, goType: "int64" }),
+  timestamp: (v) =>
+    typeof v === "string" && RFC3339.test(v) && !Number.isNaN(Date.parse(v))
+      ? undefined
+      : { value: v, goType: "v1.Time" },
   "object list": (v) => firstBadItem(v, "[]object", "object", (item) => isObject(item)),
   "string list": (v) => firstBadItem(v, "[]string", "string", (item) => typeof item === "string"),
   "string map": (v) => {
@@ -114,7 +138,12 @@ const FIRST_BAD: Readonly<Record<FieldType, (value: unknown) => { value: unknown
   },
 };
 
-function firstBadItem(value: unknown, listType: string, itemType: string, ok: (item: unknown) => boolean): { value: unknown; goType: string } | undefined {
+function firstBadItem(
+  value: unknown,
+  listType: string,
+  itemType: string,
+  ok: (item: unknown) => boolean,
+): { value: unknown; goType: string } | undefined {
   if (!Array.isArray(value)) return { value, goType: listType };
   const bad = value.find((item) => item !== null && !ok(item));
   return bad === undefined ? undefined : { value: bad, goType: itemType };
@@ -135,10 +164,17 @@ function stringEntries(value: unknown): [string, string][] {
 function nameIssues(metadata: Record<string, unknown>): SchemaIssue[] {
   const name = text(metadata["name"]);
   const generateName = text(metadata["generateName"]);
-  const issues = generateName === "" ? [] : nameErrors(generateName, true).map((e) => invalid("metadata.generateName", generateName, e));
+  const issues =
+    generateName === ""
+      ? []
+      : nameErrors(generateName, true).map((e) => invalid("metadata.generateName", generateName, e));
   // The apiserver generates the name from generateName before it validates (and before validating webhooks).
   if (name === "" && generateName !== "") return issues;
-  if (name === "") return [...issues, { path: "metadata.name", message: "Required value: name or generateName is required", class: "invalid" }];
+  if (name === "")
+    return [
+      ...issues,
+      { path: "metadata.name", message: "Required value: name or generateName is required", class: "invalid" },
+    ];
   return [...issues, ...nameErrors(name, false).map((e) => invalid("metadata.name", name, e))];
 }
 
@@ -150,9 +186,16 @@ function labelIssues(labels: [string, string][]): SchemaIssue[] {
 }
 
 function annotationIssues(annotations: [string, string][]): SchemaIssue[] {
-  const issues = annotations.flatMap(([key]) => labelKeyErrors(key.toLowerCase()).map((e) => invalid("metadata.annotations", key, e)));
+  const issues = annotations.flatMap(([key]) =>
+    labelKeyErrors(key.toLowerCase()).map((e) => invalid("metadata.annotations", key, e)),
+  );
   const size = annotations.reduce((sum, [k, v]) => sum + bytes(k) + bytes(v), 0);
-  if (size > ANNOTATIONS_MAX_BYTES) issues.push({ path: "metadata.annotations", message: `Too long: may not be more than ${ANNOTATIONS_MAX_BYTES} bytes`, class: "invalid" });
+  if (size > ANNOTATIONS_MAX_BYTES)
+    issues.push({
+      path: "metadata.annotations",
+      message: `Too long: may not be more than ${ANNOTATIONS_MAX_BYTES} bytes`,
+      class: "invalid",
+    });
   return issues;
 }
 
@@ -160,7 +203,9 @@ function finalizerIssues(value: unknown): SchemaIssue[] {
   const finalizers = Array.isArray(value) ? value.map(text) : [];
   const issues = finalizers.flatMap((f) => labelKeyErrors(f).map((e) => invalid("metadata.finalizers", f, e)));
   if (finalizers.includes("orphan") && finalizers.includes("foregroundDeletion")) {
-    issues.push(invalid("metadata.finalizers", finalizers, "finalizer orphan and foregroundDeletion cannot be both set"));
+    issues.push(
+      invalid("metadata.finalizers", finalizers, "finalizer orphan and foregroundDeletion cannot be both set"),
+    );
   }
   return issues;
 }
@@ -169,7 +214,13 @@ function finalizerIssues(value: unknown): SchemaIssue[] {
 export function metadataIssues(object: Record<string, unknown>): SchemaIssue[] {
   const metadata = object["metadata"] ?? {};
   if (!isObject(metadata)) {
-    return [{ path: "metadata", message: `json: cannot unmarshal ${jsonKind(metadata)} into Go value of type v1.ObjectMeta`, class: "type" }];
+    return [
+      {
+        path: "metadata",
+        message: `json: cannot unmarshal ${jsonKind(metadata)} into Go value of type v1.ObjectMeta`,
+        class: "type",
+      },
+    ];
   }
   const typeIssues = Object.entries(metadata).flatMap(([key, value]) => {
     const type = Object.hasOwn(FIELD_TYPES, key) ? FIELD_TYPES[key] : undefined;

@@ -27,14 +27,27 @@ export interface IgnoredField {
 
 /** The fields kerf's operator ignores. One line per feature; its children are covered too. */
 export const IGNORED_FIELDS: readonly IgnoredField[] = [
-  { kind: "NodePool", path: "status.nodeClassObservedGeneration", feature: "the node class generation last seen (for the NodeRegistrationHealthy condition)", status: true },
-  { kind: "EC2NodeClass", path: "spec.blockDeviceMappings[].ebs.volumeInitializationRate", feature: "EBS volume initialization rate of snapshot volumes" },
+  {
+    kind: "NodePool",
+    path: "status.nodeClassObservedGeneration",
+    feature: "the node class generation last seen (for the NodeRegistrationHealthy condition)",
+    status: true,
+  },
+  {
+    kind: "EC2NodeClass",
+    path: "spec.blockDeviceMappings[].ebs.volumeInitializationRate",
+    feature: "EBS volume initialization rate of snapshot volumes",
+  },
   { kind: "EC2NodeClass", path: "spec.connectionTracking", feature: "ENI connection-tracking timeouts" },
   { kind: "EC2NodeClass", path: "spec.context", feature: "the reserved Context field of EC2 CreateFleet" },
   { kind: "EC2NodeClass", path: "spec.cpuOptions", feature: "CPU options (nested virtualization)" },
   { kind: "EC2NodeClass", path: "spec.enclaveOptions", feature: "Nitro Enclaves" },
   { kind: "EC2NodeClass", path: "spec.ipPrefixCount", feature: "IPv4 prefixes assigned to the network interface" },
-  { kind: "EC2NodeClass", path: "spec.networkInterfaces", feature: "the network interfaces of an instance (EFA, several network cards)" },
+  {
+    kind: "EC2NodeClass",
+    path: "spec.networkInterfaces",
+    feature: "the network interfaces of an instance (EFA, several network cards)",
+  },
   { kind: "EC2NodeClass", path: "spec.placementGroupSelector", feature: "launching into a placement group" },
 ];
 
@@ -46,54 +59,98 @@ export const IGNORED_FIELDS: readonly IgnoredField[] = [
 export const IMPLEMENTED_FIELDS: Readonly<Record<CoverageKind, Readonly<Record<SchemaPath, readonly string[]>>>> = {
   NodePool: {
     "": ["apiVersion", "kind", "metadata", "spec", "status"],
-    "spec": ["disruption", "limits", "replicas", "template", "weight"],
+    spec: ["disruption", "limits", "replicas", "template", "weight"],
     "spec.disruption": ["budgets", "consolidateAfter", "consolidationPolicy"],
     "spec.disruption.budgets[]": ["duration", "nodes", "reasons", "schedule"],
     "spec.template": ["metadata", "spec"],
     "spec.template.metadata": ["annotations", "labels"],
-    "spec.template.spec": ["expireAfter", "nodeClassRef", "requirements", "startupTaints", "taints", "terminationGracePeriod"],
+    "spec.template.spec": [
+      "expireAfter",
+      "nodeClassRef",
+      "requirements",
+      "startupTaints",
+      "taints",
+      "terminationGracePeriod",
+    ],
     "spec.template.spec.nodeClassRef": ["group", "kind", "name"],
     "spec.template.spec.requirements[]": ["key", "minValues", "operator", "values"],
     "spec.template.spec.startupTaints[]": ["effect", "key", "timeAdded", "value"],
     "spec.template.spec.taints[]": ["effect", "key", "timeAdded", "value"],
-    "status": ["conditions", "nodes", "resources"],
+    status: ["conditions", "nodes", "resources"],
     "status.conditions[]": ["lastTransitionTime", "message", "observedGeneration", "reason", "status", "type"],
   },
   NodeClaim: {
     "": ["apiVersion", "kind", "metadata", "spec", "status"],
-    "spec": ["expireAfter", "nodeClassRef", "requirements", "resources", "startupTaints", "taints", "terminationGracePeriod"],
+    spec: [
+      "expireAfter",
+      "nodeClassRef",
+      "requirements",
+      "resources",
+      "startupTaints",
+      "taints",
+      "terminationGracePeriod",
+    ],
     "spec.nodeClassRef": ["group", "kind", "name"],
     "spec.requirements[]": ["key", "minValues", "operator", "values"],
     "spec.resources": ["requests"],
     "spec.startupTaints[]": ["effect", "key", "timeAdded", "value"],
     "spec.taints[]": ["effect", "key", "timeAdded", "value"],
-    "status": ["allocatable", "capacity", "conditions", "imageID", "lastPodEventTime", "nodeName", "providerID"],
+    status: ["allocatable", "capacity", "conditions", "imageID", "lastPodEventTime", "nodeName", "providerID"],
     "status.conditions[]": ["lastTransitionTime", "message", "observedGeneration", "reason", "status", "type"],
   },
   NodeOverlay: {
     "": ["apiVersion", "kind", "metadata", "spec", "status"],
-    "spec": ["capacity", "price", "priceAdjustment", "requirements", "weight"],
+    spec: ["capacity", "price", "priceAdjustment", "requirements", "weight"],
     "spec.requirements[]": ["key", "operator", "values"],
-    "status": ["conditions"],
+    status: ["conditions"],
     "status.conditions[]": ["lastTransitionTime", "message", "observedGeneration", "reason", "status", "type"],
   },
   EC2NodeClass: {
     "": ["apiVersion", "kind", "metadata", "spec", "status"],
-    "spec": [
-      "amiFamily", "amiSelectorTerms", "associatePublicIPAddress", "blockDeviceMappings", "capacityReservationSelectorTerms",
-      "detailedMonitoring", "instanceProfile", "instanceStorePolicy", "kubelet", "metadataOptions", "role",
-      "securityGroupSelectorTerms", "subnetSelectorTerms", "tags", "userData",
+    spec: [
+      "amiFamily",
+      "amiSelectorTerms",
+      "associatePublicIPAddress",
+      "blockDeviceMappings",
+      "capacityReservationSelectorTerms",
+      "detailedMonitoring",
+      "instanceProfile",
+      "instanceStorePolicy",
+      "kubelet",
+      "metadataOptions",
+      "role",
+      "securityGroupSelectorTerms",
+      "subnetSelectorTerms",
+      "tags",
+      "userData",
     ],
     "spec.capacityReservationSelectorTerms[]": ["id", "instanceMatchCriteria", "ownerID", "tags"],
     "spec.amiSelectorTerms[]": ["alias", "id", "name", "owner", "ssmParameter", "tags"],
     "spec.blockDeviceMappings[]": ["deviceName", "ebs", "rootVolume"],
-    "spec.blockDeviceMappings[].ebs": ["deleteOnTermination", "encrypted", "iops", "kmsKeyID", "snapshotID", "throughput", "volumeSize", "volumeType"],
+    "spec.blockDeviceMappings[].ebs": [
+      "deleteOnTermination",
+      "encrypted",
+      "iops",
+      "kmsKeyID",
+      "snapshotID",
+      "throughput",
+      "volumeSize",
+      "volumeType",
+    ],
     "spec.metadataOptions": ["httpEndpoint", "httpProtocolIPv6", "httpPutResponseHopLimit", "httpTokens"],
     "spec.securityGroupSelectorTerms[]": ["id", "name", "tags"],
     "spec.subnetSelectorTerms[]": ["id", "tags"],
-    "status": ["amis", "capacityReservations", "conditions", "instanceProfile", "securityGroups", "subnets"],
+    status: ["amis", "capacityReservations", "conditions", "instanceProfile", "securityGroups", "subnets"],
     "status.capacityReservations[]": [
-      "availabilityZone", "endTime", "id", "instanceMatchCriteria", "instanceType", "interruptible", "ownerID", "reservationType", "state",
+      "availabilityZone",
+      "endTime",
+      "id",
+      "instanceMatchCriteria",
+      "instanceType",
+      "interruptible",
+      "ownerID",
+      "reservationType",
+      "state",
     ],
     "status.amis[]": ["deprecated", "id", "name", "requirements"],
     "status.amis[].requirements[]": ["key", "operator", "values"],
@@ -108,8 +165,18 @@ export const IMPLEMENTED_FIELDS: Readonly<Record<CoverageKind, Readonly<Record<S
  * through to its NodeConfig, as Karpenter does; the other families write these keys and ignore the others.
  */
 export const HONOURED_KUBELET_KEYS: readonly string[] = [
-  "clusterDNS", "cpuCFSQuota", "evictionHard", "evictionMaxPodGracePeriod", "evictionSoft", "evictionSoftGracePeriod",
-  "imageGCHighThresholdPercent", "imageGCLowThresholdPercent", "kubeReserved", "maxPods", "podsPerCore", "systemReserved",
+  "clusterDNS",
+  "cpuCFSQuota",
+  "evictionHard",
+  "evictionMaxPodGracePeriod",
+  "evictionSoft",
+  "evictionSoftGracePeriod",
+  "imageGCHighThresholdPercent",
+  "imageGCLowThresholdPercent",
+  "kubeReserved",
+  "maxPods",
+  "podsPerCore",
+  "systemReserved",
 ];
 
 /** NodePool requirement keys (labels) kerf never puts on an instance type: a requirement on them is ignored. */
@@ -124,8 +191,18 @@ export const IGNORED_TEMPLATE_ANNOTATIONS: Readonly<Record<string, string>> = {
 };
 
 /** Values of a field kerf honours that ask for a feature it lacks. */
-export const IGNORED_VALUES: readonly { readonly kind: CoverageKind; readonly path: SchemaPath; readonly value: string; readonly feature: string }[] = [
-  { kind: "NodePool", path: "spec.disruption.budgets[].reasons", value: "Unhealthy", feature: "pacing node repair by budgets (kerf's repairs are not paced by budgets)" },
+export const IGNORED_VALUES: readonly {
+  readonly kind: CoverageKind;
+  readonly path: SchemaPath;
+  readonly value: string;
+  readonly feature: string;
+}[] = [
+  {
+    kind: "NodePool",
+    path: "spec.disruption.budgets[].reasons",
+    value: "Unhealthy",
+    feature: "pacing node repair by budgets (kerf's repairs are not paced by budgets)",
+  },
 ];
 
 /** Karpenter feature gates (FEATURE_GATES) kerf does not implement: on (true) they would be ignored. */
@@ -137,19 +214,33 @@ export const IGNORED_FEATURE_GATES: Readonly<Record<string, string>> = {
 };
 
 /** Karpenter feature gates kerf implements. */
-export const HONOURED_FEATURE_GATES: readonly string[] = ["NodeOverlay", "NodeRepair", "ReservedCapacity", "SpotToSpotConsolidation", "StaticCapacity"];
+export const HONOURED_FEATURE_GATES: readonly string[] = [
+  "NodeOverlay",
+  "NodeRepair",
+  "ReservedCapacity",
+  "SpotToSpotConsolidation",
+  "StaticCapacity",
+];
 
 /**
  * Karpenter settings (environment variables of its controller) kerf's operator does not read, with the one value
  * that means what kerf does anyway; any other value would be ignored.
  */
 export const IGNORED_SETTINGS: readonly { readonly env: string; readonly means: string; readonly feature: string }[] = [
-  { env: "VM_MEMORY_OVERHEAD_PERCENT", means: "0.075", feature: "the VM memory overhead subtracted from capacity (kerf: 7.5 %)" },
+  {
+    env: "VM_MEMORY_OVERHEAD_PERCENT",
+    means: "0.075",
+    feature: "the VM memory overhead subtracted from capacity (kerf: 7.5 %)",
+  },
   { env: "RESERVED_ENIS", means: "0", feature: "ENIs held back from max-pods" },
   { env: "ENABLE_ZONAL_SHIFT", means: "false", feature: "following EKS zonal shifts" },
   { env: "PREFERENCE_POLICY", means: "Respect", feature: "ignoring preferences" },
   { env: "MIN_VALUES_POLICY", means: "Strict", feature: "relaxing minValues" },
-  { env: "DISABLE_CLUSTER_STATE_OBSERVABILITY", means: "false", feature: "turning cluster-state metrics and events off" },
+  {
+    env: "DISABLE_CLUSTER_STATE_OBSERVABILITY",
+    means: "false",
+    feature: "turning cluster-state metrics and events off",
+  },
 ];
 
 /** One ignored thing found in an object: where (apiserver style), which table entry, and why. */
@@ -177,14 +268,17 @@ function reached(node: unknown, parts: readonly string[], at = ""): { node: unkn
 }
 
 function fieldUses(kind: CoverageKind, object: unknown): IgnoredUse[] {
-  return IGNORED_FIELDS.filter((f) => f.kind === kind && f.status !== true)
-    .flatMap((f) => reached(object, f.path.split(".")).map(({ at }) => ({ path: at, field: f.path, feature: f.feature })));
+  return IGNORED_FIELDS.filter((f) => f.kind === kind && f.status !== true).flatMap((f) =>
+    reached(object, f.path.split(".")).map(({ at }) => ({ path: at, field: f.path, feature: f.feature })),
+  );
 }
 
 function valueUses(kind: CoverageKind, object: unknown): IgnoredUse[] {
   return IGNORED_VALUES.filter((v) => v.kind === kind).flatMap((v) =>
-    reached(object, v.path.split(".")).filter(({ node }) => strings(node).includes(v.value))
-      .map(({ at }) => ({ path: at, field: `${v.path}: ${v.value}`, feature: v.feature })));
+    reached(object, v.path.split("."))
+      .filter(({ node }) => strings(node).includes(v.value))
+      .map(({ at }) => ({ path: at, field: `${v.path}: ${v.value}`, feature: v.feature })),
+  );
 }
 
 /** The families that pass spec.kubelet through whole (AL2023's NodeConfig, as Karpenter v1.15). */
@@ -192,13 +286,19 @@ const PASSTHROUGH_KUBELET_FAMILIES: ReadonlySet<string> = new Set(["AL2023"]);
 
 function kubeletUses(object: unknown): IgnoredUse[] {
   const kubelet = asObject(get(object, "spec", "kubelet")) ?? {};
-  const family = amiFamilyOf({ amiFamily: asString(get(object, "spec", "amiFamily")),
-    amiSelectorTerms: objects(get(object, "spec", "amiSelectorTerms")).map((t) => ({ alias: asString(t["alias"]) })) });
+  const family = amiFamilyOf({
+    amiFamily: asString(get(object, "spec", "amiFamily")),
+    amiSelectorTerms: objects(get(object, "spec", "amiSelectorTerms")).map((t) => ({ alias: asString(t["alias"]) })),
+  });
   if (PASSTHROUGH_KUBELET_FAMILIES.has(family)) return [];
-  return Object.keys(kubelet).filter((k) => !HONOURED_KUBELET_KEYS.includes(k)).sort().map((key) => ({
-    path: `spec.kubelet.${key}`, field: "spec.kubelet.*",
-    feature: `a KubeletConfiguration field the ${family} family does not write into user data (AL2023 passes every field)`,
-  }));
+  return Object.keys(kubelet)
+    .filter((k) => !HONOURED_KUBELET_KEYS.includes(k))
+    .sort()
+    .map((key) => ({
+      path: `spec.kubelet.${key}`,
+      field: "spec.kubelet.*",
+      feature: `a KubeletConfiguration field the ${family} family does not write into user data (AL2023 passes every field)`,
+    }));
 }
 
 function nodePoolUses(object: unknown): IgnoredUse[] {
@@ -209,7 +309,11 @@ function nodePoolUses(object: unknown): IgnoredUse[] {
   });
   const annotations = Object.keys(asObject(get(object, "spec", "template", "metadata", "annotations")) ?? {})
     .filter((key) => Object.hasOwn(IGNORED_TEMPLATE_ANNOTATIONS, key))
-    .map((key) => ({ path: `spec.template.metadata.annotations.${key}`, field: key, feature: IGNORED_TEMPLATE_ANNOTATIONS[key] ?? "" }));
+    .map((key) => ({
+      path: `spec.template.metadata.annotations.${key}`,
+      field: key,
+      feature: IGNORED_TEMPLATE_ANNOTATIONS[key] ?? "",
+    }));
   return [...requirements, ...annotations];
 }
 
@@ -227,7 +331,10 @@ export function ignoredUsesMessage(uses: readonly IgnoredUse[]): string {
 }
 
 /** The feature gates turned on that kerf ignores, and gate names neither Karpenter's nor kerf's; sorted. */
-export function ignoredFeatureGates(gates: Readonly<Record<string, boolean>>): { readonly ignored: string[]; readonly unknown: string[] } {
+export function ignoredFeatureGates(gates: Readonly<Record<string, boolean>>): {
+  readonly ignored: string[];
+  readonly unknown: string[];
+} {
   const names = Object.keys(gates).sort();
   return {
     ignored: names.filter((n) => gates[n] === true && Object.hasOwn(IGNORED_FEATURE_GATES, n)),
@@ -236,7 +343,9 @@ export function ignoredFeatureGates(gates: Readonly<Record<string, boolean>>): {
 }
 
 /** The Karpenter settings present in an environment with a value kerf would ignore (env name → value), sorted. */
-export function ignoredSettings(env: Readonly<Record<string, string | undefined>>): { readonly env: string; readonly value: string; readonly feature: string }[] {
+export function ignoredSettings(
+  env: Readonly<Record<string, string | undefined>>,
+): { readonly env: string; readonly value: string; readonly feature: string }[] {
   return IGNORED_SETTINGS.flatMap((s) => {
     const value = env[s.env];
     return value === undefined || value === "" || value === s.means ? [] : [{ env: s.env, value, feature: s.feature }];
@@ -249,13 +358,32 @@ export type CoverageRow = readonly [what: string, where: string, karpenter: stri
 /** The refusal table of docs/migrate.md, row by row, in the order the lists above give. */
 export function coverageTableRows(): CoverageRow[] {
   return [
-    ...IGNORED_FIELDS.map((f): CoverageRow => [f.path, f.status === true ? `${f.kind} (status, never written)` : f.kind, f.feature]),
-    ["spec.kubelet.*", "EC2NodeClass",
-      `outside AL2023 (which passes every field through), any KubeletConfiguration field but ${HONOURED_KUBELET_KEYS.join(", ")}`],
+    ...IGNORED_FIELDS.map((f): CoverageRow => [
+      f.path,
+      f.status === true ? `${f.kind} (status, never written)` : f.kind,
+      f.feature,
+    ]),
+    [
+      "spec.kubelet.*",
+      "EC2NodeClass",
+      `outside AL2023 (which passes every field through), any KubeletConfiguration field but ${HONOURED_KUBELET_KEYS.join(", ")}`,
+    ],
     ...IGNORED_VALUES.map((v): CoverageRow => [`${v.path}: ${v.value}`, v.kind, v.feature]),
-    ...Object.entries(IGNORED_REQUIREMENT_LABELS).map(([key, feature]): CoverageRow => [key, "NodePool requirement key", feature]),
-    ...Object.entries(IGNORED_TEMPLATE_ANNOTATIONS).map(([key, feature]): CoverageRow => [key, "NodePool template annotation", feature]),
-    ...Object.entries(IGNORED_FEATURE_GATES).map(([gate, feature]): CoverageRow => [`${gate}=true`, "feature gate", feature]),
+    ...Object.entries(IGNORED_REQUIREMENT_LABELS).map(([key, feature]): CoverageRow => [
+      key,
+      "NodePool requirement key",
+      feature,
+    ]),
+    ...Object.entries(IGNORED_TEMPLATE_ANNOTATIONS).map(([key, feature]): CoverageRow => [
+      key,
+      "NodePool template annotation",
+      feature,
+    ]),
+    ...Object.entries(IGNORED_FEATURE_GATES).map(([gate, feature]): CoverageRow => [
+      `${gate}=true`,
+      "feature gate",
+      feature,
+    ]),
     ...IGNORED_SETTINGS.map((s): CoverageRow => [s.env, `setting (only ${s.means})`, s.feature]),
   ];
 }

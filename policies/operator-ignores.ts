@@ -18,6 +18,7 @@ export const OPERATOR_IGNORES_POLICY: Policy = {
   id: "operator-ignores",
   kinds: ["NodePool", "EC2NodeClass"],
   defaultSeverity: "warn",
-  description: "Karpenter fields, requirement labels and annotations kerf's operator does not implement (docs/migrate.md)",
+  description:
+    "Karpenter fields, requirement labels and annotations kerf's operator does not implement (docs/migrate.md)",
   check: operatorIgnoresIssues,
 };

@@ -15,13 +15,16 @@ const NO_CORRELATION = (): undefined => undefined;
 export function correlateItems(schema: SchemaNode | undefined, old: unknown): (item: unknown) => unknown {
   const keys = schema?.["x-kubernetes-list-map-keys"];
   if (schema?.["x-kubernetes-list-type"] !== "map" || keys === undefined || !Array.isArray(old)) return NO_CORRELATION;
-  const keyOf = (item: unknown): string => JSON.stringify(keys.map((k) => (isObject(item) ? item[k] : undefined) ?? null));
+  const keyOf = (item: unknown): string =>
+    JSON.stringify(keys.map((k) => (isObject(item) ? item[k] : undefined) ?? null));
   const byKey = new Map(old.map((item) => [keyOf(item), item]));
   return (item) => byKey.get(keyOf(item));
 }
 
 function childSchema(schema: SchemaNode | undefined, key: string): SchemaNode | undefined {
-  return schema?.properties !== undefined && Object.hasOwn(schema.properties, key) ? schema.properties[key] : schema?.additionalProperties;
+  return schema?.properties !== undefined && Object.hasOwn(schema.properties, key)
+    ? schema.properties[key]
+    : schema?.additionalProperties;
 }
 
 /**

@@ -32,7 +32,10 @@ describe("RE2 patterns", () => {
     });
   }
 
-  const rejected: [what: string, pattern: string][] = [["a lookahead", "^(?=a)"], ["a backreference", "^(a)\\1$"]];
+  const rejected: [what: string, pattern: string][] = [
+    ["a lookahead", "^(?=a)"],
+    ["a backreference", "^(a)\\1$"],
+  ];
   for (const [what, pattern] of rejected) {
     it(`rejects ${what}, which RE2 does not support`, () => {
       assert.throws(() => re2(pattern));

@@ -80,11 +80,23 @@ const regExpEngine = Object.assign(memoizedRegExp, { code: "memoizedRegExp" });
 function newAjv(): Ajv {
   // optimize: false skips ajv's code-size pass: compiling is a third faster (it is most of `kerf check`'s start-up
   // work) and the validators run as fast (measured: ~2.5 µs per NodePool either way).
-  const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false, verbose: true, code: { regExp: regExpEngine, optimize: false } });
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    unicodeRegExp: false,
+    verbose: true,
+    code: { regExp: regExpEngine, optimize: false },
+  });
   ajv.addFormat("date-time", fullFormats["date-time"]);
   ajv.addFormat("int32", fullFormats.int32);
   ajv.addFormat("int64", fullFormats.int64);
-  ajv.addKeyword({ keyword: INT64_KEYWORD, type: "number", schemaType: "string", errors: false, validate: (_: string, data: number) => isInt64(data) });
+  ajv.addKeyword({
+    keyword: INT64_KEYWORD,
+    type: "number",
+    schemaType: "string",
+    errors: false,
+    validate: (_: string, data: number) => isInt64(data),
+  });
   return ajv;
 }
 
@@ -118,16 +130,27 @@ export function compileSchemas(api: KarpenterApi = bundledKarpenterApi()): void 
  * release); with `old` (an UPDATE's stored object) errors on values the update left unchanged are
  * ratcheted away, as the apiserver does.
  */
-export function validateStructure(kind: Kind, object: unknown, api: KarpenterApi = bundledKarpenterApi(), old?: unknown): SchemaIssue[] {
+export function validateStructure(
+  kind: Kind,
+  object: unknown,
+  api: KarpenterApi = bundledKarpenterApi(),
+  old?: unknown,
+): SchemaIssue[] {
   const schema = api.schemas[kind];
   const validate = validatorFor(schema);
   if (validate(object)) return [];
   const issues: SchemaIssue[] = [];
   for (const error of validate.errors ?? []) {
     // Ratcheting (policies/ratchet.ts): on UPDATE an error on a value left unchanged is dropped; pruning is not.
-    if (old !== undefined && error.keyword !== "additionalProperties" && ratchetedAt(schema, object, old, segmentsOf(error.instancePath))) continue;
+    if (
+      old !== undefined &&
+      error.keyword !== "additionalProperties" &&
+      ratchetedAt(schema, object, old, segmentsOf(error.instancePath))
+    )
+      continue;
     const issue = toIssue(schema, error);
-    if (issue !== undefined && !issues.some((i) => i.path === issue.path && i.message === issue.message)) issues.push(issue);
+    if (issue !== undefined && !issues.some((i) => i.path === issue.path && i.message === issue.message))
+      issues.push(issue);
   }
   return issues;
 }
@@ -145,7 +168,11 @@ function toIssue(schema: SchemaNode, error: ErrorObject): SchemaIssue | undefine
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case "required":
-      return { path: fieldPath(schema, [...segments, String(params["missingProperty"])]), message: "Required value", class: "invalid" };
+      return {
+        path: fieldPath(schema, [...segments, String(params["missingProperty"])]),
+        message: "Required value",
+        class: "invalid",
+      };
     case "additionalProperties": {
       const path = fieldPath(schema, [...segments, String(params["additionalProperty"])]);
       return { path, message: `unknown field "${path}"`, class: "unknown" };
@@ -158,7 +185,7 @@ function toIssue(schema: SchemaNode, error: ErrorObject): SchemaIssue | undefine
 }
 
 function quote(value: unknown): string {
-  return typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  return typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
 }
 
 function jsonType(value: unknown): string {
@@ -171,19 +198,24 @@ function jsonType(value: unknown): string {
 type Describe = (ctx: { path: string; data: unknown; params: Record<string, unknown> }) => string;
 
 const limit = (p: Record<string, unknown>): string => String(p["limit"]);
-const inBody = (detail: (p: Record<string, unknown>) => string): Describe => ({ path, data, params }) =>
-  `Invalid value: ${quote(data)}: ${path} in body ${detail(params)}`;
+const inBody =
+  (detail: (p: Record<string, unknown>) => string): Describe =>
+  ({ path, data, params }) =>
+    `Invalid value: ${quote(data)}: ${path} in body ${detail(params)}`;
 
 /** Apiserver wording per ajv keyword (k8s.io/apiextensions-apiserver validation messages). */
 const MESSAGES: Readonly<Record<string, Describe>> = {
-  enum: ({ data, params }) => `Unsupported value: ${quote(data)}: supported values: ${(params["allowedValues"] as unknown[]).map(quote).join(", ")}`,
+  enum: ({ data, params }) =>
+    `Unsupported value: ${quote(data)}: supported values: ${(params["allowedValues"] as unknown[]).map(quote).join(", ")}`,
   pattern: inBody((p) => `should match '${String(p["pattern"])}'`),
-  format: ({ path, data, params }) => `Invalid value: ${quote(data)}: ${path} in body must be of type ${String(params["format"])}: ${quote(data)}`,
+  format: ({ path, data, params }) =>
+    `Invalid value: ${quote(data)}: ${path} in body must be of type ${String(params["format"])}: ${quote(data)}`,
   maxLength: ({ params }) => `Too long: may not be more than ${limit(params)} bytes`,
   minLength: inBody((p) => `should be at least ${limit(p)} chars long`),
   maxItems: ({ data, params }) => `Too many: ${sizeOf(data)}: must have at most ${limit(params)} items`,
   maxProperties: ({ data, params }) => `Too many: ${sizeOf(data)}: must have at most ${limit(params)} items`,
-  minItems: ({ path, data, params }) => `Invalid value: ${sizeOf(data)}: ${path} in body should have at least ${limit(params)} items`,
+  minItems: ({ path, data, params }) =>
+    `Invalid value: ${sizeOf(data)}: ${path} in body should have at least ${limit(params)} items`,
   minimum: inBody((p) => `should be greater than or equal to ${limit(p)}`),
   maximum: inBody((p) => `should be less than or equal to ${limit(p)}`),
 };
@@ -194,15 +226,24 @@ function valueIssue(path: string, error: ErrorObject, params: Record<string, unk
     // As the apiserver words it: a formatted field names the format and Go's float64, a plain integer "number".
     const format = String(error.schema);
     const actual = format === "integer" ? "number" : "float64";
-    return { path, message: `Invalid value: "${actual}": ${path} in body must be of type ${format}: "${actual}"`, class: "type" };
+    return {
+      path,
+      message: `Invalid value: "${actual}": ${path} in body must be of type ${format}: "${actual}"`,
+      class: "type",
+    };
   }
   if (error.keyword === "type") {
     const actual = jsonType(data);
-    return { path, message: `Invalid value: "${actual}": ${path} in body must be of type ${String(params["type"])}: "${actual}"`, class: "type" };
+    return {
+      path,
+      message: `Invalid value: "${actual}": ${path} in body must be of type ${String(params["type"])}: "${actual}"`,
+      class: "type",
+    };
   }
   if (error.keyword === "uniqueItems") return duplicateIssue(path, data, params);
   const describe = MESSAGES[error.keyword];
-  const message = describe === undefined ? (error.message ?? `failed ${error.keyword}`) : describe({ path, data, params });
+  const message =
+    describe === undefined ? (error.message ?? `failed ${error.keyword}`) : describe({ path, data, params });
   return { path, message, class: "invalid" };
 }
 

@@ -6,7 +6,6 @@ import type { KarpenterApi } from "./api/releases/index.ts";
 
 export type { Catalog };
 
-
 export type Kind = "NodePool" | "EC2NodeClass" | "NodeClaim";
 export type Severity = "deny" | "warn";
 /**

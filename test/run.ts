@@ -14,7 +14,11 @@ import os from "node:os";
 import path from "node:path";
 import { startEnvironment, type Environment } from "./harness/environment.ts";
 
-interface Tally { passed: number; failed: number; skipped: number }
+interface Tally {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
 
 const root = path.resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
@@ -28,8 +32,15 @@ function find(patterns: string[]): string[] {
 
 function runNodeTest(files: string[], concurrency: number, env: NodeJS.ProcessEnv): Promise<Tally> {
   const tap = path.join(mkdtempSync(path.join(os.tmpdir(), "kerf-tap-")), "out.tap");
-  const argv = ["--test", `--test-concurrency=${concurrency}`, "--test-reporter=spec", "--test-reporter-destination=stdout",
-    "--test-reporter=tap", `--test-reporter-destination=${tap}`, ...files];
+  const argv = [
+    "--test",
+    `--test-concurrency=${concurrency}`,
+    "--test-reporter=spec",
+    "--test-reporter-destination=stdout",
+    "--test-reporter=tap",
+    `--test-reporter-destination=${tap}`,
+    ...files,
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { cwd: root, stdio: ["ignore", "inherit", "inherit"], env });
     child.on("error", reject);
@@ -39,16 +50,34 @@ function runNodeTest(files: string[], concurrency: number, env: NodeJS.ProcessEn
 
 function tallyTap(file: string): Tally {
   let text = "";
-  try { text = readFileSync(file, "utf8"); } catch { return { passed: 0, failed: 1, skipped: 0 }; }
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return { passed: 0, failed: 1, skipped: 0 };
+  }
   const count = (name: string): number => Number(text.match(new RegExp(`^# ${name} (\\d+)$`, "m"))?.[1] ?? 0);
-  return { passed: count("pass"), failed: count("fail") + count("cancelled"), skipped: count("skipped") + count("todo") };
+  return {
+    passed: count("pass"),
+    failed: count("fail") + count("cancelled"),
+    skipped: count("skipped") + count("todo"),
+  };
 }
 
 /** Type check, lint and format check, each counted as one test; their output is shown only when they fail. */
 async function staticChecks(): Promise<Tally> {
   const checks: [string, string[]][] = [
     ["typecheck", [path.join(root, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", "tsconfig.json"]],
-    ["lint", [path.join(root, "node_modules", "eslint", "bin", "eslint.js"), "--config", ".ci/eslint.config.mjs", "--max-warnings", "0", "."]],
+    [
+      "lint",
+      [
+        path.join(root, "node_modules", "eslint", "bin", "eslint.js"),
+        "--config",
+        ".ci/eslint.config.mjs",
+        "--max-warnings",
+        "0",
+        ".",
+      ],
+    ],
     // Prettier (.prettierrc.json; .prettierignore limits it to kerf's TypeScript): fails on any file that
     // `npm run format` would change, and lists those files.
     ["format", [path.join(root, "node_modules", "prettier", "bin", "prettier.cjs"), "--check", "."]],
@@ -59,8 +88,12 @@ async function staticChecks(): Promise<Tally> {
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
       let output = "";
       const child = spawn(process.execPath, argv, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-      child.stdout.on("data", (c: Buffer) => { output += c.toString(); });
-      child.stderr.on("data", (c: Buffer) => { output += c.toString(); });
+      child.stdout.on("data", (c: Buffer) => {
+        output += c.toString();
+      });
+      child.stderr.on("data", (c: Buffer) => {
+        output += c.toString();
+      });
       child.on("exit", (c) => resolve({ code: c, output }));
     });
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -76,23 +109,40 @@ async function staticChecks(): Promise<Tally> {
 }
 
 async function main(): Promise<number> {
-  const unitFiles = find(["policies/**/*.test.ts", "operator/**/*.test.ts", "webhook/**/*.test.ts", "test/unit/**/*.test.ts"]);
+  const unitFiles = find([
+    "policies/**/*.test.ts",
+    "operator/**/*.test.ts",
+    "webhook/**/*.test.ts",
+    "test/unit/**/*.test.ts",
+  ]);
   const integrationFiles = unitOnly ? [] : find(["test/integration/**/*.test.ts"]);
   let environment: Environment | undefined;
-  const stop = async (): Promise<void> => { await environment?.stop(); environment = undefined; };
+  const stop = async (): Promise<void> => {
+    await environment?.stop();
+    environment = undefined;
+  };
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.on(signal, () => { void stop().finally(() => process.exit(130)); });
+    process.on(signal, () => {
+      void stop().finally(() => process.exit(130));
+    });
   }
-  const envStarting = integrationFiles.length > 0 ? startEnvironment({ controlPlane: true, kwok: true, moto: true }) : undefined;
+  const envStarting =
+    integrationFiles.length > 0 ? startEnvironment({ controlPlane: true, kwok: true, moto: true }) : undefined;
   envStarting?.catch(() => undefined);
   const totals: Tally = { passed: 0, failed: 0, skipped: 0 };
-  const add = (t: Tally): void => { totals.passed += t.passed; totals.failed += t.failed; totals.skipped += t.skipped; };
+  const add = (t: Tally): void => {
+    totals.passed += t.passed;
+    totals.failed += t.failed;
+    totals.skipped += t.skipped;
+  };
   try {
     if (filters.length === 0) add(await staticChecks());
     if (unitFiles.length > 0) add(await runNodeTest(unitFiles, 2, process.env));
     if (envStarting !== undefined) {
       environment = await envStarting;
-      process.stdout.write(`[test] environment ready in ${environment.startSeconds.toFixed(1)} s (${environment.describe()})\n`);
+      process.stdout.write(
+        `[test] environment ready in ${environment.startSeconds.toFixed(1)} s (${environment.describe()})\n`,
+      );
       add(await runNodeTest(integrationFiles, 1, { ...process.env, ...environment.childEnv() }));
     }
   } catch (error) {

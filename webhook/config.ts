@@ -6,7 +6,11 @@ import { parseArgs } from "node:util";
 import { Ajv } from "ajv";
 import { KerfError } from "./errors.ts";
 import { DEFAULT_BODY_LIMIT } from "./server.ts";
-import { DEFAULT_KARPENTER_VERSION, resolveKarpenterVersion, UnknownKarpenterVersionError } from "../policies/api/releases/index.ts";
+import {
+  DEFAULT_KARPENTER_VERSION,
+  resolveKarpenterVersion,
+  UnknownKarpenterVersionError,
+} from "../policies/api/releases/index.ts";
 import { bundledRegions, DEFAULT_REGION, isBundledRegion } from "../policies/domain/catalog/builtin.ts";
 
 /** The validated, frozen webhook settings. */
@@ -39,14 +43,34 @@ export interface WebhookConfig {
 export const FLAGS = {
   host: { env: "KERF_WEBHOOK_HOST", usage: "address to listen on", fallback: "0.0.0.0" },
   port: { env: "KERF_WEBHOOK_PORT", usage: "HTTPS port", fallback: "9443" },
-  "tls-cert": { env: "KERF_TLS_CERT", usage: "PEM certificate chain file (reloaded when it changes)", fallback: undefined },
+  "tls-cert": {
+    env: "KERF_TLS_CERT",
+    usage: "PEM certificate chain file (reloaded when it changes)",
+    fallback: undefined,
+  },
   "tls-key": { env: "KERF_TLS_KEY", usage: "PEM private key file (reloaded when it changes)", fallback: undefined },
   "tls-min-version": { env: "KERF_TLS_MIN_VERSION", usage: "TLSv1.2 or TLSv1.3", fallback: "TLSv1.2" },
-  "policy-config": { env: "KERF_POLICY_CONFIG", usage: "policy configuration file (YAML or JSON)", fallback: undefined },
+  "policy-config": {
+    env: "KERF_POLICY_CONFIG",
+    usage: "policy configuration file (YAML or JSON)",
+    fallback: undefined,
+  },
   "log-level": { env: "KERF_LOG_LEVEL", usage: "fatal|error|warn|info|debug|trace", fallback: "info" },
-  "body-limit": { env: "KERF_WEBHOOK_BODY_LIMIT", usage: "largest request body in bytes", fallback: String(DEFAULT_BODY_LIMIT) },
-  "skip-usernames": { env: "KERF_SKIP_USERNAMES", usage: "comma-separated callers never checked", fallback: "system:serviceaccount:kube-system:karpenter" },
-  "tls-reload-interval": { env: "KERF_TLS_RELOAD_INTERVAL_MS", usage: "certificate change check interval in ms", fallback: "2000" },
+  "body-limit": {
+    env: "KERF_WEBHOOK_BODY_LIMIT",
+    usage: "largest request body in bytes",
+    fallback: String(DEFAULT_BODY_LIMIT),
+  },
+  "skip-usernames": {
+    env: "KERF_SKIP_USERNAMES",
+    usage: "comma-separated callers never checked",
+    fallback: "system:serviceaccount:kube-system:karpenter",
+  },
+  "tls-reload-interval": {
+    env: "KERF_TLS_RELOAD_INTERVAL_MS",
+    usage: "certificate change check interval in ms",
+    fallback: "2000",
+  },
   "karpenter-api": {
     env: "KERF_KARPENTER_API",
     usage: "cluster (the installed Karpenter CRDs, watched) or bundled (--karpenter-version only)",
@@ -57,16 +81,22 @@ export const FLAGS = {
     usage: "bundled Karpenter release judged against with bundled, or while the cluster's CRDs cannot be read",
     fallback: DEFAULT_KARPENTER_VERSION,
   },
-  kubeconfig: { env: "KUBECONFIG", usage: "kubeconfig for reading the CRDs (unset: the pod's ServiceAccount)", fallback: undefined },
+  kubeconfig: {
+    env: "KUBECONFIG",
+    usage: "kubeconfig for reading the CRDs (unset: the pod's ServiceAccount)",
+    fallback: undefined,
+  },
   "audit-interval": {
     env: "KERF_AUDIT_INTERVAL",
-    usage: "seconds between audits of the stored NodePools and EC2NodeClasses (kerf_policy_violations, Events; needs " +
+    usage:
+      "seconds between audits of the stored NodePools and EC2NodeClasses (kerf_policy_violations, Events; needs " +
       "list on them and create on events); 0: off",
     fallback: "0",
   },
   region: {
     env: "KERF_REGION",
-    usage: "the cluster's AWS region, whose bundled catalog NodePools are judged against " +
+    usage:
+      "the cluster's AWS region, whose bundled catalog NodePools are judged against " +
       `(unset: AWS_REGION, else ${DEFAULT_REGION})`,
     fallback: undefined,
   },
@@ -77,8 +107,19 @@ type FlagName = keyof typeof FLAGS;
 const schema = {
   type: "object",
   required: [
-    "host", "port", "tlsCert", "tlsKey", "tlsMinVersion", "logLevel", "bodyLimit", "skipUsernames", "tlsReloadIntervalMs", "karpenterApi",
-    "karpenterVersion", "region", "auditIntervalSeconds",
+    "host",
+    "port",
+    "tlsCert",
+    "tlsKey",
+    "tlsMinVersion",
+    "logLevel",
+    "bodyLimit",
+    "skipUsernames",
+    "tlsReloadIntervalMs",
+    "karpenterApi",
+    "karpenterVersion",
+    "region",
+    "auditIntervalSeconds",
   ],
   properties: {
     host: { type: "string", minLength: 1 },
@@ -104,7 +145,10 @@ const validate = new Ajv({ allErrors: true }).compile(schema);
 /** Usage text of the webhook flags. */
 export function flagUsage(): string {
   return Object.entries(FLAGS)
-    .map(([name, f]) => `  --${name.padEnd(20)} ${f.usage} (env ${f.env}${f.fallback === undefined ? "" : `, default ${f.fallback}`})`)
+    .map(
+      ([name, f]) =>
+        `  --${name.padEnd(20)} ${f.usage} (env ${f.env}${f.fallback === undefined ? "" : `, default ${f.fallback}`})`,
+    )
     .join("\n");
 }
 
@@ -119,7 +163,9 @@ function karpenterVersion(text: string | undefined): string | undefined {
     return resolveKarpenterVersion(text);
   } catch (error) {
     if (!(error instanceof UnknownKarpenterVersionError)) throw error;
-    throw new KerfError("KERF_ERR_CONFIG", `reading webhook flags: --karpenter-version: ${error.message}`, { cause: error });
+    throw new KerfError("KERF_ERR_CONFIG", `reading webhook flags: --karpenter-version: ${error.message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -131,8 +177,10 @@ function region(text: string | undefined): string {
   if (text === undefined || text === "") return DEFAULT_REGION;
   if (!isBundledRegion(text)) {
     const bundled = bundledRegions().join(", ");
-    throw new KerfError("KERF_ERR_CONFIG",
-      `reading webhook flags: --region (or KERF_REGION): no bundled catalog for "${text}" (bundled: ${bundled})`);
+    throw new KerfError(
+      "KERF_ERR_CONFIG",
+      `reading webhook flags: --region (or KERF_REGION): no bundled catalog for "${text}" (bundled: ${bundled})`,
+    );
   }
   return text;
 }
@@ -172,7 +220,10 @@ export function loadWebhookConfig(args: readonly string[], env: NodeJS.ProcessEn
     policyConfig: get("policy-config"),
     logLevel: get("log-level"),
     bodyLimit: numeric(get("body-limit")),
-    skipUsernames: (get("skip-usernames") ?? "").split(",").map((s) => s.trim()).filter((s) => s !== ""),
+    skipUsernames: (get("skip-usernames") ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== ""),
     tlsReloadIntervalMs: numeric(get("tls-reload-interval")),
     karpenterApi: get("karpenter-api"),
     karpenterVersion: karpenterVersion(get("karpenter-version")),
@@ -181,11 +232,13 @@ export function loadWebhookConfig(args: readonly string[], env: NodeJS.ProcessEn
     auditIntervalSeconds: numeric(get("audit-interval")),
   };
   for (const name of ["tls-cert", "tls-key"] as const) {
-    if (get(name) === undefined) throw new KerfError("KERF_ERR_CONFIG", `reading webhook flags: --${name} (or ${FLAGS[name].env}) is required`);
+    if (get(name) === undefined)
+      throw new KerfError("KERF_ERR_CONFIG", `reading webhook flags: --${name} (or ${FLAGS[name].env}) is required`);
   }
   if (!validate(candidate)) {
     const detail = (validate.errors ?? [])
-      .map((e) => `${settingName(e.instancePath)} ${e.message ?? "is invalid"}`).join("; ");
+      .map((e) => `${settingName(e.instancePath)} ${e.message ?? "is invalid"}`)
+      .join("; ");
     throw new KerfError("KERF_ERR_CONFIG", `validating webhook configuration: ${detail}`);
   }
   return Object.freeze({ ...(candidate as WebhookConfig), skipUsernames: Object.freeze([...candidate.skipUsernames]) });

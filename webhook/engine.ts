@@ -1,6 +1,14 @@
 /** The one seam between the front-ends (CLI, webhook) and the policy engine: loads catalog and policy config once. */
 import { readFile } from "node:fs/promises";
-import { evaluate, isKarpenterKind, prepareEvaluation, type EvaluateInput, type EvaluationContext, type Kind, type Verdict } from "../policies/evaluate.ts";
+import {
+  evaluate,
+  isKarpenterKind,
+  prepareEvaluation,
+  type EvaluateInput,
+  type EvaluationContext,
+  type Kind,
+  type Verdict,
+} from "../policies/evaluate.ts";
 import { defaultPolicyConfig, parsePolicyConfig } from "../policies/config.ts";
 import { builtinCatalog } from "../policies/domain/catalog/builtin.ts";
 import type { KarpenterApi } from "../policies/api/releases/index.ts";
@@ -32,7 +40,8 @@ export interface EngineSources {
 
 /** Reads the policy configuration and the catalog; throws KerfError naming the file on failure. */
 export async function loadEngine(sources: EngineSources = {}): Promise<Engine> {
-  const config = sources.policyConfigFile === undefined ? defaultPolicyConfig() : await readPolicyConfig(sources.policyConfigFile);
+  const config =
+    sources.policyConfigFile === undefined ? defaultPolicyConfig() : await readPolicyConfig(sources.policyConfigFile);
   const catalog = builtinCatalog(sources.region);
   const contextFor = (api: KarpenterApi | undefined): EvaluationContext => {
     const next: EvaluationContext = api === undefined ? { catalog, config } : { catalog, config, api };
@@ -41,8 +50,12 @@ export async function loadEngine(sources: EngineSources = {}): Promise<Engine> {
   };
   let context = contextFor(sources.api);
   return {
-    get context() { return context; },
-    useApi: (api) => { context = contextFor(api); },
+    get context() {
+      return context;
+    },
+    useApi: (api) => {
+      context = contextFor(api);
+    },
     evaluate,
     isKarpenterKind,
   };
@@ -53,11 +66,17 @@ async function readPolicyConfig(file: string): Promise<EvaluationContext["config
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new KerfError("KERF_ERR_POLICY_CONFIG", `reading policy config ${file}: ${causeText(error)}`, { cause: error, location: { file } });
+    throw new KerfError("KERF_ERR_POLICY_CONFIG", `reading policy config ${file}: ${causeText(error)}`, {
+      cause: error,
+      location: { file },
+    });
   }
   try {
     return parsePolicyConfig(text);
   } catch (error) {
-    throw new KerfError("KERF_ERR_POLICY_CONFIG", `parsing policy config ${file}: ${causeText(error)}`, { cause: error, location: { file } });
+    throw new KerfError("KERF_ERR_POLICY_CONFIG", `parsing policy config ${file}: ${causeText(error)}`, {
+      cause: error,
+      location: { file },
+    });
   }
 }

@@ -31,13 +31,17 @@ const CLUSTER_API_WAIT_MS = 10_000;
 
 /** With karpenterApi "cluster": watches the installed CRDs and switches the engine's API with them. */
 async function followKarpenterApi(
-  config: WebhookConfig, deps: { engine: Engine; metrics: AdmissionMetrics; logger: Logger },
+  config: WebhookConfig,
+  deps: { engine: Engine; metrics: AdmissionMetrics; logger: Logger },
 ): Promise<ClusterKarpenterApi | undefined> {
   const { engine, metrics, logger } = deps;
   const fallback = engine.context.api ?? bundledKarpenterApi(config.karpenterVersion);
   metrics.useApi(fallback);
   if (config.karpenterApi === "bundled") {
-    logger.info({ karpenterApi: { source: fallback.source, version: fallback.version } }, "judging Karpenter objects against this API");
+    logger.info(
+      { karpenterApi: { source: fallback.source, version: fallback.version } },
+      "judging Karpenter objects against this API",
+    );
     return undefined;
   }
   const kubeConfig = new KubeConfig();
@@ -45,8 +49,13 @@ async function followKarpenterApi(
     if (config.kubeconfig === undefined) kubeConfig.loadFromCluster();
     else kubeConfig.loadFromFile(config.kubeconfig);
   } catch (error) {
-    logger.warn({ reason: `reading kubeconfig ${config.kubeconfig ?? "(in-cluster)"}: ${causeText(error)}`, karpenterApi: { source: fallback.source, version: fallback.version } },
-      "cannot use the cluster's Karpenter CRDs; judging against the bundled release");
+    logger.warn(
+      {
+        reason: `reading kubeconfig ${config.kubeconfig ?? "(in-cluster)"}: ${causeText(error)}`,
+        karpenterApi: { source: fallback.source, version: fallback.version },
+      },
+      "cannot use the cluster's Karpenter CRDs; judging against the bundled release",
+    );
     return undefined;
   }
   const onChange = (api: typeof fallback): void => {
@@ -59,14 +68,20 @@ async function followKarpenterApi(
 }
 
 /** With an audit interval: the periodic audit of the stored objects (its own kubeconfig read; none when unreadable). */
-function startAudit(config: WebhookConfig, deps: { engine: Engine; registry: Registry; logger: Logger }): PeriodicAudit | undefined {
+function startAudit(
+  config: WebhookConfig,
+  deps: { engine: Engine; registry: Registry; logger: Logger },
+): PeriodicAudit | undefined {
   if (config.auditIntervalSeconds === 0) return undefined;
   const kubeConfig = new KubeConfig();
   try {
     if (config.kubeconfig === undefined) kubeConfig.loadFromCluster();
     else kubeConfig.loadFromFile(config.kubeconfig);
   } catch (error) {
-    deps.logger.warn({ reason: `reading kubeconfig ${config.kubeconfig ?? "(in-cluster)"}: ${causeText(error)}` }, "policy audit off: no cluster to read");
+    deps.logger.warn(
+      { reason: `reading kubeconfig ${config.kubeconfig ?? "(in-cluster)"}: ${causeText(error)}` },
+      "policy audit off: no cluster to read",
+    );
     return undefined;
   }
   const audit = new PeriodicAudit({ ...deps, kubeConfig, intervalMs: config.auditIntervalSeconds * 1000 });
@@ -76,11 +91,15 @@ function startAudit(config: WebhookConfig, deps: { engine: Engine; registry: Reg
 
 /** Starts the webhook; rejects with a KerfError for bad certificates or policy config. Logs as the operator does. */
 export async function startWebhook(
-  config: WebhookConfig, logger: Logger = createComponentLogger("kerf-webhook", config.logLevel),
+  config: WebhookConfig,
+  logger: Logger = createComponentLogger("kerf-webhook", config.logLevel),
 ): Promise<RunningWebhook> {
   const fallback = bundledKarpenterApi(config.karpenterVersion);
   const engine = await loadEngine({
-    policyConfigFile: config.policyConfig, eager: true, api: fallback, region: config.region,
+    policyConfigFile: config.policyConfig,
+    eager: true,
+    api: fallback,
+    region: config.region,
   });
   const tls = loadTlsMaterial(config.tlsCert, config.tlsKey);
   const registry = new Registry();
@@ -111,7 +130,10 @@ export async function startWebhook(
   });
   const audit = startAudit(config, { engine, registry, logger });
   const port = (app.server.address() as AddressInfo).port;
-  logger.info({ host: config.host, port, tlsMinVersion: config.tlsMinVersion, policyConfig: config.policyConfig ?? "default" }, "kerf webhook listening");
+  logger.info(
+    { host: config.host, port, tlsMinVersion: config.tlsMinVersion, policyConfig: config.policyConfig ?? "default" },
+    "kerf webhook listening",
+  );
   return {
     port,
     close: async () => {

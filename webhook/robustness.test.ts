@@ -14,31 +14,63 @@ import { buildServer } from "./server.ts";
 import { loadEngine } from "./engine.ts";
 import { createAdmissionMetrics } from "./plugins/metrics.ts";
 
-interface Sent { readonly name: string; readonly body: Buffer | string; readonly contentType?: string; readonly uid?: string }
-interface Answer { readonly status: number; readonly body: string }
+interface Sent {
+  readonly name: string;
+  readonly body: Buffer | string;
+  readonly contentType?: string;
+  readonly uid?: string;
+}
+interface Answer {
+  readonly status: number;
+  readonly body: string;
+}
 
 const NODEPOOL = {
-  apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name: "p" },
+  apiVersion: "karpenter.sh/v1",
+  kind: "NodePool",
+  metadata: { name: "p" },
   spec: {
-    template: { spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "d" }, requirements: [{ key: "kubernetes.io/arch", operator: "In", values: ["amd64"] }] } },
+    template: {
+      spec: {
+        nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "d" },
+        requirements: [{ key: "kubernetes.io/arch", operator: "In", values: ["amd64"] }],
+      },
+    },
     limits: { cpu: "10", memory: "10Gi" },
   },
 };
 
 function review(uid: string, request: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview",
-    request: { uid, kind: { group: "karpenter.sh", version: "v1", kind: "NodePool" }, operation: "CREATE", userInfo: { username: "u" }, object: NODEPOOL, ...request },
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid,
+      kind: { group: "karpenter.sh", version: "v1", kind: "NodePool" },
+      operation: "CREATE",
+      userInfo: { username: "u" },
+      object: NODEPOOL,
+      ...request,
+    },
   };
 }
 
-const json = (name: string, value: unknown, uid?: string): Sent => ({ name, body: JSON.stringify(value), ...(uid === undefined ? {} : { uid }) });
+const json = (name: string, value: unknown, uid?: string): Sent => ({
+  name,
+  body: JSON.stringify(value),
+  ...(uid === undefined ? {} : { uid }),
+});
 /** A review whose object is `object` (a wrong-typed or hostile NodePool): always answered 200 for its uid. */
-const withObject = (name: string, object: unknown): Sent => json(name, review(`uid-${name}`, { object }), `uid-${name}`);
+const withObject = (name: string, object: unknown): Sent =>
+  json(name, review(`uid-${name}`, { object }), `uid-${name}`);
 /** A review whose object name carries bytes that are not UTF-8. */
 function badUtf8(uid: string): Buffer {
   const [head, tail] = JSON.stringify(review(uid)).split('"name":"p"') as [string, string];
-  return Buffer.concat([Buffer.from(`${head}"name":"p`), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from(`"${tail}`)]);
+  return Buffer.concat([
+    Buffer.from(`${head}"name":"p`),
+    Buffer.from([0xff, 0xfe, 0xc3, 0x28]),
+    Buffer.from(`"${tail}`),
+  ]);
 }
 const nested = (depth: number): string => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 
@@ -62,33 +94,81 @@ const CASES: readonly Sent[] = [
   json("dryRun a string", review("x", { dryRun: "yes" })),
   withObject("spec a string", { ...NODEPOOL, spec: "x" }),
   withObject("metadata a number", { ...NODEPOOL, metadata: 5 }),
-  withObject("requirements an object", { ...NODEPOOL, spec: { ...NODEPOOL.spec, template: { spec: { nodeClassRef: {}, requirements: { a: 1 } } } } }),
+  withObject("requirements an object", {
+    ...NODEPOOL,
+    spec: { ...NODEPOOL.spec, template: { spec: { nodeClassRef: {}, requirements: { a: 1 } } } },
+  }),
   withObject("limits a list", { ...NODEPOOL, spec: { ...NODEPOOL.spec, limits: [1, 2] } }),
-  withObject("values numbers", { ...NODEPOOL, spec: { ...NODEPOOL.spec, template: { spec: { nodeClassRef: {}, requirements: [{ key: 1, operator: 2, values: [3, null, {}] }] } } } }),
+  withObject("values numbers", {
+    ...NODEPOOL,
+    spec: {
+      ...NODEPOOL.spec,
+      template: { spec: { nodeClassRef: {}, requirements: [{ key: 1, operator: 2, values: [3, null, {}] }] } },
+    },
+  }),
   withObject("apiVersion missing", { kind: "NodePool", spec: {} }),
   withObject("a huge label value", { ...NODEPOOL, metadata: { name: "p", labels: { a: "x".repeat(1_000_000) } } }),
-  withObject("100,000 requirements", { ...NODEPOOL, spec: { ...NODEPOOL.spec, template: { spec: { nodeClassRef: {}, requirements: Array.from({ length: 100_000 }, () => ({ key: "a", operator: "Exists" })) } } } }),
-  { name: "nested 100,000 deep in an unknown field", body: JSON.stringify(review("uid-deep-unknown")).replace('"spec":{', `"spec":{"deep":${nested(100_000)},`), uid: "uid-deep-unknown" },
-  { name: "nested 100,000 deep in a label value", body: JSON.stringify(review("uid-deep-label")).replace('"name":"p"', `"name":"p","labels":{"a":${nested(100_000)}}`), uid: "uid-deep-label" },
-  { name: "a body over the 7 MiB limit", body: JSON.stringify(review("big", { object: { ...NODEPOOL, metadata: { name: "p", annotations: { a: "x".repeat(8 * 1024 * 1024) } } } })) },
+  withObject("100,000 requirements", {
+    ...NODEPOOL,
+    spec: {
+      ...NODEPOOL.spec,
+      template: {
+        spec: {
+          nodeClassRef: {},
+          requirements: Array.from({ length: 100_000 }, () => ({ key: "a", operator: "Exists" })),
+        },
+      },
+    },
+  }),
+  {
+    name: "nested 100,000 deep in an unknown field",
+    body: JSON.stringify(review("uid-deep-unknown")).replace('"spec":{', `"spec":{"deep":${nested(100_000)},`),
+    uid: "uid-deep-unknown",
+  },
+  {
+    name: "nested 100,000 deep in a label value",
+    body: JSON.stringify(review("uid-deep-label")).replace(
+      '"name":"p"',
+      `"name":"p","labels":{"a":${nested(100_000)}}`,
+    ),
+    uid: "uid-deep-label",
+  },
+  {
+    name: "a body over the 7 MiB limit",
+    body: JSON.stringify(
+      review("big", {
+        object: { ...NODEPOOL, metadata: { name: "p", annotations: { a: "x".repeat(8 * 1024 * 1024) } } },
+      }),
+    ),
+  },
   { name: "bad UTF-8 in a string", body: badUtf8("uid-utf8"), uid: "uid-utf8" },
   { name: "content type text/plain", body: JSON.stringify(review("u")), contentType: "text/plain" },
   { name: "content type application/xml", body: "<AdmissionReview/>", contentType: "application/xml" },
   { name: "content type form", body: "a=b", contentType: "application/x-www-form-urlencoded" },
   { name: "no content type", body: JSON.stringify(review("u")), contentType: "" },
-  { name: "JSON with a charset", body: JSON.stringify(review("uid-charset")), contentType: "application/json; charset=utf-8", uid: "uid-charset" },
+  {
+    name: "JSON with a charset",
+    body: JSON.stringify(review("uid-charset")),
+    contentType: "application/json; charset=utf-8",
+    uid: "uid-charset",
+  },
 ];
 
 function send(port: number, agent: http.Agent, sent: Sent, path = "/validate"): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = sent.contentType === "" ? {} : { "content-type": sent.contentType ?? "application/json" };
+    const headers: Record<string, string> =
+      sent.contentType === "" ? {} : { "content-type": sent.contentType ?? "application/json" };
     const req = http.request({ host: "127.0.0.1", port, path, method: "POST", agent, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
     });
     // A server that rejects a huge body early may close the socket while it is still being written.
-    req.on("error", (error) => ((error as NodeJS.ErrnoException).code === "EPIPE" || (error as NodeJS.ErrnoException).code === "ECONNRESET" ? resolve({ status: 400, body: '{"code":"KERF_ERR_BODY_TOO_LARGE"}' }) : reject(error)));
+    req.on("error", (error) =>
+      (error as NodeJS.ErrnoException).code === "EPIPE" || (error as NodeJS.ErrnoException).code === "ECONNRESET"
+        ? resolve({ status: 400, body: '{"code":"KERF_ERR_BODY_TOO_LARGE"}' })
+        : reject(error),
+    );
     req.end(sent.body);
   });
 }
@@ -102,9 +182,13 @@ function problem(sent: Sent, answer: Answer): string | undefined {
   } catch {
     return `HTTP ${answer.status} with a body that is not JSON: ${answer.body.slice(0, 100)}`;
   }
-  if (answer.status !== 200) return /^KERF_ERR_/.test(String((parsed as { code?: unknown }).code)) ? undefined : `HTTP ${answer.status} without a kerf error code`;
+  if (answer.status !== 200)
+    return /^KERF_ERR_/.test(String((parsed as { code?: unknown }).code))
+      ? undefined
+      : `HTTP ${answer.status} without a kerf error code`;
   const review = parsed as { apiVersion?: unknown; kind?: unknown; response?: { uid?: unknown; allowed?: unknown } };
-  if (review.apiVersion !== "admission.k8s.io/v1" || review.kind !== "AdmissionReview") return "200 that is not an AdmissionReview";
+  if (review.apiVersion !== "admission.k8s.io/v1" || review.kind !== "AdmissionReview")
+    return "200 that is not an AdmissionReview";
   if (typeof review.response?.allowed !== "boolean") return "200 without response.allowed";
   if (sent.uid === undefined) return `200 for a request that should have been refused: ${answer.body.slice(0, 120)}`;
   return review.response.uid === sent.uid ? undefined : `200 for uid ${String(review.response.uid)}, sent ${sent.uid}`;
@@ -117,7 +201,12 @@ void describe("webhook robustness over HTTP", () => {
 
   before(async () => {
     const engine = await loadEngine({ eager: true });
-    app = buildServer({ engine, metrics: createAdmissionMetrics(new Registry()), logger: pino({ level: "silent" }), readiness: {} });
+    app = buildServer({
+      engine,
+      metrics: createAdmissionMetrics(new Registry()),
+      logger: pino({ level: "silent" }),
+      readiness: {},
+    });
     await app.listen({ host: "127.0.0.1", port: 0 });
     port = (app.server.address() as AddressInfo).port;
   });
@@ -128,17 +217,31 @@ void describe("webhook robustness over HTTP", () => {
 
   for (const sent of CASES) {
     void it(`keeps the contract for ${sent.name}`, async () => {
-      for (const path of ["/validate", "/mutate"]) assert.equal(problem(sent, await send(port, agent, sent, path)), undefined, path);
+      for (const path of ["/validate", "/mutate"])
+        assert.equal(problem(sent, await send(port, agent, sent, path)), undefined, path);
     });
   }
 
   void it("keeps the contract for every case sent concurrently, 5 times over, and stays healthy", async () => {
     const small = CASES.filter((c) => typeof c.body !== "string" || c.body.length < 1024 * 1024);
-    const load = Array.from({ length: 5 }, () => small).flat().concat(Array.from({ length: 200 }, (_, i) => json(`valid ${i}`, review(`uid-valid-${i}`), `uid-valid-${i}`)));
-    const answers = await Promise.all(load.map(async (sent, i) => [sent, await send(port, agent, sent, i % 2 === 0 ? "/validate" : "/mutate")] as const));
-    const problems = answers.map(([sent, answer]) => [sent.name, problem(sent, answer)]).filter(([, p]) => p !== undefined);
+    const load = Array.from({ length: 5 }, () => small)
+      .flat()
+      .concat(Array.from({ length: 200 }, (_, i) => json(`valid ${i}`, review(`uid-valid-${i}`), `uid-valid-${i}`)));
+    const answers = await Promise.all(
+      load.map(
+        async (sent, i) => [sent, await send(port, agent, sent, i % 2 === 0 ? "/validate" : "/mutate")] as const,
+      ),
+    );
+    const problems = answers
+      .map(([sent, answer]) => [sent.name, problem(sent, answer)])
+      .filter(([, p]) => p !== undefined);
     assert.deepEqual(problems, []);
-    const health = await new Promise<number>((resolve) => http.get({ host: "127.0.0.1", port, path: "/healthz", agent }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }));
+    const health = await new Promise<number>((resolve) =>
+      http.get({ host: "127.0.0.1", port, path: "/healthz", agent }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }),
+    );
     assert.equal(health, 200);
   });
 });

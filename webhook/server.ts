@@ -29,7 +29,9 @@ function classify(error: FastifyError): { status: number; code: ErrorCode } {
   if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") return { status: 400, code: "KERF_ERR_BODY_TOO_LARGE" };
   if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return { status: 415, code: "KERF_ERR_UNSUPPORTED_MEDIA_TYPE" };
   const status = error.statusCode ?? 500;
-  return status >= 400 && status < 500 ? { status: 400, code: "KERF_ERR_REVIEW_MALFORMED" } : { status: 500, code: "KERF_ERR_EVALUATION" };
+  return status >= 400 && status < 500
+    ? { status: 400, code: "KERF_ERR_REVIEW_MALFORMED" }
+    : { status: 500, code: "KERF_ERR_EVALUATION" };
 }
 
 function installErrorHandling(app: FastifyInstance, metrics: AdmissionMetrics): void {

@@ -14,11 +14,14 @@ import { isKerfError } from "./errors.ts";
 
 function servedFingerprint(port: number, ca: string, options: tls.ConnectionOptions = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host: "127.0.0.1", port, ca: readFileSync(ca), servername: "localhost", ...options }, () => {
-      const fingerprint = socket.getPeerCertificate().fingerprint256;
-      socket.end();
-      resolve(fingerprint);
-    });
+    const socket = tls.connect(
+      { host: "127.0.0.1", port, ca: readFileSync(ca), servername: "localhost", ...options },
+      () => {
+        const fingerprint = socket.getPeerCertificate().fingerprint256;
+        socket.end();
+        resolve(fingerprint);
+      },
+    );
     socket.on("error", reject);
   });
 }
@@ -39,7 +42,21 @@ void describe("webhook TLS", () => {
     pki = await createPki(dir);
     copyFileSync(pki.apiserver.cert, certFile());
     copyFileSync(pki.apiserver.key, keyFile());
-    const config = loadWebhookConfig(["--port", "0", "--host", "127.0.0.1", "--tls-cert", certFile(), "--tls-key", keyFile(), "--tls-reload-interval", "100"], {});
+    const config = loadWebhookConfig(
+      [
+        "--port",
+        "0",
+        "--host",
+        "127.0.0.1",
+        "--tls-cert",
+        certFile(),
+        "--tls-key",
+        keyFile(),
+        "--tls-reload-interval",
+        "100",
+      ],
+      {},
+    );
     webhook = await startWebhook(config, pino({ level: "silent" }));
   });
   after(async () => {
@@ -76,7 +93,10 @@ void describe("webhook TLS", () => {
   });
 
   void it("names the file when the certificate cannot be read", () => {
-    assert.throws(() => loadTlsMaterial(path.join(dir, "missing.crt"), keyFile()), (error: unknown) =>
-      isKerfError(error) && error.message.startsWith(`reading TLS certificate ${path.join(dir, "missing.crt")}: `));
+    assert.throws(
+      () => loadTlsMaterial(path.join(dir, "missing.crt"), keyFile()),
+      (error: unknown) =>
+        isKerfError(error) && error.message.startsWith(`reading TLS certificate ${path.join(dir, "missing.crt")}: `),
+    );
   });
 });

@@ -16,14 +16,21 @@ export function loadTlsMaterial(certFile: string, keyFile: string): TlsMaterial 
     try {
       return readFileSync(file);
     } catch (error) {
-      throw new KerfError("KERF_ERR_TLS", `reading TLS ${what} ${file}: ${causeText(error)}`, { cause: error, location: { file } });
+      throw new KerfError("KERF_ERR_TLS", `reading TLS ${what} ${file}: ${causeText(error)}`, {
+        cause: error,
+        location: { file },
+      });
     }
   };
   const material = { cert: read(certFile, "certificate"), key: read(keyFile, "key") };
   try {
     createSecureContext(material);
   } catch (error) {
-    throw new KerfError("KERF_ERR_TLS", `loading TLS certificate ${certFile} with key ${keyFile}: ${causeText(error)}`, { cause: error });
+    throw new KerfError(
+      "KERF_ERR_TLS",
+      `loading TLS certificate ${certFile} with key ${keyFile}: ${causeText(error)}`,
+      { cause: error },
+    );
   }
   return material;
 }

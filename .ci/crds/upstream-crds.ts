@@ -6,12 +6,17 @@ import { parseAllDocuments } from "yaml";
 import { schemasFromCrds } from "../../policies/api/releases/from-crds.ts";
 
 export function readCrdDir(dir: string): unknown[] {
-  return readdirSync(dir).filter((f) => f.endsWith(".yaml")).sort().flatMap((f) =>
-    parseAllDocuments(readFileSync(path.join(dir, f), "utf8")).map((d) => d.toJS() as unknown));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort()
+    .flatMap((f) => parseAllDocuments(readFileSync(path.join(dir, f), "utf8")).map((d) => d.toJS() as unknown));
 }
 
 /** The release file's content: the v1 schema of each kind, in the order NodePool, NodeClaim, EC2NodeClass. */
-export function releaseFromCrds(version: string, crds: readonly unknown[]): { version: string; schemas: Record<string, unknown> } {
+export function releaseFromCrds(
+  version: string,
+  crds: readonly unknown[],
+): { version: string; schemas: Record<string, unknown> } {
   try {
     return { version, schemas: schemasFromCrds(crds) };
   } catch (error) {

@@ -18,17 +18,25 @@ if (version === undefined) {
   console.error("usage: node .ci/crds/vendor-descriptions.ts VERSION");
   process.exit(2);
 }
-const dir = execFileSync("bash", [path.join(import.meta.dirname, "fetch-upstream-crds.sh"), version], { encoding: "utf8" }).trim();
+const dir = execFileSync("bash", [path.join(import.meta.dirname, "fetch-upstream-crds.sh"), version], {
+  encoding: "utf8",
+}).trim();
 const sources: { kind: string; file: string; sha256: string }[] = [];
 const descriptions: Record<string, Record<string, string>> = {};
 for (const [kind, crdName] of Object.entries(KARPENTER_CRD_NAMES)) {
   const [plural, ...group] = crdName.split(".");
   const file = `${group.join(".")}_${plural}.yaml`;
   const text = readFileSync(path.join(dir, file), "utf8");
-  const crd = parseAllDocuments(text).map((d) => d.toJS() as unknown).find((c) => v1SchemaOf(c) !== undefined);
+  const crd = parseAllDocuments(text)
+    .map((d) => d.toJS() as unknown)
+    .find((c) => v1SchemaOf(c) !== undefined);
   const schema = v1SchemaOf(crd);
   if (schema === undefined) throw new Error(`reading ${MODULE}@v${version}/pkg/apis/crds/${file}: no v1 schema`);
-  sources.push({ kind, file: `${MODULE}@v${version}/pkg/apis/crds/${file}`, sha256: createHash("sha256").update(text).digest("hex") });
+  sources.push({
+    kind,
+    file: `${MODULE}@v${version}/pkg/apis/crds/${file}`,
+    sha256: createHash("sha256").update(text).digest("hex"),
+  });
   descriptions[kind] = descriptionsOf(schema);
 }
 const out = path.join(root, "policies", "api", "releases", `karpenter-v${version}.descriptions.json`);

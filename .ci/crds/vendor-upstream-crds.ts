@@ -14,7 +14,9 @@ if (versions.length === 0) {
   process.exit(2);
 }
 for (const version of versions) {
-  const dir = execFileSync("bash", [path.join(import.meta.dirname, "fetch-upstream-crds.sh"), version], { encoding: "utf8" }).trim();
+  const dir = execFileSync("bash", [path.join(import.meta.dirname, "fetch-upstream-crds.sh"), version], {
+    encoding: "utf8",
+  }).trim();
   const release = releaseFromCrds(version, readCrdDir(dir));
   const file = path.join(root, "policies", "api", "releases", `karpenter-v${version}.json`);
   writeFileSync(file, `${JSON.stringify(release)}\n`);

@@ -6,18 +6,37 @@
 import type { Reconcile } from "./runtime.ts";
 
 /** The kinds cluster state watches (names as in adapters/kube/cluster-state.ts). */
-export type WatchKind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs" | "volumeattachments"
-  | "persistentvolumeclaims" | "persistentvolumes" | "storageclasses" | "csinodes" | "nodeoverlays";
+export type WatchKind =
+  | "pods"
+  | "nodes"
+  | "nodepools"
+  | "nodeclaims"
+  | "ec2nodeclasses"
+  | "daemonsets"
+  | "pdbs"
+  | "volumeattachments"
+  | "persistentvolumeclaims"
+  | "persistentvolumes"
+  | "storageclasses"
+  | "csinodes"
+  | "nodeoverlays";
 
 /** What happened to a watched object. */
 export type WatchVerb = "add" | "update" | "delete";
 
 /** A watched object, as much as the key mappers read. */
 export interface Watched {
-  readonly metadata?: {
-    readonly name?: string | undefined; readonly namespace?: string | undefined; readonly uid?: string | undefined; readonly generation?: number | undefined; readonly deletionTimestamp?: unknown;
-    readonly labels?: Readonly<Record<string, string>> | undefined; readonly ownerReferences?: readonly { readonly kind: string; readonly name: string }[] | undefined;
-  } | undefined;
+  readonly metadata?:
+    | {
+        readonly name?: string | undefined;
+        readonly namespace?: string | undefined;
+        readonly uid?: string | undefined;
+        readonly generation?: number | undefined;
+        readonly deletionTimestamp?: unknown;
+        readonly labels?: Readonly<Record<string, string>> | undefined;
+        readonly ownerReferences?: readonly { readonly kind: string; readonly name: string }[] | undefined;
+      }
+    | undefined;
   readonly spec?: { readonly providerID?: string | undefined; readonly nodeName?: string | undefined } | undefined;
 }
 

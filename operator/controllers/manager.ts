@@ -14,13 +14,26 @@ export class ControllerManager {
   private readonly source: ChangeSource;
   private active = false;
 
-  constructor(specs: readonly ControllerSpec[], source: ChangeSource, opts: { logger: Logger; metrics?: Metrics; isConflict: (e: unknown) => boolean }) {
+  constructor(
+    specs: readonly ControllerSpec[],
+    source: ChangeSource,
+    opts: { logger: Logger; metrics?: Metrics; isConflict: (e: unknown) => boolean },
+  ) {
     this.source = source;
     this.queues = specs.map((spec) => ({
       spec,
-      queue: new WorkQueue({ name: spec.name, reconcile: spec.reconcile, logger: opts.logger, isConflict: opts.isConflict, ...(spec.concurrency === undefined ? {} : { concurrency: spec.concurrency }), ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }) }),
+      queue: new WorkQueue({
+        name: spec.name,
+        reconcile: spec.reconcile,
+        logger: opts.logger,
+        isConflict: opts.isConflict,
+        ...(spec.concurrency === undefined ? {} : { concurrency: spec.concurrency }),
+        ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }),
+      }),
     }));
-    source.onChange((kind, verb, obj) => { if (this.active) this.route(kind, obj, verb); });
+    source.onChange((kind, verb, obj) => {
+      if (this.active) this.route(kind, obj, verb);
+    });
   }
 
   /** Starts every queue and enqueues every existing object once (a full resync, as after a restart). */
@@ -30,7 +43,8 @@ export class ControllerManager {
       queue.start();
       if (spec.singleton !== undefined) queue.add(spec.singleton);
     }
-    for (const kind of ["nodepools", "nodeclaims", "nodes", "ec2nodeclasses"] as const) for (const obj of this.source.objects(kind)) this.route(kind, obj, "add");
+    for (const kind of ["nodepools", "nodeclaims", "nodes", "ec2nodeclasses"] as const)
+      for (const obj of this.source.objects(kind)) this.route(kind, obj, "add");
   }
 
   /** Stops taking work and waits for in-flight reconciles. */

@@ -112,10 +112,17 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
       concurrency: 10,
       reconcile: (key) => reconcileNodeClaim(deps, key),
       // A VolumeAttachment names its Node in spec.nodeName, as a pod does: its deletion wakes a termination waiting on it.
-      watches: { nodeclaims: own, nodes: (n) => nodeClaimOfNode(deps, n), pods: (p) => nodeClaimOfPod(deps, p), volumeattachments: (va) => nodeClaimOfPod(deps, va) },
+      watches: {
+        nodeclaims: own,
+        nodes: (n) => nodeClaimOfNode(deps, n),
+        pods: (p) => nodeClaimOfPod(deps, p),
+        volumeattachments: (va) => nodeClaimOfPod(deps, va),
+      },
     },
     { name: "node.termination", reconcile: (key) => reconcileNodeDeletion(deps.cluster, key), watches: { nodes: own } },
-    ...(deps.nodeRepair === true ? [{ name: "node.health", reconcile: (key: string) => reconcileNodeRepair(deps, key), watches: { nodes: own } }] : []),
+    ...(deps.nodeRepair === true
+      ? [{ name: "node.health", reconcile: (key: string) => reconcileNodeRepair(deps, key), watches: { nodes: own } }]
+      : []),
     { name: "nodeclaim.expiration", reconcile: (key) => reconcileExpiration(deps, key), watches: { nodeclaims: own } },
     {
       name: "nodepool.status",
@@ -148,11 +155,23 @@ function nodeOverlayControllers(deps: ControllerDeps): ControllerSpec[] {
     return [{ name: "nodeoverlay.gate", singleton: "nodeoverlays", watches: {}, reconcile: () => notice() }];
   }
   const key = (): readonly string[] => ["nodeoverlays"];
-  return [{
-    // One key: every reconcile weighs every overlay against every other (Karpenter's controller does the same).
-    name: "nodeoverlay", singleton: "nodeoverlays", watches: { nodeoverlays: key, nodepools: key, ec2nodeclasses: key },
-    reconcile: () => reconcileNodeOverlays({ overlays: overlays.port, store, cluster: deps.cluster, cloud: deps.cloud, clock: deps.clock, logger: deps.logger }),
-  }];
+  return [
+    {
+      // One key: every reconcile weighs every overlay against every other (Karpenter's controller does the same).
+      name: "nodeoverlay",
+      singleton: "nodeoverlays",
+      watches: { nodeoverlays: key, nodepools: key, ec2nodeclasses: key },
+      reconcile: () =>
+        reconcileNodeOverlays({
+          overlays: overlays.port,
+          store,
+          cluster: deps.cluster,
+          cloud: deps.cloud,
+          clock: deps.clock,
+          logger: deps.logger,
+        }),
+    },
+  ];
 }
 
 /**
@@ -162,7 +181,9 @@ function nodeOverlayControllers(deps: ControllerDeps): ControllerSpec[] {
 function staticCapacityController(deps: ControllerDeps): ControllerSpec {
   const told = new Set<string>();
   return {
-    name: "nodepool.static", concurrency: 10, watches: { nodepools: own, nodeclaims: poolOf },
+    name: "nodepool.static",
+    concurrency: 10,
+    watches: { nodepools: own, nodeclaims: poolOf },
     reconcile: (key) => reconcileStaticCapacity({ ...deps, enabled: deps.staticCapacity === true, told }, key),
   };
 }
@@ -175,36 +196,50 @@ function nodeClassNamesInUse(deps: ControllerDeps): string[] {
 /** The catalog refresh (when the catalog comes from AWS) and Karpenter's offering gauges. */
 function catalogControllers(deps: ControllerDeps): ControllerSpec[] {
   const metrics: ControllerSpec = {
-    name: "cloudprovider.metrics", singleton: "metrics", watches: {},
-    reconcile: () => publishOfferingMetrics({
-      metrics: deps.metrics, logger: deps.logger, nodeClassNames: () => nodeClassNamesInUse(deps),
-      instanceTypes: (name) => deps.cloud.getInstanceTypes(name),
-      periodMs: deps.catalogRefresher?.metricsPeriodMs,
-    }),
+    name: "cloudprovider.metrics",
+    singleton: "metrics",
+    watches: {},
+    reconcile: () =>
+      publishOfferingMetrics({
+        metrics: deps.metrics,
+        logger: deps.logger,
+        nodeClassNames: () => nodeClassNamesInUse(deps),
+        instanceTypes: (name) => deps.cloud.getInstanceTypes(name),
+        periodMs: deps.catalogRefresher?.metricsPeriodMs,
+      }),
   };
   const refresher = deps.catalogRefresher;
   if (refresher === undefined) return [metrics];
   const generations = new Map<string, number | undefined>();
-  return [metrics, {
-    name: "providers.catalog", singleton: "catalog", reconcile: () => refresher.reconcile(),
-    // A spec change (a new generation, a new or deleted class) may change the zones in use: look again now.
-    watches: {
-      ec2nodeclasses: (nc, verb) => {
-        const name = nc.metadata?.name ?? "";
-        const known = generations.has(name);
-        const before = generations.get(name);
-        if (verb === "delete") generations.delete(name); else generations.set(name, nc.metadata?.generation);
-        if (verb === "delete" || (known && before === nc.metadata?.generation)) return [];
-        refresher.nodeClassChanged();
-        return ["catalog"];
+  return [
+    metrics,
+    {
+      name: "providers.catalog",
+      singleton: "catalog",
+      reconcile: () => refresher.reconcile(),
+      // A spec change (a new generation, a new or deleted class) may change the zones in use: look again now.
+      watches: {
+        ec2nodeclasses: (nc, verb) => {
+          const name = nc.metadata?.name ?? "";
+          const known = generations.has(name);
+          const before = generations.get(name);
+          if (verb === "delete") generations.delete(name);
+          else generations.set(name, nc.metadata?.generation);
+          if (verb === "delete" || (known && before === nc.metadata?.generation)) return [];
+          refresher.nodeClassChanged();
+          return ["catalog"];
+        },
       },
     },
-  }];
+  ];
 }
 
 function claimsOfPool(deps: ControllerDeps, pool: Watched): readonly string[] {
   const name = pool.metadata?.name ?? "";
-  return deps.cluster.nodeClaims().filter((c) => c.metadata?.labels?.["karpenter.sh/nodepool"] === name).map((c) => c.metadata?.name ?? "");
+  return deps.cluster
+    .nodeClaims()
+    .filter((c) => c.metadata?.labels?.["karpenter.sh/nodepool"] === name)
+    .map((c) => c.metadata?.name ?? "");
 }
 
 /** The per-NodeClaim disruption status (pod events, hash stamp, Drifted, Consolidatable) and the disruption pass. */
@@ -215,7 +250,8 @@ function disruptionControllers(deps: ControllerDeps, nominations: Nominations): 
   const pass = new DisruptionController({ ...deps, nominations, settings });
   return [
     {
-      name: "nodeclaim.disruption", concurrency: 4,
+      name: "nodeclaim.disruption",
+      concurrency: 4,
       reconcile: (key) => reconcileDisruptionStatus(status, key),
       watches: {
         nodeclaims: own,
@@ -229,7 +265,9 @@ function disruptionControllers(deps: ControllerDeps, nominations: Nominations): 
       },
     },
     {
-      name: "disruption", singleton: "disruption", reconcile: (_key, signal) => pass.reconcile(signal),
+      name: "disruption",
+      singleton: "disruption",
+      reconcile: (_key, signal) => pass.reconcile(signal),
       // A NodeClaim gone frees budget (a disruption finished), one just Consolidatable may now go: look again now
       // rather than at the next 10 s tick.
       watches: {
@@ -246,17 +284,30 @@ const GC_PERIOD_MS = 10_000;
 
 function gcController(deps: ControllerDeps): ControllerSpec {
   return {
-    name: "nodeclaim.garbagecollection", singleton: "gc", watches: {},
+    name: "nodeclaim.garbagecollection",
+    singleton: "gc",
+    watches: {},
     reconcile: async () => {
       if (!deps.cluster.synced) return { requeueAfter: 1000 };
-      const listNodeClaims = async () => deps.cluster.nodeClaims().map((nc) => {
-        const node = deps.cluster.nodeByProviderID(nc.status?.providerID ?? "");
-        const ready = node?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
-        return { name: nc.metadata?.name ?? "", providerID: nc.status?.providerID, nodeReady: ready, deleting: nc.metadata?.deletionTimestamp !== undefined };
-      });
+      const listNodeClaims = async () =>
+        deps.cluster.nodeClaims().map((nc) => {
+          const node = deps.cluster.nodeByProviderID(nc.status?.providerID ?? "");
+          const ready = node?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+          return {
+            name: nc.metadata?.name ?? "",
+            providerID: nc.status?.providerID,
+            nodeReady: ready,
+            deleting: nc.metadata?.deletionTimestamp !== undefined,
+          };
+        });
       const result = await collectGarbage({
-        cloudProvider: deps.cloud, listNodeClaims, listNodes: async () => deps.cluster.nodes().map(gcNode), clock: deps.clock, logger: deps.logger,
-        deleteNodeClaim: (n) => deps.cluster.deleteNodeClaim(n), deleteNode: (n) => deps.cluster.deleteNode(n),
+        cloudProvider: deps.cloud,
+        listNodeClaims,
+        listNodes: async () => deps.cluster.nodes().map(gcNode),
+        clock: deps.clock,
+        logger: deps.logger,
+        deleteNodeClaim: (n) => deps.cluster.deleteNodeClaim(n),
+        deleteNode: (n) => deps.cluster.deleteNode(n),
       });
       if (result.errors.length > 0) deps.logger.warn({ errors: result.errors }, "garbage collection");
       return { requeueAfter: GC_PERIOD_MS };
@@ -265,45 +316,65 @@ function gcController(deps: ControllerDeps): ControllerSpec {
 }
 
 function nodeClaimNamesOf(deps: ControllerDeps, nodeClassName: string): string[] {
-  return deps.cluster.nodeClaims().filter((c) => c.spec?.nodeClassRef?.name === nodeClassName).map((c) => c.metadata?.name ?? "");
+  return deps.cluster
+    .nodeClaims()
+    .filter((c) => c.spec?.nodeClassRef?.name === nodeClassName)
+    .map((c) => c.metadata?.name ?? "");
 }
 
 /** A deleted NodeClaim wakes its node class when that one is waiting on it to finish terminating. */
 function deletingNodeClassOf(deps: ControllerDeps, nodeClaim: Watched, verb: WatchVerb): readonly string[] {
   const name = (nodeClaim as { spec?: { nodeClassRef?: { name?: string } } }).spec?.nodeClassRef?.name;
   if (verb !== "delete" || name === undefined) return [];
-  return (deps.cluster.nodeClass(name) as EC2NodeClassLike | undefined)?.metadata.deletionTimestamp === undefined ? [] : [name];
+  return (deps.cluster.nodeClass(name) as EC2NodeClassLike | undefined)?.metadata.deletionTimestamp === undefined
+    ? []
+    : [name];
 }
 
 function nodeClassControllers(deps: ControllerDeps): ControllerSpec[] {
   const { nodeClassResolver: resolver, nodeClassCloud: cloud, nodeClassFinalizers: finalizers } = deps;
   if (resolver === undefined || cloud === undefined || finalizers === undefined) return [];
   const lifecycle: NodeClassLifecycleDeps = {
-    resolver, cloud, finalizers, clock: deps.clock, events: deps.events,
+    resolver,
+    cloud,
+    finalizers,
+    clock: deps.clock,
+    events: deps.events,
     ...(deps.catalogFreshness === undefined ? {} : { catalogFreshness: deps.catalogFreshness }),
     reservedCapacity: deps.reservedCapacity,
     writeStatus: (name, status) => deps.cluster.patchNodeClassStatus(name, status),
     nodeClaimsOf: (name) => nodeClaimNamesOf(deps, name),
   };
-  return [{
-    name: "nodeclass.status", watches: { ec2nodeclasses: own, nodeclaims: (c, verb) => deletingNodeClassOf(deps, c, verb) },
-    reconcile: async (key) => {
-      const nodeClass = deps.cluster.nodeClass(key) as EC2NodeClassLike | undefined;
-      return nodeClass === undefined ? {} : reconcileNodeClassLifecycle(lifecycle, nodeClass);
+  return [
+    {
+      name: "nodeclass.status",
+      watches: { ec2nodeclasses: own, nodeclaims: (c, verb) => deletingNodeClassOf(deps, c, verb) },
+      reconcile: async (key) => {
+        const nodeClass = deps.cluster.nodeClass(key) as EC2NodeClassLike | undefined;
+        return nodeClass === undefined ? {} : reconcileNodeClassLifecycle(lifecycle, nodeClass);
+      },
     },
-  }, launchTemplateGcController(deps, resolver, cloud)];
+    launchTemplateGcController(deps, resolver, cloud),
+  ];
 }
 
 /** Deletes launch templates no launch can use any more; a node class change (e.g. new status.amis) looks again now. */
 function launchTemplateGcController(
-  deps: ControllerDeps, resolver: NodeClassResolver, cloud: NodeClassCloud,
+  deps: ControllerDeps,
+  resolver: NodeClassResolver,
+  cloud: NodeClassCloud,
 ): ControllerSpec {
   const gc: LaunchTemplateGcDeps = {
-    resolver, cloud, logger: deps.logger, events: deps.events, metrics: deps.metrics,
+    resolver,
+    cloud,
+    logger: deps.logger,
+    events: deps.events,
+    metrics: deps.metrics,
     nodeClasses: () => (deps.cluster.snapshot().nodeClasses ?? []) as unknown as readonly EC2NodeClassLike[],
   };
   return {
-    name: "launchtemplate.garbagecollection", singleton: "launch-templates",
+    name: "launchtemplate.garbagecollection",
+    singleton: "launch-templates",
     watches: { ec2nodeclasses: () => ["launch-templates"] },
     // An unsynced cache would show node classes as gone: wait for it.
     reconcile: async () => {
@@ -314,5 +385,8 @@ function launchTemplateGcController(
 }
 
 function allPools(deps: ControllerDeps): readonly string[] {
-  return deps.cluster.nodePools().map((p) => p.metadata?.name ?? "").filter((n) => n !== "");
+  return deps.cluster
+    .nodePools()
+    .map((p) => p.metadata?.name ?? "")
+    .filter((n) => n !== "");
 }

@@ -7,7 +7,9 @@ import type { Logger } from "pino";
 import type { Metrics } from "../observability/metrics.ts";
 
 /** What a reconcile asks for next; an empty result means "done until something changes". */
-export interface Result { readonly requeueAfter?: number }
+export interface Result {
+  readonly requeueAfter?: number;
+}
 
 /** The longest delay setTimeout honours. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -50,15 +52,24 @@ export class WorkQueue {
   private started = false;
   private idleWaiters: (() => void)[] = [];
 
-  constructor(opts: QueueOptions) { this.opts = opts; }
+  constructor(opts: QueueOptions) {
+    this.opts = opts;
+  }
 
-  get name(): string { return this.opts.name; }
+  get name(): string {
+    return this.opts.name;
+  }
   /** Keys waiting to run (not counting delayed ones). */
-  get depth(): number { return this.order.length; }
+  get depth(): number {
+    return this.order.length;
+  }
 
   /** Enqueues `key` now (no-op if already queued). */
   add(key: string): void {
-    if (this.active.has(key)) { this.dirty.add(key); return; }
+    if (this.active.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
     if (this.queued.has(key)) return;
     this.queued.add(key);
     this.order.push(key);
@@ -68,7 +79,10 @@ export class WorkQueue {
 
   /** Enqueues `key` after `ms`; an earlier pending timer for the key wins. */
   addAfter(key: string, requested: number): void {
-    if (requested <= 0) { this.add(key); return; }
+    if (requested <= 0) {
+      this.add(key);
+      return;
+    }
     // setTimeout fires at once for delays past 2^31-1 ms (~24.8 days); a key due later is
     // looked at then and requeues itself.
     const ms = Math.min(requested, MAX_TIMER_MS);
@@ -76,7 +90,10 @@ export class WorkQueue {
     const existing = this.timers.get(key);
     if (existing !== undefined && existing.at <= at) return;
     if (existing !== undefined) clearTimeout(existing.timer);
-    const timer = setTimeout(() => { this.timers.delete(key); this.add(key); }, ms);
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, ms);
     this.timers.set(key, { at, timer });
   }
 
@@ -128,7 +145,10 @@ export class WorkQueue {
     try {
       const result = await this.opts.reconcile(key, this.abort.signal);
       this.failures.delete(key);
-      this.opts.metrics?.reconcileTotal.inc({ controller: name, result: result.requeueAfter === undefined ? "success" : "requeue_after" });
+      this.opts.metrics?.reconcileTotal.inc({
+        controller: name,
+        result: result.requeueAfter === undefined ? "success" : "requeue_after",
+      });
       if (result.requeueAfter !== undefined && this.started) this.addAfter(key, result.requeueAfter);
     } catch (error) {
       this.failed(key, error);

@@ -9,7 +9,11 @@ export type { Logger } from "pino";
 export type { LogComponent } from "../../webhook/logging.ts";
 
 /** A JSON logger at `level` for `app` (the operator unless told), writing to `destination` (stdout by default). */
-export function createLogger(level: string, destination?: DestinationStream, app: LogComponent = "kerf-operator"): Logger {
+export function createLogger(
+  level: string,
+  destination?: DestinationStream,
+  app: LogComponent = "kerf-operator",
+): Logger {
   return createComponentLogger(app, level, destination);
 }
 

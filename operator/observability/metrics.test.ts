@@ -15,12 +15,16 @@ interface KarpenterMetric {
   readonly source: string;
 }
 
-const table = JSON.parse(readFileSync(path.join(import.meta.dirname, "karpenter-metrics.json"), "utf8")) as
-  KarpenterMetric[];
+const table = JSON.parse(
+  readFileSync(path.join(import.meta.dirname, "karpenter-metrics.json"), "utf8"),
+) as KarpenterMetric[];
 
 /** What prom-client keeps of a metric's definition (its fields are not in the public typings). */
-type Defined = Metric & { readonly labelNames?: readonly string[]; readonly upperBounds?: readonly number[];
-  readonly percentiles?: readonly number[] };
+type Defined = Metric & {
+  readonly labelNames?: readonly string[];
+  readonly upperBounds?: readonly number[];
+  readonly percentiles?: readonly number[];
+};
 
 void describe("kerf's metrics against Karpenter v1.15's", () => {
   const metrics = createMetrics();
@@ -51,7 +55,8 @@ void describe("kerf's metrics against Karpenter v1.15's", () => {
 
   void it("should export no karpenter_* or operator_* metric Karpenter does not have", async () => {
     const names = new Set(table.map((m) => m.name));
-    const extra = (await metrics.registry.getMetricsAsJSON()).map((m) => m.name)
+    const extra = (await metrics.registry.getMetricsAsJSON())
+      .map((m) => m.name)
       .filter((n) => (n.startsWith("karpenter_") || n.startsWith("operator_")) && !names.has(n));
     assert.deepEqual(extra, []);
   });
@@ -59,11 +64,24 @@ void describe("kerf's metrics against Karpenter v1.15's", () => {
   void it("should write Karpenter's series names and labels on the /metrics page", async () => {
     const m = createMetrics();
     m.nodeClaimsCreated.inc({ reason: "provisioned", nodepool: "default", min_values_relaxed: "false" });
-    m.status.nodeclaim.count.set({ namespace: "", name: "a", type: "Ready", status: "True", reason: "Ready",
-      karpenter_k8s_aws_ec2nodeclass: "default", karpenter_sh_nodepool: "default" }, 1);
+    m.status.nodeclaim.count.set(
+      {
+        namespace: "",
+        name: "a",
+        type: "Ready",
+        status: "True",
+        reason: "Ready",
+        karpenter_k8s_aws_ec2nodeclass: "default",
+        karpenter_sh_nodepool: "default",
+      },
+      1,
+    );
     const text = await m.registry.metrics();
     assert.match(text, /^# TYPE karpenter_nodes_termination_duration_seconds summary$/m);
-    assert.match(text, /^karpenter_nodeclaims_created_total\{reason="provisioned",nodepool="default",min_values_relaxed="false"\} 1$/m);
+    assert.match(
+      text,
+      /^karpenter_nodeclaims_created_total\{reason="provisioned",nodepool="default",min_values_relaxed="false"\} 1$/m,
+    );
     assert.match(text, /^operator_nodeclaim_status_condition_count\{.*karpenter_sh_nodepool="default".*\} 1$/m);
   });
 });

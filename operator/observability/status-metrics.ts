@@ -26,32 +26,40 @@ function families(registry: Registry[], prefix: string, extra: readonly string[]
   const r = registry;
   return {
     count: new Gauge({
-      name: `${prefix}_status_condition_count`, registers: r,
+      name: `${prefix}_status_condition_count`,
+      registers: r,
       help: "The number of a condition for a given object, type and status.",
       labelNames: ["namespace", "name", "type", "status", "reason", ...extra],
     }),
     currentStatusSeconds: new Gauge({
-      name: `${prefix}_status_condition_current_status_seconds`, registers: r,
+      name: `${prefix}_status_condition_current_status_seconds`,
+      registers: r,
       help: "Seconds a status condition has been in its current state.",
       labelNames: ["namespace", "name", "type", "status", "reason", ...extra],
     }),
     transitions: new Counter({
-      name: `${prefix}_status_condition_transitions_total`, registers: r,
+      name: `${prefix}_status_condition_transitions_total`,
+      registers: r,
       help: "The count of transitions of a given object, type and status.",
       labelNames: ["type", "status", "reason", ...extra],
     }),
     transitionSeconds: new Histogram({
-      name: `${prefix}_status_condition_transition_seconds`, registers: r, buckets: [...buckets],
+      name: `${prefix}_status_condition_transition_seconds`,
+      registers: r,
+      buckets: [...buckets],
       help: "Seconds a condition spent in a state (status) before moving to another (to_status).",
       labelNames: ["type", "status", "to_status", ...extra],
     }),
     terminationCurrentTimeSeconds: new Gauge({
-      name: `${prefix}_termination_current_time_seconds`, registers: r,
+      name: `${prefix}_termination_current_time_seconds`,
+      registers: r,
       help: "Seconds an object has been terminating.",
       labelNames: ["namespace", "name", ...extra],
     }),
     terminationDuration: new Histogram({
-      name: `${prefix}_termination_duration_seconds`, registers: r, buckets: [...buckets],
+      name: `${prefix}_termination_duration_seconds`,
+      registers: r,
+      buckets: [...buckets],
       help: "Seconds an object took to terminate completely.",
       labelNames: [...extra],
     }),

@@ -16,7 +16,8 @@ export interface TaintLike {
  */
 export interface NodeClaimLike {
   readonly metadata: {
-    readonly name: string; readonly labels?: Readonly<Record<string, string>> | undefined;
+    readonly name: string;
+    readonly labels?: Readonly<Record<string, string>> | undefined;
     /** karpenter.sh/price-overlay-applied: the launch follows the overlaid prices (prioritized allocation). */
     readonly annotations?: Readonly<Record<string, string>> | undefined;
   };
@@ -82,7 +83,9 @@ export interface InstanceReservation {
  * `knownNew`: the caller guarantees no instance can exist for this NodeClaim yet (it created the
  * NodeClaim in this process and has never called create for it), so the idempotency lookup is skipped.
  */
-export interface CreateOptions { readonly knownNew?: boolean }
+export interface CreateOptions {
+  readonly knownNew?: boolean;
+}
 
 /** The port every controller uses; AwsCloudProvider implements it, tests may fake it. */
 export interface CloudProvider {

@@ -8,10 +8,15 @@ import type { ClaimRef, VolumeAttachmentLike } from "../core/termination/volume-
 
 /** A NodePool or EC2NodeClass as raw custom-object JSON. */
 export interface CustomObjectLike {
-  readonly metadata?: {
-    readonly name?: string | undefined; readonly uid?: string | undefined; readonly resourceVersion?: string | undefined; readonly generation?: number | undefined;
-    readonly annotations?: Readonly<Record<string, string>> | undefined;
-  } | undefined;
+  readonly metadata?:
+    | {
+        readonly name?: string | undefined;
+        readonly uid?: string | undefined;
+        readonly resourceVersion?: string | undefined;
+        readonly generation?: number | undefined;
+        readonly annotations?: Readonly<Record<string, string>> | undefined;
+      }
+    | undefined;
   readonly spec?: Readonly<Record<string, unknown>> | undefined;
   readonly status?: Readonly<Record<string, unknown>> | undefined;
 }
@@ -120,7 +125,13 @@ export interface NodeClassFinalizerWriter {
 
 /** The metadata a finalizer write reads. */
 export interface FinalizedObject {
-  readonly metadata?: { readonly name?: string | undefined; readonly resourceVersion?: string | undefined; readonly finalizers?: readonly string[] | undefined } | undefined;
+  readonly metadata?:
+    | {
+        readonly name?: string | undefined;
+        readonly resourceVersion?: string | undefined;
+        readonly finalizers?: readonly string[] | undefined;
+      }
+    | undefined;
 }
 
 /** Reads not served from the caches: each is an apiserver request and may throw a KubeApiError. */

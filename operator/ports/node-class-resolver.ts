@@ -5,7 +5,12 @@ import type { EC2NodeClassLike } from "../core/launch-template/node-class.ts";
 
 /** What an EC2NodeClass's selectors resolve to; a failed lookup leaves its list empty and says why. */
 export interface NodeClassFacts {
-  readonly subnets: readonly { readonly id: string; readonly zone: string; readonly zoneId?: string | undefined; readonly availableIpCount: number }[];
+  readonly subnets: readonly {
+    readonly id: string;
+    readonly zone: string;
+    readonly zoneId?: string | undefined;
+    readonly availableIpCount: number;
+  }[];
   readonly securityGroups: readonly { readonly id: string; readonly name?: string | undefined }[];
   readonly amis: readonly ResolvedAmi[];
   /**
@@ -18,7 +23,9 @@ export interface NodeClassFacts {
 }
 
 /** `fresh`: ask the cloud now even if a cached answer exists (and refresh the cache). */
-export interface ResolveOptions { readonly fresh?: boolean }
+export interface ResolveOptions {
+  readonly fresh?: boolean;
+}
 
 /** Resolves selectors; never throws for AWS failures (they land in `errors`). */
 export interface NodeClassResolver {

@@ -3,10 +3,14 @@ import type { NodeOverlayObject } from "../core/overlay/apply.ts";
 
 /** A NodeOverlay as the operator reads and writes it. */
 export interface NodeOverlayLike extends NodeOverlayObject {
-  readonly metadata?: {
-    readonly name?: string | undefined; readonly uid?: string | undefined; readonly generation?: number | undefined;
-    readonly resourceVersion?: string | undefined;
-  } | undefined;
+  readonly metadata?:
+    | {
+        readonly name?: string | undefined;
+        readonly uid?: string | undefined;
+        readonly generation?: number | undefined;
+        readonly resourceVersion?: string | undefined;
+      }
+    | undefined;
   readonly status?: Readonly<Record<string, unknown>> | undefined;
 }
 

@@ -10,9 +10,13 @@ import { createMetrics, type Metrics } from "../observability/metrics.ts";
 export function buildInfo(): { version: string; goversion: string; goarch: string; commit: string } {
   let version = "unknown";
   try {
-    const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "..", "package.json"), "utf8")) as { version?: string };
+    const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "..", "package.json"), "utf8")) as {
+      version?: string;
+    };
     version = pkg.version ?? version;
-  } catch { /* a bundle without package.json: the version stays unknown */ }
+  } catch {
+    /* a bundle without package.json: the version stays unknown */
+  }
   return { version, goversion: process.version, goarch: process.arch, commit: "" };
 }
 

@@ -18,15 +18,24 @@ export class KubeConfigNotFoundError extends Error {
 /** The kubeconfig: --kubeconfig, else client-node's default (KUBECONFIG, ~/.kube/config, in-cluster). */
 export function loadKubeConfig(config: OperatorConfig): KubeConfig {
   const kc = new KubeConfig();
-  if (config.kubeconfig !== "") { kc.loadFromFile(config.kubeconfig); return kc; }
+  if (config.kubeconfig !== "") {
+    kc.loadFromFile(config.kubeconfig);
+    return kc;
+  }
   kc.loadFromDefault();
   // With no ~/.kube/config and no in-cluster token, client-node falls back to an unauthenticated
   // http://localhost:8080, which it then refuses on every request ("HTTP protocol is not allowed"): say so now.
   const cluster = kc.getCurrentCluster();
-  if (cluster?.name === "cluster" && cluster.server === "http://localhost:8080" && kc.getCurrentUser()?.name === "user") {
-    throw new KubeConfigNotFoundError("no --kubeconfig (KUBECONFIG), no ~/.kube/config and no in-cluster "
-      + "ServiceAccount token at /var/run/secrets/kubernetes.io/serviceaccount/token; run it in a pod with a "
-      + "ServiceAccount or pass --kubeconfig");
+  if (
+    cluster?.name === "cluster" &&
+    cluster.server === "http://localhost:8080" &&
+    kc.getCurrentUser()?.name === "user"
+  ) {
+    throw new KubeConfigNotFoundError(
+      "no --kubeconfig (KUBECONFIG), no ~/.kube/config and no in-cluster " +
+        "ServiceAccount token at /var/run/secrets/kubernetes.io/serviceaccount/token; run it in a pod with a " +
+        "ServiceAccount or pass --kubeconfig",
+    );
   }
   return kc;
 }

@@ -8,7 +8,10 @@ import type { Logger } from "../observability/logger.ts";
 
 /** The start line, then what of the configuration kerf ignores. */
 export function logStarted(logger: Logger, config: OperatorConfig): void {
-  logger.info({ cluster: config.clusterName, region: config.region, identity: config.leaderElectionIdentity }, "operator started");
+  logger.info(
+    { cluster: config.clusterName, region: config.region, identity: config.leaderElectionIdentity },
+    "operator started",
+  );
   logIgnoredConfiguration(logger, config.featureGates, process.env);
 }
 
@@ -16,12 +19,20 @@ export function logStarted(logger: Logger, config: OperatorConfig): void {
  * Says once, at start, which Karpenter feature gates and settings this operator was given but ignores (the kerf
  * chart refuses them; an operator started another way would otherwise ignore them silently).
  */
-function logIgnoredConfiguration(logger: Logger, gates: Readonly<Record<string, boolean>>, env: NodeJS.ProcessEnv): void {
+function logIgnoredConfiguration(
+  logger: Logger,
+  gates: Readonly<Record<string, boolean>>,
+  env: NodeJS.ProcessEnv,
+): void {
   const { ignored, unknown } = ignoredFeatureGates(gates);
   if (ignored.length > 0) {
-    logger.warn({ featureGates: ignored.map((g) => ({ gate: g, karpenter: IGNORED_FEATURE_GATES[g] })) }, "kerf's operator ignores these feature gates: kerf does not implement them");
+    logger.warn(
+      { featureGates: ignored.map((g) => ({ gate: g, karpenter: IGNORED_FEATURE_GATES[g] })) },
+      "kerf's operator ignores these feature gates: kerf does not implement them",
+    );
   }
-  if (unknown.length > 0) logger.warn({ featureGates: unknown }, "unknown feature gates: neither Karpenter's nor kerf's; ignored");
+  if (unknown.length > 0)
+    logger.warn({ featureGates: unknown }, "unknown feature gates: neither Karpenter's nor kerf's; ignored");
   const settings = ignoredSettings(env);
   if (settings.length > 0) logger.warn({ settings }, "kerf's operator ignores these Karpenter settings");
 }

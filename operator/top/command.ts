@@ -28,30 +28,53 @@ Options:
   -h, --help        show this help
 `;
 
-interface Options { readonly once: boolean; readonly intervalMs: number; readonly kubeconfig?: string | undefined;
-  readonly region?: string | undefined }
+interface Options {
+  readonly once: boolean;
+  readonly intervalMs: number;
+  readonly kubeconfig?: string | undefined;
+  readonly region?: string | undefined;
+}
 
 function parse(args: readonly string[]): Options | string {
   let values;
   try {
-    ({ values } = parseArgs({ args: [...args], options: {
-      once: { type: "boolean" }, interval: { type: "string" }, kubeconfig: { type: "string" }, region: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    } }));
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        once: { type: "boolean" },
+        interval: { type: "string" },
+        kubeconfig: { type: "string" },
+        region: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
   } catch (error) {
     return (error as Error).message;
   }
   if (values.help === true) return "";
   const interval = Number(values.interval ?? "2");
-  if (!Number.isFinite(interval) || interval <= 0) return `--interval: "${values.interval ?? ""}" is not a positive number of seconds`;
-  if (values.region !== undefined && !isBundledRegion(values.region)) return `--region: no bundled catalog for "${values.region}"`;
-  return { once: values.once === true, intervalMs: interval * 1000, kubeconfig: values.kubeconfig, region: values.region };
+  if (!Number.isFinite(interval) || interval <= 0)
+    return `--interval: "${values.interval ?? ""}" is not a positive number of seconds`;
+  if (values.region !== undefined && !isBundledRegion(values.region))
+    return `--region: no bundled catalog for "${values.region}"`;
+  return {
+    once: values.once === true,
+    intervalMs: interval * 1000,
+    kubeconfig: values.kubeconfig,
+    region: values.region,
+  };
 }
 
-interface Clients { readonly core: CoreV1Api; readonly objects: CustomObjectsApi; readonly policy: PolicyV1Api }
+interface Clients {
+  readonly core: CoreV1Api;
+  readonly objects: CustomObjectsApi;
+  readonly policy: PolicyV1Api;
+}
 
 async function listKarpenter(objects: CustomObjectsApi, plural: string): Promise<unknown[]> {
-  const list = (await objects.listClusterCustomObject({ group: "karpenter.sh", version: "v1", plural })) as { items?: unknown[] };
+  const list = (await objects.listClusterCustomObject({ group: "karpenter.sh", version: "v1", plural })) as {
+    items?: unknown[];
+  };
   return list.items ?? [];
 }
 
@@ -60,21 +83,28 @@ type Snapshot = Omit<TopInput, "types" | "now">;
 
 async function read(clients: Clients): Promise<Snapshot> {
   const [nodePools, nodeClaims, nodes, pods, pdbs] = await Promise.all([
-    listKarpenter(clients.objects, "nodepools"), listKarpenter(clients.objects, "nodeclaims"),
-    clients.core.listNode().then((l) => l.items), clients.core.listPodForAllNamespaces().then((l) => l.items),
+    listKarpenter(clients.objects, "nodepools"),
+    listKarpenter(clients.objects, "nodeclaims"),
+    clients.core.listNode().then((l) => l.items),
+    clients.core.listPodForAllNamespaces().then((l) => l.items),
     clients.policy.listPodDisruptionBudgetForAllNamespaces().then((l) => l.items),
   ]);
   // client-node's objects carry Date timestamps; the pure core reads the apiserver's JSON shapes (strings).
   const plain = <T>(o: unknown): T => JSON.parse(JSON.stringify(o)) as T;
   return {
-    nodePools: plain<PoolObject[]>(nodePools), nodeClaims: plain<NodeClaim[]>(nodeClaims), nodes: plain<Node[]>(nodes),
-    pods: plain<Pod[]>(pods), pdbs: plain<PdbLike[]>(pdbs),
+    nodePools: plain<PoolObject[]>(nodePools),
+    nodeClaims: plain<NodeClaim[]>(nodeClaims),
+    nodes: plain<Node[]>(nodes),
+    pods: plain<Pod[]>(pods),
+    pdbs: plain<PdbLike[]>(pdbs),
   };
 }
 
 function regionOf(options: Options, nodes: readonly Node[]): string {
   if (options.region !== undefined) return options.region;
-  const fromNodes = nodes.map((n) => n.metadata?.labels?.["topology.kubernetes.io/region"]).find((r) => r !== undefined);
+  const fromNodes = nodes
+    .map((n) => n.metadata?.labels?.["topology.kubernetes.io/region"])
+    .find((r) => r !== undefined);
   for (const candidate of [fromNodes, process.env["AWS_REGION"]]) {
     if (candidate !== undefined && isBundledRegion(candidate)) return candidate;
   }
@@ -83,21 +113,33 @@ function regionOf(options: Options, nodes: readonly Node[]): string {
 
 function clientsOf(options: Options): Clients {
   const kc = new KubeConfig();
-  if (options.kubeconfig !== undefined) kc.loadFromFile(options.kubeconfig); else kc.loadFromDefault();
-  return { core: kc.makeApiClient(CoreV1Api), objects: kc.makeApiClient(CustomObjectsApi), policy: kc.makeApiClient(PolicyV1Api) };
+  if (options.kubeconfig !== undefined) kc.loadFromFile(options.kubeconfig);
+  else kc.loadFromDefault();
+  return {
+    core: kc.makeApiClient(CoreV1Api),
+    objects: kc.makeApiClient(CustomObjectsApi),
+    policy: kc.makeApiClient(PolicyV1Api),
+  };
 }
 
 /** One frame, or the error that kept it from being read. */
-async function nextFrame(clients: Clients, options: Options, catalog: { types?: ReadonlyMap<string, InstanceType> }):
-  Promise<{ frame: string } | { error: string }> {
+async function nextFrame(
+  clients: Clients,
+  options: Options,
+  catalog: { types?: ReadonlyMap<string, InstanceType> },
+): Promise<{ frame: string } | { error: string }> {
   try {
     const snapshot = await read(clients);
-    const types = catalog.types ??= new Map(toInstanceTypes(builtinCatalog(regionOf(options, snapshot.nodes))).map((t) => [t.name, t]));
+    const types = (catalog.types ??= new Map(
+      toInstanceTypes(builtinCatalog(regionOf(options, snapshot.nodes))).map((t) => [t.name, t]),
+    ));
     const now = new Date();
     return { frame: renderView(buildView({ ...snapshot, types, now: now.getTime() }), now.toISOString()) };
   } catch (error) {
     const e = error as { code?: number; message: string };
-    return { error: `kerf top: reading the cluster: ${e.code === undefined ? e.message : `HTTP ${e.code}: ${e.message}`}\n` };
+    return {
+      error: `kerf top: reading the cluster: ${e.code === undefined ? e.message : `HTTP ${e.code}: ${e.message}`}\n`,
+    };
   }
 }
 
@@ -105,7 +147,10 @@ async function nextFrame(clients: Clients, options: Options, catalog: { types?: 
 export async function runTop(args: readonly string[], io: CliIo): Promise<number> {
   const options = parse(args);
   if (typeof options === "string") {
-    if (options === "") { io.stdout(USAGE); return 0; }
+    if (options === "") {
+      io.stdout(USAGE);
+      return 0;
+    }
     io.stderr(`kerf top: ${options}\n`);
     return 2;
   }
@@ -113,14 +158,19 @@ export async function runTop(args: readonly string[], io: CliIo): Promise<number
   try {
     clients = clientsOf(options);
   } catch (error) {
-    io.stderr(`kerf top: reading the kubeconfig${options.kubeconfig === undefined ? "" : ` ${options.kubeconfig}`}: ${(error as Error).message}\n`);
+    io.stderr(
+      `kerf top: reading the kubeconfig${options.kubeconfig === undefined ? "" : ` ${options.kubeconfig}`}: ${(error as Error).message}\n`,
+    );
     return 2;
   }
   const catalog: { types?: ReadonlyMap<string, InstanceType> } = {};
   for (;;) {
     const next = await nextFrame(clients, options, catalog);
     if (options.once) {
-      if ("error" in next) { io.stderr(next.error); return 1; }
+      if ("error" in next) {
+        io.stderr(next.error);
+        return 1;
+      }
       io.stdout(next.frame);
       return 0;
     }

@@ -3,12 +3,21 @@
 // Karpenter. Locations: "" the root, ".spec.x" a property, "[]" list items, "{}" map values. Pure.
 import type { SchemaNode } from "./schemas/openapi.ts";
 
-interface Walkable { description?: unknown; properties?: Record<string, unknown>; items?: unknown; additionalProperties?: unknown }
+interface Walkable {
+  description?: unknown;
+  properties?: Record<string, unknown>;
+  items?: unknown;
+  additionalProperties?: unknown;
+}
 
 function children(node: Walkable, at: string): [string, unknown][] {
-  const out: [string, unknown][] = Object.entries(node.properties ?? {}).map(([name, child]) => [`${at}.${name}`, child]);
+  const out: [string, unknown][] = Object.entries(node.properties ?? {}).map(([name, child]) => [
+    `${at}.${name}`,
+    child,
+  ]);
   if (typeof node.items === "object" && node.items !== null) out.push([`${at}[]`, node.items]);
-  if (typeof node.additionalProperties === "object" && node.additionalProperties !== null) out.push([`${at}{}`, node.additionalProperties]);
+  if (typeof node.additionalProperties === "object" && node.additionalProperties !== null)
+    out.push([`${at}{}`, node.additionalProperties]);
   return out;
 }
 
@@ -22,14 +31,24 @@ export function descriptionsOf(schema: unknown, at = "", out: Record<string, str
 }
 
 /** A copy of the schema with each location's description (where one is known); the schema is not changed. */
-export function withDescriptions(schema: SchemaNode, descriptions: Readonly<Record<string, string>>, at = ""): SchemaNode {
+export function withDescriptions(
+  schema: SchemaNode,
+  descriptions: Readonly<Record<string, string>>,
+  at = "",
+): SchemaNode {
   const text = Object.hasOwn(descriptions, at) ? descriptions[at] : undefined;
   // The description comes first, as controller-gen writes it, so a reader meets it before the details.
   const out: SchemaNode = text === undefined ? { ...schema } : { description: text, ...schema };
   if (schema.properties !== undefined) {
-    out.properties = Object.fromEntries(Object.entries(schema.properties).map(([name, child]) => [name, withDescriptions(child, descriptions, `${at}.${name}`)]));
+    out.properties = Object.fromEntries(
+      Object.entries(schema.properties).map(([name, child]) => [
+        name,
+        withDescriptions(child, descriptions, `${at}.${name}`),
+      ]),
+    );
   }
   if (schema.items !== undefined) out.items = withDescriptions(schema.items, descriptions, `${at}[]`);
-  if (schema.additionalProperties !== undefined) out.additionalProperties = withDescriptions(schema.additionalProperties, descriptions, `${at}{}`);
+  if (schema.additionalProperties !== undefined)
+    out.additionalProperties = withDescriptions(schema.additionalProperties, descriptions, `${at}{}`);
   return out;
 }

@@ -7,7 +7,8 @@ export const TERMINATION_GRACE_PERIOD = "^([0-9]+(s|m|h))+$";
 export const BUDGET_DURATION = "^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$";
 export const BUDGET_NODES = "^((100|[0-9]{1,2})%|[0-9]+)$";
 /** Alternation precedence makes this accept almost anything (quirk §10.5); kept byte-exact for parity. */
-export const BUDGET_SCHEDULE = "^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\\s(.+)\\s(.+)\\s(.+)\\s(.+))$";
+export const BUDGET_SCHEDULE =
+  "^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\\s(.+)\\s(.+)\\s(.+)\\s(.+))$";
 export const QUANTITY =
   "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$";
 /** Label key, requirement key, taint key and (quirk §10.7) taint value. */

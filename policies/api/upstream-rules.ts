@@ -15,6 +15,7 @@ export function upstreamRulesAt(kind: Kind, on: string): ValidationRule[] {
     node = node?.properties !== undefined && Object.hasOwn(node.properties, name) ? node.properties[name] : undefined;
     if (part.endsWith("[]")) node = node?.items;
   }
-  if (node === undefined) throw new Error(`reading Karpenter ${CONTRACT_VERSION} ${kind} rules at ${on}: no such schema node`);
+  if (node === undefined)
+    throw new Error(`reading Karpenter ${CONTRACT_VERSION} ${kind} rules at ${on}: no such schema node`);
   return node["x-kubernetes-validations"] ?? [];
 }

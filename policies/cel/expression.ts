@@ -8,7 +8,13 @@ const ENV = celEnv({ funcs: [...KUBERNETES_FUNCTIONS] });
 
 /** Calls the planner evaluates itself rather than through the function resolver. */
 const PLANNER_CALLS: ReadonlySet<string> = new Set([
-  "_&&_", "_||_", "_?_:_", "_[_]", "@not_strictly_false", "_[?_]", "_?._",
+  "_&&_",
+  "_||_",
+  "_?_:_",
+  "_[_]",
+  "@not_strictly_false",
+  "_[?_]",
+  "_?._",
 ]);
 
 /**
@@ -46,16 +52,20 @@ export interface CompiledExpression {
 function children(expr: Expr): (Expr | undefined)[] {
   const kind = expr.exprKind;
   switch (kind.case) {
-    case "selectExpr": return [kind.value.operand];
-    case "callExpr": return [kind.value.target, ...kind.value.args];
-    case "listExpr": return kind.value.elements;
+    case "selectExpr":
+      return [kind.value.operand];
+    case "callExpr":
+      return [kind.value.target, ...kind.value.args];
+    case "listExpr":
+      return kind.value.elements;
     case "structExpr":
       return kind.value.entries.flatMap((e) => [e.keyKind.case === "mapKey" ? e.keyKind.value : undefined, e.value]);
     case "comprehensionExpr": {
       const c = kind.value;
       return [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result];
     }
-    default: return [];
+    default:
+      return [];
   }
 }
 

@@ -56,15 +56,23 @@ export function splitN(text: string, separator: string, n: number): string[] {
 /** Functions added to (or replacing, same overload id) @bufbuild/cel's standard library and strings extension. */
 export const KUBERNETES_FUNCTIONS: readonly CelFunc[] = [
   ...strings,
-  celMethod("find", STRING, [STRING], STRING, function (pattern) { return find(this, pattern); }),
-  celMethod("findAll", STRING, [STRING], STRING_LIST, function (pattern) { return findAll(this, pattern); }),
+  celMethod("find", STRING, [STRING], STRING, function (pattern) {
+    return find(this, pattern);
+  }),
+  celMethod("findAll", STRING, [STRING], STRING_LIST, function (pattern) {
+    return findAll(this, pattern);
+  }),
   celMethod("findAll", STRING, [STRING, INT], STRING_LIST, function (pattern, n) {
     return findAll(this, pattern, Number(n));
   }),
-  celMethod("matches", STRING, [STRING], BOOL, function (pattern) { return re2(pattern).test(this); }),
+  celMethod("matches", STRING, [STRING], BOOL, function (pattern) {
+    return re2(pattern).test(this);
+  }),
   celFunc("matches", [STRING, STRING], BOOL, (text, pattern) => re2(pattern).test(text)),
   celFunc("int", [STRING], INT, parseInt64),
-  celMethod("split", STRING, [STRING], STRING_LIST, function (separator) { return splitN(this, separator, -1); }),
+  celMethod("split", STRING, [STRING], STRING_LIST, function (separator) {
+    return splitN(this, separator, -1);
+  }),
   celMethod("split", STRING, [STRING, INT], STRING_LIST, function (separator, n) {
     return splitN(this, separator, Number(n));
   }),

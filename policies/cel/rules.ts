@@ -39,7 +39,8 @@ export function normalizeFieldPath(fieldPath: string, schema: SchemaNode): strin
   const token = /\.([^.[\]']+)|\['((?:[^'\\]|\\.)*)'\]/gy;
   for (let match = token.exec(fieldPath); match !== null; match = token.exec(fieldPath)) {
     const step = stepInto(node, match[1] ?? (match[2] ?? "").replace(/\\(.)/g, "$1"), match[2] !== undefined);
-    if (step === undefined) throw new FieldPathError(`fieldPath ${fieldPath}: ${match[1] ?? match[2] ?? ""} is not a field`);
+    if (step === undefined)
+      throw new FieldPathError(`fieldPath ${fieldPath}: ${match[1] ?? match[2] ?? ""} is not a field`);
     out += step.named ? (out === "" ? step.name : `.${step.name}`) : `[${step.name}]`;
     node = step.node;
     if (token.lastIndex === fieldPath.length) return out;
@@ -54,7 +55,8 @@ type Step = { name: string; named: boolean; node: SchemaNode };
 function stepInto(node: SchemaNode | undefined, name: string, quoted: boolean): Step | undefined {
   const property = ownValue(node?.properties, name);
   if (property !== undefined) return { name, named: true, node: property };
-  if (quoted && node?.additionalProperties !== undefined) return { name, named: false, node: node.additionalProperties };
+  if (quoted && node?.additionalProperties !== undefined)
+    return { name, named: false, node: node.additionalProperties };
   return undefined;
 }
 
@@ -87,7 +89,8 @@ function compileNode(schema: SchemaNode, location: string): CompiledNode | undef
   const items = schema.items === undefined ? undefined : compileNode(schema.items, `${location}[]`);
   const values = schema.additionalProperties;
   const additionalProperties = values === undefined ? undefined : compileNode(values, `${location}{}`);
-  const empty = rules.length === 0 && properties.size === 0 && items === undefined && additionalProperties === undefined;
+  const empty =
+    rules.length === 0 && properties.size === 0 && items === undefined && additionalProperties === undefined;
   if (empty) return undefined;
   return { schema, rules, properties, items, additionalProperties };
 }

@@ -100,7 +100,8 @@ function evaluateRule(rule: CompiledRule, node: CompiledNode, at: At, walk: Walk
 function place(verdict: Verdict, path: PathNode | undefined): RuleFailure {
   const base = render(path);
   const { rule, failed, ...rest } = verdict;
-  const at = failed !== true || rule.fieldPath === "" ? base : base === "" ? rule.fieldPath : `${base}.${rule.fieldPath}`;
+  const at =
+    failed !== true || rule.fieldPath === "" ? base : base === "" ? rule.fieldPath : `${base}.${rule.fieldPath}`;
   return { path: at, rule, ...rest };
 }
 
@@ -207,7 +208,12 @@ function visit(node: CompiledNode, at: At, walk: Walk): void {
  */
 export function validateRules(root: CompiledNode, object: unknown, oldObject: unknown): RuleFailure[] {
   const update = oldObject !== undefined;
-  const walk: Walk = { convert: newConverter(root.schema), convertOld: newConverter(root.schema), update, failures: [] };
+  const walk: Walk = {
+    convert: newConverter(root.schema),
+    convertOld: newConverter(root.schema),
+    update,
+    failures: [],
+  };
   visit(root, { value: object, old: update ? oldObject : undefined, path: undefined }, walk);
   return walk.failures;
 }

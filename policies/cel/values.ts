@@ -76,7 +76,7 @@ export function newConverter(root: SchemaNode): Converter {
       const items = schema.items;
       // A list of strings is its own CEL value (strings convert to themselves): no copy of large value lists.
       converted = value.every((item) => typeof item === "string")
-        ? value as string[]
+        ? (value as string[])
         : value.map((item) => (items === undefined ? untyped(item) : convert(item, items)));
     } else if (schema.properties === undefined && schema.additionalProperties === undefined) {
       converted = schema["x-kubernetes-preserve-unknown-fields"] === true ? untyped(value) : new Map();

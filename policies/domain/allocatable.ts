@@ -49,8 +49,10 @@ export function eniLimitedPods(spec: InstanceSpec, reservedENIs = 0): number {
 
 function pods(spec: InstanceSpec, options: AllocatableOptions): number {
   const kubelet = options.kubelet ?? {};
-  let count = kubelet.maxPods ?? (options.eniLimitedPods === false ? 110 : eniLimitedPods(spec, options.reservedENIs ?? 0));
-  if (kubelet.podsPerCore !== undefined && kubelet.podsPerCore > 0) count = Math.min(count, kubelet.podsPerCore * spec.vcpu);
+  let count =
+    kubelet.maxPods ?? (options.eniLimitedPods === false ? 110 : eniLimitedPods(spec, options.reservedENIs ?? 0));
+  if (kubelet.podsPerCore !== undefined && kubelet.podsPerCore > 0)
+    count = Math.min(count, kubelet.podsPerCore * spec.vcpu);
   return count;
 }
 
@@ -73,7 +75,12 @@ export function computeCapacity(spec: InstanceSpec, options: AllocatableOptions 
 
 /** Kube-reserved CPU in millicores: 6% / 1% / 0.5% / 0.25% bands, truncated per band. */
 export function kubeReservedCpu(cpuMillis: number): number {
-  const bands: readonly [number, number, number][] = [[0, 1000, 0.06], [1000, 2000, 0.01], [2000, 4000, 0.005], [4000, Infinity, 0.0025]];
+  const bands: readonly [number, number, number][] = [
+    [0, 1000, 0.06],
+    [1000, 2000, 0.01],
+    [2000, 4000, 0.005],
+    [4000, Infinity, 0.0025],
+  ];
   let total = 0;
   for (const [start, end, rate] of bands) {
     if (cpuMillis > start) total += Math.floor((Math.min(cpuMillis, end) - start) * rate);
@@ -115,7 +122,11 @@ export function evictionThreshold(capacity: ResourceList, kubelet: KubeletConfig
 
 /** Allocatable = capacity − kubeReserved − systemReserved − hard eviction threshold (never below zero). */
 export function computeAllocatable(capacity: ResourceList, kubelet: KubeletConfig = {}): ResourceList {
-  const minus = [kubeReserved(capacity, kubelet), overrides(kubelet.systemReserved), evictionThreshold(capacity, kubelet)];
+  const minus = [
+    kubeReserved(capacity, kubelet),
+    overrides(kubelet.systemReserved),
+    evictionThreshold(capacity, kubelet),
+  ];
   const out: Record<string, number> = { ...capacity };
   for (const list of minus) {
     for (const [k, v] of Object.entries(list)) if (k in out) out[k] = Math.max((out[k] ?? 0) - v, 0);

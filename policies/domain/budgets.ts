@@ -74,7 +74,8 @@ function budgetDurationMs(duration: string | undefined): number {
   // Karpenter reads a missing duration as 0: the budget is then never active (CEL refuses the pairing anyway).
   if (duration === undefined) return 0;
   const value = parseDuration(duration);
-  if (value === NEVER) throw new BudgetError(`parsing budget duration "${duration}": expected a Go duration such as "8h"`);
+  if (value === NEVER)
+    throw new BudgetError(`parsing budget duration "${duration}": expected a Go duration such as "8h"`);
   return value;
 }
 
@@ -84,7 +85,8 @@ function compile(budget: BudgetSpec, timeZone: string): Compiled | undefined {
   if (schedule === undefined && duration === undefined) return undefined;
   // Karpenter parses "TZ=UTC " + "" here, which robfig refuses: the budget fails closed.
   if (schedule === undefined) throw new ScheduleError("", `duration "${duration ?? ""}" is set without a schedule`);
-  if (!isValidTimeZone(timeZone)) throw new BudgetError(`reading time zone "${timeZone}": not an IANA time zone this runtime knows`);
+  if (!isValidTimeZone(timeZone))
+    throw new BudgetError(`reading time zone "${timeZone}": not an IANA time zone this runtime knows`);
   const { expression } = parseSchedule(schedule);
   return { schedule, expression, durationMs: budgetDurationMs(duration), zone: timeZone };
 }
@@ -92,7 +94,9 @@ function compile(budget: BudgetSpec, timeZone: string): Compiled | undefined {
 /** The schedule's hits strictly after `afterMs`, with cron-parser's failures turned into ScheduleErrors. */
 function hits(compiled: Compiled, afterMs: number): Hits {
   const wrap = (error: unknown): ScheduleError =>
-    new ScheduleError(compiled.schedule, `evaluating in ${compiled.zone}: ${(error as Error).message}`, { cause: error });
+    new ScheduleError(compiled.schedule, `evaluating in ${compiled.zone}: ${(error as Error).message}`, {
+      cause: error,
+    });
   let walk: Hits;
   try {
     walk = hitsAfter(compiled, afterMs);
@@ -131,7 +135,9 @@ export function budgetNodes(nodes: string | undefined, numNodes: number): number
   const match = /^([+-]?\d+)(%?)$/.exec(value);
   const amount = Number(match?.[1]);
   if (match === null || !Number.isSafeInteger(amount)) {
-    throw new BudgetError(`parsing budget nodes "${value}": expected a count such as "5" or a percentage such as "10%"`);
+    throw new BudgetError(
+      `parsing budget nodes "${value}": expected a count such as "5" or a percentage such as "10%"`,
+    );
   }
   return match[2] === "%" ? Math.ceil((amount * numNodes) / 100) : amount;
 }
@@ -148,7 +154,8 @@ export interface AllowedDisruptions {
 
 function describe(budget: BudgetSpec, index: number, timeZone: string, defaulted: boolean): string {
   const parts = [`nodes "${budget.nodes ?? DEFAULT_BUDGET_NODES}"`];
-  if (budget.schedule !== undefined) parts.push(`schedule "${budget.schedule}" for ${budget.duration ?? "0s"} in ${timeZone}`);
+  if (budget.schedule !== undefined)
+    parts.push(`schedule "${budget.schedule}" for ${budget.duration ?? "0s"} in ${timeZone}`);
   if (budget.reasons !== undefined) parts.push(`reasons [${budget.reasons.join(", ")}]`);
   return `${defaulted ? "default budget" : `budget ${index}`} (${parts.join(", ")})`;
 }
@@ -158,7 +165,10 @@ function appliesTo(budget: BudgetSpec, reason: DisruptionReason): boolean {
 }
 
 /** One budget's contribution for a reason: undefined when it does not apply or is inactive. */
-function contribution(budget: BudgetSpec, at: { index: number; numNodes: number; now: Date; timeZone: string; defaulted: boolean }): { value: number; text: string } | undefined {
+function contribution(
+  budget: BudgetSpec,
+  at: { index: number; numNodes: number; now: Date; timeZone: string; defaulted: boolean },
+): { value: number; text: string } | undefined {
   const name = describe(budget, at.index, at.timeZone, at.defaulted);
   try {
     if (!isBudgetActive(budget, at.now, at.timeZone)) return undefined;
@@ -192,7 +202,10 @@ export function allowedDisruptions(
     if (found !== undefined && (best === undefined || found.value < best.value)) best = { ...found, index };
   });
   if (best === undefined) {
-    return { allowed: MAX_INT32, explanation: `no active budget limits ${reason} disruptions (${list.length} budget(s))` };
+    return {
+      allowed: MAX_INT32,
+      explanation: `no active budget limits ${reason} disruptions (${list.length} budget(s))`,
+    };
   }
   return { allowed: best.value, limitingBudget: best.index, explanation: best.text };
 }
@@ -201,7 +214,11 @@ export function allowedDisruptions(
  * Every budget that cannot be evaluated, whatever its reasons (Karpenter logs these as
  * "detected disruption budget errors").
  */
-export function budgetErrors(budgets: readonly BudgetSpec[] | undefined, now: Date, timeZone = "UTC"): { readonly index: number; readonly message: string }[] {
+export function budgetErrors(
+  budgets: readonly BudgetSpec[] | undefined,
+  now: Date,
+  timeZone = "UTC",
+): { readonly index: number; readonly message: string }[] {
   const out: { index: number; message: string }[] = [];
   (budgets ?? DEFAULT_BUDGETS).forEach((budget, index) => {
     try {
@@ -236,7 +253,11 @@ function windowEnd(compiled: Compiled, nowMs: number): number | undefined {
  * "how budgets pace a rollout" previews; undefined for always-active budgets. An active window whose successors
  * keep overlapping it for 2,000 hits has no closesAt (it is, in effect, always active).
  */
-export function budgetWindow(budget: BudgetSpec, now: Date, timeZone = "UTC"): { readonly active: boolean; readonly opensAt?: Date; readonly closesAt?: Date } | undefined {
+export function budgetWindow(
+  budget: BudgetSpec,
+  now: Date,
+  timeZone = "UTC",
+): { readonly active: boolean; readonly opensAt?: Date; readonly closesAt?: Date } | undefined {
   const compiled = compile(budget, timeZone);
   if (compiled === undefined) return undefined;
   const nowMs = now.getTime();
@@ -267,7 +288,7 @@ const periodCache = new Map<string, SchedulePeriods | Error>();
 function gapsAround(compiled: Compiled, transitionMs: number, maxPeriodMs: number): number[] {
   const walk = hits(compiled, transitionMs - TRANSITION_MARGIN_MS - maxPeriodMs - DAY_MS);
   const gaps: number[] = [];
-  for (let previous = walk(); previous <= transitionMs + TRANSITION_MARGIN_MS; ) {
+  for (let previous = walk(); previous <= transitionMs + TRANSITION_MARGIN_MS;) {
     const hit = walk();
     gaps.push(hit - previous);
     previous = hit;
@@ -283,7 +304,9 @@ function computePeriods(schedule: string, timeZone: string): SchedulePeriods {
   if (compiled === undefined) return utc;
   // Between clock changes a zone is UTC shifted by a constant, so the UTC walk's gaps hold; only gaps that straddle
   // a change stretch or shrink.
-  const gaps = offsetTransitions(timeZone, REFERENCE_FROM_MS, REFERENCE_TO_MS).flatMap((t) => gapsAround(compiled, t, maxPeriodMs));
+  const gaps = offsetTransitions(timeZone, REFERENCE_FROM_MS, REFERENCE_TO_MS).flatMap((t) =>
+    gapsAround(compiled, t, maxPeriodMs),
+  );
   return { ...utc, minPeriodMs: Math.min(minPeriodMs, ...gaps), maxPeriodMs: Math.max(maxPeriodMs, ...gaps) };
 }
 

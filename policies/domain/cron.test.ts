@@ -44,7 +44,10 @@ void describe("budget schedules (robfig/cron standard syntax, UTC)", () => {
   ];
   for (const [schedule, reason] of invalid) {
     void it(`rejects "${schedule}"`, () => {
-      assert.throws(() => parseSchedule(schedule), (e: unknown) => e instanceof ScheduleError && e.message.includes(reason));
+      assert.throws(
+        () => parseSchedule(schedule),
+        (e: unknown) => e instanceof ScheduleError && e.message.includes(reason),
+      );
     });
   }
 
@@ -56,7 +59,17 @@ void describe("budget schedules (robfig/cron standard syntax, UTC)", () => {
     const gaps = hits.slice(1).map((t, i) => t - (hits[i] as number));
     return { min: Math.min(...gaps), max: Math.max(...gaps) };
   };
-  const compared = ["0 0 29 2 *", "0 0 29 2 1", "0 0 13 * 5", "0 0 31 * *", "*/7 1-5 * * *", "15,45 */6 1-7 * mon", "0 12 1 jan-mar/2 *", "5 4 ? * sat,sun", "0 0 1 1 *"];
+  const compared = [
+    "0 0 29 2 *",
+    "0 0 29 2 1",
+    "0 0 13 * 5",
+    "0 0 31 * *",
+    "*/7 1-5 * * *",
+    "15,45 */6 1-7 * mon",
+    "0 12 1 jan-mar/2 *",
+    "5 4 ? * sat,sun",
+    "0 0 1 1 *",
+  ];
   for (const expression of compared) {
     void it(`computes the periods of "${expression}" as cron-parser's iteration`, () => {
       const { min, max } = reference(expression);
@@ -66,6 +79,9 @@ void describe("budget schedules (robfig/cron standard syntax, UTC)", () => {
   }
 
   void it("rejects a schedule that never fires", () => {
-    assert.throws(() => parseSchedule("0 0 30 2 *"), (e: unknown) => e instanceof ScheduleError && /never fires|Invalid/.test(e.message));
+    assert.throws(
+      () => parseSchedule("0 0 30 2 *"),
+      (e: unknown) => e instanceof ScheduleError && /never fires|Invalid/.test(e.message),
+    );
   });
 });

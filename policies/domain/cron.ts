@@ -20,7 +20,13 @@ const DAYS = "sun|mon|tue|wed|thu|fri|sat";
  * month and weekday. No L, W, # or H.
  */
 const part = (value: string): RegExp => new RegExp(`^(\\*|\\?|(${value})(-(${value}))?)(\\/[0-9]+)?$`, "i");
-const PARTS: readonly RegExp[] = [part("\\d+"), part("\\d+"), part("\\d+"), part(`\\d+|${MONTHS}`), part(`\\d+|${DAYS}`)];
+const PARTS: readonly RegExp[] = [
+  part("\\d+"),
+  part("\\d+"),
+  part("\\d+"),
+  part(`\\d+|${MONTHS}`),
+  part(`\\d+|${DAYS}`),
+];
 /** A fixed reference instant: pure code never reads the clock, and a period does not depend on "now". */
 const EPOCH = new Date(Date.UTC(2001, 0, 1));
 /** Matching days the period walk visits (400 covers 1,600 years of 29 February, so 2100 and its 8-year gap). */
@@ -46,15 +52,23 @@ function checkFields(schedule: string, fields: string[]): void {
   if (fields.length !== 5) throw new ScheduleError(schedule, `expected exactly 5 fields, found ${fields.length}`);
   fields.forEach((field, i) => {
     for (const piece of field.split(",")) {
-      if (!(PARTS[i] as RegExp).test(piece)) throw new ScheduleError(schedule, `invalid ${FIELD_NAMES[i] ?? "field"} "${piece}"`);
+      if (!(PARTS[i] as RegExp).test(piece))
+        throw new ScheduleError(schedule, `invalid ${FIELD_NAMES[i] ?? "field"} "${piece}"`);
     }
   });
   // robfig bounds day of week to 0-6 (cron-parser would also accept 7 as Sunday).
-  if (/(^|[,-])7(\/|,|-|$)/.test(fields[4] ?? "")) throw new ScheduleError(schedule, "day of week 7 is above the maximum (6)");
+  if (/(^|[,-])7(\/|,|-|$)/.test(fields[4] ?? ""))
+    throw new ScheduleError(schedule, "day of week 7 is above the maximum (6)");
 }
 
 /** robfig's upper bound per field, for "N/step" (robfig reads it as N-max/step; names keep names in the range). */
-const FIELD_MAX: readonly [string, string][] = [["59", "59"], ["23", "23"], ["31", "31"], ["12", "dec"], ["6", "sat"]];
+const FIELD_MAX: readonly [string, string][] = [
+  ["59", "59"],
+  ["23", "23"],
+  ["31", "31"],
+  ["12", "dec"],
+  ["6", "sat"],
+];
 
 /**
  * Rewrites robfig syntax whose meaning cron-parser does not share into an equivalent cron-parser reads the same way:
@@ -180,7 +194,11 @@ function periods(expression: string, schedule: string): { minPeriodMs: number; m
 }
 
 /** Schedules are short (the CRD pattern); a long string is parsed every time rather than kept. */
-const cache = new BoundedMemo<Schedule | ScheduleError>({ maxEntries: 1000, maxKeyLength: 256, maxTotalLength: 256 * 1000 });
+const cache = new BoundedMemo<Schedule | ScheduleError>({
+  maxEntries: 1000,
+  maxKeyLength: 256,
+  maxTotalLength: 256 * 1000,
+});
 
 /** Parses a budget schedule the way Karpenter does (UTC); throws ScheduleError. Results are memoised. */
 export function parseSchedule(schedule: string): Schedule {

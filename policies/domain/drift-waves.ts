@@ -9,9 +9,7 @@ export const DRIFT_ROLLOUT_ANNOTATION = "kerf.dev/drift-rollout";
 export const DRIFT_ROLLOUT_WAVES = "waves";
 
 export type DriftRollout =
-  | { readonly kind: "absent" }
-  | { readonly kind: "waves" }
-  | { readonly kind: "invalid"; readonly message: string };
+  { readonly kind: "absent" } | { readonly kind: "waves" } | { readonly kind: "invalid"; readonly message: string };
 
 /** The annotation read from a NodePool's annotations. */
 export function driftRolloutOf(annotations: Readonly<Record<string, unknown>> | undefined): DriftRollout {

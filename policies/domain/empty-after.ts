@@ -20,7 +20,12 @@ export function emptyAfterOf(annotations: Readonly<Record<string, unknown>> | un
   if (value === undefined) return { kind: "absent" };
   const text = typeof value === "string" ? value : "";
   const ms = tryParseDuration(text);
-  if (ms === NEVER) return { kind: "invalid", message: `"Never" is not a delay; remove the annotation to leave empty nodes to consolidateAfter` };
-  if (ms === undefined || ms < 0) return { kind: "invalid", message: `"${text}" is not a Go duration of at least 0 such as "30s" or "5m"` };
+  if (ms === NEVER)
+    return {
+      kind: "invalid",
+      message: `"Never" is not a delay; remove the annotation to leave empty nodes to consolidateAfter`,
+    };
+  if (ms === undefined || ms < 0)
+    return { kind: "invalid", message: `"${text}" is not a Go duration of at least 0 such as "30s" or "5m"` };
   return { kind: "set", ms };
 }

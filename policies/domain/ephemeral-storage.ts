@@ -10,11 +10,13 @@ const GI = 2 ** 30;
 /** The EC2NodeClass fields the capacity depends on. */
 export interface StorageSource {
   readonly amiFamily: string;
-  readonly blockDeviceMappings?: readonly {
-    readonly deviceName?: string | undefined;
-    readonly rootVolume?: boolean | undefined;
-    readonly ebs?: { readonly volumeSize?: string | undefined } | undefined;
-  }[] | undefined;
+  readonly blockDeviceMappings?:
+    | readonly {
+        readonly deviceName?: string | undefined;
+        readonly rootVolume?: boolean | undefined;
+        readonly ebs?: { readonly volumeSize?: string | undefined } | undefined;
+      }[]
+    | undefined;
   readonly instanceStorePolicy?: string | undefined;
 }
 
@@ -49,7 +51,10 @@ export function ebsEphemeralStorageBytes(source: StorageSource): number {
  * Under RAID0, an instance type's instance-store total in bytes: EC2's TotalSizeInGB read as decimal GB
  * ("<n>G"), as Karpenter reads it. Undefined without RAID0 or instance storage.
  */
-export function raid0StorageBytes(instanceStorePolicy: string | undefined, instanceStoreGB: number): number | undefined {
+export function raid0StorageBytes(
+  instanceStorePolicy: string | undefined,
+  instanceStoreGB: number,
+): number | undefined {
   return instanceStorePolicy === "RAID0" && instanceStoreGB > 0 ? instanceStoreGB * 1e9 : undefined;
 }
 

@@ -2,7 +2,14 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { builtinCatalog } from "./catalog/builtin.ts";
 import { toInstanceTypes } from "./catalog/catalog.ts";
-import { cheapestOffering, incompatibility, instanceTypeRequirements, offeringKey, orderByPrice, truncate } from "./instance-types.ts";
+import {
+  cheapestOffering,
+  incompatibility,
+  instanceTypeRequirements,
+  offeringKey,
+  orderByPrice,
+  truncate,
+} from "./instance-types.ts";
 import { Requirements } from "./requirements.ts";
 
 const types = toInstanceTypes(builtinCatalog());
@@ -15,10 +22,16 @@ const byName = (name: string) => {
 describe("the catalog as instance types", () => {
   it("holds 1,345 types", () => assert.equal(types.length, 1345));
   it("matches the catalog's allocatable column for every type", () => {
-    const wrong = builtinCatalog().instanceTypes.filter((e) => {
-      const t = byName(e.name);
-      return t.allocatable["cpu"] !== e.allocatable.cpuMillicores || t.allocatable["memory"] !== e.allocatable.memoryMiB * 2 ** 20 || t.allocatable["pods"] !== e.allocatable.pods;
-    }).map((e) => e.name);
+    const wrong = builtinCatalog()
+      .instanceTypes.filter((e) => {
+        const t = byName(e.name);
+        return (
+          t.allocatable["cpu"] !== e.allocatable.cpuMillicores ||
+          t.allocatable["memory"] !== e.allocatable.memoryMiB * 2 ** 20 ||
+          t.allocatable["pods"] !== e.allocatable.pods
+        );
+      })
+      .map((e) => e.name);
     assert.deepEqual(wrong, []);
   });
   it("labels m5.large with every well-known key", () => {
@@ -30,21 +43,32 @@ describe("the catalog as instance types", () => {
     assert.equal(l["topology.kubernetes.io/region"], "us-east-1");
     assert.equal(l["karpenter.k8s.aws/instance-gpu-count"], undefined);
   });
-  it("exposes nvidia GPUs as an extended resource", () => assert.equal(byName("p4d.24xlarge").allocatable["nvidia.com/gpu"], 8));
+  it("exposes nvidia GPUs as an extended resource", () =>
+    assert.equal(byName("p4d.24xlarge").allocatable["nvidia.com/gpu"], 8));
   it("offers zone × capacity type with the catalog prices", () => {
     const t = byName("m5.large");
     assert.equal(t.offerings.length, 10);
-    assert.equal(cheapestOffering(t, Requirements.fromSelectors([{ key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] }]))?.pricePerHour, 0.096);
+    assert.equal(
+      cheapestOffering(
+        t,
+        Requirements.fromSelectors([{ key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] }]),
+      )?.pricePerHour,
+      0.096,
+    );
     assert.equal(cheapestOffering(t, new Requirements())?.capacityType, "spot");
   });
   it("marks ICE-cached offerings unavailable", () => {
-    const [t] = toInstanceTypes({ ...builtinCatalog(), instanceTypes: builtinCatalog().instanceTypes.filter((e) => e.name === "m5.large") }, { unavailable: new Set([offeringKey("spot", "m5.large", "us-east-1a")]) });
+    const [t] = toInstanceTypes(
+      { ...builtinCatalog(), instanceTypes: builtinCatalog().instanceTypes.filter((e) => e.name === "m5.large") },
+      { unavailable: new Set([offeringKey("spot", "m5.large", "us-east-1a")]) },
+    );
     assert.equal(t?.offerings.filter((o) => !o.available).length, 1);
   });
 });
 
 describe("compatibility, ordering and truncation", () => {
-  const sel = (key: string, operator: string, values?: string[], minValues?: number) => Requirements.fromSelectors([{ key, operator, ...(values ? { values } : {}), ...(minValues ? { minValues } : {}) }]);
+  const sel = (key: string, operator: string, values?: string[], minValues?: number) =>
+    Requirements.fromSelectors([{ key, operator, ...(values ? { values } : {}), ...(minValues ? { minValues } : {}) }]);
   const cases: [string, string, Requirements, boolean][] = [
     ["m5.large", "family In m5", sel("karpenter.k8s.aws/instance-family", "In", ["m5"]), true],
     ["m5.large", "arch arm64", sel("kubernetes.io/arch", "In", ["arm64"]), false],
@@ -55,7 +79,8 @@ describe("compatibility, ordering and truncation", () => {
     ["m5.large", "generation Gt 4", sel("karpenter.k8s.aws/instance-generation", "Gt", ["4"]), true],
   ];
   for (const [name, what, reqs, ok] of cases) {
-    it(`${ok ? "accepts" : "rejects"} ${name} for ${what}`, () => assert.equal(incompatibility(byName(name), reqs) === undefined, ok));
+    it(`${ok ? "accepts" : "rejects"} ${name} for ${what}`, () =>
+      assert.equal(incompatibility(byName(name), reqs) === undefined, ok));
   }
   it("orders by the cheapest compatible offering", () => {
     const od = sel("karpenter.sh/capacity-type", "In", ["on-demand"]);

@@ -53,8 +53,11 @@ export interface InstanceType {
  */
 export function isExotic(type: InstanceType): boolean {
   const l = type.labels;
-  return l[Label.instanceGpuCount] !== undefined || l[Label.instanceAcceleratorCount] !== undefined
-    || l[Label.instanceSize]?.includes("metal") === true;
+  return (
+    l[Label.instanceGpuCount] !== undefined ||
+    l[Label.instanceAcceleratorCount] !== undefined ||
+    l[Label.instanceSize]?.includes("metal") === true
+  );
 }
 
 /** The ICE-cache key of an offering: `<capacityType>:<instanceType>:<zone>`. */
@@ -68,13 +71,20 @@ export function offeringKey(capacityType: string, instanceType: string, zone: st
  */
 export function offeringLabel(offering: Offering, key: string): string | undefined {
   switch (key) {
-    case Label.zone: return offering.zone;
-    case Label.zoneId: return offering.zoneId;
-    case Label.capacityType: return offering.capacityType;
-    case Label.capacityReservationId: return offering.reservation?.id;
-    case Label.capacityReservationType: return offering.reservation?.type;
-    case Label.capacityReservationInterruptible: return offering.reservation === undefined ? undefined : String(offering.reservation.interruptible);
-    default: return undefined;
+    case Label.zone:
+      return offering.zone;
+    case Label.zoneId:
+      return offering.zoneId;
+    case Label.capacityType:
+      return offering.capacityType;
+    case Label.capacityReservationId:
+      return offering.reservation?.id;
+    case Label.capacityReservationType:
+      return offering.reservation?.type;
+    case Label.capacityReservationInterruptible:
+      return offering.reservation === undefined ? undefined : String(offering.reservation.interruptible);
+    default:
+      return undefined;
   }
 }
 
@@ -125,7 +135,9 @@ export function labelsMismatch(type: InstanceType, requirements: Requirements): 
 export function incompatibility(type: InstanceType, requirements: Requirements): string | undefined {
   const mismatch = labelsMismatch(type, requirements);
   if (mismatch !== undefined) return `${type.name} does not satisfy ${mismatch}`;
-  return type.offerings.some((o) => o.available && offeringMatches(o, requirements)) ? undefined : `${type.name} has no available offering for the zone and capacity-type requirements`;
+  return type.offerings.some((o) => o.available && offeringMatches(o, requirements))
+    ? undefined
+    : `${type.name} has no available offering for the zone and capacity-type requirements`;
 }
 
 /** The cheapest available compatible offering, or undefined. */
@@ -194,25 +206,39 @@ export function truncate(types: readonly InstanceType[], requirements: Requireme
 /** Whether the types span the requirements' minValues (undefined when satisfied, else the reason). */
 export function minValuesShortfall(types: readonly InstanceType[], requirements: Requirements): string | undefined {
   const s = typesMinValuesGap(types, requirements);
-  return s === undefined ? undefined : `minValues requirement is not met for label ${s.key}: needs ${s.needed} values, found ${s.found}`;
+  return s === undefined
+    ? undefined
+    : `minValues requirement is not met for label ${s.key}: needs ${s.needed} values, found ${s.found}`;
 }
 
 /** A type's requirements: `In` for each label and offering value; DoesNotExist for AWS labels it lacks. */
 export function instanceTypeRequirements(type: InstanceType): Requirements {
   const reqs = Object.entries(type.labels).map(([k, v]) => Requirement.in(k, [v]));
   const offered = type.offerings.filter((o) => o.available);
-  const missing = [...AWS_ALLOWED_LABELS].filter((k) => type.labels[k] === undefined && !offered.some((o) => offeringLabel(o, k) !== undefined))
+  const missing = [...AWS_ALLOWED_LABELS]
+    .filter((k) => type.labels[k] === undefined && !offered.some((o) => offeringLabel(o, k) !== undefined))
     .map((k) => Requirement.in(k, []));
-  const zones = Requirement.in(Label.zone, type.offerings.filter((o) => o.available).map((o) => o.zone));
-  const cts = Requirement.in(Label.capacityType, type.offerings.filter((o) => o.available).map((o) => o.capacityType));
+  const zones = Requirement.in(
+    Label.zone,
+    type.offerings.filter((o) => o.available).map((o) => o.zone),
+  );
+  const cts = Requirement.in(
+    Label.capacityType,
+    type.offerings.filter((o) => o.available).map((o) => o.capacityType),
+  );
   return new Requirements([...reqs, ...missing, zones, cts]);
 }
 
 /** Copies of the types with the given offerings (ICE-cache keys) marked unavailable. */
-export function withUnavailableOfferings(types: readonly InstanceType[], unavailable: ReadonlySet<string>): InstanceType[] {
+export function withUnavailableOfferings(
+  types: readonly InstanceType[],
+  unavailable: ReadonlySet<string>,
+): InstanceType[] {
   if (unavailable.size === 0) return [...types];
   return types.map((t) => ({
     ...t,
-    offerings: t.offerings.map((o) => (unavailable.has(offeringKey(o.capacityType, t.name, o.zone)) ? { ...o, available: false } : o)),
+    offerings: t.offerings.map((o) =>
+      unavailable.has(offeringKey(o.capacityType, t.name, o.zone)) ? { ...o, available: false } : o,
+    ),
   }));
 }

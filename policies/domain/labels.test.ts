@@ -1,6 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { AWS_ALLOWED_LABELS, isRestrictedByCel, isRestrictedLabel, normalizeLabelKey, WELL_KNOWN_LABELS } from "./labels.ts";
+import {
+  AWS_ALLOWED_LABELS,
+  isRestrictedByCel,
+  isRestrictedLabel,
+  normalizeLabelKey,
+  WELL_KNOWN_LABELS,
+} from "./labels.ts";
 
 describe("labels", () => {
   it("normalises every beta key to its GA key", () => {

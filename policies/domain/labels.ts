@@ -41,18 +41,48 @@ export const Label = {
 } as const;
 
 /** The `karpenter.k8s.aws/*` keys a NodePool may use (v1.14.1 CEL allow-list; 28 keys). */
-export const AWS_ALLOWED_LABELS: ReadonlySet<string> = new Set([
-  "instance-tenancy", "capacity-reservation-type", "capacity-reservation-id", "capacity-reservation-interruptible",
-  "ec2nodeclass", "instance-encryption-in-transit-supported", "instance-category", "instance-hypervisor",
-  "instance-family", "instance-generation", "instance-local-nvme", "instance-size", "instance-cpu",
-  "instance-cpu-manufacturer", "instance-cpu-sustained-clock-speed-mhz", "instance-memory", "instance-ebs-bandwidth",
-  "instance-network-bandwidth", "instance-gpu-name", "instance-gpu-manufacturer", "instance-gpu-count",
-  "instance-gpu-memory", "instance-accelerator-name", "instance-accelerator-manufacturer", "instance-accelerator-count",
-  "instance-capability-flex", "placement-group-id", "placement-group-partition",
-].map((k) => `karpenter.k8s.aws/${k}`));
+export const AWS_ALLOWED_LABELS: ReadonlySet<string> = new Set(
+  [
+    "instance-tenancy",
+    "capacity-reservation-type",
+    "capacity-reservation-id",
+    "capacity-reservation-interruptible",
+    "ec2nodeclass",
+    "instance-encryption-in-transit-supported",
+    "instance-category",
+    "instance-hypervisor",
+    "instance-family",
+    "instance-generation",
+    "instance-local-nvme",
+    "instance-size",
+    "instance-cpu",
+    "instance-cpu-manufacturer",
+    "instance-cpu-sustained-clock-speed-mhz",
+    "instance-memory",
+    "instance-ebs-bandwidth",
+    "instance-network-bandwidth",
+    "instance-gpu-name",
+    "instance-gpu-manufacturer",
+    "instance-gpu-count",
+    "instance-gpu-memory",
+    "instance-accelerator-name",
+    "instance-accelerator-manufacturer",
+    "instance-accelerator-count",
+    "instance-capability-flex",
+    "placement-group-id",
+    "placement-group-partition",
+  ].map((k) => `karpenter.k8s.aws/${k}`),
+);
 
 const CORE_WELL_KNOWN = [
-  Label.nodePool, Label.zone, Label.region, Label.instanceType, Label.arch, Label.os, Label.capacityType, Label.windowsBuild,
+  Label.nodePool,
+  Label.zone,
+  Label.region,
+  Label.instanceType,
+  Label.arch,
+  Label.os,
+  Label.capacityType,
+  Label.windowsBuild,
 ];
 
 /** Labels whose values Karpenter knows (core + AWS): pods and NodePools may constrain them freely. */
@@ -120,20 +150,42 @@ export const WELL_KNOWN_VALUES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The labels a reserved offering carries (absent on spot and on-demand offerings): Karpenter's reservation keys. */
-export const RESERVATION_LABELS: readonly string[] = [Label.capacityReservationId, Label.capacityReservationType, Label.capacityReservationInterruptible];
+export const RESERVATION_LABELS: readonly string[] = [
+  Label.capacityReservationId,
+  Label.capacityReservationType,
+  Label.capacityReservationInterruptible,
+];
 
 /** Label keys whose values live on an instance type's offerings rather than on the type itself. */
-export const OFFERING_LABELS: ReadonlySet<string> = new Set([Label.zone, Label.zoneId, Label.capacityType, ...RESERVATION_LABELS]);
+export const OFFERING_LABELS: ReadonlySet<string> = new Set([
+  Label.zone,
+  Label.zoneId,
+  Label.capacityType,
+  ...RESERVATION_LABELS,
+]);
 
 /** Resources Karpenter knows besides cpu, memory, ephemeral-storage and pods (AWS). */
 export const WELL_KNOWN_RESOURCES: readonly string[] = [
-  "cpu", "memory", "ephemeral-storage", "pods", "nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron",
-  "aws.amazon.com/neuroncore", "habana.ai/gaudi", "vpc.amazonaws.com/pod-eni", "vpc.amazonaws.com/efa",
+  "cpu",
+  "memory",
+  "ephemeral-storage",
+  "pods",
+  "nvidia.com/gpu",
+  "amd.com/gpu",
+  "aws.amazon.com/neuron",
+  "aws.amazon.com/neuroncore",
+  "habana.ai/gaudi",
+  "vpc.amazonaws.com/pod-eni",
+  "vpc.amazonaws.com/efa",
 ];
 
 /** Extended resources that make an instance type "exotic" for the launch filter. */
 export const EXOTIC_RESOURCES: readonly string[] = [
-  "nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore", "habana.ai/gaudi",
+  "nvidia.com/gpu",
+  "amd.com/gpu",
+  "aws.amazon.com/neuron",
+  "aws.amazon.com/neuroncore",
+  "habana.ai/gaudi",
 ];
 
 /** Taints Karpenter owns. */

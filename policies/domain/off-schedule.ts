@@ -116,7 +116,8 @@ function openAt(schedule: Extract<OffSchedule, { kind: "set" }>, at: Date): { cl
 export function offStateAt(schedule: Extract<OffSchedule, { kind: "set" }>, now: Date): OffState {
   let open = openAt(schedule, now);
   if (open.length === 0) {
-    const opens = schedule.windows.map((w) => budgetWindow(w, now, schedule.timeZone)?.opensAt?.getTime())
+    const opens = schedule.windows
+      .map((w) => budgetWindow(w, now, schedule.timeZone)?.opensAt?.getTime())
       .filter((t): t is number => t !== undefined);
     return { off: false, nextOff: opens.length === 0 ? undefined : new Date(Math.min(...opens)) };
   }
@@ -131,7 +132,8 @@ export function offStateAt(schedule: Extract<OffSchedule, { kind: "set" }>, now:
 
 /** The state for a pool's annotations at `now`: undefined when the annotation is absent or unusable. */
 export function poolOffState(
-  annotations: Readonly<Record<string, unknown>> | undefined, now: Date,
+  annotations: Readonly<Record<string, unknown>> | undefined,
+  now: Date,
 ): OffState | undefined {
   const schedule = offScheduleOf(annotations);
   return schedule.kind === "set" ? offStateAt(schedule, now) : undefined;

@@ -1,14 +1,34 @@
 /** Kubernetes resource quantities ("500m", "1Gi", "2.5e3"): parse, compare, add, format. */
 
-const BINARY: Readonly<Record<string, number>> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
-const DECIMAL: Readonly<Record<string, number>> = { n: 1e-9, u: 1e-6, m: 1e-3, "": 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
+const BINARY: Readonly<Record<string, number>> = {
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+const DECIMAL: Readonly<Record<string, number>> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  "": 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+};
 const PATTERN = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$/;
 
 /** A string that is not a Kubernetes quantity. */
 export class QuantityError extends Error {
   readonly input: string;
   constructor(input: string) {
-    super(`parsing quantity "${input}": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
+    super(
+      `parsing quantity "${input}": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
+    );
     this.name = "QuantityError";
     this.input = input;
   }
@@ -105,14 +125,20 @@ export function subtractResources(a: ResourceList, b: ResourceList): ResourceLis
 
 /** The resources of `requests` that `available` cannot hold (missing keys count as zero). */
 export function exceededResources(requests: ResourceList, available: ResourceList): string[] {
-  return Object.entries(requests).filter(([k, v]) => v > 0 && v > (available[k] ?? 0)).map(([k]) => k);
+  return Object.entries(requests)
+    .filter(([k, v]) => v > 0 && v > (available[k] ?? 0))
+    .map(([k]) => k);
 }
 
 /** Formats a value of resource `name` for people: "1500m", "2Gi", "512Mi", "8". */
 export function formatResource(name: string, value: number): string {
   if (name === "cpu") return value % 1000 === 0 ? String(value / 1000) : `${value}m`;
   if (name === "memory" || name === "ephemeral-storage") {
-    for (const [suffix, size] of [["Gi", 2 ** 30], ["Mi", 2 ** 20], ["Ki", 2 ** 10]] as const) {
+    for (const [suffix, size] of [
+      ["Gi", 2 ** 30],
+      ["Mi", 2 ** 20],
+      ["Ki", 2 ** 10],
+    ] as const) {
       if (value >= size && value % size === 0) return `${value / size}${suffix}`;
     }
     if (value >= 2 ** 30) return `${(value / 2 ** 30).toFixed(2)}Gi`;
@@ -122,5 +148,7 @@ export function formatResource(name: string, value: number): string {
 
 /** Formats a resource list as `cpu=1500m, memory=2Gi`. */
 export function formatResources(list: ResourceList): string {
-  return Object.entries(list).map(([k, v]) => `${k}=${formatResource(k, v)}`).join(", ");
+  return Object.entries(list)
+    .map(([k, v]) => `${k}=${formatResource(k, v)}`)
+    .join(", ");
 }

@@ -91,19 +91,33 @@ export class Requirement {
     const values = new Set(selector.values ?? []);
     const minValues = selector.minValues;
     switch (selector.operator) {
-      case "In": return new Requirement({ key, complement: false, values, minValues });
-      case "NotIn": return new Requirement({ key, complement: true, values, minValues });
-      case "Exists": return new Requirement({ key, complement: true, values: new Set(), minValues });
-      case "DoesNotExist": return new Requirement({ key, complement: false, values: new Set(), minValues });
-      case "Gt": return Requirement.bounded(key, parseBound(key, selector.values), undefined, minValues);
-      case "Gte": return Requirement.bounded(key, parseBound(key, selector.values) - 1, undefined, minValues);
-      case "Lt": return Requirement.bounded(key, undefined, parseBound(key, selector.values), minValues);
-      case "Lte": return Requirement.bounded(key, undefined, parseBound(key, selector.values) + 1, minValues);
-      default: throw new RequirementError(key, `unsupported operator "${selector.operator}"`);
+      case "In":
+        return new Requirement({ key, complement: false, values, minValues });
+      case "NotIn":
+        return new Requirement({ key, complement: true, values, minValues });
+      case "Exists":
+        return new Requirement({ key, complement: true, values: new Set(), minValues });
+      case "DoesNotExist":
+        return new Requirement({ key, complement: false, values: new Set(), minValues });
+      case "Gt":
+        return Requirement.bounded(key, parseBound(key, selector.values), undefined, minValues);
+      case "Gte":
+        return Requirement.bounded(key, parseBound(key, selector.values) - 1, undefined, minValues);
+      case "Lt":
+        return Requirement.bounded(key, undefined, parseBound(key, selector.values), minValues);
+      case "Lte":
+        return Requirement.bounded(key, undefined, parseBound(key, selector.values) + 1, minValues);
+      default:
+        throw new RequirementError(key, `unsupported operator "${selector.operator}"`);
     }
   }
 
-  private static bounded(key: string, gt: number | undefined, lt: number | undefined, minValues: number | undefined): Requirement {
+  private static bounded(
+    key: string,
+    gt: number | undefined,
+    lt: number | undefined,
+    minValues: number | undefined,
+  ): Requirement {
     return new Requirement({ key, complement: true, values: new Set(), greaterThan: gt, lessThan: lt, minValues });
   }
 
@@ -144,7 +158,8 @@ export class Requirement {
     const minValues = maxOf(this.minValues, other.minValues);
     const base = { key: this.key, greaterThan: gt, lessThan: lt, minValues };
     if (this.complement && other.complement) {
-      if (gt !== undefined && lt !== undefined && gt >= lt - 1) return new Requirement({ ...base, complement: false, values: new Set() });
+      if (gt !== undefined && lt !== undefined && gt >= lt - 1)
+        return new Requirement({ ...base, complement: false, values: new Set() });
       return new Requirement({ ...base, complement: true, values: new Set([...this.values, ...other.values]) });
     }
     const [included, filter] = this.complement ? [other, this] : [this, other];

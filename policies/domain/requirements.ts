@@ -6,7 +6,13 @@
 import { WELL_KNOWN_LABELS } from "./labels.ts";
 import { Requirement, type NodeSelectorRequirement } from "./requirement.ts";
 
-export { Requirement, RequirementError, OPERATORS, type Operator, type NodeSelectorRequirement } from "./requirement.ts";
+export {
+  Requirement,
+  RequirementError,
+  OPERATORS,
+  type Operator,
+  type NodeSelectorRequirement,
+} from "./requirement.ts";
 
 /** Options of `compatible`: keys that may be absent on the node side (default: the well-known labels). */
 export interface CompatibilityOptions {
@@ -41,7 +47,9 @@ export class Requirements implements Iterable<Requirement> {
 
   /** `key In [value]` for every label (a nodeSelector, a node's labels). */
   static fromLabels(labels: Readonly<Record<string, string>> | undefined): Requirements {
-    return new Requirements(Object.entries(labels ?? {}).map(([k, v]) => Requirement.fromSelector({ key: k, operator: "In", values: [v] })));
+    return new Requirements(
+      Object.entries(labels ?? {}).map(([k, v]) => Requirement.fromSelector({ key: k, operator: "In", values: [v] })),
+    );
   }
 
   get size(): number {
@@ -115,7 +123,10 @@ export class Requirements implements Iterable<Requirement> {
     for (const r of this.byKey.values()) {
       const value = labelOf(labels, r.key);
       const ok = value === undefined ? r.allowsAbsent() : r.has(value);
-      if (!ok) return value === undefined ? `label ${r.key} is missing, requirement ${r.toString()}` : `label ${r.key}=${value} does not satisfy ${r.toString()}`;
+      if (!ok)
+        return value === undefined
+          ? `label ${r.key} is missing, requirement ${r.toString()}`
+          : `label ${r.key}=${value} does not satisfy ${r.toString()}`;
     }
     return undefined;
   }

@@ -14,7 +14,9 @@ describe("tolerations", () => {
     ["a toleration for another key", { key: "team", operator: "Exists" }, false],
     ["an empty-key Equal toleration", { value: "true" }, false],
   ];
-  for (const [name, toleration, ok] of cases) it(`${ok ? "tolerates" : "does not tolerate"} with ${name}`, () => assert.equal(toleratesTaint(toleration, gpu), ok));
+  for (const [name, toleration, ok] of cases)
+    it(`${ok ? "tolerates" : "does not tolerate"} with ${name}`, () =>
+      assert.equal(toleratesTaint(toleration, gpu), ok));
   it("skips PreferNoSchedule taints unless asked", () => {
     const soft: Taint = { key: "a", effect: "PreferNoSchedule" };
     assert.equal(untoleratedTaint([soft], []), undefined);

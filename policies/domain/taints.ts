@@ -28,7 +28,11 @@ export function toleratesTaint(toleration: Toleration, taint: Taint): boolean {
  * The first taint the tolerations do not tolerate, or undefined. PreferNoSchedule taints are
  * soft and skipped unless `includePreferNoSchedule` (the scheduler treats them as hard until relaxed).
  */
-export function untoleratedTaint(taints: readonly Taint[], tolerations: readonly Toleration[], includePreferNoSchedule = false): Taint | undefined {
+export function untoleratedTaint(
+  taints: readonly Taint[],
+  tolerations: readonly Toleration[],
+  includePreferNoSchedule = false,
+): Taint | undefined {
   for (const taint of taints) {
     if (taint.effect === "PreferNoSchedule" && !includePreferNoSchedule) continue;
     if (!tolerations.some((t) => toleratesTaint(t, taint))) return taint;

@@ -7,7 +7,12 @@ export interface AmiFamilySource {
 }
 
 const ALIAS_FAMILIES: Readonly<Record<string, string>> = {
-  al2: "AL2", al2023: "AL2023", bottlerocket: "Bottlerocket", windows2019: "Windows2019", windows2022: "Windows2022", windows2025: "Windows2025",
+  al2: "AL2",
+  al2023: "AL2023",
+  bottlerocket: "Bottlerocket",
+  windows2019: "Windows2019",
+  windows2022: "Windows2022",
+  windows2025: "Windows2025",
 };
 
 /** The AMI family a node class boots: spec.amiFamily when set (it may be Custom), else the alias family. */

@@ -10,11 +10,22 @@ import { validateStructure } from "../schema.ts";
 const TYPED_KUBELET_RELEASE = "1.14.1";
 
 function typedKubelet(): SchemaNode {
-  const kubelet = bundledKarpenterApi(TYPED_KUBELET_RELEASE).schemas.EC2NodeClass.properties?.["spec"]?.properties?.["kubelet"];
-  if (kubelet === undefined) throw new Error(`reading Karpenter ${TYPED_KUBELET_RELEASE}'s EC2NodeClass: no spec.kubelet`);
+  const kubelet =
+    bundledKarpenterApi(TYPED_KUBELET_RELEASE).schemas.EC2NodeClass.properties?.["spec"]?.properties?.["kubelet"];
+  if (kubelet === undefined)
+    throw new Error(`reading Karpenter ${TYPED_KUBELET_RELEASE}'s EC2NodeClass: no spec.kubelet`);
   // Other fields are the user's (kerf ignores them, operator-coverage.ts); only the typed ones are checked here.
   const open: SchemaNode = { "x-kubernetes-preserve-unknown-fields": true };
-  return { type: "object", properties: { spec: { type: "object", properties: { kubelet: { ...kubelet, additionalProperties: open } }, additionalProperties: open } } };
+  return {
+    type: "object",
+    properties: {
+      spec: {
+        type: "object",
+        properties: { kubelet: { ...kubelet, additionalProperties: open } },
+        additionalProperties: open,
+      },
+    },
+  };
 }
 
 let api: KarpenterApi | undefined;
@@ -22,7 +33,11 @@ let api: KarpenterApi | undefined;
 function kubeletApi(): KarpenterApi {
   if (api === undefined) {
     const schema = typedKubelet();
-    api = Object.freeze({ version: `${TYPED_KUBELET_RELEASE} kubelet`, source: "bundled" as const, schemas: { NodePool: schema, NodeClaim: schema, EC2NodeClass: schema } });
+    api = Object.freeze({
+      version: `${TYPED_KUBELET_RELEASE} kubelet`,
+      source: "bundled" as const,
+      schemas: { NodePool: schema, NodeClaim: schema, EC2NodeClass: schema },
+    });
   }
   return api;
 }

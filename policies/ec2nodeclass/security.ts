@@ -6,7 +6,12 @@ function imdsIssues(input: PolicyInput): Issue[] {
   // metadataOptions.httpTokens defaults to "required"; only an explicit "optional" allows IMDSv1.
   const tokens = asString(get(input.object, "spec", "metadataOptions", "httpTokens"));
   if (tokens !== "optional") return [];
-  return [{ path: "spec.metadataOptions.httpTokens", message: 'httpTokens is "optional": nodes accept IMDSv1 requests; set it to "required" (IMDSv2)' }];
+  return [
+    {
+      path: "spec.metadataOptions.httpTokens",
+      message: 'httpTokens is "optional": nodes accept IMDSv1 requests; set it to "required" (IMDSv2)',
+    },
+  ];
 }
 
 function ebsIssues(input: PolicyInput): Issue[] {
@@ -15,7 +20,12 @@ function ebsIssues(input: PolicyInput): Issue[] {
     const ebs = get(mapping, "ebs");
     if (ebs === undefined || get(ebs, "encrypted") === true) return [];
     const device = asString(mapping["deviceName"]) ?? `#${i}`;
-    return [{ path: `spec.blockDeviceMappings[${i}].ebs.encrypted`, message: `EBS volume ${device} is not encrypted; set ebs.encrypted: true` }];
+    return [
+      {
+        path: `spec.blockDeviceMappings[${i}].ebs.encrypted`,
+        message: `EBS volume ${device} is not encrypted; set ebs.encrypted: true`,
+      },
+    ];
   });
 }
 

@@ -3,14 +3,42 @@ import { VOLUME_SIZE } from "../api/patterns.ts";
 import { asString, get, has, objects } from "./fields.ts";
 import type { Issue, Policy, PolicyInput } from "../types.ts";
 
-interface Exclusion { list: string; field: string; others: readonly string[]; message: string }
+interface Exclusion {
+  list: string;
+  field: string;
+  others: readonly string[];
+  message: string;
+}
 
 /** Upstream checks these with `.all()`, so one good term hides a bad one (§10.1); kerf checks each term. */
 const EXCLUSIONS: readonly Exclusion[] = [
-  { list: "subnetSelectorTerms", field: "id", others: ["tags"], message: "'id' is mutually exclusive, cannot be set with a combination of other fields in a subnet selector term" },
-  { list: "securityGroupSelectorTerms", field: "id", others: ["tags", "name"], message: "'id' is mutually exclusive, cannot be set with a combination of other fields in a security group selector term" },
-  { list: "securityGroupSelectorTerms", field: "name", others: ["tags", "id"], message: "'name' is mutually exclusive, cannot be set with a combination of other fields in a security group selector term" },
-  { list: "capacityReservationSelectorTerms", field: "id", others: ["tags", "ownerID", "instanceMatchCriteria"], message: "'id' is mutually exclusive, cannot be set along with other fields in a capacity reservation selector term" },
+  {
+    list: "subnetSelectorTerms",
+    field: "id",
+    others: ["tags"],
+    message: "'id' is mutually exclusive, cannot be set with a combination of other fields in a subnet selector term",
+  },
+  {
+    list: "securityGroupSelectorTerms",
+    field: "id",
+    others: ["tags", "name"],
+    message:
+      "'id' is mutually exclusive, cannot be set with a combination of other fields in a security group selector term",
+  },
+  {
+    list: "securityGroupSelectorTerms",
+    field: "name",
+    others: ["tags", "id"],
+    message:
+      "'name' is mutually exclusive, cannot be set with a combination of other fields in a security group selector term",
+  },
+  {
+    list: "capacityReservationSelectorTerms",
+    field: "id",
+    others: ["tags", "ownerID", "instanceMatchCriteria"],
+    message:
+      "'id' is mutually exclusive, cannot be set along with other fields in a capacity reservation selector term",
+  },
 ];
 
 /** Upstream id patterns are unanchored (§10.2): "xx ami-1 yy" passes. */
@@ -36,7 +64,9 @@ function idIssues(spec: unknown): Issue[] {
   return ANCHORED_IDS.flatMap(({ list, pattern, example }) =>
     objects(get(spec, list)).flatMap((term, i) => {
       const id = asString(term["id"]);
-      return id === undefined || pattern.test(id) ? [] : [{ path: `spec.${list}[${i}].id`, message: `id "${id}" is not a bare id such as ${example}` }];
+      return id === undefined || pattern.test(id)
+        ? []
+        : [{ path: `spec.${list}[${i}].id`, message: `id "${id}" is not a bare id such as ${example}` }];
     }),
   );
 }
@@ -49,7 +79,12 @@ function volumeSizeIssues(spec: unknown): Issue[] {
     const match = /^([1-9][0-9]*)(Gi|G|Ti|T)$/.exec(size);
     const limit = VOLUME_SIZE_LIMITS[match?.[2] ?? ""];
     if (match !== null && limit !== undefined && Number(match[1]) <= limit) return [];
-    return [{ path: `spec.blockDeviceMappings[${i}].ebs.volumeSize`, message: `volumeSize "${size}" has no size; write a number with a unit, e.g. 100Gi` }];
+    return [
+      {
+        path: `spec.blockDeviceMappings[${i}].ebs.volumeSize`,
+        message: `volumeSize "${size}" has no size; write a number with a unit, e.g. 100Gi`,
+      },
+    ];
   });
 }
 
@@ -58,10 +93,12 @@ export const EC2NODECLASS_STRICT_POLICY: Policy = {
   id: "strict",
   kinds: ["EC2NodeClass"],
   defaultSeverity: "deny",
-  description: "closes the released schema's gaps: per-term mutual exclusion, anchored ids, volumeSize holes, spec required",
+  description:
+    "closes the released schema's gaps: per-term mutual exclusion, anchored ids, volumeSize holes, spec required",
   check: (input: PolicyInput) => {
     const spec = input.object["spec"];
-    if (spec === undefined) return [{ path: "spec", message: "Required value: an EC2NodeClass without spec cannot launch nodes" }];
+    if (spec === undefined)
+      return [{ path: "spec", message: "Required value: an EC2NodeClass without spec cannot launch nodes" }];
     return [...exclusionIssues(spec), ...idIssues(spec), ...volumeSizeIssues(spec)];
   },
 };

@@ -95,12 +95,14 @@ export function tomlSections(text: string): TomlSection[] {
     }
     const header = /^\[(\[?)(.*?)\]?\]\s*(#.*)?$/.exec(trimmed);
     if (header !== null) {
-      if (header[1] === "[") throw new TomlSectionError(s.line, "arrays of tables ([[...]]) are not supported in Bottlerocket user data");
+      if (header[1] === "[")
+        throw new TomlSectionError(s.line, "arrays of tables ([[...]]) are not supported in Bottlerocket user data");
       sections.push({ path: unquoteKey(header[2] ?? "", s.line), header: s.text, entries: [], lines: [] });
       continue;
     }
     const eq = keyEnd(s.text);
-    if (eq === undefined) throw new TomlSectionError(s.line, `expected "key = value" or a [table], found ${trimmed.slice(0, 40)}`);
+    if (eq === undefined)
+      throw new TomlSectionError(s.line, `expected "key = value" or a [table], found ${trimmed.slice(0, 40)}`);
     const entry = { key: unquoteKey(s.text.slice(0, eq), s.line), text: s.text };
     current.entries.push(entry);
     current.lines.push(entry);

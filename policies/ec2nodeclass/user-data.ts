@@ -25,7 +25,8 @@ function tomlProblem(userData: string): string | undefined {
     tomlSections(userData);
     return undefined;
   } catch (error) {
-    if (error instanceof TomlSectionError) return `not TOML kerf can merge with Bottlerocket's settings: ${error.message}`;
+    if (error instanceof TomlSectionError)
+      return `not TOML kerf can merge with Bottlerocket's settings: ${error.message}`;
     throw error;
   }
 }
@@ -36,7 +37,11 @@ function tomlProblem(userData: string): string | undefined {
  */
 export function userDataProblem(family: string, userData: string | undefined): string | undefined {
   if (userData === undefined || userData.trim() === "") return undefined;
-  const problem = family === "Bottlerocket" ? tomlProblem(userData)
-    : family === "AL2" || family === "AL2023" ? mimeProblem(userData) : undefined;
+  const problem =
+    family === "Bottlerocket"
+      ? tomlProblem(userData)
+      : family === "AL2" || family === "AL2023"
+        ? mimeProblem(userData)
+        : undefined;
   return problem === undefined ? undefined : `spec.userData (${family}): ${problem}`;
 }

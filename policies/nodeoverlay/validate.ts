@@ -5,7 +5,10 @@ import { PRICE, PRICE_ADJUSTMENT } from "../api/schemas/nodeoverlay.schema.ts";
 import * as P from "../api/patterns.ts";
 
 /** One problem: where (a field path kerf check can locate) and what. */
-export interface OverlayIssue { readonly path: string; readonly message: string }
+export interface OverlayIssue {
+  readonly path: string;
+  readonly message: string;
+}
 
 const OPERATORS = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"];
 const BOUNDS = new Set(["Gt", "Lt", "Gte", "Lte"]);
@@ -24,12 +27,14 @@ export function servesNodeOverlay(version: string): boolean {
 function keyIssues(key: unknown, p: string): OverlayIssue[] {
   if (typeof key !== "string") return [{ path: p, message: "Required value" }];
   const out: OverlayIssue[] = [];
-  if (key.length > 316 || !new RegExp(P.QUALIFIED_NAME).test(key)) out.push({ path: p, message: `Invalid value: "${key}": should match '${P.QUALIFIED_NAME}'` });
+  if (key.length > 316 || !new RegExp(P.QUALIFIED_NAME).test(key))
+    out.push({ path: p, message: `Invalid value: "${key}": should match '${P.QUALIFIED_NAME}'` });
   const domain = /^([^/]+)/.exec(key)?.[1] ?? "";
   if (!["karpenter.sh/capacity-type", "karpenter.sh/nodepool"].includes(key) && domain.endsWith("karpenter.sh")) {
     out.push({ path: p, message: 'Invalid value: "string": label domain "karpenter.sh" is restricted' });
   }
-  if (key === "kubernetes.io/hostname") out.push({ path: p, message: 'Invalid value: "string": label "kubernetes.io/hostname" is restricted' });
+  if (key === "kubernetes.io/hostname")
+    out.push({ path: p, message: 'Invalid value: "string": label "kubernetes.io/hostname" is restricted' });
   return out;
 }
 
@@ -37,10 +42,17 @@ function keyIssues(key: unknown, p: string): OverlayIssue[] {
 function celIssues(op: unknown, values: readonly unknown[], at: string): OverlayIssue[] {
   const out: OverlayIssue[] = [];
   if ((op === "NotIn" || op === "In") && values.length === 0) {
-    out.push({ path: at, message: `Invalid value: "array": requirements with operator '${op}' must have a value defined` });
+    out.push({
+      path: at,
+      message: `Invalid value: "array": requirements with operator '${op}' must have a value defined`,
+    });
   }
   if (typeof op === "string" && BOUNDS.has(op) && (values.length !== 1 || !/^\+?\d+$/.test(String(values[0])))) {
-    out.push({ path: at, message: "Invalid value: \"array\": requirements operator 'Gt', 'Lt', 'Gte' or 'Lte' must have a single positive integer value" });
+    out.push({
+      path: at,
+      message:
+        "Invalid value: \"array\": requirements operator 'Gt', 'Lt', 'Gte' or 'Lte' must have a single positive integer value",
+    });
   }
   return out;
 }
@@ -49,39 +61,55 @@ function requirementIssue(r: unknown, p: string, at: string): OverlayIssue[] {
   if (!isObj(r)) return [{ path: p, message: "Invalid value: must be an object" }];
   const out = keyIssues(r["key"], `${p}.key`);
   const op = r["operator"];
-  if (typeof op !== "string" || !OPERATORS.includes(op)) out.push({ path: `${p}.operator`, message: `Unsupported value: ${JSON.stringify(op)}: supported values: "${OPERATORS.join('", "')}"` });
+  if (typeof op !== "string" || !OPERATORS.includes(op))
+    out.push({
+      path: `${p}.operator`,
+      message: `Unsupported value: ${JSON.stringify(op)}: supported values: "${OPERATORS.join('", "')}"`,
+    });
   const values = r["values"] ?? [];
-  if (!Array.isArray(values) || values.some((v) => typeof v !== "string")) return [...out, { path: `${p}.values`, message: "Invalid value: must be a list of strings" }];
+  if (!Array.isArray(values) || values.some((v) => typeof v !== "string"))
+    return [...out, { path: `${p}.values`, message: "Invalid value: must be a list of strings" }];
   for (const [j, v] of (values as string[]).entries()) {
-    if (v.length > 63 || !new RegExp(P.LABEL_VALUE).test(v)) out.push({ path: `${p}.values[${j}]`, message: `Invalid value: "${v}": should match '${P.LABEL_VALUE}'` });
+    if (v.length > 63 || !new RegExp(P.LABEL_VALUE).test(v))
+      out.push({ path: `${p}.values[${j}]`, message: `Invalid value: "${v}": should match '${P.LABEL_VALUE}'` });
   }
   return [...out, ...celIssues(op, values, at)];
 }
 
 function requirementIssues(reqs: unknown, at: string): OverlayIssue[] {
-  if (!Array.isArray(reqs)) return [{ path: at, message: `Required value${reqs === undefined ? "" : ": must be a list"}` }];
-  const out: OverlayIssue[] = reqs.length > 100 ? [{ path: at, message: `Too many: ${reqs.length}: must have at most 100 items` }] : [];
+  if (!Array.isArray(reqs))
+    return [{ path: at, message: `Required value${reqs === undefined ? "" : ": must be a list"}` }];
+  const out: OverlayIssue[] =
+    reqs.length > 100 ? [{ path: at, message: `Too many: ${reqs.length}: must have at most 100 items` }] : [];
   return [...out, ...reqs.flatMap((r, i) => requirementIssue(r, `${at}[${i}]`, at))];
 }
 
 function priceIssues(spec: Readonly<Record<string, unknown>>): OverlayIssue[] {
   const out: OverlayIssue[] = [];
-  for (const [field, pattern] of [["price", PRICE], ["priceAdjustment", PRICE_ADJUSTMENT]] as const) {
+  for (const [field, pattern] of [
+    ["price", PRICE],
+    ["priceAdjustment", PRICE_ADJUSTMENT],
+  ] as const) {
     const v = spec[field];
-    if (v !== undefined && (typeof v !== "string" || !new RegExp(pattern).test(v))) out.push({ path: `spec.${field}`, message: `Invalid value: ${JSON.stringify(v)}: should match '${pattern}'` });
+    if (v !== undefined && (typeof v !== "string" || !new RegExp(pattern).test(v)))
+      out.push({ path: `spec.${field}`, message: `Invalid value: ${JSON.stringify(v)}: should match '${pattern}'` });
   }
-  if (spec["price"] !== undefined && spec["priceAdjustment"] !== undefined) out.push({ path: "spec", message: "Invalid value: \"object\": cannot set both 'price' and 'priceAdjustment'" });
+  if (spec["price"] !== undefined && spec["priceAdjustment"] !== undefined)
+    out.push({ path: "spec", message: "Invalid value: \"object\": cannot set both 'price' and 'priceAdjustment'" });
   return out;
 }
 
 function capacityIssues(capacity: unknown): OverlayIssue[] {
   if (capacity === undefined) return [];
-  if (!isObj(capacity)) return [{ path: "spec.capacity", message: "Invalid value: must be a map of resource quantities" }];
+  if (!isObj(capacity))
+    return [{ path: "spec.capacity", message: "Invalid value: must be a map of resource quantities" }];
   const out: OverlayIssue[] = [];
   for (const [name, q] of Object.entries(capacity)) {
-    if ((typeof q !== "string" && typeof q !== "number") || !new RegExp(P.QUANTITY).test(String(q))) out.push({ path: `spec.capacity.${name}`, message: `Invalid value: ${JSON.stringify(q)}: must be a quantity` });
+    if ((typeof q !== "string" && typeof q !== "number") || !new RegExp(P.QUANTITY).test(String(q)))
+      out.push({ path: `spec.capacity.${name}`, message: `Invalid value: ${JSON.stringify(q)}: must be a quantity` });
   }
-  if (Object.keys(capacity).some((n) => RESTRICTED_CAPACITY.has(n))) out.push({ path: "spec.capacity", message: "Invalid value: \"object\": invalid resource restricted" });
+  if (Object.keys(capacity).some((n) => RESTRICTED_CAPACITY.has(n)))
+    out.push({ path: "spec.capacity", message: 'Invalid value: "object": invalid resource restricted' });
   return out;
 }
 
@@ -90,10 +118,19 @@ export function nodeOverlayIssues(object: unknown): OverlayIssue[] {
   const spec = isObj(object) ? object["spec"] : undefined;
   if (!isObj(spec)) return [{ path: "spec", message: "Required value" }];
   const weight = spec["weight"];
-  const badWeight = weight !== undefined && (!Number.isInteger(weight) || (weight as number) < 1 || (weight as number) > 10000);
+  const badWeight =
+    weight !== undefined && (!Number.isInteger(weight) || (weight as number) < 1 || (weight as number) > 10000);
   return [
-    ...requirementIssues(spec["requirements"], "spec.requirements"), ...priceIssues(spec),
-    ...(badWeight ? [{ path: "spec.weight", message: `Invalid value: ${JSON.stringify(weight)}: must be an integer from 1 to 10000` }] : []),
+    ...requirementIssues(spec["requirements"], "spec.requirements"),
+    ...priceIssues(spec),
+    ...(badWeight
+      ? [
+          {
+            path: "spec.weight",
+            message: `Invalid value: ${JSON.stringify(weight)}: must be an integer from 1 to 10000`,
+          },
+        ]
+      : []),
     ...capacityIssues(spec["capacity"]),
   ];
 }

@@ -18,7 +18,12 @@ function reasonsText(budget: Record<string, unknown>): string {
 }
 
 /** The advisory for a duration longer than a gap between hits; undefined when windows never overlap. */
-function overlapIssue(duration: string, durationMs: number, periods: SchedulePeriods, at: { path: string; zone: string }): Issue | undefined {
+function overlapIssue(
+  duration: string,
+  durationMs: number,
+  periods: SchedulePeriods,
+  at: { path: string; zone: string },
+): Issue | undefined {
   if (durationMs <= periods.minPeriodMs) return undefined;
   const path = `${at.path}.duration`;
   if (durationMs >= periods.maxPeriodMs) {
@@ -36,13 +41,24 @@ function overlapIssue(duration: string, durationMs: number, periods: SchedulePer
   return { path, message, advisory: true };
 }
 
-function scheduleIssues(budget: Record<string, unknown>, at: { path: string; zone: string }): { issues: Issue[]; alwaysActive: boolean } {
+function scheduleIssues(
+  budget: Record<string, unknown>,
+  at: { path: string; zone: string },
+): { issues: Issue[]; alwaysActive: boolean } {
   const { path } = at;
   const schedule = asString(budget["schedule"]);
   const duration = asString(budget["duration"]);
   if (schedule === undefined && duration === undefined) return { issues: [], alwaysActive: true };
-  if (schedule === undefined) return { issues: [{ path: `${path}.duration`, message: "duration is set without schedule; set both or neither" }], alwaysActive: false };
-  if (duration === undefined) return { issues: [{ path: `${path}.schedule`, message: "schedule is set without duration; set both or neither" }], alwaysActive: false };
+  if (schedule === undefined)
+    return {
+      issues: [{ path: `${path}.duration`, message: "duration is set without schedule; set both or neither" }],
+      alwaysActive: false,
+    };
+  if (duration === undefined)
+    return {
+      issues: [{ path: `${path}.schedule`, message: "schedule is set without duration; set both or neither" }],
+      alwaysActive: false,
+    };
   try {
     const periods = schedulePeriods(schedule, at.zone);
     const durationMs = tryParseDuration(duration);

@@ -1,16 +1,33 @@
 // Catalog policies: spot-diversity (enough instance types for spot) and
 // requirements-satisfiable (≥ 1 type, minValues).
-import { catalogView, distinctValues, matchingTypes, requirementsOf, templateRequirements, type CatalogView, type IndexedRequirement } from "../catalog-index.ts";
+import {
+  catalogView,
+  distinctValues,
+  matchingTypes,
+  requirementsOf,
+  templateRequirements,
+  type CatalogView,
+  type IndexedRequirement,
+} from "../catalog-index.ts";
 import { Label } from "../domain/labels.ts";
 import { Requirement } from "../domain/requirements.ts";
 import type { Issue, Policy, PolicyInput } from "../types.ts";
 
 const REQUIREMENTS_PATH = "spec.template.spec.requirements";
 
-interface Narrowest { index: number; countWithout: number; text: string }
+interface Narrowest {
+  index: number;
+  countWithout: number;
+  text: string;
+}
 
 /** The requirement whose removal lets the most types back in (leave-one-out), if any widens the set. */
-function narrowest(view: CatalogView, reqs: readonly IndexedRequirement[], extra: readonly Requirement[], baseline: number): Narrowest | undefined {
+function narrowest(
+  view: CatalogView,
+  reqs: readonly IndexedRequirement[],
+  extra: readonly Requirement[],
+  baseline: number,
+): Narrowest | undefined {
   let best: Narrowest | undefined;
   for (const candidate of reqs) {
     const others = reqs.filter((r) => r !== candidate).map((r) => r.requirement);
@@ -23,7 +40,9 @@ function narrowest(view: CatalogView, reqs: readonly IndexedRequirement[], extra
 }
 
 function narrowestText(n: Narrowest | undefined): string {
-  return n === undefined ? "no single requirement accounts for it" : `the narrowest requirement is ${REQUIREMENTS_PATH}[${n.index}] (${n.text}); without it ${n.countWithout} types match`;
+  return n === undefined
+    ? "no single requirement accounts for it"
+    : `the narrowest requirement is ${REQUIREMENTS_PATH}[${n.index}] (${n.text}); without it ${n.countWithout} types match`;
 }
 
 function allowsSpot(reqs: readonly IndexedRequirement[]): boolean {

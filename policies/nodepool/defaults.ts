@@ -7,11 +7,17 @@ import type { Issue } from "../types.ts";
 export const CONSOLIDATE_AFTER_PATH = "spec.disruption.consolidateAfter";
 
 /** A disruption block that lacks consolidateAfter (null counts as absent: the apiserver prunes it). */
-function lacksConsolidateAfter(object: Record<string, unknown>): { spec: Record<string, unknown>; disruption: Record<string, unknown> } | undefined {
+function lacksConsolidateAfter(
+  object: Record<string, unknown>,
+): { spec: Record<string, unknown>; disruption: Record<string, unknown> } | undefined {
   const spec = object["spec"];
   if (!isObject(spec)) return undefined;
   const disruption = spec["disruption"];
-  if (!isObject(disruption) || (disruption["consolidateAfter"] !== undefined && disruption["consolidateAfter"] !== null)) return undefined;
+  if (
+    !isObject(disruption) ||
+    (disruption["consolidateAfter"] !== undefined && disruption["consolidateAfter"] !== null)
+  )
+    return undefined;
   return { spec, disruption };
 }
 
@@ -42,10 +48,13 @@ function requiresConsolidateAfter(schema: SchemaNode): boolean {
  */
 export function requiredWithoutKerfMutation(object: Record<string, unknown>, schema: SchemaNode): Issue[] {
   if (!requiresConsolidateAfter(schema) || lacksConsolidateAfter(object) === undefined) return [];
-  return [{
-    path: CONSOLIDATE_AFTER_PATH,
-    message: "Required value (Karpenter's CRD rejects a disruption block without consolidateAfter; kerf's mutating webhook " +
-      "would default it to \"0s\", but without that webhook, or while it is down, the apiserver rejects the object: set " +
-      "consolidateAfter explicitly; see kerf's Helm chart README, \"When the webhook is down\")",
-  }];
+  return [
+    {
+      path: CONSOLIDATE_AFTER_PATH,
+      message:
+        "Required value (Karpenter's CRD rejects a disruption block without consolidateAfter; kerf's mutating webhook " +
+        'would default it to "0s", but without that webhook, or while it is down, the apiserver rejects the object: set ' +
+        'consolidateAfter explicitly; see kerf\'s Helm chart README, "When the webhook is down")',
+    },
+  ];
 }

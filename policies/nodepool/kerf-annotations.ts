@@ -20,11 +20,17 @@ function emptyAfterIssues(input: PolicyInput): Issue[] {
   const delay = emptyAfterOf(asObject(get(input.object, "metadata", "annotations")));
   if (delay.kind === "absent") return [];
   if (delay.kind === "invalid") {
-    return [{ path: PATH, message: `annotation ${CONSOLIDATE_EMPTY_AFTER_ANNOTATION}: ${delay.message}; kerf's operator would ignore it` }];
+    return [
+      {
+        path: PATH,
+        message: `annotation ${CONSOLIDATE_EMPTY_AFTER_ANNOTATION}: ${delay.message}; kerf's operator would ignore it`,
+      },
+    ];
   }
   const consolidateAfter = tryParseDuration(get(input.object, "spec", "disruption", "consolidateAfter"));
   if (consolidateAfter === undefined || consolidateAfter === NEVER || delay.ms < consolidateAfter) return [];
-  const message = `annotation ${CONSOLIDATE_EMPTY_AFTER_ANNOTATION}: ${formatDuration(delay.ms)} is not shorter than ` +
+  const message =
+    `annotation ${CONSOLIDATE_EMPTY_AFTER_ANNOTATION}: ${formatDuration(delay.ms)} is not shorter than ` +
     `consolidateAfter (${formatDuration(consolidateAfter)}), which already lets empty nodes go then: it has no effect`;
   return [{ path: PATH, message, advisory: true }];
 }
@@ -32,27 +38,44 @@ function emptyAfterIssues(input: PolicyInput): Issue[] {
 function spotToSpotIssues(input: PolicyInput): Issue[] {
   const setting = spotToSpotOf(asObject(get(input.object, "metadata", "annotations")));
   if (setting.kind !== "invalid") return [];
-  return [{ path: SPOT_PATH, message: `annotation ${SPOT_TO_SPOT_ANNOTATION}: ${setting.message}; kerf's operator would ignore it (the feature gate decides)` }];
+  return [
+    {
+      path: SPOT_PATH,
+      message: `annotation ${SPOT_TO_SPOT_ANNOTATION}: ${setting.message}; kerf's operator would ignore it (the feature gate decides)`,
+    },
+  ];
 }
 
 function driftRolloutIssues(input: PolicyInput): Issue[] {
   const setting = driftRolloutOf(asObject(get(input.object, "metadata", "annotations")));
   if (setting.kind !== "invalid") return [];
-  return [{ path: ROLLOUT_PATH, message: `annotation ${DRIFT_ROLLOUT_ANNOTATION}: ${setting.message}; kerf's operator `
-    + "would ignore it and replace drifted nodes as fast as the budgets allow" }];
+  return [
+    {
+      path: ROLLOUT_PATH,
+      message:
+        `annotation ${DRIFT_ROLLOUT_ANNOTATION}: ${setting.message}; kerf's operator ` +
+        "would ignore it and replace drifted nodes as fast as the budgets allow",
+    },
+  ];
 }
 
 function offScheduleIssues(input: PolicyInput): Issue[] {
   const schedule = offScheduleOf(asObject(get(input.object, "metadata", "annotations")));
   if (schedule.kind !== "invalid") return [];
-  const message = `annotation ${OFF_SCHEDULE_ANNOTATION}: ${schedule.message}; ` +
+  const message =
+    `annotation ${OFF_SCHEDULE_ANNOTATION}: ${schedule.message}; ` +
     "kerf's operator would ignore it and keep the pool on";
   return [{ path: OFF_PATH, message }];
 }
 
 /** Problems of kerf's annotations on a (defaulted) NodePool. */
 export function kerfAnnotationIssues(input: PolicyInput): Issue[] {
-  return [...emptyAfterIssues(input), ...spotToSpotIssues(input), ...driftRolloutIssues(input), ...offScheduleIssues(input)];
+  return [
+    ...emptyAfterIssues(input),
+    ...spotToSpotIssues(input),
+    ...driftRolloutIssues(input),
+    ...offScheduleIssues(input),
+  ];
 }
 
 /** The kerf-annotations policy. */
@@ -60,8 +83,9 @@ export const KERF_ANNOTATIONS_POLICY: Policy = {
   id: "kerf-annotations",
   kinds: ["NodePool"],
   defaultSeverity: "deny",
-  description: "kerf's NodePool annotations are usable: kerf.dev/consolidate-empty-after a duration shorter than consolidateAfter, " +
-    "kerf.dev/spot-to-spot-consolidation \"true\" or \"false\", kerf.dev/drift-rollout \"waves\", " +
+  description:
+    "kerf's NodePool annotations are usable: kerf.dev/consolidate-empty-after a duration shorter than consolidateAfter, " +
+    'kerf.dev/spot-to-spot-consolidation "true" or "false", kerf.dev/drift-rollout "waves", ' +
     "kerf.dev/off-schedule a list of cron windows with durations",
   check: kerfAnnotationIssues,
 };

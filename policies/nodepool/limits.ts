@@ -50,7 +50,13 @@ function limitIssues(input: PolicyInput): Issue[] {
     path: limits === undefined ? "spec.limits" : `spec.limits.${resource}`,
     message: `spec.limits.${resource} is not set: the NodePool can grow without bound`,
   }));
-  if (limits === undefined) return [{ path: "spec.limits", message: "spec.limits must set cpu and memory: without limits the NodePool can grow without bound" }];
+  if (limits === undefined)
+    return [
+      {
+        path: "spec.limits",
+        message: "spec.limits must set cpu and memory: without limits the NodePool can grow without bound",
+      },
+    ];
   return [...issues, ...belowSmallest(input, limits)];
 }
 

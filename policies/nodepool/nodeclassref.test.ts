@@ -11,25 +11,56 @@ function pool(className: string): Record<string, unknown> {
     metadata: { name: "pool" },
     spec: {
       limits: { cpu: "100", memory: "400Gi" },
-      template: { spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: className }, requirements: [] } },
+      template: {
+        spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: className }, requirements: [] },
+      },
     },
   };
 }
 
-function refFindings(className: string, checked: readonly string[] | undefined): Array<{ severity: string; message: string }> {
+function refFindings(
+  className: string,
+  checked: readonly string[] | undefined,
+): Array<{ severity: string; message: string }> {
   const base = { catalog: builtinCatalog(), config: defaultPolicyConfig() };
   const context = checked === undefined ? base : { ...base, nodeClassNames: new Set(checked) };
   const verdict = evaluate({ kind: "NodePool", operation: "CREATE", object: pool(className), context });
-  return verdict.findings.filter((f) => f.policy === "nodeclassref-resolves").map((f) => ({ severity: f.severity, message: f.message }));
+  return verdict.findings
+    .filter((f) => f.policy === "nodeclassref-resolves")
+    .map((f) => ({ severity: f.severity, message: f.message }));
 }
 
 void describe("nodeclassref-resolves", () => {
   const cases: Array<[string, string, readonly string[] | undefined, string | undefined, RegExp | undefined]> = [
-    ["reports nothing when the referenced EC2NodeClass is checked too", "default", ["default", "gpu"], undefined, undefined],
+    [
+      "reports nothing when the referenced EC2NodeClass is checked too",
+      "default",
+      ["default", "gpu"],
+      undefined,
+      undefined,
+    ],
     ["is skipped without a render (the webhook)", "default", undefined, undefined, undefined],
-    ["only notes a NodePool checked without any EC2NodeClass (one changed file)", "default", [], "notice", /EC2NodeClass "default" was not checked/],
-    ["denies a likely typo and suggests the closest checked name", "defualt", ["default", "gpu"], "deny", /did you mean "default"\?/],
-    ["denies a name far from every checked one and lists them", "windows", ["default", "gpu"], "deny", /the checked EC2NodeClasses are "default", "gpu"/],
+    [
+      "only notes a NodePool checked without any EC2NodeClass (one changed file)",
+      "default",
+      [],
+      "notice",
+      /EC2NodeClass "default" was not checked/,
+    ],
+    [
+      "denies a likely typo and suggests the closest checked name",
+      "defualt",
+      ["default", "gpu"],
+      "deny",
+      /did you mean "default"\?/,
+    ],
+    [
+      "denies a name far from every checked one and lists them",
+      "windows",
+      ["default", "gpu"],
+      "deny",
+      /the checked EC2NodeClasses are "default", "gpu"/,
+    ],
   ];
   for (const [name, className, checked, severity, message] of cases) {
     void it(name, () => {

@@ -22,7 +22,12 @@ function refIssues(input: PolicyInput): Issue[] {
   const group = asString(get(ref, "group"));
   const kind = asString(get(ref, "kind"));
   if (group !== "karpenter.k8s.aws" || kind !== "EC2NodeClass") {
-    return [{ path: "spec.template.spec.nodeClassRef", message: `nodeClassRef ${kind ?? ""}.${group ?? ""} is not karpenter.k8s.aws EC2NodeClass; kerf cannot resolve it` }];
+    return [
+      {
+        path: "spec.template.spec.nodeClassRef",
+        message: `nodeClassRef ${kind ?? ""}.${group ?? ""} is not karpenter.k8s.aws EC2NodeClass; kerf cannot resolve it`,
+      },
+    ];
   }
   if (names.has(name)) return [];
   // Checked on its own (a pre-commit hook on one changed file): the class may well exist elsewhere.
@@ -31,7 +36,10 @@ function refIssues(input: PolicyInput): Issue[] {
     return [{ path: NAME_PATH, notice: true, message }];
   }
   const near = suggestion(name, names);
-  const known = [...names].sort().map((n) => `"${n}"`).join(", ");
+  const known = [...names]
+    .sort()
+    .map((n) => `"${n}"`)
+    .join(", ");
   const hint = near === undefined ? `the checked EC2NodeClasses are ${known}` : `did you mean "${near}"?`;
   const message = `EC2NodeClass "${name}" is not among the checked EC2NodeClasses (${hint}); the NodePool would stay NodeClassReady=False`;
   return [{ path: NAME_PATH, message }];

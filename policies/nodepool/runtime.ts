@@ -1,5 +1,11 @@
 // Karpenter's NodePool RuntimeValidate (core nodepool_validation.go) at admission: labels, taints, requirements.
-import { CAPACITY_TYPES, isRestrictedLabel, Label, normalizeLabelKey, RESTRICTED_LABEL_DOMAINS } from "../domain/labels.ts";
+import {
+  CAPACITY_TYPES,
+  isRestrictedLabel,
+  Label,
+  normalizeLabelKey,
+  RESTRICTED_LABEL_DOMAINS,
+} from "../domain/labels.ts";
 import { OPERATORS } from "../domain/requirements.ts";
 import { labelValueErrors, qualifiedNameErrors } from "../k8s-names.ts";
 import { asObject, asString, get, objects, ownValue, strings } from "../object.ts";
@@ -25,12 +31,19 @@ function labelIssues(labels: Record<string, unknown>): Issue[] {
   for (const [key, value] of Object.entries(labels)) {
     const path = `${LABELS_PATH}.${key}`;
     const restricted = Fact.restrictedTemplateLabel;
-    if (key === Label.nodePool) issues.push({ path, message: `invalid key name "${key}" in labels, restricted`, fact: restricted });
-    for (const e of qualifiedNameErrors(key)) issues.push({ path, message: `invalid key name "${key}" in labels, ${e}` });
+    if (key === Label.nodePool)
+      issues.push({ path, message: `invalid key name "${key}" in labels, restricted`, fact: restricted });
+    for (const e of qualifiedNameErrors(key))
+      issues.push({ path, message: `invalid key name "${key}" in labels, ${e}` });
     for (const e of labelValueErrors(String(value))) {
-      issues.push({ path, message: `invalid value: ${String(value)} for label[${key}], ${e}`, fact: Fact.templateLabelValue });
+      issues.push({
+        path,
+        message: `invalid value: ${String(value)} for label[${key}], ${e}`,
+        fact: Fact.templateLabelValue,
+      });
     }
-    if (key !== Label.nodePool && isRestrictedLabel(key)) issues.push({ path, message: restrictedMessage(key), fact: restricted });
+    if (key !== Label.nodePool && isRestrictedLabel(key))
+      issues.push({ path, message: restrictedMessage(key), fact: restricted });
   }
   return issues;
 }
@@ -54,7 +67,11 @@ function operatorIssues(requirement: Record<string, unknown>, key: string, path:
   }
   const issues: Issue[] = [];
   if (operator === "In" && values.length === 0) {
-    issues.push({ path: `${path}.values`, message: `key ${key} with operator In must have a value defined`, fact: Fact.requirementInValues });
+    issues.push({
+      path: `${path}.values`,
+      message: `key ${key} with operator In must have a value defined`,
+      fact: Fact.requirementInValues,
+    });
   }
   const minValues = requirement["minValues"];
   if (operator === "In" && typeof minValues === "number" && minValues > values.length) {
@@ -74,13 +91,24 @@ function requirementIssues(requirement: Record<string, unknown>, index: number):
   const values = strings(requirement["values"]);
   const issues: Issue[] = [];
   const restricted = Fact.restrictedRequirementKey;
-  if (key === Label.nodePool) issues.push({ path: `${path}.key`, message: `invalid key name "${key}" in requirements, restricted`, fact: restricted });
-  else if (isRestrictedLabel(key)) issues.push({ path: `${path}.key`, message: restrictedMessage(key), fact: restricted });
+  if (key === Label.nodePool)
+    issues.push({
+      path: `${path}.key`,
+      message: `invalid key name "${key}" in requirements, restricted`,
+      fact: restricted,
+    });
+  else if (isRestrictedLabel(key))
+    issues.push({ path: `${path}.key`, message: restrictedMessage(key), fact: restricted });
   for (const e of qualifiedNameErrors(key)) {
-    issues.push({ path: `${path}.key`, message: `key ${key} is not a qualified name, ${e}`, fact: Fact.requirementKeySyntax });
+    issues.push({
+      path: `${path}.key`,
+      message: `key ${key} is not a qualified name, ${e}`,
+      fact: Fact.requirementKeySyntax,
+    });
   }
   values.forEach((value, j) => {
-    for (const e of labelValueErrors(value)) issues.push({ path: `${path}.values[${j}]`, message: `invalid value ${value} for key ${key}, ${e}` });
+    for (const e of labelValueErrors(value))
+      issues.push({ path: `${path}.values[${j}]`, message: `invalid value ${value} for key ${key}, ${e}` });
   });
   issues.push(...operatorIssues(requirement, key, path));
   issues.push(...knownValueIssues(key, asString(requirement["operator"]) ?? "", values, path));

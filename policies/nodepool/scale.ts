@@ -10,7 +10,9 @@ const SPEC_REPLICAS_PATH = ".spec.replicas";
 export function scaleIssues(object: Record<string, unknown>): SchemaIssue[] {
   const replicas = get(object, "spec", "replicas");
   if (typeof replicas !== "number" || !Number.isInteger(replicas)) return [];
-  const invalid = (detail: string): SchemaIssue[] => [{ path: SPEC_REPLICAS_PATH, message: `Invalid value: ${String(replicas)}: ${detail}`, class: "invalid" }];
+  const invalid = (detail: string): SchemaIssue[] => [
+    { path: SPEC_REPLICAS_PATH, message: `Invalid value: ${String(replicas)}: ${detail}`, class: "invalid" },
+  ];
   if (replicas < 0) return invalid("should be a non-negative integer");
   return replicas > INT32_MAX ? invalid(`should be less than or equal to ${INT32_MAX}`) : [];
 }

@@ -13,7 +13,10 @@ function taintValueIssues(templateSpec: unknown): Issue[] {
       const value = asString(taint["value"]);
       if (value === undefined) return;
       for (const e of labelValueErrors(value)) {
-        issues.push({ path: `spec.template.spec.${list}[${i}].value`, message: `taint value ${value} is not a valid label value (${e}); writing it to the Node would fail` });
+        issues.push({
+          path: `spec.template.spec.${list}[${i}].value`,
+          message: `taint value ${value} is not a valid label value (${e}); writing it to the Node would fail`,
+        });
       }
     });
   }
@@ -24,7 +27,12 @@ function existsWithValues(templateSpec: unknown): Issue[] {
   return objects(get(templateSpec, "requirements")).flatMap((r, i) => {
     const operator = asString(r["operator"]);
     if ((operator !== "Exists" && operator !== "DoesNotExist") || strings(r["values"]).length === 0) return [];
-    return [{ path: `spec.template.spec.requirements[${i}].values`, message: `values may not be specified when operator is ${operator}` }];
+    return [
+      {
+        path: `spec.template.spec.requirements[${i}].values`,
+        message: `values may not be specified when operator is ${operator}`,
+      },
+    ];
   });
 }
 
@@ -32,19 +40,31 @@ function negativeLimits(spec: unknown): Issue[] {
   const limits = asObject(get(spec, "limits")) ?? {};
   return Object.entries(limits).flatMap(([name, value]) => {
     const quantity = tryParseQuantity(value);
-    return quantity !== undefined && quantity < 0 ? [{ path: `spec.limits.${name}`, message: `limit ${name} must not be negative, got ${String(value)}` }] : [];
+    return quantity !== undefined && quantity < 0
+      ? [{ path: `spec.limits.${name}`, message: `limit ${name} must not be negative, got ${String(value)}` }]
+      : [];
   });
 }
 
 function expiryBeforeConsolidation(spec: unknown): Issue[] {
   const expire = tryParseDuration(get(spec, "template", "spec", "expireAfter"));
   const consolidate = tryParseDuration(get(spec, "disruption", "consolidateAfter"));
-  if (expire === undefined || consolidate === undefined || expire === NEVER || consolidate === NEVER || expire >= consolidate) return [];
-  return [{
-    path: "spec.template.spec.expireAfter",
-    message: "expireAfter is shorter than disruption.consolidateAfter: nodes expire before they can ever be consolidated",
-    advisory: true,
-  }];
+  if (
+    expire === undefined ||
+    consolidate === undefined ||
+    expire === NEVER ||
+    consolidate === NEVER ||
+    expire >= consolidate
+  )
+    return [];
+  return [
+    {
+      path: "spec.template.spec.expireAfter",
+      message:
+        "expireAfter is shorter than disruption.consolidateAfter: nodes expire before they can ever be consolidated",
+      advisory: true,
+    },
+  ];
 }
 
 /** The NodePool "strict" policy. */
@@ -52,10 +72,16 @@ export const NODEPOOL_STRICT_POLICY: Policy = {
   id: "strict",
   kinds: ["NodePool"],
   defaultSeverity: "deny",
-  description: "closes the released schema's gaps: taint values as label values, values on Exists, negative limits, expiry before consolidation",
+  description:
+    "closes the released schema's gaps: taint values as label values, values on Exists, negative limits, expiry before consolidation",
   check: (input: PolicyInput) => {
     const spec = get(input.object, "spec");
     const templateSpec = get(spec, "template", "spec");
-    return [...taintValueIssues(templateSpec), ...existsWithValues(templateSpec), ...negativeLimits(spec), ...expiryBeforeConsolidation(spec)];
+    return [
+      ...taintValueIssues(templateSpec),
+      ...existsWithValues(templateSpec),
+      ...negativeLimits(spec),
+      ...expiryBeforeConsolidation(spec),
+    ];
   },
 };

@@ -15,14 +15,17 @@ export function taintIssues(spec: unknown, base: string): Issue[] {
       const key = asString(taint["key"]) ?? "";
       const value = asString(taint["value"]);
       const effect = asString(taint["effect"]) ?? "";
-      for (const e of qualifiedNameErrors(key)) issues.push({ path: `${path}.key`, message: `invalid taint key ${key}, ${e}` });
+      for (const e of qualifiedNameErrors(key))
+        issues.push({ path: `${path}.key`, message: `invalid taint key ${key}, ${e}` });
       if (value !== undefined && value !== "") {
-        for (const e of qualifiedNameErrors(value)) issues.push({ path: `${path}.value`, message: `invalid taint value ${value}, ${e}` });
+        for (const e of qualifiedNameErrors(value))
+          issues.push({ path: `${path}.value`, message: `invalid taint value ${value}, ${e}` });
       }
       if (!EFFECTS.has(effect)) issues.push({ path: `${path}.effect`, message: `invalid taint effect ${effect}` });
       const pair = `${key}=${effect}`;
       const first = seen.get(pair);
-      if (first !== undefined) issues.push({ path, message: `duplicate taint Key/Effect pair ${pair} (first at ${first})` });
+      if (first !== undefined)
+        issues.push({ path, message: `duplicate taint Key/Effect pair ${pair} (first at ${first})` });
       else seen.set(pair, path);
     });
   }

@@ -48,19 +48,25 @@ function foreignValue(key: string, value: string, catalog: RegionFacts): string 
   if (key === Label.zone && !catalog.zones.includes(value)) {
     const region = regionOfZone(value);
     if (region === undefined || region === catalog.region) return undefined;
-    return `zone ${value} is in region ${region}, but ${checked} (${zonesText(catalog)}): no node can launch there; ` +
-      `use this region's zones, or check with --region ${region} if the cluster runs in ${region}`;
+    return (
+      `zone ${value} is in region ${region}, but ${checked} (${zonesText(catalog)}): no node can launch there; ` +
+      `use this region's zones, or check with --region ${region} if the cluster runs in ${region}`
+    );
   }
   if (key === Label.zoneId) {
     const prefix = zoneIdPrefix(catalog);
     const own = Object.values(catalog.zoneIds);
     if (prefix === undefined || own.includes(value) || value.split("-")[0] === prefix) return undefined;
-    return `zone ID ${value} is not of region ${catalog.region}, whose zone IDs start with ${prefix}- (${checked}): ` +
-      "no node can launch there";
+    return (
+      `zone ID ${value} is not of region ${catalog.region}, whose zone IDs start with ${prefix}- (${checked}): ` +
+      "no node can launch there"
+    );
   }
   if (key === Label.region && value !== catalog.region) {
-    return `region ${value} is not the cluster's region: ${checked}; ` +
-      `a node of this NodePool would be in ${catalog.region}`;
+    return (
+      `region ${value} is not the cluster's region: ${checked}; ` +
+      `a node of this NodePool would be in ${catalog.region}`
+    );
   }
   return undefined;
 }

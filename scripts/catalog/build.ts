@@ -17,12 +17,29 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import {
-  derive, formatDocument, parseBandwidth, parsePriceTable, SPEC_COLUMNS, SPOT_COLUMNS,
-  type BundledSpot, type DeriveInput, type MotoType, type RegionOfferings, type SourceRecord, type SpecRow,
+  derive,
+  formatDocument,
+  parseBandwidth,
+  parsePriceTable,
+  SPEC_COLUMNS,
+  SPOT_COLUMNS,
+  type BundledSpot,
+  type DeriveInput,
+  type MotoType,
+  type RegionOfferings,
+  type SourceRecord,
+  type SpecRow,
   type SpotFigures,
 } from "./derive.ts";
 import {
-  KARPENTER, MOTO, MOTO_RESOURCES, motoJson, motoRegions, openKarpenterModule, openMoto, type SourceFile,
+  KARPENTER,
+  MOTO,
+  MOTO_RESOURCES,
+  motoJson,
+  motoRegions,
+  openKarpenterModule,
+  openMoto,
+  type SourceFile,
 } from "./sources.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
@@ -33,11 +50,13 @@ const BANDWIDTH_FILE = "pkg/providers/instancetype/zz_generated.bandwidth.go";
 
 /** The carried sources of the 2026-11-20 compilation (see policies/domain/catalog/README.md). */
 const KDOCS: SourceRecord = {
-  source: "aws/karpenter-provider-aws@1d927085dd81a9df9301e613f371dac5b4d16bfe " +
+  source:
+    "aws/karpenter-provider-aws@1d927085dd81a9df9301e613f371dac5b4d16bfe " +
     "(carried from the 2026-11-20 compilation)",
   path: "website/content/en/docs/reference/instance-types.md",
   license: "Apache-2.0",
-  usedFor: "family, category, generation, size, arch, gpu*, accelerator*, localNvmeGiB, ebsBandwidthMbps, " +
+  usedFor:
+    "family, category, generation, size, arch, gpu*, accelerator*, localNvmeGiB, ebsBandwidthMbps, " +
     "hypervisor, encryptionInTransit, cpuManufacturer, cpuSustainedClockSpeedMHz, capabilityFlex, maxPods, " +
     "allocatable, efaCount",
 };
@@ -45,19 +64,22 @@ const SPOT_SOURCES: readonly SourceRecord[] = [
   {
     source: "alexei-led/spotinfo@69bcec6705869f89302ee456159dfe39f8dc2b7b (carried from the 2026-11-20 compilation)",
     path: "internal/spot/data/spot-price-data.json",
-    license: "Apache-2.0 (repository); data is AWS's public spot pricing feed " +
+    license:
+      "Apache-2.0 (repository); data is AWS's public spot pricing feed " +
       "https://website.spot.ec2.aws.a2z.com/spot.json",
     usedFor: "spotPricePerHour (us-east-1, linux column; one regional figure per type, not per zone)",
   },
   {
     source: "alexei-led/spotinfo@05e933139449b888c78795b28af8e9370429a031 (carried from the 2026-11-20 compilation)",
     path: "internal/spot/data/spot-advisor-data.json",
-    license: "Apache-2.0 (repository); data is AWS's public Spot Advisor feed " +
+    license:
+      "Apache-2.0 (repository); data is AWS's public Spot Advisor feed " +
       "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json",
     usedFor: "spotAdvisorSavingsPct, spotInterruptionRange (us-east-1, Linux; file last changed 2025-06-28)",
   },
 ];
-const SPOT_DESCRIPTION = "AWS's public spot pricing feed as copied in alexei-led/spotinfo " +
+const SPOT_DESCRIPTION =
+  "AWS's public spot pricing feed as copied in alexei-led/spotinfo " +
   "(a 2026 capture; its time is not recorded): " +
   "one regional us-east-1 Linux figure per type, not per zone";
 const SPOT_AS_OF = "2026 (capture time not recorded)";
@@ -156,7 +178,10 @@ export function buildBundle(carried: Carried, generated: string, env = process.e
   const priceFile = module.read(PRICE_FILE);
   const bandwidthFile = module.read(BANDWIDTH_FILE);
   const spot: BundledSpot = {
-    byType: carried.use1Spot, description: SPOT_DESCRIPTION, asOf: SPOT_AS_OF, sources: SPOT_SOURCES,
+    byType: carried.use1Spot,
+    description: SPOT_DESCRIPTION,
+    asOf: SPOT_AS_OF,
+    sources: SPOT_SOURCES,
   };
   const input: DeriveInput = {
     generated,
@@ -167,9 +192,12 @@ export function buildBundle(carried: Carried, generated: string, env = process.e
     carried: carried.specs,
     spot: new Map([["us-east-1", spot]]),
     specSources: [
-      motoSource(typesFile, "vcpu, memoryMiB, maxENIs, ipv4PerENI, bareMetal, currentGeneration, " +
-        "capacityTypes (SupportedUsageClasses); " +
-        "cross-check of arch, hypervisor, encryptionInTransit, gpuCount"),
+      motoSource(
+        typesFile,
+        "vcpu, memoryMiB, maxENIs, ipv4PerENI, bareMetal, currentGeneration, " +
+          "capacityTypes (SupportedUsageClasses); " +
+          "cross-check of arch, hypervisor, encryptionInTransit, gpuCount",
+      ),
       KDOCS,
       karpenterSource(bandwidthFile, "networkBandwidthMbps (null for the types the table calls vague)"),
     ],
@@ -204,16 +232,20 @@ function regionsModule(regions: readonly string[]): string {
 
 /** The files whose committed contents differ from `files` (missing counts as different). */
 export function differences(files: ReadonlyMap<string, string>, dataDir = DATA_DIR): string[] {
-  return [...files].filter(([name, text]) => {
-    const file = path.join(dataDir, name);
-    return !existsSync(file) || readFileSync(file, "utf8") !== text;
-  }).map(([name]) => name);
+  return [...files]
+    .filter(([name, text]) => {
+      const file = path.join(dataDir, name);
+      return !existsSync(file) || readFileSync(file, "utf8") !== text;
+    })
+    .map(([name]) => name);
 }
 
 function main(): number {
   const { values } = parseArgs({
     options: {
-      check: { type: "boolean", default: false }, "carry-from": { type: "string" }, generated: { type: "string" },
+      check: { type: "boolean", default: false },
+      "carry-from": { type: "string" },
+      generated: { type: "string" },
     },
   });
   const carried = readCarried(values["carry-from"]);

@@ -22,16 +22,48 @@
 
 /** The columns of types.json, in order. `allocatable` is [cpuMillicores, memoryMiB, ephemeralStorageGiB, pods]. */
 export const SPEC_COLUMNS = [
-  "name", "family", "category", "generation", "size", "arch", "vcpu", "memoryMiB", "gpuCount", "gpuName",
-  "gpuManufacturer", "gpuMemoryMiB", "localNvmeGiB", "networkBandwidthMbps", "maxENIs", "ipv4PerENI", "hypervisor",
-  "encryptionInTransit", "bareMetal", "capacityTypes", "currentGeneration", "cpuManufacturer",
-  "cpuSustainedClockSpeedMHz", "ebsBandwidthMbps", "acceleratorCount",
-  "acceleratorName", "acceleratorManufacturer", "efaCount", "capabilityFlex", "maxPods", "allocatable",
+  "name",
+  "family",
+  "category",
+  "generation",
+  "size",
+  "arch",
+  "vcpu",
+  "memoryMiB",
+  "gpuCount",
+  "gpuName",
+  "gpuManufacturer",
+  "gpuMemoryMiB",
+  "localNvmeGiB",
+  "networkBandwidthMbps",
+  "maxENIs",
+  "ipv4PerENI",
+  "hypervisor",
+  "encryptionInTransit",
+  "bareMetal",
+  "capacityTypes",
+  "currentGeneration",
+  "cpuManufacturer",
+  "cpuSustainedClockSpeedMHz",
+  "ebsBandwidthMbps",
+  "acceleratorCount",
+  "acceleratorName",
+  "acceleratorManufacturer",
+  "efaCount",
+  "capabilityFlex",
+  "maxPods",
+  "allocatable",
 ] as const;
 
 /** Columns taken from moto's DescribeInstanceTypes dump on every build (networkBandwidthMbps: Karpenter's table). */
 export const MOTO_COLUMNS = [
-  "vcpu", "memoryMiB", "maxENIs", "ipv4PerENI", "bareMetal", "capacityTypes", "currentGeneration",
+  "vcpu",
+  "memoryMiB",
+  "maxENIs",
+  "ipv4PerENI",
+  "bareMetal",
+  "capacityTypes",
+  "currentGeneration",
 ] as const;
 
 /** Per-region columns; the spot ones only in regions whose spot figures are bundled. */
@@ -180,18 +212,22 @@ function crossCheck(row: SpecRow, moto: MotoType): string[] {
     ["encryptionInTransit", row.encryptionInTransit, moto.NetworkInfo?.EncryptionInTransitSupported === true],
     ["gpuCount", row.gpuCount, gpus],
   ];
-  return checks.filter(([, a, b]) => a !== b)
+  return checks
+    .filter(([, a, b]) => a !== b)
     .map(([field, a, b]) => `${String(row.name)} ${field}: carried ${JSON.stringify(a)}, source ${JSON.stringify(b)}`);
 }
 
 function letters(region: string, zones: Iterable<string>): string {
-  return [...zones].map((zone) => {
-    const letter = zone.slice(region.length);
-    if (!zone.startsWith(region) || !/^[a-z]$/.test(letter)) {
-      throw new DeriveError(`${region}: zone "${zone}" is not ${region} plus one letter`);
-    }
-    return letter;
-  }).sort().join("");
+  return [...zones]
+    .map((zone) => {
+      const letter = zone.slice(region.length);
+      if (!zone.startsWith(region) || !/^[a-z]$/.test(letter)) {
+        throw new DeriveError(`${region}: zone "${zone}" is not ${region} plus one letter`);
+      }
+      return letter;
+    })
+    .sort()
+    .join("");
 }
 
 function groupBy(pairs: readonly { InstanceType: string; Location: string }[]): Map<string, Set<string>> {
@@ -310,7 +346,10 @@ function selectRegion(input: DeriveInput, offerings: RegionOfferings, spot: Bund
   }
   const zones = [...new Set(offerings.byZone.map((o) => o.Location))].sort();
   const counts: Record<string, number | string[]> = {
-    instanceTypes: rows.length, offeredTypes: byType.size, excludedNoPrice: unpriced, excludedNoSpecs: noSpecs,
+    instanceTypes: rows.length,
+    offeredTypes: byType.size,
+    excludedNoPrice: unpriced,
+    excludedNoSpecs: noSpecs,
   };
   if (spot !== undefined) counts["spotPrices"] = rows.filter((r) => r[3] !== null).length;
   return { rows, zones, counts };
@@ -323,10 +362,11 @@ function onDemandNote(input: DeriveInput, region: string): RegionDocument["price
   const asOf = input.prices.generatedAt;
   const { module, path } = input.priceSource;
   const from = `Karpenter's generated on-demand price table (${module}, ${path}, generated ${asOf})`;
-  const description = table === region
-    ? `${from}, ${region} map`
-    : `${from}: it has no ${region} map, so its us-east-1 prices are used, as Karpenter's pricing provider does ` +
-      `for a region without one until the Pricing API answers; ${region}'s real prices differ`;
+  const description =
+    table === region
+      ? `${from}, ${region} map`
+      : `${from}: it has no ${region} map, so its us-east-1 prices are used, as Karpenter's pricing provider does ` +
+        `for a region without one until the Pricing API answers; ${region}'s real prices differ`;
   return { description, table, asOf };
 }
 
@@ -342,7 +382,8 @@ function regionDocument(input: DeriveInput, offerings: RegionOfferings): RegionD
     region,
     generated: input.generated,
     source: {
-      summary: "Built by scripts/catalog/build.ts from public package data (facts only; no code copied). " +
+      summary:
+        "Built by scripts/catalog/build.ts from public package data (facts only; no code copied). " +
         "Specs are in types.json.",
       files: [...offerings.sources, input.priceSource, ...(spot?.sources ?? [])],
     },
@@ -376,7 +417,8 @@ function specRow(input: DeriveInput, name: string, problems: string[]): unknown[
 
 /** Both documents kinds from the sources; throws DeriveError listing every cross-check failure. */
 export function derive(input: DeriveInput): Derived {
-  const regions = [...input.offerings].sort((a, b) => a.region.localeCompare(b.region))
+  const regions = [...input.offerings]
+    .sort((a, b) => a.region.localeCompare(b.region))
     .map((o) => regionDocument(input, o));
   const used = new Set(regions.flatMap((doc) => doc.instanceTypes.map((row) => String(row[0]))));
   const problems: string[] = [];
@@ -389,7 +431,8 @@ export function derive(input: DeriveInput): Derived {
     kind: "kerf-instance-type-specs",
     generated: input.generated,
     source: {
-      summary: "Built by scripts/catalog/build.ts from public package data (facts only; no code copied). " +
+      summary:
+        "Built by scripts/catalog/build.ts from public package data (facts only; no code copied). " +
         "MOTO_COLUMNS come from moto and networkBandwidthMbps from Karpenter's bandwidth table on every build; " +
         "the other columns are carried from the 2026-11-20 compilation (Karpenter's instance-types reference page) " +
         "and checked against moto. See policies/domain/catalog/README.md.",

@@ -108,8 +108,10 @@ function verifiedReader(location: string, record: ReadonlyMap<string, string>, l
       throw new CatalogSourceError(`reading ${relativePath} from ${location}: ${reason}`, { cause: error });
     }
     if (sha256(bytes) !== expected) {
-      throw new CatalogSourceError(`${relativePath} in ${location} has sha256 ${sha256(bytes)}, ` +
-        `not ${expected} as moto ${MOTO.version}'s RECORD says`);
+      throw new CatalogSourceError(
+        `${relativePath} in ${location} has sha256 ${sha256(bytes)}, ` +
+          `not ${expected} as moto ${MOTO.version}'s RECORD says`,
+      );
     }
     return { path: relativePath, sha256: expected, bytes };
   };
@@ -121,8 +123,9 @@ const DIST_INFO = `moto-${MOTO.version}.dist-info`;
 function openWheelFile(wheel: string): MotoWheel {
   const bytes = readFileSync(wheel);
   if (sha256(bytes) !== MOTO.wheelSha256) {
-    throw new CatalogSourceError(`${wheel} has sha256 ${sha256(bytes)}, ` +
-      `not PyPI's ${MOTO.wheelSha256} for ${MOTO.wheel}`);
+    throw new CatalogSourceError(
+      `${wheel} has sha256 ${sha256(bytes)}, ` + `not PyPI's ${MOTO.wheelSha256} for ${MOTO.wheel}`,
+    );
   }
   const load: Loader = (p) => unzip(wheel, p);
   const recordBytes = load(`${DIST_INFO}/RECORD`);
@@ -158,10 +161,17 @@ function cachedWheel(env: NodeJS.ProcessEnv): string {
   try {
     execFileSync("python3", args, { env, stdio: ["ignore", "pipe", "pipe"] });
   } catch (error) {
-    const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim().split("\n").at(-1) ?? "";
-    throw new CatalogSourceError(`moto ${MOTO.version} is not installed (no complete venv in ${cacheDir(env)}/venv, ` +
-      `no KERF_MOTO_SITE_PACKAGES) and \`python3 ${args.join(" ")}\` failed: ${stderr || (error as Error).message}; ` +
-      `run \`bash .ci/testenv/ensure.sh\`, or set KERF_MOTO_WHEEL to a copy of ${MOTO.wheel}`, { cause: error });
+    const stderr =
+      String((error as { stderr?: unknown }).stderr ?? "")
+        .trim()
+        .split("\n")
+        .at(-1) ?? "";
+    throw new CatalogSourceError(
+      `moto ${MOTO.version} is not installed (no complete venv in ${cacheDir(env)}/venv, ` +
+        `no KERF_MOTO_SITE_PACKAGES) and \`python3 ${args.join(" ")}\` failed: ${stderr || (error as Error).message}; ` +
+        `run \`bash .ci/testenv/ensure.sh\`, or set KERF_MOTO_WHEEL to a copy of ${MOTO.wheel}`,
+      { cause: error },
+    );
   }
   return wheel;
 }
@@ -182,8 +192,9 @@ export function openMoto(env: NodeJS.ProcessEnv = process.env): MotoWheel {
     metadata = readFileSync(path.join(sitePackages, DIST_INFO, "METADATA"), "utf8");
   } catch (error) {
     const reason = (error as Error).message;
-    throw new CatalogSourceError(`moto ${MOTO.version} is not installed in ${sitePackages}: ${reason}`,
-      { cause: error });
+    throw new CatalogSourceError(`moto ${MOTO.version} is not installed in ${sitePackages}: ${reason}`, {
+      cause: error,
+    });
   }
   if (!metadata.split("\n").includes(`Version: ${MOTO.version}`)) {
     throw new CatalogSourceError(`${path.join(sitePackages, DIST_INFO, "METADATA")} is not moto ${MOTO.version}`);
@@ -233,8 +244,12 @@ export function openKarpenterModule(env: NodeJS.ProcessEnv = process.env): GoMod
   // zip and its sum: the answer is read either way, and only a missing zip or sum is an error.
   let output: string;
   try {
-    output = execFileSync("go", ["mod", "download", "-json", target],
-      { cwd: os.tmpdir(), env: goEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    output = execFileSync("go", ["mod", "download", "-json", target], {
+      cwd: os.tmpdir(),
+      env: goEnv,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
   } catch (error) {
     output = (error as { stdout?: string }).stdout ?? "";
     if (output === "") {

@@ -8,8 +8,9 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-const MOD = process.env["GOMODCACHE"]
-  ?? path.join(process.env["KERF_CACHE_DIR"] ?? path.join(os.homedir(), ".cache", "kerf"), "go", "mod");
+const MOD =
+  process.env["GOMODCACHE"] ??
+  path.join(process.env["KERF_CACHE_DIR"] ?? path.join(os.homedir(), ".cache", "kerf"), "go", "mod");
 
 /** Module path prefix → folder in the module cache, at the versions kerf is compatible with. */
 export const MODULES: Readonly<Record<string, string>> = {
@@ -23,7 +24,12 @@ export const MODULES: Readonly<Record<string, string>> = {
 export class ExtractError extends Error {}
 
 /** One Go source file: its path in the module cache, package folder, text without comments and imports. */
-export interface GoFile { readonly rel: string; readonly dir: string; readonly text: string; readonly imports: Map<string, string> }
+export interface GoFile {
+  readonly rel: string;
+  readonly dir: string;
+  readonly text: string;
+  readonly imports: Map<string, string>;
+}
 
 const files = new Map<string, GoFile[]>();
 
@@ -32,24 +38,29 @@ export function packageFiles(dir: string): GoFile[] {
   const cached = files.get(dir);
   if (cached !== undefined) return cached;
   let names: string[] = [];
-  try { names = readdirSync(path.join(MOD, dir)); } catch { names = []; }
-  const out = names.filter((n) => n.endsWith(".go") && !n.endsWith("_test.go")).map((n) => {
-    const text = withoutComments(readFileSync(path.join(MOD, dir, n), "utf8"));
-    const imports = new Map<string, string>();
-    for (const m of text.matchAll(/^\s*(?:(\w+)\s+)?"([^"]+)"\s*$/gm)) {
-      const importPath = m[2] ?? "";
-      imports.set(m[1] ?? importPath.split("/").at(-1) ?? "", importPath);
-    }
-    return { rel: path.join(dir, n), dir, text, imports };
-  });
+  try {
+    names = readdirSync(path.join(MOD, dir));
+  } catch {
+    names = [];
+  }
+  const out = names
+    .filter((n) => n.endsWith(".go") && !n.endsWith("_test.go"))
+    .map((n) => {
+      const text = withoutComments(readFileSync(path.join(MOD, dir, n), "utf8"));
+      const imports = new Map<string, string>();
+      for (const m of text.matchAll(/^\s*(?:(\w+)\s+)?"([^"]+)"\s*$/gm)) {
+        const importPath = m[2] ?? "";
+        imports.set(m[1] ?? importPath.split("/").at(-1) ?? "", importPath);
+      }
+      return { rel: path.join(dir, n), dir, text, imports };
+    });
   files.set(dir, out);
   return out;
 }
 
 /** Go source with `//` and `/* *\/` comments blanked, string literals kept. */
 function withoutComments(text: string): string {
-  return text.replace(/"(?:[^"\\\n]|\\.)*"|`[^`]*`|\/\/[^\n]*|\/\*[\s\S]*?\*\//g,
-    (m) => (m.startsWith("/") ? " " : m));
+  return text.replace(/"(?:[^"\\\n]|\\.)*"|`[^`]*`|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (m) => (m.startsWith("/") ? " " : m));
 }
 
 /** The module-cache folder of an import path, for the modules in MODULES. */
@@ -67,7 +78,7 @@ export function balanced(text: string, open: number): string {
   const stack: string[] = [];
   for (let i = open; i < text.length; i++) {
     const c = text[i] ?? "";
-    if (c === "\"" || c === "`") {
+    if (c === '"' || c === "`") {
       const end = c === "`" ? text.indexOf("`", i + 1) : /"(?:[^"\\]|\\.)*"/y.exec(text.slice(i))?.[0].length;
       i = c === "`" ? (end as number) : i + (end as number) - 1;
       continue;
@@ -89,11 +100,18 @@ export function splitTop(text: string): string[] {
   let quote = "";
   for (let i = 0; i < text.length; i++) {
     const c = text[i] ?? "";
-    if (quote !== "") { if (c === "\\") i++; else if (c === quote) quote = ""; continue; }
-    if (c === "\"" || c === "`") quote = c;
+    if (quote !== "") {
+      if (c === "\\") i++;
+      else if (c === quote) quote = "";
+      continue;
+    }
+    if (c === '"' || c === "`") quote = c;
     else if ("({[".includes(c)) depth++;
     else if (")}]".includes(c)) depth--;
-    else if (c === "," && depth === 0) { parts.push(text.slice(start, i).trim()); start = i + 1; }
+    else if (c === "," && depth === 0) {
+      parts.push(text.slice(start, i).trim());
+      start = i + 1;
+    }
   }
   parts.push(text.slice(start).trim());
   return parts.filter((p) => p !== "");
@@ -120,8 +138,14 @@ function definition(dir: string, ident: string): { expr: string; file: GoFile } 
     const brace = /^[\w.[\]]*\{/.exec(rest) ?? /^[\w.]+\(/.exec(rest);
     if (brace !== null) {
       const open = start + brace[0].length - 1;
-      return { expr: file.text.slice(start, open) + file.text[open] + balanced(file.text, open)
-        + (file.text[open] === "{" ? "}" : ")"), file };
+      return {
+        expr:
+          file.text.slice(start, open) +
+          file.text[open] +
+          balanced(file.text, open) +
+          (file.text[open] === "{" ? "}" : ")"),
+        file,
+      };
     }
     return { expr: (/^[^\n]*/.exec(rest)?.[0] ?? "").trim(), file };
   }
@@ -130,9 +154,9 @@ function definition(dir: string, ident: string): { expr: string; file: GoFile } 
 
 /** Resolves a possibly package-qualified identifier used in file to its definition. */
 export function resolve(file: GoFile, ref: string): { expr: string; file: GoFile } {
-  const [qualifier, ident] = ref.includes(".") ? ref.split(".") as [string, string] : [undefined, ref];
+  const [qualifier, ident] = ref.includes(".") ? (ref.split(".") as [string, string]) : [undefined, ref];
   const importPath = qualifier === undefined ? undefined : file.imports.get(qualifier);
-  const dir = qualifier === undefined ? file.dir : (importPath === undefined ? undefined : importDir(importPath));
+  const dir = qualifier === undefined ? file.dir : importPath === undefined ? undefined : importDir(importPath);
   const found = dir === undefined ? undefined : definition(dir, ident);
   if (found === undefined) throw new ExtractError(`${file.rel}: cannot resolve ${ref}`);
   return found;
@@ -167,11 +191,18 @@ function splitPlus(e: string): string[] {
   let start = 0;
   for (let i = 0; i < e.length; i++) {
     const c = e[i] ?? "";
-    if (quote !== "") { if (c === "\\") i++; else if (c === quote) quote = ""; continue; }
-    if (c === "\"" || c === "`") quote = c;
+    if (quote !== "") {
+      if (c === "\\") i++;
+      else if (c === quote) quote = "";
+      continue;
+    }
+    if (c === '"' || c === "`") quote = c;
     else if ("({[".includes(c)) depth++;
     else if (")}]".includes(c)) depth--;
-    else if (c === "+" && depth === 0) { parts.push(e.slice(start, i)); start = i + 1; }
+    else if (c === "+" && depth === 0) {
+      parts.push(e.slice(start, i));
+      start = i + 1;
+    }
   }
   parts.push(e.slice(start));
   return parts.map((p) => p.trim());

@@ -3,7 +3,18 @@
  * (`opmetrics.Label` variables and literals, append(…), helper functions, the node metrics' well-known label
  * dimensions) and histogram buckets (literals, prometheus.*Buckets, bucket functions, durations in seconds).
  */
-import { ExtractError, MODULES, balanced, fields, importDir, packageFiles, resolve, splitTop, str, type GoFile } from "./go-source.ts";
+import {
+  ExtractError,
+  MODULES,
+  balanced,
+  fields,
+  importDir,
+  packageFiles,
+  resolve,
+  splitTop,
+  str,
+  type GoFile,
+} from "./go-source.ts";
 
 /** Label names of one `opmetrics.Label` expression: a variable or a `{Name: …}` literal. */
 export function labelName(file: GoFile, expr: string): string {
@@ -22,11 +33,11 @@ export function labelName(file: GoFile, expr: string): string {
  * the AWS provider inserts at init, each the part after `/`, lower-cased, `-` → `_`, duplicates once.
  */
 function wellKnownLabelDimensions(): string[] {
-  const core = resolve(packageFiles(`${MODULES["sigs.k8s.io/karpenter"]}/pkg/apis/v1`)[0] as GoFile,
-    "WellKnownLabels");
+  const core = resolve(packageFiles(`${MODULES["sigs.k8s.io/karpenter"]}/pkg/apis/v1`)[0] as GoFile, "WellKnownLabels");
   const keys = splitTop(balanced(core.expr, core.expr.indexOf("("))).map((k) => str(core.file, k));
-  const aws = packageFiles(`${MODULES["github.com/aws/karpenter-provider-aws"]}/pkg/apis/v1`)
-    .find((f) => f.text.includes("WellKnownLabels.Insert("));
+  const aws = packageFiles(`${MODULES["github.com/aws/karpenter-provider-aws"]}/pkg/apis/v1`).find((f) =>
+    f.text.includes("WellKnownLabels.Insert("),
+  );
   if (aws === undefined) throw new ExtractError("the AWS provider's WellKnownLabels.Insert not found");
   const at = aws.text.indexOf("WellKnownLabels.Insert(") + "WellKnownLabels.Insert".length;
   keys.push(...splitTop(balanced(aws.text, at)).map((k) => str(aws, k)));
@@ -45,8 +56,10 @@ export function labelList(file: GoFile, expr: string): string[] {
   if (e.startsWith("append(")) {
     const [first = "", ...rest] = splitTop(balanced(e, "append".length));
     const head = first.endsWith("...") ? first.slice(0, -3) : first;
-    return [...labelList(file, head), ...rest.flatMap((r) => (r.endsWith("...")
-      ? labelList(file, r.slice(0, -3)) : [labelName(file, r)]))];
+    return [
+      ...labelList(file, head),
+      ...rest.flatMap((r) => (r.endsWith("...") ? labelList(file, r.slice(0, -3)) : [labelName(file, r)])),
+    ];
   }
   if (e.startsWith("lo.Map(") && e.includes("getWellKnownLabels()")) return wellKnownLabelDimensions();
   const call = /^(\w+)\(\)$/.exec(e);
@@ -100,7 +113,7 @@ function generatedBuckets(e: string): number[] | undefined {
 /** The buckets a niladic function such as metrics.DurationBuckets() returns. */
 function bucketFunction(file: GoFile, name: string): number[] {
   {
-    const [qualifier, ident] = name.includes(".") ? name.split(".") as [string, string] : [undefined, name];
+    const [qualifier, ident] = name.includes(".") ? (name.split(".") as [string, string]) : [undefined, name];
     const importPath = qualifier === undefined ? undefined : file.imports.get(qualifier);
     const dir = qualifier === undefined ? file.dir : importDir(importPath ?? "");
     const fn = dir === undefined ? undefined : packageFiles(dir).find((f) => f.text.includes(`func ${ident}()`));

@@ -12,14 +12,21 @@
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { ExtractError, MODULES, balanced, fields, packageFiles, splitTop, str, walk, type GoFile } from "./go-source.ts";
+import {
+  ExtractError,
+  MODULES,
+  balanced,
+  fields,
+  packageFiles,
+  splitTop,
+  str,
+  walk,
+  type GoFile,
+} from "./go-source.ts";
 import { DEF_BUCKETS, labelList, labelName, numbers } from "./go-values.ts";
 
 /** Where metric declarations are searched (module-relative folders). */
-const ROOTS = [
-  "sigs.k8s.io/karpenter@v1.15.0/pkg",
-  "github.com/aws/karpenter-provider-aws@v1.15.1/pkg",
-];
+const ROOTS = ["sigs.k8s.io/karpenter@v1.15.0/pkg", "github.com/aws/karpenter-provider-aws@v1.15.1/pkg"];
 
 export type MetricType = "counter" | "gauge" | "histogram" | "summary";
 
@@ -34,7 +41,10 @@ export interface KarpenterMetric {
 }
 
 const TYPES: Readonly<Record<string, MetricType>> = {
-  Counter: "counter", Gauge: "gauge", Histogram: "histogram", Summary: "summary",
+  Counter: "counter",
+  Gauge: "gauge",
+  Histogram: "histogram",
+  Summary: "summary",
 };
 
 interface Declared {
@@ -49,20 +59,32 @@ interface Declared {
 }
 
 /** One `NewPrometheusX(registry, opts, labels, stage)` call; subsystem/labels may be overridden by a template. */
-function declared(file: GoFile, kind: string, args: string, template: { subsystem?: string; labels?: string[] } = {}):
-  Declared {
+function declared(
+  file: GoFile,
+  kind: string,
+  args: string,
+  template: { subsystem?: string; labels?: string[] } = {},
+): Declared {
   const { subsystem, labels } = template;
   const [, opts = "", labelExpr = ""] = splitTop(args);
   const body = fields(balanced(opts, opts.indexOf("{")));
-  const get = (k: string): string => { const v = body.get(k); return v === undefined ? "" : str(file, v); };
+  const get = (k: string): string => {
+    const v = body.get(k);
+    return v === undefined ? "" : str(file, v);
+  };
   const type = TYPES[kind] as MetricType;
   const bucketExpr = body.get("Buckets");
   const objectives = body.get("Objectives");
   return {
-    type, namespace: get("Namespace"), subsystem: subsystem ?? get("Subsystem"), name: get("Name"),
-    labels: labels ?? labelList(file, labelExpr), file,
-    ...(type === "histogram" ? { buckets: bucketExpr === undefined || bucketExpr === "buckets"
-      ? DEF_BUCKETS : numbers(file, bucketExpr) } : {}),
+    type,
+    namespace: get("Namespace"),
+    subsystem: subsystem ?? get("Subsystem"),
+    name: get("Name"),
+    labels: labels ?? labelList(file, labelExpr),
+    file,
+    ...(type === "histogram"
+      ? { buckets: bucketExpr === undefined || bucketExpr === "buckets" ? DEF_BUCKETS : numbers(file, bucketExpr) }
+      : {}),
     // Karpenter's summaries all use metrics.SummaryObjectives(): quantiles 0, 0.5, 0.9, 0.99, 1.
     ...(objectives === undefined ? {} : { objectives: summaryObjectives(file, objectives) }),
   };
@@ -80,20 +102,30 @@ const CALL = /\b(?:opmetrics|pmetrics|metrics)\.NewPrometheus(Counter|Gauge|Hist
 
 function row(d: Declared, source: string): KarpenterMetric {
   return {
-    name: [d.namespace, d.subsystem, d.name].filter((p) => p !== "").join("_"), type: d.type,
-    labels: [...d.labels].sort(), ...(d.buckets === undefined ? {} : { buckets: d.buckets }),
-    ...(d.objectives === undefined ? {} : { objectives: d.objectives }), source,
+    name: [d.namespace, d.subsystem, d.name].filter((p) => p !== "").join("_"),
+    type: d.type,
+    labels: [...d.labels].sort(),
+    ...(d.buckets === undefined ? {} : { buckets: d.buckets }),
+    ...(d.objectives === undefined ? {} : { objectives: d.objectives }),
+    source,
   };
 }
 
 /** Karpenter core's and the AWS provider's own declarations. */
 function providerMetrics(): KarpenterMetric[] {
   const dirs = [...new Set(ROOTS.flatMap(walk))];
-  return dirs.flatMap((dir) => packageFiles(dir).flatMap((file) => [...file.text.matchAll(CALL)].map((m) => {
-    const open = (m.index) + m[0].length - 1;
-    const d = declared(file, m[1] ?? "", balanced(file.text, open));
-    return row(d, file.rel.replace(/@[^/]+/, (v) => v));
-  })));
+  return dirs.flatMap((dir) =>
+    packageFiles(dir).flatMap((file) =>
+      [...file.text.matchAll(CALL)].map((m) => {
+        const open = m.index + m[0].length - 1;
+        const d = declared(file, m[1] ?? "", balanced(file.text, open));
+        return row(
+          d,
+          file.rel.replace(/@[^/]+/, (v) => v),
+        );
+      }),
+    ),
+  );
 }
 
 /**
@@ -104,11 +136,17 @@ function providerMetrics(): KarpenterMetric[] {
  * `status.WithHistogramBuckets` sets.
  */
 const STATUS_KINDS: readonly { kind: string; labels: readonly string[]; buckets?: readonly number[] }[] = [
-  { kind: "nodeclaim", labels: ["karpenter.k8s.aws/ec2nodeclass", "karpenter.sh/nodepool"],
-    buckets: Array.from({ length: 15 }, (_, i) => 0.5 * 2 ** i) },
+  {
+    kind: "nodeclaim",
+    labels: ["karpenter.k8s.aws/ec2nodeclass", "karpenter.sh/nodepool"],
+    buckets: Array.from({ length: 15 }, (_, i) => 0.5 * 2 ** i),
+  },
   { kind: "nodepool", labels: [], buckets: Array.from({ length: 15 }, (_, i) => 0.5 * 2 ** i) },
-  { kind: "node", labels: ["karpenter.k8s.aws/ec2nodeclass", "karpenter.sh/nodepool", "karpenter.sh/initialized"],
-    buckets: Array.from({ length: 15 }, (_, i) => 0.5 * 2 ** i) },
+  {
+    kind: "node",
+    labels: ["karpenter.k8s.aws/ec2nodeclass", "karpenter.sh/nodepool", "karpenter.sh/initialized"],
+    buckets: Array.from({ length: 15 }, (_, i) => 0.5 * 2 ** i),
+  },
   { kind: "ec2nodeclass", labels: [] },
 ];
 
@@ -120,7 +158,8 @@ function statusTemplate(file: GoFile, fn: string, body: string): KarpenterMetric
   const args = balanced(body, call.index + call[0].length - 1);
   const [, , labelExpr = ""] = splitTop(args);
   const base = labelExpr.startsWith("append(")
-    ? labelList(file, (splitTop(balanced(labelExpr, "append".length))[0] ?? "")) : [];
+    ? labelList(file, splitTop(balanced(labelExpr, "append".length))[0] ?? "")
+    : [];
   const subsystem = str(file, sub);
   const kind = call[1] ?? "";
   const out: KarpenterMetric[] = [];
@@ -128,8 +167,12 @@ function statusTemplate(file: GoFile, fn: string, body: string): KarpenterMetric
   const generic = new RegExp(`=\\s*${fn}\\(""[^)]*\\)`).exec(file.text);
   if (generic !== null) {
     const extra = splitTop(balanced(generic[0], generic[0].indexOf("("))).filter((a) => a.startsWith("pmetrics."));
-    out.push(row(declared(file, kind, args, { subsystem, labels: [...base, ...extra.map((x) => labelName(file, x))] }),
-      file.rel));
+    out.push(
+      row(
+        declared(file, kind, args, { subsystem, labels: [...base, ...extra.map((x) => labelName(file, x))] }),
+        file.rel,
+      ),
+    );
   }
   for (const k of STATUS_KINDS) {
     const labels = [...base, ...k.labels.map((l) => l.replace(/[/.-]/g, "_"))];
@@ -144,14 +187,16 @@ function operatorpkgMetrics(): KarpenterMetric[] {
   const dir = `${MODULES["github.com/awslabs/operatorpkg"]}/status`;
   const file = packageFiles(dir).find((f) => f.rel.endsWith("/metrics.go"));
   if (file === undefined) throw new ExtractError("operatorpkg status/metrics.go not found");
-  return [...file.text.matchAll(/func (\w+Metric)\(objectName string,?[^)]*\)[^{]*\{/g)]
-    .flatMap((m) => statusTemplate(file, m[1] ?? "", balanced(file.text, (m.index) + m[0].length - 1)));
+  return [...file.text.matchAll(/func (\w+Metric)\(objectName string,?[^)]*\)[^{]*\{/g)].flatMap((m) =>
+    statusTemplate(file, m[1] ?? "", balanced(file.text, m.index + m[0].length - 1)),
+  );
 }
 
 /** The whole table, sorted by name. */
 export function karpenterMetrics(): KarpenterMetric[] {
-  const all = [...providerMetrics(), ...operatorpkgMetrics()]
-    .filter((m) => m.name.startsWith("karpenter_") || m.name.startsWith("operator_"));
+  const all = [...providerMetrics(), ...operatorpkgMetrics()].filter(
+    (m) => m.name.startsWith("karpenter_") || m.name.startsWith("operator_"),
+  );
   return all.sort((a, b) => a.name.localeCompare(b.name));
 }
 

@@ -12,26 +12,49 @@ import path from "node:path";
 
 /** The part of @cyclonedx/cyclonedx-library this script uses. */
 interface CycloneDx {
-  Models: { Component: new (type: string, name: string, op: { version: string; purl: unknown; bomRef: string }) => object };
+  Models: {
+    Component: new (type: string, name: string, op: { version: string; purl: unknown; bomRef: string }) => object;
+  };
   Enums: { ComponentType: { Library: string; OperatingSystem: string } };
   Spec: { SpecVersionDict: Record<string, object | undefined> };
-  Serialize: { JSON: { Normalize: { Factory: new (spec: object) => {
-    makeForComponent(): { normalize(c: object, o: { sortLists: boolean }): unknown };
-  } } } };
+  Serialize: {
+    JSON: {
+      Normalize: {
+        Factory: new (spec: object) => {
+          makeForComponent(): { normalize(c: object, o: { sortLists: boolean }): unknown };
+        };
+      };
+    };
+  };
 }
-type PackageUrlClass = new (type: string, namespace: string, name: string, version: string,
-  qualifiers: Record<string, string>, subpath: undefined) => object;
+type PackageUrlClass = new (
+  type: string,
+  namespace: string,
+  name: string,
+  version: string,
+  qualifiers: Record<string, string>,
+  subpath: undefined,
+) => object;
 
 /** One installed Debian package. */
-export interface DebianPackage { name: string; version: string; arch: string; source: string }
+export interface DebianPackage {
+  name: string;
+  version: string;
+  arch: string;
+  source: string;
+}
 
 /** Parses dpkg-query lines; a line without a name and version is an error naming its line number. */
 export function parseDpkg(text: string): DebianPackage[] {
-  return text.split("\n").filter((l) => l.trim() !== "").map((line, i) => {
-    const [name = "", version = "", arch = "", source = ""] = line.split("\t");
-    if (name === "" || version === "") throw new Error(`reading dpkg-query output line ${i + 1}: no package or version`);
-    return { name, version, arch, source: source === "" ? name : source };
-  });
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((line, i) => {
+      const [name = "", version = "", arch = "", source = ""] = line.split("\t");
+      if (name === "" || version === "")
+        throw new Error(`reading dpkg-query output line ${i + 1}: no package or version`);
+      return { name, version, arch, source: source === "" ? name : source };
+    });
 }
 
 function main(argv: string[]): void {
@@ -50,8 +73,11 @@ function main(argv: string[]): void {
     const qualifiers: Record<string, string> = { distro: "debian-12", arch: p.arch };
     if (p.source !== p.name) qualifiers.upstream = p.source;
     const purl = new PackageURL("deb", "debian", p.name, p.version, qualifiers, undefined);
-    const component = new cdx.Models.Component(cdx.Enums.ComponentType.Library, p.name,
-      { version: p.version, purl, bomRef: String(purl) });
+    const component = new cdx.Models.Component(cdx.Enums.ComponentType.Library, p.name, {
+      version: p.version,
+      purl,
+      bomRef: String(purl),
+    });
     return normalizer.normalize(component, { sortLists: true });
   });
   bom.components = [...(bom.components ?? []), ...debs];

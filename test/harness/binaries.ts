@@ -52,6 +52,8 @@ export async function ensureBinaries(root: string): Promise<Binaries> {
     return parseBinaries(stdout);
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr ?? "";
-    throw new Error(`building the test environment binaries: ${stderr.split("\n").slice(-15).join("\n")}`, { cause: error });
+    throw new Error(`building the test environment binaries: ${stderr.split("\n").slice(-15).join("\n")}`, {
+      cause: error,
+    });
   }
 }

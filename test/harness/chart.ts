@@ -29,15 +29,21 @@ let karpenterValuesPath: Promise<string> | undefined;
  * (.ci/testenv/karpenter-chart-values.sh).
  */
 export function karpenterValues(): Promise<string> {
-  karpenterValuesPath ??= run("bash", [path.join(root, ".ci/testenv/karpenter-chart-values.sh"), "1.15.1"])
-    .then(({ stdout }) => stdout.trim(), (error: unknown) => {
-      throw new Error(`fetching Karpenter's chart values: ${(error as { stderr?: string }).stderr ?? ""}`, { cause: error });
-    });
+  karpenterValuesPath ??= run("bash", [path.join(root, ".ci/testenv/karpenter-chart-values.sh"), "1.15.1"]).then(
+    ({ stdout }) => stdout.trim(),
+    (error: unknown) => {
+      throw new Error(`fetching Karpenter's chart values: ${(error as { stderr?: string }).stderr ?? ""}`, {
+        cause: error,
+      });
+    },
+  );
   return karpenterValuesPath;
 }
 /** The --set that makes Karpenter's values file install kerf: kerf's image instead of Karpenter's controller. */
 export const KERF_IMAGE_OVER_KARPENTER: Readonly<Record<string, string>> = {
-  "controller.image.repository": "registry.example/kerf", "controller.image.digest": "", "controller.image.tag": "0.1.0",
+  "controller.image.repository": "registry.example/kerf",
+  "controller.image.digest": "",
+  "controller.image.tag": "0.1.0",
 };
 
 let helmPath: Promise<string> | undefined;
@@ -49,7 +55,10 @@ export function helm(): Promise<string> {
 }
 
 /** What helm printed, or an error with helm's stderr (a template `fail` message, a lint finding). */
-export async function runHelm(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<{ stdout: string; stderr: string }> {
+export async function runHelm(
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<{ stdout: string; stderr: string }> {
   const binary = await helm();
   try {
     return await run(binary, [...args], { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...env } });
@@ -77,7 +86,10 @@ export interface RenderOptions {
 
 function renderArgs(o: RenderOptions): string[] {
   return [
-    o.release ?? "kerf", o.chart ?? KERF_CHART, "--namespace", o.namespace ?? "kerf-system",
+    o.release ?? "kerf",
+    o.chart ?? KERF_CHART,
+    "--namespace",
+    o.namespace ?? "kerf-system",
     ...(o.values ?? []).flatMap((f) => ["--values", f]),
     ...Object.entries(o.set ?? {}).flatMap(([k, v]) => ["--set", `${k}=${v}`]),
     ...Object.entries(o.setString ?? {}).flatMap(([k, v]) => ["--set-string", `${k}=${v}`]),
@@ -96,13 +108,19 @@ export async function renderChart(o: RenderOptions = {}): Promise<ManifestObject
 }
 
 /** `helm upgrade --install` against a real cluster (the test apiserver), so `lookup` sees its objects. */
-export async function installChart(kubeconfig: string, o: RenderOptions, env: Readonly<Record<string, string>> = {}): Promise<string> {
+export async function installChart(
+  kubeconfig: string,
+  o: RenderOptions,
+  env: Readonly<Record<string, string>> = {},
+): Promise<string> {
   return (await runHelm(["upgrade", "--install", ...renderArgs(o), "--kubeconfig", kubeconfig], env)).stdout;
 }
 
 /** The objects of one chart component (app.kubernetes.io/component: operator | webhook). */
 export function component(objects: readonly ManifestObject[], name: "operator" | "webhook"): ManifestObject[] {
-  return objects.filter((o) => (o.metadata["labels"] as Record<string, string> | undefined)?.["app.kubernetes.io/component"] === name);
+  return objects.filter(
+    (o) => (o.metadata["labels"] as Record<string, string> | undefined)?.["app.kubernetes.io/component"] === name,
+  );
 }
 
 /** The chart's webhook configurations, pointed at a webhook served outside the cluster. */
@@ -116,14 +134,25 @@ export interface WebhookRegistrations {
  * matchConditions) with the client config replaced by `https://127.0.0.1:PORT<path>` and `caBundle` (base64
  * PEM), named `<name><nameSuffix>` with only `labels`: what tests and the playground register with their apiserver.
  */
-export async function webhookRegistrations(o: { port: number; caBundle: string; nameSuffix?: string; labels?: Record<string, string> }): Promise<WebhookRegistrations> {
+export async function webhookRegistrations(o: {
+  port: number;
+  caBundle: string;
+  nameSuffix?: string;
+  labels?: Record<string, string>;
+}): Promise<WebhookRegistrations> {
   const objects = await renderChart();
   const point = <T extends V1ValidatingWebhookConfiguration | V1MutatingWebhookConfiguration>(kind: string): T => {
     const config = structuredClone(objects.find((obj) => obj.kind === kind)) as unknown as T | undefined;
     if (config === undefined) throw new Error(`the chart renders no ${kind}`);
-    config.metadata = { name: `${config.metadata?.name ?? "kerf"}${o.nameSuffix ?? ""}`, ...(o.labels === undefined ? {} : { labels: o.labels }) };
+    config.metadata = {
+      name: `${config.metadata?.name ?? "kerf"}${o.nameSuffix ?? ""}`,
+      ...(o.labels === undefined ? {} : { labels: o.labels }),
+    };
     for (const webhook of config.webhooks ?? []) {
-      webhook.clientConfig = { url: `https://127.0.0.1:${o.port}${webhook.clientConfig.service?.path ?? "/"}`, caBundle: o.caBundle };
+      webhook.clientConfig = {
+        url: `https://127.0.0.1:${o.port}${webhook.clientConfig.service?.path ?? "/"}`,
+        caBundle: o.caBundle,
+      };
     }
     return config;
   };

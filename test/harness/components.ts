@@ -12,10 +12,16 @@ import { ManagedProcess } from "./process.ts";
 import { answers200, get } from "./probes.ts";
 
 /** Where a component writes its log and data. */
-export interface Workspace { readonly dir: string; readonly binaries: Binaries }
+export interface Workspace {
+  readonly dir: string;
+  readonly binaries: Binaries;
+}
 
 /** A started component and the address it serves. */
-export interface Started { readonly process: ManagedProcess; readonly url: string }
+export interface Started {
+  readonly process: ManagedProcess;
+  readonly url: string;
+}
 
 /**
  * The apiserver must advertise a non-loopback address; on a host without a default route it
@@ -36,10 +42,20 @@ export async function startEtcd(ws: Workspace): Promise<Started> {
   const dataRoot = process.platform === "linux" ? "/dev/shm" : ws.dir;
   const dataDir = path.join(dataRoot, `kerf-etcd-${path.basename(ws.dir)}`);
   const proc = new ManagedProcess({
-    name: "etcd", command: ws.binaries.etcd, logDir: ws.dir,
-    args: [`--name=kerf`, `--data-dir=${dataDir}`, `--listen-client-urls=${url}`, `--advertise-client-urls=${url}`,
-      `--listen-peer-urls=http://127.0.0.1:${peer}`, `--initial-advertise-peer-urls=http://127.0.0.1:${peer}`,
-      `--initial-cluster=kerf=http://127.0.0.1:${peer}`, "--unsafe-no-fsync", "--log-level=warn"],
+    name: "etcd",
+    command: ws.binaries.etcd,
+    logDir: ws.dir,
+    args: [
+      `--name=kerf`,
+      `--data-dir=${dataDir}`,
+      `--listen-client-urls=${url}`,
+      `--advertise-client-urls=${url}`,
+      `--listen-peer-urls=http://127.0.0.1:${peer}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${peer}`,
+      `--initial-cluster=kerf=http://127.0.0.1:${peer}`,
+      "--unsafe-no-fsync",
+      "--log-level=warn",
+    ],
   });
   await proc.waitReady(async () => (await get(`${url}/health`)).body.includes('"health":"true"'), 30_000);
   return { process: proc, url };
@@ -48,13 +64,24 @@ export async function startEtcd(ws: Workspace): Promise<Started> {
 /** kube-apiserver flags, envtest's plus the additions test-environment.md §6.2 explains. */
 function apiserverArgs(ws: Workspace, pki: Pki, etcdUrl: string, port: number): string[] {
   return [
-    `--etcd-servers=${etcdUrl}`, `--secure-port=${port}`, "--bind-address=127.0.0.1", `--advertise-address=${advertiseAddress()}`,
-    `--cert-dir=${ws.dir}`, `--tls-cert-file=${pki.apiserver.cert}`, `--tls-private-key-file=${pki.apiserver.key}`,
-    "--service-cluster-ip-range=10.0.0.0/24", "--allow-privileged=true",
-    "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition", "--authorization-mode=RBAC",
-    `--client-ca-file=${pki.ca.cert}`, `--service-account-issuer=https://127.0.0.1:${port}/`,
-    `--service-account-key-file=${pki.serviceAccount.publicKey}`, `--service-account-signing-key-file=${pki.serviceAccount.privateKey}`,
-    "--endpoint-reconciler-type=none", "--enable-priority-and-fairness=false", "--profiling=false",
+    `--etcd-servers=${etcdUrl}`,
+    `--secure-port=${port}`,
+    "--bind-address=127.0.0.1",
+    `--advertise-address=${advertiseAddress()}`,
+    `--cert-dir=${ws.dir}`,
+    `--tls-cert-file=${pki.apiserver.cert}`,
+    `--tls-private-key-file=${pki.apiserver.key}`,
+    "--service-cluster-ip-range=10.0.0.0/24",
+    "--allow-privileged=true",
+    "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
+    "--authorization-mode=RBAC",
+    `--client-ca-file=${pki.ca.cert}`,
+    `--service-account-issuer=https://127.0.0.1:${port}/`,
+    `--service-account-key-file=${pki.serviceAccount.publicKey}`,
+    `--service-account-signing-key-file=${pki.serviceAccount.privateKey}`,
+    "--endpoint-reconciler-type=none",
+    "--enable-priority-and-fairness=false",
+    "--profiling=false",
   ];
 }
 
@@ -62,7 +89,12 @@ function apiserverArgs(ws: Workspace, pki: Pki, etcdUrl: string, port: number): 
 export async function startApiserver(ws: Workspace, pki: Pki, etcdUrl: string, port?: number): Promise<Started> {
   const securePort = port ?? (await freePort());
   const url = `https://127.0.0.1:${securePort}`;
-  const proc = new ManagedProcess({ name: "kube-apiserver", command: ws.binaries.kubeApiserver, logDir: ws.dir, args: apiserverArgs(ws, pki, etcdUrl, securePort) });
+  const proc = new ManagedProcess({
+    name: "kube-apiserver",
+    command: ws.binaries.kubeApiserver,
+    logDir: ws.dir,
+    args: apiserverArgs(ws, pki, etcdUrl, securePort),
+  });
   await proc.waitReady(answers200(`${url}/readyz`, { ca: readFileSync(pki.ca.cert) }), 90_000);
   return { process: proc, url };
 }
@@ -75,9 +107,19 @@ export async function startApiserver(ws: Workspace, pki: Pki, etcdUrl: string, p
 export async function startScheduler(ws: Workspace, kubeconfig: string): Promise<Started> {
   const port = await freePort();
   const proc = new ManagedProcess({
-    name: "kube-scheduler", command: ws.binaries.kubeScheduler, logDir: ws.dir,
-    args: [`--kubeconfig=${kubeconfig}`, `--authentication-kubeconfig=${kubeconfig}`, `--authorization-kubeconfig=${kubeconfig}`,
-      "--leader-elect=false", "--bind-address=127.0.0.1", `--secure-port=${port}`, "--kube-api-qps=500", "--kube-api-burst=1000"],
+    name: "kube-scheduler",
+    command: ws.binaries.kubeScheduler,
+    logDir: ws.dir,
+    args: [
+      `--kubeconfig=${kubeconfig}`,
+      `--authentication-kubeconfig=${kubeconfig}`,
+      `--authorization-kubeconfig=${kubeconfig}`,
+      "--leader-elect=false",
+      "--bind-address=127.0.0.1",
+      `--secure-port=${port}`,
+      "--kube-api-qps=500",
+      "--kube-api-burst=1000",
+    ],
   });
   const url = `https://127.0.0.1:${port}`;
   await proc.waitReady(answers200(`${url}/healthz`, { insecure: true }), 60_000);
@@ -90,18 +132,34 @@ export async function startScheduler(ws: Workspace, kubeconfig: string): Promise
  * volume binding needs: operator-volumes.test.ts).
  */
 const controllers = [
-  "deployment-controller", "replicaset-controller", "daemonset-controller", "statefulset-controller", "disruption-controller",
-  "garbage-collector-controller", "namespace-controller", "pod-garbage-collector-controller", "persistentvolume-binder-controller",
+  "deployment-controller",
+  "replicaset-controller",
+  "daemonset-controller",
+  "statefulset-controller",
+  "disruption-controller",
+  "garbage-collector-controller",
+  "namespace-controller",
+  "pod-garbage-collector-controller",
+  "persistentvolume-binder-controller",
 ];
 
 /** kube-controller-manager with the subset of controllers above. */
 export async function startControllerManager(ws: Workspace, kubeconfig: string): Promise<Started> {
   const port = await freePort();
   const proc = new ManagedProcess({
-    name: "kube-controller-manager", command: ws.binaries.kubeControllerManager, logDir: ws.dir,
-    args: [`--kubeconfig=${kubeconfig}`, `--authentication-kubeconfig=${kubeconfig}`, `--authorization-kubeconfig=${kubeconfig}`,
-      "--leader-elect=false", "--bind-address=127.0.0.1", `--secure-port=${port}`, `--controllers=${controllers.join(",")}`,
-      "--use-service-account-credentials=false"],
+    name: "kube-controller-manager",
+    command: ws.binaries.kubeControllerManager,
+    logDir: ws.dir,
+    args: [
+      `--kubeconfig=${kubeconfig}`,
+      `--authentication-kubeconfig=${kubeconfig}`,
+      `--authorization-kubeconfig=${kubeconfig}`,
+      "--leader-elect=false",
+      "--bind-address=127.0.0.1",
+      `--secure-port=${port}`,
+      `--controllers=${controllers.join(",")}`,
+      "--use-service-account-credentials=false",
+    ],
   });
   const url = `https://127.0.0.1:${port}`;
   await proc.waitReady(answers200(`${url}/healthz`, { insecure: true }), 60_000);
@@ -112,9 +170,18 @@ export async function startControllerManager(ws: Workspace, kubeconfig: string):
 export async function startKwok(ws: Workspace, kubeconfig: string): Promise<Started> {
   const port = await freePort();
   const proc = new ManagedProcess({
-    name: "kwok", command: ws.binaries.kwok, logDir: ws.dir,
-    args: [`--kubeconfig=${kubeconfig}`, `--config=${ws.binaries.kwokStages}`, "--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
-      `--server-address=127.0.0.1:${port}`, "--cidr=10.0.0.1/16", "--node-ip=10.0.0.1"],
+    name: "kwok",
+    command: ws.binaries.kwok,
+    logDir: ws.dir,
+    args: [
+      `--kubeconfig=${kubeconfig}`,
+      `--config=${ws.binaries.kwokStages}`,
+      "--manage-all-nodes=false",
+      "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
+      `--server-address=127.0.0.1:${port}`,
+      "--cidr=10.0.0.1/16",
+      "--node-ip=10.0.0.1",
+    ],
   });
   const url = `http://127.0.0.1:${port}`;
   await proc.waitReady(answers200(`${url}/healthz`), 30_000);
@@ -129,7 +196,12 @@ export async function startKwok(ws: Workspace, kubeconfig: string): Promise<Star
 export async function startPriceProxy(ws: Workspace, motoUrl: string): Promise<Started> {
   const port = await freePort();
   const script = path.join(import.meta.dirname, "price-proxy-main.ts");
-  const proc = new ManagedProcess({ name: "price-proxy", command: process.execPath, logDir: ws.dir, args: [script, motoUrl, String(port)] });
+  const proc = new ManagedProcess({
+    name: "price-proxy",
+    command: process.execPath,
+    logDir: ws.dir,
+    args: [script, motoUrl, String(port)],
+  });
   const url = `http://127.0.0.1:${port}`;
   await proc.waitReady(answers200(`${url}/moto-api/`), 60_000);
   return { process: proc, url };
@@ -137,7 +209,12 @@ export async function startPriceProxy(ws: Workspace, motoUrl: string): Promise<S
 
 export async function startMoto(ws: Workspace): Promise<Started> {
   const port = await freePort();
-  const proc = new ManagedProcess({ name: "moto", command: ws.binaries.motoServer, logDir: ws.dir, args: ["-H", "127.0.0.1", "-p", String(port)] });
+  const proc = new ManagedProcess({
+    name: "moto",
+    command: ws.binaries.motoServer,
+    logDir: ws.dir,
+    args: ["-H", "127.0.0.1", "-p", String(port)],
+  });
   const url = `http://127.0.0.1:${port}`;
   await proc.waitReady(answers200(`${url}/moto-api/`), 60_000);
   return { process: proc, url };

@@ -19,7 +19,9 @@ export async function installCrds(kc: KubeConfig, crds: readonly V1CustomResourc
     const generation = await store(kc, crd);
     await eventually(`CRD ${name} Established at generation ${generation}`, async () => {
       const current = await api.readCustomResourceDefinition({ name });
-      const established = current.status?.conditions?.some((c) => c.type === "Established" && c.status === "True" && (c.observedGeneration ?? generation) >= generation);
+      const established = current.status?.conditions?.some(
+        (c) => c.type === "Established" && c.status === "True" && (c.observedGeneration ?? generation) >= generation,
+      );
       return established === true;
     });
   }
@@ -36,9 +38,15 @@ async function store(kc: KubeConfig, crd: V1CustomResourceDefinition): Promise<n
       throw error;
     })) as V1CustomResourceDefinition | undefined;
     try {
-      const stored = (existing === undefined
-        ? await rawRequest(kc, { method: "POST", path: CRDS, body: crd })
-        : await rawRequest(kc, { method: "PUT", path: `${CRDS}/${name}`, body: { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion } } })) as V1CustomResourceDefinition;
+      const stored = (
+        existing === undefined
+          ? await rawRequest(kc, { method: "POST", path: CRDS, body: crd })
+          : await rawRequest(kc, {
+              method: "PUT",
+              path: `${CRDS}/${name}`,
+              body: { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion } },
+            })
+      ) as V1CustomResourceDefinition;
       return stored.metadata?.generation ?? 0;
     } catch (error) {
       if (codeOf(error) !== 409) throw error; // created or changed meanwhile: read again

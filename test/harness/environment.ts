@@ -10,7 +10,15 @@ import path from "node:path";
 import { ensureBinaries, type Binaries } from "./binaries.ts";
 import { createPki, type Pki } from "./certs.ts";
 import {
-  startApiserver, startControllerManager, startEtcd, startKwok, startMoto, startPriceProxy, startScheduler, type Started, type Workspace,
+  startApiserver,
+  startControllerManager,
+  startEtcd,
+  startKwok,
+  startMoto,
+  startPriceProxy,
+  startScheduler,
+  type Started,
+  type Workspace,
 } from "./components.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
 
@@ -40,7 +48,12 @@ const root = path.resolve(import.meta.dirname, "..", "..");
 const statePrefix = "kerf-env-";
 
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Kills what an earlier, crashed run left behind (its owner is gone) and removes its files. */
@@ -48,7 +61,11 @@ export function reapStaleEnvironments(): void {
   for (const name of readdirSync(os.tmpdir()).filter((n) => n.startsWith(statePrefix))) {
     const dir = path.join(os.tmpdir(), name);
     let state: EnvironmentState | undefined;
-    try { state = JSON.parse(readFileSync(path.join(dir, "state.json"), "utf8")) as EnvironmentState; } catch { state = undefined; }
+    try {
+      state = JSON.parse(readFileSync(path.join(dir, "state.json"), "utf8")) as EnvironmentState;
+    } catch {
+      state = undefined;
+    }
     // A directory without a state file may belong to an environment that is being created right now.
     if (state === undefined && Date.now() - statSync(dir).mtimeMs < 10 * 60_000) continue;
     if (state !== undefined && alive(state.ownerPid)) continue;
@@ -66,7 +83,13 @@ export class Environment {
   private readonly pki: Pki;
   private readonly components: Map<string, Started>;
 
-  constructor(args: { state: EnvironmentState; startSeconds: number; ws: Workspace; pki: Pki; components: Map<string, Started> }) {
+  constructor(args: {
+    state: EnvironmentState;
+    startSeconds: number;
+    ws: Workspace;
+    pki: Pki;
+    components: Map<string, Started>;
+  }) {
     this.state = args.state;
     this.startSeconds = args.startSeconds;
     this.ws = args.ws;
@@ -109,7 +132,8 @@ export class Environment {
   stopOnExit(): void {
     for (const c of this.components.values()) c.process.unref();
     process.once("exit", () => {
-      for (const c of this.components.values()) if (c.process.pid !== undefined && c.process.running) process.kill(c.process.pid, "SIGKILL");
+      for (const c of this.components.values())
+        if (c.process.pid !== undefined && c.process.running) process.kill(c.process.pid, "SIGKILL");
       rmSync(this.state.dir, { recursive: true, force: true });
       rmSync(path.join("/dev/shm", `kerf-etcd-${path.basename(this.state.dir)}`), { recursive: true, force: true });
     });
@@ -119,11 +143,17 @@ export class Environment {
   writeState(): void {
     const pids = [...this.components.values()].flatMap((c) => (c.process.pid === undefined ? [] : [c.process.pid]));
     (this.state as { pids: number[] }).pids = pids;
-    if (existsSync(this.state.dir)) writeFileSync(path.join(this.state.dir, "state.json"), JSON.stringify(this.state, null, 2));
+    if (existsSync(this.state.dir))
+      writeFileSync(path.join(this.state.dir, "state.json"), JSON.stringify(this.state, null, 2));
   }
 }
 
-async function startOptional(ws: Workspace, kubeconfig: string, options: EnvironmentOptions, add: (name: string, s: Started) => void): Promise<void> {
+async function startOptional(
+  ws: Workspace,
+  kubeconfig: string,
+  options: EnvironmentOptions,
+  add: (name: string, s: Started) => void,
+): Promise<void> {
   const jobs: Promise<void>[] = [];
   if (options.controlPlane === true) {
     jobs.push(startScheduler(ws, kubeconfig).then((s) => add("kube-scheduler", s)));
@@ -137,14 +167,27 @@ async function startOptional(ws: Workspace, kubeconfig: string, options: Environ
 export async function startEnvironment(options: EnvironmentOptions = {}, binaries?: Binaries): Promise<Environment> {
   const started = performance.now();
   reapStaleEnvironments();
-  const ws: Workspace = { dir: mkdtempSync(path.join(os.tmpdir(), statePrefix)), binaries: binaries ?? (await ensureBinaries(root)) };
+  const ws: Workspace = {
+    dir: mkdtempSync(path.join(os.tmpdir(), statePrefix)),
+    binaries: binaries ?? (await ensureBinaries(root)),
+  };
   const components = new Map<string, Started>();
-  const add = (name: string, s: Started): void => { components.set(name, s); };
-  const partial = { dir: ws.dir, ownerPid: process.pid, kwok: options.kwok === true, controlPlane: options.controlPlane === true, pids: [] as number[] };
+  const add = (name: string, s: Started): void => {
+    components.set(name, s);
+  };
+  const partial = {
+    dir: ws.dir,
+    ownerPid: process.pid,
+    kwok: options.kwok === true,
+    controlPlane: options.controlPlane === true,
+    pids: [] as number[],
+  };
   writeFileSync(path.join(ws.dir, "state.json"), JSON.stringify(partial));
   try {
     const [pki, etcd, moto] = await Promise.all([
-      createPki(ws.dir), startEtcd(ws), options.moto === true ? startMoto(ws) : Promise.resolve(undefined),
+      createPki(ws.dir),
+      startEtcd(ws),
+      options.moto === true ? startMoto(ws) : Promise.resolve(undefined),
     ]);
     add("etcd", etcd);
     if (moto !== undefined) add("moto", moto);
@@ -157,7 +200,11 @@ export async function startEnvironment(options: EnvironmentOptions = {}, binarie
     writeKubeconfig(kubeconfig, apiserver.url, pki);
     await startOptional(ws, kubeconfig, options, add);
     const state: EnvironmentState = {
-      ...partial, kubeconfig, apiserverUrl: apiserver.url, etcdUrl: etcd.url, ca: pki.ca,
+      ...partial,
+      kubeconfig,
+      apiserverUrl: apiserver.url,
+      etcdUrl: etcd.url,
+      ca: pki.ca,
       ...(aws === undefined ? {} : { awsEndpoint: aws.url }),
     };
     const env = new Environment({ state, startSeconds: (performance.now() - started) / 1000, ws, pki, components });

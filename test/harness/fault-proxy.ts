@@ -39,10 +39,15 @@ function xml(value: string): string {
 }
 
 function errorItem(config: Map<string, string>, o: Override, code: string): string {
-  const field = (name: string): string => (o.fields.has(name) ? `<${name[0]?.toLowerCase()}${name.slice(1)}>${xml(o.fields.get(name) ?? "")}</${name[0]?.toLowerCase()}${name.slice(1)}>` : "");
-  return `<item><launchTemplateAndOverrides><launchTemplateSpecification><launchTemplateId>${xml(config.get("LaunchTemplateSpecification.LaunchTemplateId") ?? "")}</launchTemplateId><version>1</version></launchTemplateSpecification>`
-    + `<overrides>${field("InstanceType")}${field("SubnetId")}${field("AvailabilityZone")}</overrides></launchTemplateAndOverrides>`
-    + `<errorCode>${xml(code)}</errorCode><errorMessage>We currently do not have sufficient ${xml(o.fields.get("InstanceType") ?? "")} capacity in the Availability Zone you requested (${xml(o.fields.get("AvailabilityZone") ?? "")}).</errorMessage></item>`;
+  const field = (name: string): string =>
+    o.fields.has(name)
+      ? `<${name[0]?.toLowerCase()}${name.slice(1)}>${xml(o.fields.get(name) ?? "")}</${name[0]?.toLowerCase()}${name.slice(1)}>`
+      : "";
+  return (
+    `<item><launchTemplateAndOverrides><launchTemplateSpecification><launchTemplateId>${xml(config.get("LaunchTemplateSpecification.LaunchTemplateId") ?? "")}</launchTemplateId><version>1</version></launchTemplateSpecification>` +
+    `<overrides>${field("InstanceType")}${field("SubnetId")}${field("AvailabilityZone")}</overrides></launchTemplateAndOverrides>` +
+    `<errorCode>${xml(code)}</errorCode><errorMessage>We currently do not have sufficient ${xml(o.fields.get("InstanceType") ?? "")} capacity in the Availability Zone you requested (${xml(o.fields.get("AvailabilityZone") ?? "")}).</errorMessage></item>`
+  );
 }
 
 /** A fault chaos mode injects: throttling, a server error, or a dropped connection before or after moto acted. */
@@ -70,7 +75,11 @@ export interface BridgedRequest {
 }
 
 /** An answer a bridge gives in moto's place. */
-export interface BridgedAnswer { readonly status: number; readonly contentType: string; readonly body: string }
+export interface BridgedAnswer {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: string;
+}
 
 /**
  * Fills what moto cannot serve or does not do, identically for every caller behind the proxy.
@@ -146,7 +155,15 @@ export class FaultProxy {
    * point reaches the cluster. Resolves when the point is reached; stop() drops the held requests.
    */
   holdFromCreateFleet(point: CrashPoint): Promise<void> {
-    return new Promise((resolve) => { this.hold = { point, reached: () => { this.holding = true; resolve(); } }; });
+    return new Promise((resolve) => {
+      this.hold = {
+        point,
+        reached: () => {
+          this.holding = true;
+          resolve();
+        },
+      };
+    });
   }
 
   /**
@@ -244,7 +261,9 @@ export class FaultProxy {
     for (const [index, config] of configs) {
       const survivors: Override[] = [];
       for (const o of overrides.get(index)?.values() ?? []) {
-        const fault = this.faults.find((f) => f.instanceType === o.fields.get("InstanceType") && f.zone === o.fields.get("AvailabilityZone"));
+        const fault = this.faults.find(
+          (f) => f.instanceType === o.fields.get("InstanceType") && f.zone === o.fields.get("AvailabilityZone"),
+        );
         if (fault === undefined) survivors.push(o);
         else errors.push(errorItem(config, o, fault.code ?? "InsufficientInstanceCapacity"));
       }
@@ -257,9 +276,16 @@ export class FaultProxy {
   }
 }
 
-function appendConfig(out: URLSearchParams, index: number, config: Map<string, string>, overrides: readonly Override[]): void {
+function appendConfig(
+  out: URLSearchParams,
+  index: number,
+  config: Map<string, string>,
+  overrides: readonly Override[],
+): void {
   for (const [k, v] of config) out.append(`LaunchTemplateConfigs.${index}.${k}`, v);
-  overrides.forEach((o, i) => { for (const [k, v] of o.fields) out.append(`LaunchTemplateConfigs.${index}.Overrides.${i + 1}.${k}`, v); });
+  overrides.forEach((o, i) => {
+    for (const [k, v] of o.fields) out.append(`LaunchTemplateConfigs.${index}.Overrides.${i + 1}.${k}`, v);
+  });
 }
 
 function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
@@ -271,14 +297,23 @@ function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
 }
 
 /** Groups CreateFleet query parameters into launch-template configs, their overrides and the rest. */
-function parseFleetParams(params: URLSearchParams): { configs: Map<string, Map<string, string>>; overrides: Map<string, Map<string, Override>>; rest: URLSearchParams } {
+function parseFleetParams(params: URLSearchParams): {
+  configs: Map<string, Map<string, string>>;
+  overrides: Map<string, Map<string, Override>>;
+  rest: URLSearchParams;
+} {
   const configs = new Map<string, Map<string, string>>();
   const overrides = new Map<string, Map<string, Override>>();
   const rest = new URLSearchParams();
   for (const [key, value] of params) {
     const o = OVERRIDE.exec(key);
     const c = CONFIG.exec(key);
-    if (o !== null) entry(entry(overrides, o[1] ?? "", () => new Map<string, Override>()), o[2] ?? "", () => ({ fields: new Map<string, string>() })).fields.set(o[3] ?? "", value);
+    if (o !== null)
+      entry(
+        entry(overrides, o[1] ?? "", () => new Map<string, Override>()),
+        o[2] ?? "",
+        () => ({ fields: new Map<string, string>() }),
+      ).fields.set(o[3] ?? "", value);
     else if (c !== null) entry(configs, c[1] ?? "", () => new Map<string, string>()).set(c[2] ?? "", value);
     else rest.append(key, value);
   }
@@ -291,41 +326,62 @@ async function readBody(req: http.IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-async function forward(target: string, req: http.IncomingMessage, body: Buffer): Promise<{ status: number; headers: Headers; text: string }> {
+async function forward(
+  target: string,
+  req: http.IncomingMessage,
+  body: Buffer,
+): Promise<{ status: number; headers: Headers; text: string }> {
   // text is replaced when a bridge rewrites moto's answer (MotoBridge.reply).
   const headers = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && k !== "content-length" && k !== "host") headers.set(k, v);
-  const res = await fetch(`${target}${req.url ?? "/"}`, { method: req.method ?? "GET", headers, ...(body.length > 0 ? { body } : {}) });
+  for (const [k, v] of Object.entries(req.headers))
+    if (typeof v === "string" && k !== "content-length" && k !== "host") headers.set(k, v);
+  const res = await fetch(`${target}${req.url ?? "/"}`, {
+    method: req.method ?? "GET",
+    headers,
+    ...(body.length > 0 ? { body } : {}),
+  });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
 function withErrors(responseXml: string, errors: readonly string[]): string {
   if (errors.length === 0) return responseXml;
   const set = `<errorSet>${errors.join("")}</errorSet>`;
-  return responseXml.includes("<fleetInstanceSet") ? responseXml.replace("<fleetInstanceSet", `${set}<fleetInstanceSet`) : responseXml.replace("</CreateFleetResponse>", `${set}</CreateFleetResponse>`);
+  return responseXml.includes("<fleetInstanceSet")
+    ? responseXml.replace("<fleetInstanceSet", `${set}<fleetInstanceSet`)
+    : responseXml.replace("</CreateFleetResponse>", `${set}</CreateFleetResponse>`);
 }
 
 /** An error answer in the request's protocol: EC2's Query XML, or the JSON of SQS and SSM (x-amz-target set). */
 function errorAnswer(res: http.ServerResponse, json: boolean, status: number, code: string): void {
-  const message = /Throttl|LimitExceeded/.test(code) ? "Rate exceeded (fault proxy)." : "An internal error has occurred (fault proxy).";
+  const message = /Throttl|LimitExceeded/.test(code)
+    ? "Rate exceeded (fault proxy)."
+    : "An internal error has occurred (fault proxy).";
   if (json) {
     res.writeHead(status, { "content-type": "application/x-amz-json-1.0", "x-amzn-errortype": code });
     res.end(JSON.stringify({ __type: code, message }));
     return;
   }
   res.writeHead(status, { "content-type": "text/xml" });
-  res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${xml(code)}</Code><Message>${message}</Message></Error></Errors><RequestID>kerf-fault-proxy</RequestID></Response>`);
+  res.end(
+    `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${xml(code)}</Code><Message>${message}</Message></Error></Errors><RequestID>kerf-fault-proxy</RequestID></Response>`,
+  );
 }
 
 /** Parses a JSON protocol's body; undefined when there is none or it does not parse (the bridge then sees no body). */
 function parseJson(body: Buffer | undefined): unknown {
   if (body === undefined || body.length === 0) return undefined;
-  try { return JSON.parse(body.toString("utf8")); } catch { return undefined; }
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The bridge's answer to a request, if it gives one. */
 function bridgeAnswer(
-  proxy: FaultProxy, action: string | null | undefined, form: URLSearchParams | undefined,
+  proxy: FaultProxy,
+  action: string | null | undefined,
+  form: URLSearchParams | undefined,
   body: { readonly json: Buffer | undefined; readonly authorization: string | undefined },
 ): BridgedAnswer | undefined {
   const { json: jsonBody, authorization } = body;
@@ -333,14 +389,24 @@ function bridgeAnswer(
   const json = parseJson(jsonBody);
   // SigV4: "AWS4-HMAC-SHA256 Credential=<key>/<date>/<region>/<service>/aws4_request, …".
   const region = /Credential=[^/]+\/[^/]+\/([^/]+)\//.exec(authorization ?? "")?.[1];
-  const request: BridgedRequest = { action, ...(form === undefined ? {} : { form }), ...(region === undefined ? {} : { region }) };
+  const request: BridgedRequest = {
+    action,
+    ...(form === undefined ? {} : { form }),
+    ...(region === undefined ? {} : { region }),
+  };
   return proxy.bridge.intercept(json === undefined ? request : { ...request, json });
 }
 
 /** Plays a chaos fault; true when the request was answered (or dropped) here and must not go on. */
-async function playChaos(proxy: FaultProxy, fault: ChaosFault | undefined, json: boolean, res: http.ServerResponse): Promise<boolean> {
+async function playChaos(
+  proxy: FaultProxy,
+  fault: ChaosFault | undefined,
+  json: boolean,
+  res: http.ServerResponse,
+): Promise<boolean> {
   if (fault === undefined || fault === "timeout-after") return false;
-  if (fault === "throttle") errorAnswer(res, json, json ? 400 : 503, json ? "ThrottlingException" : "RequestLimitExceeded");
+  if (fault === "throttle")
+    errorAnswer(res, json, json ? 400 : 503, json ? "ThrottlingException" : "RequestLimitExceeded");
   else if (fault === "5xx") errorAnswer(res, json, 500, json ? "InternalFailure" : "InternalError");
   else await dropAfter(proxy, res);
   return true;
@@ -352,10 +418,20 @@ async function dropAfter(proxy: FaultProxy, res: http.ServerResponse): Promise<v
   res.socket?.destroy();
 }
 
-async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+async function handle(
+  proxy: FaultProxy,
+  target: string,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
   let body = await readBody(req);
-  if (proxy.holding) { proxy.withhold(res); return; }
-  const form = (req.headers["content-type"] ?? "").includes("x-www-form-urlencoded") ? new URLSearchParams(body.toString("utf8")) : undefined;
+  if (proxy.holding) {
+    proxy.withhold(res);
+    return;
+  }
+  const form = (req.headers["content-type"] ?? "").includes("x-www-form-urlencoded")
+    ? new URLSearchParams(body.toString("utf8"))
+    : undefined;
   let errors: string[] = [];
   const amzTarget = req.headers["x-amz-target"];
   const json = typeof amzTarget === "string";
@@ -367,17 +443,25 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
   const throttle = action === undefined || action === null ? undefined : proxy.takeThrottle(action);
   if (throttle !== undefined) {
     res.writeHead(503, { "content-type": "text/xml" });
-    res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${xml(throttle)}</Code><Message>Request limit exceeded.</Message></Error></Errors><RequestID>kerf-fault-proxy</RequestID></Response>`);
+    res.end(
+      `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${xml(throttle)}</Code><Message>Request limit exceeded.</Message></Error></Errors><RequestID>kerf-fault-proxy</RequestID></Response>`,
+    );
     return;
   }
-  const bridged = bridgeAnswer(proxy, action, form, { json: json ? body : undefined, authorization: req.headers.authorization });
+  const bridged = bridgeAnswer(proxy, action, form, {
+    json: json ? body : undefined,
+    authorization: req.headers.authorization,
+  });
   if (bridged !== undefined) {
     res.writeHead(bridged.status, { "content-type": bridged.contentType });
     res.end(bridged.body);
     return;
   }
   const createFleet = action === "CreateFleet";
-  if (createFleet && proxy.crashAt("before-create-fleet")) { proxy.withhold(res); return; }
+  if (createFleet && proxy.crashAt("before-create-fleet")) {
+    proxy.withhold(res);
+    return;
+  }
   if (form !== undefined && createFleet) {
     proxy.createFleetRequests.push(Object.fromEntries(form));
     proxy.createFleetTimes.push(Date.now());
@@ -385,7 +469,9 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
     errors = rewritten.errors;
     if (rewritten.kept === 0) {
       res.writeHead(200, { "content-type": "text/xml" });
-      res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<CreateFleetResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>kerf-fault-proxy</requestId><fleetId>fleet-00000000-0000-0000-0000-000000000000</fleetId><errorSet>${errors.join("")}</errorSet><fleetInstanceSet/></CreateFleetResponse>`);
+      res.end(
+        `<?xml version="1.0" encoding="UTF-8"?>\n<CreateFleetResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>kerf-fault-proxy</requestId><fleetId>fleet-00000000-0000-0000-0000-000000000000</fleetId><errorSet>${errors.join("")}</errorSet><fleetInstanceSet/></CreateFleetResponse>`,
+      );
       return;
     }
     body = Buffer.from(rewritten.params.toString(), "utf8");
@@ -395,16 +481,33 @@ async function handle(proxy: FaultProxy, target: string, req: http.IncomingMessa
     if (rewritten !== undefined) body = Buffer.from(rewritten.toString(), "utf8");
   }
   const out = await forward(target, req, body);
-  if (form !== undefined && action !== undefined && action !== null && proxy.bridge?.reply !== undefined && out.status < 300) {
+  if (
+    form !== undefined &&
+    action !== undefined &&
+    action !== null &&
+    proxy.bridge?.reply !== undefined &&
+    out.status < 300
+  ) {
     const replaced = proxy.bridge.reply({ action, form: new URLSearchParams(body.toString("utf8")) }, out.text);
     if (replaced !== undefined) out.text = replaced;
   }
-  if (fault === "timeout-after") { await dropAfter(proxy, res); return; }
-  if (action !== undefined && action !== null && proxy.takeLostAnswer(action)) { errorAnswer(res, json, 500, json ? "InternalFailure" : "InternalError"); return; }
-  if (createFleet && proxy.crashAt("after-create-fleet")) { proxy.withhold(res); return; }
+  if (fault === "timeout-after") {
+    await dropAfter(proxy, res);
+    return;
+  }
+  if (action !== undefined && action !== null && proxy.takeLostAnswer(action)) {
+    errorAnswer(res, json, 500, json ? "InternalFailure" : "InternalError");
+    return;
+  }
+  if (createFleet && proxy.crashAt("after-create-fleet")) {
+    proxy.withhold(res);
+    return;
+  }
   if (createFleet && proxy.createFleetDelayMs > 0) await sleep(proxy.createFleetDelayMs);
   const headers: Record<string, string> = {};
-  out.headers.forEach((v, k) => { if (k !== "content-length" && k !== "transfer-encoding" && k !== "content-encoding") headers[k] = v; });
+  out.headers.forEach((v, k) => {
+    if (k !== "content-length" && k !== "transfer-encoding" && k !== "content-encoding") headers[k] = v;
+  });
   res.writeHead(out.status, headers);
   res.end(withErrors(out.text, errors));
 }

@@ -12,8 +12,14 @@ import type { V1CustomResourceDefinition } from "@kubernetes/client-node";
 const root = path.resolve(import.meta.dirname, "..", "..");
 
 function readCrdDir(dir: string): V1CustomResourceDefinition[] {
-  return readdirSync(dir).filter((f) => f.endsWith(".yaml")).sort().flatMap((f) =>
-    parseAllDocuments(readFileSync(path.join(dir, f), "utf8")).map((d) => d.toJS() as V1CustomResourceDefinition).filter((d) => d?.kind === "CustomResourceDefinition"));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort()
+    .flatMap((f) =>
+      parseAllDocuments(readFileSync(path.join(dir, f), "utf8"))
+        .map((d) => d.toJS() as V1CustomResourceDefinition)
+        .filter((d) => d?.kind === "CustomResourceDefinition"),
+    );
 }
 
 /** kerf's generated CRDs for NodePool, NodeClaim and EC2NodeClass. */
@@ -23,6 +29,9 @@ export function generatedCrds(): V1CustomResourceDefinition[] {
 
 /** Karpenter's own CRDs of a release, fetched (once, cached) by .ci/crds/fetch-upstream-crds.sh. */
 export async function upstreamCrds(version = "1.14.1"): Promise<V1CustomResourceDefinition[]> {
-  const { stdout } = await promisify(execFile)("bash", [path.join(root, ".ci", "crds", "fetch-upstream-crds.sh"), version]);
+  const { stdout } = await promisify(execFile)("bash", [
+    path.join(root, ".ci", "crds", "fetch-upstream-crds.sh"),
+    version,
+  ]);
   return readCrdDir(stdout.trim());
 }

@@ -9,7 +9,12 @@ export function writeKubeconfig(file: string, server: string, pki: Pki): void {
     apiVersion: "v1",
     kind: "Config",
     clusters: [{ name: "kerf-test", cluster: { server, "certificate-authority-data": b64(pki.ca.cert) } }],
-    users: [{ name: "kerf-admin", user: { "client-certificate-data": b64(pki.admin.cert), "client-key-data": b64(pki.admin.key) } }],
+    users: [
+      {
+        name: "kerf-admin",
+        user: { "client-certificate-data": b64(pki.admin.cert), "client-key-data": b64(pki.admin.key) },
+      },
+    ],
     contexts: [{ name: "kerf-test", context: { cluster: "kerf-test", user: "kerf-admin" } }],
     "current-context": "kerf-test",
   };

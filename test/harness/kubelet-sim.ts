@@ -48,13 +48,19 @@ interface NodeClaimView {
 }
 
 /** The NodeClaims of one pass, by status.providerID and by name. */
-interface Claims { readonly byProviderId: Map<string, NodeClaimView>; readonly byName: Map<string, NodeClaimView> }
+interface Claims {
+  readonly byProviderId: Map<string, NodeClaimView>;
+  readonly byName: Map<string, NodeClaimView>;
+}
 
 /** How long an instance launched for a NodePool waits for its NodeClaim to record the launch (then: defaults). */
 const CLAIM_WAIT_MS = 30_000;
 
 const DEFAULT_REGISTRATION: Registration = {
-  capacity: DEFAULT_RESOURCES, allocatable: DEFAULT_RESOURCES, labels: {}, taints: [],
+  capacity: DEFAULT_RESOURCES,
+  allocatable: DEFAULT_RESOURCES,
+  labels: {},
+  taints: [],
 };
 
 /** The simulated kubelets; `joined` lists the Node names it created. */
@@ -78,9 +84,11 @@ export class KubeletSim {
 
   start(): void {
     const loop = (): void => {
-      this.running = this.pass().catch(() => undefined).finally(() => {
-        if (this.timer !== undefined) this.timer = setTimeout(loop, this.o.pollMs ?? 250);
-      });
+      this.running = this.pass()
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.timer !== undefined) this.timer = setTimeout(loop, this.o.pollMs ?? 250);
+        });
     };
     this.timer = setTimeout(loop, 0);
   }
@@ -142,7 +150,9 @@ export class KubeletSim {
     const nc = claims.byProviderId.get(providerId) ?? (tagged === undefined ? undefined : claims.byName.get(tagged));
     if (nc?.status?.allocatable !== undefined && nc.status.capacity !== undefined) {
       return {
-        capacity: nc.status.capacity, allocatable: nc.status.allocatable, labels: nc.metadata?.labels ?? {},
+        capacity: nc.status.capacity,
+        allocatable: nc.status.allocatable,
+        labels: nc.metadata?.labels ?? {},
         taints: [...(nc.spec?.taints ?? []), ...(nc.spec?.startupTaints ?? [])],
       };
     }

@@ -28,12 +28,16 @@ export function parseManifests(text: string, source: string): ManifestObject[] {
 /** The one object of `kind` (and `name`, when given); throws when absent or ambiguous. */
 export function only<T = ManifestObject>(objects: readonly ManifestObject[], kind: string, name?: string): T {
   const found = objects.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
-  if (found.length !== 1) throw new Error(`expected one ${kind}${name === undefined ? "" : ` ${name}`}, found ${found.length}`);
+  if (found.length !== 1)
+    throw new Error(`expected one ${kind}${name === undefined ? "" : ` ${name}`}, found ${found.length}`);
   return found[0] as T;
 }
 
 /** The pod a container runs in, for the downward API. */
-export interface PodIdentity { readonly name: string; readonly namespace: string }
+export interface PodIdentity {
+  readonly name: string;
+  readonly namespace: string;
+}
 
 function fieldValue(fieldPath: string, pod: PodIdentity): string {
   if (fieldPath === "metadata.name") return pod.name;
@@ -47,16 +51,28 @@ function fieldValue(fieldPath: string, pod: PodIdentity): string {
  * `fieldRef` (metadata.name / metadata.namespace). Any other source throws, so a manifest change the
  * tests cannot resolve fails loudly instead of being skipped.
  */
-export function containerEnvironment(container: V1Container, configMaps: readonly V1ConfigMap[], pod: PodIdentity): Record<string, string> {
+export function containerEnvironment(
+  container: V1Container,
+  configMaps: readonly V1ConfigMap[],
+  pod: PodIdentity,
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const variable of container.env ?? []) {
     const from = variable.valueFrom;
-    if (from === undefined) { env[variable.name] = variable.value ?? ""; continue; }
-    if (from.fieldRef !== undefined) { env[variable.name] = fieldValue(from.fieldRef.fieldPath, pod); continue; }
+    if (from === undefined) {
+      env[variable.name] = variable.value ?? "";
+      continue;
+    }
+    if (from.fieldRef !== undefined) {
+      env[variable.name] = fieldValue(from.fieldRef.fieldPath, pod);
+      continue;
+    }
     const ref = from.configMapKeyRef;
-    if (ref === undefined) throw new Error(`env ${variable.name}: only value, configMapKeyRef and fieldRef are modelled`);
+    if (ref === undefined)
+      throw new Error(`env ${variable.name}: only value, configMapKeyRef and fieldRef are modelled`);
     const value = configMaps.find((c) => c.metadata?.name === ref.name)?.data?.[ref.key];
-    if (value === undefined && ref.optional !== true) throw new Error(`env ${variable.name}: ConfigMap ${ref.name} has no key ${ref.key}`);
+    if (value === undefined && ref.optional !== true)
+      throw new Error(`env ${variable.name}: ConfigMap ${ref.name} has no key ${ref.key}`);
     if (value !== undefined) env[variable.name] = value;
   }
   return env;
@@ -65,7 +81,8 @@ export function containerEnvironment(container: V1Container, configMaps: readonl
 /** The Deployment's one container named `name`. */
 export function deploymentContainer(deployment: V1Deployment, name: string): V1Container {
   const container = deployment.spec?.template.spec?.containers.find((c) => c.name === name);
-  if (container === undefined) throw new Error(`Deployment ${deployment.metadata?.name ?? ""} has no container ${name}`);
+  if (container === undefined)
+    throw new Error(`Deployment ${deployment.metadata?.name ?? ""} has no container ${name}`);
   return container;
 }
 
@@ -73,7 +90,11 @@ export function deploymentContainer(deployment: V1Deployment, name: string): V1C
  * How a container starts kerf: Node's command-line flags (none when it runs the `kerf` executable),
  * the kerf subcommand and its argv.
  */
-export interface KerfInvocation { readonly nodeFlags: readonly string[]; readonly subcommand: string; readonly argv: readonly string[] }
+export interface KerfInvocation {
+  readonly nodeFlags: readonly string[];
+  readonly subcommand: string;
+  readonly argv: readonly string[];
+}
 
 /**
  * Reads `command` + `args` of a container that runs kerf, either as `kerf SUB …` or as
@@ -85,6 +106,7 @@ export function kerfInvocation(container: V1Container): KerfInvocation {
   if (words[0] === "kerf") return { nodeFlags: [], subcommand: words[1] ?? "", argv: words.slice(2) };
   if (words[0] !== "node") throw new Error(`container ${container.name} runs ${words[0] ?? "nothing"}, not kerf`);
   const script = words.findIndex((w, i) => i > 0 && !w.startsWith("-"));
-  if (script < 0 || !(words[script] ?? "").endsWith("/webhook/cli/kerf.mjs")) throw new Error(`container ${container.name}: node runs ${words[script] ?? "no script"}, not webhook/cli/kerf.mjs`);
+  if (script < 0 || !(words[script] ?? "").endsWith("/webhook/cli/kerf.mjs"))
+    throw new Error(`container ${container.name}: node runs ${words[script] ?? "no script"}, not webhook/cli/kerf.mjs`);
   return { nodeFlags: words.slice(1, script), subcommand: words[script + 1] ?? "", argv: words.slice(script + 2) };
 }

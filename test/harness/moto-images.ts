@@ -10,7 +10,10 @@ import { CopyImageCommand, DescribeImagesCommand, type EC2Client } from "@aws-sd
 
 /** Registers an image named `name` whose Architecture is `arch`; returns its id. */
 export async function registerImage(ec2: EC2Client, name: string, arch: "x86_64" | "arm64"): Promise<string> {
-  const filters = [{ Name: "architecture", Values: [arch] }, { Name: "state", Values: ["available"] }];
+  const filters = [
+    { Name: "architecture", Values: [arch] },
+    { Name: "state", Values: ["available"] },
+  ];
   const images = (await ec2.send(new DescribeImagesCommand({ Filters: filters }))).Images ?? [];
   // A Linux image of moto's own set (never one registered earlier, whose name says nothing), lowest id first.
   const source = images
@@ -21,9 +24,13 @@ export async function registerImage(ec2: EC2Client, name: string, arch: "x86_64"
     throw new Error(`registering image ${name}: moto has no built-in ${arch} image to copy`);
   }
   const region = await ec2.config.region();
-  const copy = await ec2.send(new CopyImageCommand({
-    Name: name, SourceImageId: source.ImageId, SourceRegion: region,
-  }));
+  const copy = await ec2.send(
+    new CopyImageCommand({
+      Name: name,
+      SourceImageId: source.ImageId,
+      SourceRegion: region,
+    }),
+  );
   if (copy.ImageId === undefined) throw new Error(`registering image ${name}: CopyImage answered no image id`);
   return copy.ImageId;
 }

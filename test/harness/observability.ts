@@ -12,10 +12,19 @@ import { ensureBinaries } from "./binaries.ts";
 const run = promisify(execFile);
 
 /** One query and where it sits (dashboard and panel title, or alert name), for messages. */
-export interface Query { readonly where: string; readonly expr: string }
+export interface Query {
+  readonly where: string;
+  readonly expr: string;
+}
 
-interface Target { readonly expr?: string }
-interface Panel { readonly title?: string; readonly targets?: readonly Target[]; readonly panels?: readonly Panel[] }
+interface Target {
+  readonly expr?: string;
+}
+interface Panel {
+  readonly title?: string;
+  readonly targets?: readonly Target[];
+  readonly panels?: readonly Panel[];
+}
 interface Variable {
   readonly name: string;
   readonly type: string;
@@ -31,27 +40,40 @@ export interface Dashboard {
 
 /** Every query of a dashboard: each panel target (rows' nested panels too) and each query variable. */
 export function dashboardQueries(dashboard: Dashboard): Query[] {
-  const panels = (list: readonly Panel[]): Query[] => list.flatMap((p) => [
-    ...(p.targets ?? []).flatMap((t) => (t.expr === undefined
-      ? []
-      : [{ where: `${dashboard.title} / ${p.title ?? "?"}`, expr: t.expr }])),
-    ...panels(p.panels ?? []),
-  ]);
-  const variables = (dashboard.templating?.list ?? []).filter((v) => v.type === "query").map((v) => ({
-    where: `${dashboard.title} / variable ${v.name}`,
-    expr: typeof v.query === "string" ? v.query : (v.query?.query ?? ""),
-  }));
+  const panels = (list: readonly Panel[]): Query[] =>
+    list.flatMap((p) => [
+      ...(p.targets ?? []).flatMap((t) =>
+        t.expr === undefined ? [] : [{ where: `${dashboard.title} / ${p.title ?? "?"}`, expr: t.expr }],
+      ),
+      ...panels(p.panels ?? []),
+    ]);
+  const variables = (dashboard.templating?.list ?? [])
+    .filter((v) => v.type === "query")
+    .map((v) => ({
+      where: `${dashboard.title} / variable ${v.name}`,
+      expr: typeof v.query === "string" ? v.query : (v.query?.query ?? ""),
+    }));
   return [...panels(dashboard.panels), ...variables];
 }
 
-interface Rule { readonly alert?: string; readonly record?: string; readonly expr: string }
-interface RuleGroup { readonly name: string; readonly rules: readonly Rule[] }
+interface Rule {
+  readonly alert?: string;
+  readonly record?: string;
+  readonly expr: string;
+}
+interface RuleGroup {
+  readonly name: string;
+  readonly rules: readonly Rule[];
+}
 
 /** Every rule expression of a PrometheusRule's spec.groups. */
 export function ruleQueries(groups: readonly RuleGroup[]): Query[] {
-  return groups.flatMap((g) => g.rules.map((r) => ({
-    where: `${g.name} / ${r.alert ?? r.record ?? "?"}`, expr: r.expr,
-  })));
+  return groups.flatMap((g) =>
+    g.rules.map((r) => ({
+      where: `${g.name} / ${r.alert ?? r.record ?? "?"}`,
+      expr: r.expr,
+    })),
+  );
 }
 
 /** Grafana's variables replaced by values Prometheus parses: intervals by 5m, any other variable by `.*`. */
@@ -60,8 +82,21 @@ export function withoutGrafanaVariables(expr: string): string {
 }
 
 const KEYWORDS = new Set([
-  "by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and", "or", "unless", "offset",
-  "inf", "nan", "start", "end",
+  "by",
+  "without",
+  "on",
+  "ignoring",
+  "group_left",
+  "group_right",
+  "bool",
+  "and",
+  "or",
+  "unless",
+  "offset",
+  "inf",
+  "nan",
+  "start",
+  "end",
 ]);
 
 /**
@@ -75,7 +110,7 @@ export function metricNames(query: string): string[] {
   const expr = withoutGrafanaVariables(query).replace(/label_values\(\s*([^,]+?)\s*,\s*\w+\s*\)/g, "$1");
   for (const m of expr.matchAll(/__name__\s*=\s*"([^"]+)"/g)) names.add(m[1] ?? "");
   const stripped = expr
-    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, "\"\"")
+    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, '""')
     .replace(/#[^\n]*/g, " ")
     .replace(/\{[^{}]*\}/g, " ")
     .replace(/\[[^[\]]*\]/g, " ")
@@ -146,9 +181,11 @@ interface RenderedObject {
  * webhook's, the rest the operator's.
  */
 export function chartQueries(objects: readonly RenderedObject[]): { operator: Query[]; webhook: Query[] } {
-  const dashboards = objects.filter((o) => o.kind === "ConfigMap" && o.metadata.name.includes("-dashboard-"))
+  const dashboards = objects
+    .filter((o) => o.kind === "ConfigMap" && o.metadata.name.includes("-dashboard-"))
     .flatMap((o) => Object.values(o.data ?? {}).map((json) => JSON.parse(json) as Dashboard));
-  const rules = objects.filter((o) => o.kind === "PrometheusRule")
+  const rules = objects
+    .filter((o) => o.kind === "PrometheusRule")
     .flatMap((o) => ruleQueries((o.spec as { groups: RuleGroup[] }).groups));
   const queries = [...dashboards.flatMap(dashboardQueries), ...rules];
   const isWebhook = (q: Query): boolean => q.where.startsWith("kerf / Webhook") || q.where.startsWith("kerf-webhook /");
@@ -157,9 +194,11 @@ export function chartQueries(objects: readonly RenderedObject[]): { operator: Qu
 
 /** `where: name` for every series a query reads that the page does not export (Prometheus' own `up` aside). */
 export function unexported(queries: readonly Query[], exported: ReadonlySet<string>): string[] {
-  return queries.flatMap((q) => metricNames(q.expr)
-    .filter((n) => n !== "up" && !exported.has(n))
-    .map((n) => `${q.where}: ${n}`));
+  return queries.flatMap((q) =>
+    metricNames(q.expr)
+      .filter((n) => n !== "up" && !exported.has(n))
+      .map((n) => `${q.where}: ${n}`),
+  );
 }
 
 /**
@@ -177,12 +216,16 @@ export const NOT_KARPENTER_SERIES: Readonly<Record<string, string>> = {
 /** Karpenter's getting-started dashboards, as shipped (test/fixtures/karpenter-dashboards/). */
 export function karpenterDashboards(): Dashboard[] {
   const dir = path.join(import.meta.dirname, "..", "fixtures", "karpenter-dashboards");
-  return readdirSync(dir).filter((f) => f.endsWith(".json")).sort()
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
     .map((f) => JSON.parse(readFileSync(path.join(dir, f), "utf8")) as Dashboard);
 }
 
 /** `dashboard / panel: series` for each series Karpenter's dashboards query that the page lacks (see above). */
 export function karpenterDashboardGaps(exported: ReadonlySet<string>): string[] {
   const queries = karpenterDashboards().flatMap(dashboardQueries);
-  return unexported(queries, exported).filter((gap) => !Object.hasOwn(NOT_KARPENTER_SERIES, gap.split(": ").at(-1) ?? ""));
+  return unexported(queries, exported).filter(
+    (gap) => !Object.hasOwn(NOT_KARPENTER_SERIES, gap.split(": ").at(-1) ?? ""),
+  );
 }

@@ -18,10 +18,17 @@ const { createLogger } = await import("../../operator/observability/logger.ts");
 const env = JSON.parse(process.env["KERF_REPLICA_ENV"] ?? "{}") as Record<string, string>;
 const kc = new KubeConfig();
 kc.loadFromFile(process.env["KERF_REPLICA_KUBECONFIG"] ?? "");
-const disruption = JSON.parse(process.env["KERF_REPLICA_DISRUPTION"] ?? "{}") as { pollMs?: number; validationDelayMs?: number };
+const disruption = JSON.parse(process.env["KERF_REPLICA_DISRUPTION"] ?? "{}") as {
+  pollMs?: number;
+  validationDelayMs?: number;
+};
 const operator = await startOperator(loadConfig({ argv: [], env }), {
-  kubeConfig: kc, logger: createLogger("info"), serveHttp: false, disruption,
-  awsCredentials: { accessKeyId: "testing", secretAccessKey: "testing" }, ssmPrefix: process.env["KERF_REPLICA_SSM_PREFIX"] ?? "",
+  kubeConfig: kc,
+  logger: createLogger("info"),
+  serveHttp: false,
+  disruption,
+  awsCredentials: { accessKeyId: "testing", secretAccessKey: "testing" },
+  ssmPrefix: process.env["KERF_REPLICA_SSM_PREFIX"] ?? "",
 });
 process.stdout.write("READY\n");
 await new Promise<void>((resolve) => process.once("SIGTERM", () => resolve()));

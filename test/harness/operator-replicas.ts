@@ -46,10 +46,14 @@ export class ReplicaProcess {
     this.incarnations += 1;
     const name = `${this.spec.name}-${this.incarnations}`;
     this.current = new ManagedProcess({
-      name, command: process.execPath, args: [entry], logDir: this.spec.logDir,
+      name,
+      command: process.execPath,
+      args: [entry],
+      logDir: this.spec.logDir,
       env: {
         KERF_REPLICA_ENV: JSON.stringify({ ...this.spec.env, LEADER_ELECTION_IDENTITY: name }),
-        KERF_REPLICA_KUBECONFIG: this.spec.kubeconfig, KERF_REPLICA_SSM_PREFIX: this.spec.ssmPrefix,
+        KERF_REPLICA_KUBECONFIG: this.spec.kubeconfig,
+        KERF_REPLICA_SSM_PREFIX: this.spec.ssmPrefix,
         KERF_REPLICA_DISRUPTION: JSON.stringify(this.spec.disruption ?? {}),
       },
     });
@@ -77,6 +81,10 @@ export class ReplicaProcess {
   }
 
   private logLines(file: string): string[] {
-    try { return readFileSync(file, "utf8").split("\n"); } catch { return []; }
+    try {
+      return readFileSync(file, "utf8").split("\n");
+    } catch {
+      return [];
+    }
   }
 }

@@ -53,7 +53,8 @@ function list(form: URLSearchParams, name: string): string[] {
 /** A Query API filter list as name → values. */
 function filters(form: URLSearchParams): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (let i = 1; form.has(`Filter.${i}.Name`); i++) out.set(form.get(`Filter.${i}.Name`) ?? "", list(form, `Filter.${i}.Value`));
+  for (let i = 1; form.has(`Filter.${i}.Name`); i++)
+    out.set(form.get(`Filter.${i}.Name`) ?? "", list(form, `Filter.${i}.Value`));
   return out;
 }
 
@@ -83,9 +84,12 @@ export class PriceBridge implements MotoBridge {
   }
 
   intercept(request: BridgedRequest): BridgedAnswer | undefined {
-    const answer = request.action === "DescribeSpotPriceHistory" && request.form !== undefined
-      ? this.spotPriceHistory(request.form, request.region ?? "us-east-1")
-      : request.action === "GetProducts" ? this.products(request.json) : undefined;
+    const answer =
+      request.action === "DescribeSpotPriceHistory" && request.form !== undefined
+        ? this.spotPriceHistory(request.form, request.region ?? "us-east-1")
+        : request.action === "GetProducts"
+          ? this.products(request.json)
+          : undefined;
     if (answer !== undefined) this.answered.set(request.action, (this.answered.get(request.action) ?? 0) + 1);
     return answer;
   }
@@ -100,40 +104,76 @@ export class PriceBridge implements MotoBridge {
     const zoneParam = form.get("AvailabilityZone");
     const zones = new Set([...(zoneParam === null ? [] : [zoneParam]), ...(f.get("availability-zone") ?? [])]);
     const wanted = [...list(form, "ProductDescription"), ...(f.get("product-description") ?? [])];
-    const description = wanted.find((d) => d.startsWith("Linux/UNIX")) ?? (wanted.length === 0 ? "Linux/UNIX" : undefined);
+    const description =
+      wanted.find((d) => d.startsWith("Linux/UNIX")) ?? (wanted.length === 0 ? "Linux/UNIX" : undefined);
     const now = new Date().toISOString();
-    const records = description === undefined ? [] : spotRecords(this.table(region), region)
-      .filter(([type, zone]) => (types.size === 0 || types.has(type)) && (zones.size === 0 || zones.has(zone)))
-      .map(([type, zone, price]) => `<item><instanceType>${xml(type)}</instanceType>`
-        + `<productDescription>${xml(description)}</productDescription><spotPrice>${price.toFixed(6)}</spotPrice>`
-        + `<timestamp>${now}</timestamp><availabilityZone>${xml(zone)}</availabilityZone></item>`);
+    const records =
+      description === undefined
+        ? []
+        : spotRecords(this.table(region), region)
+            .filter(([type, zone]) => (types.size === 0 || types.has(type)) && (zones.size === 0 || zones.has(zone)))
+            .map(
+              ([type, zone, price]) =>
+                `<item><instanceType>${xml(type)}</instanceType>` +
+                `<productDescription>${xml(description)}</productDescription><spotPrice>${price.toFixed(6)}</spotPrice>` +
+                `<timestamp>${now}</timestamp><availabilityZone>${xml(zone)}</availabilityZone></item>`,
+            );
     const start = Number(form.get("NextToken") ?? "0") || 0;
     const size = Math.max(1, Number(form.get("MaxResults") ?? "1000") || 1000);
     const next = start + size < records.length ? `<nextToken>${start + size}</nextToken>` : "";
     return {
-      status: 200, contentType: "text/xml;charset=UTF-8",
-      body: `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeSpotPriceHistoryResponse xmlns="${EC2_NS}">`
-        + "<requestId>kerf-price-bridge</requestId>"
-        + `<spotPriceHistorySet>${records.slice(start, start + size).join("")}</spotPriceHistorySet>${next}`
-        + "</DescribeSpotPriceHistoryResponse>",
+      status: 200,
+      contentType: "text/xml;charset=UTF-8",
+      body:
+        `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeSpotPriceHistoryResponse xmlns="${EC2_NS}">` +
+        "<requestId>kerf-price-bridge</requestId>" +
+        `<spotPriceHistorySet>${records.slice(start, start + size).join("")}</spotPriceHistorySet>${next}` +
+        "</DescribeSpotPriceHistoryResponse>",
     };
   }
 
   private products(json: unknown): BridgedAnswer {
-    const body = (json ?? {}) as { Filters?: { Field?: string; Value?: string }[]; NextToken?: string; MaxResults?: number };
+    const body = (json ?? {}) as {
+      Filters?: { Field?: string; Value?: string }[];
+      NextToken?: string;
+      MaxResults?: number;
+    };
     const filter = (field: string): string | undefined => body.Filters?.find((f) => f.Field === field)?.Value;
     const region = filter("regionCode") ?? "us-east-1";
     const metal = filter("productFamily") === "Compute Instance (bare metal)";
-    const products = [...this.table(region).onDemand].filter(([type]) => type.includes("metal") === metal)
+    const products = [...this.table(region).onDemand]
+      .filter(([type]) => type.includes("metal") === metal)
       .sort((a, b) => a[0].localeCompare(b[0]))
-      .map(([type, price]) => JSON.stringify({
-        product: { productFamily: metal ? "Compute Instance (bare metal)" : "Compute Instance", attributes: { instanceType: type, regionCode: region, operatingSystem: "Linux", tenancy: metal ? "Dedicated" : "Shared" } },
-        serviceCode: "AmazonEC2",
-        terms: { OnDemand: { [`${type}.JRTCKXETXF`]: { priceDimensions: { [`${type}.JRTCKXETXF.6YS6EN2CT7`]: { unit: "Hrs", pricePerUnit: { USD: price.toFixed(10) } } } } } },
-      }));
+      .map(([type, price]) =>
+        JSON.stringify({
+          product: {
+            productFamily: metal ? "Compute Instance (bare metal)" : "Compute Instance",
+            attributes: {
+              instanceType: type,
+              regionCode: region,
+              operatingSystem: "Linux",
+              tenancy: metal ? "Dedicated" : "Shared",
+            },
+          },
+          serviceCode: "AmazonEC2",
+          terms: {
+            OnDemand: {
+              [`${type}.JRTCKXETXF`]: {
+                priceDimensions: {
+                  [`${type}.JRTCKXETXF.6YS6EN2CT7`]: { unit: "Hrs", pricePerUnit: { USD: price.toFixed(10) } },
+                },
+              },
+            },
+          },
+        }),
+      );
     const start = Number(body.NextToken ?? "0") || 0;
     const size = Math.min(100, Math.max(1, body.MaxResults ?? 100));
-    const page = { FormatVersion: "aws_v1", PriceList: products.slice(start, start + size), ...(start + size < products.length ? { NextToken: String(start + size) } : {}) };
+    const page = {
+      FormatVersion: "aws_v1",
+      PriceList: products.slice(start, start + size),
+      ...(start + size < products.length ? { NextToken: String(start + size) } : {}),
+    };
     return { status: 200, contentType: "application/x-amz-json-1.1", body: JSON.stringify(page) };
   }
 }

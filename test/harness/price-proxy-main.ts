@@ -13,4 +13,6 @@ if (target === undefined || port === undefined) {
 const proxy = await startFaultProxy(target, Number(port));
 proxy.bridge = new PriceBridge();
 process.stdout.write(`price proxy ${proxy.url} in front of ${target}\n`);
-process.on("SIGTERM", () => { void proxy.stop().then(() => process.exit(0)); });
+process.on("SIGTERM", () => {
+  void proxy.stop().then(() => process.exit(0));
+});

@@ -40,13 +40,25 @@ export class ManagedProcess {
     closeSync(fd);
     live.add(this.child);
     this.exit = new Promise((resolve) => {
-      this.child.on("exit", (code) => { this.exited = true; live.delete(this.child); resolve(code); });
-      this.child.on("error", () => { this.exited = true; live.delete(this.child); resolve(-1); });
+      this.child.on("exit", (code) => {
+        this.exited = true;
+        live.delete(this.child);
+        resolve(code);
+      });
+      this.child.on("error", () => {
+        this.exited = true;
+        live.delete(this.child);
+        resolve(-1);
+      });
     });
   }
 
-  get pid(): number | undefined { return this.child.pid; }
-  get running(): boolean { return !this.exited; }
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+  get running(): boolean {
+    return !this.exited;
+  }
 
   /** The last `lines` lines of the process's log, for error messages. */
   tail(lines = 20): string {

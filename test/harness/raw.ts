@@ -18,17 +18,32 @@ export class RawApiError extends Error {
 }
 
 /** Sends `body` as JSON (or with `contentType`) and resolves to the parsed response. */
-export async function rawRequest(kc: KubeConfig, options: { method: string; path: string; body?: unknown; contentType?: string }): Promise<unknown> {
+export async function rawRequest(
+  kc: KubeConfig,
+  options: { method: string; path: string; body?: unknown; contentType?: string },
+): Promise<unknown> {
   const server = new URL(kc.getCurrentCluster()?.server ?? "");
-  const request: https.RequestOptions = { method: options.method, hostname: server.hostname, port: server.port, path: options.path, headers: {} };
+  const request: https.RequestOptions = {
+    method: options.method,
+    hostname: server.hostname,
+    port: server.port,
+    path: options.path,
+    headers: {},
+  };
   await kc.applyToHTTPSOptions(request);
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
-  request.headers = { ...request.headers, accept: "application/json", ...(payload === undefined ? {} : { "content-type": options.contentType ?? "application/json" }) };
+  request.headers = {
+    ...request.headers,
+    accept: "application/json",
+    ...(payload === undefined ? {} : { "content-type": options.contentType ?? "application/json" }),
+  };
   return new Promise((resolve, reject) => {
     const req = https.request(request, (res) => {
       let text = "";
       res.setEncoding("utf8");
-      res.on("data", (chunk: string) => { text += chunk; });
+      res.on("data", (chunk: string) => {
+        text += chunk;
+      });
       res.on("end", () => {
         const status = res.statusCode ?? 0;
         if (status < 200 || status >= 300) reject(new RawApiError(status, text, `${options.method} ${options.path}`));
@@ -40,4 +55,3 @@ export async function rawRequest(kc: KubeConfig, options: { method: string; path
     req.end();
   });
 }
-

@@ -39,22 +39,31 @@ export class RecordingProxy {
     const target = new URL(o.upstream);
     const caCert = readFileSync(o.ca.cert);
     const calls: RecordedCall[] = [];
-    const server = https.createServer({ cert: readFileSync(serving.cert), key: readFileSync(serving.key) }, (req, res) => {
-      const headers = { ...req.headers, host: target.host };
-      const upstream = https.request({ hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers, ca: caCert }, (answer) => {
-        const [path = "", query = ""] = (req.url ?? "").split("?");
-        calls.push({ method: req.method ?? "", path, query, status: answer.statusCode ?? 0, at: Date.now() });
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        // Node holds headers back until the first body chunk; a quiet watch would then look
-        // unanswered to its client (client-node's watch() resolves on the headers).
-        res.flushHeaders();
-        answer.pipe(res);
-      });
-      upstream.on("error", () => { if (!res.headersSent) res.writeHead(502); res.end(); });
-      // A client closing a watch closes the upstream watch too.
-      res.on("close", () => upstream.destroy());
-      req.pipe(upstream);
-    });
+    const server = https.createServer(
+      { cert: readFileSync(serving.cert), key: readFileSync(serving.key) },
+      (req, res) => {
+        const headers = { ...req.headers, host: target.host };
+        const upstream = https.request(
+          { hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers, ca: caCert },
+          (answer) => {
+            const [path = "", query = ""] = (req.url ?? "").split("?");
+            calls.push({ method: req.method ?? "", path, query, status: answer.statusCode ?? 0, at: Date.now() });
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            // Node holds headers back until the first body chunk; a quiet watch would then look
+            // unanswered to its client (client-node's watch() resolves on the headers).
+            res.flushHeaders();
+            answer.pipe(res);
+          },
+        );
+        upstream.on("error", () => {
+          if (!res.headersSent) res.writeHead(502);
+          res.end();
+        });
+        // A client closing a watch closes the upstream watch too.
+        res.on("close", () => upstream.destroy());
+        req.pipe(upstream);
+      },
+    );
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(0, "127.0.0.1", () => resolve());

@@ -31,8 +31,9 @@ export interface ImageContainer {
 
 /** Builds (or finds cached) the amd64 image and opens a working container of it. */
 export async function openReleaseImage(): Promise<ImageContainer> {
-  const built = await execFileAsync("bash", [path.join(root, "scripts/release/build-image.sh"), "amd64"],
-    { maxBuffer: 16 << 20 }).catch((error: unknown) => {
+  const built = await execFileAsync("bash", [path.join(root, "scripts/release/build-image.sh"), "amd64"], {
+    maxBuffer: 16 << 20,
+  }).catch((error: unknown) => {
     const e = error as { stderr?: string; message: string };
     throw new Error(`building the image: ${e.stderr?.split("\n").slice(-15).join("\n") ?? e.message}`);
   });
@@ -40,11 +41,16 @@ export async function openReleaseImage(): Promise<ImageContainer> {
   const container = (await execFileAsync("buildah", ["from", "--pull=never", image])).stdout.trim();
   // buildah run does not apply ENTRYPOINT: read it from the image so tests run what `docker run` would.
   const inspected = await execFileAsync("buildah", ["inspect", "--type", "image", image], { maxBuffer: 16 << 20 });
-  const { config } = (JSON.parse(inspected.stdout) as
-    { OCIv1: { config: { Entrypoint?: string[]; User?: string } } }).OCIv1;
+  const { config } = (JSON.parse(inspected.stdout) as { OCIv1: { config: { Entrypoint?: string[]; User?: string } } })
+    .OCIv1;
   return {
-    image, container, entrypoint: config.Entrypoint ?? [], user: config.User ?? "",
-    remove: async () => { await execFileAsync("buildah", ["rm", container]).catch(() => undefined); },
+    image,
+    container,
+    entrypoint: config.Entrypoint ?? [],
+    user: config.User ?? "",
+    remove: async () => {
+      await execFileAsync("buildah", ["rm", container]).catch(() => undefined);
+    },
   };
 }
 
@@ -59,11 +65,19 @@ export interface RunOptions {
 
 /** `buildah run` argv for `command` (given in full: the entrypoint is not prepended). */
 export function runArgv(image: ImageContainer, command: readonly string[], o: RunOptions = {}): string[] {
-  return ["run", "--isolation", "chroot", "--network", "host",
+  return [
+    "run",
+    "--isolation",
+    "chroot",
+    "--network",
+    "host",
     ...(o.volumes ?? []).flatMap((v) => ["--volume", v]),
     ...Object.entries(o.env ?? {}).flatMap(([k, v]) => ["--env", `${k}=${v}`]),
     ...(o.user === undefined ? [] : ["--user", o.user]),
-    image.container, "--", ...command];
+    image.container,
+    "--",
+    ...command,
+  ];
 }
 
 /** The pids under `root` (chroot isolation keeps the host's PID namespace), parents first. */
@@ -76,12 +90,21 @@ function descendants(root: number): { pid: number; argv: string[] }[] {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
       parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
-    } catch { /* exited meanwhile */ }
+    } catch {
+      /* exited meanwhile */
+    }
   }
   const out: { pid: number; argv: string[] }[] = [];
   const queue = [...(parents.get(root) ?? [])];
   for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
-    try { out.push({ pid, argv: readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((a) => a !== "") }); } catch {
+    try {
+      out.push({
+        pid,
+        argv: readFileSync(`/proc/${pid}/cmdline`, "utf8")
+          .split("\0")
+          .filter((a) => a !== ""),
+      });
+    } catch {
       continue;
     }
     queue.push(...(parents.get(pid) ?? []));
@@ -106,17 +129,28 @@ export interface InImage {
 export function startInImage(image: ImageContainer, command: readonly string[], o: RunOptions = {}): InImage {
   let log = "";
   const child = spawn("buildah", runArgv(image, command, o), { detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  child.stdout?.on("data", (c: Buffer) => { log += c.toString(); });
-  child.stderr?.on("data", (c: Buffer) => { log += c.toString(); });
+  child.stdout?.on("data", (c: Buffer) => {
+    log += c.toString();
+  });
+  child.stderr?.on("data", (c: Buffer) => {
+    log += c.toString();
+  });
   const stop = (): void => {
     if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-    try { process.kill(-child.pid, "SIGTERM"); } catch { /* already gone */ }
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      /* already gone */
+    }
   };
   const terminate = (): void => {
     if (child.pid === undefined) return;
     // buildah resolves the executable (node → /usr/local/bin/node), and its exec helper carries the same words.
-    const target = descendants(child.pid).find((p) => path.basename(p.argv[0] ?? "") === path.basename(command[0] ?? "")
-      && p.argv.slice(1).join(" ") === command.slice(1).join(" "));
+    const target = descendants(child.pid).find(
+      (p) =>
+        path.basename(p.argv[0] ?? "") === path.basename(command[0] ?? "") &&
+        p.argv.slice(1).join(" ") === command.slice(1).join(" "),
+    );
     if (target === undefined) throw new Error(`no process runs ${command.join(" ")} under buildah (pid ${child.pid})`);
     process.kill(target.pid, "SIGTERM");
   };

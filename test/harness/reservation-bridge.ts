@@ -52,14 +52,18 @@ function matches(r: SeededReservation, name: string, values: readonly string[]):
 }
 
 function reservationXml(r: SeededReservation): string {
-  const tags = Object.entries(r.tags ?? {}).map(([k, v]) => `<item><key>${xml(k)}</key><value>${xml(v)}</value></item>`).join("");
-  return `<item><capacityReservationId>${r.id}</capacityReservationId><ownerId>${r.ownerId ?? "012345678901"}</ownerId>`
-    + `<instanceType>${r.instanceType}</instanceType><instancePlatform>Linux/UNIX</instancePlatform><availabilityZone>${r.availabilityZone}</availabilityZone>`
-    + `<tenancy>default</tenancy><totalInstanceCount>${r.totalInstanceCount}</totalInstanceCount><availableInstanceCount>${r.availableInstanceCount}</availableInstanceCount>`
-    + `<state>active</state><instanceMatchCriteria>${r.instanceMatchCriteria ?? "targeted"}</instanceMatchCriteria><endDateType>${r.endDate === undefined ? "unlimited" : "limited"}</endDateType>`
-    + (r.endDate === undefined ? "" : `<endDate>${r.endDate.toISOString()}</endDate>`)
-    + (r.reservationType === undefined ? "" : `<reservationType>${r.reservationType}</reservationType>`)
-    + `<tagSet>${tags}</tagSet></item>`;
+  const tags = Object.entries(r.tags ?? {})
+    .map(([k, v]) => `<item><key>${xml(k)}</key><value>${xml(v)}</value></item>`)
+    .join("");
+  return (
+    `<item><capacityReservationId>${r.id}</capacityReservationId><ownerId>${r.ownerId ?? "012345678901"}</ownerId>` +
+    `<instanceType>${r.instanceType}</instanceType><instancePlatform>Linux/UNIX</instancePlatform><availabilityZone>${r.availabilityZone}</availabilityZone>` +
+    `<tenancy>default</tenancy><totalInstanceCount>${r.totalInstanceCount}</totalInstanceCount><availableInstanceCount>${r.availableInstanceCount}</availableInstanceCount>` +
+    `<state>active</state><instanceMatchCriteria>${r.instanceMatchCriteria ?? "targeted"}</instanceMatchCriteria><endDateType>${r.endDate === undefined ? "unlimited" : "limited"}</endDateType>` +
+    (r.endDate === undefined ? "" : `<endDate>${r.endDate.toISOString()}</endDate>`) +
+    (r.reservationType === undefined ? "" : `<reservationType>${r.reservationType}</reservationType>`) +
+    `<tagSet>${tags}</tagSet></item>`
+  );
 }
 
 /** The bridge; `reservations` may be changed by the test between calls. */
@@ -79,14 +83,18 @@ export class ReservationBridge implements MotoBridge {
     const form = request.form;
     const ids = list(form, "CapacityReservationId");
     const filters: [string, string[]][] = [];
-    for (let i = 1; form.has(`Filter.${i}.Name`); i++) filters.push([form.get(`Filter.${i}.Name`) ?? "", list(form, `Filter.${i}.Value`)]);
-    const found = this.reservations.filter((r) => (ids.length === 0 || ids.includes(r.id)) && filters.every(([n, v]) => matches(r, n, v)));
+    for (let i = 1; form.has(`Filter.${i}.Name`); i++)
+      filters.push([form.get(`Filter.${i}.Name`) ?? "", list(form, `Filter.${i}.Value`)]);
+    const found = this.reservations.filter(
+      (r) => (ids.length === 0 || ids.includes(r.id)) && filters.every(([n, v]) => matches(r, n, v)),
+    );
     if (ids.length > 0 && found.length === 0) {
       const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>InvalidCapacityReservationId.NotFound</Code><Message>The capacity reservation '${xml(ids.join(","))}' does not exist.</Message></Error></Errors><RequestID>kerf-reservation-bridge</RequestID></Response>`;
       return { status: 400, contentType: "text/xml", body };
     }
-    const body = `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeCapacityReservationsResponse xmlns="${EC2_NS}"><requestId>kerf-reservation-bridge</requestId>`
-      + `<capacityReservationSet>${found.map(reservationXml).join("")}</capacityReservationSet></DescribeCapacityReservationsResponse>`;
+    const body =
+      `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeCapacityReservationsResponse xmlns="${EC2_NS}"><requestId>kerf-reservation-bridge</requestId>` +
+      `<capacityReservationSet>${found.map(reservationXml).join("")}</capacityReservationSet></DescribeCapacityReservationsResponse>`;
     return { status: 200, contentType: "text/xml", body };
   }
 
@@ -95,19 +103,23 @@ export class ReservationBridge implements MotoBridge {
    * with ReservationCapacityExceeded in its errorSet and launches nothing.
    */
   private full(form: URLSearchParams): BridgedAnswer | undefined {
-    const reservation = this.templates.get(form.get("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateId") ?? "");
+    const reservation = this.templates.get(
+      form.get("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateId") ?? "",
+    );
     const r = this.reservations.find((x) => x.id === reservation);
     if (r === undefined || r.availableInstanceCount > 0) return undefined;
     const at = (name: string): string => xml(form.get(`LaunchTemplateConfigs.1.Overrides.1.${name}`) ?? "");
-    const item = "<item><launchTemplateAndOverrides><launchTemplateSpecification><launchTemplateId>"
-      + `${xml(form.get("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateId") ?? "")}</launchTemplateId>`
-      + `<version>1</version></launchTemplateSpecification><overrides><instanceType>${at("InstanceType")}</instanceType>`
-      + `<subnetId>${at("SubnetId")}</subnetId><availabilityZone>${at("AvailabilityZone")}</availabilityZone></overrides>`
-      + "</launchTemplateAndOverrides><errorCode>ReservationCapacityExceeded</errorCode>"
-      + `<errorMessage>Insufficient capacity in capacity reservation ${xml(r.id)}.</errorMessage></item>`;
-    const body = `<?xml version="1.0" encoding="UTF-8"?>\n<CreateFleetResponse xmlns="${EC2_NS}"><requestId>kerf-reservation-bridge`
-      + "</requestId><fleetId>fleet-00000000-0000-0000-0000-000000000001</fleetId>"
-      + `<errorSet>${item}</errorSet><fleetInstanceSet/></CreateFleetResponse>`;
+    const item =
+      "<item><launchTemplateAndOverrides><launchTemplateSpecification><launchTemplateId>" +
+      `${xml(form.get("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateId") ?? "")}</launchTemplateId>` +
+      `<version>1</version></launchTemplateSpecification><overrides><instanceType>${at("InstanceType")}</instanceType>` +
+      `<subnetId>${at("SubnetId")}</subnetId><availabilityZone>${at("AvailabilityZone")}</availabilityZone></overrides>` +
+      "</launchTemplateAndOverrides><errorCode>ReservationCapacityExceeded</errorCode>" +
+      `<errorMessage>Insufficient capacity in capacity reservation ${xml(r.id)}.</errorMessage></item>`;
+    const body =
+      `<?xml version="1.0" encoding="UTF-8"?>\n<CreateFleetResponse xmlns="${EC2_NS}"><requestId>kerf-reservation-bridge` +
+      "</requestId><fleetId>fleet-00000000-0000-0000-0000-000000000001</fleetId>" +
+      `<errorSet>${item}</errorSet><fleetInstanceSet/></CreateFleetResponse>`;
     return { status: 200, contentType: "text/xml", body };
   }
 
@@ -118,7 +130,9 @@ export class ReservationBridge implements MotoBridge {
   reply(request: BridgedRequest & { readonly form: URLSearchParams }, body: string): string | undefined {
     const form = request.form;
     if (request.action === "CreateLaunchTemplate") {
-      const target = form.get("LaunchTemplateData.CapacityReservationSpecification.CapacityReservationTarget.CapacityReservationId");
+      const target = form.get(
+        "LaunchTemplateData.CapacityReservationSpecification.CapacityReservationTarget.CapacityReservationId",
+      );
       const id = /<launchTemplateId>([^<]+)<\/launchTemplateId>/.exec(body)?.[1];
       if (target !== null && id !== undefined) this.templates.set(id, target);
       return undefined;
@@ -138,8 +152,10 @@ export class ReservationBridge implements MotoBridge {
       return body.replace(/<instanceId>(i-[0-9a-f]+)<\/instanceId>/g, (all, id: string) => {
         const reservation = this.instances.get(id);
         if (reservation === undefined) return all;
-        return `${all}<capacityReservationId>${reservation}</capacityReservationId>`
-          + "<capacityReservationSpecification><capacityReservationPreference>capacity-reservations-only</capacityReservationPreference></capacityReservationSpecification>";
+        return (
+          `${all}<capacityReservationId>${reservation}</capacityReservationId>` +
+          "<capacityReservationSpecification><capacityReservationPreference>capacity-reservations-only</capacityReservationPreference></capacityReservationSpecification>"
+        );
       });
     }
     return undefined;

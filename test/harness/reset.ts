@@ -1,5 +1,11 @@
 /** Returns the shared apiserver to a clean state between test suites. */
-import { AdmissionregistrationV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig, type V1ObjectMeta } from "@kubernetes/client-node";
+import {
+  AdmissionregistrationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type V1ObjectMeta,
+} from "@kubernetes/client-node";
 
 /** Label every test namespace and webhook configuration carries, so reset finds them. */
 export const testLabel = "kerf.dev/test";
@@ -33,10 +39,21 @@ async function clearCustomObjects(kc: KubeConfig): Promise<void> {
   const api = kc.makeApiClient(CustomObjectsApi);
   for (const kind of karpenterKinds) {
     try {
-      const list = (await retryingTooManyRequests(() => api.listClusterCustomObject(kind))) as { items: { metadata: V1ObjectMeta }[] };
+      const list = (await retryingTooManyRequests(() => api.listClusterCustomObject(kind))) as {
+        items: { metadata: V1ObjectMeta }[];
+      };
       // Finalizers of a stopped operator would keep the objects Terminating forever.
-      await Promise.all(list.items.filter((o) => (o.metadata.finalizers ?? []).length > 0).map((o) =>
-        api.patchClusterCustomObject({ ...kind, name: o.metadata.name ?? "", body: [{ op: "remove", path: "/metadata/finalizers" }] })));
+      await Promise.all(
+        list.items
+          .filter((o) => (o.metadata.finalizers ?? []).length > 0)
+          .map((o) =>
+            api.patchClusterCustomObject({
+              ...kind,
+              name: o.metadata.name ?? "",
+              body: [{ op: "remove", path: "/metadata/finalizers" }],
+            }),
+          ),
+      );
       await retryingTooManyRequests(() => api.deleteCollectionClusterCustomObject({ ...kind, gracePeriodSeconds: 0 }));
     } catch (error) {
       if (!notFound(error)) throw error;
@@ -46,10 +63,18 @@ async function clearCustomObjects(kc: KubeConfig): Promise<void> {
 
 async function clearNodes(core: CoreV1Api): Promise<void> {
   const nodes = await core.listNode();
-  await Promise.all(nodes.items.filter((n) => (n.metadata?.finalizers ?? []).length > 0).map((n) =>
-    core.patchNode({ name: n.metadata?.name ?? "", body: [{ op: "remove", path: "/metadata/finalizers" }] }).then(() => undefined, (error: unknown) => {
-      if (!notFound(error)) throw error;
-    })));
+  await Promise.all(
+    nodes.items
+      .filter((n) => (n.metadata?.finalizers ?? []).length > 0)
+      .map((n) =>
+        core.patchNode({ name: n.metadata?.name ?? "", body: [{ op: "remove", path: "/metadata/finalizers" }] }).then(
+          () => undefined,
+          (error: unknown) => {
+            if (!notFound(error)) throw error;
+          },
+        ),
+      ),
+  );
   await core.deleteCollectionNode({ gracePeriodSeconds: 0 });
 }
 
@@ -62,15 +87,22 @@ export async function resetCluster(kc: KubeConfig): Promise<void> {
   await clearCustomObjects(kc);
   const namespaces = await core.listNamespace({ labelSelector: testLabel });
   // A namespace already terminating can finish between the list and the delete: gone is what reset wants.
-  const ignoreGone = (error: unknown): void => { if (!notFound(error)) throw error; };
-  await Promise.all(namespaces.items.filter((ns) => ns.metadata?.deletionTimestamp === undefined)
-    .map((ns) => core.deleteNamespace({ name: ns.metadata?.name ?? "" }).then(() => undefined, ignoreGone)));
+  const ignoreGone = (error: unknown): void => {
+    if (!notFound(error)) throw error;
+  };
+  await Promise.all(
+    namespaces.items
+      .filter((ns) => ns.metadata?.deletionTimestamp === undefined)
+      .map((ns) => core.deleteNamespace({ name: ns.metadata?.name ?? "" }).then(() => undefined, ignoreGone)),
+  );
   await clearNodes(core);
 }
 
 /** Creates a fresh namespace, labelled for reset. */
 export async function createTestNamespace(kc: KubeConfig, prefix: string): Promise<string> {
   const core = kc.makeApiClient(CoreV1Api);
-  const ns = await core.createNamespace({ body: { metadata: { generateName: `${prefix}-`, labels: { [testLabel]: "true" } } } });
+  const ns = await core.createNamespace({
+    body: { metadata: { generateName: `${prefix}-`, labels: { [testLabel]: "true" } } },
+  });
   return ns.metadata?.name ?? "";
 }

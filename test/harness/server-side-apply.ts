@@ -4,12 +4,23 @@
  * the wait until the authorizer honours it. Shared by the chart test that runs the operator in-process and the
  * release test that runs it in the built image.
  */
-import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1APIResourceList } from "@kubernetes/client-node";
+import {
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  RbacAuthorizationV1Api,
+  type V1APIResourceList,
+} from "@kubernetes/client-node";
 import { only, type ManifestObject } from "./manifests.ts";
 import { rawRequest } from "./raw.ts";
 import { eventually } from "./wait.ts";
 
-interface Resource { readonly base: string; readonly plural: string; readonly namespaced: boolean }
+interface Resource {
+  readonly base: string;
+  readonly plural: string;
+  readonly namespaced: boolean;
+}
 
 /** An object's resource from API discovery (so any kind the manifests gain works without a table here). */
 async function resourceOf(kc: KubeConfig, obj: ManifestObject): Promise<Resource> {
@@ -28,8 +39,12 @@ export async function apply(kc: KubeConfig, obj: ManifestObject, o: { dryRun: bo
   const r = await resourceOf(kc, obj);
   const collection = `${r.base}/${r.namespaced ? `namespaces/${obj.metadata.namespace ?? ""}/` : ""}${r.plural}`;
   const query = `fieldManager=kerf-test&force=true&fieldValidation=Strict${o.dryRun ? "&dryRun=All" : ""}`;
-  return rawRequest(kc, { method: "PATCH", path: `${collection}/${obj.metadata.name}?${query}`, body: obj,
-    contentType: "application/apply-patch+yaml" });
+  return rawRequest(kc, {
+    method: "PATCH",
+    path: `${collection}/${obj.metadata.name}?${query}`,
+    body: obj,
+    contentType: "application/apply-patch+yaml",
+  });
 }
 
 export async function isClusterScoped(kc: KubeConfig, obj: ManifestObject): Promise<boolean> {
@@ -62,28 +77,48 @@ export interface OperatorAccount {
  * issues a token for the ServiceAccount and waits until the RBAC authorizer, which learns of new bindings through
  * its informers, lets that token list what the operator lists first.
  */
-export async function operatorAccount(kc: KubeConfig, objects: readonly ManifestObject[], namespace: string,
-  server: string): Promise<OperatorAccount> {
+export async function operatorAccount(
+  kc: KubeConfig,
+  objects: readonly ManifestObject[],
+  namespace: string,
+  server: string,
+): Promise<OperatorAccount> {
   const outliving: ManifestObject[] = [];
   for (const obj of objects.filter((o) => RBAC_KINDS.has(o.kind))) {
     await apply(kc, obj, { dryRun: false });
-    if (await isClusterScoped(kc, obj) || obj.metadata.namespace === "kube-system") outliving.push(obj);
+    if ((await isClusterScoped(kc, obj)) || obj.metadata.namespace === "kube-system") outliving.push(obj);
   }
   const account = only(objects, "ServiceAccount").metadata.name;
   const core = kc.makeApiClient(CoreV1Api);
-  const token = (await core.createNamespacedServiceAccountToken({ name: account, namespace,
-    body: { spec: { audiences: [], expirationSeconds: 3600 } } })).status?.token ?? "";
+  const token =
+    (
+      await core.createNamespacedServiceAccountToken({
+        name: account,
+        namespace,
+        body: { spec: { audiences: [], expirationSeconds: 3600 } },
+      })
+    ).status?.token ?? "";
   if (token === "") throw new Error(`issuing a token for ServiceAccount ${account}: the TokenRequest answered none`);
   const direct = tokenKubeConfig(server, kc.getCurrentCluster()?.caData ?? "", token);
-  await eventually("the ServiceAccount's bindings to take effect", async () => {
-    await direct.makeApiClient(CustomObjectsApi).listClusterCustomObject({ group: "karpenter.sh", version: "v1",
-      plural: "nodeclaims", limit: 1 });
-    await direct.makeApiClient(CoreV1Api).listNode({ limit: 1 });
-    // The namespaced Role (the Lease) propagates on its own: a 404 means the read was authorized.
-    await direct.makeApiClient(CoordinationV1Api).readNamespacedLease({ name: "karpenter-leader-election", namespace })
-      .catch((error: unknown) => { if ((error as { code?: number }).code !== 404) throw error; });
-    return true;
-  }, 30_000, 100);
+  await eventually(
+    "the ServiceAccount's bindings to take effect",
+    async () => {
+      await direct
+        .makeApiClient(CustomObjectsApi)
+        .listClusterCustomObject({ group: "karpenter.sh", version: "v1", plural: "nodeclaims", limit: 1 });
+      await direct.makeApiClient(CoreV1Api).listNode({ limit: 1 });
+      // The namespaced Role (the Lease) propagates on its own: a 404 means the read was authorized.
+      await direct
+        .makeApiClient(CoordinationV1Api)
+        .readNamespacedLease({ name: "karpenter-leader-election", namespace })
+        .catch((error: unknown) => {
+          if ((error as { code?: number }).code !== 404) throw error;
+        });
+      return true;
+    },
+    30_000,
+    100,
+  );
   return { token, outliving };
 }
 

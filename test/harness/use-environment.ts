@@ -50,7 +50,11 @@ export async function useEnvironment(options: EnvironmentOptions = {}): Promise<
     kubeConfig,
     aws: () => {
       if (state.awsEndpoint === undefined) throw new Error("this test environment runs no moto");
-      return { endpoint: state.awsEndpoint, region: "us-east-1", credentials: { accessKeyId: "testing", secretAccessKey: "testing" } };
+      return {
+        endpoint: state.awsEndpoint,
+        region: "us-east-1",
+        credentials: { accessKeyId: "testing", secretAccessKey: "testing" },
+      };
     },
     reset: async () => {
       if (state.awsEndpoint !== undefined) {

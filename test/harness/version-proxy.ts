@@ -40,7 +40,13 @@ export class VersionProxy {
       // The rewritten answer is read as plain JSON.
       if (rewrite) delete headers["accept-encoding"];
       const request = {
-        hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers, ca: caCert, ...auth,
+        hostname: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers,
+        ca: caCert,
+        ...auth,
       };
       const upstream = https.request(request, (answer) => {
         if (!rewrite) {
@@ -62,7 +68,10 @@ export class VersionProxy {
           res.end(body);
         });
       });
-      upstream.on("error", () => { if (!res.headersSent) res.writeHead(502); res.end(); });
+      upstream.on("error", () => {
+        if (!res.headersSent) res.writeHead(502);
+        res.end();
+      });
       res.on("close", () => upstream.destroy());
       req.pipe(upstream);
     });

@@ -5,7 +5,12 @@ import { setTimeout as sleep } from "node:timers/promises";
  * Retries `check` until it returns a value other than undefined/false, or fails with
  * the last error after `timeoutMs`.
  */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 30_000,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {

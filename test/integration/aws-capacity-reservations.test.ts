@@ -21,7 +21,9 @@ const ANY_CAPACITY = [
 
 void describe("capacity reservations on the AWS path", () => {
   const moto = useMotoSuite({
-    faultProxy: true, al2023: true, zones: ["us-east-1a", "us-east-1b"],
+    faultProxy: true,
+    al2023: true,
+    zones: ["us-east-1a", "us-east-1b"],
     defaultNodeClass: { capacityReservationSelectorTerms: [{ tags: { team: "ml" } }] },
   });
   let bridge: ReservationBridge;
@@ -30,8 +32,23 @@ void describe("capacity reservations on the AWS path", () => {
     bridge = new ReservationBridge();
     moto.proxy.bridge = bridge;
     bridge.reservations.push(
-      { id: "cr-0aaa1111", instanceType: "m5.large", availabilityZone: "us-east-1a", totalInstanceCount: 1, availableInstanceCount: 1, tags: { team: "ml" } },
-      { id: "cr-0bbb2222", instanceType: "c5.large", availabilityZone: "us-east-1b", totalInstanceCount: 4, availableInstanceCount: 4, tags: { team: "web" }, instanceMatchCriteria: "open" },
+      {
+        id: "cr-0aaa1111",
+        instanceType: "m5.large",
+        availabilityZone: "us-east-1a",
+        totalInstanceCount: 1,
+        availableInstanceCount: 1,
+        tags: { team: "ml" },
+      },
+      {
+        id: "cr-0bbb2222",
+        instanceType: "c5.large",
+        availabilityZone: "us-east-1b",
+        totalInstanceCount: 4,
+        availableInstanceCount: 4,
+        tags: { team: "web" },
+        instanceMatchCriteria: "open",
+      },
     );
   });
 
@@ -45,15 +62,28 @@ void describe("capacity reservations on the AWS path", () => {
       { terms: [{ id: "cr-0dead0000" }], want: [] },
     ];
     for (const c of byTerms) {
-      const facts = await graph.resolver.resolve(nodeClass("default", { capacityReservationSelectorTerms: c.terms }), { fresh: true });
+      const facts = await graph.resolver.resolve(nodeClass("default", { capacityReservationSelectorTerms: c.terms }), {
+        fresh: true,
+      });
       assert.deepEqual(facts.errors, {}, JSON.stringify(c.terms));
-      assert.deepEqual((facts.capacityReservations ?? []).map((r) => r.id), c.want, JSON.stringify(c.terms));
+      assert.deepEqual(
+        (facts.capacityReservations ?? []).map((r) => r.id),
+        c.want,
+        JSON.stringify(c.terms),
+      );
     }
     const facts = await graph.resolver.resolve(moto.nodeClasses.get("default")!, { fresh: true });
-    assert.deepEqual(facts.capacityReservations, [{
-      id: "cr-0aaa1111", availabilityZone: "us-east-1a", instanceType: "m5.large", ownerID: "012345678901",
-      instanceMatchCriteria: "targeted", reservationType: "default", state: "active",
-    }]);
+    assert.deepEqual(facts.capacityReservations, [
+      {
+        id: "cr-0aaa1111",
+        availabilityZone: "us-east-1a",
+        instanceType: "m5.large",
+        ownerID: "012345678901",
+        instanceMatchCriteria: "targeted",
+        reservationType: "default",
+        state: "active",
+      },
+    ]);
   });
 
   void it("launches into the selected reservation and labels the instance reserved with the reservation; the next launch falls back to on-demand", async () => {
@@ -62,7 +92,10 @@ void describe("capacity reservations on the AWS path", () => {
     const reserved = types.find((t) => t.name === "m5.large")?.offerings.find((o) => o.capacityType === "reserved");
     assert.equal(reserved?.zone, "us-east-1a");
     assert.equal(reserved?.available, true);
-    assert.ok((reserved?.pricePerHour ?? 1) < 1e-6, "a reserved offering is priced at the on-demand price / 10,000,000");
+    assert.ok(
+      (reserved?.pricePerHour ?? 1) < 1e-6,
+      "a reserved offering is priced at the on-demand price / 10,000,000",
+    );
 
     const launched = await graph.cloudProvider.create(nodeClaim("first", ANY_CAPACITY));
     assert.equal(launched.capacityType, "reserved");
@@ -74,7 +107,11 @@ void describe("capacity reservations on the AWS path", () => {
     const fleet = moto.proxy.createFleetRequests[0] ?? {};
     assert.equal(fleet["TargetCapacitySpecification.DefaultTargetCapacityType"], "on-demand");
     assert.equal(fleet["LaunchTemplateConfigs.1.Overrides.1.AvailabilityZone"], "us-east-1a");
-    assert.equal(bridge.instances.get(launched.instanceID), "cr-0aaa1111", "the instance was launched from the template that targets the reservation");
+    assert.equal(
+      bridge.instances.get(launched.instanceID),
+      "cr-0aaa1111",
+      "the instance was launched from the template that targets the reservation",
+    );
 
     // The reservation had room for one: kerf counts its own launch and does not try it again.
     const second = await graph.cloudProvider.create(nodeClaim("second", ANY_CAPACITY));
@@ -91,11 +128,17 @@ void describe("capacity reservations on the AWS path", () => {
     moto.proxy.injectFleetFaults([
       { instanceType: "m5.large", zone: "us-east-1a", code: "ReservationCapacityExceeded" },
     ]);
-    const error = await graph.cloudProvider.create(nodeClaim("full", ANY_CAPACITY)).then(() => undefined, (e: unknown) => e);
+    const error = await graph.cloudProvider.create(nodeClaim("full", ANY_CAPACITY)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(isInsufficientCapacityError(error), `expected InsufficientCapacityError, got ${String(error)}`);
     assert.deepEqual(error.offerings, ["reserved:m5.large:us-east-1a:cr-0aaa1111"]);
     const types = await graph.cloudProvider.getInstanceTypes("default");
-    assert.equal(types.find((t) => t.name === "m5.large")?.offerings.find((o) => o.capacityType === "reserved")?.available, false);
+    assert.equal(
+      types.find((t) => t.name === "m5.large")?.offerings.find((o) => o.capacityType === "reserved")?.available,
+      false,
+    );
 
     moto.proxy.injectFleetFaults([]);
     const launched = await graph.cloudProvider.create(nodeClaim("full", ANY_CAPACITY));
@@ -109,19 +152,42 @@ void describe("capacity reservations on the AWS path", () => {
     const launched = await graph.cloudProvider.create(nodeClaim("drifting", ANY_CAPACITY));
     const instance = await graph.cloudProvider.get(launched.providerID);
     assert.equal(instance.capacityReservation?.id, "cr-0aaa1111");
-    const network = { securityGroupIDs: instance.securityGroupIDs ?? [], subnetID: instance.subnetID ?? "", capacityReservationID: instance.capacityReservation?.id };
+    const network = {
+      securityGroupIDs: instance.securityGroupIDs ?? [],
+      subnetID: instance.subnetID ?? "",
+      capacityReservationID: instance.capacityReservation?.id,
+    };
     const profile = { ready: true, name: "profile" } as const;
-    const claim = { metadata: { name: "drifting", labels: launched.labels }, spec: { requirements: [] }, status: { providerID: launched.providerID, imageID: launched.imageID } };
+    const claim = {
+      metadata: { name: "drifting", labels: launched.labels },
+      spec: { requirements: [] },
+      status: { providerID: launched.providerID, imageID: launched.imageID },
+    };
     const pool = { spec: { template: { spec: { requirements: [] } } } };
 
-    const statusOf = async (cls: EC2NodeClassLike) => computeNodeClassStatus(cls, await graph.resolver.resolve(cls, { fresh: true }), profile, { now: clock.now(), reservedCapacity: true });
+    const statusOf = async (cls: EC2NodeClassLike) =>
+      computeNodeClassStatus(cls, await graph.resolver.resolve(cls, { fresh: true }), profile, {
+        now: clock.now(),
+        reservedCapacity: true,
+      });
     const selecting = moto.nodeClasses.get("default")!;
     const before = await statusOf(selecting);
-    assert.equal(driftOf({ nodeClaim: claim, nodePool: pool, nodeClass: { spec: {}, status: { ...before } }, instance: network })?.reason, undefined);
+    assert.equal(
+      driftOf({ nodeClaim: claim, nodePool: pool, nodeClass: { spec: {}, status: { ...before } }, instance: network })
+        ?.reason,
+      undefined,
+    );
 
     const deselecting = nodeClass("default", { capacityReservationSelectorTerms: [{ tags: { team: "web" } }] });
     const after = await statusOf(deselecting);
-    assert.deepEqual(after.capacityReservations?.map((r) => r.id), ["cr-0bbb2222"]);
-    assert.equal(driftOf({ nodeClaim: claim, nodePool: pool, nodeClass: { spec: {}, status: { ...after } }, instance: network })?.reason, "CapacityReservationDrift");
+    assert.deepEqual(
+      after.capacityReservations?.map((r) => r.id),
+      ["cr-0bbb2222"],
+    );
+    assert.equal(
+      driftOf({ nodeClaim: claim, nodePool: pool, nodeClass: { spec: {}, status: { ...after } }, instance: network })
+        ?.reason,
+      "CapacityReservationDrift",
+    );
   });
 });

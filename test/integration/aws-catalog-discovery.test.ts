@@ -14,8 +14,26 @@ import { bundledPrices, PriceBridge } from "../harness/price-bridge.ts";
 import { useMotoSuite } from "./aws-moto-suite.ts";
 
 /** The facts both catalogs take from EC2's description of a type (the bundled one through moto's copy). */
-const FACTS = ["arch", "vcpu", "memoryMiB", "gpuCount", "gpuName", "maxENIs", "ipv4PerENI", "hypervisor", "encryptionInTransit",
-  "bareMetal", "localNvmeGiB", "cpuManufacturer", "efaCount", "capabilityFlex", "family", "category", "generation", "size"] as const;
+const FACTS = [
+  "arch",
+  "vcpu",
+  "memoryMiB",
+  "gpuCount",
+  "gpuName",
+  "maxENIs",
+  "ipv4PerENI",
+  "hypervisor",
+  "encryptionInTransit",
+  "bareMetal",
+  "localNvmeGiB",
+  "cpuManufacturer",
+  "efaCount",
+  "capabilityFlex",
+  "family",
+  "category",
+  "generation",
+  "size",
+] as const;
 
 void describe("catalog discovery from EC2 and the Pricing API (moto behind the price proxy)", () => {
   // Discovery only reads moto: nothing to seed, and no reset between the tests.
@@ -23,8 +41,12 @@ void describe("catalog discovery from EC2 and the Pricing API (moto behind the p
   const provider = (region: string, isolatedVPC = false): Ec2CatalogProvider => {
     const aws = { ...moto.viaProxy(), region };
     return new Ec2CatalogProvider({
-      region, ec2: awsEc2CatalogApi(aws), pricing: isolatedVPC ? undefined : awsPricingApi(aws, pricingApiRegion(region)),
-      clock: { now: () => new Date() }, bundled: builtinCatalog(region), reference: builtinCatalog(),
+      region,
+      ec2: awsEc2CatalogApi(aws),
+      pricing: isolatedVPC ? undefined : awsPricingApi(aws, pricingApiRegion(region)),
+      clock: { now: () => new Date() },
+      bundled: builtinCatalog(region),
+      reference: builtinCatalog(),
     });
   };
 
@@ -41,7 +63,10 @@ void describe("catalog discovery from EC2 and the Pricing API (moto behind the p
       assert.deepEqual(got.zones, [...expected.zones].sort(), `${expected.name} zones`);
       assert.equal(got.onDemandPricePerHour, expected.onDemandPricePerHour, `${expected.name} on-demand price`);
     }
-    assert.deepEqual(Object.values(catalog.freshness().parts).map((p) => p.source), ["api", "api", "api"]);
+    assert.deepEqual(
+      Object.values(catalog.freshness().parts).map((p) => p.source),
+      ["api", "api", "api"],
+    );
   });
 
   void it("asks EC2 and the Pricing API in the region, page by page, with Karpenter's filters", async () => {
@@ -51,16 +76,27 @@ void describe("catalog discovery from EC2 and the Pricing API (moto behind the p
     await catalog.refreshSpotPrices();
     await catalog.refreshOnDemandPrices();
     const calls = moto.proxy.actions.slice(start);
-    for (const action of ["DescribeInstanceTypes", "DescribeInstanceTypeOfferings", "DescribeAvailabilityZones", "GetProducts"]) {
+    for (const action of [
+      "DescribeInstanceTypes",
+      "DescribeInstanceTypeOfferings",
+      "DescribeAvailabilityZones",
+      "GetProducts",
+    ]) {
       assert.ok(calls.includes(action), `${action} asked`);
     }
     // The seeded spot table has a record per type and zone: more than one page of 1,000.
-    assert.ok(calls.filter((a) => a === "DescribeSpotPriceHistory").length > 1, "spot price history read past its first page");
+    assert.ok(
+      calls.filter((a) => a === "DescribeSpotPriceHistory").length > 1,
+      "spot price history read past its first page",
+    );
     const current = catalog.current();
     assert.equal(current.region, "eu-west-1");
     assert.ok(current.instanceTypes.length > 500);
     assert.ok(current.instanceTypes.every((e) => e.zones.every((z) => z.startsWith("eu-west-1"))));
-    assert.ok(current.zones.every((z) => /^euw1-az\d$/.test(current.zoneIds[z] ?? "")), JSON.stringify(current.zoneIds));
+    assert.ok(
+      current.zones.every((z) => /^euw1-az\d$/.test(current.zoneIds[z] ?? "")),
+      JSON.stringify(current.zoneIds),
+    );
   });
 
   void it("never asks the Pricing API in an isolated VPC, and says the bundled on-demand table stays in force", async () => {
@@ -73,7 +109,10 @@ void describe("catalog discovery from EC2 and the Pricing API (moto behind the p
     assert.equal(onDemand.source, "bundled");
     assert.match(onDemand.note ?? "", /isolated VPC/);
     const m5 = catalog.current().instanceTypes.find((e) => e.name === "m5.large");
-    assert.equal(m5?.onDemandPricePerHour, builtinCatalog("eu-west-1").instanceTypes.find((e) => e.name === "m5.large")?.onDemandPricePerHour);
+    assert.equal(
+      m5?.onDemandPricePerHour,
+      builtinCatalog("eu-west-1").instanceTypes.find((e) => e.name === "m5.large")?.onDemandPricePerHour,
+    );
   });
 
   void it("keeps the catalog object through unchanged refreshes, and makes a new one when a price changes", async () => {
@@ -83,7 +122,10 @@ void describe("catalog discovery from EC2 and the Pricing API (moto behind the p
     await Promise.all([catalog.refreshInstanceTypes(), catalog.refreshSpotPrices(), catalog.refreshOnDemandPrices()]);
     assert.equal(catalog.current(), first, "nothing changed: the same catalog");
     const base = bundledPrices();
-    const bridge = new PriceBridge(() => ({ onDemand: base.onDemand, spot: new Map([...base.spot].map(([t, p]) => [t, t === "m5.large" ? 0.0123 : p])) }));
+    const bridge = new PriceBridge(() => ({
+      onDemand: base.onDemand,
+      spot: new Map([...base.spot].map(([t, p]) => [t, t === "m5.large" ? 0.0123 : p])),
+    }));
     moto.proxy.bridge = bridge;
     try {
       await catalog.refreshSpotPrices();
@@ -99,8 +141,13 @@ void describe("catalog discovery from EC2 and the Pricing API (moto behind the p
     await catalog.refreshInstanceTypes();
     const good = catalog.current();
     moto.proxy.throttle("DescribeInstanceTypeOfferings", 100);
-    await assert.rejects(catalog.refreshInstanceTypes(), (e: unknown) =>
-      e instanceof CatalogRefreshError && e.part === "instanceTypes" && /^describing instance types, offerings and zones: .*RequestLimitExceeded/.test(e.message));
+    await assert.rejects(
+      catalog.refreshInstanceTypes(),
+      (e: unknown) =>
+        e instanceof CatalogRefreshError &&
+        e.part === "instanceTypes" &&
+        /^describing instance types, offerings and zones: .*RequestLimitExceeded/.test(e.message),
+    );
     moto.proxy.throttle("DescribeInstanceTypeOfferings", 0);
     assert.equal(catalog.current(), good);
     const part = catalog.freshness().parts.instanceTypes;

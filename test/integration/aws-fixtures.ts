@@ -19,7 +19,10 @@ export const SSM_PREFIX = "/kerf-test/aws/service";
 export const NODE_ROLE = "KarpenterNodeRole-kerf-test";
 
 /** EC2 assumes node roles: the trust policy every node role carries. */
-export const NODE_TRUST_POLICY = JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" }] });
+export const NODE_TRUST_POLICY = JSON.stringify({
+  Version: "2012-10-17",
+  Statement: [{ Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" }],
+});
 
 /** A clock the test moves by hand. */
 export interface TestClock {
@@ -30,7 +33,15 @@ export interface TestClock {
 
 export function testClock(start = new Date()): TestClock {
   let t = start.getTime();
-  return { now: () => new Date(t), set: (at) => { t = at.getTime(); }, advance: (ms) => { t += ms; } };
+  return {
+    now: () => new Date(t),
+    set: (at) => {
+      t = at.getTime();
+    },
+    advance: (ms) => {
+      t += ms;
+    },
+  };
 }
 
 export function clients(aws: AwsTestConfig): { ec2: EC2Client; ssm: SSMClient; iam: IAMClient } {
@@ -39,16 +50,36 @@ export function clients(aws: AwsTestConfig): { ec2: EC2Client; ssm: SSMClient; i
 
 /** Creates a node IAM role in moto (the managed instance profile of a `role` node class needs it to exist). */
 export async function seedNodeRole(aws: AwsTestConfig, name = NODE_ROLE): Promise<string> {
-  const out = await clients(aws).iam.send(new CreateRoleCommand({ RoleName: name, AssumeRolePolicyDocument: NODE_TRUST_POLICY }));
+  const out = await clients(aws).iam.send(
+    new CreateRoleCommand({ RoleName: name, AssumeRolePolicyDocument: NODE_TRUST_POLICY }),
+  );
   return out.Role?.Arn ?? "";
 }
 
 /** Registers an AMI and publishes it as the al2023 `standard` recommended image for an arch. */
-export async function seedAl2023Alias(aws: AwsTestConfig, arch: "x86_64" | "arm64", name = `amazon-eks-node-al2023-${arch}-standard-${K8S_VERSION}-v20250101`): Promise<string> {
+export async function seedAl2023Alias(
+  aws: AwsTestConfig,
+  arch: "x86_64" | "arm64",
+  name = `amazon-eks-node-al2023-${arch}-standard-${K8S_VERSION}-v20250101`,
+): Promise<string> {
   const { ec2, ssm } = clients(aws);
-  const image = await ec2.send(new RegisterImageCommand({ Name: name, Architecture: arch, RootDeviceName: "/dev/xvda", BlockDeviceMappings: [{ DeviceName: "/dev/xvda", Ebs: { VolumeSize: 20 } }] }));
+  const image = await ec2.send(
+    new RegisterImageCommand({
+      Name: name,
+      Architecture: arch,
+      RootDeviceName: "/dev/xvda",
+      BlockDeviceMappings: [{ DeviceName: "/dev/xvda", Ebs: { VolumeSize: 20 } }],
+    }),
+  );
   const id = image.ImageId ?? "";
-  await ssm.send(new PutParameterCommand({ Name: `${SSM_PREFIX}/eks/optimized-ami/${K8S_VERSION}/amazon-linux-2023/${arch}/standard/recommended/image_id`, Value: id, Type: "String", Overwrite: true }));
+  await ssm.send(
+    new PutParameterCommand({
+      Name: `${SSM_PREFIX}/eks/optimized-ami/${K8S_VERSION}/amazon-linux-2023/${arch}/standard/recommended/image_id`,
+      Value: id,
+      Type: "String",
+      Overwrite: true,
+    }),
+  );
   return id;
 }
 
@@ -57,8 +88,15 @@ export async function tagDefaultSubnets(aws: AwsTestConfig, zones: readonly stri
   const { ec2 } = clients(aws);
   const subnets = (await ec2.send(new DescribeSubnetsCommand({}))).Subnets ?? [];
   const byZone = new Map<string, string>();
-  for (const s of subnets) if (s.AvailabilityZone !== undefined && zones.includes(s.AvailabilityZone) && s.SubnetId !== undefined) byZone.set(s.AvailabilityZone, s.SubnetId);
-  await ec2.send(new CreateTagsCommand({ Resources: [...byZone.values()], Tags: [{ Key: "karpenter.sh/discovery", Value: CLUSTER }] }));
+  for (const s of subnets)
+    if (s.AvailabilityZone !== undefined && zones.includes(s.AvailabilityZone) && s.SubnetId !== undefined)
+      byZone.set(s.AvailabilityZone, s.SubnetId);
+  await ec2.send(
+    new CreateTagsCommand({
+      Resources: [...byZone.values()],
+      Tags: [{ Key: "karpenter.sh/discovery", Value: CLUSTER }],
+    }),
+  );
   return byZone;
 }
 
@@ -75,7 +113,11 @@ export function nodeClass(name: string, spec: Partial<EC2NodeClassSpec> = {}): E
   };
 }
 
-export function nodeClaim(name: string, requirements: NodeSelectorRequirement[], nodeClassName = "default"): NodeClaimLike {
+export function nodeClaim(
+  name: string,
+  requirements: NodeSelectorRequirement[],
+  nodeClassName = "default",
+): NodeClaimLike {
   return {
     metadata: { name, labels: { "karpenter.sh/nodepool": "default" } },
     spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: nodeClassName }, requirements },
@@ -87,13 +129,17 @@ export function nodeClaim(name: string, requirements: NodeSelectorRequirement[],
  * `cluster`'s fields (an IPv6 service CIDR, say) over its name, endpoint and CA.
  */
 export function providers(
-  aws: AwsTestConfig, clock: TestClock, nodeClasses: ReadonlyMap<string, EC2NodeClassLike>,
+  aws: AwsTestConfig,
+  clock: TestClock,
+  nodeClasses: ReadonlyMap<string, EC2NodeClassLike>,
   cluster: Partial<ClusterInfo> = {},
 ): AwsProviderGraph {
   return createAwsProviders(
     {
       cluster: { name: CLUSTER, endpoint: "https://kerf-test.example:6443", caBundle: "Q0E=", ...cluster },
-      aws, kubernetesVersion: K8S_VERSION, ssmPrefix: SSM_PREFIX,
+      aws,
+      kubernetesVersion: K8S_VERSION,
+      ssmPrefix: SSM_PREFIX,
     },
     { catalog: fixedCatalog(builtinCatalog()), clock, nodeClass: async (name) => nodeClasses.get(name) },
   );

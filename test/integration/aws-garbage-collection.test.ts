@@ -21,18 +21,40 @@ void describe("garbage collection against moto", () => {
     return out.Reservations?.[0]?.Instances?.[0]?.State?.Name;
   }
 
-  interface Seen { deletedNodes: string[]; logs: { msg: string; [field: string]: unknown }[] }
+  interface Seen {
+    deletedNodes: string[];
+    logs: { msg: string; [field: string]: unknown }[];
+  }
 
-  interface Cluster { claims: GcNodeClaim[]; deleted?: string[]; nodes?: GcNode[]; seen?: Seen }
+  interface Cluster {
+    claims: GcNodeClaim[];
+    deleted?: string[];
+    nodes?: GcNode[];
+    seen?: Seen;
+  }
 
   function gc(
-    clock: TestClock, cloudProvider: AwsProviderGraph["cloudProvider"],
+    clock: TestClock,
+    cloudProvider: AwsProviderGraph["cloudProvider"],
     { claims, deleted = [], nodes = [], seen = { deletedNodes: [], logs: [] } }: Cluster,
   ): Promise<Awaited<ReturnType<typeof collectGarbage>>> {
-    const logger = createLogger("info", { write: (line: string) => { seen.logs.push(JSON.parse(line) as Seen["logs"][number]); } });
+    const logger = createLogger("info", {
+      write: (line: string) => {
+        seen.logs.push(JSON.parse(line) as Seen["logs"][number]);
+      },
+    });
     return collectGarbage({
-      cloudProvider, clock, logger, listNodeClaims: async () => claims, listNodes: async () => nodes,
-      deleteNodeClaim: async (name) => { deleted.push(name); }, deleteNode: async (name) => { seen.deletedNodes.push(name); },
+      cloudProvider,
+      clock,
+      logger,
+      listNodeClaims: async () => claims,
+      listNodes: async () => nodes,
+      deleteNodeClaim: async (name) => {
+        deleted.push(name);
+      },
+      deleteNode: async (name) => {
+        seen.deletedNodes.push(name);
+      },
     });
   }
 
@@ -49,7 +71,10 @@ void describe("garbage collection against moto", () => {
 
     clock.set(new Date(launchTime.getTime() + 31_000));
     const old = await gc(clock, cloudProvider, { claims: [] });
-    assert.deepEqual(old.terminate.map((i) => i.instanceID), [orphan.instanceID]);
+    assert.deepEqual(
+      old.terminate.map((i) => i.instanceID),
+      [orphan.instanceID],
+    );
     assert.deepEqual(old.errors, []);
     assert.equal(await state(orphan.instanceID), "terminated");
   });
@@ -74,7 +99,13 @@ void describe("garbage collection against moto", () => {
     const gone = await cloudProvider.create(nodeClaim("gone", requirements));
     await cloudProvider.delete(gone.providerID);
     const deleted: string[] = [];
-    const result = await gc(clock, cloudProvider, { claims: [{ name: "alive", providerID: alive.providerID }, { name: "gone", providerID: gone.providerID }], deleted });
+    const result = await gc(clock, cloudProvider, {
+      claims: [
+        { name: "alive", providerID: alive.providerID },
+        { name: "gone", providerID: gone.providerID },
+      ],
+      deleted,
+    });
     assert.deepEqual(deleted, ["gone"]);
     assert.deepEqual(result.terminate, []);
   });
@@ -87,27 +118,50 @@ void describe("garbage collection against moto", () => {
     const gone = await cloudProvider.create(nodeClaim("gone", requirements));
     await cloudProvider.delete(gone.providerID);
     const unknown = "aws:///us-east-1a/i-0123456789abcdef0";
-    const node = (name: string, providerID: string, launchedForNodeClaim = true): GcNode => ({ name, providerID, launchedForNodeClaim });
+    const node = (name: string, providerID: string, launchedForNodeClaim = true): GcNode => ({
+      name,
+      providerID,
+      launchedForNodeClaim,
+    });
     const nodes = [
-      node("of-orphan", orphan.providerID), node("of-held", held.providerID), node("of-gone", gone.providerID),
-      node("of-unknown", unknown), node("not-launched-by-kerf", gone.providerID, false), { ...node("already-deleting", unknown), deleting: true },
+      node("of-orphan", orphan.providerID),
+      node("of-held", held.providerID),
+      node("of-gone", gone.providerID),
+      node("of-unknown", unknown),
+      node("not-launched-by-kerf", gone.providerID, false),
+      { ...node("already-deleting", unknown), deleting: true },
     ];
     clock.set(new Date((await cloudProvider.get(orphan.providerID)).launchTime.getTime() + 31_000));
     const seen: Seen = { deletedNodes: [], logs: [] };
-    const result = await gc(clock, cloudProvider, { claims: [{ name: "held", providerID: held.providerID }], nodes, seen });
+    const result = await gc(clock, cloudProvider, {
+      claims: [{ name: "held", providerID: held.providerID }],
+      nodes,
+      seen,
+    });
 
     assert.deepEqual(result.errors, []);
     assert.equal(await state(orphan.instanceID), "terminated");
     assert.equal(await state(held.instanceID), "running");
     assert.deepEqual(seen.deletedNodes.sort(), ["of-gone", "of-orphan", "of-unknown"]);
     const terminated = seen.logs.filter((l) => l.msg === "garbage collected cloudprovider instance");
-    assert.deepEqual(terminated.map((l) => [l["instanceID"], l["nodeclaim"]]), [[orphan.instanceID, "orphan"]]);
+    assert.deepEqual(
+      terminated.map((l) => [l["instanceID"], l["nodeclaim"]]),
+      [[orphan.instanceID, "orphan"]],
+    );
     const deletedNodes = seen.logs.filter((l) => l.msg === "garbage collected node");
-    assert.deepEqual(deletedNodes.map((l) => [l["node"], l["reason"]]).sort(), [["of-gone", "instance-gone"], ["of-orphan", "orphaned-instance-terminated"], ["of-unknown", "instance-gone"]]);
+    assert.deepEqual(deletedNodes.map((l) => [l["node"], l["reason"]]).sort(), [
+      ["of-gone", "instance-gone"],
+      ["of-orphan", "orphaned-instance-terminated"],
+      ["of-unknown", "instance-gone"],
+    ]);
 
     // A pass killed after the termination: the next one finds the Node through its terminating (or terminated) instance.
     const again: Seen = { deletedNodes: [], logs: [] };
-    await gc(clock, cloudProvider, { claims: [{ name: "held", providerID: held.providerID }], nodes: [node("of-orphan", orphan.providerID)], seen: again });
+    await gc(clock, cloudProvider, {
+      claims: [{ name: "held", providerID: held.providerID }],
+      nodes: [node("of-orphan", orphan.providerID)],
+      seen: again,
+    });
     assert.deepEqual(again.deletedNodes, ["of-orphan"]);
   });
 
@@ -118,7 +172,10 @@ void describe("garbage collection against moto", () => {
     const recorded = await cloudProvider.create(nodeClaim("twice", requirements), { knownNew: true });
     clock.set(new Date((await cloudProvider.get(lost.providerID)).launchTime.getTime() + 31_000));
     const result = await gc(clock, cloudProvider, { claims: [{ name: "twice", providerID: recorded.providerID }] });
-    assert.deepEqual(result.terminate.map((i) => i.instanceID), [lost.instanceID]);
+    assert.deepEqual(
+      result.terminate.map((i) => i.instanceID),
+      [lost.instanceID],
+    );
     assert.equal(await state(lost.instanceID), "terminated");
     assert.equal(await state(recorded.instanceID), "running");
   });

@@ -17,24 +17,36 @@ void describe("instance types by AMI family", () => {
   void it("should offer no arm64 type while the class's images are all x86_64, and both architectures once it has both", async () => {
     const arches = async (): Promise<Set<string>> => {
       const graph = providers(moto.aws(), testClock(), new Map([["linux", nodeClass("linux")]]));
-      return new Set((await graph.cloudProvider.getInstanceTypes("linux")).map((t) => t.labels["kubernetes.io/arch"] ?? ""));
+      return new Set(
+        (await graph.cloudProvider.getInstanceTypes("linux")).map((t) => t.labels["kubernetes.io/arch"] ?? ""),
+      );
     };
-    assert.deepEqual([...await arches()], ["amd64"]);
+    assert.deepEqual([...(await arches())], ["amd64"]);
     await seedAl2023Alias(moto.aws(), "arm64");
-    assert.deepEqual([...await arches()].sort(), ["amd64", "arm64"]);
+    assert.deepEqual([...(await arches())].sort(), ["amd64", "arm64"]);
   });
 
   void it("should offer amd64 types as windows under a Windows AMI family and every type as linux otherwise", async () => {
     const classes = new Map([
       ["linux", nodeClass("linux")],
-      ["windows", nodeClass("windows", { amiFamily: "Windows2022", amiSelectorTerms: [{ alias: "windows2022@latest" }] })],
+      [
+        "windows",
+        nodeClass("windows", { amiFamily: "Windows2022", amiSelectorTerms: [{ alias: "windows2022@latest" }] }),
+      ],
     ]);
     const graph = providers(moto.aws(), testClock(), classes);
     const linux = await graph.cloudProvider.getInstanceTypes("linux");
     const windows = await graph.cloudProvider.getInstanceTypes("windows");
-    assert.ok(linux.every((t) => t.labels["kubernetes.io/os"] === "linux" && t.labels["node.kubernetes.io/windows-build"] === undefined));
+    assert.ok(
+      linux.every(
+        (t) => t.labels["kubernetes.io/os"] === "linux" && t.labels["node.kubernetes.io/windows-build"] === undefined,
+      ),
+    );
     assert.ok(linux.some((t) => t.labels["kubernetes.io/arch"] === "arm64"));
-    assert.ok(windows.length > 0 && windows.every((t) => t.labels["kubernetes.io/os"] === "windows" && t.labels["kubernetes.io/arch"] === "amd64"));
+    assert.ok(
+      windows.length > 0 &&
+        windows.every((t) => t.labels["kubernetes.io/os"] === "windows" && t.labels["kubernetes.io/arch"] === "amd64"),
+    );
     assert.ok(windows.every((t) => t.labels["node.kubernetes.io/windows-build"] === "10.0.20348"));
   });
 });

@@ -4,7 +4,8 @@ import { DeleteLaunchTemplateCommand, DescribeLaunchTemplatesCommand } from "@aw
 import type { AwsProviderGraph } from "../../operator/adapters/aws/factory.ts";
 import { collectLaunchTemplates, type LaunchTemplateGcDeps } from "../../operator/controllers/gc/launch-templates.ts";
 import {
-  LAUNCH_TEMPLATE_IN_FLIGHT_GRACE_MS as GRACE, LAUNCH_TEMPLATE_TTL_MS as TTL,
+  LAUNCH_TEMPLATE_IN_FLIGHT_GRACE_MS as GRACE,
+  LAUNCH_TEMPLATE_TTL_MS as TTL,
 } from "../../operator/core/launch-template/garbage-collection.ts";
 import type { OperatorEvent } from "../../operator/observability/events.ts";
 import { createLogger } from "../../operator/observability/logger.ts";
@@ -24,11 +25,17 @@ const spot = [
 
 type Graph = AwsProviderGraph;
 
-interface Seen { readonly events: OperatorEvent[]; readonly logs: { msg: string; [field: string]: unknown }[] }
+interface Seen {
+  readonly events: OperatorEvent[];
+  readonly logs: { msg: string; [field: string]: unknown }[];
+}
 
 void describe("launch-template garbage collection against moto", () => {
   const moto = useMotoSuite({
-    faultProxy: true, al2023: true, zones: ["us-east-1a", "us-east-1b"], defaultNodeClass: {},
+    faultProxy: true,
+    al2023: true,
+    zones: ["us-east-1a", "us-east-1b"],
+    defaultNodeClass: {},
   });
 
   /** A new AMI published as the al2023 alias's recommended image (an AMI release). */
@@ -44,11 +51,21 @@ void describe("launch-template garbage collection against moto", () => {
 
   function gcDeps(graph: Graph, seen: Seen = { events: [], logs: [] }): LaunchTemplateGcDeps {
     const logger = createLogger("info", {
-      write: (line: string) => { seen.logs.push(JSON.parse(line) as Seen["logs"][number]); },
+      write: (line: string) => {
+        seen.logs.push(JSON.parse(line) as Seen["logs"][number]);
+      },
     });
     return {
-      nodeClasses: () => [...moto.nodeClasses.values()], resolver: graph.resolver, cloud: graph.nodeClassCloud, logger,
-      events: { publish: (e) => { seen.events.push(e); } }, metrics: createMetrics(),
+      nodeClasses: () => [...moto.nodeClasses.values()],
+      resolver: graph.resolver,
+      cloud: graph.nodeClassCloud,
+      logger,
+      events: {
+        publish: (e) => {
+          seen.events.push(e);
+        },
+      },
+      metrics: createMetrics(),
     };
   }
 
@@ -99,7 +116,8 @@ void describe("launch-template garbage collection against moto", () => {
     const reasons = seen.logs.filter((l) => l.msg === "deleted launch template").map((l) => l["reason"]);
     assert.deepEqual([...new Set(reasons)].sort(), ["ami-superseded", "idle"]);
     assert.equal(reasons.length, 20, "every template made was deleted exactly once");
-    const reported = seen.events.filter((e) => e.reason === "LaunchTemplatesDeleted")
+    const reported = seen.events
+      .filter((e) => e.reason === "LaunchTemplatesDeleted")
       .map((e) => `${e.involved.kind}/${e.involved.name}`);
     assert.ok(reported.length > 0 && reported.every((r) => r === "EC2NodeClass/default"), reported.join(", "));
 
@@ -124,7 +142,10 @@ void describe("launch-template garbage collection against moto", () => {
     clock.advance(GRACE);
     const collected = await pass(gc);
     const deleted = collected.deleted.map((d) => [d.name, d.reason]).sort();
-    assert.deepEqual(deleted, first.map((name) => [name, "ami-superseded"]));
+    assert.deepEqual(
+      deleted,
+      first.map((name) => [name, "ami-superseded"]),
+    );
     assert.equal((await owned()).length, 2);
     const again = await pass(gc);
     assert.deepEqual([again.deleted, again.errors], [[], []], "a second pass finds nothing more to do");
@@ -142,8 +163,12 @@ void describe("launch-template garbage collection against moto", () => {
     assert.match(sgs ?? "", /^\d+$/);
     assert.match(inputs ?? "", /^\d+$/);
     assert.deepEqual(rest, {
-      team: "platform", "karpenter.k8s.aws/cluster": CLUSTER, [`kubernetes.io/cluster/${CLUSTER}`]: "owned",
-      "eks:eks-cluster-name": CLUSTER, "karpenter.k8s.aws/ec2nodeclass": "default", "karpenter.sh/nodepool": "default",
+      team: "platform",
+      "karpenter.k8s.aws/cluster": CLUSTER,
+      [`kubernetes.io/cluster/${CLUSTER}`]: "owned",
+      "eks:eks-cluster-name": CLUSTER,
+      "karpenter.k8s.aws/ec2nodeclass": "default",
+      "karpenter.sh/nodepool": "default",
       "kerf.dev/image-id": ami,
     });
   });
@@ -175,7 +200,10 @@ void describe("launch-template garbage collection against moto", () => {
     const gc = gcDeps(graph, seen);
     moto.proxy.throttle("DeleteLaunchTemplate", 100, "UnauthorizedOperation");
     const failed = await pass(gc);
-    assert.deepEqual(failed.errors.map((e) => e.name), [old]);
+    assert.deepEqual(
+      failed.errors.map((e) => e.name),
+      [old],
+    );
     const warning = seen.events.find((e) => e.type === "Warning");
     assert.equal(warning?.reason, "LaunchTemplateDeletionFailed");
     assert.match(warning?.message ?? "", /deleting launch template karpenter\.k8s\.aws\/\d+: UnauthorizedOperation/);
@@ -183,7 +211,10 @@ void describe("launch-template garbage collection against moto", () => {
 
     moto.proxy.clear();
     const retried = await pass(gc);
-    assert.deepEqual(retried.deleted.map((d) => d.name), [old]);
+    assert.deepEqual(
+      retried.deleted.map((d) => d.name),
+      [old],
+    );
     assert.equal((await owned()).length, 1);
   });
 });

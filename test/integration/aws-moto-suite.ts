@@ -10,7 +10,13 @@ import type { EC2NodeClassLike, EC2NodeClassSpec } from "../../operator/core/lau
 import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
 import { useEnvironment, type AwsTestConfig, type TestEnvironment } from "../harness/use-environment.ts";
 import {
-  nodeClass, providers, seedAl2023Alias, seedNodeRole, tagDefaultSubnets, testClock, type TestClock,
+  nodeClass,
+  providers,
+  seedAl2023Alias,
+  seedNodeRole,
+  tagDefaultSubnets,
+  testClock,
+  type TestClock,
 } from "./aws-fixtures.ts";
 
 export interface MotoSuiteOptions {

@@ -1,6 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { CreateSubnetCommand, CreateTagsCommand, CreateVpcCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand, RegisterImageCommand } from "@aws-sdk/client-ec2";
+import {
+  CreateSubnetCommand,
+  CreateTagsCommand,
+  CreateVpcCommand,
+  DescribeSecurityGroupsCommand,
+  DescribeSubnetsCommand,
+  RegisterImageCommand,
+} from "@aws-sdk/client-ec2";
 import { PutParameterCommand } from "@aws-sdk/client-ssm";
 import { reconcileNodeClass } from "../../operator/controllers/nodeclass/controller.ts";
 import type { EC2NodeClassStatus } from "../../operator/core/launch-template/node-class.ts";
@@ -36,9 +43,13 @@ void describe("EC2NodeClass selectors against moto", () => {
 
   void it("should resolve security groups by id, name and tag", async () => {
     const { ec2 } = clients(moto.aws());
-    const group = (await ec2.send(new DescribeSecurityGroupsCommand({ Filters: [{ Name: "group-name", Values: ["default"] }] }))).SecurityGroups?.[0];
+    const group = (
+      await ec2.send(new DescribeSecurityGroupsCommand({ Filters: [{ Name: "group-name", Values: ["default"] }] }))
+    ).SecurityGroups?.[0];
     assert.ok(group?.GroupId !== undefined);
-    await ec2.send(new CreateTagsCommand({ Resources: [group.GroupId], Tags: [{ Key: "karpenter.sh/discovery", Value: "kerf" }] }));
+    await ec2.send(
+      new CreateTagsCommand({ Resources: [group.GroupId], Tags: [{ Key: "karpenter.sh/discovery", Value: "kerf" }] }),
+    );
     const { resolver } = moto.providers(moto.aws());
     for (const term of [{ id: group.GroupId }, { name: "default" }, { tags: { "karpenter.sh/discovery": "kerf" } }]) {
       const facts = await resolver.resolve(nodeClass("x", { securityGroupSelectorTerms: [term] }));
@@ -60,13 +71,27 @@ void describe("EC2NodeClass selectors against moto", () => {
 
   void it("should resolve AMIs by id, name, tags and ssmParameter", async () => {
     const { ec2, ssm } = clients(moto.aws());
-    const id = (await ec2.send(new RegisterImageCommand({ Name: "kerf-custom-image", Architecture: "x86_64", RootDeviceName: "/dev/xvda" }))).ImageId ?? "";
+    const id =
+      (
+        await ec2.send(
+          new RegisterImageCommand({ Name: "kerf-custom-image", Architecture: "x86_64", RootDeviceName: "/dev/xvda" }),
+        )
+      ).ImageId ?? "";
     await ec2.send(new CreateTagsCommand({ Resources: [id], Tags: [{ Key: "kerf/image", Value: "custom" }] }));
     await ssm.send(new PutParameterCommand({ Name: "/kerf-test/custom/image_id", Value: id, Type: "String" }));
     const { resolver } = moto.providers(moto.aws());
-    for (const term of [{ id }, { name: "kerf-custom-image" }, { tags: { "kerf/image": "custom" } }, { ssmParameter: "/kerf-test/custom/image_id" }]) {
+    for (const term of [
+      { id },
+      { name: "kerf-custom-image" },
+      { tags: { "kerf/image": "custom" } },
+      { ssmParameter: "/kerf-test/custom/image_id" },
+    ]) {
       const facts = await resolver.resolve(nodeClass("x", { amiFamily: "AL2023", amiSelectorTerms: [term] }));
-      assert.deepEqual(facts.amis.map((a) => a.id), [id], JSON.stringify(term));
+      assert.deepEqual(
+        facts.amis.map((a) => a.id),
+        [id],
+        JSON.stringify(term),
+      );
     }
   });
 
@@ -74,21 +99,39 @@ void describe("EC2NodeClass selectors against moto", () => {
     await seedAl2023Alias(moto.aws(), "x86_64");
     const { ec2 } = clients(moto.aws());
     const vpc = await ec2.send(new CreateVpcCommand({ CidrBlock: "10.20.0.0/16" }));
-    const created = await ec2.send(new CreateSubnetCommand({ VpcId: vpc.Vpc?.VpcId, CidrBlock: "10.20.1.0/24", AvailabilityZone: "us-east-1c" }));
+    const created = await ec2.send(
+      new CreateSubnetCommand({ VpcId: vpc.Vpc?.VpcId, CidrBlock: "10.20.1.0/24", AvailabilityZone: "us-east-1c" }),
+    );
     const subnetId = created.Subnet?.SubnetId ?? "";
-    const condition = (status: EC2NodeClassStatus, type: string): string | undefined => status.conditions?.find((c) => c.type === type)?.status;
+    const condition = (status: EC2NodeClassStatus, type: string): string | undefined =>
+      status.conditions?.find((c) => c.type === type)?.status;
     await seedNodeRole(moto.aws());
     const { resolver, nodeClassCloud } = moto.providers(moto.aws());
     const written: EC2NodeClassStatus[] = [];
-    const deps = { resolver, cloud: nodeClassCloud, clock: testClock(new Date(Date.UTC(2000, 0, 1))), writeStatus: async (_: string, s: EC2NodeClassStatus) => { written.push(s); } };
+    const deps = {
+      resolver,
+      cloud: nodeClassCloud,
+      clock: testClock(new Date(Date.UTC(2000, 0, 1))),
+      writeStatus: async (_: string, s: EC2NodeClassStatus) => {
+        written.push(s);
+      },
+    };
     const ready = await reconcileNodeClass(deps, nodeClass("ok", { subnetSelectorTerms: [{ id: subnetId }] }));
-    assert.deepEqual(ready.status.subnets, [{ id: subnetId, zone: "us-east-1c", zoneID: created.Subnet?.AvailabilityZoneId }]);
+    assert.deepEqual(ready.status.subnets, [
+      { id: subnetId, zone: "us-east-1c", zoneID: created.Subnet?.AvailabilityZoneId },
+    ]);
     assert.equal(condition(ready.status, "Ready"), "True");
-    const broken = await reconcileNodeClass(deps, nodeClass("broken", { subnetSelectorTerms: [{ tags: { nothing: "matches" } }] }));
+    const broken = await reconcileNodeClass(
+      deps,
+      nodeClass("broken", { subnetSelectorTerms: [{ tags: { nothing: "matches" } }] }),
+    );
     assert.equal(broken.status.conditions?.find((c) => c.type === "SubnetsReady")?.reason, "SubnetsNotFound");
     assert.equal(condition(broken.status, "Ready"), "False");
     assert.equal(written.length, 2);
-    await reconcileNodeClass(deps, { ...nodeClass("ok", { subnetSelectorTerms: [{ id: subnetId }] }), status: ready.status });
+    await reconcileNodeClass(deps, {
+      ...nodeClass("ok", { subnetSelectorTerms: [{ id: subnetId }] }),
+      status: ready.status,
+    });
     assert.equal(written.length, 2, "an unchanged status is not written again");
   });
 });

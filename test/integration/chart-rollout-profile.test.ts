@@ -18,30 +18,63 @@ const AUDIT_VALUES = path.join(KERF_CHART, "values-audit.yaml");
 
 /** A NodePool without limits: limits-required denies it at enforce. */
 const unlimited = {
-  apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name: "existing" },
-  spec: { template: { spec: {
-    nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
-    requirements: [{ key: "karpenter.k8s.aws/instance-category", operator: "In", values: ["c", "m", "r"] }],
-  } } },
+  apiVersion: "karpenter.sh/v1",
+  kind: "NodePool",
+  metadata: { name: "existing" },
+  spec: {
+    template: {
+      spec: {
+        nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+        requirements: [{ key: "karpenter.k8s.aws/instance-category", operator: "In", values: ["c", "m", "r"] }],
+      },
+    },
+  },
 };
 
 function verdictUnder(objects: readonly ManifestObject[]): { allowed: boolean; limits: string | undefined } {
   const config = policyConfigFromConfigMap(only<V1ConfigMap>(objects, "ConfigMap", "kerf-policy"));
-  const verdict = evaluate({ kind: "NodePool", operation: "CREATE", object: unlimited, context: { catalog: builtinCatalog(), config } });
+  const verdict = evaluate({
+    kind: "NodePool",
+    operation: "CREATE",
+    object: unlimited,
+    context: { catalog: builtinCatalog(), config },
+  });
   return { allowed: verdict.allowed, limits: verdict.findings.find((f) => f.policy === "limits-required")?.severity };
 }
 
-function webhookFlags(objects: readonly ManifestObject[]): { auditIntervalSeconds: number; token: boolean | undefined } {
+function webhookFlags(objects: readonly ManifestObject[]): {
+  auditIntervalSeconds: number;
+  token: boolean | undefined;
+} {
   const deployment = only<V1Deployment>(objects, "Deployment", "kerf-webhook");
   const config = loadWebhookConfig(kerfInvocation(deploymentContainer(deployment, "webhook")).argv, {});
-  return { auditIntervalSeconds: config.auditIntervalSeconds, token: deployment.spec?.template.spec?.automountServiceAccountToken };
+  return {
+    auditIntervalSeconds: config.auditIntervalSeconds,
+    token: deployment.spec?.template.spec?.automountServiceAccountToken,
+  };
 }
 
 void describe("the chart's audit profile and its switch to enforcement", () => {
   const profiles = [
     { name: "the default values", values: [], set: {}, allowed: false, limits: "deny", audit: 0, auditRole: false },
-    { name: "values-audit.yaml", values: [AUDIT_VALUES], set: {}, allowed: true, limits: "warn", audit: 300, auditRole: true },
-    { name: "values-audit.yaml with policyMode=enforce", values: [AUDIT_VALUES], set: { policyMode: "enforce" }, allowed: false, limits: "deny", audit: 300, auditRole: true },
+    {
+      name: "values-audit.yaml",
+      values: [AUDIT_VALUES],
+      set: {},
+      allowed: true,
+      limits: "warn",
+      audit: 300,
+      auditRole: true,
+    },
+    {
+      name: "values-audit.yaml with policyMode=enforce",
+      values: [AUDIT_VALUES],
+      set: { policyMode: "enforce" },
+      allowed: false,
+      limits: "deny",
+      audit: 300,
+      auditRole: true,
+    },
   ];
   for (const p of profiles) {
     void it(`renders ${p.name}: limits-required ${p.limits}, audit every ${p.audit} s`, async () => {
@@ -50,7 +83,9 @@ void describe("the chart's audit profile and its switch to enforcement", () => {
       const flags = webhookFlags(objects);
       assert.equal(flags.auditIntervalSeconds, p.audit);
       assert.equal(flags.token, true, "the default reads the cluster's CRDs; the audit reads the stored objects");
-      const role = objects.find((o) => o.kind === "ClusterRole" && o.metadata.name === "kerf-webhook-audit") as unknown as V1ClusterRole | undefined;
+      const role = objects.find(
+        (o) => o.kind === "ClusterRole" && o.metadata.name === "kerf-webhook-audit",
+      ) as unknown as V1ClusterRole | undefined;
       assert.equal(role !== undefined, p.auditRole);
       if (role !== undefined) {
         assert.deepEqual(role.rules, [
@@ -58,8 +93,15 @@ void describe("the chart's audit profile and its switch to enforcement", () => {
           { apiGroups: ["karpenter.k8s.aws"], resources: ["ec2nodeclasses"], verbs: ["list"] },
           { apiGroups: [""], resources: ["events"], verbs: ["create"] },
         ]);
-        const binding = only<{ subjects?: Array<{ name: string }> }>(objects, "ClusterRoleBinding", "kerf-webhook-audit");
-        assert.deepEqual(binding.subjects?.map((s) => s.name), ["kerf-webhook"]);
+        const binding = only<{ subjects?: Array<{ name: string }> }>(
+          objects,
+          "ClusterRoleBinding",
+          "kerf-webhook-audit",
+        );
+        assert.deepEqual(
+          binding.subjects?.map((s) => s.name),
+          ["kerf-webhook"],
+        );
       }
     });
   }

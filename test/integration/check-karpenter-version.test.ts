@@ -17,19 +17,35 @@ import { generatedCrds, upstreamCrds } from "../harness/karpenter-crds.ts";
 import { rawRequest, RawApiError } from "../harness/raw.ts";
 import { runCheck } from "../../webhook/cli/check.ts";
 
-type Manifest = { apiVersion: string; kind: "NodePool" | "EC2NodeClass"; metadata: { name: string }; spec: Record<string, unknown> };
+type Manifest = {
+  apiVersion: string;
+  kind: "NodePool" | "EC2NodeClass";
+  metadata: { name: string };
+  spec: Record<string, unknown>;
+};
 type Verdict = "allow" | "deny";
 
-const RESOURCES = { NodePool: "/apis/karpenter.sh/v1/nodepools", EC2NodeClass: "/apis/karpenter.k8s.aws/v1/ec2nodeclasses" } as const;
+const RESOURCES = {
+  NodePool: "/apis/karpenter.sh/v1/nodepools",
+  EC2NodeClass: "/apis/karpenter.k8s.aws/v1/ec2nodeclasses",
+} as const;
 
-const selectors = { subnetSelectorTerms: [{ tags: { "karpenter.sh/discovery": "demo" } }], securityGroupSelectorTerms: [{ tags: { "karpenter.sh/discovery": "demo" } }] };
+const selectors = {
+  subnetSelectorTerms: [{ tags: { "karpenter.sh/discovery": "demo" } }],
+  securityGroupSelectorTerms: [{ tags: { "karpenter.sh/discovery": "demo" } }],
+};
 /** The NodePools' EC2NodeClass, in the same render (kerf checks that the reference resolves). */
 const NODE_CLASS: Manifest = {
-  apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "default" },
+  apiVersion: "karpenter.k8s.aws/v1",
+  kind: "EC2NodeClass",
+  metadata: { name: "default" },
   spec: { role: "KarpenterNodeRole-demo", amiSelectorTerms: [{ alias: "al2023@latest" }], ...selectors },
 };
 
-function nodePool(name: string, edit: (spec: Record<string, unknown>, template: Record<string, unknown>) => void): Manifest {
+function nodePool(
+  name: string,
+  edit: (spec: Record<string, unknown>, template: Record<string, unknown>) => void,
+): Manifest {
   const template: Record<string, unknown> = {
     nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
     requirements: [{ key: "karpenter.k8s.aws/instance-category", operator: "In", values: ["c", "m", "r"] }],
@@ -39,34 +55,53 @@ function nodePool(name: string, edit: (spec: Record<string, unknown>, template: 
   return { apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name }, spec };
 }
 
-interface Case { readonly title: string; readonly object: Manifest; readonly verdicts: Readonly<Record<string, Verdict>> }
+interface Case {
+  readonly title: string;
+  readonly object: Manifest;
+  readonly verdicts: Readonly<Record<string, Verdict>>;
+}
 
 const CASES: readonly Case[] = [
   {
     title: "an EC2NodeClass on the windows2025 AMI alias (added in v1.x after v1.0)",
-    object: { ...NODE_CLASS, metadata: { name: "windows" }, spec: { ...NODE_CLASS.spec, amiSelectorTerms: [{ alias: "windows2025@latest" }] } },
+    object: {
+      ...NODE_CLASS,
+      metadata: { name: "windows" },
+      spec: { ...NODE_CLASS.spec, amiSelectorTerms: [{ alias: "windows2025@latest" }] },
+    },
     verdicts: { "1.0.8": "deny", "1.14.1": "allow" },
   },
   {
     title: "a NodePool with consolidationPolicy Balanced (added after v1.10)",
-    object: nodePool("balanced", (spec) => { spec["disruption"] = { consolidationPolicy: "Balanced", consolidateAfter: "5m" }; }),
+    object: nodePool("balanced", (spec) => {
+      spec["disruption"] = { consolidationPolicy: "Balanced", consolidateAfter: "5m" };
+    }),
     verdicts: { "1.10.2": "deny", "1.15.1": "allow" },
   },
   {
     title: "a NodePool requirement with the Gte operator (added after v1.0)",
     object: nodePool("gte", (_spec, template) => {
-      (template["requirements"] as unknown[]).push({ key: "karpenter.k8s.aws/instance-cpu", operator: "Gte", values: ["4"] });
+      (template["requirements"] as unknown[]).push({
+        key: "karpenter.k8s.aws/instance-cpu",
+        operator: "Gte",
+        values: ["4"],
+      });
     }),
     verdicts: { "1.0.8": "deny", "1.14.1": "allow" },
   },
   {
-    title: "a NodePool expiring after \"720hx\" (v1.0's expireAfter pattern anchors one alternative only)",
-    object: nodePool("loose-expiry", (_spec, template) => { template["expireAfter"] = "720hx"; }),
+    title: 'a NodePool expiring after "720hx" (v1.0\'s expireAfter pattern anchors one alternative only)',
+    object: nodePool("loose-expiry", (_spec, template) => {
+      template["expireAfter"] = "720hx";
+    }),
     verdicts: { "1.0.8": "allow", "1.14.1": "deny" },
   },
   {
-    title: "a static NodePool (replicas) limiting cpu (v1.0 has no static NodePools; later releases allow only limits.nodes)",
-    object: nodePool("static", (spec) => { spec["replicas"] = 2; }),
+    title:
+      "a static NodePool (replicas) limiting cpu (v1.0 has no static NodePools; later releases allow only limits.nodes)",
+    object: nodePool("static", (spec) => {
+      spec["replicas"] = 2;
+    }),
     verdicts: { "1.0.8": "allow", "1.14.1": "deny" },
   },
 ];
@@ -88,14 +123,27 @@ async function apiserverVerdict(env: TestEnvironment, object: Manifest): Promise
  */
 async function settledVerdict(env: TestEnvironment, object: Manifest, expected: Verdict | undefined): Promise<Verdict> {
   let last: Verdict = await apiserverVerdict(env, object);
-  await eventually("the apiserver to serve the installed CRDs", async () => (last = await apiserverVerdict(env, object)) === expected, 10_000, 200)
-    .catch(() => undefined);
+  await eventually(
+    "the apiserver to serve the installed CRDs",
+    async () => (last = await apiserverVerdict(env, object)) === expected,
+    10_000,
+    200,
+  ).catch(() => undefined);
   return last;
 }
 
 async function kerfVerdict(file: string, version: string): Promise<{ verdict: Verdict; output: string }> {
   let output = "";
-  const io = { stdout: (t: string) => { output += t; }, stderr: (t: string) => { output += t; }, isTty: false, readStdin: async () => "" };
+  const io = {
+    stdout: (t: string) => {
+      output += t;
+    },
+    stderr: (t: string) => {
+      output += t;
+    },
+    isTty: false,
+    readStdin: async () => "",
+  };
   const code = await runCheck(["--karpenter-version", version, file], io);
   assert.ok(code === 0 || code === 1, output);
   return { verdict: code === 0 ? "allow" : "deny", output };
@@ -129,9 +177,17 @@ void describe("kerf check --karpenter-version against a real apiserver serving e
       await installCrds(env.kubeConfig, await upstreamCrds(version));
       for (const c of CASES.filter((k) => k.verdicts[version] !== undefined)) {
         const expected = c.verdicts[version];
-        assert.equal(await settledVerdict(env, c.object, expected), expected, `the v${version} apiserver on ${c.title}`);
+        assert.equal(
+          await settledVerdict(env, c.object, expected),
+          expected,
+          `the v${version} apiserver on ${c.title}`,
+        );
         const kerf = await kerfVerdict(files.get(c) ?? "", version);
-        assert.equal(kerf.verdict, expected, `kerf check --karpenter-version ${version} on ${c.title}:\n${kerf.output}`);
+        assert.equal(
+          kerf.verdict,
+          expected,
+          `kerf check --karpenter-version ${version} on ${c.title}:\n${kerf.output}`,
+        );
       }
     });
   }
@@ -145,10 +201,22 @@ void describe("kerf check --karpenter-version against a real apiserver serving e
     const run = async (extra: string[]): Promise<{ code: number; out: string; err: string }> => {
       let out = "";
       let err = "";
-      const io = { stdout: (t: string) => { out += t; }, stderr: (t: string) => { err += t; }, isTty: false, readStdin: async () => "" };
+      const io = {
+        stdout: (t: string) => {
+          out += t;
+        },
+        stderr: (t: string) => {
+          err += t;
+        },
+        isTty: false,
+        readStdin: async () => "",
+      };
       process.chdir(newDir);
       try {
-        const code = await runCheck(["--diff", oldDir, "--cluster", "--kubeconfig", env.state.kubeconfig, ...extra, "."], io);
+        const code = await runCheck(
+          ["--diff", oldDir, "--cluster", "--kubeconfig", env.state.kubeconfig, ...extra, "."],
+          io,
+        );
         return { code, out, err };
       } finally {
         process.chdir(cwd);
@@ -156,7 +224,10 @@ void describe("kerf check --karpenter-version against a real apiserver serving e
     };
     const cluster = await run([]);
     assert.deepEqual([cluster.code, cluster.err], [1, ""], cluster.out);
-    assert.match(cluster.out, /family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022'/);
+    assert.match(
+      cluster.out,
+      /family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022'/,
+    );
     const pinned = await run(["--karpenter-version", "1.14.1"]);
     assert.deepEqual([pinned.code, pinned.err], [0, ""], pinned.out);
   });

@@ -24,13 +24,19 @@ const catalog = builtinCatalog();
 const config = defaultPolicyConfig();
 
 function kerfVerdict(c: ConformanceCase): { allowed: boolean; defaulted: unknown } {
-  const context = c.nodeClassNames === undefined ? { catalog, config } : { catalog, config, nodeClassNames: new Set(c.nodeClassNames) };
+  const context =
+    c.nodeClassNames === undefined
+      ? { catalog, config }
+      : { catalog, config, nodeClassNames: new Set(c.nodeClassNames) };
   const base = { kind: c.kind, operation: c.operation ?? "CREATE", object: c.object, context } as const;
   return evaluate(c.oldObject === undefined ? base : { ...base, oldObject: c.oldObject });
 }
 
 /** The apiserver's answer: its verdict and, on a rejection, the error text (field paths and messages). */
-interface ApiAnswer { verdict: ApiVerdict; text: string }
+interface ApiAnswer {
+  verdict: ApiVerdict;
+  text: string;
+}
 
 function rejection(error: unknown): ApiAnswer {
   const { code, body } = error as { code?: number; body?: unknown };
@@ -57,7 +63,10 @@ async function apiserverAnswer(api: CustomObjectsApi, c: ConformanceCase, object
   const created = (await api.createClusterCustomObject({ ...ref, body: c.oldObject })) as KubernetesObject;
   const name = created.metadata?.name ?? "";
   try {
-    const body = { ...(object as KubernetesObject), metadata: { ...(object as KubernetesObject).metadata, resourceVersion: created.metadata?.resourceVersion ?? "" } };
+    const body = {
+      ...(object as KubernetesObject),
+      metadata: { ...(object as KubernetesObject).metadata, resourceVersion: created.metadata?.resourceVersion ?? "" },
+    };
     await api.replaceClusterCustomObject({ ...ref, name, body, dryRun: "All" });
     return accepted;
   } catch (error) {
@@ -71,7 +80,15 @@ async function apiserverAnswer(api: CustomObjectsApi, c: ConformanceCase, object
  * raw: the apiserver's verdict on the object as written; mutated: on kerf's defaulted object
  * (cases kerf's mutation fixes).
  */
-interface Row { name: string; kind: Kind; corpus: ApiVerdict; raw: ApiVerdict; mutated: ApiVerdict | undefined; kerfAllows: boolean; missingPaths: string[] }
+interface Row {
+  name: string;
+  kind: Kind;
+  corpus: ApiVerdict;
+  raw: ApiVerdict;
+  mutated: ApiVerdict | undefined;
+  kerfAllows: boolean;
+  missingPaths: string[];
+}
 
 /**
  * The schema finding paths a case expects that the apiserver's validation error (422) does not name ("<path>: ").
@@ -79,7 +96,9 @@ interface Row { name: string; kind: Kind; corpus: ApiVerdict; raw: ApiVerdict; m
  */
 function missingPaths(c: ConformanceCase, answer: ApiAnswer): string[] {
   if (answer.verdict !== "reject" || !answer.text.includes('"code":422')) return [];
-  return (c.expect ?? []).filter((e) => e.policy === "schema" && !answer.text.includes(`${e.path}: `)).map((e) => e.path);
+  return (c.expect ?? [])
+    .filter((e) => e.policy === "schema" && !answer.text.includes(`${e.path}: `))
+    .map((e) => e.path);
 }
 
 async function runCorpus(env: TestEnvironment): Promise<Row[]> {
@@ -90,7 +109,15 @@ async function runCorpus(env: TestEnvironment): Promise<Row[]> {
     const answer = await apiserverAnswer(api, c, c.object);
     // A case kerf fixes by defaulting also reaches the apiserver the way the mutating webhook sends it.
     const mutated = c.fixedByDefaults === true ? (await apiserverAnswer(api, c, verdict.defaulted)).verdict : undefined;
-    rows.push({ name: `${c.kind}: ${c.name}`, kind: c.kind, corpus: c.apiserver, raw: answer.verdict, mutated, kerfAllows: verdict.allowed, missingPaths: missingPaths(c, answer) });
+    rows.push({
+      name: `${c.kind}: ${c.name}`,
+      kind: c.kind,
+      corpus: c.apiserver,
+      raw: answer.verdict,
+      mutated,
+      kerfAllows: verdict.allowed,
+      missingPaths: missingPaths(c, answer),
+    });
   }
   return rows;
 }
@@ -100,7 +127,9 @@ const unfixed = (rows: Row[]): string[] => rows.filter((r) => r.mutated === "rej
 
 describe("kerf against a real kube-apiserver over the conformance corpus", () => {
   let env: TestEnvironment;
-  before(async () => { env = await useEnvironment(); });
+  before(async () => {
+    env = await useEnvironment();
+  });
 
   it("with kerf's generated CRDs, the apiserver answers every case as the corpus states", async () => {
     await installCrds(env.kubeConfig, generatedCrds());
@@ -109,7 +138,9 @@ describe("kerf against a real kube-apiserver over the conformance corpus", () =>
     // The installed CRDs serve v1.15.1; the corpus states v1.14.1's answers
     // (installed-release.ts lists where they part).
     const expected = (r: Row): ApiVerdict => INSTALLED_RELEASE_ANSWERS[r.name]?.apiserver ?? r.corpus;
-    const wrong = rows.filter((r) => r.raw !== expected(r)).map((r) => `${r.name}: expected ${expected(r)}, apiserver ${r.raw}`);
+    const wrong = rows
+      .filter((r) => r.raw !== expected(r))
+      .map((r) => `${r.name}: expected ${expected(r)}, apiserver ${r.raw}`);
     assert.deepEqual(wrong, []);
     const stale = Object.keys(INSTALLED_RELEASE_ANSWERS).filter((name) => !rows.some((r) => r.name === name));
     assert.deepEqual(stale, [], "installed-release.ts names cases the corpus has");
@@ -124,7 +155,9 @@ describe("kerf against a real kube-apiserver over the conformance corpus", () =>
     const rows = await runCorpus(env);
     assert.deepEqual(looser(rows), [], "kerf accepts what Karpenter's CRD + CEL reject");
     assert.deepEqual(unfixed(rows), [], "kerf's mutation does not make the object acceptable to Karpenter's CRD");
-    const differ = rows.filter((r) => r.raw !== r.corpus).map((r) => `${r.name}: generated-CRD verdict ${r.corpus}, upstream ${r.raw}`);
+    const differ = rows
+      .filter((r) => r.raw !== r.corpus)
+      .map((r) => `${r.name}: generated-CRD verdict ${r.corpus}, upstream ${r.raw}`);
     assert.deepEqual(differ, [], "kerf's generated CRDs and Karpenter's disagree");
   });
 });

@@ -17,33 +17,66 @@ import { formatReport, fuzz, type ApiAnswer, type Apiserver } from "../conforman
 import type { KarpenterApi } from "../../policies/api/releases/index.ts";
 import type { SchemaNode as CrdSchema } from "../../policies/api/schemas/openapi.ts";
 
-const RESOURCES = { NodePool: "/apis/karpenter.sh/v1/nodepools", EC2NodeClass: "/apis/karpenter.k8s.aws/v1/ec2nodeclasses" } as const;
+const RESOURCES = {
+  NodePool: "/apis/karpenter.sh/v1/nodepools",
+  EC2NodeClass: "/apis/karpenter.k8s.aws/v1/ec2nodeclasses",
+} as const;
 
 /** Valid starting points: a dynamic NodePool plain and fully configured, a static one; two EC2NodeClasses likewise. */
-const NODEPOOL_BASES = [NODEPOOL, variant(NODEPOOL, (o) => {
-  o.metadata.labels = { team: "platform" };
-  o.metadata.annotations = { "example.com/owner": "platform" };
-  o.spec.template.spec.taints = [{ key: "example.com/gpu", value: "true", effect: "NoSchedule" }, { key: "dedicated", effect: "NoExecute" }];
-  o.spec.template.spec.startupTaints = [{ key: "example.com/init", effect: "NoSchedule" }, { key: "cni", value: "x", effect: "NoSchedule" }];
-  o.spec.template.spec.expireAfter = "720h";
-  o.spec.template.spec.terminationGracePeriod = "1h";
-  o.spec.disruption.budgets = [{ nodes: "10%" }, { nodes: "0", schedule: "0 9 * * mon-fri", duration: "8h", reasons: ["Drifted", "Underutilized"] }];
-  o.spec.weight = 10;
-}), variant(NODEPOOL, (o) => { o.spec.replicas = 2; o.spec.limits = { nodes: "5" }; delete o.spec.disruption.budgets; })];
-const EC2NODECLASS_BASES = [EC2NODECLASS, variant(EC2NODECLASS, (o) => {
-  o.metadata.labels = { team: "platform" };
-  o.spec.blockDeviceMappings = [
-    { deviceName: "/dev/xvda", rootVolume: true, ebs: { volumeSize: "20Gi", volumeType: "gp3", encrypted: true, iops: 3000, throughput: 125 } },
-    { deviceName: "/dev/xvdb", ebs: { snapshotID: "snap-0123456789abcdef0", volumeSize: "100Gi" } },
-  ];
-  o.spec.amiSelectorTerms = [{ id: "ami-0123456789abcdef0" }, { name: "my-ami", owner: "self" }];
-  o.spec.amiFamily = "AL2023";
-  o.spec.subnetSelectorTerms.push({ id: "subnet-0123456789abcdef0" });
-  o.spec.kubelet = { maxPods: 110, systemReserved: { cpu: "100m" }, evictionHard: { "memory.available": "5%" }, imageGCHighThresholdPercent: 85, imageGCLowThresholdPercent: 80 };
-  o.spec.metadataOptions = { httpEndpoint: "enabled", httpTokens: "required", httpPutResponseHopLimit: 1 };
-  o.spec.tags = { team: "platform" };
-  o.spec.userData = "#!/bin/bash\n";
-})];
+const NODEPOOL_BASES = [
+  NODEPOOL,
+  variant(NODEPOOL, (o) => {
+    o.metadata.labels = { team: "platform" };
+    o.metadata.annotations = { "example.com/owner": "platform" };
+    o.spec.template.spec.taints = [
+      { key: "example.com/gpu", value: "true", effect: "NoSchedule" },
+      { key: "dedicated", effect: "NoExecute" },
+    ];
+    o.spec.template.spec.startupTaints = [
+      { key: "example.com/init", effect: "NoSchedule" },
+      { key: "cni", value: "x", effect: "NoSchedule" },
+    ];
+    o.spec.template.spec.expireAfter = "720h";
+    o.spec.template.spec.terminationGracePeriod = "1h";
+    o.spec.disruption.budgets = [
+      { nodes: "10%" },
+      { nodes: "0", schedule: "0 9 * * mon-fri", duration: "8h", reasons: ["Drifted", "Underutilized"] },
+    ];
+    o.spec.weight = 10;
+  }),
+  variant(NODEPOOL, (o) => {
+    o.spec.replicas = 2;
+    o.spec.limits = { nodes: "5" };
+    delete o.spec.disruption.budgets;
+  }),
+];
+const EC2NODECLASS_BASES = [
+  EC2NODECLASS,
+  variant(EC2NODECLASS, (o) => {
+    o.metadata.labels = { team: "platform" };
+    o.spec.blockDeviceMappings = [
+      {
+        deviceName: "/dev/xvda",
+        rootVolume: true,
+        ebs: { volumeSize: "20Gi", volumeType: "gp3", encrypted: true, iops: 3000, throughput: 125 },
+      },
+      { deviceName: "/dev/xvdb", ebs: { snapshotID: "snap-0123456789abcdef0", volumeSize: "100Gi" } },
+    ];
+    o.spec.amiSelectorTerms = [{ id: "ami-0123456789abcdef0" }, { name: "my-ami", owner: "self" }];
+    o.spec.amiFamily = "AL2023";
+    o.spec.subnetSelectorTerms.push({ id: "subnet-0123456789abcdef0" });
+    o.spec.kubelet = {
+      maxPods: 110,
+      systemReserved: { cpu: "100m" },
+      evictionHard: { "memory.available": "5%" },
+      imageGCHighThresholdPercent: 85,
+      imageGCLowThresholdPercent: 80,
+    };
+    o.spec.metadataOptions = { httpEndpoint: "enabled", httpTokens: "required", httpPutResponseHopLimit: 1 };
+    o.spec.tags = { team: "platform" };
+    o.spec.userData = "#!/bin/bash\n";
+  }),
+];
 
 function schemaOf(crds: V1CustomResourceDefinition[], kind: string): SchemaNode {
   const crd = crds.find((c) => c.spec.names.kind === kind);
@@ -61,7 +94,11 @@ function dryRunCreate(env: TestEnvironment): Apiserver {
     } catch (error) {
       if (!(error instanceof RawApiError) || (error.code !== 400 && error.code !== 422)) throw error;
       let message = error.body;
-      try { message = (JSON.parse(error.body) as { message?: string }).message ?? error.body; } catch { /* not a Status */ }
+      try {
+        message = (JSON.parse(error.body) as { message?: string }).message ?? error.body;
+      } catch {
+        /* not a Status */
+      }
       return { verdict: "reject", message };
     }
   };
@@ -94,7 +131,11 @@ describe(`kerf against a real kube-apiserver with Karpenter's own CRDs (v${karpe
     crds = await upstreamCrds(karpenterVersion);
     await installCrds(env.kubeConfig, crds);
     const schema = (kind: string): CrdSchema => schemaOf(crds, kind) as CrdSchema;
-    const schemas = { NodePool: schema("NodePool"), NodeClaim: schema("NodeClaim"), EC2NodeClass: schema("EC2NodeClass") };
+    const schemas = {
+      NodePool: schema("NodePool"),
+      NodeClaim: schema("NodeClaim"),
+      EC2NodeClass: schema("EC2NodeClass"),
+    };
     karpenter = { version: karpenterVersion, source: "cluster", schemas };
   });
 
@@ -104,13 +145,29 @@ describe(`kerf against a real kube-apiserver with Karpenter's own CRDs (v${karpe
       generatedObjects("EC2NodeClass", schemaOf(crds, "EC2NodeClass"), EC2NODECLASS_BASES),
     );
     const report = await fuzz({
-      seed: seedFromEnv(), runs, concurrency: 8, apiserver: dryRunCreate(env), karpenter, objects,
-      ...(dump === undefined ? {} : { onJudgement: (j) => appendFileSync(dump, `${JSON.stringify({ outcome: j.outcome, api: j.api, denials: j.denials, mutations: j.generated.mutations })}\n`) }),
+      seed: seedFromEnv(),
+      runs,
+      concurrency: 8,
+      apiserver: dryRunCreate(env),
+      karpenter,
+      objects,
+      ...(dump === undefined
+        ? {}
+        : {
+            onJudgement: (j) =>
+              appendFileSync(
+                dump,
+                `${JSON.stringify({ outcome: j.outcome, api: j.api, denials: j.denials, mutations: j.generated.mutations })}\n`,
+              ),
+          }),
     });
     const text = formatReport(report);
     t.diagnostic(text);
     process.stdout.write(`${text}\n`);
-    assert.ok(report.apiserverRejected > report.objects / 10 && report.apiserverRejected < report.objects * 0.9, "the generator mixes accepted and rejected objects");
+    assert.ok(
+      report.apiserverRejected > report.objects / 10 && report.apiserverRejected < report.objects * 0.9,
+      "the generator mixes accepted and rejected objects",
+    );
     assert.equal(report.failures.length, 0, `disagreements no known difference explains:\n${text}`);
   });
 });

@@ -26,7 +26,10 @@ const CRD_NAME = `widgets.${GROUP}`;
 const PATH = `/apis/${GROUP}/v1/widgets`;
 
 function specSchema(strict: boolean): SchemaNode {
-  const item = (pattern: boolean): SchemaNode => ({ type: "string", ...(strict && pattern ? { pattern: "^[a-z]+$" } : {}) });
+  const item = (pattern: boolean): SchemaNode => ({
+    type: "string",
+    ...(strict && pattern ? { pattern: "^[a-z]+$" } : {}),
+  });
   return {
     type: "object",
     properties: {
@@ -34,27 +37,48 @@ function specSchema(strict: boolean): SchemaNode {
       size: { type: "string", ...(strict ? { pattern: "^[0-9]+$" } : {}) },
       mode: { type: "string", ...(strict ? { enum: ["a", "b"] } : {}) },
       labels: {
-        type: "object", additionalProperties: { type: "string" },
-        ...(strict ? { "x-kubernetes-validations": [{ rule: "self.all(k, !k.startsWith('bad'))", message: "no bad keys" }] } : {}),
+        type: "object",
+        additionalProperties: { type: "string" },
+        ...(strict
+          ? { "x-kubernetes-validations": [{ rule: "self.all(k, !k.startsWith('bad'))", message: "no bad keys" }] }
+          : {}),
       },
       ports: {
-        type: "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["port"],
+        type: "array",
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["port"],
         items: { type: "object", required: ["port"], properties: { port: { type: "integer" }, label: item(true) } },
       },
-      steps: { type: "array", "x-kubernetes-list-type": "atomic", items: { type: "object", properties: { run: item(true) } } },
+      steps: {
+        type: "array",
+        "x-kubernetes-list-type": "atomic",
+        items: { type: "object", properties: { run: item(true) } },
+      },
     },
   };
 }
 
 function schema(strict: boolean): SchemaNode {
-  return { type: "object", properties: { apiVersion: { type: "string" }, kind: { type: "string" }, metadata: { type: "object" }, spec: specSchema(strict) } };
+  return {
+    type: "object",
+    properties: {
+      apiVersion: { type: "string" },
+      kind: { type: "string" },
+      metadata: { type: "object" },
+      spec: specSchema(strict),
+    },
+  };
 }
 
 function crd(strict: boolean): V1CustomResourceDefinition {
   return {
-    apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: CRD_NAME },
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: CRD_NAME },
     spec: {
-      group: GROUP, scope: "Cluster", names: { kind: "Widget", plural: "widgets", singular: "widget", listKind: "WidgetList" },
+      group: GROUP,
+      scope: "Cluster",
+      names: { kind: "Widget", plural: "widgets", singular: "widget", listKind: "WidgetList" },
       versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: schema(strict) as never } }],
     },
   };
@@ -62,19 +86,75 @@ function crd(strict: boolean): V1CustomResourceDefinition {
 
 /** Valid under the loose CRD; under the strict one every field but name is invalid. */
 const STORED_SPEC = {
-  name: "w", size: "ten", mode: "c", labels: { "bad-key": "x" },
-  ports: [{ port: 80, label: "HTTP" }, { port: 443, label: "ok" }], steps: [{ run: "GO" }],
+  name: "w",
+  size: "ten",
+  mode: "c",
+  labels: { "bad-key": "x" },
+  ports: [
+    { port: 80, label: "HTTP" },
+    { port: 443, label: "ok" },
+  ],
+  steps: [{ run: "GO" }],
 };
 
 const UPDATES: { title: string; edit: (spec: Record<string, unknown>) => void; expected?: Verdict }[] = [
-  { title: "only the valid field changes: every old error is ratcheted", edit: (s) => { s["name"] = "w2"; }, expected: "allow" },
-  { title: "the invalid size changes to another invalid value", edit: (s) => { s["size"] = "eleven"; }, expected: "deny" },
-  { title: "the invalid size is fixed", edit: (s) => { s["size"] = "11"; }, expected: "allow" },
-  { title: "the enum field changes to another value outside it", edit: (s) => { s["mode"] = "d"; } },
-  { title: "the labels map gains a valid key (the rule's value changed)", edit: (s) => { s["labels"] = { "bad-key": "x", good: "y" }; } },
-  { title: "the list-map items swap places", edit: (s) => { s["ports"] = [{ port: 443, label: "ok" }, { port: 80, label: "HTTP" }]; } },
-  { title: "a list-map item's other field changes", edit: (s) => { s["ports"] = [{ port: 80, label: "HTTP" }, { port: 443, label: "fine" }]; } },
-  { title: "the atomic list gains a valid item", edit: (s) => { s["steps"] = [{ run: "GO" }, { run: "ok" }]; } },
+  {
+    title: "only the valid field changes: every old error is ratcheted",
+    edit: (s) => {
+      s["name"] = "w2";
+    },
+    expected: "allow",
+  },
+  {
+    title: "the invalid size changes to another invalid value",
+    edit: (s) => {
+      s["size"] = "eleven";
+    },
+    expected: "deny",
+  },
+  {
+    title: "the invalid size is fixed",
+    edit: (s) => {
+      s["size"] = "11";
+    },
+    expected: "allow",
+  },
+  {
+    title: "the enum field changes to another value outside it",
+    edit: (s) => {
+      s["mode"] = "d";
+    },
+  },
+  {
+    title: "the labels map gains a valid key (the rule's value changed)",
+    edit: (s) => {
+      s["labels"] = { "bad-key": "x", good: "y" };
+    },
+  },
+  {
+    title: "the list-map items swap places",
+    edit: (s) => {
+      s["ports"] = [
+        { port: 443, label: "ok" },
+        { port: 80, label: "HTTP" },
+      ];
+    },
+  },
+  {
+    title: "a list-map item's other field changes",
+    edit: (s) => {
+      s["ports"] = [
+        { port: 80, label: "HTTP" },
+        { port: 443, label: "fine" },
+      ];
+    },
+  },
+  {
+    title: "the atomic list gains a valid item",
+    edit: (s) => {
+      s["steps"] = [{ run: "GO" }, { run: "ok" }];
+    },
+  },
 ];
 
 async function apiserverVerdict(env: TestEnvironment, object: Widget): Promise<Verdict> {
@@ -90,11 +170,18 @@ async function apiserverVerdict(env: TestEnvironment, object: Widget): Promise<V
 /** kerf's verdict with the strict schema as the API and the stored object as the old one. */
 function kerfVerdict(object: Widget, stored: Widget): { verdict: Verdict; findings: string[] } {
   const strict = schema(true);
-  const api: KarpenterApi = { version: "ratchet-test", source: "cluster", schemas: { NodePool: strict, NodeClaim: strict, EC2NodeClass: strict } };
+  const api: KarpenterApi = {
+    version: "ratchet-test",
+    source: "cluster",
+    schemas: { NodePool: strict, NodeClaim: strict, EC2NodeClass: strict },
+  };
   const structural = validateStructure("NodePool", object, api, stored).filter((i) => i.class !== "unknown");
   const compiled = compiledRules(strict);
   const rules = compiled === undefined ? [] : validateRules(compiled, object, stored);
-  const findings = [...structural.map((i) => `${i.path}: ${i.message}`), ...rules.map((f) => `${f.path}: ${f.message}`)];
+  const findings = [
+    ...structural.map((i) => `${i.path}: ${i.message}`),
+    ...rules.map((f) => `${f.path}: ${f.message}`),
+  ];
   return { verdict: findings.length === 0 ? "allow" : "deny", findings };
 }
 
@@ -105,14 +192,28 @@ void describe("validation ratcheting on UPDATE, as a real kube-apiserver ratchet
   before(async () => {
     env = await useEnvironment({ kwok: false, moto: false });
     await installCrds(env.kubeConfig, [crd(false)]);
-    stored = await rawRequest(env.kubeConfig, { method: "POST", path: PATH, body: { apiVersion: `${GROUP}/v1`, kind: "Widget", metadata: { name: "w" }, spec: STORED_SPEC } }) as Widget;
+    stored = (await rawRequest(env.kubeConfig, {
+      method: "POST",
+      path: PATH,
+      body: { apiVersion: `${GROUP}/v1`, kind: "Widget", metadata: { name: "w" }, spec: STORED_SPEC },
+    })) as Widget;
     await installCrds(env.kubeConfig, [crd(true)]);
     // The stored Widget is now invalid: a create of the same spec is refused (and the new schema is being served).
-    await assert.rejects(rawRequest(env.kubeConfig, { method: "POST", path: `${PATH}?dryRun=All`, body: { apiVersion: `${GROUP}/v1`, kind: "Widget", metadata: { name: "w-new" }, spec: STORED_SPEC } }));
+    await assert.rejects(
+      rawRequest(env.kubeConfig, {
+        method: "POST",
+        path: `${PATH}?dryRun=All`,
+        body: { apiVersion: `${GROUP}/v1`, kind: "Widget", metadata: { name: "w-new" }, spec: STORED_SPEC },
+      }),
+    );
   });
 
   after(async () => {
-    if (env !== undefined) await rawRequest(env.kubeConfig, { method: "DELETE", path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}` }).catch(() => undefined);
+    if (env !== undefined)
+      await rawRequest(env.kubeConfig, {
+        method: "DELETE",
+        path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}`,
+      }).catch(() => undefined);
   });
 
   for (const update of UPDATES) {

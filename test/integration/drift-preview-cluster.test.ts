@@ -17,13 +17,22 @@ import { createTestNamespace } from "../harness/reset.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
 import { nodeClass } from "./aws-fixtures.ts";
-import { nodeClaims, ON_DEMAND, runOperatorOnCluster, WORKSHOP_FAMILIES, type Claim, type OperatorOnCluster } from "./provisioning-fixtures.ts";
+import {
+  nodeClaims,
+  ON_DEMAND,
+  runOperatorOnCluster,
+  WORKSHOP_FAMILIES,
+  type Claim,
+  type OperatorOnCluster,
+} from "./provisioning-fixtures.ts";
 
 const POOL = "preview";
 const REPLICAS = 3;
 
 const poolObject = (o: { team?: string; cpu?: string; families?: string[] } = {}): object => ({
-  apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name: POOL },
+  apiVersion: "karpenter.sh/v1",
+  kind: "NodePool",
+  metadata: { name: POOL },
   spec: {
     limits: { cpu: o.cpu ?? "100", memory: "400Gi" },
     disruption: { consolidationPolicy: "WhenEmpty", consolidateAfter: "1h", budgets: [{ nodes: "1" }] },
@@ -46,28 +55,61 @@ const classObject = (role?: string): object => {
 async function spread(env: TestEnvironment): Promise<void> {
   const namespace = await createTestNamespace(env.kubeConfig, POOL);
   const labels = { app: POOL };
-  await env.kubeConfig.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace, body: {
-    metadata: { name: POOL },
-    spec: {
-      replicas: REPLICAS, selector: { matchLabels: labels },
-      template: {
-        metadata: { labels },
-        spec: {
-          terminationGracePeriodSeconds: 0, nodeSelector: { "karpenter.sh/nodepool": POOL },
-          affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: labels } }] } },
-          containers: [{ name: "pause", image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7", resources: { requests: { memory: "1Gi" } } }],
+  await env.kubeConfig.makeApiClient(AppsV1Api).createNamespacedDeployment({
+    namespace,
+    body: {
+      metadata: { name: POOL },
+      spec: {
+        replicas: REPLICAS,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: {
+            terminationGracePeriodSeconds: 0,
+            nodeSelector: { "karpenter.sh/nodepool": POOL },
+            affinity: {
+              podAntiAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution: [
+                  { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: labels } },
+                ],
+              },
+            },
+            containers: [
+              {
+                name: "pause",
+                image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7",
+                resources: { requests: { memory: "1Gi" } },
+              },
+            ],
+          },
         },
       },
     },
-  } });
+  });
 }
 
 const stamped = (c: Claim & { metadata: { annotations?: Record<string, string> } }): boolean =>
-  c.metadata.annotations?.["karpenter.sh/nodepool-hash-version"] === "kerf-1" && c.metadata.annotations["karpenter.k8s.aws/ec2nodeclass-hash-version"] === "kerf-2"
-  && (c.status?.conditions?.some((x) => x.type === "Initialized" && x.status === "True") ?? false);
+  c.metadata.annotations?.["karpenter.sh/nodepool-hash-version"] === "kerf-1" &&
+  c.metadata.annotations["karpenter.k8s.aws/ec2nodeclass-hash-version"] === "kerf-2" &&
+  (c.status?.conditions?.some((x) => x.type === "Initialized" && x.status === "True") ?? false);
 
-interface Live { nodePool: string; nodeClaims: number; budgetNodes: number; drifting: number; byReason: Record<string, number>; otherHashVersion: number }
-interface Preview { changed: { kind: string; replaces: string; nodePools: string[]; live?: Live[]; pacing: { waves?: { nodes: number; drifting: number; perWave: number; waves: number } }[] }[] }
+interface Live {
+  nodePool: string;
+  nodeClaims: number;
+  budgetNodes: number;
+  drifting: number;
+  byReason: Record<string, number>;
+  otherHashVersion: number;
+}
+interface Preview {
+  changed: {
+    kind: string;
+    replaces: string;
+    nodePools: string[];
+    live?: Live[];
+    pacing: { waves?: { nodes: number; drifting: number; perWave: number; waves: number } }[];
+  }[];
+}
 
 void describe("kerf check --diff --cluster on the real environment", () => {
   let env: TestEnvironment;
@@ -79,12 +121,19 @@ void describe("kerf check --diff --cluster on the real environment", () => {
   before(async () => {
     env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
     op = await runOperatorOnCluster(env, "drift-preview");
-    await env.kubeConfig.makeApiClient(CustomObjectsApi).createClusterCustomObject({ group: "karpenter.sh", version: "v1", plural: "nodepools", body: poolObject() });
+    await env.kubeConfig
+      .makeApiClient(CustomObjectsApi)
+      .createClusterCustomObject({ group: "karpenter.sh", version: "v1", plural: "nodepools", body: poolObject() });
     await spread(env);
-    claims = await eventually(`${REPLICAS} initialized NodeClaims of ${POOL} stamped with kerf's hashes`, async () => {
-      const mine = (await nodeClaims(env)).filter((c) => c.metadata.labels?.["karpenter.sh/nodepool"] === POOL);
-      return mine.length === REPLICAS && mine.every(stamped) ? mine : undefined;
-    }, 90_000, 250);
+    claims = await eventually(
+      `${REPLICAS} initialized NodeClaims of ${POOL} stamped with kerf's hashes`,
+      async () => {
+        const mine = (await nodeClaims(env)).filter((c) => c.metadata.labels?.["karpenter.sh/nodepool"] === POOL);
+        return mine.length === REPLICAS && mine.every(stamped) ? mine : undefined;
+      },
+      90_000,
+      250,
+    );
     dir = mkdtempSync(path.join(os.tmpdir(), "kerf-preview-"));
   });
   after(async () => {
@@ -94,7 +143,10 @@ void describe("kerf check --diff --cluster on the real environment", () => {
   });
 
   /** Runs the preview of `next` against the objects as created, in the working directory of the new files. */
-  async function preview(next: { pool?: object; nodeClass?: object; paths?: string[] }, format = "json"): Promise<{ code: number; out: string }> {
+  async function preview(
+    next: { pool?: object; nodeClass?: object; paths?: string[] },
+    format = "json",
+  ): Promise<{ code: number; out: string }> {
     const [oldDir, newDir] = [mkdtempSync(path.join(dir, "old-")), mkdtempSync(path.join(dir, "new-"))];
     writeFileSync(path.join(oldDir, "pool.json"), JSON.stringify(poolObject()));
     writeFileSync(path.join(oldDir, "class.json"), JSON.stringify(classObject()));
@@ -103,8 +155,29 @@ void describe("kerf check --diff --cluster on the real environment", () => {
     process.chdir(newDir);
     let out = "";
     let err = "";
-    const io: CliIo = { stdout: (t) => { out += t; }, stderr: (t) => { err += t; }, isTty: false, readStdin: async () => "" };
-    const code = await runCheck(["--diff", oldDir, "--cluster", "--kubeconfig", env.state.kubeconfig, "--format", format, ...(next.paths ?? ["."])], io);
+    const io: CliIo = {
+      stdout: (t) => {
+        out += t;
+      },
+      stderr: (t) => {
+        err += t;
+      },
+      isTty: false,
+      readStdin: async () => "",
+    };
+    const code = await runCheck(
+      [
+        "--diff",
+        oldDir,
+        "--cluster",
+        "--kubeconfig",
+        env.state.kubeconfig,
+        "--format",
+        format,
+        ...(next.paths ?? ["."]),
+      ],
+      io,
+    );
     process.chdir(cwd);
     assert.equal(err, "");
     return { code, out };
@@ -118,8 +191,19 @@ void describe("kerf check --diff --cluster on the real environment", () => {
 
   void it("counts no drifting NodeClaim when only the limits change", async () => {
     const p = await json({ pool: poolObject({ cpu: "200" }) });
-    assert.deepEqual(p.changed.map((o) => [o.kind, o.replaces]), [["NodePool", "none"]]);
-    assert.deepEqual(p.changed[0]?.live?.[0], { nodePool: POOL, nodeClaims: REPLICAS, budgetNodes: REPLICAS, drifting: 0, byReason: {}, otherHashVersion: 0, alreadyDrifted: 0 });
+    assert.deepEqual(
+      p.changed.map((o) => [o.kind, o.replaces]),
+      [["NodePool", "none"]],
+    );
+    assert.deepEqual(p.changed[0]?.live?.[0], {
+      nodePool: POOL,
+      nodeClaims: REPLICAS,
+      budgetNodes: REPLICAS,
+      drifting: 0,
+      byReason: {},
+      otherHashVersion: 0,
+      alreadyDrifted: 0,
+    });
   });
 
   void it("counts every NodeClaim for a template label change, paced one at a time", async () => {
@@ -129,8 +213,16 @@ void describe("kerf check --diff --cluster on the real environment", () => {
     assert.deepEqual([o?.live?.[0]?.drifting, o?.live?.[0]?.byReason], [REPLICAS, { NodePoolDrifted: REPLICAS }]);
     assert.deepEqual(o?.pacing[0]?.waves, { nodes: REPLICAS, drifting: REPLICAS, perWave: 1, waves: REPLICAS });
     const text = await preview({ pool: poolObject({ team: "b" }) }, "text");
-    assert.match(text.out, new RegExp(`live NodePool/${POOL}: ${REPLICAS} NodeClaims, ${REPLICAS} would drift \\(NodePoolDrifted ${REPLICAS}\\)`));
-    assert.match(text.out, new RegExp(`with ${REPLICAS} nodes \\(${REPLICAS} drifting\\): ${REPLICAS} waves of at most 1`));
+    assert.match(
+      text.out,
+      new RegExp(
+        `live NodePool/${POOL}: ${REPLICAS} NodeClaims, ${REPLICAS} would drift \\(NodePoolDrifted ${REPLICAS}\\)`,
+      ),
+    );
+    assert.match(
+      text.out,
+      new RegExp(`with ${REPLICAS} nodes \\(${REPLICAS} drifting\\): ${REPLICAS} waves of at most 1`),
+    );
   });
 
   void it("counts the NodeClaims of the family narrowed requirements exclude", async () => {

@@ -7,9 +7,18 @@ import { useEnvironment, type TestEnvironment } from "../harness/use-environment
 import { installKarpenterCrds } from "./operator-fixtures.ts";
 
 const manifest: NodeClaimManifest = {
-  apiVersion: "karpenter.sh/v1", kind: "NodeClaim",
-  metadata: { generateName: "default-", labels: { "karpenter.sh/nodepool": "default" }, finalizers: ["karpenter.sh/termination"] },
-  spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" }, requirements: [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] }], resources: { requests: { cpu: "1" } } },
+  apiVersion: "karpenter.sh/v1",
+  kind: "NodeClaim",
+  metadata: {
+    generateName: "default-",
+    labels: { "karpenter.sh/nodepool": "default" },
+    finalizers: ["karpenter.sh/termination"],
+  },
+  spec: {
+    nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+    requirements: [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] }],
+    resources: { requests: { cpu: "1" } },
+  },
 };
 
 void describe("NodeClaims the operator creates on the real apiserver", () => {
@@ -21,7 +30,9 @@ void describe("NodeClaims the operator creates on the real apiserver", () => {
     await installKarpenterCrds(env);
     state = new ClusterState({ kubeConfig: env.kubeConfig });
   });
-  after(async () => { await state.stop(); });
+  after(async () => {
+    await state.stop();
+  });
 
   void it("should be readable from the cluster state at once, before any informer runs", async () => {
     const cluster = new KubeCluster(env.kubeConfig, state);
@@ -39,6 +50,10 @@ void describe("NodeClaims the operator creates on the real apiserver", () => {
     assert.equal(cluster.takeUnlaunched(uid), true);
     assert.equal(cluster.takeUnlaunched(uid), false);
     assert.equal(cluster.takeUnlaunched("uid-of-a-nodeclaim-created-elsewhere"), false);
-    assert.equal(new KubeCluster(env.kubeConfig, state).takeUnlaunched(uid), false, "a restarted process knows nothing");
+    assert.equal(
+      new KubeCluster(env.kubeConfig, state).takeUnlaunched(uid),
+      false,
+      "a restarted process knows nothing",
+    );
   });
 });

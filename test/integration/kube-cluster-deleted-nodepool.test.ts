@@ -19,11 +19,16 @@ void describe("NodePool status writes on the real apiserver", () => {
     await installKarpenterCrds(env);
     state = new ClusterState({ kubeConfig: env.kubeConfig });
   });
-  after(async () => { await state.stop(); });
+  after(async () => {
+    await state.stop();
+  });
 
   void it("should end quietly when the NodePool was deleted after the cache saw it (404), not fail", async () => {
     const api = env.kubeConfig.makeApiClient(CustomObjectsApi);
-    const seen = (await api.createClusterCustomObject({ ...nodePools, body: { ...NODEPOOL, metadata: { name: "deleted-meanwhile" } } })) as CustomObjectLike;
+    const seen = (await api.createClusterCustomObject({
+      ...nodePools,
+      body: { ...NODEPOOL, metadata: { name: "deleted-meanwhile" } },
+    })) as CustomObjectLike;
     await api.deleteClusterCustomObject({ ...nodePools, name: "deleted-meanwhile" });
     const cluster = new KubeCluster(env.kubeConfig, state);
     await cluster.patchNodePoolStatus(seen, { nodes: 0, resources: { nodes: "0" } });
@@ -31,8 +36,15 @@ void describe("NodePool status writes on the real apiserver", () => {
 
   void it("should still fail on a stale NodePool that exists (409), so the controller re-reads it", async () => {
     const api = env.kubeConfig.makeApiClient(CustomObjectsApi);
-    const seen = (await api.createClusterCustomObject({ ...nodePools, body: { ...NODEPOOL, metadata: { name: "changed-meanwhile" } } })) as CustomObjectLike;
-    await api.patchClusterCustomObject({ ...nodePools, name: "changed-meanwhile", body: [{ op: "add", path: "/metadata/labels", value: { changed: "yes" } }] });
+    const seen = (await api.createClusterCustomObject({
+      ...nodePools,
+      body: { ...NODEPOOL, metadata: { name: "changed-meanwhile" } },
+    })) as CustomObjectLike;
+    await api.patchClusterCustomObject({
+      ...nodePools,
+      name: "changed-meanwhile",
+      body: [{ op: "add", path: "/metadata/labels", value: { changed: "yes" } }],
+    });
     const cluster = new KubeCluster(env.kubeConfig, state);
     await assert.rejects(cluster.patchNodePoolStatus(seen, { nodes: 0 }), { name: "ConflictError" });
   });

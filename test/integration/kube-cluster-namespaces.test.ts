@@ -20,7 +20,9 @@ void describe("Namespaces in the operator's cluster state on the real apiserver"
     state = new ClusterState({ kubeConfig: env.kubeConfig });
     await state.start();
   });
-  after(async () => { await state.stop(); });
+  after(async () => {
+    await state.stop();
+  });
 
   void it("should carry each namespace's labels into the snapshot, following label changes", async () => {
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
@@ -28,11 +30,19 @@ void describe("Namespaces in the operator's cluster state on the real apiserver"
     await core.createNamespace({ body: { metadata: { name, labels: { team: "a" } } } });
     const labelsNow = (): Readonly<Record<string, string>> =>
       namespaceLabels(namespaceLabelMap(state.snapshot().namespaces), name);
-    await eventually("the namespace with team=a in the snapshot", () => (labelsNow()["team"] === "a" ? true : undefined),
-      30_000, 100);
+    await eventually(
+      "the namespace with team=a in the snapshot",
+      () => (labelsNow()["team"] === "a" ? true : undefined),
+      30_000,
+      100,
+    );
     await core.patchNamespace({ name, body: [{ op: "replace", path: "/metadata/labels/team", value: "b" }] });
-    await eventually("the snapshot follows the label change", () => (labelsNow()["team"] === "b" ? true : undefined),
-      30_000, 100);
+    await eventually(
+      "the snapshot follows the label change",
+      () => (labelsNow()["team"] === "b" ? true : undefined),
+      30_000,
+      100,
+    );
     const cached = state.snapshot().namespaces.find((n) => n.metadata?.name === name);
     assert.deepEqual(Object.keys(cached ?? {}).sort(), ["apiVersion", "kind", "metadata"], "no spec or status kept");
     assert.deepEqual(Object.keys(cached?.metadata ?? {}).sort(), ["labels", "name", "resourceVersion", "uid"]);

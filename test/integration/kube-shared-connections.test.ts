@@ -14,7 +14,12 @@ import { eventually } from "../harness/wait.ts";
 import { sharingConnections } from "../../operator/adapters/kube/shared-connections.ts";
 
 /** A TCP relay to the apiserver that counts the connections made through it. */
-interface Relay { readonly url: string; readonly connections: () => number; readonly open: () => number; close(): Promise<void> }
+interface Relay {
+  readonly url: string;
+  readonly connections: () => number;
+  readonly open: () => number;
+  close(): Promise<void>;
+}
 
 async function relayTo(server: string): Promise<Relay> {
   const target = new URL(server);
@@ -25,15 +30,24 @@ async function relayTo(server: string): Promise<Relay> {
     sockets.add(client);
     const upstream = net.connect(Number(target.port), target.hostname);
     client.pipe(upstream).pipe(client);
-    const drop = (): void => { sockets.delete(client); client.destroy(); upstream.destroy(); };
+    const drop = (): void => {
+      sockets.delete(client);
+      client.destroy();
+      upstream.destroy();
+    };
     client.on("close", drop).on("error", drop);
     upstream.on("close", drop).on("error", drop);
   });
   await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
   const { port } = relay.address() as net.AddressInfo;
   return {
-    url: `https://127.0.0.1:${port}`, connections: () => connections, open: () => sockets.size,
-    close: async () => { for (const s of sockets) s.destroy(); await new Promise((resolve) => relay.close(resolve)); },
+    url: `https://127.0.0.1:${port}`,
+    connections: () => connections,
+    open: () => sockets.size,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => relay.close(resolve));
+    },
   };
 }
 
@@ -57,16 +71,30 @@ void describe("the operator's Kubernetes connections on the real kube-apiserver"
     namespace = await createTestNamespace(env.kubeConfig, "shared-connections");
     relay = await relayTo(env.kubeConfig.getCurrentCluster()?.server ?? "");
   });
-  after(async () => { await relay.close(); });
+  after(async () => {
+    await relay.close();
+  });
 
   void it("should send sequential calls, concurrent calls and a watch over one connection", async () => {
     const kc = sharingConnections(through(env.kubeConfig, relay.url));
     const before = relay.connections();
     const core = kc.makeApiClient(CoreV1Api);
     const seen: string[] = [];
-    const watch = await new Watch(kc).watch(`/api/v1/namespaces/${namespace}/configmaps`, {}, (_phase, obj: { metadata?: { name?: string } }) => { seen.push(obj.metadata?.name ?? ""); }, () => undefined);
-    for (let i = 0; i < 10; i++) await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: `seq-${i}` } } });
-    await Promise.all(Array.from({ length: 20 }, (_, i) => core.createNamespacedConfigMap({ namespace, body: { metadata: { name: `par-${i}` } } })));
+    const watch = await new Watch(kc).watch(
+      `/api/v1/namespaces/${namespace}/configmaps`,
+      {},
+      (_phase, obj: { metadata?: { name?: string } }) => {
+        seen.push(obj.metadata?.name ?? "");
+      },
+      () => undefined,
+    );
+    for (let i = 0; i < 10; i++)
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: `seq-${i}` } } });
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        core.createNamespacedConfigMap({ namespace, body: { metadata: { name: `par-${i}` } } }),
+      ),
+    );
     await eventually("the watch to see all 30 ConfigMaps", () => seen.length >= 30, 10_000, 50);
     watch.abort();
     assert.equal(relay.connections() - before, 1, "one connection for 30 writes and a watch");

@@ -6,7 +6,15 @@ import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
 import { clients } from "./aws-fixtures.ts";
-import { isLaunched, NODECLAIMS, ON_DEMAND, liveInstances, runOperatorOnCluster, type Claim, type OperatorOnCluster } from "./provisioning-fixtures.ts";
+import {
+  isLaunched,
+  NODECLAIMS,
+  ON_DEMAND,
+  liveInstances,
+  runOperatorOnCluster,
+  type Claim,
+  type OperatorOnCluster,
+} from "./provisioning-fixtures.ts";
 
 /**
  * More throttled answers in a row than the AWS SDK's 3 attempts: the operator's own retry
@@ -32,30 +40,63 @@ void describe("the operator under EC2 throttling (RequestLimitExceeded)", () => 
   void it("should launch exactly one instance through throttled CreateFleet calls and terminate it through throttled TerminateInstances calls", async () => {
     const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
     proxy.throttle("CreateFleet", THROTTLED);
-    await custom.createClusterCustomObject({ ...NODECLAIMS, body: {
-      apiVersion: "karpenter.sh/v1", kind: "NodeClaim", metadata: { name: "throttled", labels: { "karpenter.sh/nodepool": "default" } },
-      spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" }, requirements: [ON_DEMAND, { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] }] },
-    } });
-    const claim = await eventually("the NodeClaim to be Launched", async () => {
-      const c = (await custom.getClusterCustomObject({ ...NODECLAIMS, name: "throttled" })) as Claim;
-      return isLaunched(c) ? c : undefined;
-    }, 90_000, 250);
+    await custom.createClusterCustomObject({
+      ...NODECLAIMS,
+      body: {
+        apiVersion: "karpenter.sh/v1",
+        kind: "NodeClaim",
+        metadata: { name: "throttled", labels: { "karpenter.sh/nodepool": "default" } },
+        spec: {
+          nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+          requirements: [ON_DEMAND, { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] }],
+        },
+      },
+    });
+    const claim = await eventually(
+      "the NodeClaim to be Launched",
+      async () => {
+        const c = (await custom.getClusterCustomObject({ ...NODECLAIMS, name: "throttled" })) as Claim;
+        return isLaunched(c) ? c : undefined;
+      },
+      90_000,
+      250,
+    );
     assert.equal(proxy.throttled.get("CreateFleet"), THROTTLED);
     assert.equal(proxy.createFleetRequests.length, 1, "one CreateFleet reached EC2");
     const instances = await liveInstances(env);
-    assert.deepEqual(instances.map((i) => [i.providerID, i.nodeClaim]), [[claim.status?.providerID, "throttled"]], "one instance, the NodeClaim's");
-    const errors = (await running.operator.metrics.cloudProviderErrors.get()).values.filter((v) => v.labels["method"] === "Create");
+    assert.deepEqual(
+      instances.map((i) => [i.providerID, i.nodeClaim]),
+      [[claim.status?.providerID, "throttled"]],
+      "one instance, the NodeClaim's",
+    );
+    const errors = (await running.operator.metrics.cloudProviderErrors.get()).values.filter(
+      (v) => v.labels["method"] === "Create",
+    );
     assert.ok(errors.reduce((n, v) => n + v.value, 0) >= 1, "the SDK gave up at least once and the operator retried");
 
     proxy.throttle("TerminateInstances", THROTTLED);
     await custom.deleteClusterCustomObject({ ...NODECLAIMS, name: "throttled" });
-    await eventually("the NodeClaim to be gone", async () => {
-      try { await custom.getClusterCustomObject({ ...NODECLAIMS, name: "throttled" }); return false; } catch (e) { return (e as { code?: number }).code === 404; }
-    }, 90_000, 250);
+    await eventually(
+      "the NodeClaim to be gone",
+      async () => {
+        try {
+          await custom.getClusterCustomObject({ ...NODECLAIMS, name: "throttled" });
+          return false;
+        } catch (e) {
+          return (e as { code?: number }).code === 404;
+        }
+      },
+      90_000,
+      250,
+    );
     assert.equal(proxy.throttled.get("TerminateInstances"), THROTTLED);
     const instanceID = instances[0]?.id ?? "";
     const described = await clients(env.aws()).ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceID] }));
-    assert.equal(described.Reservations?.[0]?.Instances?.[0]?.State?.Name, "terminated", "the instance went before its NodeClaim");
+    assert.equal(
+      described.Reservations?.[0]?.Instances?.[0]?.State?.Name,
+      "terminated",
+      "the instance went before its NodeClaim",
+    );
     assert.deepEqual(await liveInstances(env), []);
   });
 });

@@ -28,8 +28,9 @@ const typesOf = (claims: readonly Claim[]): string =>
 function pricePerHour(claim: Claim): number {
   const labels = claim.metadata.labels ?? {};
   const [zone, capacityType] = [labels["topology.kubernetes.io/zone"], labels["karpenter.sh/capacity-type"]];
-  const offering = catalog.get(labels["node.kubernetes.io/instance-type"] ?? "")?.offerings
-    .find((o) => o.zone === zone && o.capacityType === capacityType);
+  const offering = catalog
+    .get(labels["node.kubernetes.io/instance-type"] ?? "")
+    ?.offerings.find((o) => o.zone === zone && o.capacityType === capacityType);
   assert.ok(offering !== undefined, `no catalog offering for ${JSON.stringify(labels)}`);
   return offering.pricePerHour;
 }
@@ -74,24 +75,36 @@ void describe("a burst of whole-CPU pods under NodePool limits", () => {
       limits: LIMITS,
     });
     namespace = await createTestNamespace(env.kubeConfig, "burst");
-    await env.kubeConfig.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace, body: {
-      metadata: { name: "inflate" },
-      spec: {
-        replicas: 0, selector: { matchLabels: { app: "inflate" } },
-        template: { metadata: { labels: { app: "inflate" } }, spec: {
-          terminationGracePeriodSeconds: 0,
-          containers: [{
-            name: "inflate", image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7",
-            resources: { requests: { cpu: "1", memory: "1.5Gi" } },
-          }],
-        } },
+    await env.kubeConfig.makeApiClient(AppsV1Api).createNamespacedDeployment({
+      namespace,
+      body: {
+        metadata: { name: "inflate" },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: "inflate" } },
+          template: {
+            metadata: { labels: { app: "inflate" } },
+            spec: {
+              terminationGracePeriodSeconds: 0,
+              containers: [
+                {
+                  name: "inflate",
+                  image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7",
+                  resources: { requests: { cpu: "1", memory: "1.5Gi" } },
+                },
+              ],
+            },
+          },
+        },
       },
-    } });
+    });
   });
-  after(async () => { await running.stop(); await proxy.stop(); });
+  after(async () => {
+    await running.stop();
+    await proxy.stop();
+  });
 
-  void it("should run 100 pods on at most three NodeClaims, one CreateFleet each, for less than Karpenter's $1.19/h",
-    async () => {
+  void it("should run 100 pods on at most three NodeClaims, one CreateFleet each, for less than Karpenter's $1.19/h", async () => {
     await scale(100);
     const claims = await settled(100);
     const total = claims.reduce((s, c) => s + pricePerHour(c), 0);

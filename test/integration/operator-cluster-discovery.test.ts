@@ -20,7 +20,13 @@ import { useEnvironment, type TestEnvironment } from "../harness/use-environment
 import { eventually } from "../harness/wait.ts";
 import { CLUSTER, SSM_PREFIX, clients } from "./aws-fixtures.ts";
 import { operatorConfig, replica } from "./operator-fixtures.ts";
-import { ON_DEMAND, WORKSHOP_FAMILIES, createInflate, createNodePool, prepareCluster } from "./provisioning-fixtures.ts";
+import {
+  ON_DEMAND,
+  WORKSHOP_FAMILIES,
+  createInflate,
+  createNodePool,
+  prepareCluster,
+} from "./provisioning-fixtures.ts";
 
 /** A service CIDR no default produces, so finding it in user data proves it came from DescribeCluster. */
 const SERVICE_CIDR = "10.123.0.0/16";
@@ -28,16 +34,23 @@ const SERVICE_CIDR = "10.123.0.0/16";
 /** The EKS cluster in moto; returns what DescribeCluster will report. */
 async function createEksCluster(env: TestEnvironment): Promise<{ endpoint: string; caBundle: string }> {
   const eks = new EKSClient({ ...env.aws() });
-  const out = await eks.send(new CreateClusterCommand({
-    name: CLUSTER, roleArn: "arn:aws:iam::123456789012:role/eks-cluster", resourcesVpcConfig: { subnetIds: [] },
-    kubernetesNetworkConfig: { serviceIpv4Cidr: SERVICE_CIDR },
-  }));
+  const out = await eks.send(
+    new CreateClusterCommand({
+      name: CLUSTER,
+      roleArn: "arn:aws:iam::123456789012:role/eks-cluster",
+      resourcesVpcConfig: { subnetIds: [] },
+      kubernetesNetworkConfig: { serviceIpv4Cidr: SERVICE_CIDR },
+    }),
+  );
   eks.destroy();
   return { endpoint: out.cluster?.endpoint ?? "", caBundle: out.cluster?.certificateAuthority?.data ?? "" };
 }
 
 /** The NodeConfig parts the tests read. */
-interface NodeConfigSpec { cluster: Record<string, unknown>; kubelet: { config: Record<string, unknown> } }
+interface NodeConfigSpec {
+  cluster: Record<string, unknown>;
+  kubelet: { config: Record<string, unknown> };
+}
 
 /** The `spec` of the nodeadm NodeConfig of the first launch template the operator created. */
 async function launchedNodeConfig(env: TestEnvironment): Promise<NodeConfigSpec | undefined> {
@@ -45,8 +58,13 @@ async function launchedNodeConfig(env: TestEnvironment): Promise<NodeConfigSpec 
   const templates = (await ec2.send(new DescribeLaunchTemplatesCommand({}))).LaunchTemplates ?? [];
   const ours = templates.find((t) => t.LaunchTemplateName?.startsWith("karpenter.k8s.aws/") === true);
   if (ours === undefined) return undefined;
-  const versions = await ec2.send(new DescribeLaunchTemplateVersionsCommand({ LaunchTemplateId: ours.LaunchTemplateId, Versions: ["$Latest"] }));
-  const userData = Buffer.from(versions.LaunchTemplateVersions?.[0]?.LaunchTemplateData?.UserData ?? "", "base64").toString("utf8");
+  const versions = await ec2.send(
+    new DescribeLaunchTemplateVersionsCommand({ LaunchTemplateId: ours.LaunchTemplateId, Versions: ["$Latest"] }),
+  );
+  const userData = Buffer.from(
+    versions.LaunchTemplateVersions?.[0]?.LaunchTemplateData?.UserData ?? "",
+    "base64",
+  ).toString("utf8");
   const part = userParts(userData, "").find((p) => p.contentType === "application/node.eks.aws");
   return part === undefined ? undefined : (parse(part.body) as { spec: NodeConfigSpec }).spec;
 }
@@ -57,22 +75,35 @@ async function launchedNodeConfig(env: TestEnvironment): Promise<NodeConfigSpec 
  */
 async function createKubeDns(env: TestEnvironment, clusterIP: string): Promise<() => Promise<void>> {
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
-  await core.createNamespacedService({ namespace: "kube-system", body: {
-    metadata: { name: "kube-dns", labels: { "k8s-app": "kube-dns" } },
-    spec: {
-      clusterIP, selector: { "k8s-app": "kube-dns" },
-      ports: [{ name: "dns", port: 53, protocol: "UDP" }, { name: "dns-tcp", port: 53, protocol: "TCP" }],
+  await core.createNamespacedService({
+    namespace: "kube-system",
+    body: {
+      metadata: { name: "kube-dns", labels: { "k8s-app": "kube-dns" } },
+      spec: {
+        clusterIP,
+        selector: { "k8s-app": "kube-dns" },
+        ports: [
+          { name: "dns", port: 53, protocol: "UDP" },
+          { name: "dns-tcp", port: 53, protocol: "TCP" },
+        ],
+      },
     },
-  } });
-  return async () => { await core.deleteNamespacedService({ name: "kube-dns", namespace: "kube-system" }); };
+  });
+  return async () => {
+    await core.deleteNamespacedService({ name: "kube-dns", namespace: "kube-system" });
+  };
 }
 
 void describe("the cluster facts in the operator's launch templates", () => {
   let env: TestEnvironment;
   let operator: RunningOperator | undefined;
 
-  before(async () => { env = await useEnvironment({ controlPlane: true, kwok: true, moto: true }); });
-  after(async () => { await operator?.stop(); });
+  before(async () => {
+    env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
+  });
+  after(async () => {
+    await operator?.stop();
+  });
 
   /** A pending pod in the (reset) cluster and one replica with `extra` settings; its launch template's NodeConfig. */
   async function launchSpec(extra: Record<string, string>): Promise<NodeConfigSpec> {
@@ -95,7 +126,12 @@ void describe("the cluster facts in the operator's launch templates", () => {
     await env.reset();
     const eks = await createEksCluster(env);
     const cluster = await launch({ CLUSTER_ENDPOINT: "" });
-    assert.deepEqual(cluster, { name: CLUSTER, apiServerEndpoint: eks.endpoint, certificateAuthority: eks.caBundle, cidr: SERVICE_CIDR });
+    assert.deepEqual(cluster, {
+      name: CLUSTER,
+      apiServerEndpoint: eks.endpoint,
+      certificateAuthority: eks.caBundle,
+      cidr: SERVICE_CIDR,
+    });
     assert.notEqual(eks.endpoint, env.state.apiserverUrl);
   });
 
@@ -104,7 +140,12 @@ void describe("the cluster facts in the operator's launch templates", () => {
     await createEksCluster(env);
     const cluster = await launch({ CLUSTER_ENDPOINT: env.state.apiserverUrl });
     const kubeconfigCA = readFileSync(env.state.ca.cert).toString("base64");
-    assert.deepEqual(cluster, { name: CLUSTER, apiServerEndpoint: env.state.apiserverUrl, certificateAuthority: kubeconfigCA, cidr: SERVICE_CIDR });
+    assert.deepEqual(cluster, {
+      name: CLUSTER,
+      apiServerEndpoint: env.state.apiserverUrl,
+      certificateAuthority: kubeconfigCA,
+      cidr: SERVICE_CIDR,
+    });
   });
 
   void it("should read a non-default service CIDR from DescribeCluster in an isolated VPC too, as Karpenter", async () => {
@@ -131,11 +172,23 @@ void describe("the cluster facts in the operator's launch templates", () => {
   void it("should refuse to start, naming CLUSTER_ENDPOINT, when no endpoint is configured and EKS knows no such cluster", async () => {
     await env.reset();
     const config = operatorConfig(env, "no-eks", { CLUSTER_ENDPOINT: "", DISABLE_LEADER_ELECTION: "true" });
-    await assert.rejects(startOperator(config, { kubeConfig: env.kubeConfig, logger: silentLogger(), serveHttp: false, awsCredentials: env.aws().credentials, ssmPrefix: SSM_PREFIX }), (e: unknown) => {
-      assert.ok(e instanceof ClusterDiscoveryError);
-      assert.match(e.message, /--cluster-endpoint \(CLUSTER_ENDPOINT\) is empty and EKS could not tell the endpoint: describing EKS cluster kerf-test: ResourceNotFoundException/);
-      return true;
-    });
+    await assert.rejects(
+      startOperator(config, {
+        kubeConfig: env.kubeConfig,
+        logger: silentLogger(),
+        serveHttp: false,
+        awsCredentials: env.aws().credentials,
+        ssmPrefix: SSM_PREFIX,
+      }),
+      (e: unknown) => {
+        assert.ok(e instanceof ClusterDiscoveryError);
+        assert.match(
+          e.message,
+          /--cluster-endpoint \(CLUSTER_ENDPOINT\) is empty and EKS could not tell the endpoint: describing EKS cluster kerf-test: ResourceNotFoundException/,
+        );
+        return true;
+      },
+    );
   });
 
   void it("should make `kerf operator` exit with code 2 and one line naming CLUSTER_ENDPOINT when discovery fails", async () => {
@@ -144,13 +197,32 @@ void describe("the cluster facts in the operator's launch templates", () => {
     Object.assign(process.env, { AWS_ACCESS_KEY_ID: "testing", AWS_SECRET_ACCESS_KEY: "testing" });
     const lines: string[] = [];
     try {
-      const argv = ["--cluster-name", CLUSTER, "--region", env.aws().region, "--aws-endpoint", env.aws().endpoint, "--kubeconfig", env.state.kubeconfig, "--disable-leader-election", "--metrics-port", "0", "--health-probe-port", "0"];
+      const argv = [
+        "--cluster-name",
+        CLUSTER,
+        "--region",
+        env.aws().region,
+        "--aws-endpoint",
+        env.aws().endpoint,
+        "--kubeconfig",
+        env.state.kubeconfig,
+        "--disable-leader-election",
+        "--metrics-port",
+        "0",
+        "--health-probe-port",
+        "0",
+      ];
       assert.equal(await runOperator(argv, (line) => lines.push(line)), 2);
     } finally {
-      for (const key of ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]) if (saved[key] === undefined) Reflect.deleteProperty(process.env, key); else process.env[key] = saved[key];
+      for (const key of ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"])
+        if (saved[key] === undefined) Reflect.deleteProperty(process.env, key);
+        else process.env[key] = saved[key];
     }
     assert.equal(lines.length, 1);
-    assert.match(lines[0] ?? "", /^discovering the cluster for node user data: --cluster-endpoint \(CLUSTER_ENDPOINT\) is empty .*ResourceNotFoundException.*\n$/);
+    assert.match(
+      lines[0] ?? "",
+      /^discovering the cluster for node user data: --cluster-endpoint \(CLUSTER_ENDPOINT\) is empty .*ResourceNotFoundException.*\n$/,
+    );
     assert.equal(lines[0]?.split("\n").length, 2, "a single line");
   });
 });

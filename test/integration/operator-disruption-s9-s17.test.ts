@@ -20,19 +20,25 @@ const HOLD = "kerf.test/hold";
 const PAUSE = "public.ecr.aws/eks-distro/kubernetes/pause:3.7";
 
 const podSpec = (pool: string): V1PodSpec => ({
-  terminationGracePeriodSeconds: 0, nodeSelector: { "karpenter.sh/nodepool": pool },
+  terminationGracePeriodSeconds: 0,
+  nodeSelector: { "karpenter.sh/nodepool": pool },
   containers: [{ name: "pause", image: PAUSE, resources: { requests: { memory: "1Gi" } } }],
 });
 
 /** The namespace's one Running pod and its node's NodeClaim, once that NodeClaim is initialized. */
 async function placed(env: TestEnvironment, pool: string, namespace: string): Promise<{ pod: string; claim: Claim }> {
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
-  return eventually(`a pod of ${namespace} Running on an initialized NodeClaim of ${pool}`, async () => {
-    const pod = (await core.listNamespacedPod({ namespace })).items.find((p) => p.status?.phase === "Running");
-    const claim = (await ofPool(env, pool)).find((c) => c.status?.nodeName === pod?.spec?.nodeName);
-    if (pod === undefined || claim === undefined || !ready(claim)) return undefined;
-    return { pod: pod.metadata?.name ?? "", claim };
-  }, 90_000, 250);
+  return eventually(
+    `a pod of ${namespace} Running on an initialized NodeClaim of ${pool}`,
+    async () => {
+      const pod = (await core.listNamespacedPod({ namespace })).items.find((p) => p.status?.phase === "Running");
+      const claim = (await ofPool(env, pool)).find((c) => c.status?.nodeName === pod?.spec?.nodeName);
+      if (pod === undefined || claim === undefined || !ready(claim)) return undefined;
+      return { pod: pod.metadata?.name ?? "", claim };
+    },
+    90_000,
+    250,
+  );
 }
 
 /** Holds the pod with a finalizer, then deletes it: it stays Terminating on its node. */
@@ -43,7 +49,8 @@ async function holdTerminating(env: TestEnvironment, namespace: string, name: st
 }
 
 async function release(env: TestEnvironment, namespace: string, name: string): Promise<void> {
-  await env.kubeConfig.makeApiClient(CoreV1Api)
+  await env.kubeConfig
+    .makeApiClient(CoreV1Api)
     .patchNamespacedPod({ namespace, name, body: { metadata: { finalizers: null } } }, mergePatch)
     .catch(() => undefined);
 }
@@ -56,7 +63,9 @@ void describe("disruption parity S9–S17 on the real environment", () => {
     env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
     op = await runOperatorOnCluster(env, "disruption-s9-s17", {}, FAST);
   });
-  after(async () => { await op.stop(); });
+  after(async () => {
+    await op.stop();
+  });
 
   void it("should keep a node whose only pod is a terminating StatefulSet pod (a bare pod's node goes)", async () => {
     await createPool(env, "stateful", { budgets: [{ nodes: "100%" }] });
@@ -64,26 +73,40 @@ void describe("disruption parity S9–S17 on the real environment", () => {
     const statefulNs = await createTestNamespace(env.kubeConfig, "stateful");
     const bareNs = await createTestNamespace(env.kubeConfig, "bare");
     const labels = { app: "stateful" };
-    await env.kubeConfig.makeApiClient(AppsV1Api).createNamespacedStatefulSet({ namespace: statefulNs, body: {
-      metadata: { name: "web" },
-      spec: {
-        serviceName: "web", replicas: 1, selector: { matchLabels: labels },
-        template: { metadata: { labels }, spec: podSpec("stateful") },
+    await env.kubeConfig.makeApiClient(AppsV1Api).createNamespacedStatefulSet({
+      namespace: statefulNs,
+      body: {
+        metadata: { name: "web" },
+        spec: {
+          serviceName: "web",
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: podSpec("stateful") },
+        },
       },
-    } });
-    await env.kubeConfig.makeApiClient(CoreV1Api).createNamespacedPod({ namespace: bareNs, body: {
-      metadata: { name: "solo" }, spec: podSpec("bare"),
-    } });
+    });
+    await env.kubeConfig.makeApiClient(CoreV1Api).createNamespacedPod({
+      namespace: bareNs,
+      body: {
+        metadata: { name: "solo" },
+        spec: podSpec("bare"),
+      },
+    });
     const stateful = await placed(env, "stateful", statefulNs);
     const bare = await placed(env, "bare", bareNs);
     try {
       await holdTerminating(env, statefulNs, stateful.pod);
       await holdTerminating(env, bareNs, bare.pod);
       const what = "the bare pod's node is being deleted (emptiness ran after both pods began terminating)";
-      await eventually(what, async () => {
-        const claim = (await ofPool(env, "bare")).find((c) => c.metadata.name === bare.claim.metadata.name);
-        return claim === undefined || claim.metadata.deletionTimestamp !== undefined;
-      }, 60_000, 250);
+      await eventually(
+        what,
+        async () => {
+          const claim = (await ofPool(env, "bare")).find((c) => c.metadata.name === bare.claim.metadata.name);
+          return claim === undefined || claim.metadata.deletionTimestamp !== undefined;
+        },
+        60_000,
+        250,
+      );
       const kept = (await ofPool(env, "stateful")).find((c) => c.metadata.name === stateful.claim.metadata.name);
       const stays = kept !== undefined && kept.metadata.deletionTimestamp === undefined;
       assert.ok(stays, "the StatefulSet pod's node stays");

@@ -10,13 +10,27 @@ import { CoreV1Api, SchedulingV1Api, type V1Pod } from "@kubernetes/client-node"
 import { createTestNamespace } from "../harness/reset.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
-import { ON_DEMAND, WORKSHOP_FAMILIES, createNodePool, nodeClaims, runOperatorOnCluster, type OperatorOnCluster } from "./provisioning-fixtures.ts";
+import {
+  ON_DEMAND,
+  WORKSHOP_FAMILIES,
+  createNodePool,
+  nodeClaims,
+  runOperatorOnCluster,
+  type OperatorOnCluster,
+} from "./provisioning-fixtures.ts";
 
 const pod = (name: string, priorityClassName?: string): V1Pod => ({
   metadata: { name },
   spec: {
-    ...(priorityClassName === undefined ? {} : { priorityClassName }), terminationGracePeriodSeconds: 0,
-    containers: [{ name: "pause", image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7", resources: { requests: { memory: "1Gi" } } }],
+    ...(priorityClassName === undefined ? {} : { priorityClassName }),
+    terminationGracePeriodSeconds: 0,
+    containers: [
+      {
+        name: "pause",
+        image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7",
+        resources: { requests: { memory: "1Gi" } },
+      },
+    ],
   },
 });
 
@@ -30,22 +44,42 @@ void describe("expendable pods on the real environment", () => {
   });
   after(async () => {
     await running.stop();
-    await env.kubeConfig.makeApiClient(SchedulingV1Api).deletePriorityClass({ name: "kerf-test-expendable" }).catch(() => undefined);
+    await env.kubeConfig
+      .makeApiClient(SchedulingV1Api)
+      .deletePriorityClass({ name: "kerf-test-expendable" })
+      .catch(() => undefined);
   });
 
   void it("should launch no node for a pod below the cutoff, say why on the pod, and launch for a pod at the cutoff", async () => {
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
-    await env.kubeConfig.makeApiClient(SchedulingV1Api).createPriorityClass({ body: { metadata: { name: "kerf-test-expendable" }, value: -5 } });
+    await env.kubeConfig
+      .makeApiClient(SchedulingV1Api)
+      .createPriorityClass({ body: { metadata: { name: "kerf-test-expendable" }, value: -5 } });
     await createNodePool(env, "expendable", { requirements: [ON_DEMAND, WORKSHOP_FAMILIES] });
     const namespace = await createTestNamespace(env.kubeConfig, "expendable");
 
     await core.createNamespacedPod({ namespace, body: pod("low", "kerf-test-expendable") });
-    assert.equal((await core.readNamespacedPod({ namespace, name: "low" })).spec?.priority, -5, "Priority admission set the class's value");
-    const event = await eventually("kerf's FailedScheduling Event on the low-priority pod", async () => {
-      const events = await core.listNamespacedEvent({ namespace, fieldSelector: "involvedObject.name=low,reason=FailedScheduling" });
-      return events.items.find((e) => /expendable-pods priority cutoff/.test(e.message ?? ""));
-    }, 60_000, 250);
-    assert.match(event.message ?? "", /pod priority -5 is below the expendable-pods priority cutoff 0 \(--expendable-pods-priority-cutoff\)/);
+    assert.equal(
+      (await core.readNamespacedPod({ namespace, name: "low" })).spec?.priority,
+      -5,
+      "Priority admission set the class's value",
+    );
+    const event = await eventually(
+      "kerf's FailedScheduling Event on the low-priority pod",
+      async () => {
+        const events = await core.listNamespacedEvent({
+          namespace,
+          fieldSelector: "involvedObject.name=low,reason=FailedScheduling",
+        });
+        return events.items.find((e) => /expendable-pods priority cutoff/.test(e.message ?? ""));
+      },
+      60_000,
+      250,
+    );
+    assert.match(
+      event.message ?? "",
+      /pod priority -5 is below the expendable-pods priority cutoff 0 \(--expendable-pods-priority-cutoff\)/,
+    );
     assert.deepEqual(await nodeClaims(env), [], "no NodeClaim for the low-priority pod");
     assert.equal((await core.readNamespacedPod({ namespace, name: "low" })).status?.phase, "Pending");
 
@@ -58,7 +92,10 @@ void describe("expendable pods on the real environment", () => {
     const claims = await nodeClaims(env);
     assert.equal(claims.length, 1, "one NodeClaim, for the priority-0 pod");
     // The node bought for the priority-0 pod has room for the other 1Gi pod: existing capacity takes it.
-    assert.equal(await eventually("the low-priority pod Running on the existing node", () => runningOn("low"), 60_000, 250), highNode);
+    assert.equal(
+      await eventually("the low-priority pod Running on the existing node", () => runningOn("low"), 60_000, 250),
+      highNode,
+    );
     assert.equal((await nodeClaims(env)).length, 1, "still one NodeClaim");
   });
 });

@@ -14,14 +14,23 @@ import { CLUSTER, SSM_PREFIX } from "./aws-fixtures.ts";
 
 /** Installs manifests/crds (NodePool, NodeClaim, EC2NodeClass). */
 export async function installKarpenterCrds(env: TestEnvironment): Promise<void> {
-  const files = ["karpenter.sh_nodepools.yaml", "karpenter.sh_nodeclaims.yaml", "karpenter.k8s.aws_ec2nodeclasses.yaml"];
-  const crds = files.map((f) => parse(readFileSync(new URL(`../../manifests/crds/${f}`, import.meta.url), "utf8")) as V1CustomResourceDefinition);
+  const files = [
+    "karpenter.sh_nodepools.yaml",
+    "karpenter.sh_nodeclaims.yaml",
+    "karpenter.k8s.aws_ec2nodeclasses.yaml",
+  ];
+  const crds = files.map(
+    (f) =>
+      parse(readFileSync(new URL(`../../manifests/crds/${f}`, import.meta.url), "utf8")) as V1CustomResourceDefinition,
+  );
   await installCrds(env.kubeConfig, crds);
 }
 
 /** Installs manifests/crds' NodeOverlay (karpenter.sh/v1alpha1), needed only with the NodeOverlay gate on. */
 export async function installNodeOverlayCrd(env: TestEnvironment): Promise<void> {
-  const crd = parse(readFileSync(new URL("../../manifests/crds/karpenter.sh_nodeoverlays.yaml", import.meta.url), "utf8")) as V1CustomResourceDefinition;
+  const crd = parse(
+    readFileSync(new URL("../../manifests/crds/karpenter.sh_nodeoverlays.yaml", import.meta.url), "utf8"),
+  ) as V1CustomResourceDefinition;
   await installCrds(env.kubeConfig, [crd]);
 }
 
@@ -30,20 +39,43 @@ export async function installNodeOverlayCrd(env: TestEnvironment): Promise<void>
  * endpoint nodes join with (moto holds no EKS cluster to discover it from; `CLUSTER_ENDPOINT: ""`
  * in `extra` makes the replica discover it).
  */
-export function operatorConfig(env: TestEnvironment, identity: string, extra: Record<string, string> = {}): OperatorConfig {
+export function operatorConfig(
+  env: TestEnvironment,
+  identity: string,
+  extra: Record<string, string> = {},
+): OperatorConfig {
   const aws = env.aws();
   return loadConfig({
     argv: [],
     env: {
-      CLUSTER_NAME: CLUSTER, AWS_REGION: aws.region, AWS_ENDPOINT_URL: aws.endpoint, CLUSTER_ENDPOINT: env.state.apiserverUrl,
-      LEADER_ELECTION_NAMESPACE: "default", LEADER_ELECTION_IDENTITY: identity, LEADER_ELECTION_NAME: "kerf-test-leader",
-      LEADER_ELECTION_LEASE_DURATION: "3s", LEADER_ELECTION_RENEW_DEADLINE: "2s", LEADER_ELECTION_RETRY_PERIOD: "250ms",
+      CLUSTER_NAME: CLUSTER,
+      AWS_REGION: aws.region,
+      AWS_ENDPOINT_URL: aws.endpoint,
+      CLUSTER_ENDPOINT: env.state.apiserverUrl,
+      LEADER_ELECTION_NAMESPACE: "default",
+      LEADER_ELECTION_IDENTITY: identity,
+      LEADER_ELECTION_NAME: "kerf-test-leader",
+      LEADER_ELECTION_LEASE_DURATION: "3s",
+      LEADER_ELECTION_RENEW_DEADLINE: "2s",
+      LEADER_ELECTION_RETRY_PERIOD: "250ms",
       ...extra,
     },
   });
 }
 
 /** Starts one in-process replica against the test environment. */
-export function replica(env: TestEnvironment, identity: string, extra: Record<string, string> = {}, overrides: Pick<OperatorOverrides, "disruption" | "catalogRefreshMs"> = {}): Promise<RunningOperator> {
-  return startOperator(operatorConfig(env, identity, extra), { ...overrides, kubeConfig: env.kubeConfig, logger: process.env["KERF_TEST_OPERATOR_LOGS"] === "1" ? createLogger("debug") : silentLogger(), serveHttp: false, awsCredentials: env.aws().credentials, ssmPrefix: SSM_PREFIX });
+export function replica(
+  env: TestEnvironment,
+  identity: string,
+  extra: Record<string, string> = {},
+  overrides: Pick<OperatorOverrides, "disruption" | "catalogRefreshMs"> = {},
+): Promise<RunningOperator> {
+  return startOperator(operatorConfig(env, identity, extra), {
+    ...overrides,
+    kubeConfig: env.kubeConfig,
+    logger: process.env["KERF_TEST_OPERATOR_LOGS"] === "1" ? createLogger("debug") : silentLogger(),
+    serveHttp: false,
+    awsCredentials: env.aws().credentials,
+    ssmPrefix: SSM_PREFIX,
+  });
 }

@@ -21,7 +21,12 @@ import { eventually } from "../harness/wait.ts";
 import { CLUSTER, K8S_VERSION, SSM_PREFIX, clients, seedAl2023Alias } from "./aws-fixtures.ts";
 import { operatorConfig } from "./operator-fixtures.ts";
 import {
-  ON_DEMAND, WORKSHOP_FAMILIES, createInflate, createNodePool, prepareCluster, runningPods,
+  ON_DEMAND,
+  WORKSHOP_FAMILIES,
+  createInflate,
+  createNodePool,
+  prepareCluster,
+  runningPods,
 } from "./provisioning-fixtures.ts";
 
 const NODECLASSES = { group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses" } as const;
@@ -39,8 +44,12 @@ void describe("launch templates under a running operator", () => {
   let env: TestEnvironment;
   const cleanups: (() => Promise<void>)[] = [];
 
-  before(async () => { env = await useEnvironment({ controlPlane: true, kwok: true, moto: true }); });
-  after(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+  before(async () => {
+    env = await useEnvironment({ controlPlane: true, kwok: true, moto: true });
+  });
+  after(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
 
   async function claims(): Promise<ClaimView[]> {
     const list = await env.kubeConfig.makeApiClient(CustomObjectsApi).listClusterCustomObject(NODECLAIMS);
@@ -53,7 +62,8 @@ void describe("launch templates under a running operator", () => {
     const { ec2 } = clients(env.aws());
     const out = await ec2.send(new DescribeLaunchTemplatesCommand({ Filters: [filter], MaxResults: 200 }));
     return (out.LaunchTemplates ?? []).map((t) => ({
-      name: t.LaunchTemplateName ?? "", imageId: t.Tags?.find((tag) => tag.Key === "kerf.dev/image-id")?.Value ?? "",
+      name: t.LaunchTemplateName ?? "",
+      imageId: t.Tags?.find((tag) => tag.Key === "kerf.dev/image-id")?.Value ?? "",
     }));
   }
 
@@ -71,13 +81,20 @@ void describe("launch templates under a running operator", () => {
     const logger = process.env["KERF_TEST_OPERATOR_LOGS"] === "1" ? createLogger("debug") : silentLogger();
     const config = operatorConfig(env, "launch-templates", { DISABLE_LEADER_ELECTION: "true" });
     const operator = await startOperator(config, {
-      kubeConfig: env.kubeConfig, logger, serveHttp: false, awsCredentials: env.aws().credentials,
-      ssmPrefix: SSM_PREFIX, clock: { now: () => new Date(Date.now() + offset) },
+      kubeConfig: env.kubeConfig,
+      logger,
+      serveHttp: false,
+      awsCredentials: env.aws().credentials,
+      ssmPrefix: SSM_PREFIX,
+      clock: { now: () => new Date(Date.now() + offset) },
       disruption: { pollMs: 1000, validationDelayMs: 2000 },
     });
     const sim = new KubeletSim({ kubeConfig: env.kubeConfig, aws: env.aws(), clusterName: CLUSTER });
     sim.start();
-    cleanups.push(async () => { await sim.stop(); await operator.stop(); });
+    cleanups.push(async () => {
+      await sim.stop();
+      await operator.stop();
+    });
 
     await createNodePool(env, "default", { requirements: [ON_DEMAND, WORKSHOP_FAMILIES] });
     const namespace = await createInflate(env, 1);
@@ -91,25 +108,38 @@ void describe("launch templates under a running operator", () => {
       const name = `amazon-eks-node-al2023-x86_64-standard-${K8S_VERSION}-${version}`;
       const ami = await seedAl2023Alias(env.aws(), "x86_64", name);
       await poke(`release-${n}`);
-      await eventually(`release ${n}: the pod runs on a Ready NodeClaim on ${ami}, the drifted one gone`, async () => {
-        const all = await claims();
-        const claim = all.length === 1 ? all[0] : undefined;
-        const live = claim?.metadata.deletionTimestamp === undefined && ready(claim);
-        const replaced = live && claim?.status?.imageID === ami;
-        return replaced && (await runningPods(env, namespace)).length === 1;
-      }, 120_000, 250);
+      await eventually(
+        `release ${n}: the pod runs on a Ready NodeClaim on ${ami}, the drifted one gone`,
+        async () => {
+          const all = await claims();
+          const claim = all.length === 1 ? all[0] : undefined;
+          const live = claim?.metadata.deletionTimestamp === undefined && ready(claim);
+          const replaced = live && claim?.status?.imageID === ami;
+          return replaced && (await runningPods(env, namespace)).length === 1;
+        },
+        120_000,
+        250,
+      );
       atReplacement.push((await templates()).length);
       // No launch for the grace: the replaced release's template can no longer be in any CreateFleet.
       offset += GRACE + 1000;
       await poke(`gc-${n}`);
-      const left = await eventually(`release ${n}: only the template of ${ami} is left`, async () => {
-        const all = await templates();
-        return all.length === 1 && all[0]?.imageId === ami ? all : undefined;
-      }, 60_000, 250);
+      const left = await eventually(
+        `release ${n}: only the template of ${ami} is left`,
+        async () => {
+          const all = await templates();
+          return all.length === 1 && all[0]?.imageId === ami ? all : undefined;
+        },
+        60_000,
+        250,
+      );
       afterGrace.push(left.length);
     }
     const figures = `at each replacement: ${atReplacement.join(", ")}; past the grace: ${afterGrace.join(", ")}`;
-    assert.ok(atReplacement.every((c) => c <= 2), figures);
+    assert.ok(
+      atReplacement.every((c) => c <= 2),
+      figures,
+    );
     t.diagnostic(`templates ${figures}`);
     t.diagnostic(`ten releases drifted and collected in ${Math.round((Date.now() - started) / 1000)} s`);
   });

@@ -14,9 +14,14 @@ void describe("operator leader election on a real Lease", () => {
   before(async () => {
     env = await useEnvironment({ controlPlane: true, moto: true });
     await installKarpenterCrds(env);
-    await env.kubeConfig.makeApiClient(CoordinationV1Api).deleteNamespacedLease({ name: "kerf-test-leader", namespace: "default" }).catch(() => undefined);
+    await env.kubeConfig
+      .makeApiClient(CoordinationV1Api)
+      .deleteNamespacedLease({ name: "kerf-test-leader", namespace: "default" })
+      .catch(() => undefined);
   });
-  after(async () => { await Promise.all(replicas.map((r) => r.stop())); });
+  after(async () => {
+    await Promise.all(replicas.map((r) => r.stop()));
+  });
 
   void it("should let exactly one of two replicas lead, and hand over promptly when the leader stops", async () => {
     replicas.push(await replica(env, "replica-a"), await replica(env, "replica-b"));
@@ -31,7 +36,9 @@ void describe("operator leader election on a real Lease", () => {
     const leader = a.isLeader() ? a : b;
     const follower = leader === a ? b : a;
     assert.equal(follower.isLeader(), false);
-    const lease = await env.kubeConfig.makeApiClient(CoordinationV1Api).readNamespacedLease({ name: "kerf-test-leader", namespace: "default" });
+    const lease = await env.kubeConfig
+      .makeApiClient(CoordinationV1Api)
+      .readNamespacedLease({ name: "kerf-test-leader", namespace: "default" });
     assert.equal(lease.spec?.holderIdentity, leader.config.leaderElectionIdentity);
 
     const stoppedAt = performance.now();
@@ -40,7 +47,9 @@ void describe("operator leader election on a real Lease", () => {
     await eventually("the follower to take over", () => follower.isLeader(), 10_000, 20);
     const takeoverMs = performance.now() - stoppedAt;
     assert.ok(takeoverMs < 3_000, `takeover took ${Math.round(takeoverMs)} ms, more than the 3 s lease duration`);
-    const after = await env.kubeConfig.makeApiClient(CoordinationV1Api).readNamespacedLease({ name: "kerf-test-leader", namespace: "default" });
+    const after = await env.kubeConfig
+      .makeApiClient(CoordinationV1Api)
+      .readNamespacedLease({ name: "kerf-test-leader", namespace: "default" });
     assert.equal(after.spec?.holderIdentity, follower.config.leaderElectionIdentity);
     assert.equal(after.spec?.leaseTransitions, 1);
   });

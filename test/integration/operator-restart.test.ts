@@ -9,12 +9,26 @@ import { useEnvironment, type TestEnvironment } from "../harness/use-environment
 import { eventually } from "../harness/wait.ts";
 import { CLUSTER, clients } from "./aws-fixtures.ts";
 import { replica } from "./operator-fixtures.ts";
-import { NODECLAIMS, ON_DEMAND, WORKSHOP_FAMILIES, consistency, createInflate, createNodePool, isReady, liveInstances, nodeClaims, prepareCluster, runningPods } from "./provisioning-fixtures.ts";
+import {
+  NODECLAIMS,
+  ON_DEMAND,
+  WORKSHOP_FAMILIES,
+  consistency,
+  createInflate,
+  createNodePool,
+  isReady,
+  liveInstances,
+  nodeClaims,
+  prepareCluster,
+  runningPods,
+} from "./provisioning-fixtures.ts";
 
 /** Rejects after `ms` (so a crash point that is never reached fails the test instead of hanging it). */
 function within<T>(what: string, promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`waiting for ${what}: timed out after ${ms} ms`)), ms); });
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`waiting for ${what}: timed out after ${ms} ms`)), ms);
+  });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -34,8 +48,17 @@ void describe("an operator killed in the middle of a launch and started again", 
   });
 
   const cases: { point: CrashPoint; instancesAtCrash: number; story: string }[] = [
-    { point: "after-create-fleet", instancesAtCrash: 1, story: "after CreateFleet launched the instance, before the NodeClaim recorded it: the new operator adopts the tagged instance" },
-    { point: "before-create-fleet", instancesAtCrash: 0, story: "after the NodeClaim was created, before CreateFleet: the new operator launches it" },
+    {
+      point: "after-create-fleet",
+      instancesAtCrash: 1,
+      story:
+        "after CreateFleet launched the instance, before the NodeClaim recorded it: the new operator adopts the tagged instance",
+    },
+    {
+      point: "before-create-fleet",
+      instancesAtCrash: 0,
+      story: "after the NodeClaim was created, before CreateFleet: the new operator launches it",
+    },
   ];
 
   for (const { point, instancesAtCrash, story } of cases) {
@@ -45,10 +68,16 @@ void describe("an operator killed in the middle of a launch and started again", 
       await prepareCluster(env);
       const proxy = await startFaultProxy(env.aws().endpoint);
       const crash = proxy.holdFromCreateFleet(point);
-      const first: RunningOperator = await replica(env, `restart-${point}-1`, { AWS_ENDPOINT_URL: proxy.url, DISABLE_LEADER_ELECTION: "true" });
+      const first: RunningOperator = await replica(env, `restart-${point}-1`, {
+        AWS_ENDPOINT_URL: proxy.url,
+        DISABLE_LEADER_ELECTION: "true",
+      });
       // The dead operator's AWS calls hang on the proxy until it stops; only then can its stop() finish.
       let dying: Promise<void> = Promise.resolve();
-      cleanups.push(async () => { await proxy.stop(); await dying; });
+      cleanups.push(async () => {
+        await proxy.stop();
+        await dying;
+      });
 
       await createNodePool(env, "default", { requirements: [ON_DEMAND, WORKSHOP_FAMILIES] });
       const namespace = await createInflate(env, 5);
@@ -61,21 +90,48 @@ void describe("an operator killed in the middle of a launch and started again", 
       assert.equal(atCrash[0]?.status?.providerID, undefined, "the NodeClaim never learnt of an instance");
       const instancesBefore = await liveInstances(env);
       assert.equal(instancesBefore.length, instancesAtCrash);
-      assert.ok(instancesBefore.every((i) => i.nodeClaim === atCrash[0]?.metadata.name), "the instance is tagged with its NodeClaim");
+      assert.ok(
+        instancesBefore.every((i) => i.nodeClaim === atCrash[0]?.metadata.name),
+        "the instance is tagged with its NodeClaim",
+      );
 
       const second = await replica(env, `restart-${point}-2`, { DISABLE_LEADER_ELECTION: "true" });
       cleanups.push(() => second.stop());
-      const converged = await eventually("5 pods Running and every NodeClaim Ready with its instance", async () => {
-        const state = await consistency(env);
-        const running = await runningPods(env, namespace);
-        return running.length === 5 && state.claims.length > 0 && state.claims.every(isReady) && state.leaked.length === 0 && state.withoutInstance.length === 0 ? state : undefined;
-      }, 60_000, 250);
+      const converged = await eventually(
+        "5 pods Running and every NodeClaim Ready with its instance",
+        async () => {
+          const state = await consistency(env);
+          const running = await runningPods(env, namespace);
+          return running.length === 5 &&
+            state.claims.length > 0 &&
+            state.claims.every(isReady) &&
+            state.leaked.length === 0 &&
+            state.withoutInstance.length === 0
+            ? state
+            : undefined;
+        },
+        60_000,
+        250,
+      );
       console.log(`# ${point}: converged ${((performance.now() - started) / 1000).toFixed(1)} s after the reset`);
 
-      assert.deepEqual(converged.claims.map((c) => c.metadata.name), [atCrash[0]?.metadata.name], "the NodeClaim from before the crash was completed, not replaced");
+      assert.deepEqual(
+        converged.claims.map((c) => c.metadata.name),
+        [atCrash[0]?.metadata.name],
+        "the NodeClaim from before the crash was completed, not replaced",
+      );
       assert.equal(converged.instances.length, 1);
-      if (instancesAtCrash === 1) assert.equal(converged.instances[0]?.id, instancesBefore[0]?.id, "the instance launched before the crash was adopted");
-      assert.equal(await (async () => (await second.metrics.nodeClaimsCreated.get()).values.reduce((n, v) => n + v.value, 0))(), 0, "the new operator created no NodeClaim");
+      if (instancesAtCrash === 1)
+        assert.equal(
+          converged.instances[0]?.id,
+          instancesBefore[0]?.id,
+          "the instance launched before the crash was adopted",
+        );
+      assert.equal(
+        await (async () => (await second.metrics.nodeClaimsCreated.get()).values.reduce((n, v) => n + v.value, 0))(),
+        0,
+        "the new operator created no NodeClaim",
+      );
       await second.stop();
     });
   }
@@ -85,30 +141,67 @@ void describe("an operator killed in the middle of a launch and started again", 
     await prepareCluster(env);
     const proxy = await startFaultProxy(env.aws().endpoint);
     const crash = proxy.holdFromCreateFleet("after-create-fleet");
-    const first = await replica(env, "restart-deleted-1", { AWS_ENDPOINT_URL: proxy.url, DISABLE_LEADER_ELECTION: "true" });
+    const first = await replica(env, "restart-deleted-1", {
+      AWS_ENDPOINT_URL: proxy.url,
+      DISABLE_LEADER_ELECTION: "true",
+    });
     let dying: Promise<void> = Promise.resolve();
-    cleanups.push(async () => { await proxy.stop(); await dying; });
+    cleanups.push(async () => {
+      await proxy.stop();
+      await dying;
+    });
     const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
-    await custom.createClusterCustomObject({ ...NODECLAIMS, body: {
-      apiVersion: "karpenter.sh/v1", kind: "NodeClaim", metadata: { name: "deleted-while-dead", labels: { "karpenter.sh/nodepool": "default" } },
-      spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" }, requirements: [ON_DEMAND, { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] }] },
-    } });
+    await custom.createClusterCustomObject({
+      ...NODECLAIMS,
+      body: {
+        apiVersion: "karpenter.sh/v1",
+        kind: "NodeClaim",
+        metadata: { name: "deleted-while-dead", labels: { "karpenter.sh/nodepool": "default" } },
+        spec: {
+          nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+          requirements: [ON_DEMAND, { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] }],
+        },
+      },
+    });
     await within("the operator to reach after-create-fleet", crash, 60_000);
     dying = first.stop();
     await custom.deleteClusterCustomObject({ ...NODECLAIMS, name: "deleted-while-dead" });
     const [instance] = await liveInstances(env);
     assert.equal(instance?.nodeClaim, "deleted-while-dead", "CreateFleet launched the instance before the kill");
-    const node = await eventually("the instance's kubelet to register a Node", async () => (await core.listNode()).items.find((n) => n.spec?.providerID === instance.providerID), 30_000, 250);
+    const node = await eventually(
+      "the instance's kubelet to register a Node",
+      async () => (await core.listNode()).items.find((n) => n.spec?.providerID === instance.providerID),
+      30_000,
+      250,
+    );
 
     const second = await replica(env, "restart-deleted-2", { DISABLE_LEADER_ELECTION: "true" });
     cleanups.push(() => second.stop());
-    await eventually("the NodeClaim to be gone", async () => {
-      try { await custom.getClusterCustomObject({ ...NODECLAIMS, name: "deleted-while-dead" }); return false; } catch (e) { return (e as { code?: number }).code === 404; }
-    }, 60_000, 100);
+    await eventually(
+      "the NodeClaim to be gone",
+      async () => {
+        try {
+          await custom.getClusterCustomObject({ ...NODECLAIMS, name: "deleted-while-dead" });
+          return false;
+        } catch (e) {
+          return (e as { code?: number }).code === 404;
+        }
+      },
+      60_000,
+      100,
+    );
     const described = await clients(env.aws()).ec2.send(new DescribeInstancesCommand({ InstanceIds: [instance.id] }));
-    assert.equal(described.Reservations?.[0]?.Instances?.[0]?.State?.Name, "terminated", "the instance went before its NodeClaim");
-    await assert.rejects(core.readNode({ name: node.metadata?.name ?? "" }), (e: { code?: number }) => e.code === 404, "the instance's Node went with it");
+    assert.equal(
+      described.Reservations?.[0]?.Instances?.[0]?.State?.Name,
+      "terminated",
+      "the instance went before its NodeClaim",
+    );
+    await assert.rejects(
+      core.readNode({ name: node.metadata?.name ?? "" }),
+      (e: { code?: number }) => e.code === 404,
+      "the instance's Node went with it",
+    );
     await second.stop();
   });
 });

@@ -24,10 +24,20 @@ export interface Claim {
 }
 
 /** A running (or pending) instance of the test cluster in moto. */
-export interface Instance { id: string; type: string; zone: string; nodeClaim: string; providerID: string }
+export interface Instance {
+  id: string;
+  type: string;
+  zone: string;
+  nodeClaim: string;
+  providerID: string;
+}
 
 export const ON_DEMAND = { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] };
-export const WORKSHOP_FAMILIES = { key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["c5", "m5", "r5"] };
+export const WORKSHOP_FAMILIES = {
+  key: "karpenter.k8s.aws/instance-family",
+  operator: "In",
+  values: ["c5", "m5", "r5"],
+};
 
 /**
  * CRDs, the al2023 alias AMI, tagged subnets in two zones (`<region>a` and `b`), the node role, and the
@@ -40,105 +50,217 @@ export async function prepareCluster(env: TestEnvironment, region = "us-east-1")
   await seedNodeRole(aws);
   await tagDefaultSubnets(aws, [`${region}a`, `${region}b`]);
   const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
-  await custom.createClusterCustomObject({ group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses", body: { apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "default" }, spec: nodeClass("default").spec } });
+  await custom.createClusterCustomObject({
+    group: "karpenter.k8s.aws",
+    version: "v1",
+    plural: "ec2nodeclasses",
+    body: {
+      apiVersion: "karpenter.k8s.aws/v1",
+      kind: "EC2NodeClass",
+      metadata: { name: "default" },
+      spec: nodeClass("default").spec,
+    },
+  });
 }
 
 /** One operator replica (no leader election) and the kubelet simulation on a prepared cluster. */
-export interface OperatorOnCluster { readonly operator: RunningOperator; readonly sim: KubeletSim; stop(): Promise<void> }
+export interface OperatorOnCluster {
+  readonly operator: RunningOperator;
+  readonly sim: KubeletSim;
+  stop(): Promise<void>;
+}
 
 /**
  * prepareCluster, then a replica named `identity` (settings in `extra`) and the kubelet simulation, in
  * `overrides.region` (us-east-1 by default).
  */
 export async function runOperatorOnCluster(
-  env: TestEnvironment, identity: string, extra: Record<string, string> = {},
+  env: TestEnvironment,
+  identity: string,
+  extra: Record<string, string> = {},
   overrides: Pick<OperatorOverrides, "disruption" | "catalogRefreshMs"> & { region?: string } = {},
 ): Promise<OperatorOnCluster> {
   const { region = "us-east-1", ...operatorOverrides } = overrides;
   await prepareCluster(env, region);
-  const operator = await replica(env, identity, { DISABLE_LEADER_ELECTION: "true", AWS_REGION: region, ...extra }, operatorOverrides);
+  const operator = await replica(
+    env,
+    identity,
+    { DISABLE_LEADER_ELECTION: "true", AWS_REGION: region, ...extra },
+    operatorOverrides,
+  );
   const sim = new KubeletSim({ kubeConfig: env.kubeConfig, aws: { ...env.aws(), region }, clusterName: CLUSTER });
   sim.start();
-  return { operator, sim, stop: async () => { await sim.stop(); await operator.stop(); } };
+  return {
+    operator,
+    sim,
+    stop: async () => {
+      await sim.stop();
+      await operator.stop();
+    },
+  };
 }
 
 /** Creates a NodePool on the `default` EC2NodeClass. */
-export async function createNodePool(env: TestEnvironment, name: string, opts: { requirements: readonly object[]; weight?: number; limits?: Record<string, string> }): Promise<void> {
-  await env.kubeConfig.makeApiClient(CustomObjectsApi).createClusterCustomObject({ ...NODEPOOLS, body: {
-    apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name },
-    spec: {
-      ...(opts.weight === undefined ? {} : { weight: opts.weight }), ...(opts.limits === undefined ? {} : { limits: opts.limits }),
-      template: { spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" }, requirements: opts.requirements } },
+export async function createNodePool(
+  env: TestEnvironment,
+  name: string,
+  opts: { requirements: readonly object[]; weight?: number; limits?: Record<string, string> },
+): Promise<void> {
+  await env.kubeConfig.makeApiClient(CustomObjectsApi).createClusterCustomObject({
+    ...NODEPOOLS,
+    body: {
+      apiVersion: "karpenter.sh/v1",
+      kind: "NodePool",
+      metadata: { name },
+      spec: {
+        ...(opts.weight === undefined ? {} : { weight: opts.weight }),
+        ...(opts.limits === undefined ? {} : { limits: opts.limits }),
+        template: {
+          spec: {
+            nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+            requirements: opts.requirements,
+          },
+        },
+      },
     },
-  } });
+  });
 }
 
 /** The `inflate` Deployment of pause pods requesting 1Gi of memory each; returns its namespace. */
 export async function createInflate(env: TestEnvironment, replicas: number): Promise<string> {
   const namespace = await createTestNamespace(env.kubeConfig, "inflate");
-  await env.kubeConfig.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace, body: {
-    metadata: { name: "inflate" },
-    spec: {
-      replicas, selector: { matchLabels: { app: "inflate" } },
-      template: { metadata: { labels: { app: "inflate" } }, spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "inflate", image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7", resources: { requests: { memory: "1Gi" } } }] } },
+  await env.kubeConfig.makeApiClient(AppsV1Api).createNamespacedDeployment({
+    namespace,
+    body: {
+      metadata: { name: "inflate" },
+      spec: {
+        replicas,
+        selector: { matchLabels: { app: "inflate" } },
+        template: {
+          metadata: { labels: { app: "inflate" } },
+          spec: {
+            terminationGracePeriodSeconds: 0,
+            containers: [
+              {
+                name: "inflate",
+                image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7",
+                resources: { requests: { memory: "1Gi" } },
+              },
+            ],
+          },
+        },
+      },
     },
-  } });
+  });
   return namespace;
 }
 
 export async function scaleInflate(env: TestEnvironment, namespace: string, replicas: number): Promise<void> {
-  await env.kubeConfig.makeApiClient(AppsV1Api).patchNamespacedDeployment({ name: "inflate", namespace, body: { spec: { replicas } } }, mergePatch);
+  await env.kubeConfig
+    .makeApiClient(AppsV1Api)
+    .patchNamespacedDeployment({ name: "inflate", namespace, body: { spec: { replicas } } }, mergePatch);
 }
 
 export async function runningPods(env: TestEnvironment, namespace: string): Promise<{ name: string; node: string }[]> {
   const pods = await env.kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({ namespace });
-  return pods.items.filter((p) => p.status?.phase === "Running" && p.metadata?.deletionTimestamp === undefined).map((p) => ({ name: p.metadata?.name ?? "", node: p.spec?.nodeName ?? "" }));
+  return pods.items
+    .filter((p) => p.status?.phase === "Running" && p.metadata?.deletionTimestamp === undefined)
+    .map((p) => ({ name: p.metadata?.name ?? "", node: p.spec?.nodeName ?? "" }));
 }
 
 export async function nodeClaims(env: TestEnvironment): Promise<Claim[]> {
-  return ((await env.kubeConfig.makeApiClient(CustomObjectsApi).listClusterCustomObject(NODECLAIMS)) as { items: Claim[] }).items;
+  return (
+    (await env.kubeConfig.makeApiClient(CustomObjectsApi).listClusterCustomObject(NODECLAIMS)) as { items: Claim[] }
+  ).items;
 }
 
-export const isReady = (c: Claim): boolean => c.status?.conditions?.some((x) => x.type === "Ready" && x.status === "True") ?? false;
-export const isLaunched = (c: Claim): boolean => c.status?.conditions?.some((x) => x.type === "Launched" && x.status === "True") ?? false;
+export const isReady = (c: Claim): boolean =>
+  c.status?.conditions?.some((x) => x.type === "Ready" && x.status === "True") ?? false;
+export const isLaunched = (c: Claim): boolean =>
+  c.status?.conditions?.some((x) => x.type === "Launched" && x.status === "True") ?? false;
 
 /** The cluster's instances that are pending or running in moto. */
 export async function liveInstances(env: TestEnvironment): Promise<Instance[]> {
-  const out = await clients(env.aws()).ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: "tag-key", Values: [`kubernetes.io/cluster/${CLUSTER}`] }, { Name: "instance-state-name", Values: ["pending", "running"] }] }));
-  return (out.Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => {
-    const zone = i.Placement?.AvailabilityZone ?? "";
-    return { id: i.InstanceId ?? "", type: i.InstanceType ?? "", zone, nodeClaim: i.Tags?.find((t) => t.Key === "karpenter.sh/nodeclaim")?.Value ?? "", providerID: `aws:///${zone}/${i.InstanceId ?? ""}` };
-  });
+  const out = await clients(env.aws()).ec2.send(
+    new DescribeInstancesCommand({
+      Filters: [
+        { Name: "tag-key", Values: [`kubernetes.io/cluster/${CLUSTER}`] },
+        { Name: "instance-state-name", Values: ["pending", "running"] },
+      ],
+    }),
+  );
+  return (out.Reservations ?? [])
+    .flatMap((r) => r.Instances ?? [])
+    .map((i) => {
+      const zone = i.Placement?.AvailabilityZone ?? "";
+      return {
+        id: i.InstanceId ?? "",
+        type: i.InstanceType ?? "",
+        zone,
+        nodeClaim: i.Tags?.find((t) => t.Key === "karpenter.sh/nodeclaim")?.Value ?? "",
+        providerID: `aws:///${zone}/${i.InstanceId ?? ""}`,
+      };
+    });
 }
 
 /**
  * The convergence check of the restart tests: as many live instances as NodeClaims, every NodeClaim
  * with a providerID of a live instance, and no live instance without its NodeClaim (leaked).
  */
-export async function consistency(env: TestEnvironment): Promise<{ claims: Claim[]; instances: Instance[]; leaked: Instance[]; withoutInstance: Claim[] }> {
+export async function consistency(
+  env: TestEnvironment,
+): Promise<{ claims: Claim[]; instances: Instance[]; leaked: Instance[]; withoutInstance: Claim[] }> {
   const [claims, instances] = await Promise.all([nodeClaims(env), liveInstances(env)]);
   const providers = new Set(instances.map((i) => i.providerID));
   const claimed = new Set(claims.map((c) => c.status?.providerID ?? ""));
-  return { claims, instances, leaked: instances.filter((i) => !claimed.has(i.providerID)), withoutInstance: claims.filter((c) => !providers.has(c.status?.providerID ?? "")) };
+  return {
+    claims,
+    instances,
+    leaked: instances.filter((i) => !claimed.has(i.providerID)),
+    withoutInstance: claims.filter((c) => !providers.has(c.status?.providerID ?? "")),
+  };
 }
 
 /**
  * Waits until the `pods` inflate pods run on a single Ready NodeClaim other than `replacing`, with no
  * leaked instance and no NodeClaim without one (a replaced node's pods have moved); returns it.
  */
-export function replacementClaim(env: TestEnvironment, namespace: string, pods: number, replacing: Claim): Promise<Claim> {
-  return eventually(`${pods} pods Running on one Ready NodeClaim replacing ${replacing.metadata.name}, no leaked instance`, async () => {
-    const { claims, leaked, withoutInstance } = await consistency(env);
-    const running = await runningPods(env, namespace);
-    const ok = running.length === pods && claims.length === 1 && claims[0]?.metadata.name !== replacing.metadata.name && isReady(claims[0]!) && leaked.length === 0 && withoutInstance.length === 0;
-    return ok ? claims[0] : undefined;
-  }, 90_000, 250);
+export function replacementClaim(
+  env: TestEnvironment,
+  namespace: string,
+  pods: number,
+  replacing: Claim,
+): Promise<Claim> {
+  return eventually(
+    `${pods} pods Running on one Ready NodeClaim replacing ${replacing.metadata.name}, no leaked instance`,
+    async () => {
+      const { claims, leaked, withoutInstance } = await consistency(env);
+      const running = await runningPods(env, namespace);
+      const ok =
+        running.length === pods &&
+        claims.length === 1 &&
+        claims[0]?.metadata.name !== replacing.metadata.name &&
+        isReady(claims[0]!) &&
+        leaked.length === 0 &&
+        withoutInstance.length === 0;
+      return ok ? claims[0] : undefined;
+    },
+    90_000,
+    250,
+  );
 }
 
 /** Waits until the `pods` inflate pods run and the cluster has exactly one NodeClaim, Ready; returns it. */
 export function singleReadyClaim(env: TestEnvironment, namespace: string, pods: number): Promise<Claim> {
-  return eventually(`${pods} pods Running on one Ready NodeClaim`, async () => {
-    const { claims } = await consistency(env);
-    return (await runningPods(env, namespace)).length === pods && claims.length === 1 && isReady(claims[0]!) ? claims[0] : undefined;
-  }, 60_000, 250);
+  return eventually(
+    `${pods} pods Running on one Ready NodeClaim`,
+    async () => {
+      const { claims } = await consistency(env);
+      return (await runningPods(env, namespace)).length === pods && claims.length === 1 && isReady(claims[0]!)
+        ? claims[0]
+        : undefined;
+    },
+    60_000,
+    250,
+  );
 }

@@ -19,15 +19,28 @@ import { CI_VALUES, component, renderChart } from "../harness/chart.ts";
 import { containerEnvironment, deploymentContainer, only } from "../harness/manifests.ts";
 import { freePorts } from "../harness/ports.ts";
 import { get } from "../harness/probes.ts";
-import { containerToolUnavailable, openReleaseImage, startInImage, type ImageContainer } from "../harness/release-image.ts";
+import {
+  containerToolUnavailable,
+  openReleaseImage,
+  startInImage,
+  type ImageContainer,
+} from "../harness/release-image.ts";
 import { createTestNamespace } from "../harness/reset.ts";
 import { operatorAccount, removeOperatorAccount } from "../harness/server-side-apply.ts";
 import type { ManifestObject } from "../harness/manifests.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
 import { CLUSTER } from "./aws-fixtures.ts";
-import { NODECLAIMS, ON_DEMAND, WORKSHOP_FAMILIES, createNodePool, isReady, liveInstances, nodeClaims, prepareCluster }
-  from "./provisioning-fixtures.ts";
+import {
+  NODECLAIMS,
+  ON_DEMAND,
+  WORKSHOP_FAMILIES,
+  createNodePool,
+  isReady,
+  liveInstances,
+  nodeClaims,
+  prepareCluster,
+} from "./provisioning-fixtures.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string };
@@ -45,8 +58,15 @@ if (skip !== undefined) process.stdout.write(`# release-image-operator: skipped:
 async function registeredAmi(env: TestEnvironment): Promise<string> {
   const aws = env.aws();
   const ec2 = new EC2Client({ endpoint: aws.endpoint, region: aws.region, credentials: aws.credentials });
-  const images = (await ec2.send(new DescribeImagesCommand({ Owners: ["self"],
-    Filters: [{ Name: "name", Values: ["amazon-eks-node-al2023-x86_64-standard-*"] }] }))).Images ?? [];
+  const images =
+    (
+      await ec2.send(
+        new DescribeImagesCommand({
+          Owners: ["self"],
+          Filters: [{ Name: "name", Values: ["amazon-eks-node-al2023-x86_64-standard-*"] }],
+        }),
+      )
+    ).Images ?? [];
   const id = images[0]?.ImageId;
   if (id === undefined) throw new Error("prepareCluster registered no AL2023 AMI in moto");
   return id;
@@ -81,26 +101,40 @@ void describe("the operator in the release image, started as the rendered chart'
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
     await prepareCluster(env);
     await env.kubeConfig.makeApiClient(CustomObjectsApi).patchClusterCustomObject({
-      group: "karpenter.k8s.aws", version: "v1", plural: "ec2nodeclasses", name: "default",
-      body: [{ op: "replace", path: "/spec/amiSelectorTerms", value: [{ id: await registeredAmi(env) }] },
-        { op: "add", path: "/spec/amiFamily", value: "AL2023" }],
+      group: "karpenter.k8s.aws",
+      version: "v1",
+      plural: "ec2nodeclasses",
+      name: "default",
+      body: [
+        { op: "replace", path: "/spec/amiSelectorTerms", value: [{ id: await registeredAmi(env) }] },
+        { op: "add", path: "/spec/amiFamily", value: "AL2023" },
+      ],
     });
     await createNodePool(env, "default", { requirements: [ON_DEMAND, WORKSHOP_FAMILIES] });
 
-    const set = { "settings.clusterName": CLUSTER, "settings.region": env.aws().region,
-      "settings.clusterEndpoint": env.state.apiserverUrl, "logLevel": "debug" };
+    const set = {
+      "settings.clusterName": CLUSTER,
+      "settings.region": env.aws().region,
+      "settings.clusterEndpoint": env.state.apiserverUrl,
+      logLevel: "debug",
+    };
     const shipped = component(await renderChart({ release: RELEASE, namespace, values: [CI_VALUES], set }), "operator");
     const account = await operatorAccount(env.kubeConfig, shipped, namespace, env.state.apiserverUrl);
     outliving.push(...account.outliving);
 
     const deployment = only<V1Deployment>(shipped, "Deployment");
     const container = deploymentContainer(deployment, "controller");
-    assert.match(container.image ?? "", new RegExp(`:${pkg.version.replaceAll(".", "\\.")}$`),
-      "the chart's default image tag is the release's version");
+    assert.match(
+      container.image ?? "",
+      new RegExp(`:${pkg.version.replaceAll(".", "\\.")}$`),
+      "the chart's default image tag is the release's version",
+    );
     const [metricsPort = 0, healthPort = 0] = await freePorts(2);
-    const command = [...(container.command ?? []), ...(container.args ?? [])]
-      .map((a) => a.replace(/^--metrics-port=\d+$/, `--metrics-port=${metricsPort}`)
-        .replace(/^--health-probe-port=\d+$/, `--health-probe-port=${healthPort}`));
+    const command = [...(container.command ?? []), ...(container.args ?? [])].map((a) =>
+      a
+        .replace(/^--metrics-port=\d+$/, `--metrics-port=${metricsPort}`)
+        .replace(/^--health-probe-port=\d+$/, `--health-probe-port=${healthPort}`),
+    );
     const security = deployment.spec?.template.spec?.securityContext;
     assert.ok(security?.runAsUser !== undefined && security.runAsGroup !== undefined, "the pod sets its user");
 
@@ -117,57 +151,131 @@ void describe("the operator in the release image, started as the rendered chart'
     const identity = `${RELEASE}-operator-0`;
     const environment = {
       ...containerEnvironment(container, [], { name: identity, namespace }),
-      KUBERNETES_SERVICE_HOST: apiserver.hostname, KUBERNETES_SERVICE_PORT: apiserver.port,
-      AWS_ENDPOINT_URL: env.aws().endpoint, AWS_ACCESS_KEY_ID: env.aws().credentials.accessKeyId,
+      KUBERNETES_SERVICE_HOST: apiserver.hostname,
+      KUBERNETES_SERVICE_PORT: apiserver.port,
+      AWS_ENDPOINT_URL: env.aws().endpoint,
+      AWS_ACCESS_KEY_ID: env.aws().credentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: env.aws().credentials.secretAccessKey,
     };
-    const operator = startInImage(opened, command, { env: environment, volumes: [`${mounted}:${SERVICE_ACCOUNT_DIR}:ro`],
-      user: `${security.runAsUser}:${security.runAsGroup}` });
+    const operator = startInImage(opened, command, {
+      env: environment,
+      volumes: [`${mounted}:${SERVICE_ACCOUNT_DIR}:ro`],
+      user: `${security.runAsUser}:${security.runAsGroup}`,
+    });
     stopOperator = operator.stop;
     const said = (): string => operator.output().split("\n").slice(-30).join("\n");
     // An operator that exits ends the wait at once, with what it printed.
-    await eventually("the operator in the image to report ready", async () => {
-      if (operator.child.exitCode !== null) throw new Error(`the operator exited ${operator.child.exitCode}: ${said()}`);
-      return (await get(`http://127.0.0.1:${healthPort}/readyz`).catch(() => ({ status: 0 }))).status === 200;
-    }, 120_000, 250).catch((error: unknown) => { throw new Error(`${(error as Error).message}; operator: ${said()}`); });
+    await eventually(
+      "the operator in the image to report ready",
+      async () => {
+        if (operator.child.exitCode !== null)
+          throw new Error(`the operator exited ${operator.child.exitCode}: ${said()}`);
+        return (await get(`http://127.0.0.1:${healthPort}/readyz`).catch(() => ({ status: 0 }))).status === 200;
+      },
+      120_000,
+      250,
+    ).catch((error: unknown) => {
+      throw new Error(`${(error as Error).message}; operator: ${said()}`);
+    });
 
     sim = new KubeletSim({ kubeConfig: env.kubeConfig, aws: env.aws(), clusterName: CLUSTER });
     sim.start();
     const workload = await createTestNamespace(env.kubeConfig, "image-workload");
-    await core.createNamespacedPod({ namespace: workload, body: { metadata: { name: "web" }, spec: {
-      terminationGracePeriodSeconds: 0,
-      containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10", resources: { requests: { cpu: "500m", memory: "1Gi" } } }],
-    } } });
-    const claim = await eventually("a Ready NodeClaim with the pod Running on its node", async () => {
-      const [claims, pod] = await Promise.all([nodeClaims(env), core.readNamespacedPod({ name: "web", namespace: workload })]);
-      const ready = claims.find(isReady);
-      return ready !== undefined && pod.status?.phase === "Running" && pod.spec?.nodeName === ready.status?.nodeName
-        ? ready : undefined;
-    }, 90_000, 250).catch((error: unknown) => { throw new Error(`${(error as Error).message}; operator: ${said()}`); });
+    await core.createNamespacedPod({
+      namespace: workload,
+      body: {
+        metadata: { name: "web" },
+        spec: {
+          terminationGracePeriodSeconds: 0,
+          containers: [
+            {
+              name: "pause",
+              image: "registry.k8s.io/pause:3.10",
+              resources: { requests: { cpu: "500m", memory: "1Gi" } },
+            },
+          ],
+        },
+      },
+    });
+    const claim = await eventually(
+      "a Ready NodeClaim with the pod Running on its node",
+      async () => {
+        const [claims, pod] = await Promise.all([
+          nodeClaims(env),
+          core.readNamespacedPod({ name: "web", namespace: workload }),
+        ]);
+        const ready = claims.find(isReady);
+        return ready !== undefined && pod.status?.phase === "Running" && pod.spec?.nodeName === ready.status?.nodeName
+          ? ready
+          : undefined;
+      },
+      90_000,
+      250,
+    ).catch((error: unknown) => {
+      throw new Error(`${(error as Error).message}; operator: ${said()}`);
+    });
     const instanceID = claim.status?.providerID?.split("/").pop() ?? "";
-    assert.ok((await liveInstances(env)).some((i) => i.id === instanceID), "the NodeClaim's instance runs in moto");
+    assert.ok(
+      (await liveInstances(env)).some((i) => i.id === instanceID),
+      "the NodeClaim's instance runs in moto",
+    );
 
-    await env.kubeConfig.makeApiClient(CustomObjectsApi).deleteClusterCustomObject({ ...NODECLAIMS, name: claim.metadata.name });
-    await eventually("the NodeClaim, its Node, its instance and the evicted pod to be gone", async () => {
-      const [claims, nodes, live, pods] = await Promise.all([nodeClaims(env), core.listNode(), liveInstances(env),
-        core.listNamespacedPod({ namespace: workload })]);
-      return claims.length === 0 && !nodes.items.some((n) => n.metadata?.name === claim.status?.nodeName)
-        && !live.some((i) => i.id === instanceID) && pods.items.length === 0;
-    }, 90_000, 250).catch((error: unknown) => { throw new Error(`${(error as Error).message}; operator: ${said()}`); });
+    await env.kubeConfig
+      .makeApiClient(CustomObjectsApi)
+      .deleteClusterCustomObject({ ...NODECLAIMS, name: claim.metadata.name });
+    await eventually(
+      "the NodeClaim, its Node, its instance and the evicted pod to be gone",
+      async () => {
+        const [claims, nodes, live, pods] = await Promise.all([
+          nodeClaims(env),
+          core.listNode(),
+          liveInstances(env),
+          core.listNamespacedPod({ namespace: workload }),
+        ]);
+        return (
+          claims.length === 0 &&
+          !nodes.items.some((n) => n.metadata?.name === claim.status?.nodeName) &&
+          !live.some((i) => i.id === instanceID) &&
+          pods.items.length === 0
+        );
+      },
+      90_000,
+      250,
+    ).catch((error: unknown) => {
+      throw new Error(`${(error as Error).message}; operator: ${said()}`);
+    });
 
     const page = (await get(`http://127.0.0.1:${metricsPort}/metrics`)).body;
-    assert.match(page, /^karpenter_nodeclaims_created_total(\{[^}]*\})? [1-9]/m, "the image's operator counts its launch");
-    const lines = operator.output().split("\n").filter((l) => l.startsWith("{"));
+    assert.match(
+      page,
+      /^karpenter_nodeclaims_created_total(\{[^}]*\})? [1-9]/m,
+      "the image's operator counts its launch",
+    );
+    const lines = operator
+      .output()
+      .split("\n")
+      .filter((l) => l.startsWith("{"));
     assert.ok(lines.length > 0, "the operator logs JSON lines");
-    assert.deepEqual(lines.filter((l) => /forbidden|unauthorized|\b403\b/i.test(l)), [], "no request was denied");
+    assert.deepEqual(
+      lines.filter((l) => /forbidden|unauthorized|\b403\b/i.test(l)),
+      [],
+      "no request was denied",
+    );
 
     const leases = env.kubeConfig.makeApiClient(CoordinationV1Api);
     const lease = { name: "karpenter-leader-election", namespace };
-    assert.equal((await leases.readNamespacedLease(lease)).spec?.holderIdentity, identity, "the pod name holds the Lease");
+    assert.equal(
+      (await leases.readNamespacedLease(lease)).spec?.holderIdentity,
+      identity,
+      "the pod name holds the Lease",
+    );
     // SIGTERM, as the kubelet stops a pod: the operator releases the Lease for a prompt takeover, then exits.
     operator.terminate();
-    await eventually("the operator to exit on SIGTERM", () => operator.child.exitCode !== null
-      || operator.child.signalCode !== null, 60_000);
+    await eventually(
+      "the operator to exit on SIGTERM",
+      () => operator.child.exitCode !== null || operator.child.signalCode !== null,
+      60_000,
+    );
     assert.equal((await leases.readNamespacedLease(lease)).spec?.holderIdentity ?? "", "", `released: ${said()}`);
     assert.equal(operator.child.exitCode, 0, "the operator, and so buildah run, exits 0 after SIGTERM");
   });

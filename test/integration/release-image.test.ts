@@ -24,7 +24,11 @@ const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as
 const skip = containerToolUnavailable();
 if (skip !== undefined) process.stdout.write(`# release-image: skipped: ${skip}\n`);
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -39,23 +43,42 @@ function freePort(): Promise<number> {
 function post(port: number, ca: Buffer, url: string, body: unknown): Promise<{ status: number; json: unknown }> {
   return new Promise((resolve, reject) => {
     const data = JSON.stringify(body);
-    const request = https.request({ host: "127.0.0.1", port, path: url, method: "POST", ca, servername: "localhost",
-      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) } }, (res) => {
-      let text = "";
-      res.on("data", (c: Buffer) => { text += c.toString(); });
-      res.on("end", () => {
-        try { resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }); } catch (error) { reject(error as Error); }
-      });
-    });
+    const request = https.request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: url,
+        method: "POST",
+        ca,
+        servername: "localhost",
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => {
+          text += c.toString();
+        });
+        res.on("end", () => {
+          try {
+            resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) });
+          } catch (error) {
+            reject(error as Error);
+          }
+        });
+      },
+    );
     request.on("error", reject);
     request.end(data);
   });
 }
 
 function exampleNodePool(): Record<string, unknown> & { spec: Record<string, unknown> } {
-  const docs = parseAllDocuments(readFileSync(path.join(root, "manifests/examples/production.yaml"), "utf8"))
-    .map((d) => d.toJS() as { kind: string });
-  return structuredClone(docs.find((d) => d.kind === "NodePool")) as unknown as Record<string, unknown> & { spec: Record<string, unknown> };
+  const docs = parseAllDocuments(readFileSync(path.join(root, "manifests/examples/production.yaml"), "utf8")).map(
+    (d) => d.toJS() as { kind: string },
+  );
+  return structuredClone(docs.find((d) => d.kind === "NodePool")) as unknown as Record<string, unknown> & {
+    spec: Record<string, unknown>;
+  };
 }
 
 function review(uid: string, object: unknown): Record<string, unknown> {
@@ -63,7 +86,11 @@ function review(uid: string, object: unknown): Record<string, unknown> {
     apiVersion: "admission.k8s.io/v1",
     kind: "AdmissionReview",
     request: {
-      uid, operation: "CREATE", userInfo: { username: "release-test" }, object, dryRun: false,
+      uid,
+      operation: "CREATE",
+      userInfo: { username: "release-test" },
+      object,
+      dryRun: false,
       kind: { group: "karpenter.sh", version: "v1", kind: "NodePool" },
       resource: { group: "karpenter.sh", version: "v1", resource: "nodepools" },
     },
@@ -86,8 +113,16 @@ void describe("the release image built from the Dockerfile without a daemon", { 
   }
 
   async function runOnce(args: string[], volumes: string[]): Promise<Run> {
-    const argv = ["run", "--isolation", "chroot", ...volumes.flatMap((v) => ["--volume", v]), container, "--",
-      ...entrypoint, ...args];
+    const argv = [
+      "run",
+      "--isolation",
+      "chroot",
+      ...volumes.flatMap((v) => ["--volume", v]),
+      container,
+      "--",
+      ...entrypoint,
+      ...args,
+    ];
     try {
       const { stdout, stderr } = await execFileAsync("buildah", argv, { maxBuffer: 16 << 20 });
       return { code: 0, stdout, stderr };
@@ -108,7 +143,11 @@ void describe("the release image built from the Dockerfile without a daemon", { 
   after(async () => {
     for (const child of children) {
       if (child.exitCode === null && child.pid !== undefined) {
-        try { process.kill(-child.pid, "SIGTERM"); } catch { /* already gone */ }
+        try {
+          process.kill(-child.pid, "SIGTERM");
+        } catch {
+          /* already gone */
+        }
       }
     }
     await opened?.remove();
@@ -118,7 +157,8 @@ void describe("the release image built from the Dockerfile without a daemon", { 
   void it("prints its commands with --help", async () => {
     const { code, stdout, stderr } = await run(["--help"]);
     assert.equal(code, 0, stderr);
-    for (const command of ["check", "webhook", "simulate", "operator"]) assert.match(stdout, new RegExp(`\\b${command}\\b`));
+    for (const command of ["check", "webhook", "simulate", "operator"])
+      assert.match(stdout, new RegExp(`\\b${command}\\b`));
   });
 
   void it("reports package.json's version with --version, the version the release is tagged with", async () => {
@@ -129,8 +169,11 @@ void describe("the release image built from the Dockerfile without a daemon", { 
 
   void it("checks the repository's examples as kerf on the host does", async () => {
     const inImage = await run(["check", "/manifests/examples"], [`${path.join(root, "manifests")}:/manifests:ro`]);
-    const onHost = spawnSync(process.execPath, [path.join(root, "webhook/cli/kerf.mjs"), "check", "manifests/examples"],
-      { cwd: root, encoding: "utf8" });
+    const onHost = spawnSync(
+      process.execPath,
+      [path.join(root, "webhook/cli/kerf.mjs"), "check", "manifests/examples"],
+      { cwd: root, encoding: "utf8" },
+    );
     assert.equal(inImage.code, 0, inImage.stdout + inImage.stderr);
     assert.equal(inImage.code, onHost.status);
     assert.match(inImage.stdout, /Karpenter objects checked in \d+ files/);
@@ -146,26 +189,54 @@ void describe("the release image built from the Dockerfile without a daemon", { 
     await execFileAsync("chmod", ["0755", dir]);
     await execFileAsync("chmod", ["0644", serving.key, serving.cert]);
     const port = await freePort();
-    const argv = ["run", "--isolation", "chroot", "--volume", `${dir}:/certs:ro`, container, "--", ...entrypoint,
-      "webhook", "--host", "127.0.0.1", "--port", String(port), "--tls-cert", `/certs/${path.basename(serving.cert)}`,
-      "--tls-key", `/certs/${path.basename(serving.key)}`, "--karpenter-api", "bundled"];
+    const argv = [
+      "run",
+      "--isolation",
+      "chroot",
+      "--volume",
+      `${dir}:/certs:ro`,
+      container,
+      "--",
+      ...entrypoint,
+      "webhook",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--tls-cert",
+      `/certs/${path.basename(serving.cert)}`,
+      "--tls-key",
+      `/certs/${path.basename(serving.key)}`,
+      "--karpenter-api",
+      "bundled",
+    ];
     let log = "";
     const child = spawn("buildah", argv, { detached: true, stdio: ["ignore", "pipe", "pipe"] });
     children.push(child);
-    child.stdout.on("data", (c: Buffer) => { log += c.toString(); });
-    child.stderr.on("data", (c: Buffer) => { log += c.toString(); });
+    child.stdout.on("data", (c: Buffer) => {
+      log += c.toString();
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      log += c.toString();
+    });
     const ca = readFileSync(pki.ca.cert);
     const valid = exampleNodePool();
     // A webhook that exits ends the wait at once (an error inside eventually would only be retried).
-    const answered = await eventually("the webhook in the image answering", async () => {
-      if (child.exitCode !== null) return { exited: child.exitCode };
-      return (await post(port, ca, "/validate", review("valid-1", valid))).json;
-    }, 120_000, 250) as { exited?: number; response: { uid: string; allowed: boolean } };
+    const answered = (await eventually(
+      "the webhook in the image answering",
+      async () => {
+        if (child.exitCode !== null) return { exited: child.exitCode };
+        return (await post(port, ca, "/validate", review("valid-1", valid))).json;
+      },
+      120_000,
+      250,
+    )) as { exited?: number; response: { uid: string; allowed: boolean } };
     assert.equal(answered.exited, undefined, `kerf webhook exited: ${log}`);
     assert.deepEqual([answered.response.uid, answered.response.allowed], ["valid-1", true], log);
     const invalid = { ...valid, spec: { ...valid.spec, weight: 200 } };
-    const denied = (await post(port, ca, "/validate", review("invalid-1", invalid))).json as
-      { response: { allowed: boolean; status?: { message: string } } };
+    const denied = (await post(port, ca, "/validate", review("invalid-1", invalid))).json as {
+      response: { allowed: boolean; status?: { message: string } };
+    };
     assert.equal(denied.response.allowed, false);
     assert.match(denied.response.status?.message ?? "", /weight/);
     process.kill(-(child.pid ?? 0), "SIGTERM");

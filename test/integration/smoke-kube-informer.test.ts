@@ -16,14 +16,25 @@ const widgetCrd: V1CustomResourceDefinition = {
     group,
     scope: "Namespaced",
     names: { plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" },
-    versions: [{
-      name: "v1", served: true, storage: true,
-      schema: { openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: { size: { type: "integer", minimum: 0 } } } } } },
-    }],
+    versions: [
+      {
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            properties: { spec: { type: "object", properties: { size: { type: "integer", minimum: 0 } } } },
+          },
+        },
+      },
+    ],
   },
 };
 
-interface Widget extends KubernetesObject { spec?: { size?: number } }
+interface Widget extends KubernetesObject {
+  spec?: { size?: number };
+}
 
 describe("the real kube-apiserver", () => {
   let env: TestEnvironment;
@@ -46,12 +57,20 @@ describe("the real kube-apiserver", () => {
     informer.on("delete", (w) => seen.push(`delete ${w.metadata?.name}`));
     await informer.start();
   });
-  after(async () => { await informer.stop(); });
+  after(async () => {
+    await informer.stop();
+  });
 
   it("serves a CRD and validates custom objects against its schema", async () => {
     const api = env.kubeConfig.makeApiClient(CustomObjectsApi);
     await assert.rejects(
-      api.createNamespacedCustomObject({ group, version: "v1", namespace, plural: "widgets", body: { apiVersion: `${group}/v1`, kind: "Widget", metadata: { name: "bad" }, spec: { size: -1 } } }),
+      api.createNamespacedCustomObject({
+        group,
+        version: "v1",
+        namespace,
+        plural: "widgets",
+        body: { apiVersion: `${group}/v1`, kind: "Widget", metadata: { name: "bad" }, spec: { size: -1 } },
+      }),
       (error: { code?: number }) => error.code === 422,
     );
   });
@@ -59,10 +78,17 @@ describe("the real kube-apiserver", () => {
   it("delivers add, update and delete of custom objects to an informer", async () => {
     const api = env.kubeConfig.makeApiClient(CustomObjectsApi);
     const ref = { group, version: "v1", namespace, plural: "widgets" };
-    await api.createNamespacedCustomObject({ ...ref, body: { apiVersion: `${group}/v1`, kind: "Widget", metadata: { name: "w1" }, spec: { size: 1 } } });
+    await api.createNamespacedCustomObject({
+      ...ref,
+      body: { apiVersion: `${group}/v1`, kind: "Widget", metadata: { name: "w1" }, spec: { size: 1 } },
+    });
     await eventually("the add event", () => seen.includes("add w1"));
     assert.equal(informer.get("w1", namespace)?.spec?.size, 1);
-    await api.patchNamespacedCustomObject({ ...ref, name: "w1", body: [{ op: "replace", path: "/spec/size", value: 2 }] });
+    await api.patchNamespacedCustomObject({
+      ...ref,
+      name: "w1",
+      body: [{ op: "replace", path: "/spec/size", value: 2 }],
+    });
     await eventually("the update event", () => seen.includes("update w1 2"));
     await api.deleteNamespacedCustomObject({ ...ref, name: "w1" });
     await eventually("the delete event", () => seen.includes("delete w1"));

@@ -25,12 +25,21 @@ const nodePools = { group: "karpenter.sh", version: "v1", plural: "nodepools" };
 
 function crds(): V1CustomResourceDefinition[] {
   const dir = path.join(root, "manifests/crds");
-  return readdirSync(dir).filter((f) => f.endsWith(".yaml")).map((f) => parse(readFileSync(path.join(dir, f), "utf8")) as V1CustomResourceDefinition);
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml"))
+    .map((f) => parse(readFileSync(path.join(dir, f), "utf8")) as V1CustomResourceDefinition);
 }
 
-function exampleNodePool(name: string): Record<string, unknown> & { metadata: { name: string }; spec: Record<string, unknown> } {
-  const docs = parseAllDocuments(readFileSync(path.join(root, "manifests/examples/production.yaml"), "utf8")).map((d) => d.toJS() as { kind: string });
-  const pool = structuredClone(docs.find((d) => d.kind === "NodePool")) as unknown as Record<string, unknown> & { metadata: { name: string }; spec: Record<string, unknown> };
+function exampleNodePool(
+  name: string,
+): Record<string, unknown> & { metadata: { name: string }; spec: Record<string, unknown> } {
+  const docs = parseAllDocuments(readFileSync(path.join(root, "manifests/examples/production.yaml"), "utf8")).map(
+    (d) => d.toJS() as { kind: string },
+  );
+  const pool = structuredClone(docs.find((d) => d.kind === "NodePool")) as unknown as Record<string, unknown> & {
+    metadata: { name: string };
+    spec: Record<string, unknown>;
+  };
   pool.metadata = { name };
   return pool;
 }
@@ -52,7 +61,10 @@ void describe("kerf webhook behind a real kube-apiserver", () => {
     await installCrds(env.kubeConfig, crds());
     dir = mkdtempSync(path.join(os.tmpdir(), "kerf-webhook-it-"));
     const serving = await issueServingCertificate(env.state.ca, dir, "kerf-webhook");
-    const config = loadWebhookConfig(["--host", "127.0.0.1", "--port", "0", "--tls-cert", serving.cert, "--tls-key", serving.key], {});
+    const config = loadWebhookConfig(
+      ["--host", "127.0.0.1", "--port", "0", "--tls-cert", serving.cert, "--tls-key", serving.key],
+      {},
+    );
     webhook = await startWebhook(config, pino({ level: "silent" }));
     const caBundle = readFileSync(env.state.ca.cert).toString("base64");
     admission = env.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
@@ -63,7 +75,11 @@ void describe("kerf webhook behind a real kube-apiserver", () => {
     // The apiserver picks up new webhook configurations asynchronously: wait until kerf denies.
     await eventually("kerf webhook active", async () => {
       try {
-        await objects.createClusterCustomObject({ ...nodePools, body: { ...exampleNodePool("probe"), spec: { ...exampleNodePool("probe").spec, weight: 50, limits: {} } }, dryRun: "All" });
+        await objects.createClusterCustomObject({
+          ...nodePools,
+          body: { ...exampleNodePool("probe"), spec: { ...exampleNodePool("probe").spec, weight: 50, limits: {} } },
+          dryRun: "All",
+        });
         return false;
       } catch (error) {
         return errorBody(error).includes("kerf.dev");
@@ -80,7 +96,9 @@ void describe("kerf webhook behind a real kube-apiserver", () => {
 
   void it("rejects an invalid NodePool with kerf's message naming the field", async () => {
     const pool = exampleNodePool("six-field-cron");
-    (pool.spec.disruption as { budgets: Array<Record<string, string>> }).budgets = [{ nodes: "0", schedule: "0 0 9 * * mon-fri", duration: "8h" }];
+    (pool.spec.disruption as { budgets: Array<Record<string, string>> }).budgets = [
+      { nodes: "0", schedule: "0 0 9 * * mon-fri", duration: "8h" },
+    ];
     await assert.rejects(objects.createClusterCustomObject({ ...nodePools, body: pool }), (error: unknown) => {
       const body = errorBody(error);
       assert.match(body, /admission webhook \\?"validate\.kerf\.dev\\?" denied the request/);
@@ -97,28 +115,52 @@ void describe("kerf webhook behind a real kube-apiserver", () => {
     delete (pool.spec.template as { spec: Record<string, unknown> }).spec.expireAfter;
     pool.spec.disruption = { consolidationPolicy: "WhenEmptyOrUnderutilized" };
     await objects.createClusterCustomObject({ ...nodePools, body: pool });
-    const stored = (await objects.getClusterCustomObject({ ...nodePools, name: "valid" })) as { spec: { template: { spec: { expireAfter?: string } }; disruption: { consolidateAfter?: string } } };
+    const stored = (await objects.getClusterCustomObject({ ...nodePools, name: "valid" })) as {
+      spec: { template: { spec: { expireAfter?: string } }; disruption: { consolidateAfter?: string } };
+    };
     assert.equal(stored.spec.template.spec.expireAfter, "720h");
     assert.equal(stored.spec.disruption.consolidateAfter, "0s");
     const metrics = await fetchMetrics(webhook.port);
-    assert.match(metrics, /kerf_admission_requests_total\{webhook="validate",kind="NodePool",operation="CREATE",verdict="allowed",dry_run="false"\} [1-9]/);
+    assert.match(
+      metrics,
+      /kerf_admission_requests_total\{webhook="validate",kind="NodePool",operation="CREATE",verdict="allowed",dry_run="false"\} [1-9]/,
+    );
   });
 
   void it("answers server-side dry-run: denies the invalid, accepts the valid without storing it", async () => {
     const bad = exampleNodePool("dry-bad");
     bad.spec.limits = {};
-    await assert.rejects(objects.createClusterCustomObject({ ...nodePools, body: bad, dryRun: "All" }), (error: unknown) => /spec\.limits/.test(errorBody(error)));
-    const created = (await objects.createClusterCustomObject({ ...nodePools, body: exampleNodePool("dry-good"), dryRun: "All" })) as { metadata: { name: string } };
+    await assert.rejects(
+      objects.createClusterCustomObject({ ...nodePools, body: bad, dryRun: "All" }),
+      (error: unknown) => /spec\.limits/.test(errorBody(error)),
+    );
+    const created = (await objects.createClusterCustomObject({
+      ...nodePools,
+      body: exampleNodePool("dry-good"),
+      dryRun: "All",
+    })) as { metadata: { name: string } };
     assert.equal(created.metadata.name, "dry-good");
-    await assert.rejects(objects.getClusterCustomObject({ ...nodePools, name: "dry-good" }), (error: unknown) => (error as { code?: number }).code === 404);
+    await assert.rejects(
+      objects.getClusterCustomObject({ ...nodePools, name: "dry-good" }),
+      (error: unknown) => (error as { code?: number }).code === 404,
+    );
     assert.match(await fetchMetrics(webhook.port), /verdict="denied",dry_run="true"\} [1-9]/);
   });
 
   void it("lets a metadata-only update through without calling kerf (matchConditions)", async () => {
     await objects.createClusterCustomObject({ ...nodePools, body: exampleNodePool("annotated") });
     const before = await fetchMetrics(webhook.port);
-    const count = (text: string): number => Number(/kerf_admission_requests_total\{webhook="validate",kind="NodePool",operation="UPDATE",[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
-    await objects.patchClusterCustomObject({ ...nodePools, name: "annotated", body: [{ op: "add", path: "/metadata/annotations", value: { "karpenter.sh/nodepool-hash": "123" } }] });
+    const count = (text: string): number =>
+      Number(
+        /kerf_admission_requests_total\{webhook="validate",kind="NodePool",operation="UPDATE",[^}]*\} (\d+)/.exec(
+          text,
+        )?.[1] ?? 0,
+      );
+    await objects.patchClusterCustomObject({
+      ...nodePools,
+      name: "annotated",
+      body: [{ op: "add", path: "/metadata/annotations", value: { "karpenter.sh/nodepool-hash": "123" } }],
+    });
     assert.equal(count(await fetchMetrics(webhook.port)), count(before));
   });
 });

@@ -11,7 +11,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1ClusterRole, type V1ClusterRoleBinding } from "@kubernetes/client-node";
+import {
+  ApiextensionsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  RbacAuthorizationV1Api,
+  type V1ClusterRole,
+  type V1ClusterRoleBinding,
+} from "@kubernetes/client-node";
 import { pino } from "pino";
 import { CRD_CONTRACT_VERSION } from "../../policies/api/crds.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
@@ -28,7 +36,10 @@ import { startWebhook, type RunningWebhook } from "../../webhook/main.ts";
 type Log = Record<string, unknown>;
 
 /** A webhook started like the chart's, with its log lines collected. */
-interface Started { readonly webhook: RunningWebhook; readonly logs: Log[] }
+interface Started {
+  readonly webhook: RunningWebhook;
+  readonly logs: Log[];
+}
 
 function logSink(logs: Log[]): Writable {
   return new Writable({
@@ -39,13 +50,30 @@ function logSink(logs: Log[]): Writable {
   });
 }
 
-function request(port: number, method: string, urlPath: string, body?: unknown): Promise<{ status: number; body: string }> {
+function request(
+  port: number,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = https.request({ host: "127.0.0.1", port, path: urlPath, method, rejectUnauthorized: false, headers: { "content-type": "application/json" } }, (res) => {
-      let text = "";
-      res.on("data", (c: Buffer) => { text += c.toString(); });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
+    const req = https.request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: urlPath,
+        method,
+        rejectUnauthorized: false,
+        headers: { "content-type": "application/json" },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => {
+          text += c.toString();
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
     req.on("error", reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
@@ -54,15 +82,21 @@ function request(port: number, method: string, urlPath: string, body?: unknown):
 /** The kerf_karpenter_api_info series with value 1, as "source/version". */
 async function apiInUse(port: number): Promise<string[]> {
   const { body } = await request(port, "GET", "/metrics");
-  return [...body.matchAll(/^kerf_karpenter_api_info\{source="([^"]+)",version="([^"]+)"\} 1$/gm)].map((m) => `${m[1]}/${m[2]}`);
+  return [...body.matchAll(/^kerf_karpenter_api_info\{source="([^"]+)",version="([^"]+)"\} 1$/gm)].map(
+    (m) => `${m[1]}/${m[2]}`,
+  );
 }
 
 /** Objects whose verdict differs between Karpenter releases (found by diffing the vendored release files). */
 const WINDOWS_2025 = {
-  apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "windows-2025" },
+  apiVersion: "karpenter.k8s.aws/v1",
+  kind: "EC2NodeClass",
+  metadata: { name: "windows-2025" },
   spec: {
-    role: "KarpenterNodeRole-demo", amiSelectorTerms: [{ alias: "windows2025@latest" }],
-    subnetSelectorTerms: [{ tags: { "karpenter.sh/discovery": "demo" } }], securityGroupSelectorTerms: [{ tags: { "karpenter.sh/discovery": "demo" } }],
+    role: "KarpenterNodeRole-demo",
+    amiSelectorTerms: [{ alias: "windows2025@latest" }],
+    subnetSelectorTerms: [{ tags: { "karpenter.sh/discovery": "demo" } }],
+    securityGroupSelectorTerms: [{ tags: { "karpenter.sh/discovery": "demo" } }],
   },
 };
 /**
@@ -70,12 +104,17 @@ const WINDOWS_2025 = {
  * through; later releases do not.
  */
 const LOOSE_EXPIRY = {
-  apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name: "loose-expiry" },
+  apiVersion: "karpenter.sh/v1",
+  kind: "NodePool",
+  metadata: { name: "loose-expiry" },
   spec: {
-    template: { spec: {
-      nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" }, expireAfter: "720hx",
-      requirements: [{ key: "karpenter.k8s.aws/instance-category", operator: "In", values: ["c", "m", "r"] }],
-    } },
+    template: {
+      spec: {
+        nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+        expireAfter: "720hx",
+        requirements: [{ key: "karpenter.k8s.aws/instance-category", operator: "In", values: ["c", "m", "r"] }],
+      },
+    },
     limits: { cpu: "100", memory: "400Gi" },
   },
 };
@@ -84,24 +123,39 @@ const LOOSE_EXPIRY = {
 async function verdict(port: number, object: { apiVersion: string; kind: string }): Promise<"allowed" | string> {
   const [group = "", version = ""] = object.apiVersion.split("/");
   const review = {
-    apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview",
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
     request: {
-      uid: "00000000-0000-0000-0000-000000000001", kind: { group, version, kind: object.kind },
-      resource: { group, version, resource: `${object.kind.toLowerCase()}s` }, operation: "CREATE", userInfo: { username: "alice" }, object, dryRun: true,
+      uid: "00000000-0000-0000-0000-000000000001",
+      kind: { group, version, kind: object.kind },
+      resource: { group, version, resource: `${object.kind.toLowerCase()}s` },
+      operation: "CREATE",
+      userInfo: { username: "alice" },
+      object,
+      dryRun: true,
     },
   };
-  const answer = JSON.parse((await request(port, "POST", "/validate", review)).body) as { response: { allowed: boolean; status?: { message?: string } } };
-  return answer.response.allowed ? "allowed" : answer.response.status?.message ?? "denied";
+  const answer = JSON.parse((await request(port, "POST", "/validate", review)).body) as {
+    response: { allowed: boolean; status?: { message?: string } };
+  };
+  return answer.response.allowed ? "allowed" : (answer.response.status?.message ?? "denied");
 }
 
 async function verdicts(port: number): Promise<[string, string]> {
   return [await verdict(port, WINDOWS_2025), await verdict(port, LOOSE_EXPIRY)];
 }
 
-const V1_0 = ["spec.amiSelectorTerms[0].alias: family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022'", "allowed"];
-const V1_14 = ["allowed", "spec.template.spec.expireAfter: Invalid value: \"720hx\": spec.template.spec.expireAfter in body should match '^(([0-9]+(s|m|h))+|Never)$'"];
+const V1_0 = [
+  "spec.amiSelectorTerms[0].alias: family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022'",
+  "allowed",
+];
+const V1_14 = [
+  "allowed",
+  "spec.template.spec.expireAfter: Invalid value: \"720hx\": spec.template.spec.expireAfter in body should match '^(([0-9]+(s|m|h))+|Never)$'",
+];
 
-const fallbackWarnings = (logs: readonly Log[]): Log[] => logs.filter((l) => l["msg"] === "cannot use the cluster's Karpenter CRDs; judging against the bundled release");
+const fallbackWarnings = (logs: readonly Log[]): Log[] =>
+  logs.filter((l) => l["msg"] === "cannot use the cluster's Karpenter CRDs; judging against the bundled release");
 
 void describe("kerf webhook judging against the cluster's installed Karpenter CRDs", () => {
   let env: TestEnvironment;
@@ -113,11 +167,28 @@ void describe("kerf webhook judging against the cluster's installed Karpenter CR
   /** A kubeconfig file authenticating as `account` in `namespace` with a fresh token (no admin rights). */
   async function tokenKubeconfig(namespace: string, account: string): Promise<string> {
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
-    const token = (await core.createNamespacedServiceAccountToken({ name: account, namespace, body: { spec: { audiences: [], expirationSeconds: 3600 } } })).status?.token ?? "";
+    const token =
+      (
+        await core.createNamespacedServiceAccountToken({
+          name: account,
+          namespace,
+          body: { spec: { audiences: [], expirationSeconds: 3600 } },
+        })
+      ).status?.token ?? "";
     const file = path.join(dir, `${namespace}-${account}.kubeconfig`);
     const kubeconfig = {
-      apiVersion: "v1", kind: "Config", "current-context": "t",
-      clusters: [{ name: "t", cluster: { server: env.state.apiserverUrl, "certificate-authority-data": readFileSync(env.state.ca.cert).toString("base64") } }],
+      apiVersion: "v1",
+      kind: "Config",
+      "current-context": "t",
+      clusters: [
+        {
+          name: "t",
+          cluster: {
+            server: env.state.apiserverUrl,
+            "certificate-authority-data": readFileSync(env.state.ca.cert).toString("base64"),
+          },
+        },
+      ],
       users: [{ name: "t", user: { token } }],
       contexts: [{ name: "t", context: { cluster: "t", user: "t" } }],
     };
@@ -127,7 +198,10 @@ void describe("kerf webhook judging against the cluster's installed Karpenter CR
 
   async function start(args: readonly string[]): Promise<Started> {
     const logs: Log[] = [];
-    const config = loadWebhookConfig(["--host", "127.0.0.1", "--port", "0", "--tls-cert", serving.cert, "--tls-key", serving.key, ...args], {});
+    const config = loadWebhookConfig(
+      ["--host", "127.0.0.1", "--port", "0", "--tls-cert", serving.cert, "--tls-key", serving.key, ...args],
+      {},
+    );
     const webhook = await startWebhook(config, pino({ level: "info" }, logSink(logs)));
     started.push(webhook);
     return { webhook, logs };
@@ -141,7 +215,9 @@ void describe("kerf webhook judging against the cluster's installed Karpenter CR
     const namespace = await createTestNamespace(env.kubeConfig, "kerf-webhook-rbac");
     const objects = component(await renderChart({ namespace, release: "kerf" }), "webhook");
     const account = only(objects, "ServiceAccount").metadata.name;
-    await env.kubeConfig.makeApiClient(CoreV1Api).createNamespacedServiceAccount({ namespace, body: only(objects, "ServiceAccount") });
+    await env.kubeConfig
+      .makeApiClient(CoreV1Api)
+      .createNamespacedServiceAccount({ namespace, body: only(objects, "ServiceAccount") });
     const rbac = env.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
     const role = only<V1ClusterRole>(objects, "ClusterRole", "kerf-webhook");
     const binding = only<V1ClusterRoleBinding>(objects, "ClusterRoleBinding", "kerf-webhook");
@@ -178,11 +254,18 @@ void describe("kerf webhook judging against the cluster's installed Karpenter CR
     direct.loadFromFile(kubeconfig);
     await eventually("the webhook's ClusterRoleBinding to take effect", async () => {
       await direct.makeApiClient(CustomObjectsApi).listClusterCustomObject({
-        group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", fieldSelector: "metadata.name=nodepools.karpenter.sh",
+        group: "apiextensions.k8s.io",
+        version: "v1",
+        plural: "customresourcedefinitions",
+        fieldSelector: "metadata.name=nodepools.karpenter.sh",
       });
       return true;
     });
-    await assert.rejects(direct.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition(), (e: { code?: number }) => e.code === 403, "only the three CRDs, by name");
+    await assert.rejects(
+      direct.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition(),
+      (e: { code?: number }) => e.code === 403,
+      "only the three CRDs, by name",
+    );
 
     const { webhook, logs } = await start(["--kubeconfig", kubeconfig, "--karpenter-version", "1.10"]);
     // Karpenter's own CRDs do not name their release; their schemas are exactly v1.0.8's.
@@ -192,13 +275,19 @@ void describe("kerf webhook judging against the cluster's installed Karpenter CR
 
     // kerf's generated CRDs name theirs: the switch shows without a restart.
     await installCrds(env.kubeConfig, generatedCrds());
-    await eventually("the webhook to judge against the upgraded CRDs", async () => (await apiInUse(webhook.port)).join() === `cluster/${CRD_CONTRACT_VERSION}`);
+    await eventually(
+      "the webhook to judge against the upgraded CRDs",
+      async () => (await apiInUse(webhook.port)).join() === `cluster/${CRD_CONTRACT_VERSION}`,
+    );
     assert.deepEqual(await verdicts(webhook.port), V1_14);
 
     // Gone: the pinned release (1.10 → 1.10.2), logged once with the reason, however often the watch retries.
     const api = env.kubeConfig.makeApiClient(ApiextensionsV1Api);
     await api.deleteCustomResourceDefinition({ name: "ec2nodeclasses.karpenter.k8s.aws" });
-    await eventually("the webhook to fall back", async () => (await apiInUse(webhook.port)).join() === "bundled/1.10.2");
+    await eventually(
+      "the webhook to fall back",
+      async () => (await apiInUse(webhook.port)).join() === "bundled/1.10.2",
+    );
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const warnings = fallbackWarnings(logs);
     assert.equal(warnings.length, 1, JSON.stringify(warnings));
@@ -208,27 +297,48 @@ void describe("kerf webhook judging against the cluster's installed Karpenter CR
 
     // Back: the cluster's API again.
     await installCrds(env.kubeConfig, await upstreamCrds("1.15.1"));
-    await eventually("the webhook to return to the cluster's CRDs", async () => (await apiInUse(webhook.port)).join() === "cluster/1.15.1");
+    await eventually(
+      "the webhook to return to the cluster's CRDs",
+      async () => (await apiInUse(webhook.port)).join() === "cluster/1.15.1",
+    );
     assert.deepEqual(await verdicts(webhook.port), V1_14);
     // Each CRD's change is followed as it comes (while the three are applied one by one, the API mixes them).
-    const used = logs.filter((l) => l["msg"] === "judging Karpenter objects against this API")
-      .map((l) => { const a = l["karpenterApi"] as { source: string; version: string }; return `${a.source}/${a.version}`; })
+    const used = logs
+      .filter((l) => l["msg"] === "judging Karpenter objects against this API")
+      .map((l) => {
+        const a = l["karpenterApi"] as { source: string; version: string };
+        return `${a.source}/${a.version}`;
+      })
       .filter((a, i, all) => a !== all[i - 1]);
-    assert.deepEqual(used.slice(0, 3), ["cluster/1.0.8", `cluster/${CRD_CONTRACT_VERSION}`, "bundled/1.10.2"], used.join(" → "));
+    assert.deepEqual(
+      used.slice(0, 3),
+      ["cluster/1.0.8", `cluster/${CRD_CONTRACT_VERSION}`, "bundled/1.10.2"],
+      used.join(" → "),
+    );
     assert.equal(used.at(-1), "cluster/1.15.1");
   });
 
   void it("uses the bundled release, logging `forbidden` once, when its ServiceAccount may not read CRDs", async () => {
     const namespace = await createTestNamespace(env.kubeConfig, "kerf-webhook-norbac");
-    await env.kubeConfig.makeApiClient(CoreV1Api).createNamespacedServiceAccount({ namespace, body: { metadata: { name: "kerf-webhook" } } });
-    const { webhook, logs } = await start(["--kubeconfig", await tokenKubeconfig(namespace, "kerf-webhook"), "--karpenter-version", "1.0.8"]);
+    await env.kubeConfig
+      .makeApiClient(CoreV1Api)
+      .createNamespacedServiceAccount({ namespace, body: { metadata: { name: "kerf-webhook" } } });
+    const { webhook, logs } = await start([
+      "--kubeconfig",
+      await tokenKubeconfig(namespace, "kerf-webhook"),
+      "--karpenter-version",
+      "1.0.8",
+    ]);
     assert.deepEqual(await apiInUse(webhook.port), ["bundled/1.0.8"]);
     assert.deepEqual(await verdicts(webhook.port), V1_0, "the pinned release's verdicts");
     // The watches retry (1 s, 2 s, …); the reason is logged once.
     await new Promise((resolve) => setTimeout(resolve, 2500));
     const warnings = fallbackWarnings(logs);
     assert.equal(warnings.length, 1, JSON.stringify(warnings));
-    assert.match(String(warnings[0]?.["reason"]), /^reading CRDs nodepools\.karpenter\.sh, nodeclaims\.karpenter\.sh, ec2nodeclasses\.karpenter\.k8s\.aws: forbidden \(/);
+    assert.match(
+      String(warnings[0]?.["reason"]),
+      /^reading CRDs nodepools\.karpenter\.sh, nodeclaims\.karpenter\.sh, ec2nodeclasses\.karpenter\.k8s\.aws: forbidden \(/,
+    );
     assert.equal((await request(webhook.port, "GET", "/readyz")).status, 200, "the webhook serves");
   });
 });

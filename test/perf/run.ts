@@ -12,13 +12,19 @@ const root = path.resolve(import.meta.dirname, "../..");
 const dash = process.argv.indexOf("--");
 const filters = process.argv.slice(2, dash < 0 ? undefined : dash);
 const passThrough = dash < 0 ? [] : process.argv.slice(dash + 1);
-const files = globSync("test/perf/*/*.bench.ts", { cwd: root }).sort().filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
+const files = globSync("test/perf/*/*.bench.ts", { cwd: root })
+  .sort()
+  .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
 
 let failed = 0;
 const summary: string[] = [];
 for (const file of files) {
   console.log(`\n== ${file}`);
-  const child = spawnSync(process.execPath, [file, ...passThrough], { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const child = spawnSync(process.execPath, [file, ...passThrough], {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
   process.stdout.write(child.stdout);
   process.stderr.write(child.stderr);
   if (child.status !== 0) failed++;

@@ -67,7 +67,8 @@ function duration(flag: string, raw: string, minMs: number): number {
 
 function steps(raw: string): number[] {
   const parts = raw.split(",").map((s) => s.trim());
-  if (parts.some((p) => !/^\d+$/.test(p)) || parts.length === 0) throw new UsageError(`--steps: "${raw}" is not a comma-separated list of replica counts such as 5,12,0`);
+  if (parts.some((p) => !/^\d+$/.test(p)) || parts.length === 0)
+    throw new UsageError(`--steps: "${raw}" is not a comma-separated list of replica counts such as 5,12,0`);
   const counts = parts.map(Number);
   if (counts.some((n) => n > 5000)) throw new UsageError(`--steps: at most 5000 replicas per step, got "${raw}"`);
   return counts;
@@ -78,20 +79,31 @@ export function parseFlags(argv: readonly string[]): PlaygroundOptions {
   let values: Record<string, string | boolean | undefined>;
   try {
     values = parseArgs({
-      args: [...argv], strict: true, allowPositionals: false,
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
       options: {
-        steps: { type: "string", default: "5,12,0" }, hold: { type: "string", default: "20s" }, keep: { type: "boolean", default: false },
-        interval: { type: "string", default: "1s" }, "ssm-prefix": { type: "string", default: "/kerf-playground/aws/service" }, logs: { type: "string" }, timeline: { type: "string" },
-        region: { type: "string", default: "us-east-1" }, "feature-gates": { type: "string" }, help: { type: "boolean", short: "h", default: false },
+        steps: { type: "string", default: "5,12,0" },
+        hold: { type: "string", default: "20s" },
+        keep: { type: "boolean", default: false },
+        interval: { type: "string", default: "1s" },
+        "ssm-prefix": { type: "string", default: "/kerf-playground/aws/service" },
+        logs: { type: "string" },
+        timeline: { type: "string" },
+        region: { type: "string", default: "us-east-1" },
+        "feature-gates": { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
       },
     }).values;
   } catch (error) {
     throw new UsageError((error as Error).message.split("\n")[0] ?? "bad flags");
   }
   const prefix = String(values["ssm-prefix"]);
-  if (!/^(\/[A-Za-z0-9_.-]+)+$/.test(prefix) || prefix.startsWith("/aws/")) throw new UsageError(`--ssm-prefix: "${prefix}" must be an absolute SSM path outside /aws/`);
+  if (!/^(\/[A-Za-z0-9_.-]+)+$/.test(prefix) || prefix.startsWith("/aws/"))
+    throw new UsageError(`--ssm-prefix: "${prefix}" must be an absolute SSM path outside /aws/`);
   const region = String(values["region"]);
-  if (!/^[a-z]{2}(-[a-z]+)+-\d$/.test(region)) throw new UsageError(`--region: "${region}" is not an AWS region such as eu-west-1`);
+  if (!/^[a-z]{2}(-[a-z]+)+-\d$/.test(region))
+    throw new UsageError(`--region: "${region}" is not an AWS region such as eu-west-1`);
   const gates = values["feature-gates"];
   if (typeof gates === "string" && !/^\s*[A-Za-z]\w*=(true|false)(\s*,\s*[A-Za-z]\w*=(true|false))*\s*$/.test(gates)) {
     throw new UsageError(`--feature-gates: "${gates}" is not a comma-separated list of Name=true|false`);
@@ -105,7 +117,10 @@ export function parseFlags(argv: readonly string[]): PlaygroundOptions {
     intervalMs: duration("interval", String(values["interval"]), 100),
     ssmPrefix: prefix,
     logs: typeof values["logs"] === "string" && values["logs"] !== "" ? values["logs"] : undefined,
-    timeline: typeof values["timeline"] === "string" && values["timeline"] !== "" ? values["timeline"] : path.join(os.tmpdir(), "kerf-playground-timeline.svg"),
+    timeline:
+      typeof values["timeline"] === "string" && values["timeline"] !== ""
+        ? values["timeline"]
+        : path.join(os.tmpdir(), "kerf-playground-timeline.svg"),
     help: values["help"] === true,
   };
 }

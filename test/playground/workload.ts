@@ -14,12 +14,18 @@ export const INFLATE = "inflate";
 
 const plurals: Readonly<Record<string, string>> = { NodePool: "nodepools", EC2NodeClass: "ec2nodeclasses" };
 
-interface Manifest { apiVersion: string; kind: string; metadata: { name: string } }
+interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+}
 
 /** Creates every object of the playground example file through the apiserver (and so through the kerf webhook). */
 export async function applyExamples(kc: KubeConfig, file = EXAMPLES): Promise<string[]> {
   const custom = kc.makeApiClient(CustomObjectsApi);
-  const docs = parseAllDocuments(readFileSync(file, "utf8")).map((d) => d.toJS() as Manifest).filter((d) => d !== null);
+  const docs = parseAllDocuments(readFileSync(file, "utf8"))
+    .map((d) => d.toJS() as Manifest)
+    .filter((d) => d !== null);
   const applied: string[] = [];
   for (const doc of docs) {
     const plural = plurals[doc.kind];
@@ -29,7 +35,10 @@ export async function applyExamples(kc: KubeConfig, file = EXAMPLES): Promise<st
       await custom.createClusterCustomObject({ group, version, plural, body: doc });
     } catch (error) {
       const body = (error as { body?: unknown }).body;
-      throw new Error(`applying ${doc.kind} ${doc.metadata.name}: ${typeof body === "string" ? body : (error as Error).message}`, { cause: error });
+      throw new Error(
+        `applying ${doc.kind} ${doc.metadata.name}: ${typeof body === "string" ? body : (error as Error).message}`,
+        { cause: error },
+      );
     }
     applied.push(`${doc.kind}/${doc.metadata.name}`);
   }
@@ -44,10 +53,20 @@ export async function createInflate(kc: KubeConfig): Promise<void> {
     body: {
       metadata: { name: INFLATE, labels },
       spec: {
-        replicas: 0, selector: { matchLabels: labels },
+        replicas: 0,
+        selector: { matchLabels: labels },
         template: {
           metadata: { labels },
-          spec: { terminationGracePeriodSeconds: 0, containers: [{ name: INFLATE, image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7", resources: { requests: { memory: "1Gi" } } }] },
+          spec: {
+            terminationGracePeriodSeconds: 0,
+            containers: [
+              {
+                name: INFLATE,
+                image: "public.ecr.aws/eks-distro/kubernetes/pause:3.7",
+                resources: { requests: { memory: "1Gi" } },
+              },
+            ],
+          },
         },
       },
     },
@@ -57,5 +76,9 @@ export async function createInflate(kc: KubeConfig): Promise<void> {
 /** Sets inflate's replica count. */
 export async function scaleInflate(kc: KubeConfig, replicas: number): Promise<void> {
   const apps = kc.makeApiClient(AppsV1Api);
-  await apps.patchNamespacedDeploymentScale({ name: INFLATE, namespace: NAMESPACE, body: [{ op: "replace", path: "/spec/replicas", value: replicas }] });
+  await apps.patchNamespacedDeploymentScale({
+    name: INFLATE,
+    namespace: NAMESPACE,
+    body: [{ op: "replace", path: "/spec/replicas", value: replicas }],
+  });
 }

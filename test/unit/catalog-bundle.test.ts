@@ -16,46 +16,86 @@ void describe("bundled catalog data", () => {
   });
 
   void it("reads every region map of a Go price table and its header", () => {
-    const go = "// generated at 2026-07-20T13:44:30Z for us-east-1\n" +
+    const go =
+      "// generated at 2026-07-20T13:44:30Z for us-east-1\n" +
       "var X = map[string]map[ec2types.InstanceType]float64{\n" +
       `\t// us-east-1\n\t"us-east-1": {\n\t\t// a1 family\n\t\t"a1.large": 0.051000, "m5.large": 0.096000,\n\t},\n` +
       `\t"cn-north-1": {\n\t\t"m5.large": 0.5,\n\t},\n}\n`;
     const table = parsePriceTable(go, "p.go");
     assert.equal(table.generatedAt, "2026-07-20T13:44:30Z");
     assert.deepEqual([...table.regions.keys()], ["us-east-1", "cn-north-1"]);
-    assert.deepEqual([...(table.regions.get("us-east-1") ?? [])], [["a1.large", 0.051], ["m5.large", 0.096]]);
+    assert.deepEqual(
+      [...(table.regions.get("us-east-1") ?? [])],
+      [
+        ["a1.large", 0.051],
+        ["m5.large", 0.096],
+      ],
+    );
     assert.throws(() => parsePriceTable("package pricing\n", "p.go"), /p\.go: no "\/\/ generated at … for …" header/);
   });
 
   void it("refuses carried figures that contradict the sources, listing each", () => {
     const row = {
-      name: "m5.large", family: "m5", category: "m", generation: 5, size: "large", arch: "arm64", vcpu: 0, memoryMiB: 0,
-      gpuCount: 0, gpuName: null, gpuManufacturer: null, gpuMemoryMiB: 0, localNvmeGiB: 0, networkBandwidthMbps: 750,
-      maxENIs: 0, ipv4PerENI: 0, hypervisor: "nitro", encryptionInTransit: false, bareMetal: false, capacityTypes: [],
-      currentGeneration: false, cpuManufacturer: "intel", cpuSustainedClockSpeedMHz: 3100, ebsBandwidthMbps: 4750,
-      acceleratorCount: 0, acceleratorName: null, acceleratorManufacturer: null,
-      efaCount: 0, capabilityFlex: false, maxPods: 29, allocatable: [1930, 7134, 17, 29],
+      name: "m5.large",
+      family: "m5",
+      category: "m",
+      generation: 5,
+      size: "large",
+      arch: "arm64",
+      vcpu: 0,
+      memoryMiB: 0,
+      gpuCount: 0,
+      gpuName: null,
+      gpuManufacturer: null,
+      gpuMemoryMiB: 0,
+      localNvmeGiB: 0,
+      networkBandwidthMbps: 750,
+      maxENIs: 0,
+      ipv4PerENI: 0,
+      hypervisor: "nitro",
+      encryptionInTransit: false,
+      bareMetal: false,
+      capacityTypes: [],
+      currentGeneration: false,
+      cpuManufacturer: "intel",
+      cpuSustainedClockSpeedMHz: 3100,
+      ebsBandwidthMbps: 4750,
+      acceleratorCount: 0,
+      acceleratorName: null,
+      acceleratorManufacturer: null,
+      efaCount: 0,
+      capabilityFlex: false,
+      maxPods: 29,
+      allocatable: [1930, 7134, 17, 29],
     };
     const input: DeriveInput = {
       generated: "2026-11-26",
       motoTypes: {
         "m5.large": {
-          InstanceType: "m5.large", Hypervisor: "nitro", SupportedUsageClasses: ["on-demand", "spot"],
+          InstanceType: "m5.large",
+          Hypervisor: "nitro",
+          SupportedUsageClasses: ["on-demand", "spot"],
           VCpuInfo: { DefaultVCpus: 2 },
-          MemoryInfo: { SizeInMiB: 8192 }, ProcessorInfo: { SupportedArchitectures: ["x86_64"] },
+          MemoryInfo: { SizeInMiB: 8192 },
+          ProcessorInfo: { SupportedArchitectures: ["x86_64"] },
           NetworkInfo: {
-            MaximumNetworkInterfaces: 3, Ipv4AddressesPerInterface: 10, EncryptionInTransitSupported: false,
+            MaximumNetworkInterfaces: 3,
+            Ipv4AddressesPerInterface: 10,
+            EncryptionInTransitSupported: false,
           },
         },
       },
-      offerings: [{
-        region: "eu-west-1",
-        byZone: [{ InstanceType: "m5.large", Location: "eu-west-1a" }],
-        byZoneId: [{ InstanceType: "m5.large", Location: "euw1-az3" }],
-        sources: [],
-      }],
+      offerings: [
+        {
+          region: "eu-west-1",
+          byZone: [{ InstanceType: "m5.large", Location: "eu-west-1a" }],
+          byZoneId: [{ InstanceType: "m5.large", Location: "euw1-az3" }],
+          sources: [],
+        },
+      ],
       prices: {
-        generatedAt: "2026-07-20T13:44:30Z", regions: new Map([["us-east-1", new Map([["m5.large", 0.096]])]]),
+        generatedAt: "2026-07-20T13:44:30Z",
+        regions: new Map([["us-east-1", new Map([["m5.large", 0.096]])]]),
       },
       bandwidth: new Map([["m5.large", 750]]),
       carried: new Map([["m5.large", row]]),

@@ -13,8 +13,12 @@ import { evaluate } from "../../policies/evaluate.ts";
 import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
 
 const crds = generatedCrds();
-const schemaOf = (kind: string): SchemaNode => crds.find((c) => c.spec.names.kind === kind)?.spec.versions[0]?.schema?.openAPIV3Schema as SchemaNode;
-const objects = fc.oneof(generatedObjects("NodePool", schemaOf("NodePool"), [NODEPOOL]), generatedObjects("EC2NodeClass", schemaOf("EC2NodeClass"), [EC2NODECLASS]));
+const schemaOf = (kind: string): SchemaNode =>
+  crds.find((c) => c.spec.names.kind === kind)?.spec.versions[0]?.schema?.openAPIV3Schema as SchemaNode;
+const objects = fc.oneof(
+  generatedObjects("NodePool", schemaOf("NodePool"), [NODEPOOL]),
+  generatedObjects("EC2NodeClass", schemaOf("EC2NodeClass"), [EC2NODECLASS]),
+);
 
 describe("the differential fuzz's generator and known differences", () => {
   it("generates the same objects from the same seed", () => {
@@ -25,7 +29,13 @@ describe("the differential fuzz's generator and known differences", () => {
 
   it("draws mutations from every field under metadata and spec, list items and map values included", () => {
     const paths = new Set(schemaFields(schemaOf("NodePool")).map((f) => f.dotted));
-    for (const p of ["metadata.labels", "spec.template.spec.requirements.operator", "spec.disruption.budgets.schedule", "spec.limits", "spec.replicas"]) {
+    for (const p of [
+      "metadata.labels",
+      "spec.template.spec.requirements.operator",
+      "spec.disruption.budgets.schedule",
+      "spec.limits",
+      "spec.replicas",
+    ]) {
       assert.ok(paths.has(p), p);
     }
   });
@@ -48,16 +58,38 @@ describe("the differential fuzz's generator and known differences", () => {
   it("explains every corpus case the apiserver accepts and kerf (own policies off) denies", () => {
     const catalog = builtinCatalog();
     const unexplained = CASES.filter((c) => c.apiserver === "accept" && c.operation !== "UPDATE").flatMap((c) => {
-      const verdict = evaluate({ kind: c.kind, operation: "CREATE", object: c.object, context: { catalog, config: PARITY_CONFIG } });
+      const verdict = evaluate({
+        kind: c.kind,
+        operation: "CREATE",
+        object: c.object,
+        context: { catalog, config: PARITY_CONFIG },
+      });
       const denials = verdict.findings.filter((f) => f.severity === "deny");
-      return verdict.allowed || explainStricter(denials) !== undefined ? [] : [`${c.name}: ${denials.map((d) => `[${d.policy}] ${d.message}`).join("; ")}`];
+      return verdict.allowed || explainStricter(denials) !== undefined
+        ? []
+        : [`${c.name}: ${denials.map((d) => `[${d.policy}] ${d.message}`).join("; ")}`];
     });
     assert.deepEqual(unexplained, []);
   });
 
   it("does not explain a schema or cel finding outside the documented entries", () => {
-    assert.equal(explainStricter([{ policy: "cel", severity: "deny", path: "spec", message: "must specify exactly one of ['role', 'instanceProfile']" }]), undefined);
-    assert.equal(explainStricter([{ policy: "schema", severity: "deny", path: "spec.role", message: 'must be of type string: "array"' }]), undefined);
+    assert.equal(
+      explainStricter([
+        {
+          policy: "cel",
+          severity: "deny",
+          path: "spec",
+          message: "must specify exactly one of ['role', 'instanceProfile']",
+        },
+      ]),
+      undefined,
+    );
+    assert.equal(
+      explainStricter([
+        { policy: "schema", severity: "deny", path: "spec.role", message: 'must be of type string: "array"' },
+      ]),
+      undefined,
+    );
     assert.ok(new Set(KNOWN_DIFFERENCES.map((d) => d.name)).size === KNOWN_DIFFERENCES.length, "names are unique");
   });
 });

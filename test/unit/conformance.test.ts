@@ -12,7 +12,10 @@ const catalog = builtinCatalog();
 const config = defaultPolicyConfig();
 
 function run(c: ConformanceCase): Verdict {
-  const context = c.nodeClassNames === undefined ? { catalog, config } : { catalog, config, nodeClassNames: new Set(c.nodeClassNames) };
+  const context =
+    c.nodeClassNames === undefined
+      ? { catalog, config }
+      : { catalog, config, nodeClassNames: new Set(c.nodeClassNames) };
   const base = { kind: c.kind, operation: c.operation ?? "CREATE", object: c.object, context } as const;
   return evaluate(c.oldObject === undefined ? base : { ...base, oldObject: c.oldObject });
 }
@@ -27,31 +30,55 @@ void describe("conformance corpus against evaluate()", () => {
       const verdict = run(c);
       assert.equal(verdict.allowed ? "allow" : "deny", c.kerf, `verdict\n${describeFindings(verdict)}`);
       for (const e of c.expect ?? []) {
-        const hit = verdict.findings.some((f) => f.policy === e.policy && f.path === e.path && (e.message === undefined || f.message.includes(e.message)));
-        assert.ok(hit, `expected ${e.policy} at ${e.path}${e.message === undefined ? "" : ` containing "${e.message}"`}, got\n${describeFindings(verdict)}`);
+        const hit = verdict.findings.some(
+          (f) =>
+            f.policy === e.policy && f.path === e.path && (e.message === undefined || f.message.includes(e.message)),
+        );
+        assert.ok(
+          hit,
+          `expected ${e.policy} at ${e.path}${e.message === undefined ? "" : ` containing "${e.message}"`}, got\n${describeFindings(verdict)}`,
+        );
       }
       // Parity: schema + cel findings deny exactly what the apiserver rejects.
-      const parityDeny = verdict.findings.some((f) => (f.policy === "schema" || f.policy === "cel") && f.severity === "deny");
+      const parityDeny = verdict.findings.some(
+        (f) => (f.policy === "schema" || f.policy === "cel") && f.severity === "deny",
+      );
       assert.equal(parityDeny ? "reject" : "accept", c.apiserver, `parity\n${describeFindings(verdict)}`);
     });
   }
 
   void it("never allows what the apiserver rejects", () => {
     const loose = CASES.filter((c) => c.apiserver === "reject" && c.kerf === "allow");
-    assert.deepEqual(loose.map((c) => c.name), []);
+    assert.deepEqual(
+      loose.map((c) => c.name),
+      [],
+    );
   });
 
   void it("covers every upstream CEL rule message with at least one rejecting case", () => {
-    const messages = new Set(CASES.flatMap((c) => (c.expect ?? []).filter((e) => e.policy === "cel").map((e) => `${c.kind}|${e.message ?? ""}`)));
-    const rules = Object.entries(bundledKarpenterApi().schemas).flatMap(([kind, schema]) => allRules(compiledRules(schema)).map((r) => [kind, r] as const));
+    const messages = new Set(
+      CASES.flatMap((c) =>
+        (c.expect ?? []).filter((e) => e.policy === "cel").map((e) => `${c.kind}|${e.message ?? ""}`),
+      ),
+    );
+    const rules = Object.entries(bundledKarpenterApi().schemas).flatMap(([kind, schema]) =>
+      allRules(compiledRules(schema)).map((r) => [kind, r] as const),
+    );
     assert.equal(rules.length, 84);
-    const uncovered = rules.filter(([kind, r]) => !messages.has(`${kind}|${r.rule.message ?? ""}`)).map(([kind, r]) => `${kind} ${r.location}: ${r.rule.message ?? ""}`);
+    const uncovered = rules
+      .filter(([kind, r]) => !messages.has(`${kind}|${r.rule.message ?? ""}`))
+      .map(([kind, r]) => `${kind} ${r.location}: ${r.rule.message ?? ""}`);
     assert.deepEqual(uncovered, []);
   });
 
   void it("allows the defaulted object of every case kerf's mutation fixes", () => {
-    const stillDenied = CASES.filter((c) => c.fixedByDefaults === true).filter((c) => !run({ ...c, object: run(c).defaulted as Record<string, unknown> }).allowed);
-    assert.deepEqual(stillDenied.map((c) => c.name), []);
+    const stillDenied = CASES.filter((c) => c.fixedByDefaults === true).filter(
+      (c) => !run({ ...c, object: run(c).defaulted as Record<string, unknown> }).allowed,
+    );
+    assert.deepEqual(
+      stillDenied.map((c) => c.name),
+      [],
+    );
   });
 
   void it("keeps case names unique", () => {

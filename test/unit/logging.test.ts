@@ -21,7 +21,15 @@ const root = path.resolve(import.meta.dirname, "../..");
 
 function linesOf(app: LogComponent): Line[] {
   const lines: Line[] = [];
-  const logger = createLogger("debug", { write: (text: string) => { lines.push(JSON.parse(text) as Line); } }, app);
+  const logger = createLogger(
+    "debug",
+    {
+      write: (text: string) => {
+        lines.push(JSON.parse(text) as Line);
+      },
+    },
+    app,
+  );
   logger.debug("d");
   logger.info("i");
   logger.warn({ nodeclaim: "default-abc" }, "w");
@@ -32,14 +40,24 @@ function linesOf(app: LogComponent): Line[] {
 /** Runs `kerf webhook` until it logs that it listens; answers that line. */
 async function webhookListeningLine(): Promise<Line> {
   const pki = await createPki(mkdtempSync(path.join(os.tmpdir(), "kerf-logging-")));
-  const args = [path.join(root, "webhook/cli/kerf.mjs"), "webhook", `--tls-cert=${pki.apiserver.cert}`,
-    `--tls-key=${pki.apiserver.key}`, "--port=0", "--host=127.0.0.1", "--karpenter-api=bundled", "--audit-interval=0"];
+  const args = [
+    path.join(root, "webhook/cli/kerf.mjs"),
+    "webhook",
+    `--tls-cert=${pki.apiserver.cert}`,
+    `--tls-key=${pki.apiserver.key}`,
+    "--port=0",
+    "--host=127.0.0.1",
+    "--karpenter-api=bundled",
+    "--audit-interval=0",
+  ];
   const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
   try {
     return await new Promise<Line>((resolve, reject) => {
       let buffered = "";
       let stderr = "";
-      child.stderr.on("data", (c: Buffer) => { stderr += c.toString(); });
+      child.stderr.on("data", (c: Buffer) => {
+        stderr += c.toString();
+      });
       child.stdout.on("data", (c: Buffer) => {
         buffered += c.toString();
         const lines = buffered.split("\n");
@@ -62,10 +80,17 @@ void describe("kerf's log lines", () => {
   for (const app of ["kerf-operator", "kerf-webhook"] as const) {
     void it(`should write ${app} lines with level names, an ISO UTC time and the base fields`, () => {
       const lines = linesOf(app);
-      assert.deepEqual(lines.map((l) => l["level"]), ["debug", "info", "warn", "error"]);
+      assert.deepEqual(
+        lines.map((l) => l["level"]),
+        ["debug", "info", "warn", "error"],
+      );
       for (const line of lines) {
         assert.match(String(line["time"]), ISO_UTC);
-        assert.deepEqual(BASE_FIELDS.filter((f) => !(f in line)), [], `${app}: ${JSON.stringify(line)}`);
+        assert.deepEqual(
+          BASE_FIELDS.filter((f) => !(f in line)),
+          [],
+          `${app}: ${JSON.stringify(line)}`,
+        );
         assert.equal(line["app"], app);
         assert.equal(line["version"], pkg.version);
         assert.equal(line["pid"], process.pid);
@@ -85,6 +110,10 @@ void describe("kerf's log lines", () => {
     assert.equal(line["level"], "info");
     assert.equal(line["app"], "kerf-webhook");
     assert.match(String(line["time"]), ISO_UTC);
-    assert.deepEqual(BASE_FIELDS.filter((f) => !(f in line)), [], JSON.stringify(line));
+    assert.deepEqual(
+      BASE_FIELDS.filter((f) => !(f in line)),
+      [],
+      JSON.stringify(line),
+    );
   });
 });

@@ -12,11 +12,16 @@ void describe("the test environment's PKI", () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "kerf-pki-"));
     try {
       const pki = await createPki(dir);
-      const certs = await Promise.all(Array.from({ length: 8 }, (_, i) => issueServingCertificate(pki.ca, dir, `serving-${i}`)));
+      const certs = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => issueServingCertificate(pki.ca, dir, `serving-${i}`)),
+      );
       const all = [pki.apiserver, pki.admin, ...certs];
-      const serials = all.map((c) => execFileSync("openssl", ["x509", "-in", c.cert, "-noout", "-serial"], { encoding: "utf8" }).trim());
+      const serials = all.map((c) =>
+        execFileSync("openssl", ["x509", "-in", c.cert, "-noout", "-serial"], { encoding: "utf8" }).trim(),
+      );
       assert.equal(new Set(serials).size, all.length, serials.join(", "));
-      for (const c of all) assert.match(execFileSync("openssl", ["verify", "-CAfile", pki.ca.cert, c.cert], { encoding: "utf8" }), /: OK/);
+      for (const c of all)
+        assert.match(execFileSync("openssl", ["verify", "-CAfile", pki.ca.cert, c.cert], { encoding: "utf8" }), /: OK/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

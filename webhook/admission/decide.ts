@@ -31,7 +31,14 @@ export interface DecideOptions {
   readonly skipUsernames: ReadonlySet<string>;
 }
 
-const allow = (skipReason: string): Decision => ({ outcome: "skipped", allowed: true, warnings: [], patch: [], findings: [], skipReason });
+const allow = (skipReason: string): Decision => ({
+  outcome: "skipped",
+  allowed: true,
+  warnings: [],
+  patch: [],
+  findings: [],
+  skipReason,
+});
 
 /**
  * Why kerf does not evaluate this request, or undefined when it does (the webhook
@@ -42,12 +49,14 @@ export function skipReason(request: DecodedRequest, skipUsernames: ReadonlySet<s
   if (request.kind === undefined) return `kind ${request.gvk} has no policies`;
   if (request.subResource !== "") return `subresource ${request.subResource}`;
   if (skipUsernames.has(request.username)) return `caller ${request.username}`;
-  if (request.operation === "UPDATE" && isMetadataOnly(request.object, request.oldObject)) return "metadata-only update";
+  if (request.operation === "UPDATE" && isMetadataOnly(request.object, request.oldObject))
+    return "metadata-only update";
   return undefined;
 }
 
 function isMetadataOnly(object: unknown, oldObject: unknown): boolean {
-  const spec = (o: unknown): unknown => (typeof o === "object" && o !== null ? (o as { spec?: unknown }).spec : undefined);
+  const spec = (o: unknown): unknown =>
+    typeof o === "object" && o !== null ? (o as { spec?: unknown }).spec : undefined;
   return oldObject !== undefined && spec(object) !== undefined && isDeepStrictEqual(spec(object), spec(oldObject));
 }
 
@@ -56,7 +65,15 @@ export function decide(request: DecodedRequest, webhook: WebhookKind, options: D
   const reason = skipReason(request, options.skipUsernames);
   if (reason !== undefined || request.kind === undefined) return allow(reason ?? "unknown kind");
   if (typeof request.object !== "object" || request.object === null) {
-    return { outcome: "invalid", allowed: false, code: 400, message: "request.object: must be an object", warnings: [], patch: [], findings: [] };
+    return {
+      outcome: "invalid",
+      allowed: false,
+      code: 400,
+      message: "request.object: must be an object",
+      warnings: [],
+      patch: [],
+      findings: [],
+    };
   }
   let verdict: Verdict;
   try {
@@ -68,7 +85,16 @@ export function decide(request: DecodedRequest, webhook: WebhookKind, options: D
       context: options.engine.context,
     });
   } catch (error) {
-    return { outcome: "error", allowed: false, code: 500, message: "kerf could not evaluate the object; see the webhook log", warnings: [], patch: [], findings: [], error };
+    return {
+      outcome: "error",
+      allowed: false,
+      code: 500,
+      message: "kerf could not evaluate the object; see the webhook log",
+      warnings: [],
+      patch: [],
+      findings: [],
+      error,
+    };
   }
   return webhook === "validate" ? validation(verdict) : mutation(verdict);
 }
@@ -76,13 +102,16 @@ export function decide(request: DecodedRequest, webhook: WebhookKind, options: D
 function validation(verdict: Verdict): Decision {
   const denies = verdict.findings.filter((f) => f.severity === "deny");
   const warnings = verdict.findings.filter((f) => f.severity === "warn").map((f) => `${f.path}: ${f.message}`);
-  if (denies.length === 0 && verdict.allowed) return { outcome: "allowed", allowed: true, warnings, patch: [], findings: verdict.findings };
+  if (denies.length === 0 && verdict.allowed)
+    return { outcome: "allowed", allowed: true, warnings, patch: [], findings: verdict.findings };
   const message = denies.length > 0 ? denies.map((f) => `${f.path}: ${f.message}`).join("\n") : "denied by kerf policy";
   return { outcome: "denied", allowed: false, code: 403, message, warnings, patch: [], findings: verdict.findings };
 }
 
 /** Mutation only adds defaults; denying is the validating webhook's job, so a mutate answer is always allowed. */
 function mutation(verdict: Verdict): Decision {
-  const warnings = verdict.patch.filter((op) => op.op === "add").map((op) => `kerf defaulted ${op.path} to ${JSON.stringify(op.value)}`);
+  const warnings = verdict.patch
+    .filter((op) => op.op === "add")
+    .map((op) => `kerf defaulted ${op.path} to ${JSON.stringify(op.value)}`);
   return { outcome: "allowed", allowed: true, warnings, patch: verdict.patch, findings: [] };
 }

@@ -36,7 +36,10 @@ export interface DecodedRequest {
 }
 
 /** Decodes a schema-checked review; `classify` maps apiVersion + kind to a Karpenter kind. */
-export function decodeReview(body: AdmissionReviewBody, classify: (apiVersion: unknown, kind: unknown) => Kind | undefined): DecodedRequest {
+export function decodeReview(
+  body: AdmissionReviewBody,
+  classify: (apiVersion: unknown, kind: unknown) => Kind | undefined,
+): DecodedRequest {
   const request = body.request;
   const group = request.kind.group ?? "";
   const version = request.kind.version ?? "";

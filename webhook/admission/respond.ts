@@ -47,7 +47,8 @@ export function respond(uid: string, decision: Decision): AdmissionReviewRespons
   }
   if (decision.warnings.length > 0) {
     const shown = decision.warnings.slice(0, MAX_WARNINGS).map(clampWarning);
-    if (decision.warnings.length > MAX_WARNINGS) shown[MAX_WARNINGS - 1] = `kerf: ${decision.warnings.length - MAX_WARNINGS + 1} more warnings not shown`;
+    if (decision.warnings.length > MAX_WARNINGS)
+      shown[MAX_WARNINGS - 1] = `kerf: ${decision.warnings.length - MAX_WARNINGS + 1} more warnings not shown`;
     response.warnings = shown;
   }
   if (decision.allowed && decision.patch.length > 0) {

@@ -19,11 +19,17 @@ function nameOf(object: Record<string, unknown>): string {
 }
 
 /** Judges every stored object; a NodePool's nodeClassRef resolves against the EC2NodeClasses among them. */
-export function auditObjects(engine: Engine, stored: ReadonlyArray<{ kind: Kind; object: Record<string, unknown> }>): AuditedObject[] {
+export function auditObjects(
+  engine: Engine,
+  stored: ReadonlyArray<{ kind: Kind; object: Record<string, unknown> }>,
+): AuditedObject[] {
   const nodeClassNames = new Set(stored.filter((s) => s.kind === "EC2NodeClass").map((s) => nameOf(s.object)));
   const context = { ...engine.context, nodeClassNames };
   return stored.map(({ kind, object }) => ({
-    kind, name: nameOf(object), object, verdict: engine.evaluate({ kind, operation: "CREATE", object, context }),
+    kind,
+    name: nameOf(object),
+    object,
+    verdict: engine.evaluate({ kind, operation: "CREATE", object, context }),
   }));
 }
 

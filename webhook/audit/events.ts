@@ -21,11 +21,15 @@ export function auditEvents(audited: readonly AuditedObject[], now: Date): CoreV
     const metadata = (a.object["metadata"] ?? {}) as { name?: string; uid?: string; resourceVersion?: string };
     const findings = a.verdict.findings.filter((f) => f.severity !== "notice").slice(0, MAX_EVENTS_PER_OBJECT);
     return findings.map((f): CoreV1Event => {
-      const digest = createHash("sha256").update(`${metadata.uid ?? a.name}\u0000${f.policy}\u0000${f.path}\u0000${f.message}`).digest("hex");
+      const digest = createHash("sha256")
+        .update(`${metadata.uid ?? a.name}\u0000${f.policy}\u0000${f.path}\u0000${f.message}`)
+        .digest("hex");
       return {
         metadata: { name: `${a.name.slice(0, 220)}.kerf-${digest.slice(0, 16)}`, namespace: EVENT_NAMESPACE },
         involvedObject: {
-          apiVersion: String(a.object["apiVersion"]), kind: a.kind, name: a.name,
+          apiVersion: String(a.object["apiVersion"]),
+          kind: a.kind,
+          name: a.name,
           ...(metadata.uid === undefined ? {} : { uid: metadata.uid }),
           ...(metadata.resourceVersion === undefined ? {} : { resourceVersion: metadata.resourceVersion }),
         },
@@ -42,7 +46,10 @@ export function auditEvents(audited: readonly AuditedObject[], now: Date): CoreV
 }
 
 /** Creates the Events; resolves to how many were new and the first error other than "already exists". */
-export async function publishEvents(kubeConfig: KubeConfig, events: readonly CoreV1Event[]): Promise<{ created: number; error?: unknown }> {
+export async function publishEvents(
+  kubeConfig: KubeConfig,
+  events: readonly CoreV1Event[],
+): Promise<{ created: number; error?: unknown }> {
   const api = kubeConfig.makeApiClient(CoreV1Api);
   let created = 0;
   let firstError: unknown;

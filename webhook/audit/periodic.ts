@@ -25,7 +25,10 @@ export interface PeriodicAuditOptions {
 
 /** The audit's instruments. */
 function createAuditMetrics(registry: Registry): {
-  violations: Gauge<"policy" | "kind" | "severity">; objects: Gauge<"kind">; lastSuccess: Gauge; runs: Counter<"result">;
+  violations: Gauge<"policy" | "kind" | "severity">;
+  objects: Gauge<"kind">;
+  lastSuccess: Gauge;
+  runs: Counter<"result">;
 } {
   return {
     violations: new Gauge({
@@ -95,23 +98,37 @@ export class PeriodicAudit {
       const stored = await listStoredObjects(kubeConfig);
       const audited = auditObjects(engine, stored);
       this.metrics.violations.reset();
-      for (const c of countViolations(audited)) this.metrics.violations.set({ policy: c.policy, kind: c.kind, severity: c.severity }, c.objects);
+      for (const c of countViolations(audited))
+        this.metrics.violations.set({ policy: c.policy, kind: c.kind, severity: c.severity }, c.objects);
       this.metrics.objects.reset();
-      for (const kind of ["NodePool", "EC2NodeClass"]) this.metrics.objects.set({ kind }, audited.filter((a) => a.kind === kind).length);
+      for (const kind of ["NodePool", "EC2NodeClass"])
+        this.metrics.objects.set({ kind }, audited.filter((a) => a.kind === kind).length);
       this.metrics.lastSuccess.set(Date.now() / 1000);
       this.metrics.runs.inc({ result: "success" });
       const events = await publishEvents(kubeConfig, auditEvents(audited, new Date()));
       if (events.error !== undefined) {
-        logger.warn({ reason: `creating Events: ${causeText(events.error).split("\n")[0] ?? ""}` }, "policy audit could not publish every Event");
+        logger.warn(
+          { reason: `creating Events: ${causeText(events.error).split("\n")[0] ?? ""}` },
+          "policy audit could not publish every Event",
+        );
       }
       const violating = audited.filter((a) => a.verdict.findings.some((f) => f.severity !== "notice"));
-      logger.info({
-        objects: audited.length, violating: violating.map((a) => `${a.kind}/${a.name}`), eventsCreated: events.created,
-        karpenterApi: engine.context.api?.version, durationMs: Date.now() - started,
-      }, "policy audit of stored objects");
+      logger.info(
+        {
+          objects: audited.length,
+          violating: violating.map((a) => `${a.kind}/${a.name}`),
+          eventsCreated: events.created,
+          karpenterApi: engine.context.api?.version,
+          durationMs: Date.now() - started,
+        },
+        "policy audit of stored objects",
+      );
     } catch (error) {
       this.metrics.runs.inc({ result: "error" });
-      logger.warn({ reason: `listing NodePools and EC2NodeClasses: ${causeText(error).split("\n")[0] ?? ""}` }, "policy audit failed; retrying at the next interval");
+      logger.warn(
+        { reason: `listing NodePools and EC2NodeClasses: ${causeText(error).split("\n")[0] ?? ""}` },
+        "policy audit failed; retrying at the next interval",
+      );
     }
   }
 }

@@ -24,12 +24,23 @@ async function listAll(api: CustomObjectsApi, type: (typeof AUDITED)[number]): P
   const objects: StoredObject[] = [];
   let token: string | undefined;
   do {
-    const request = { group: type.group, version: type.version, plural: type.plural, limit: PAGE, ...(token === undefined ? {} : { _continue: token }) };
+    const request = {
+      group: type.group,
+      version: type.version,
+      plural: type.plural,
+      limit: PAGE,
+      ...(token === undefined ? {} : { _continue: token }),
+    };
     const page = (await api.listClusterCustomObject(request)) as {
-      items?: Record<string, unknown>[]; metadata?: { _continue?: string; continue?: string };
+      items?: Record<string, unknown>[];
+      metadata?: { _continue?: string; continue?: string };
     };
     for (const item of page.items ?? []) {
-      objects.push({ kind: type.kind, plural: type.plural, object: { apiVersion: `${type.group}/${type.version}`, kind: type.kind, ...item } });
+      objects.push({
+        kind: type.kind,
+        plural: type.plural,
+        object: { apiVersion: `${type.group}/${type.version}`, kind: type.kind, ...item },
+      });
     }
     const next = page.metadata?._continue ?? page.metadata?.continue;
     token = next === undefined || next === "" ? undefined : next;

@@ -5,11 +5,24 @@ import type { CliIo } from "./io.ts";
 
 function capture(stdin: string): { io: CliIo; out: () => string } {
   let out = "";
-  const io: CliIo = { stdout: (t) => { out += t; }, stderr: () => undefined, isTty: false, readStdin: async () => stdin };
+  const io: CliIo = {
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: () => undefined,
+    isTty: false,
+    readStdin: async () => stdin,
+  };
   return { io, out: () => out };
 }
 
-interface Result { line: number; kind: string; name: string; allowed: boolean; violations: { path: string; message: string; line: number; column: number }[] }
+interface Result {
+  line: number;
+  kind: string;
+  name: string;
+  allowed: boolean;
+  violations: { path: string; message: string; line: number; column: number }[];
+}
 
 const overlay = (spec: string): string => `apiVersion: karpenter.sh/v1alpha1
 kind: NodeOverlay
@@ -26,7 +39,8 @@ async function check(yaml: string, ...args: string[]): Promise<{ code: number; r
 
 describe("kerf check on a NodeOverlay (karpenter.sh/v1alpha1)", () => {
   it("admits a valid overlay", async () => {
-    const { code, result } = await check(overlay(`  weight: 10
+    const { code, result } = await check(
+      overlay(`  weight: 10
   requirements:
     - key: node.kubernetes.io/instance-type
       operator: In
@@ -34,18 +48,55 @@ describe("kerf check on a NodeOverlay (karpenter.sh/v1alpha1)", () => {
   priceAdjustment: "-10%"
   capacity:
     example.com/device: "1"
-`));
+`),
+    );
     assert.deepEqual([code, result?.kind, result?.allowed], [0, "NodeOverlay", true]);
   });
 
   const cases: { name: string; spec: string; path: string; message: RegExp; line: number }[] = [
-    { name: "a weight above 10000", spec: "  requirements: []\n  weight: 20000\n", path: "spec.weight", message: /from 1 to 10000/, line: 7 },
-    { name: "a price adjustment of -150%", spec: "  requirements: []\n  priceAdjustment: \"-150%\"\n", path: "spec.priceAdjustment", message: /should match/, line: 7 },
-    { name: "both price and priceAdjustment", spec: "  requirements: []\n  price: \"1\"\n  priceAdjustment: \"+1\"\n", path: "spec", message: /cannot set both 'price' and 'priceAdjustment'/, line: 5 },
-    { name: "cpu in capacity", spec: "  requirements: []\n  capacity:\n    cpu: \"4\"\n", path: "spec.capacity", message: /invalid resource restricted/, line: 7 },
-    { name: "In without values", spec: "  requirements:\n    - key: node.kubernetes.io/instance-type\n      operator: In\n", path: "spec.requirements", message: /operator 'In' must have a value defined/, line: 6 },
-    { name: "a karpenter.sh label", spec: "  requirements:\n    - key: karpenter.sh/unknown\n      operator: Exists\n", path: "spec.requirements[0].key", message: /label domain "karpenter.sh" is restricted/, line: 7 },
-    { name: "no requirements", spec: "  price: \"1\"\n", path: "spec.requirements", message: /Required value/, line: 5 },
+    {
+      name: "a weight above 10000",
+      spec: "  requirements: []\n  weight: 20000\n",
+      path: "spec.weight",
+      message: /from 1 to 10000/,
+      line: 7,
+    },
+    {
+      name: "a price adjustment of -150%",
+      spec: '  requirements: []\n  priceAdjustment: "-150%"\n',
+      path: "spec.priceAdjustment",
+      message: /should match/,
+      line: 7,
+    },
+    {
+      name: "both price and priceAdjustment",
+      spec: '  requirements: []\n  price: "1"\n  priceAdjustment: "+1"\n',
+      path: "spec",
+      message: /cannot set both 'price' and 'priceAdjustment'/,
+      line: 5,
+    },
+    {
+      name: "cpu in capacity",
+      spec: '  requirements: []\n  capacity:\n    cpu: "4"\n',
+      path: "spec.capacity",
+      message: /invalid resource restricted/,
+      line: 7,
+    },
+    {
+      name: "In without values",
+      spec: "  requirements:\n    - key: node.kubernetes.io/instance-type\n      operator: In\n",
+      path: "spec.requirements",
+      message: /operator 'In' must have a value defined/,
+      line: 6,
+    },
+    {
+      name: "a karpenter.sh label",
+      spec: "  requirements:\n    - key: karpenter.sh/unknown\n      operator: Exists\n",
+      path: "spec.requirements[0].key",
+      message: /label domain "karpenter.sh" is restricted/,
+      line: 7,
+    },
+    { name: "no requirements", spec: '  price: "1"\n', path: "spec.requirements", message: /Required value/, line: 5 },
   ];
   for (const c of cases) {
     it(`denies ${c.name}, naming ${c.path} and its line`, async () => {
@@ -61,6 +112,9 @@ describe("kerf check on a NodeOverlay (karpenter.sh/v1alpha1)", () => {
   it("denies a NodeOverlay when judged against Karpenter 1.0, which does not serve it", async () => {
     const { code, result } = await check(overlay("  requirements: []\n"), "--karpenter-version", "1.0");
     assert.equal(code, 1);
-    assert.match(result?.violations[0]?.message ?? "", /Karpenter 1\.0\.8 does not serve karpenter.sh\/v1alpha1 NodeOverlay \(Karpenter v1\.7\+\)/);
+    assert.match(
+      result?.violations[0]?.message ?? "",
+      /Karpenter 1\.0\.8 does not serve karpenter.sh\/v1alpha1 NodeOverlay \(Karpenter v1\.7\+\)/,
+    );
   });
 });

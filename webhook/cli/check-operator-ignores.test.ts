@@ -19,7 +19,16 @@ spec:
 
 async function kerfCheck(args: string[]): Promise<{ code: number; out: string }> {
   let out = "";
-  const io: CliIo = { stdout: (t) => { out += t; }, stderr: (t) => { out += t; }, isTty: false, readStdin: async () => "" };
+  const io: CliIo = {
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: (t) => {
+      out += t;
+    },
+    isTty: false,
+    readStdin: async () => "",
+  };
   return { code: await runCheck(args, io), out };
 }
 
@@ -30,7 +39,10 @@ void describe("kerf check on a Karpenter field kerf's operator ignores", () => {
   void it("warns naming the field, and passes", async () => {
     const { code, out } = await kerfCheck(["--karpenter-version", "1.15.1", file]);
     assert.equal(code, 0, out);
-    assert.match(out, /warn EC2NodeClass\/default spec\.ipPrefixCount: spec\.ipPrefixCount is not implemented by kerf: kerf's operator ignores it .*\[operator-ignores\]/);
+    assert.match(
+      out,
+      /warn EC2NodeClass\/default spec\.ipPrefixCount: spec\.ipPrefixCount is not implemented by kerf: kerf's operator ignores it .*\[operator-ignores\]/,
+    );
   });
 
   void it("says nothing when the policy is off", async () => {

@@ -9,7 +9,16 @@ import type { CliIo } from "./io.ts";
 function capture(stdin = ""): { io: CliIo; out: () => string; err: () => string } {
   let out = "";
   let err = "";
-  const io: CliIo = { stdout: (t) => { out += t; }, stderr: (t) => { err += t; }, isTty: false, readStdin: async () => stdin };
+  const io: CliIo = {
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: (t) => {
+      err += t;
+    },
+    isTty: false,
+    readStdin: async () => stdin,
+  };
   return { io, out: () => out, err: () => err };
 }
 
@@ -82,18 +91,36 @@ void describe("kerf check", () => {
     const c = capture();
     const file = path.join(dir, "bad.yaml");
     assert.equal(await runCheck([file], c.io), 1);
-    assert.match(c.out(), new RegExp(`^${file.replace(/[.\\]/g, "\\$&")}:10:3: deny NodePool/heavy spec\\.weight: `, "m"));
+    assert.match(
+      c.out(),
+      new RegExp(`^${file.replace(/[.\\]/g, "\\$&")}:10:3: deny NodePool/heavy spec\\.weight: `, "m"),
+    );
     assert.match(c.out(), /1 other object skipped/);
   });
 
   void it("reads standard input for -", async () => {
     const c = capture(badWeight);
     assert.equal(await runCheck(["-", "--format", "json"], c.io), 1);
-    const report = JSON.parse(c.out()) as { results: Array<{ file: string; line: number; kind: string; name: string; allowed: boolean; violations: Array<{ path: string; line: number; column: number }> }> };
+    const report = JSON.parse(c.out()) as {
+      results: Array<{
+        file: string;
+        line: number;
+        kind: string;
+        name: string;
+        allowed: boolean;
+        violations: Array<{ path: string; line: number; column: number }>;
+      }>;
+    };
     assert.equal(report.results.length, 1);
     const [result] = report.results;
-    assert.deepEqual([result?.file, result?.line, result?.kind, result?.name, result?.allowed], ["<stdin>", 5, "NodePool", "heavy", false]);
-    assert.deepEqual(result?.violations.find((v) => v.path === "spec.weight"), { ...result?.violations.find((v) => v.path === "spec.weight"), line: 10, column: 3 });
+    assert.deepEqual(
+      [result?.file, result?.line, result?.kind, result?.name, result?.allowed],
+      ["<stdin>", 5, "NodePool", "heavy", false],
+    );
+    assert.deepEqual(
+      result?.violations.find((v) => v.path === "spec.weight"),
+      { ...result?.violations.find((v) => v.path === "spec.weight"), line: 10, column: 3 },
+    );
   });
 
   void it("prints the defaulting patch with --show-defaults", async () => {
@@ -105,7 +132,10 @@ void describe("kerf check", () => {
   void it("passes a valid NodePool checked on its own with --show-defaults, noting the unchecked EC2NodeClass", async () => {
     const c = capture(validPool);
     assert.equal(await runCheck(["-", "--show-defaults"], c.io), 0, c.out() + c.err());
-    assert.match(c.out(), /^<stdin>:8:\d+: notice NodePool\/general spec\.template\.spec\.nodeClassRef\.name: EC2NodeClass "default" was not checked/m);
+    assert.match(
+      c.out(),
+      /^<stdin>:8:\d+: notice NodePool\/general spec\.template\.spec\.nodeClassRef\.name: EC2NodeClass "default" was not checked/m,
+    );
     assert.match(c.out(), /^ {2}add \/spec\/template\/spec\/expireAfter "720h"$/m);
     assert.match(c.out(), /nothing denied, 1 notice$/m);
   });
@@ -113,7 +143,10 @@ void describe("kerf check", () => {
   void it("denies a NodePool whose EC2NodeClass is misspelt among the checked ones, suggesting the closest", async () => {
     const c = capture(`${nodeClass}---\n${validPool.replace("name: default}", "name: defualt}")}`);
     assert.equal(await runCheck(["-"], c.io), 1);
-    assert.match(c.out(), /deny NodePool\/general spec\.template\.spec\.nodeClassRef\.name: .*did you mean "default"\?/);
+    assert.match(
+      c.out(),
+      /deny NodePool\/general spec\.template\.spec\.nodeClassRef\.name: .*did you mean "default"\?/,
+    );
   });
 
   const usageErrors: Array<[string, string[], RegExp]> = [
@@ -153,10 +186,25 @@ void describe("kerf check", () => {
 
 void describe("kerf check: hostile YAML", () => {
   const cases: Array<[string, string, RegExp]> = [
-    ["an unresolved alias", "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: *nowhere\n", /^kerf check: parsing <stdin>:4:9: alias \*nowhere has no anchor/],
-    ["an alias bomb", `apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: lol}\nspec:\n  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n${
-      Array.from({ length: 8 }, (_, i) => `  ${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array.from({ length: 10 }, () => `*${String.fromCharCode(97 + i)}`).join(", ")}]`).join("\n")}\n`, /^kerf check: parsing <stdin>:6:\d+: YAML aliases expand beyond the limit/],
-    ["JSON nested too deep", `{"a": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`, /^kerf check: parsing <stdin>:1:\d+: /],
+    [
+      "an unresolved alias",
+      "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: *nowhere\n",
+      /^kerf check: parsing <stdin>:4:9: alias \*nowhere has no anchor/,
+    ],
+    [
+      "an alias bomb",
+      `apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: lol}\nspec:\n  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n${Array.from(
+        { length: 8 },
+        (_, i) =>
+          `  ${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array.from({ length: 10 }, () => `*${String.fromCharCode(97 + i)}`).join(", ")}]`,
+      ).join("\n")}\n`,
+      /^kerf check: parsing <stdin>:6:\d+: YAML aliases expand beyond the limit/,
+    ],
+    [
+      "JSON nested too deep",
+      `{"a": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`,
+      /^kerf check: parsing <stdin>:1:\d+: /,
+    ],
   ];
   for (const [what, text, message] of cases) {
     void it(`exits 2 for ${what} with file:line and no stack trace`, async () => {

@@ -18,7 +18,11 @@ import { regionList } from "./regions.ts";
 import { karpenterKindMistake } from "../../policies/api-kinds.ts";
 import { nodeOverlayIssues, NODEOVERLAY_SINCE, servesNodeOverlay } from "../../policies/nodeoverlay/validate.ts";
 import { readClusterSources, type ClusterSources } from "./cluster-audit.ts";
-import { BUNDLED_KARPENTER_VERSIONS, DEFAULT_KARPENTER_VERSION, UnknownKarpenterVersionError } from "../../policies/api/releases/index.ts";
+import {
+  BUNDLED_KARPENTER_VERSIONS,
+  DEFAULT_KARPENTER_VERSION,
+  UnknownKarpenterVersionError,
+} from "../../policies/api/releases/index.ts";
 
 const usage = `Usage: kerf check [PATH...|-] [options]
        kerf check --cluster [--kubeconfig FILE] [options]
@@ -89,7 +93,8 @@ interface KarpenterObject {
 
 function field(value: unknown, ...keys: string[]): unknown {
   let current = value;
-  for (const key of keys) current = typeof current === "object" && current !== null ? (current as Record<string, unknown>)[key] : undefined;
+  for (const key of keys)
+    current = typeof current === "object" && current !== null ? (current as Record<string, unknown>)[key] : undefined;
   return current;
 }
 
@@ -107,7 +112,8 @@ function classify(engine: Engine, sources: readonly SourceObject[]): Array<Karpe
     const apiVersion = field(source.value, "apiVersion");
     const kind = engine.isKarpenterKind(apiVersion, field(source.value, "kind"));
     if (kind !== undefined) return [{ source, kind }];
-    if (apiVersion === "karpenter.sh/v1alpha1" && field(source.value, "kind") === "NodeOverlay") return [overlayResult(engine, source)];
+    if (apiVersion === "karpenter.sh/v1alpha1" && field(source.value, "kind") === "NodeOverlay")
+      return [overlayResult(engine, source)];
     const mistake = karpenterKindMistake(apiVersion, field(source.value, "kind"));
     return mistake === undefined ? [] : [mistakeResult(source, mistake)];
   });
@@ -117,7 +123,8 @@ function classify(engine: Engine, sources: readonly SourceObject[]): Array<Karpe
 function clusterNote(cluster: ClusterSources, engine: Engine): NonNullable<Report["cluster"]> {
   const api = engine.context.api;
   return {
-    context: cluster.context, server: cluster.server,
+    context: cluster.context,
+    server: cluster.server,
     karpenterApi: { source: api?.source ?? "bundled", version: api?.version ?? DEFAULT_KARPENTER_VERSION },
   };
 }
@@ -125,13 +132,29 @@ function clusterNote(cluster: ClusterSources, engine: Engine): NonNullable<Repor
 /** A NodeOverlay judged by its CRD's schema and CEL rules (Karpenter v1.7+; denied outright for older releases). */
 function overlayResult(engine: Engine, source: SourceObject): ObjectResult {
   const version = engine.context.api?.version ?? DEFAULT_KARPENTER_VERSION;
-  const issues = /^\d/.test(version) && !servesNodeOverlay(version)
-    ? [{ path: "apiVersion", message: `Karpenter ${version} does not serve karpenter.sh/v1alpha1 NodeOverlay (Karpenter v${NODEOVERLAY_SINCE}+)` }]
-    : nodeOverlayIssues(source.value);
+  const issues =
+    /^\d/.test(version) && !servesNodeOverlay(version)
+      ? [
+          {
+            path: "apiVersion",
+            message: `Karpenter ${version} does not serve karpenter.sh/v1alpha1 NodeOverlay (Karpenter v${NODEOVERLAY_SINCE}+)`,
+          },
+        ]
+      : nodeOverlayIssues(source.value);
   return {
-    file: source.file, line: source.position.line, column: source.position.column, kind: "NodeOverlay", name: nameOf(source.value),
+    file: source.file,
+    line: source.position.line,
+    column: source.position.column,
+    kind: "NodeOverlay",
+    name: nameOf(source.value),
     allowed: issues.length === 0,
-    violations: issues.map((i) => ({ policy: "schema", severity: "deny" as const, path: i.path, message: i.message, ...source.locate(i.path) })),
+    violations: issues.map((i) => ({
+      policy: "schema",
+      severity: "deny" as const,
+      path: i.path,
+      message: i.message,
+      ...source.locate(i.path),
+    })),
     patch: [],
   };
 }
@@ -146,15 +169,34 @@ function mistakeResult(source: SourceObject, mistake: { path: string; message: s
     kind: typeof kind === "string" ? kind : "<no kind>",
     name: nameOf(source.value),
     allowed: false,
-    violations: [{ policy: "karpenter-kind", severity: "deny", path: mistake.path, message: mistake.message, ...source.locate(mistake.path) }],
+    violations: [
+      {
+        policy: "karpenter-kind",
+        severity: "deny",
+        path: mistake.path,
+        message: mistake.message,
+        ...source.locate(mistake.path),
+      },
+    ],
     patch: [],
   };
 }
 
-function checkObject(engine: Engine, object: KarpenterObject, nodeClassNames: ReadonlySet<string>, explain: boolean): ObjectResult {
+function checkObject(
+  engine: Engine,
+  object: KarpenterObject,
+  nodeClassNames: ReadonlySet<string>,
+  explain: boolean,
+): ObjectResult {
   const { source, kind } = object;
-  const verdict = engine.evaluate({ kind, operation: "CREATE", object: source.value, context: { ...engine.context, nodeClassNames } });
-  const explanation = explain && kind === "NodePool" ? explainNodePool(source.value, engine.context.catalog) : undefined;
+  const verdict = engine.evaluate({
+    kind,
+    operation: "CREATE",
+    object: source.value,
+    context: { ...engine.context, nodeClassNames },
+  });
+  const explanation =
+    explain && kind === "NodePool" ? explainNodePool(source.value, engine.context.catalog) : undefined;
   return {
     file: source.file,
     line: source.position.line,
@@ -162,13 +204,23 @@ function checkObject(engine: Engine, object: KarpenterObject, nodeClassNames: Re
     kind,
     name: nameOf(source.value),
     allowed: verdict.allowed,
-    violations: verdict.findings.map((f) => ({ policy: f.policy, severity: f.severity, path: f.path, message: f.message, ...source.locate(f.path) })),
+    violations: verdict.findings.map((f) => ({
+      policy: f.policy,
+      severity: f.severity,
+      path: f.path,
+      message: f.message,
+      ...source.locate(f.path),
+    })),
     patch: verdict.patch,
     ...(explanation === undefined ? {} : { explain: explanation }),
   };
 }
 
-function evaluateAll(engine: Engine, entries: ReadonlyArray<KarpenterObject | ObjectResult>, explain: boolean): ObjectResult[] {
+function evaluateAll(
+  engine: Engine,
+  entries: ReadonlyArray<KarpenterObject | ObjectResult>,
+  explain: boolean,
+): ObjectResult[] {
   const objects = entries.filter((e): e is KarpenterObject => "source" in e);
   const nodeClassNames = new Set(objects.filter((o) => o.kind === "EC2NodeClass").map((o) => nameOf(o.source.value)));
   return entries.map((entry) => {
@@ -177,18 +229,26 @@ function evaluateAll(engine: Engine, entries: ReadonlyArray<KarpenterObject | Ob
       return checkObject(engine, entry, nodeClassNames, explain);
     } catch (error) {
       const { file, position } = entry.source;
-      throw new Error(`evaluating ${entry.kind}/${nameOf(entry.source.value)} at ${file}:${position.line}: ${causeText(error)}`, { cause: error });
+      throw new Error(
+        `evaluating ${entry.kind}/${nameOf(entry.source.value)} at ${file}:${position.line}: ${causeText(error)}`,
+        { cause: error },
+      );
     }
   });
 }
 
-type Values = ReturnType<typeof parseArgs<{ args: string[]; options: typeof options; allowPositionals: true; strict: true }>>["values"];
+type Values = ReturnType<
+  typeof parseArgs<{ args: string[]; options: typeof options; allowPositionals: true; strict: true }>
+>["values"];
 
 /** The --diff options that cannot work together; throws UsageError. */
 function validateDiff(values: Values, positionals: readonly string[]): void {
-  if (values.format !== "text" && values.format !== "json") throw new UsageError(`--diff works with --format text or json, not "${values.format}"`);
-  if (positionals.includes("-")) throw new UsageError("--diff compares files with their other version: standard input (-) has none");
-  if (values.kubeconfig !== undefined && !values.cluster) throw new UsageError("--kubeconfig works with --cluster only");
+  if (values.format !== "text" && values.format !== "json")
+    throw new UsageError(`--diff works with --format text or json, not "${values.format}"`);
+  if (positionals.includes("-"))
+    throw new UsageError("--diff compares files with their other version: standard input (-) has none");
+  if (values.kubeconfig !== undefined && !values.cluster)
+    throw new UsageError("--kubeconfig works with --cluster only");
 }
 
 /** --region names a region kerf bundles a catalog for; throws UsageError listing them otherwise. */
@@ -201,7 +261,9 @@ function validateRegion(region: string | undefined): void {
 /** `--cluster` without --diff reads the cluster, not files: no paths. */
 function validateAudit(positionals: readonly string[]): readonly string[] {
   if (positionals.length > 0) {
-    throw new UsageError("--cluster without --diff audits the cluster's stored objects: give no PATH (or --diff to preview a change)");
+    throw new UsageError(
+      "--cluster without --diff audits the cluster's stored objects: give no PATH (or --diff to preview a change)",
+    );
   }
   return [];
 }
@@ -212,23 +274,34 @@ function validate(values: Values, positionals: readonly string[]): readonly stri
     throw new UsageError("--karpenter-version and --karpenter-crds both name the Karpenter API: give one");
   }
   validateRegion(values.region);
-  if (values.explain && values.format !== "text" && values.format !== "json") throw new UsageError(`--explain works with --format text or json, not "${values.format}"`);
+  if (values.explain && values.format !== "text" && values.format !== "json")
+    throw new UsageError(`--explain works with --format text or json, not "${values.format}"`);
   if (values.diff !== undefined) {
     validateDiff(values, positionals);
     return positionals.length === 0 ? ["."] : positionals;
   }
-  if (values.kubeconfig !== undefined && !values.cluster) throw new UsageError("--kubeconfig works with --cluster only");
+  if (values.kubeconfig !== undefined && !values.cluster)
+    throw new UsageError("--kubeconfig works with --cluster only");
   if (values.cluster) return validateAudit(positionals);
   if (positionals.length === 0) throw new UsageError("no input: name files, directories or - for standard input");
   return positionals;
 }
 
 /** With --diff: the drift preview section (its module, and the operator's core, loaded only then). */
-async function previewSection(values: Values, paths: readonly string[], sources: readonly SourceObject[]): Promise<Report["driftPreview"]> {
+async function previewSection(
+  values: Values,
+  paths: readonly string[],
+  sources: readonly SourceObject[],
+): Promise<Report["driftPreview"]> {
   if (values.diff === undefined) return undefined;
   const { driftPreviewSection } = await import("./diff/drift-preview.ts");
   const checked = { paths, files: [...new Set(sources.map((s) => s.file))] };
-  return driftPreviewSection(sources, checked, { base: values.diff, cluster: values.cluster, kubeconfig: values.kubeconfig, now: new Date() });
+  return driftPreviewSection(sources, checked, {
+    base: values.diff,
+    cluster: values.cluster,
+    kubeconfig: values.kubeconfig,
+    now: new Date(),
+  });
 }
 
 async function check(args: readonly string[], io: CliIo): Promise<number> {
@@ -238,21 +311,29 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
     return ExitCode.ok;
   }
   const reporter = reporters[values.format];
-  if (reporter === undefined) throw new UsageError(`unknown --format "${values.format}" (one of ${formatNames.join(", ")})`);
+  if (reporter === undefined)
+    throw new UsageError(`unknown --format "${values.format}" (one of ${formatNames.join(", ")})`);
   const paths = validate(values, positionals);
   const api = await selectKarpenterApi({
-    version: values["karpenter-version"], crds: values["karpenter-crds"], cluster: values.cluster, kubeconfig: values.kubeconfig, warn: io.stderr,
+    version: values["karpenter-version"],
+    crds: values["karpenter-crds"],
+    cluster: values.cluster,
+    kubeconfig: values.kubeconfig,
+    warn: io.stderr,
   });
   const engine = await loadEngine({ policyConfigFile: values["policy-config"], api, region: values.region });
   const audit = values.cluster && values.diff === undefined;
   const cluster = audit ? await readClusterSources(values.kubeconfig) : undefined;
-  const { objects: sources, skipped: skippedFiles } = cluster === undefined
-    ? await readManifests(paths, io.readStdin)
-    : { objects: cluster.sources, skipped: [] };
+  const { objects: sources, skipped: skippedFiles } =
+    cluster === undefined ? await readManifests(paths, io.readStdin) : { objects: cluster.sources, skipped: [] };
   const driftPreview = await previewSection(values, paths, sources);
   const results = evaluateAll(engine, classify(engine, sources), values.explain);
   const report: Report = {
-    results, skipped: sources.length - results.length, files: new Set(sources.map((s) => s.file)).size, driftPreview, skippedFiles,
+    results,
+    skipped: sources.length - results.length,
+    files: new Set(sources.map((s) => s.file)).size,
+    driftPreview,
+    skippedFiles,
     ...(cluster === undefined ? {} : { cluster: clusterNote(cluster, engine) }),
   };
   const color = values["no-color"] === true ? false : (values.color ?? io.isTty);

@@ -14,16 +14,33 @@ const root = path.resolve(import.meta.dirname, "../..");
 function capture(): { io: CliIo; out: () => string; err: () => string } {
   let out = "";
   let err = "";
-  const io: CliIo = { stdout: (t) => { out += t; }, stderr: (t) => { err += t; }, isTty: false, readStdin: async () => "" };
+  const io: CliIo = {
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: (t) => {
+      err += t;
+    },
+    isTty: false,
+    readStdin: async () => "",
+  };
   return { io, out: () => out, err: () => err };
 }
 
 interface JsonReport {
-  results: Array<{ file: string; kind: string; name: string; allowed: boolean; violations: Array<{ policy: string; path: string; message: string; line: number }> }>;
+  results: Array<{
+    file: string;
+    kind: string;
+    name: string;
+    allowed: boolean;
+    violations: Array<{ policy: string; path: string; message: string; line: number }>;
+  }>;
   skippedFiles?: Array<{ file: string; reason: string }>;
 }
 
-async function checkJson(args: readonly string[]): Promise<{ code: number; report: JsonReport | undefined; err: string }> {
+async function checkJson(
+  args: readonly string[],
+): Promise<{ code: number; report: JsonReport | undefined; err: string }> {
   const c = capture();
   const code = await run(["check", "--format", "json", ...args], c.io);
   return { code, report: c.out() === "" ? undefined : (JSON.parse(c.out()) as JsonReport), err: c.err() };
@@ -57,7 +74,9 @@ const HELM_TEMPLATE = /Helm or Go template/;
 
 void describe("kerf check skips files that are not Kubernetes YAML, with a notice", () => {
   let dir = "";
-  before(() => { dir = mkdtempSync(path.join(os.tmpdir(), "kerf-ci-edges-")); });
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "kerf-ci-edges-"));
+  });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   // Each case: the file written beside a valid NodePool and EC2NodeClass, whether it is named on the command line
@@ -73,7 +92,7 @@ void describe("kerf check skips files that are not Kubernetes YAML, with a notic
     {
       name: "a Go template elsewhere that does not parse as YAML",
       file: "deploy/pool.yaml",
-      text: "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: bad\n  labels:\n    {{- include \"labels\" . | nindent 4 }}\n",
+      text: 'apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: bad\n  labels:\n    {{- include "labels" . | nindent 4 }}\n',
       reason: HELM_TEMPLATE,
     },
     {
@@ -113,7 +132,13 @@ void describe("kerf check skips files that are not Kubernetes YAML, with a notic
       const args = c.named === true ? [path.join(caseDir, "pool.yaml"), path.join(caseDir, c.file)] : [caseDir];
       const { code, report, err } = await checkJson(args);
       assert.equal(code, 0, err);
-      assert.deepEqual(report?.results.map((r) => [r.kind, r.name, r.allowed]), [["NodePool", "general", true], ["EC2NodeClass", "default", true]]);
+      assert.deepEqual(
+        report?.results.map((r) => [r.kind, r.name, r.allowed]),
+        [
+          ["NodePool", "general", true],
+          ["EC2NodeClass", "default", true],
+        ],
+      );
       const expected = path.join(caseDir, c.skippedAs ?? c.file);
       const skipped = report?.skippedFiles?.find((s) => s.file === expected);
       assert.ok(skipped !== undefined, `${expected} among ${JSON.stringify(report?.skippedFiles)}`);
@@ -129,19 +154,28 @@ void describe("kerf check skips files that are not Kubernetes YAML, with a notic
     const c = capture();
     assert.equal(await run(["check", caseDir], c.io), 0, c.err());
     assert.match(c.out(), /templates\/a\.yaml: notice skipped: a Helm or Go template/);
-    assert.match(c.out(), /2 Karpenter objects checked in 1 file, 1 file skipped \(not Kubernetes YAML\): nothing denied/);
+    assert.match(
+      c.out(),
+      /2 Karpenter objects checked in 1 file, 1 file skipped \(not Kubernetes YAML\): nothing denied/,
+    );
   });
 
   void it("keeps exit 2 for a manifest that does not parse, and exit 1 for a denied object beside a template", async () => {
     const caseDir = mkdtempSync(path.join(dir, "errors-"));
-    writeFileSync(path.join(caseDir, "broken.yaml"), "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: [x\n");
+    writeFileSync(
+      path.join(caseDir, "broken.yaml"),
+      "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: [x\n",
+    );
     const broken = capture();
     assert.equal(await run(["check", caseDir], broken.io), 2);
     assert.match(broken.err(), /broken\.yaml:\d+:\d+/);
     rmSync(path.join(caseDir, "broken.yaml"));
     mkdirSync(path.join(caseDir, "templates"));
     writeFileSync(path.join(caseDir, "templates", "t.yaml"), "name: {{ .Values.name }}\n");
-    writeFileSync(path.join(caseDir, "pool.yaml"), `${pool("heavy").replace("spec:\n  template", "spec:\n  weight: 200\n  template")}---\n${nodeClass}`);
+    writeFileSync(
+      path.join(caseDir, "pool.yaml"),
+      `${pool("heavy").replace("spec:\n  template", "spec:\n  weight: 200\n  template")}---\n${nodeClass}`,
+    );
     const { code, report } = await checkJson([caseDir]);
     assert.equal(code, 1);
     assert.equal(report?.results.find((r) => r.name === "heavy")?.allowed, false);
@@ -160,23 +194,70 @@ void describe("kerf check skips files that are not Kubernetes YAML, with a notic
 
 void describe("kerf check denies near misses of Karpenter's kinds and retired versions, with a hint", () => {
   let dir = "";
-  before(() => { dir = mkdtempSync(path.join(os.tmpdir(), "kerf-near-miss-")); });
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "kerf-near-miss-"));
+  });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   const cases: Array<{ apiVersion: string; kind: string; path: "apiVersion" | "kind"; hint: RegExp }> = [
-    { apiVersion: "karpenter.sh/v1", kind: "Nodepool", path: "kind", hint: /did you mean apiVersion: karpenter\.sh\/v1, kind: NodePool\?/ },
+    {
+      apiVersion: "karpenter.sh/v1",
+      kind: "Nodepool",
+      path: "kind",
+      hint: /did you mean apiVersion: karpenter\.sh\/v1, kind: NodePool\?/,
+    },
     { apiVersion: "karpenter.sh/v1", kind: "nodepool", path: "kind", hint: /kind: NodePool\?/ },
     { apiVersion: "karpenter.sh/v1", kind: "NodePools", path: "kind", hint: /kind: NodePool\?/ },
     { apiVersion: "karpenter.sh/v1", kind: "NodeClam", path: "kind", hint: /kind: NodeClaim\?/ },
-    { apiVersion: "karpenter.k8s.aws/v1", kind: "Ec2NodeClass", path: "kind", hint: /karpenter\.k8s\.aws\/v1, kind: EC2NodeClass\?/ },
+    {
+      apiVersion: "karpenter.k8s.aws/v1",
+      kind: "Ec2NodeClass",
+      path: "kind",
+      hint: /karpenter\.k8s\.aws\/v1, kind: EC2NodeClass\?/,
+    },
     { apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClas", path: "kind", hint: /kind: EC2NodeClass\?/ },
-    { apiVersion: "karpenter.k8s.aws/v1", kind: "NodePool", path: "apiVersion", hint: /NodePool is not served as karpenter\.k8s\.aws\/v1: write apiVersion: karpenter\.sh\/v1/ },
-    { apiVersion: "karpenter.sh/v1", kind: "EC2NodeClass", path: "apiVersion", hint: /write apiVersion: karpenter\.k8s\.aws\/v1, kind: EC2NodeClass/ },
-    { apiVersion: "karpenter.sh/v1beta1", kind: "NodePool", path: "apiVersion", hint: /Karpenter 1\.1 stopped serving karpenter\.sh\/v1beta1.*write apiVersion: karpenter\.sh\/v1, kind: NodePool/ },
-    { apiVersion: "karpenter.sh/v1beta1", kind: "NodeClaim", path: "apiVersion", hint: /write apiVersion: karpenter\.sh\/v1, kind: NodeClaim/ },
-    { apiVersion: "karpenter.k8s.aws/v1beta1", kind: "EC2NodeClass", path: "apiVersion", hint: /stopped serving karpenter\.k8s\.aws\/v1beta1.*kind: EC2NodeClass/ },
-    { apiVersion: "karpenter.sh/v1alpha5", kind: "Provisioner", path: "apiVersion", hint: /v0\.33 stopped serving karpenter\.sh\/v1alpha5.*kind: NodePool/ },
-    { apiVersion: "karpenter.k8s.aws/v1alpha1", kind: "AWSNodeTemplate", path: "apiVersion", hint: /AWSNodeTemplate became EC2NodeClass.*kind: EC2NodeClass/ },
+    {
+      apiVersion: "karpenter.k8s.aws/v1",
+      kind: "NodePool",
+      path: "apiVersion",
+      hint: /NodePool is not served as karpenter\.k8s\.aws\/v1: write apiVersion: karpenter\.sh\/v1/,
+    },
+    {
+      apiVersion: "karpenter.sh/v1",
+      kind: "EC2NodeClass",
+      path: "apiVersion",
+      hint: /write apiVersion: karpenter\.k8s\.aws\/v1, kind: EC2NodeClass/,
+    },
+    {
+      apiVersion: "karpenter.sh/v1beta1",
+      kind: "NodePool",
+      path: "apiVersion",
+      hint: /Karpenter 1\.1 stopped serving karpenter\.sh\/v1beta1.*write apiVersion: karpenter\.sh\/v1, kind: NodePool/,
+    },
+    {
+      apiVersion: "karpenter.sh/v1beta1",
+      kind: "NodeClaim",
+      path: "apiVersion",
+      hint: /write apiVersion: karpenter\.sh\/v1, kind: NodeClaim/,
+    },
+    {
+      apiVersion: "karpenter.k8s.aws/v1beta1",
+      kind: "EC2NodeClass",
+      path: "apiVersion",
+      hint: /stopped serving karpenter\.k8s\.aws\/v1beta1.*kind: EC2NodeClass/,
+    },
+    {
+      apiVersion: "karpenter.sh/v1alpha5",
+      kind: "Provisioner",
+      path: "apiVersion",
+      hint: /v0\.33 stopped serving karpenter\.sh\/v1alpha5.*kind: NodePool/,
+    },
+    {
+      apiVersion: "karpenter.k8s.aws/v1alpha1",
+      kind: "AWSNodeTemplate",
+      path: "apiVersion",
+      hint: /AWSNodeTemplate became EC2NodeClass.*kind: EC2NodeClass/,
+    },
   ];
 
   for (const c of cases) {
@@ -188,15 +269,22 @@ void describe("kerf check denies near misses of Karpenter's kinds and retired ve
       const [result] = report?.results ?? [];
       assert.equal(result?.allowed, false);
       assert.equal(result?.name, "near");
-      assert.deepEqual(result?.violations.map((v) => [v.policy, v.path, v.line]), [["karpenter-kind", c.path, c.path === "apiVersion" ? 2 : 3]]);
+      assert.deepEqual(
+        result?.violations.map((v) => [v.policy, v.path, v.line]),
+        [["karpenter-kind", c.path, c.path === "apiVersion" ? 2 : 3]],
+      );
       assert.match(result?.violations[0]?.message ?? "", c.hint);
     });
   }
 
   void it("checks a NodeOverlay (karpenter.sh/v1alpha1) and still skips other groups' kinds", async () => {
     const file = path.join(dir, "others.yaml");
-    const overlay = "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: o}\nspec: {requirements: []}\n";
-    writeFileSync(file, `${overlay}---\napiVersion: example.com/v1\nkind: Nodepool\nmetadata: {name: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n`);
+    const overlay =
+      "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: o}\nspec: {requirements: []}\n";
+    writeFileSync(
+      file,
+      `${overlay}---\napiVersion: example.com/v1\nkind: Nodepool\nmetadata: {name: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n`,
+    );
     const c = capture();
     assert.equal(await run(["check", file], c.io), 0, c.err());
     assert.match(c.out(), /1 Karpenter object checked in 1 file, 2 other objects skipped: nothing denied/);
@@ -212,26 +300,45 @@ void describe("kerf simulate reads several -f and directories", () => {
     mkdirSync(path.join(dir, "scenario"));
     writeFileSync(path.join(dir, "scenario", "nodepool.yaml"), `${poolDoc ?? ""}---\n${classDoc ?? ""}`);
     writeFileSync(path.join(dir, "scenario", "workload.yaml"), deploymentDoc ?? "");
-    writeFileSync(path.join(dir, "scenario", "notes.txt"), "not read: a directory contributes its .yaml/.yml/.json files\n");
+    writeFileSync(
+      path.join(dir, "scenario", "notes.txt"),
+      "not read: a directory contributes its .yaml/.yml/.json files\n",
+    );
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function planOf(args: readonly string[]): Promise<{ code: number; nodeClaims: Array<{ instanceType: string; pods: string[] }>; err: string }> {
+  async function planOf(
+    args: readonly string[],
+  ): Promise<{ code: number; nodeClaims: Array<{ instanceType: string; pods: string[] }>; err: string }> {
     const c = capture();
     const code = await run(["simulate", "--format", "json", ...args], c.io);
-    const nodeClaims = code === 0 ? (JSON.parse(c.out()) as { nodeClaims: Array<{ instanceType: string; pods: string[] }> }).nodeClaims : [];
+    const nodeClaims =
+      code === 0
+        ? (JSON.parse(c.out()) as { nodeClaims: Array<{ instanceType: string; pods: string[] }> }).nodeClaims
+        : [];
     return { code, nodeClaims, err: c.err() };
   }
 
   const cases = [
-    { name: "two -f files as one scenario", args: (d: string) => ["-f", path.join(d, "scenario", "nodepool.yaml"), "-f", path.join(d, "scenario", "workload.yaml")] },
+    {
+      name: "two -f files as one scenario",
+      args: (d: string) => [
+        "-f",
+        path.join(d, "scenario", "nodepool.yaml"),
+        "-f",
+        path.join(d, "scenario", "workload.yaml"),
+      ],
+    },
     { name: "a directory given to -f", args: (d: string) => ["-f", path.join(d, "scenario")] },
   ];
   for (const c of cases) {
     void it(`plans the workshop's m5.large from ${c.name}`, async () => {
       const { code, nodeClaims, err } = await planOf(c.args(dir));
       assert.equal(code, 0, err);
-      assert.deepEqual(nodeClaims.map((n) => [n.instanceType, n.pods.length]), [["m5.large", 5]]);
+      assert.deepEqual(
+        nodeClaims.map((n) => [n.instanceType, n.pods.length]),
+        [["m5.large", 5]],
+      );
     });
   }
 

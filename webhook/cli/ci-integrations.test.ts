@@ -53,7 +53,12 @@ function expand(text: string, inputs: Record<string, string>, outputs: ActionRun
 }
 
 function readOutputs(file: string): Record<string, string> {
-  return Object.fromEntries(readFileSync(file, "utf8").split("\n").filter((l) => l.includes("=")).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+  return Object.fromEntries(
+    readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l.includes("="))
+      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+  );
 }
 
 /**
@@ -73,10 +78,22 @@ function runAction(inputs: Record<string, string>): ActionRun {
       const outputFile = path.join(temp, `output-${index}`);
       writeFileSync(script, step.run);
       writeFileSync(outputFile, "");
-      const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, inputs, outputs)]));
+      const stepEnv = Object.fromEntries(
+        Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, inputs, outputs)]),
+      );
       const cwd = step["working-directory"] === undefined ? root : expand(step["working-directory"], inputs, outputs);
-      const env = { ...process.env, ...stepEnv, GITHUB_OUTPUT: outputFile, GITHUB_ACTION_PATH: root, GITHUB_WORKSPACE: root };
-      const result = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], { cwd, env, encoding: "utf8" });
+      const env = {
+        ...process.env,
+        ...stepEnv,
+        GITHUB_OUTPUT: outputFile,
+        GITHUB_ACTION_PATH: root,
+        GITHUB_WORKSPACE: root,
+      };
+      const result = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], {
+        cwd,
+        env,
+        encoding: "utf8",
+      });
       stdout += result.stdout;
       stderr += result.stderr;
       if (step.id !== undefined) outputs[step.id] = readOutputs(outputFile);
@@ -92,7 +109,8 @@ void describe("GitHub Action (action.yml)", () => {
   void it("is a composite action whose run steps take inputs through the environment only", () => {
     assert.equal(action.runs.using, "composite");
     for (const step of action.runs.steps) {
-      if (step.run !== undefined) assert.doesNotMatch(step.run, /\$\{\{/, "inputs spliced into a script allow injection");
+      if (step.run !== undefined)
+        assert.doesNotMatch(step.run, /\$\{\{/, "inputs spliced into a script allow injection");
     }
     assert.equal(action.outputs["exit-code"]?.value, "${{ steps.check.outputs.exit-code }}");
   });
@@ -118,8 +136,14 @@ void describe("GitHub Action (action.yml)", () => {
   void it("fails on broken manifests with one ::error annotation per denied finding at its file and line", () => {
     const run = runAction({ paths: `${broken}/spot-too-narrow.yaml\n${broken}/budget-six-field-cron.yaml` });
     assert.equal(run.code, 1, run.stdout + run.stderr);
-    assert.match(run.stdout, /^::error file=manifests\/examples\/broken\/spot-too-narrow\.yaml,line=33,col=\d+,title=kerf spot-diversity::NodePool\/narrow-spot /m);
-    assert.match(run.stdout, /^::error file=manifests\/examples\/broken\/budget-six-field-cron\.yaml,line=\d+,col=\d+,title=kerf /m);
+    assert.match(
+      run.stdout,
+      /^::error file=manifests\/examples\/broken\/spot-too-narrow\.yaml,line=33,col=\d+,title=kerf spot-diversity::NodePool\/narrow-spot /m,
+    );
+    assert.match(
+      run.stdout,
+      /^::error file=manifests\/examples\/broken\/budget-six-field-cron\.yaml,line=\d+,col=\d+,title=kerf /m,
+    );
     assert.equal(run.outputs["check"]?.["exit-code"], "1");
   });
 
@@ -140,13 +164,34 @@ void describe("GitHub Action (action.yml)", () => {
     const temp = mkdtempSync(path.join(os.tmpdir(), "kerf-action-sarif-"));
     try {
       const sarifFile = path.join(temp, "kerf.sarif");
-      const run = runAction({ paths: `${broken}/spot-too-narrow.yaml`, "upload-sarif": "true", "sarif-file": sarifFile });
+      const run = runAction({
+        paths: `${broken}/spot-too-narrow.yaml`,
+        "upload-sarif": "true",
+        "sarif-file": sarifFile,
+      });
       assert.equal(run.code, 1);
-      const sarif = JSON.parse(readFileSync(sarifFile, "utf8")) as { version: string; runs: Array<{ results: Array<{ ruleId: string; level: string; locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }> }> }> };
+      const sarif = JSON.parse(readFileSync(sarifFile, "utf8")) as {
+        version: string;
+        runs: Array<{
+          results: Array<{
+            ruleId: string;
+            level: string;
+            locations: Array<{
+              physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } };
+            }>;
+          }>;
+        }>;
+      };
       assert.equal(sarif.version, "2.1.0");
       const result = sarif.runs[0]?.results.find((r) => r.ruleId === "spot-diversity");
       assert.equal(result?.level, "error");
-      assert.deepEqual([result?.locations[0]?.physicalLocation.artifactLocation.uri, result?.locations[0]?.physicalLocation.region.startLine], [`${broken}/spot-too-narrow.yaml`, 33]);
+      assert.deepEqual(
+        [
+          result?.locations[0]?.physicalLocation.artifactLocation.uri,
+          result?.locations[0]?.physicalLocation.region.startLine,
+        ],
+        [`${broken}/spot-too-narrow.yaml`, 33],
+      );
     } finally {
       rmSync(temp, { recursive: true, force: true });
     }
@@ -167,8 +212,10 @@ void describe("GitHub Action (action.yml)", () => {
   void it("passes the region input to kerf check: a zone of another region is denied", () => {
     const denied = runAction({ paths: "manifests/examples/production.yaml", region: "eu-west-1", format: "text" });
     assert.equal(denied.code, 1, denied.stdout + denied.stderr);
-    assert.match(denied.stdout,
-      /zone us-east-1a is in region us-east-1, but kerf checks against region eu-west-1 .*\[zone-region\]/);
+    assert.match(
+      denied.stdout,
+      /zone us-east-1a is in region us-east-1, but kerf checks against region eu-west-1 .*\[zone-region\]/,
+    );
     const allowed = runAction({ paths: "manifests/examples/production.yaml", region: "us-east-1", format: "text" });
     assert.equal(allowed.code, 0, allowed.stdout + allowed.stderr);
   });
@@ -210,8 +257,13 @@ void describe("pre-commit hook (.pre-commit-hooks.yaml)", () => {
 
   /** The staged files pre-commit would pass: `files` matched and `exclude` not, searched anywhere in the path. */
   function selected(): string[] {
-    const staged = git("diff", "--cached", "--name-only", "--diff-filter=ACMR").split("\n").filter((f) => f !== "");
-    return staged.filter((f) => new RegExp(hook?.files ?? "").test(f) && (hook?.exclude === undefined || !new RegExp(hook.exclude).test(f)));
+    const staged = git("diff", "--cached", "--name-only", "--diff-filter=ACMR")
+      .split("\n")
+      .filter((f) => f !== "");
+    return staged.filter(
+      (f) =>
+        new RegExp(hook?.files ?? "").test(f) && (hook?.exclude === undefined || !new RegExp(hook.exclude).test(f)),
+    );
   }
 
   /**
@@ -222,7 +274,11 @@ void describe("pre-commit hook (.pre-commit-hooks.yaml)", () => {
   function runHook(env: NodeJS.ProcessEnv = process.env): { code: number; out: string; files: string[] } {
     const files = selected();
     const [script, ...entryArgs] = (hook?.entry ?? "").split(" ");
-    const result = spawnSync(path.join(root, script!), [...entryArgs, ...(hook?.args ?? []), ...files], { cwd: repo, encoding: "utf8", env });
+    const result = spawnSync(path.join(root, script!), [...entryArgs, ...(hook?.args ?? []), ...files], {
+      cwd: repo,
+      encoding: "utf8",
+      env,
+    });
     return { code: result.status ?? -1, out: result.stdout + result.stderr, files };
   }
 
@@ -262,8 +318,13 @@ void describe("pre-commit hook (.pre-commit-hooks.yaml)", () => {
   void it("runs offline once installed: no registry, no proxy, nothing fetched", () => {
     const unreachable = "http://127.0.0.1:9/";
     const offline = {
-      ...process.env, npm_config_registry: unreachable, npm_config_offline: "true",
-      HTTP_PROXY: unreachable, HTTPS_PROXY: unreachable, http_proxy: unreachable, https_proxy: unreachable,
+      ...process.env,
+      npm_config_registry: unreachable,
+      npm_config_offline: "true",
+      HTTP_PROXY: unreachable,
+      HTTPS_PROXY: unreachable,
+      http_proxy: unreachable,
+      https_proxy: unreachable,
     };
     const run = runHook(offline);
     assert.equal(run.code, 1, run.out);
@@ -277,12 +338,25 @@ void describe("pre-commit hook (.pre-commit-hooks.yaml)", () => {
     try {
       mkdirSync(path.join(clone, "webhook", "cli"), { recursive: true });
       mkdirSync(path.join(clone, "bin"));
-      writeFileSync(path.join(clone, "webhook", "cli", "kerf.mjs"), readFileSync(path.join(root, "webhook", "cli", "kerf.mjs")));
-      writeFileSync(path.join(clone, "bin", "npm"), `#!/bin/sh\necho "$@" > "${path.join(clone, "npm-args")}"\nexit 1\n`, { mode: 0o755 });
+      writeFileSync(
+        path.join(clone, "webhook", "cli", "kerf.mjs"),
+        readFileSync(path.join(root, "webhook", "cli", "kerf.mjs")),
+      );
+      writeFileSync(
+        path.join(clone, "bin", "npm"),
+        `#!/bin/sh\necho "$@" > "${path.join(clone, "npm-args")}"\nexit 1\n`,
+        { mode: 0o755 },
+      );
       const env = { ...process.env, PATH: `${path.join(clone, "bin")}${path.delimiter}${process.env["PATH"] ?? ""}` };
-      const result = spawnSync(process.execPath, [path.join(clone, "webhook", "cli", "kerf.mjs"), "check", "x.yaml"], { env, encoding: "utf8" });
+      const result = spawnSync(process.execPath, [path.join(clone, "webhook", "cli", "kerf.mjs"), "check", "x.yaml"], {
+        env,
+        encoding: "utf8",
+      });
       assert.equal(result.status, 2);
-      assert.match(result.stderr, /first run needs the npm registry \(or npm's cache holding kerf's dependencies\); later runs work offline/);
+      assert.match(
+        result.stderr,
+        /first run needs the npm registry \(or npm's cache holding kerf's dependencies\); later runs work offline/,
+      );
       const args = readFileSync(path.join(clone, "npm-args"), "utf8").trim().split(" ");
       assert.deepEqual(args.slice(0, 3), ["ci", "--omit=dev", "--prefer-offline"]);
       // This Node is >= 22.19: the `node` package's Node 24 download is skipped.

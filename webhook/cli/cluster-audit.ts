@@ -34,7 +34,9 @@ export async function readClusterSources(kubeconfig: string | undefined): Promis
     stored = await listStoredObjects(kc);
   } catch (error) {
     const reason = causeText(error).split("\n")[0] ?? "";
-    throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading NodePools and EC2NodeClasses from ${server}: ${reason}`, { cause: error });
+    throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading NodePools and EC2NodeClasses from ${server}: ${reason}`, {
+      cause: error,
+    });
   }
   const sources = stored.flatMap((s) => {
     const name = (s.object["metadata"] as { name?: unknown } | undefined)?.name;

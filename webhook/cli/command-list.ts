@@ -9,9 +9,27 @@ function lazy(name: string, summary: string, load: () => Promise<Command["run"]>
   return { name, summary, run: async (args, io) => (await load())(args, io) };
 }
 
-registerCommand(lazy("check", "check NodePool/EC2NodeClass manifests (files, directories or -)", async () => (await import("./check.ts")).runCheck));
-registerCommand(lazy("webhook", "serve the validating/mutating admission webhook over HTTPS", async () => (await import("./webhook.ts")).runWebhook));
-registerCommand(lazy("simulate", "simulate scheduling of a scenario: which nodes would be launched, at what price", async () => (await import("./simulate.ts")).runSimulate));
+registerCommand(
+  lazy(
+    "check",
+    "check NodePool/EC2NodeClass manifests (files, directories or -)",
+    async () => (await import("./check.ts")).runCheck,
+  ),
+);
+registerCommand(
+  lazy(
+    "webhook",
+    "serve the validating/mutating admission webhook over HTTPS",
+    async () => (await import("./webhook.ts")).runWebhook,
+  ),
+);
+registerCommand(
+  lazy(
+    "simulate",
+    "simulate scheduling of a scenario: which nodes would be launched, at what price",
+    async () => (await import("./simulate.ts")).runSimulate,
+  ),
+);
 // The operator's module registers itself (it already defers its heavy imports); imported
 // last to keep the listing order.
 await import("../../operator/cli.ts");

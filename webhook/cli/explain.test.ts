@@ -13,14 +13,20 @@ function entry(name: string): { vcpu: number; onDemand: number; spot: number } {
   return { vcpu: e.vcpu, onDemand: e.onDemandPricePerHour, spot: e.spotPricePerHour };
 }
 
-function pool(types: string[], limits: Record<string, string> | undefined, extra: Array<Record<string, unknown>> = []): Record<string, unknown> {
+function pool(
+  types: string[],
+  limits: Record<string, string> | undefined,
+  extra: Array<Record<string, unknown>> = [],
+): Record<string, unknown> {
   return {
     apiVersion: "karpenter.sh/v1",
     kind: "NodePool",
     metadata: { name: "p" },
     spec: {
       ...(limits === undefined ? {} : { limits }),
-      template: { spec: { requirements: [{ key: "node.kubernetes.io/instance-type", operator: "In", values: types }, ...extra] } },
+      template: {
+        spec: { requirements: [{ key: "node.kubernetes.io/instance-type", operator: "In", values: types }, ...extra] },
+      },
     },
   };
 }
@@ -31,7 +37,8 @@ function explain(object: Record<string, unknown>): NodePoolExplanation {
   return e;
 }
 
-const close = (actual: number | undefined, expected: number): void => assert.ok(actual !== undefined && Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
+const close = (actual: number | undefined, expected: number): void =>
+  assert.ok(actual !== undefined && Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
 
 void describe("kerf check --explain", () => {
   void it("counts matching types per capacity type and names the cheapest and dearest with their prices", () => {
@@ -47,7 +54,10 @@ void describe("kerf check --explain", () => {
     const [m5, c5] = [entry("m5.large"), entry("c5.large")];
     const rate = Math.max(m5.onDemand / m5.vcpu, c5.onDemand / c5.vcpu);
     close(e.onDemand.worstCase?.pricePerHour, 10 * rate);
-    assert.deepEqual([e.onDemand.worstCase?.resource, e.onDemand.worstCase?.unit, e.onDemand.worstCase?.instanceType], ["cpu", "vCPU", "m5.large"]);
+    assert.deepEqual(
+      [e.onDemand.worstCase?.resource, e.onDemand.worstCase?.unit, e.onDemand.worstCase?.instanceType],
+      ["cpu", "vCPU", "m5.large"],
+    );
     close(e.onDemand.worstCase?.ratePerUnit, rate);
     close(e.spot.worstCase?.pricePerHour, 10 * Math.max(m5.spot / m5.vcpu, c5.spot / c5.vcpu));
   });
@@ -78,31 +88,54 @@ void describe("kerf check --explain", () => {
   void it("gives the allocatable range per node over the matching types", () => {
     const e = explain(pool(["m5.large", "m5.xlarge"], { cpu: "10" }));
     assert.ok(e.allocatable !== null);
-    assert.ok(e.allocatable.cpuCores.min < 2 && e.allocatable.cpuCores.max < 4 && e.allocatable.cpuCores.max > 3, JSON.stringify(e.allocatable));
+    assert.ok(
+      e.allocatable.cpuCores.min < 2 && e.allocatable.cpuCores.max < 4 && e.allocatable.cpuCores.max > 3,
+      JSON.stringify(e.allocatable),
+    );
     assert.ok(e.allocatable.memoryGiB.min < 8 && e.allocatable.memoryGiB.max > e.allocatable.memoryGiB.min);
   });
 
   void it("counts nothing for a capacity type the requirements exclude", () => {
-    const e = explain(pool(["m5.large"], { cpu: "10" }, [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] }]));
+    const e = explain(
+      pool(["m5.large"], { cpu: "10" }, [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] }]),
+    );
     assert.deepEqual(e.spot, { instanceTypes: 0, cheapest: null, dearest: null, worstCase: null });
     assert.equal(e.onDemand.instanceTypes, 1);
   });
 
   void it("is added to NodePool results of --format json and printed by text", async () => {
-    const text = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  limits: {cpu: \"10\", memory: 40Gi}\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}\n      requirements:\n        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}\n        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}\n";
+    const text =
+      'apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  limits: {cpu: "10", memory: 40Gi}\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}\n      requirements:\n        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}\n        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}\n';
     let out = "";
-    const io: CliIo = { stdout: (t) => { out += t; }, stderr: () => {}, isTty: false, readStdin: async () => text };
+    const io: CliIo = {
+      stdout: (t) => {
+        out += t;
+      },
+      stderr: () => {},
+      isTty: false,
+      readStdin: async () => text,
+    };
     assert.equal(await runCheck(["-", "--explain", "--format", "json"], io), 0);
     const report = JSON.parse(out) as { results: Array<{ explain?: NodePoolExplanation }> };
     assert.equal(report.results[0]?.explain?.onDemand.cheapest?.instanceType, "m5.large");
     out = "";
     assert.equal(await runCheck(["-", "--explain"], io), 0);
-    assert.match(out, /^ {2}on-demand: 1 types, cheapest m5\.large \$0\.0960\/h, dearest m5\.large \$0\.0960\/h; worst case under limits \$0\.4800\/h \(limit cpu=10 at \$0\.0480 per vCPU-hour on m5\.large\)$/m);
+    assert.match(
+      out,
+      /^ {2}on-demand: 1 types, cheapest m5\.large \$0\.0960\/h, dearest m5\.large \$0\.0960\/h; worst case under limits \$0\.4800\/h \(limit cpu=10 at \$0\.0480 per vCPU-hour on m5\.large\)$/m,
+    );
   });
 
   void it("refuses --explain with formats that cannot carry it", async () => {
     let err = "";
-    const io: CliIo = { stdout: () => {}, stderr: (t) => { err += t; }, isTty: false, readStdin: async () => "" };
+    const io: CliIo = {
+      stdout: () => {},
+      stderr: (t) => {
+        err += t;
+      },
+      isTty: false,
+      readStdin: async () => "",
+    };
     assert.equal(await runCheck(["-", "--explain", "--format", "sarif"], io), 2);
     assert.match(err, /--explain works with --format text or json/);
   });

@@ -91,7 +91,11 @@ function amountOn(type: InstanceType, resource: string): number {
 }
 
 /** The ceiling `limit` of `resource` sets on a pool of `priced` types, or undefined when it sets none. */
-function ceilingFor(resource: string, raw: unknown, priced: ReadonlyArray<{ type: InstanceType; price: number }>): CostCeiling | undefined {
+function ceilingFor(
+  resource: string,
+  raw: unknown,
+  priced: ReadonlyArray<{ type: InstanceType; price: number }>,
+): CostCeiling | undefined {
   if (tryParseQuantity(raw) === undefined) return undefined;
   const limit = resourceValue(resource, raw as string | number);
   let worst: { rate: number; type: InstanceType } | undefined;
@@ -104,7 +108,14 @@ function ceilingFor(resource: string, raw: unknown, priced: ReadonlyArray<{ type
   if (worst === undefined) return undefined;
   const { unit, perUnit } = unitOf(resource);
   const ratePerUnit = worst.rate * perUnit;
-  return { pricePerHour: limit * worst.rate, resource, limit: String(raw), ratePerUnit, unit, instanceType: worst.type.name };
+  return {
+    pricePerHour: limit * worst.rate,
+    resource,
+    limit: String(raw),
+    ratePerUnit,
+    unit,
+    instanceType: worst.type.name,
+  };
 }
 
 function explainCapacityType(
@@ -125,7 +136,8 @@ function explainCapacityType(
   let worstCase: CostCeiling | null = null;
   for (const [resource, raw] of Object.entries(limits)) {
     const ceiling = ceilingFor(resource, raw, priced);
-    if (ceiling !== undefined && (worstCase === null || ceiling.pricePerHour < worstCase.pricePerHour)) worstCase = ceiling;
+    if (ceiling !== undefined && (worstCase === null || ceiling.pricePerHour < worstCase.pricePerHour))
+      worstCase = ceiling;
   }
   return { instanceTypes: priced.length, cheapest, dearest, worstCase };
 }
@@ -185,8 +197,9 @@ export function explainNodePool(nodePool: unknown, catalog: Catalog): NodePoolEx
     instanceTypes: all.length,
     spot: prices?.spot === null ? withoutSpotPrices(spot) : spot,
     onDemand: per(CAPACITY_TYPES.onDemand),
-    allocatable: all.length === 0
-      ? null
-      : { cpuCores: range(all, "cpu", 1000), memoryGiB: range(all, "memory", GIB), pods: range(all, "pods") },
+    allocatable:
+      all.length === 0
+        ? null
+        : { cpuCores: range(all, "cpu", 1000), memoryGiB: range(all, "memory", GIB), pods: range(all, "pods") },
   };
 }

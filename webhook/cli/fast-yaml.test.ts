@@ -26,7 +26,11 @@ describe("the fast block-YAML path", () => {
       const text = readFileSync(path.join(root, file), "utf8");
       const fast = fastYamlDocuments(text);
       if (fast === undefined) continue;
-      assert.deepEqual(fast.map((d) => ({ value: d.value, line: d.line })), reference(text), file);
+      assert.deepEqual(
+        fast.map((d) => ({ value: d.value, line: d.line })),
+        reference(text),
+        file,
+      );
     }
   });
 
@@ -53,14 +57,25 @@ describe("the fast block-YAML path", () => {
   }
 
   it("keeps dates and yes/no as the YAML 1.2 core schema does (strings and strings)", () => {
-    assert.deepEqual(fastYamlDocuments("a: 2020-01-01\nb: yes\nc: 0o17\n")?.[0]?.value, { a: "2020-01-01", b: "yes", c: 15 });
+    assert.deepEqual(fastYamlDocuments("a: 2020-01-01\nb: yes\nc: 0o17\n")?.[0]?.value, {
+      a: "2020-01-01",
+      b: "yes",
+      c: 15,
+    });
   });
 
   it("leaves aliases of maps and lists to the source-mapped parser, which bounds their expansion", () => {
     for (const text of ["a: &x [1]\nb: *x\n", "a: &x {b: 1}\nc: [*x]\n", "a: &x {b: *x}\n", "a: {b: *x}\n"]) {
       assert.equal(fastYamlDocuments(text), undefined, text);
     }
-    assert.deepEqual(fastYamlDocuments("- &x 1\n- *x\n")?.map((d) => d.value), [[1, 1]], "an alias of a scalar cannot multiply");
-    assert.deepEqual(fastYamlDocuments("rule: \"self.a && self.b\"\n")?.map((d) => d.value), [{ rule: "self.a && self.b" }]);
+    assert.deepEqual(
+      fastYamlDocuments("- &x 1\n- *x\n")?.map((d) => d.value),
+      [[1, 1]],
+      "an alias of a scalar cannot multiply",
+    );
+    assert.deepEqual(
+      fastYamlDocuments('rule: "self.a && self.b"\n')?.map((d) => d.value),
+      [{ rule: "self.a && self.b" }],
+    );
   });
 });

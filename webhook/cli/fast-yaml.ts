@@ -61,7 +61,12 @@ export function fastYamlDocuments(text: string): FastDocument[] | undefined {
 }
 
 function isList(value: unknown): boolean {
-  return typeof value === "object" && value !== null && typeof (value as { kind?: unknown }).kind === "string" && ((value as { kind: string }).kind.endsWith("List"));
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { kind?: unknown }).kind === "string" &&
+    (value as { kind: string }).kind.endsWith("List")
+  );
 }
 
 /**

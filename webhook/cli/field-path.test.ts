@@ -5,7 +5,10 @@ import { parseFieldPath } from "./field-path.ts";
 void describe("parseFieldPath", () => {
   const cases: Array<[string, Array<string | number>]> = [
     ["spec.disruption.budgets[1].schedule", ["spec", "disruption", "budgets", 1, "schedule"]],
-    ['spec.template.metadata.labels["karpenter.sh/nodepool"]', ["spec", "template", "metadata", "labels", "karpenter.sh/nodepool"]],
+    [
+      'spec.template.metadata.labels["karpenter.sh/nodepool"]',
+      ["spec", "template", "metadata", "labels", "karpenter.sh/nodepool"],
+    ],
     ["spec.tags['kubernetes.io/cluster/x']", ["spec", "tags", "kubernetes.io/cluster/x"]],
     [".spec.template", ["spec", "template"]],
     ["/spec/template/spec/requirements/0/key", ["spec", "template", "spec", "requirements", 0, "key"]],

@@ -21,13 +21,19 @@ void describe("kerf check inputs", () => {
 
   void it("walks directories recursively, keeping only .yaml, .yml and .json files in sorted order", async () => {
     const files = await expandPaths([dir]);
-    assert.deepEqual(files.map((f) => path.relative(dir, f)), ["a.yml", "b.yaml", path.join("nested", "c.json"), path.join("nested", "deeper", "d.YAML")]);
+    assert.deepEqual(
+      files.map((f) => path.relative(dir, f)),
+      ["a.yml", "b.yaml", path.join("nested", "c.json"), path.join("nested", "deeper", "d.YAML")],
+    );
   });
 
   void it("skips what the walked directory's .kerfignore lists, but not a path named explicitly", async () => {
     writeFileSync(path.join(dir, ".kerfignore"), "# broken on purpose\nnested/deeper/\nb.yaml\n");
     try {
-      assert.deepEqual((await expandPaths([dir])).map((f) => path.relative(dir, f)), ["a.yml", path.join("nested", "c.json")]);
+      assert.deepEqual(
+        (await expandPaths([dir])).map((f) => path.relative(dir, f)),
+        ["a.yml", path.join("nested", "c.json")],
+      );
       assert.equal((await expandPaths([path.join(dir, "nested", "deeper")])).length, 1);
     } finally {
       rmSync(path.join(dir, ".kerfignore"));
@@ -41,7 +47,10 @@ void describe("kerf check inputs", () => {
 
   void it("reads every document of every file", async () => {
     const objects = await readInputs([dir], async () => "");
-    assert.deepEqual(objects.map((o) => (o.value as { kind: string }).kind), ["A", "B", "B2", "C", "D"]);
+    assert.deepEqual(
+      objects.map((o) => (o.value as { kind: string }).kind),
+      ["A", "B", "B2", "C", "D"],
+    );
   });
 
   void it("reads standard input for -", async () => {
@@ -50,7 +59,12 @@ void describe("kerf check inputs", () => {
   });
 
   void it("names a missing file in a coded error", async () => {
-    await assert.rejects(readInputs([path.join(dir, "missing.yaml")], async () => ""), (error: unknown) =>
-      isKerfError(error) && error.code === "KERF_ERR_INPUT_UNREADABLE" && error.message.endsWith("missing.yaml: no such file or directory"));
+    await assert.rejects(
+      readInputs([path.join(dir, "missing.yaml")], async () => ""),
+      (error: unknown) =>
+        isKerfError(error) &&
+        error.code === "KERF_ERR_INPUT_UNREADABLE" &&
+        error.message.endsWith("missing.yaml: no such file or directory"),
+    );
   });
 });

@@ -31,7 +31,8 @@ export interface Manifests {
   readonly skipped: SkippedFile[];
 }
 
-const TEMPLATE_REASON = "a Helm or Go template ({{ … }}), not YAML until rendered: check the rendered output " +
+const TEMPLATE_REASON =
+  "a Helm or Go template ({{ … }}), not YAML until rendered: check the rendered output " +
   "(e.g. `helm template CHART | kerf check -`)";
 const NO_OBJECT_REASON = "no Kubernetes object (no document has apiVersion and kind)";
 
@@ -50,7 +51,9 @@ export async function readInputs(paths: readonly string[], readStdin: () => Prom
  * and node_modules folders. Any other unreadable or unparseable file throws KerfError, as before.
  */
 export async function readManifests(
-  paths: readonly string[], readStdin: () => Promise<string>, options: { readonly keepObjectless?: boolean } = {},
+  paths: readonly string[],
+  readStdin: () => Promise<string>,
+  options: { readonly keepObjectless?: boolean } = {},
 ): Promise<Manifests> {
   const { files, pruned } = await walkPaths(paths);
   const texts = await readAll(files, readStdin);
@@ -96,11 +99,19 @@ function parseOrSkip(file: string, text: string, keepObjectless: boolean): { obj
 
 function isKubernetesObject(value: unknown): boolean {
   const object = value as { apiVersion?: unknown; kind?: unknown } | null;
-  return typeof object === "object" && object !== null && typeof object.apiVersion === "string" && typeof object.kind === "string";
+  return (
+    typeof object === "object" &&
+    object !== null &&
+    typeof object.apiVersion === "string" &&
+    typeof object.kind === "string"
+  );
 }
 
 /** Reads every file (READ_CONCURRENCY at a time, not one round trip after another); results in input order. */
-async function readAll(files: readonly string[], readStdin: () => Promise<string>): Promise<PromiseSettledResult<string>[]> {
+async function readAll(
+  files: readonly string[],
+  readStdin: () => Promise<string>,
+): Promise<PromiseSettledResult<string>[]> {
   const results: PromiseSettledResult<string>[] = new Array(files.length);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -152,8 +163,15 @@ async function ignoredUnder(dir: string): Promise<(relative: string) => boolean>
   } catch {
     return () => false;
   }
-  const entries = text.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#")).map((l) => l.replace(/^\.\//, ""));
-  return (relative) => entries.some((e) => (e.endsWith("/") ? `${relative}/`.startsWith(e) : relative === e || relative.startsWith(`${e}/`)));
+  const entries = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"))
+    .map((l) => l.replace(/^\.\//, ""));
+  return (relative) =>
+    entries.some((e) =>
+      e.endsWith("/") ? `${relative}/`.startsWith(e) : relative === e || relative.startsWith(`${e}/`),
+    );
 }
 
 async function manifestFilesUnder(dir: string): Promise<{ files: string[]; pruned: SkippedFile[] }> {
@@ -167,7 +185,10 @@ async function manifestFilesUnder(dir: string): Promise<{ files: string[]; prune
     try {
       entries = await readdir(folder, { withFileTypes: true });
     } catch (error) {
-      throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading directory ${folder}: ${causeText(error)}`, { cause: error, location: { file: folder } });
+      throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading directory ${folder}: ${causeText(error)}`, {
+        cause: error,
+        location: { file: folder },
+      });
     }
     for (const e of entries) {
       const full = path.join(folder, e.name);
@@ -181,7 +202,11 @@ async function manifestFilesUnder(dir: string): Promise<{ files: string[]; prune
 /** Where a walked entry goes: a manifest file, a folder to walk, a pruned folder, or nowhere. */
 function sortEntry(e: Dirent, full: string, into: { files: string[]; pruned: SkippedFile[]; pending: string[] }): void {
   if (e.isDirectory() && PRUNED_DIRECTORIES.has(e.name)) {
-    if (e.name === "node_modules") into.pruned.push({ file: `${full}${path.sep}`, reason: "dependencies (node_modules), not the repository's manifests" });
+    if (e.name === "node_modules")
+      into.pruned.push({
+        file: `${full}${path.sep}`,
+        reason: "dependencies (node_modules), not the repository's manifests",
+      });
   } else if (e.isDirectory()) {
     into.pending.push(full);
   } else if (e.isFile() && manifestExtensions.has(path.extname(e.name).toLowerCase())) {
@@ -193,7 +218,10 @@ async function statPath(file: string): Promise<Awaited<ReturnType<typeof stat>>>
   try {
     return await stat(file);
   } catch (error) {
-    throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading ${file}: ${reason(error)}`, { cause: error, location: { file } });
+    throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading ${file}: ${reason(error)}`, {
+      cause: error,
+      location: { file },
+    });
   }
 }
 
@@ -201,7 +229,10 @@ async function readText(file: string): Promise<string> {
   try {
     return await readFile(file, "utf8");
   } catch (error) {
-    throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading ${file}: ${reason(error)}`, { cause: error, location: { file } });
+    throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading ${file}: ${reason(error)}`, {
+      cause: error,
+      location: { file },
+    });
   }
 }
 

@@ -10,12 +10,25 @@ import { CRD_CONTRACT_VERSION } from "../../policies/api/crds.ts";
 import { BUNDLED_KARPENTER_VERSIONS } from "../../policies/api/releases/index.ts";
 
 const crdDir = path.resolve(import.meta.dirname, "..", "..", "manifests", "crds");
-const crdFiles = ["karpenter.sh_nodepools.yaml", "karpenter.sh_nodeclaims.yaml", "karpenter.k8s.aws_ec2nodeclasses.yaml"];
+const crdFiles = [
+  "karpenter.sh_nodepools.yaml",
+  "karpenter.sh_nodeclaims.yaml",
+  "karpenter.k8s.aws_ec2nodeclasses.yaml",
+];
 
 async function kerfCheck(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
-  const io: CliIo = { stdout: (t) => { out += t; }, stderr: (t) => { err += t; }, isTty: false, readStdin: async () => "" };
+  const io: CliIo = {
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: (t) => {
+      err += t;
+    },
+    isTty: false,
+    readStdin: async () => "",
+  };
   const code = await runCheck(args, io);
   return { code, out, err };
 }
@@ -52,7 +65,10 @@ void describe("kerf check --karpenter-version and --karpenter-crds", () => {
     void it(`rejects ${version} as a usage error listing the bundled releases, without a stack trace`, async () => {
       const { code, err } = await kerfCheck(["--karpenter-version", version, manifest]);
       assert.equal(code, 2);
-      assert.equal(err.split("\n")[0], `kerf check: selecting Karpenter API "${version}": not bundled (bundled: ${BUNDLED_KARPENTER_VERSIONS.join(", ")})`);
+      assert.equal(
+        err.split("\n")[0],
+        `kerf check: selecting Karpenter API "${version}": not bundled (bundled: ${BUNDLED_KARPENTER_VERSIONS.join(", ")})`,
+      );
       assert.doesNotMatch(err, /\n\s+at /);
     });
   }
@@ -66,7 +82,10 @@ void describe("kerf check --karpenter-version and --karpenter-crds", () => {
   void it("reads a folder of CRDs, and a `kubectl get crd … -o yaml` List of them, as one cluster API", async () => {
     const list = path.join(dir, "list.yaml");
     const items = crdFiles.map((f) => readFileSync(path.join(crdDir, f), "utf8").replace(/^#.*\n---\n/, ""));
-    writeFileSync(list, `apiVersion: v1\nkind: List\nitems:\n${items.map((i) => `- ${i.trimEnd().replaceAll("\n", "\n  ")}`).join("\n")}\n`);
+    writeFileSync(
+      list,
+      `apiVersion: v1\nkind: List\nitems:\n${items.map((i) => `- ${i.trimEnd().replaceAll("\n", "\n  ")}`).join("\n")}\n`,
+    );
     for (const source of [crdDir, list]) {
       const api = await readKarpenterCrds(source);
       assert.equal(api.source, "cluster");
@@ -84,35 +103,71 @@ void describe("kerf check --karpenter-version and --karpenter-crds", () => {
     writeFileSync(path.join(partial, crdFiles[0]!), readFileSync(path.join(crdDir, crdFiles[0]!)));
     const { code, err } = await kerfCheck(["--karpenter-crds", partial, manifest]);
     assert.equal(code, 2);
-    assert.equal(err, `kerf check: reading Karpenter CRDs from ${partial}: no CRD nodeclaims.karpenter.sh; no CRD ec2nodeclasses.karpenter.k8s.aws\n`);
+    assert.equal(
+      err,
+      `kerf check: reading Karpenter CRDs from ${partial}: no CRD nodeclaims.karpenter.sh; no CRD ec2nodeclasses.karpenter.k8s.aws\n`,
+    );
   });
 
   void it("names file:line of a CRD without a v1 schema, and of a CRD given twice", async () => {
     const old = path.join(dir, "old.yaml");
     const nodePools = readFileSync(path.join(crdDir, crdFiles[0]!), "utf8");
-    writeFileSync(old, `kind: ConfigMap\n---\n${nodePools.replace(/^#.*\n---\n/, "").replace(/^( +)name: v1$/m, "$1name: v1beta1")}`);
+    writeFileSync(
+      old,
+      `kind: ConfigMap\n---\n${nodePools.replace(/^#.*\n---\n/, "").replace(/^( +)name: v1$/m, "$1name: v1beta1")}`,
+    );
     const missing = await kerfCheck(["--karpenter-crds", old, manifest]);
     assert.equal(missing.code, 2);
-    assert.equal(missing.err, `kerf check: reading Karpenter CRDs at ${old}:3: nodepools.karpenter.sh has no v1 schema (Karpenter before v1.0?)\n`);
+    assert.equal(
+      missing.err,
+      `kerf check: reading Karpenter CRDs at ${old}:3: nodepools.karpenter.sh has no v1 schema (Karpenter before v1.0?)\n`,
+    );
     const twice = path.join(dir, "twice.yaml");
     writeFileSync(twice, `${nodePools}---\n${nodePools.replace(/^#.*\n---\n/, "")}`);
     const duplicate = await kerfCheck(["--karpenter-crds", twice, manifest]);
     assert.equal(duplicate.code, 2);
-    assert.match(duplicate.err, new RegExp(`^kerf check: reading Karpenter CRDs at ${twice}:\\d+: nodepools.karpenter.sh again \\(first at ${twice}:3\\)\\n$`));
+    assert.match(
+      duplicate.err,
+      new RegExp(
+        `^kerf check: reading Karpenter CRDs at ${twice}:\\d+: nodepools.karpenter.sh again \\(first at ${twice}:3\\)\\n$`,
+      ),
+    );
   });
 
   void it("with --cluster, uses the default release and says why in one line when the cluster's CRDs cannot be read", async () => {
     const kubeconfig = path.join(dir, "refused.kubeconfig");
-    writeFileSync(kubeconfig, JSON.stringify({
-      apiVersion: "v1", kind: "Config", "current-context": "x", users: [{ name: "u", user: {} }],
-      clusters: [{ name: "c", cluster: { server: "http://127.0.0.1:1" } }], contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
-    }));
+    writeFileSync(
+      kubeconfig,
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "Config",
+        "current-context": "x",
+        users: [{ name: "u", user: {} }],
+        clusters: [{ name: "c", cluster: { server: "http://127.0.0.1:1" } }],
+        contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+      }),
+    );
     const lines: string[] = [];
-    const api = await selectKarpenterApi({ version: undefined, crds: undefined, cluster: true, kubeconfig, warn: (l) => lines.push(l) });
+    const api = await selectKarpenterApi({
+      version: undefined,
+      crds: undefined,
+      cluster: true,
+      kubeconfig,
+      warn: (l) => lines.push(l),
+    });
     assert.deepEqual([api?.source, api?.version], ["bundled", "1.14.1"]);
     assert.equal(lines.length, 1);
-    assert.match(lines[0] ?? "", /^kerf check: reading the Karpenter CRDs from http:\/\/127\.0\.0\.1:1: .+; judging against the bundled Karpenter 1\.14\.1 \(--karpenter-version to choose\)\n$/);
-    const pinned = await selectKarpenterApi({ version: "1.0", crds: undefined, cluster: true, kubeconfig, warn: (l) => lines.push(l) });
+    assert.match(
+      lines[0] ?? "",
+      /^kerf check: reading the Karpenter CRDs from http:\/\/127\.0\.0\.1:1: .+; judging against the bundled Karpenter 1\.14\.1 \(--karpenter-version to choose\)\n$/,
+    );
+    const pinned = await selectKarpenterApi({
+      version: "1.0",
+      crds: undefined,
+      cluster: true,
+      kubeconfig,
+      warn: (l) => lines.push(l),
+    });
     assert.equal(pinned?.version, "1.0.8", "a version flag wins over --cluster, without reading it");
     assert.equal(lines.length, 1);
   });

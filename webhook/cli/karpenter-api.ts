@@ -20,7 +20,11 @@ function crdName(value: unknown): string | undefined {
 
 function unusable(source: SourceObject, problem: string): KerfError {
   const location = { file: source.file, line: source.position.line };
-  return new KerfError("KERF_ERR_INPUT_UNPARSEABLE", `reading Karpenter CRDs at ${source.file}:${source.position.line}: ${problem}`, { location });
+  return new KerfError(
+    "KERF_ERR_INPUT_UNPARSEABLE",
+    `reading Karpenter CRDs at ${source.file}:${source.position.line}: ${problem}`,
+    { location },
+  );
 }
 
 /** Each Karpenter CRD once; a duplicate, or one without a v1 schema, fails with its file:line. */
@@ -30,8 +34,10 @@ function karpenterCrds(sources: readonly SourceObject[]): unknown[] {
     const name = crdName(source.value);
     if (name === undefined) continue;
     const earlier = seen.get(name);
-    if (earlier !== undefined) throw unusable(source, `${name} again (first at ${earlier.file}:${earlier.position.line})`);
-    if (v1SchemaOf(source.value) === undefined) throw unusable(source, `${name} has no v1 schema (Karpenter before v1.0?)`);
+    if (earlier !== undefined)
+      throw unusable(source, `${name} again (first at ${earlier.file}:${earlier.position.line})`);
+    if (v1SchemaOf(source.value) === undefined)
+      throw unusable(source, `${name} has no v1 schema (Karpenter before v1.0?)`);
     seen.set(name, source);
   }
   return [...seen.values()].map((s) => s.value);
@@ -39,11 +45,16 @@ function karpenterCrds(sources: readonly SourceObject[]): unknown[] {
 
 /** Reads the three CRDs from a file or folder (other documents are ignored). Throws KerfError naming the file. */
 export async function readKarpenterCrds(path: string): Promise<KarpenterApi> {
-  const crds = karpenterCrds(await readInputs([path], () => Promise.reject(new Error("standard input holds the manifests"))));
+  const crds = karpenterCrds(
+    await readInputs([path], () => Promise.reject(new Error("standard input holds the manifests"))),
+  );
   try {
     return karpenterApiFromCrds(crds, path);
   } catch (error) {
-    throw new KerfError("KERF_ERR_INPUT_UNPARSEABLE", `reading Karpenter CRDs from ${path}: ${causeText(error)}`, { cause: error, location: { file: path } });
+    throw new KerfError("KERF_ERR_INPUT_UNPARSEABLE", `reading Karpenter CRDs from ${path}: ${causeText(error)}`, {
+      cause: error,
+      location: { file: path },
+    });
   }
 }
 
@@ -53,12 +64,27 @@ export async function readClusterKarpenterApi(kubeconfig: string | undefined): P
   const server = kc.getCurrentCluster()?.server ?? "(no current cluster)";
   const api = kc.makeApiClient(CustomObjectsApi);
   try {
-    const lists = await Promise.all(Object.values(KARPENTER_CRD_NAMES).map((name) =>
-      api.listClusterCustomObject({ group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", fieldSelector: `metadata.name=${name}` }) as Promise<{ items: object[] }>));
+    const lists = await Promise.all(
+      Object.values(KARPENTER_CRD_NAMES).map(
+        (name) =>
+          api.listClusterCustomObject({
+            group: "apiextensions.k8s.io",
+            version: "v1",
+            plural: "customresourcedefinitions",
+            fieldSelector: `metadata.name=${name}`,
+          }) as Promise<{ items: object[] }>,
+      ),
+    );
     // A list's items carry no kind.
-    return karpenterApiFromCrds(lists.flatMap((l) => l.items.map((item) => ({ ...item, kind: "CustomResourceDefinition" }))));
+    return karpenterApiFromCrds(
+      lists.flatMap((l) => l.items.map((item) => ({ ...item, kind: "CustomResourceDefinition" }))),
+    );
   } catch (error) {
-    throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading the Karpenter CRDs from ${server}: ${causeText(error).split("\n")[0] ?? ""}`, { cause: error });
+    throw new KerfError(
+      "KERF_ERR_INPUT_UNREADABLE",
+      `reading the Karpenter CRDs from ${server}: ${causeText(error).split("\n")[0] ?? ""}`,
+      { cause: error },
+    );
   }
 }
 
@@ -82,7 +108,9 @@ export async function selectKarpenterApi(choice: ApiChoice): Promise<KarpenterAp
     return await readClusterKarpenterApi(choice.kubeconfig);
   } catch (error) {
     const fallback = bundledKarpenterApi();
-    choice.warn(`kerf check: ${causeText(error)}; judging against the bundled Karpenter ${fallback.version} (--karpenter-version to choose)\n`);
+    choice.warn(
+      `kerf check: ${causeText(error)}; judging against the bundled Karpenter ${fallback.version} (--karpenter-version to choose)\n`,
+    );
     return fallback;
   }
 }

@@ -7,7 +7,16 @@ import pkg from "../../package.json" with { type: "json" };
 function capture(): { io: CliIo; out: () => string; err: () => string } {
   let out = "";
   let err = "";
-  const io: CliIo = { stdout: (t) => { out += t; }, stderr: (t) => { err += t; }, isTty: false, readStdin: async () => "" };
+  const io: CliIo = {
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: (t) => {
+      err += t;
+    },
+    isTty: false,
+    readStdin: async () => "",
+  };
   return { io, out: () => out, err: () => err };
 }
 

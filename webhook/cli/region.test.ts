@@ -11,7 +11,14 @@ function capture(stdin = ""): { io: CliIo; out: () => string; err: () => string 
   let out = "";
   let err = "";
   const io: CliIo = {
-    stdout: (t) => { out += t; }, stderr: (t) => { err += t; }, isTty: false, readStdin: async () => stdin,
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: (t) => {
+      err += t;
+    },
+    isTty: false,
+    readStdin: async () => stdin,
   };
   return { io, out: () => out, err: () => err };
 }
@@ -58,12 +65,24 @@ spec:
 
 void describe("kerf check --region", () => {
   const cases: Array<[string, string[], string[], number, RegExp | undefined]> = [
-    ["denies a us-east-1 zone in eu-west-1", ["--region", "eu-west-1"], ["us-east-1a"], 1,
-      new RegExp("deny NodePool/web spec\\.template\\.spec\\.requirements\\[1\\]\\.values\\[0\\]: " +
-        "zone us-east-1a is in region us-east-1, but kerf checks against region eu-west-1.*\\[zone-region\\]")],
+    [
+      "denies a us-east-1 zone in eu-west-1",
+      ["--region", "eu-west-1"],
+      ["us-east-1a"],
+      1,
+      new RegExp(
+        "deny NodePool/web spec\\.template\\.spec\\.requirements\\[1\\]\\.values\\[0\\]: " +
+          "zone us-east-1a is in region us-east-1, but kerf checks against region eu-west-1.*\\[zone-region\\]",
+      ),
+    ],
     ["allows eu-west-1 zones in eu-west-1", ["--region", "eu-west-1"], ["eu-west-1a", "eu-west-1b"], 0, undefined],
-    ["denies eu-west-1 zones without --region (us-east-1)", [], ["eu-west-1a"], 1,
-      /zone eu-west-1a is in region eu-west-1, but kerf checks against region us-east-1/],
+    [
+      "denies eu-west-1 zones without --region (us-east-1)",
+      [],
+      ["eu-west-1a"],
+      1,
+      /zone eu-west-1a is in region eu-west-1, but kerf checks against region us-east-1/,
+    ],
     ["allows us-east-1 zones without --region", [], ["us-east-1a"], 0, undefined],
   ];
   for (const [what, flags, zones, code, message] of cases) {
@@ -78,15 +97,20 @@ void describe("kerf check --region", () => {
   void it("refuses a region kerf bundles no data for, listing the bundled ones (exit 2)", async () => {
     const c = capture(nodePool(["eu-west-1a"]));
     assert.equal(await run(["check", "-", "--region", "eu-west-9"], c.io), 2);
-    assert.match(c.err(),
-      /^kerf check: --region: no bundled catalog for "eu-west-9" \(bundled: af-south-1, .*eu-west-1, .*us-west-2\)$/m);
+    assert.match(
+      c.err(),
+      /^kerf check: --region: no bundled catalog for "eu-west-9" \(bundled: af-south-1, .*eu-west-1, .*us-west-2\)$/m,
+    );
   });
 
   void it("lists the bundled regions in --help", async () => {
     const c = capture();
     assert.equal(await run(["check", "--help"], c.io), 0);
     assert.match(c.out(), /--region REGION/);
-    const list = c.out().split("\n").filter((l) => /^ +[a-z]{2}-[a-z]+-\d, /.test(l));
+    const list = c
+      .out()
+      .split("\n")
+      .filter((l) => /^ +[a-z]{2}-[a-z]+-\d, /.test(l));
     assert.ok(list.length >= 3 && list.every((l) => l.length <= 100), list.join("\n"));
     assert.equal(list.join(" ").match(/[a-z]{2}-[a-z]+-\d/g)?.length, 30);
   });
@@ -95,12 +119,17 @@ void describe("kerf check --region", () => {
     const c = capture(nodePool(["eu-west-1a"]));
     assert.equal(await run(["check", "-", "--explain", "--region", "eu-west-1"], c.io), 0, c.err());
     assert.match(c.out(), /^ {2}spot: \d+ types; no spot prices are bundled for eu-west-1, so this prints on-demand/m);
-    assert.match(c.out(),
-      /^explain prices \(region eu-west-1\): on-demand: .*us-east-1 prices are used.*\(us-east-1's prices, not/m);
+    assert.match(
+      c.out(),
+      /^explain prices \(region eu-west-1\): on-demand: .*us-east-1 prices are used.*\(us-east-1's prices, not/m,
+    );
     assert.match(c.out(), /^explain prices \(region eu-west-1\): spot: none bundled for eu-west-1/m);
     const json = capture(nodePool(["eu-west-1a"]));
     assert.equal(await run(["check", "-", "--explain", "--region", "eu-west-1", "--format", "json"], json.io), 0);
-    interface Explained { prices: { spot: unknown }; spot: { instanceTypes: number; cheapest: unknown } }
+    interface Explained {
+      prices: { spot: unknown };
+      spot: { instanceTypes: number; cheapest: unknown };
+    }
     const explain = (JSON.parse(json.out()) as { results: Array<{ explain: Explained }> }).results[0]?.explain;
     assert.equal(explain?.prices.spot, null);
     assert.ok((explain?.spot.instanceTypes ?? 0) > 0);
@@ -121,10 +150,16 @@ void describe("kerf simulate --region", () => {
   writeFileSync(file, scenario);
 
   const regions: Array<[string, RegExp, RegExp]> = [
-    ["eu-west-1", /^ {2}on-demand: Karpenter's generated on-demand price table .*2026-07-20T13:44:30Z\): it has no/m,
-      /^ {2}spot: none bundled for eu-west-1/m],
-    ["us-east-1", /^ {2}on-demand: Karpenter's generated on-demand price table .*us-east-1 map; as of 2026-07-20/m,
-      /^ {2}spot: AWS's public spot pricing feed/m],
+    [
+      "eu-west-1",
+      /^ {2}on-demand: Karpenter's generated on-demand price table .*2026-07-20T13:44:30Z\): it has no/m,
+      /^ {2}spot: none bundled for eu-west-1/m,
+    ],
+    [
+      "us-east-1",
+      /^ {2}on-demand: Karpenter's generated on-demand price table .*us-east-1 map; as of 2026-07-20/m,
+      /^ {2}spot: AWS's public spot pricing feed/m,
+    ],
   ];
   for (const [region, onDemand, spot] of regions) {
     void it(`plans in ${region}'s zones and states the source and date of the prices`, async () => {

@@ -86,7 +86,12 @@ export interface WhatIfBudget {
   readonly explanation: string;
 }
 
-export interface WhatIfBlocker { readonly nodeClaim: string; readonly node: string; readonly kind: string; readonly message: string }
+export interface WhatIfBlocker {
+  readonly nodeClaim: string;
+  readonly node: string;
+  readonly kind: string;
+  readonly message: string;
+}
 
 export interface WhatIf {
   readonly at: string;
@@ -113,21 +118,48 @@ export function whatIfCluster(objects: ScenarioObjects, now: Date): ClusterView 
   return scenarioCluster(objects, now);
 }
 
-interface Managed { readonly node: Node; readonly claim: NodeClaim }
+interface Managed {
+  readonly node: Node;
+  readonly claim: NodeClaim;
+}
 
 /** A replacement as a registered, initialized Node with its NodeClaim. */
-function launched(r: PlannedNodeClaim, name: string, types: ReadonlyMap<string, InstanceType>, view: ClusterView): Managed {
+function launched(
+  r: PlannedNodeClaim,
+  name: string,
+  types: ReadonlyMap<string, InstanceType>,
+  view: ClusterView,
+): Managed {
   const type = types.get(r.launch.instanceType);
-  const single = Object.fromEntries(r.requirements.filter((q) => q.operator === "In" && q.values?.length === 1).map((q) => [q.key, q.values?.[0] ?? ""]));
+  const single = Object.fromEntries(
+    r.requirements
+      .filter((q) => q.operator === "In" && q.values?.length === 1)
+      .map((q) => [q.key, q.values?.[0] ?? ""]),
+  );
   const labels = {
-    ...type?.labels, ...single, [Label.nodePool]: r.nodePool, [Label.instanceType]: r.launch.instanceType, [Label.zone]: r.launch.zone,
-    [Label.capacityType]: r.launch.capacityType, [Label.hostname]: name,
+    ...type?.labels,
+    ...single,
+    [Label.nodePool]: r.nodePool,
+    [Label.instanceType]: r.launch.instanceType,
+    [Label.zone]: r.launch.zone,
+    [Label.capacityType]: r.launch.capacityType,
+    [Label.hostname]: name,
   };
-  const allocatable = Object.fromEntries(Object.entries(type?.allocatable ?? {}).map(([k, v]) => [k, formatResource(k, v)]));
+  const allocatable = Object.fromEntries(
+    Object.entries(type?.allocatable ?? {}).map(([k, v]) => [k, formatResource(k, v)]),
+  );
   const providerID = `kerf-simulate:///${name}`;
   const pool = view.nodePools.find((p) => p.metadata?.name === r.nodePool) as Obj | undefined;
-  const node = { metadata: { name, labels }, spec: { providerID }, status: { conditions: [{ type: "Ready", status: "True" }], allocatable } };
-  const claim = { metadata: { name, labels }, spec: {}, status: { providerID, nodeName: name, allocatable, conditions: claimConditions(undefined, pool) } };
+  const node = {
+    metadata: { name, labels },
+    spec: { providerID },
+    status: { conditions: [{ type: "Ready", status: "True" }], allocatable },
+  };
+  const claim = {
+    metadata: { name, labels },
+    spec: {},
+    status: { providerID, nodeName: name, allocatable, conditions: claimConditions(undefined, pool) },
+  };
   return { node: node as Node, claim: claim as NodeClaim };
 }
 
@@ -139,17 +171,37 @@ function rebound(pod: Pod, node: string): Pod {
 }
 
 /** Where the moved pods go in the cluster after the command, or the first pod that fits nowhere. */
-function placements(view: ClusterView, moved: readonly Pod[], types: ReadonlyMap<string, InstanceType>): Map<string, string> | string {
+function placements(
+  view: ClusterView,
+  moved: readonly Pod[],
+  types: ReadonlyMap<string, InstanceType>,
+): Map<string, string> | string {
   const nodes = existingPlaces(view, types).targets.map((t) => t.node);
-  const snapshot = { nodes, nodePools: [], daemonSets: [], namespaces: namespaceLabelMap(view.namespaces), volumes: viewVolumes(view) };
-  const result = simulate(snapshot, moved.map((p) => simPodFromPod(p)), { maxNewClaims: 0 });
+  const snapshot = {
+    nodes,
+    nodePools: [],
+    daemonSets: [],
+    namespaces: namespaceLabelMap(view.namespaces),
+    volumes: viewVolumes(view),
+  };
+  const result = simulate(
+    snapshot,
+    moved.map((p) => simPodFromPod(p)),
+    { maxNewClaims: 0 },
+  );
   const failed = result.podErrors[0];
-  if (failed !== undefined) return `pod ${failed.pod.namespace}/${failed.pod.name} fits on no node left: ${failed.reason}`;
+  if (failed !== undefined)
+    return `pod ${failed.pod.namespace}/${failed.pod.name} fits on no node left: ${failed.reason}`;
   return new Map(result.existingPlacements.map((p) => [p.pod.uid, p.node]));
 }
 
 /** The cluster once `command` has run: candidates gone, replacements up, moved pods bound. */
-export function applyCommand(view: ClusterView, command: Command, pass: number, types: ReadonlyMap<string, InstanceType>): { view: ClusterView; launched: string[] } | string {
+export function applyCommand(
+  view: ClusterView,
+  command: Command,
+  pass: number,
+  types: ReadonlyMap<string, InstanceType>,
+): { view: ClusterView; launched: string[] } | string {
   const gone = new Set(command.candidates.map((c) => c.nodeName));
   const goneClaims = new Set(command.candidates.map((c) => c.name));
   const fresh = command.replacements.map((r, i) => ({ r, m: launched(r, `whatif-${pass}-${i + 1}`, types, view) }));
@@ -159,24 +211,49 @@ export function applyCommand(view: ClusterView, command: Command, pass: number, 
   const next: ClusterView = {
     ...view,
     nodes: [...view.nodes.filter((n) => !gone.has(n.metadata?.name ?? "")), ...fresh.map((f) => f.m.node)],
-    nodeClaims: [...view.nodeClaims.filter((c) => !goneClaims.has(c.metadata?.name ?? "")), ...fresh.map((f) => f.m.claim)],
-    pods: [...kept, ...view.pods.filter((p) => onNew.has(podUid(p))).map((p) => rebound(p, onNew.get(podUid(p)) ?? ""))],
+    nodeClaims: [
+      ...view.nodeClaims.filter((c) => !goneClaims.has(c.metadata?.name ?? "")),
+      ...fresh.map((f) => f.m.claim),
+    ],
+    pods: [
+      ...kept,
+      ...view.pods.filter((p) => onNew.has(podUid(p))).map((p) => rebound(p, onNew.get(podUid(p)) ?? "")),
+    ],
   };
   const moved = view.pods.filter((p) => movers.has(podUid(p)) && !onNew.has(podUid(p)));
   const placed = placements(next, moved, types);
   if (typeof placed === "string") return placed;
-  return { view: { ...next, pods: [...next.pods, ...moved.map((p) => rebound(p, placed.get(simPodFromPod(p).uid) ?? ""))] }, launched: fresh.map((f) => f.m.node.metadata?.name ?? "") };
+  return {
+    view: { ...next, pods: [...next.pods, ...moved.map((p) => rebound(p, placed.get(simPodFromPod(p).uid) ?? ""))] },
+    launched: fresh.map((f) => f.m.node.metadata?.name ?? ""),
+  };
 }
 
 function stepOf(command: Command, pass: number, launchedNames: readonly string[], total: number): WhatIfStep {
   return {
-    pass, method: command.method, reason: command.reason, decision: command.decision,
+    pass,
+    method: command.method,
+    reason: command.reason,
+    decision: command.decision,
     candidates: command.candidates.map((c) => ({
-      nodeClaim: c.name, node: c.nodeName, nodePool: c.nodePool, instanceType: c.instanceType, capacityType: c.capacityType, zone: c.zone,
-      pricePerHour: round(c.pricePerHour), pods: c.pods.length,
+      nodeClaim: c.name,
+      node: c.nodeName,
+      nodePool: c.nodePool,
+      instanceType: c.instanceType,
+      capacityType: c.capacityType,
+      zone: c.zone,
+      pricePerHour: round(c.pricePerHour),
+      pods: c.pods.length,
     })),
-    replacements: command.replacements.map((r, i) => ({ node: launchedNames[i] ?? "", nodePool: r.nodePool, ...r.launch, pricePerHour: round(r.launch.pricePerHour), pods: r.pods.map((p) => `${p.namespace}/${p.name}`) })),
-    savingsPerHour: round(command.savingsPerHour), totalSavingsPerHour: round(total),
+    replacements: command.replacements.map((r, i) => ({
+      node: launchedNames[i] ?? "",
+      nodePool: r.nodePool,
+      ...r.launch,
+      pricePerHour: round(r.launch.pricePerHour),
+      pods: r.pods.map((p) => `${p.namespace}/${p.name}`),
+    })),
+    savingsPerHour: round(command.savingsPerHour),
+    totalSavingsPerHour: round(total),
   };
 }
 
@@ -189,7 +266,12 @@ function stepOf(command: Command, pass: number, launchedNames: readonly string[]
 function blockers(skipped: readonly Skipped[], evaluated: ReadonlySet<string> = new Set()): WhatIfBlocker[] {
   const seen = new Set<string>();
   return skipped.flatMap((s) => {
-    const b = { nodeClaim: s.nodeClaim.metadata?.name ?? "", node: s.node?.metadata?.name ?? s.nodeClaim.status?.nodeName ?? "", kind: s.blocker.kind, message: s.blocker.message };
+    const b = {
+      nodeClaim: s.nodeClaim.metadata?.name ?? "",
+      node: s.node?.metadata?.name ?? s.nodeClaim.status?.nodeName ?? "",
+      kind: s.blocker.kind,
+      message: s.blocker.message,
+    };
     const key = `${b.nodeClaim}\u0000${b.kind}`;
     if (seen.has(key) || (b.kind === "budget" && evaluated.has(b.nodeClaim))) return [];
     seen.add(key);
@@ -208,7 +290,12 @@ export function whatIf(objects: ScenarioObjects, options: WhatIfOptions): WhatIf
   const managedClaims = view.nodeClaims.length;
   const types = typesByName(objects.instanceTypes);
   const input = (cluster: ClusterView): Parameters<typeof planDisruption>[0] => ({
-    now: options.now, cluster, instanceTypes: objects.instanceTypes, nominated: options.nominated, inFlight: new Set(), spotToSpot: options.spotToSpot,
+    now: options.now,
+    cluster,
+    instanceTypes: objects.instanceTypes,
+    nominated: options.nominated,
+    inFlight: new Set(),
+    spotToSpot: options.spotToSpot,
     // The scenario's unbound pods are pending: their room is not offered to consolidation, as in the operator.
     pending: cluster.pods.filter((p) => (p.spec?.nodeName ?? "") === "" && p.metadata?.deletionTimestamp === undefined),
     ...(options.scheduling === undefined ? {} : { scheduling: options.scheduling }),
@@ -235,19 +322,33 @@ export function whatIf(objects: ScenarioObjects, options: WhatIfOptions): WhatIf
   }
   const launchedCount = steps.reduce((s, x) => s + x.replacements.length, 0);
   return {
-    at: options.now.toISOString(), nodes: managedClaims, steps, budgets: budgetsOf(first),
-    eligible: Object.fromEntries(ALL_DISRUPTION_REASONS.map((r) => [r, first.eligible[r]])) as Record<DisruptionReason, number>,
-    blocked: blockers(plan.blocked, new Set(plan.unconsolidatable.map((u) => u.nodeClaim.metadata?.name ?? ""))), unconsolidatable: blockers(plan.unconsolidatable), stopped,
-    nodesRemoved: steps.reduce((s, x) => s + x.candidates.length, 0), nodesLaunched: launchedCount, totalSavingsPerHour: round(total),
+    at: options.now.toISOString(),
+    nodes: managedClaims,
+    steps,
+    budgets: budgetsOf(first),
+    eligible: Object.fromEntries(ALL_DISRUPTION_REASONS.map((r) => [r, first.eligible[r]])) as Record<
+      DisruptionReason,
+      number
+    >,
+    blocked: blockers(plan.blocked, new Set(plan.unconsolidatable.map((u) => u.nodeClaim.metadata?.name ?? ""))),
+    unconsolidatable: blockers(plan.unconsolidatable),
+    stopped,
+    nodesRemoved: steps.reduce((s, x) => s + x.candidates.length, 0),
+    nodesLaunched: launchedCount,
+    totalSavingsPerHour: round(total),
   };
 }
 
 const money = (x: number): string => `$${x.toFixed(4)}/h`;
-const describeNode = (n: WhatIfNode): string => `${n.node} (${n.nodePool}, ${n.instanceType} ${n.capacityType} in ${n.zone}, ${money(n.pricePerHour)}, ${n.pods} pod(s))`;
+const describeNode = (n: WhatIfNode): string =>
+  `${n.node} (${n.nodePool}, ${n.instanceType} ${n.capacityType} in ${n.zone}, ${money(n.pricePerHour)}, ${n.pods} pod(s))`;
 
 function stepLines(s: WhatIfStep): string[] {
   const what = s.decision === "delete" ? "delete" : "replace";
-  const launches = s.replacements.map((r) => `    with ${r.instanceType} ${r.capacityType} in ${r.zone} (${r.nodePool}, ${money(r.pricePerHour)}) as ${r.node}, for ${r.pods.length} pod(s)`);
+  const launches = s.replacements.map(
+    (r) =>
+      `    with ${r.instanceType} ${r.capacityType} in ${r.zone} (${r.nodePool}, ${money(r.pricePerHour)}) as ${r.node}, for ${r.pods.length} pod(s)`,
+  );
   return [
     `  Pass ${s.pass}: ${s.method} (${s.reason}): ${what} ${s.candidates.map(describeNode).join(", ")}`,
     ...launches,
@@ -261,9 +362,23 @@ export function formatWhatIf(w: WhatIf): string {
   if (w.steps.length === 0) lines.push("  No disruption now.");
   lines.push(...w.steps.flatMap(stepLines), `  Then: ${w.stopped}.`);
   lines.push("Budgets now (allowed disruptions per NodePool and reason):");
-  lines.push(...w.budgets.map((b) => `  ${b.nodePool} ${b.reason}: ${b.allowed ?? "unlimited"} of ${b.nodes} node(s)${b.disrupting > 0 ? `, ${b.disrupting} already disrupting` : ""} — ${b.explanation}`));
-  const held = [...w.blocked.map((b) => ({ ...b, what: "blocked" })), ...w.unconsolidatable.map((b) => ({ ...b, what: "kept" }))];
-  if (held.length > 0) lines.push("What keeps the rest:", ...held.map((b) => `  ${b.node || b.nodeClaim}: ${b.what} (${b.kind}): ${b.message}`));
-  lines.push(`Disruption total: ${w.nodesRemoved} node(s) removed, ${w.nodesLaunched} launched, saving ${money(w.totalSavingsPerHour)}`);
+  lines.push(
+    ...w.budgets.map(
+      (b) =>
+        `  ${b.nodePool} ${b.reason}: ${b.allowed ?? "unlimited"} of ${b.nodes} node(s)${b.disrupting > 0 ? `, ${b.disrupting} already disrupting` : ""} — ${b.explanation}`,
+    ),
+  );
+  const held = [
+    ...w.blocked.map((b) => ({ ...b, what: "blocked" })),
+    ...w.unconsolidatable.map((b) => ({ ...b, what: "kept" })),
+  ];
+  if (held.length > 0)
+    lines.push(
+      "What keeps the rest:",
+      ...held.map((b) => `  ${b.node || b.nodeClaim}: ${b.what} (${b.kind}): ${b.message}`),
+    );
+  lines.push(
+    `Disruption total: ${w.nodesRemoved} node(s) removed, ${w.nodesLaunched} launched, saving ${money(w.totalSavingsPerHour)}`,
+  );
   return `${lines.join("\n")}\n`;
 }

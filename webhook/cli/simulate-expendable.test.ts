@@ -1,11 +1,20 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
-  DEFAULT_NODE_CLASS, deployment, documents, m5NodePool, simulatePlan, simulateRefused, writeTempFile,
+  DEFAULT_NODE_CLASS,
+  deployment,
+  documents,
+  m5NodePool,
+  simulatePlan,
+  simulateRefused,
+  writeTempFile,
 } from "./simulate-fixtures.ts";
 
 const scenario = documents(
-  DEFAULT_NODE_CLASS, m5NodePool("default"), deployment("batch", 2, -10), deployment("web", 2, 100),
+  DEFAULT_NODE_CLASS,
+  m5NodePool("default"),
+  deployment("batch", 2, -10),
+  deployment("web", 2, 100),
 );
 
 describe("kerf simulate --expendable-pods-priority-cutoff", () => {
@@ -13,9 +22,17 @@ describe("kerf simulate --expendable-pods-priority-cutoff", () => {
 
   it("launches only for pods at or above the cutoff and reports the others as unschedulable, as the operator would", async () => {
     const plan = await simulatePlan(["-f", scenarioFile, "--expendable-pods-priority-cutoff", "0", "--passes", "0"]);
-    assert.deepEqual(plan.nodeClaims.flatMap((n) => n.pods).map((p) => p.split("/")[1]?.split("-")[0]), ["web", "web"]);
+    assert.deepEqual(
+      plan.nodeClaims.flatMap((n) => n.pods).map((p) => p.split("/")[1]?.split("-")[0]),
+      ["web", "web"],
+    );
     assert.equal(plan.unschedulable.length, 2);
-    assert.ok(plan.unschedulable.every((u) => u.pod.includes("batch") && /below the expendable-pods priority cutoff 0/.test(u.reason)), JSON.stringify(plan.unschedulable));
+    assert.ok(
+      plan.unschedulable.every(
+        (u) => u.pod.includes("batch") && /below the expendable-pods priority cutoff 0/.test(u.reason),
+      ),
+      JSON.stringify(plan.unschedulable),
+    );
     const plain = await simulatePlan(["-f", scenarioFile, "--passes", "0"]);
     assert.equal(plain.unschedulable.length, 0, "without the flag every pod may launch (Karpenter)");
   });

@@ -21,7 +21,14 @@ export function capture(): CapturedIo {
   let out = "";
   let err = "";
   const io: CliIo = {
-    stdout: (t) => { out += t; }, stderr: (t) => { err += t; }, isTty: false, readStdin: async () => "",
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: (t) => {
+      err += t;
+    },
+    isTty: false,
+    readStdin: async () => "",
   };
   return { io, out: () => out, err: () => err };
 }
@@ -70,8 +77,9 @@ ${o.disruption === undefined ? "" : `  disruption: {${o.disruption}}`}`;
 
 /** A Node of `nodePool` in us-east-1a. */
 export function node(name: string, nodePool: string, instanceType: string): string {
-  const labels = `{karpenter.sh/nodepool: ${nodePool}, node.kubernetes.io/instance-type: ${instanceType}, `
-    + "topology.kubernetes.io/zone: us-east-1a}";
+  const labels =
+    `{karpenter.sh/nodepool: ${nodePool}, node.kubernetes.io/instance-type: ${instanceType}, ` +
+    "topology.kubernetes.io/zone: us-east-1a}";
   return `apiVersion: v1\nkind: Node\nmetadata: {name: ${name}, labels: ${labels}}`;
 }
 

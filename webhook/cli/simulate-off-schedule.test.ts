@@ -25,14 +25,23 @@ void describe("kerf simulate --at with kerf.dev/off-schedule", () => {
     const plan = JSON.parse(await simulateAt("2026-11-27T23:00:00Z", "json")) as Plan;
     assert.deepEqual(plan.nodeClaims, []);
     assert.deepEqual(plan.offPools, [{ nodePool: "dev", until: "2026-11-28T06:00:00.000Z", pods: ["default/big"] }]);
-    assert.deepEqual(plan.disruption?.steps.map((s) => [s.method, s.reason, s.candidates.map((c) => c.node)]), [["scheduled-off", "KerfScheduledOff", ["idle"]]]);
+    assert.deepEqual(
+      plan.disruption?.steps.map((s) => [s.method, s.reason, s.candidates.map((c) => c.node)]),
+      [["scheduled-off", "KerfScheduledOff", ["idle"]]],
+    );
     const text = await simulateAt("2026-11-27T23:00:00Z", "text");
-    assert.match(text, /NodePool dev is off \(kerf\.dev\/off-schedule\) until 2026-11-28T06:00:00\.000Z: it launches nothing; it would have launched for default\/big/);
+    assert.match(
+      text,
+      /NodePool dev is off \(kerf\.dev\/off-schedule\) until 2026-11-28T06:00:00\.000Z: it launches nothing; it would have launched for default\/big/,
+    );
   });
 
   void it("shows the pool on at noon: the pod gets a NodeClaim and the node stays", async () => {
     const plan = JSON.parse(await simulateAt("2026-11-27T12:00:00Z", "json")) as Plan;
-    assert.deepEqual(plan.nodeClaims.map((c) => [c.nodePool, c.pods]), [["dev", ["default/big"]]]);
+    assert.deepEqual(
+      plan.nodeClaims.map((c) => [c.nodePool, c.pods]),
+      [["dev", ["default/big"]]],
+    );
     assert.equal(plan.offPools, undefined);
     assert.deepEqual(plan.disruption?.steps ?? [], []);
   });

@@ -1,14 +1,21 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
-  DEFAULT_NODE_CLASS, deployment, documents, m5NodePool, simulatePlan, simulateRefused, writeTempFile,
+  DEFAULT_NODE_CLASS,
+  deployment,
+  documents,
+  m5NodePool,
+  simulatePlan,
+  simulateRefused,
+  writeTempFile,
 } from "./simulate-fixtures.ts";
 
 const scenario = documents(DEFAULT_NODE_CLASS, m5NodePool("default"), deployment("web", 3));
 
 /** A scheduler config whose one default constraint spreads over hostnames, with `extra` fields. */
-const spreadConfig = (extra = ""): string => "podTopologySpread:\n  defaultConstraints:\n"
-  + `  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule${extra}}\n`;
+const spreadConfig = (extra = ""): string =>
+  "podTopologySpread:\n  defaultConstraints:\n" +
+  `  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule${extra}}\n`;
 
 describe("kerf simulate --scheduler-config (issue 22 item 9)", () => {
   const scenarioFile = writeTempFile(scenario);

@@ -3,7 +3,10 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
 import {
-  builtinCatalog, bundledRegions, DEFAULT_REGION, isBundledRegion,
+  builtinCatalog,
+  bundledRegions,
+  DEFAULT_REGION,
+  isBundledRegion,
 } from "../../policies/domain/catalog/builtin.ts";
 import { priceNote, type PriceNote } from "./explain.ts";
 import { regionList } from "./regions.ts";
@@ -60,7 +63,12 @@ replaces, the savings, what each budget allows and what keeps the other nodes.
 export interface Plan {
   /** New NodeClaims; `static: true` for those a static NodePool (spec.replicas) launches to reach its replicas. */
   readonly nodeClaims: {
-    nodePool: string; instanceType: string; capacityType: string; zone: string; pricePerHour: number; pods: string[];
+    nodePool: string;
+    instanceType: string;
+    capacityType: string;
+    zone: string;
+    pricePerHour: number;
+    pods: string[];
     static?: true;
   }[];
   readonly unschedulable: { pod: string; reason: string }[];
@@ -87,7 +95,11 @@ export function toPlan(result: SimulationResult, statics: Scenario["staticClaims
   const planned = result.newClaims.map((c) => ({ nodePool: c.nodePool, ...c.launch, pods: c.pods.map(podName) }));
   const nodeClaims = [...fixed, ...planned];
   const total = nodeClaims.reduce((s, c) => s + c.pricePerHour, 0);
-  return { nodeClaims, unschedulable: result.podErrors.map((e) => ({ pod: podName(e.pod), reason: e.reason })), totalPricePerHour: Math.round(total * 1e6) / 1e6 };
+  return {
+    nodeClaims,
+    unschedulable: result.podErrors.map((e) => ({ pod: podName(e.pod), reason: e.reason })),
+    totalPricePerHour: Math.round(total * 1e6) / 1e6,
+  };
 }
 
 /** The plan for people. */
@@ -95,11 +107,14 @@ export function formatText(plan: Plan): string {
   const lines: string[] = [];
   plan.nodeClaims.forEach((c, i) => {
     const pool = `${c.nodePool}${c.static === true ? " (static: spec.replicas)" : ""}`;
-    lines.push(`NodeClaim ${i + 1}: nodepool ${pool}, ${c.instanceType} ${c.capacityType} in ${c.zone}, `
-      + `$${c.pricePerHour.toFixed(4)}/h, ${c.pods.length} pod(s)`);
+    lines.push(
+      `NodeClaim ${i + 1}: nodepool ${pool}, ${c.instanceType} ${c.capacityType} in ${c.zone}, ` +
+        `$${c.pricePerHour.toFixed(4)}/h, ${c.pods.length} pod(s)`,
+    );
     if (c.pods.length > 0) lines.push(`  ${c.pods.join(", ")}`);
   });
-  if (plan.unschedulable.length > 0) lines.push("Unschedulable:", ...plan.unschedulable.map((u) => `  ${u.pod}: ${u.reason}`));
+  if (plan.unschedulable.length > 0)
+    lines.push("Unschedulable:", ...plan.unschedulable.map((u) => `  ${u.pod}: ${u.reason}`));
   for (const off of plan.offPools ?? []) {
     const until = off.until === null ? "with no end (its windows run into each other)" : `until ${off.until}`;
     const held = off.pods.length === 0 ? "" : `; it would have launched for ${off.pods.join(", ")}`;
@@ -112,8 +127,10 @@ export function formatText(plan: Plan): string {
 
 /** The price provenance lines of the text plan. */
 function priceLines(prices: NonNullable<Plan["prices"]>): string[] {
-  const spot = prices.spot ?? `none bundled for ${prices.region}: spot offerings are priced at on-demand ` +
-    "(the most a spot node costs), so this plan's spot prices are on-demand prices";
+  const spot =
+    prices.spot ??
+    `none bundled for ${prices.region}: spot offerings are priced at on-demand ` +
+      "(the most a spot node costs), so this plan's spot prices are on-demand prices";
   return [`Prices: ${prices.catalog}`, `  on-demand: ${prices.onDemand}`, `  spot: ${spot}`];
 }
 
@@ -139,10 +156,13 @@ function priorityCutoff(raw: string | undefined): { value: number | undefined } 
 /** --max-price-ratio's value, or the message for a usage error. */
 function priceRatio(raw: string): number | string {
   const ratio = Number(raw);
-  return raw.trim() === "" || !Number.isFinite(ratio) || ratio < 1 ? `--max-price-ratio: "${raw}" is not a number ≥ 1` : ratio;
+  return raw.trim() === "" || !Number.isFinite(ratio) || ratio < 1
+    ? `--max-price-ratio: "${raw}" is not a number ≥ 1`
+    : ratio;
 }
 
-const schedulerConfigFile = (file: string | undefined): { schedulerConfigFile?: string } => (file === undefined ? {} : { schedulerConfigFile: file });
+const schedulerConfigFile = (file: string | undefined): { schedulerConfigFile?: string } =>
+  file === undefined ? {} : { schedulerConfigFile: file };
 
 /** The scheduling options of --max-price-ratio and --expendable-pods-priority-cutoff, or a usage error. */
 function schedulingOptions(ratioFlag: string, cutoffFlag: string | undefined): SimulateOptions | string {
@@ -150,7 +170,10 @@ function schedulingOptions(ratioFlag: string, cutoffFlag: string | undefined): S
   if (typeof ratio === "string") return ratio;
   const cutoff = priorityCutoff(cutoffFlag);
   if (typeof cutoff === "string") return cutoff;
-  return { maxPriceRatio: ratio, ...(cutoff.value === undefined ? {} : { expendablePodsPriorityCutoff: cutoff.value }) };
+  return {
+    maxPriceRatio: ratio,
+    ...(cutoff.value === undefined ? {} : { expendablePodsPriorityCutoff: cutoff.value }),
+  };
 }
 
 /** The options, or the message for a usage error. */
@@ -158,10 +181,16 @@ function parse(args: readonly string[], now: Date): Parsed | string | "help" {
   const { values } = parseArgs({
     args: [...args],
     options: {
-      file: { type: "string", short: "f", multiple: true }, format: { type: "string", default: "text" }, help: { type: "boolean", short: "h" },
-      at: { type: "string" }, passes: { type: "string", default: String(DEFAULT_MAX_PASSES) }, "spot-to-spot": { type: "boolean", default: false },
-      "max-price-ratio": { type: "string", default: String(MAX_PRICE_RATIO) }, "scheduler-config": { type: "string" },
-      "expendable-pods-priority-cutoff": { type: "string" }, region: { type: "string", default: DEFAULT_REGION },
+      file: { type: "string", short: "f", multiple: true },
+      format: { type: "string", default: "text" },
+      help: { type: "boolean", short: "h" },
+      at: { type: "string" },
+      passes: { type: "string", default: String(DEFAULT_MAX_PASSES) },
+      "spot-to-spot": { type: "boolean", default: false },
+      "max-price-ratio": { type: "string", default: String(MAX_PRICE_RATIO) },
+      "scheduler-config": { type: "string" },
+      "expendable-pods-priority-cutoff": { type: "string" },
+      region: { type: "string", default: DEFAULT_REGION },
     },
   });
   if (values.help === true) return "help";
@@ -177,8 +206,11 @@ function parse(args: readonly string[], now: Date): Parsed | string | "help" {
   const scheduling = schedulingOptions(values["max-price-ratio"], values["expendable-pods-priority-cutoff"]);
   if (typeof scheduling === "string") return scheduling;
   return {
-    region: values.region, files: values.file, format: values.format,
-    options: { now: at, maxPasses: passes, spotToSpot: values["spot-to-spot"] }, scheduling,
+    region: values.region,
+    files: values.file,
+    format: values.format,
+    options: { now: at, maxPasses: passes, spotToSpot: values["spot-to-spot"] },
+    scheduling,
     ...schedulerConfigFile(values["scheduler-config"]),
   };
 }
@@ -203,34 +235,59 @@ export async function runSimulate(args: readonly string[], io: CliIo): Promise<n
 }
 
 /** The scheduling plan of the scenario, with the disruption what-if when it has Nodes of its NodePools. */
-function planScenario(documents: readonly unknown[], parsed: Pick<Parsed, "options" | "scheduling" | "region"> & { schedulerConfig?: SchedulerConfig }): Plan {
+function planScenario(
+  documents: readonly unknown[],
+  parsed: Pick<Parsed, "options" | "scheduling" | "region"> & { schedulerConfig?: SchedulerConfig },
+): Plan {
   const { options, scheduling, region } = parsed;
   const catalog = builtinCatalog(region);
   const scenario = buildScenario(documents, catalog, options.now, {
-    schedulerConfig: parsed.schedulerConfig, expendablePodsPriorityCutoff: scheduling.expendablePodsPriorityCutoff,
+    schedulerConfig: parsed.schedulerConfig,
+    expendablePodsPriorityCutoff: scheduling.expendablePodsPriorityCutoff,
   });
   const result = simulate(scenario.snapshot, scenario.pending, scheduling);
   const offPools = offPoolsOf(scenario.input, result, scheduling);
   // Nodes that pending pods go to are nominated: the disruption pass leaves them alone.
   const nominated = new Set(result.existingPlacements.map((p) => p.node));
-  const disruption = options.maxPasses === 0 ? undefined : whatIf(scenario.objects, {
-    ...options, nominated, scheduling: { ...scheduling, ...(parsed.schedulerConfig === undefined ? {} : { schedulerConfig: parsed.schedulerConfig }) },
-  });
+  const disruption =
+    options.maxPasses === 0
+      ? undefined
+      : whatIf(scenario.objects, {
+          ...options,
+          nominated,
+          scheduling: {
+            ...scheduling,
+            ...(parsed.schedulerConfig === undefined ? {} : { schedulerConfig: parsed.schedulerConfig }),
+          },
+        });
   const note = priceNote(catalog);
   const built = `kerf's bundled ${region} catalog, built ${catalog.provenance.generated}`;
   const prices = note === undefined ? {} : { prices: { catalog: built, ...note } };
   const off = offPools.length === 0 ? {} : { offPools };
-  return { ...toPlan(result, scenario.staticClaims), ...off, ...(disruption === undefined ? {} : { disruption }), ...prices };
+  return {
+    ...toPlan(result, scenario.staticClaims),
+    ...off,
+    ...(disruption === undefined ? {} : { disruption }),
+    ...prices,
+  };
 }
 
 /** The pools off at the scenario's time and the unschedulable pods each would have launched for (as the provisioner). */
 function offPoolsOf(
-  input: SchedulingInput, result: SimulationResult, scheduling: SimulateOptions,
+  input: SchedulingInput,
+  result: SimulationResult,
+  scheduling: SimulateOptions,
 ): NonNullable<Plan["offPools"]> {
-  const holds = offHolds(input, result.podErrors.map((e) => e.pod), scheduling);
-  const name = (h: (typeof holds)[number]): string => `${h.pod.metadata?.namespace ?? ""}/${h.pod.metadata?.name ?? ""}`;
+  const holds = offHolds(
+    input,
+    result.podErrors.map((e) => e.pod),
+    scheduling,
+  );
+  const name = (h: (typeof holds)[number]): string =>
+    `${h.pod.metadata?.namespace ?? ""}/${h.pod.metadata?.name ?? ""}`;
   return input.off.map((o) => ({
-    nodePool: o.view.name, until: o.state.until?.toISOString() ?? null,
+    nodePool: o.view.name,
+    until: o.state.until?.toISOString() ?? null,
     pods: holds.filter((h) => h.nodePool === o.view.name).map(name),
   }));
 }
@@ -246,11 +303,16 @@ async function schedulerConfigOf(file: string | undefined): Promise<SchedulerCon
   try {
     return parseSchedulerConfig(parseYaml(await readFile(file, "utf8")));
   } catch (error) {
-    throw new Error(`--scheduler-config ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`--scheduler-config ${file}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
 }
 
-async function simulateFile({ region, files, format, options, scheduling, schedulerConfigFile }: Parsed, io: CliIo): Promise<number> {
+async function simulateFile(
+  { region, files, format, options, scheduling, schedulerConfigFile }: Parsed,
+  io: CliIo,
+): Promise<number> {
   let objects: SourceObject[];
   let schedulerConfig: SchedulerConfig | undefined;
   try {
@@ -266,7 +328,10 @@ async function simulateFile({ region, files, format, options, scheduling, schedu
     return ExitCode.usage;
   }
   try {
-    const plan = planScenario(objects.map((o) => o.value), { options, scheduling, region, ...(schedulerConfig === undefined ? {} : { schedulerConfig }) });
+    const plan = planScenario(
+      objects.map((o) => o.value),
+      { options, scheduling, region, ...(schedulerConfig === undefined ? {} : { schedulerConfig }) },
+    );
     io.stdout(format === "json" ? `${JSON.stringify(plan, null, 2)}\n` : formatText(plan));
     return ExitCode.ok;
   } catch (error) {

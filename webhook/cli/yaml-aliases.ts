@@ -30,7 +30,8 @@ export function aliasProblem(doc: Document.Parsed): AliasProblem | undefined {
         const offset = node.range?.[0] ?? 0;
         const name = node.source;
         if (source === undefined) problem = { offset, message: `alias *${name} has no anchor &${name} before it` };
-        else if (path.includes(source)) problem = { offset, message: `alias *${name} is inside its own anchor &${name} (a recursive value)` };
+        else if (path.includes(source))
+          problem = { offset, message: `alias *${name} is inside its own anchor &${name} (a recursive value)` };
         if (problem !== undefined) return visit.BREAK;
       } else if (node.anchor !== undefined) {
         // The last anchor of a name before an alias is the one it refers to.

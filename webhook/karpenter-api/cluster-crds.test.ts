@@ -8,16 +8,38 @@ import { bundledKarpenterApi, type KarpenterApi } from "../../policies/api/relea
 import { ClusterKarpenterApi, selectCrds, type CrdState } from "./cluster-crds.ts";
 
 const names = ["nodepools.karpenter.sh", "nodeclaims.karpenter.sh", "ec2nodeclasses.karpenter.k8s.aws"] as const;
-const crd = (name: string, generation: number): CrdState => ({ state: "present", crd: { metadata: { name, uid: `uid-${name}`, generation } } });
+const crd = (name: string, generation: number): CrdState => ({
+  state: "present",
+  crd: { metadata: { name, uid: `uid-${name}`, generation } },
+});
 
 void describe("selecting the cluster's Karpenter CRDs", () => {
   const cases: [string, CrdState[], string | RegExp][] = [
-    ["all three read", names.map((n) => crd(n, 1)), "uid-nodepools.karpenter.sh/1,uid-nodeclaims.karpenter.sh/1,uid-ec2nodeclasses.karpenter.k8s.aws/1"],
-    ["a newer generation of one", [crd(names[0], 2), crd(names[1], 1), crd(names[2], 1)], /^uid-nodepools\.karpenter\.sh\/2,/],
-    ["one not installed", [crd(names[0], 1), { state: "absent" }, crd(names[2], 1)], "CRDs not installed: nodeclaims.karpenter.sh"],
-    ["one not read yet", [crd(names[0], 1), crd(names[1], 1), { state: "unknown" }], "reading CRDs ec2nodeclasses.karpenter.k8s.aws: not read yet"],
-    ["none readable", names.map(() => ({ state: "unknown", error: new Error("connect ECONNREFUSED 127.0.0.1:1\nmore") })),
-      `reading CRDs ${names.join(", ")}: connect ECONNREFUSED 127.0.0.1:1`],
+    [
+      "all three read",
+      names.map((n) => crd(n, 1)),
+      "uid-nodepools.karpenter.sh/1,uid-nodeclaims.karpenter.sh/1,uid-ec2nodeclasses.karpenter.k8s.aws/1",
+    ],
+    [
+      "a newer generation of one",
+      [crd(names[0], 2), crd(names[1], 1), crd(names[2], 1)],
+      /^uid-nodepools\.karpenter\.sh\/2,/,
+    ],
+    [
+      "one not installed",
+      [crd(names[0], 1), { state: "absent" }, crd(names[2], 1)],
+      "CRDs not installed: nodeclaims.karpenter.sh",
+    ],
+    [
+      "one not read yet",
+      [crd(names[0], 1), crd(names[1], 1), { state: "unknown" }],
+      "reading CRDs ec2nodeclasses.karpenter.k8s.aws: not read yet",
+    ],
+    [
+      "none readable",
+      names.map(() => ({ state: "unknown", error: new Error("connect ECONNREFUSED 127.0.0.1:1\nmore") })),
+      `reading CRDs ${names.join(", ")}: connect ECONNREFUSED 127.0.0.1:1`,
+    ],
   ];
   for (const [title, states, expected] of cases) {
     void it(`${title}: ${typeof expected === "string" && !expected.startsWith("uid") ? "falls back" : "builds the API"}`, () => {
@@ -41,14 +63,25 @@ void describe("the cluster's Karpenter API when the apiserver is unreachable", (
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromOptions({
       clusters: [{ name: "c", server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-      users: [{ name: "u" }], contexts: [{ name: "x", cluster: "c", user: "u" }], currentContext: "x",
+      users: [{ name: "u" }],
+      contexts: [{ name: "x", cluster: "c", user: "u" }],
+      currentContext: "x",
     });
     const lines: Record<string, unknown>[] = [];
-    const stream = new Writable({ write(chunk: Buffer, _encoding, done) { lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>); done(); } });
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
     const fallback = bundledKarpenterApi("1.0.8");
     const used: KarpenterApi[] = [];
     const api = new ClusterKarpenterApi({
-      kubeConfig, fallback, logger: pino({ level: "info" }, stream), onChange: (a) => used.push(a), backoff: { initialMs: 20, maxMs: 40 },
+      kubeConfig,
+      fallback,
+      logger: pino({ level: "info" }, stream),
+      onChange: (a) => used.push(a),
+      backoff: { initialMs: 20, maxMs: 40 },
     });
     await api.start(5_000);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -57,7 +90,10 @@ void describe("the cluster's Karpenter API when the apiserver is unreachable", (
     assert.deepEqual(used, [fallback]);
     const warnings = lines.filter((l) => l["level"] === 40);
     assert.equal(warnings.length, 1, JSON.stringify(lines));
-    assert.match(String(warnings[0]?.["reason"]), /^reading CRDs nodepools\.karpenter\.sh, nodeclaims\.karpenter\.sh, ec2nodeclasses\.karpenter\.k8s\.aws: .*ECONNREFUSED/);
+    assert.match(
+      String(warnings[0]?.["reason"]),
+      /^reading CRDs nodepools\.karpenter\.sh, nodeclaims\.karpenter\.sh, ec2nodeclasses\.karpenter\.k8s\.aws: .*ECONNREFUSED/,
+    );
     assert.deepEqual(warnings[0]?.["karpenterApi"], { source: "bundled", version: "1.0.8" });
     assert.ok(lines.some((l) => l["msg"] === "judging Karpenter objects against this API"));
   });

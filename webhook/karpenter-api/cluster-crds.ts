@@ -4,7 +4,15 @@
  * of them changes. While they cannot be read (no RBAC, not installed, apiserver down before the first list, a CRD
  * without a v1 schema) the fallback release is used; the reason is logged once, never failing a review.
  */
-import { ApiException, CustomObjectsApi, ListWatch, Watch, type KubeConfig, type KubernetesObject, type KubernetesListObject } from "@kubernetes/client-node";
+import {
+  ApiException,
+  CustomObjectsApi,
+  ListWatch,
+  Watch,
+  type KubeConfig,
+  type KubernetesObject,
+  type KubernetesListObject,
+} from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { KARPENTER_CRD_NAMES, karpenterApiFromCrds } from "../../policies/api/releases/from-crds.ts";
 import type { KarpenterApi } from "../../policies/api/releases/index.ts";
@@ -16,7 +24,10 @@ const NAMES: readonly string[] = Object.values(KARPENTER_CRD_NAMES);
 type Crd = KubernetesObject & { metadata?: { generation?: number } };
 
 /** What is known of one CRD: not read yet (or never read, with the error), read and absent, or read. */
-export type CrdState = { readonly state: "unknown"; readonly error?: unknown } | { readonly state: "absent" } | { readonly state: "present"; readonly crd: Crd };
+export type CrdState =
+  | { readonly state: "unknown"; readonly error?: unknown }
+  | { readonly state: "absent" }
+  | { readonly state: "present"; readonly crd: Crd };
 
 /** The CRDs to build the API from (with a key that changes only when a schema may have), or why there are none. */
 export type CrdSelection = { readonly key: string; readonly crds: readonly Crd[] } | { readonly reason: string };
@@ -38,14 +49,20 @@ export function selectCrds(states: ReadonlyMap<string, CrdState>): CrdSelection 
   const known = NAMES.map((name) => [name, states.get(name) ?? { state: "unknown" as const }] as const);
   const unread = known.filter(([, s]) => s.state === "unknown");
   if (unread.length > 0) {
-    const errors = [...new Set(unread.map(([, s]) => (s.state === "unknown" && s.error !== undefined ? errorText(s.error) : "not read yet")))];
+    const errors = [
+      ...new Set(
+        unread.map(([, s]) => (s.state === "unknown" && s.error !== undefined ? errorText(s.error) : "not read yet")),
+      ),
+    ];
     return { reason: `reading CRDs ${unread.map(([n]) => n).join(", ")}: ${errors.join("; ")}` };
   }
   const absent = known.filter(([, s]) => s.state === "absent").map(([n]) => n);
   if (absent.length > 0) return { reason: `CRDs not installed: ${absent.join(", ")}` };
   const crds = known.map(([, s]) => (s as { crd: Crd }).crd);
   // A status update (conditions, accepted names) keeps the generation: only a spec change rebuilds the API.
-  const key = crds.map((c) => `${c.metadata?.uid ?? ""}/${c.metadata?.generation ?? c.metadata?.resourceVersion ?? ""}`).join(",");
+  const key = crds
+    .map((c) => `${c.metadata?.uid ?? ""}/${c.metadata?.generation ?? c.metadata?.resourceVersion ?? ""}`)
+    .join(",");
   return { key, crds };
 }
 
@@ -83,14 +100,21 @@ export class ClusterKarpenterApi {
   }
 
   /** The API reviews are judged against now. */
-  get current(): KarpenterApi { return this.api; }
+  get current(): KarpenterApi {
+    return this.api;
+  }
 
   /** Starts the watches; resolves once each has listed or failed (or after `waitMs`), with `current` chosen. */
   async start(waitMs: number): Promise<void> {
     this.stopped = false;
     let timer: NodeJS.Timeout | undefined;
     const attempts = Promise.all(NAMES.map((name) => this.attempt(name)));
-    await Promise.race([attempts, new Promise<void>((resolve) => { timer = setTimeout(resolve, waitMs); })]);
+    await Promise.race([
+      attempts,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+      }),
+    ]);
     clearTimeout(timer);
     this.started = true;
     this.refresh();
@@ -107,10 +131,16 @@ export class ClusterKarpenterApi {
   private makeWatch(name: string, objects: CustomObjectsApi): ListWatch<Crd> {
     const fieldSelector = `metadata.name=${name}`;
     const list = async (): Promise<KubernetesListObject<Crd>> => {
-      const page = (await objects.listClusterCustomObject({ group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", fieldSelector })) as KubernetesListObject<Crd>;
+      const page = (await objects.listClusterCustomObject({
+        group: "apiextensions.k8s.io",
+        version: "v1",
+        plural: "customresourcedefinitions",
+        fieldSelector,
+      })) as KubernetesListObject<Crd>;
       this.delays.delete(name);
       // A list's items carry no kind (the list does); watch events do. Name them as the watch would.
-      for (const item of page.items) Object.assign(item, { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition" });
+      for (const item of page.items)
+        Object.assign(item, { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition" });
       if (page.items.length === 0) {
         this.states.set(name, { state: "absent" });
         this.refresh();
@@ -150,11 +180,17 @@ export class ClusterKarpenterApi {
     const backoff = this.options.backoff ?? { initialMs: 1000, maxMs: 60_000 };
     const delay = this.delays.get(name) ?? backoff.initialMs;
     this.delays.set(name, Math.min(delay * 2, backoff.maxMs));
-    this.options.logger.debug({ crd: name, error: errorText(error), retryInMs: delay }, "watching Karpenter CRD failed; retrying");
-    this.timers.set(name, setTimeout(() => {
-      this.timers.delete(name);
-      if (!this.stopped) void this.attempt(name);
-    }, delay));
+    this.options.logger.debug(
+      { crd: name, error: errorText(error), retryInMs: delay },
+      "watching Karpenter CRD failed; retrying",
+    );
+    this.timers.set(
+      name,
+      setTimeout(() => {
+        this.timers.delete(name);
+        if (!this.stopped) void this.attempt(name);
+      }, delay),
+    );
   }
 
   /** Rebuilds the API when the CRDs changed, or falls back (logging why when the reason is new). */
@@ -186,8 +222,10 @@ export class ClusterKarpenterApi {
   private fallBack(reason: string): void {
     if (reason !== this.loggedReason) {
       this.loggedReason = reason;
-      this.options.logger.warn({ reason, karpenterApi: { source: "bundled", version: this.options.fallback.version } },
-        "cannot use the cluster's Karpenter CRDs; judging against the bundled release");
+      this.options.logger.warn(
+        { reason, karpenterApi: { source: "bundled", version: this.options.fallback.version } },
+        "cannot use the cluster's Karpenter CRDs; judging against the bundled release",
+      );
     }
     if (this.key === "fallback") return;
     this.key = "fallback";
@@ -198,6 +236,9 @@ export class ClusterKarpenterApi {
   private use(api: KarpenterApi, reason: string | undefined): void {
     this.options.onChange(api, reason);
     this.api = api;
-    this.options.logger.info({ karpenterApi: { source: api.source, version: api.version } }, "judging Karpenter objects against this API");
+    this.options.logger.info(
+      { karpenterApi: { source: api.source, version: api.version } },
+      "judging Karpenter objects against this API",
+    );
   }
 }

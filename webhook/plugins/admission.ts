@@ -16,15 +16,24 @@ export interface AdmissionRouteOptions extends DecideOptions {
 
 function logDecision(request: FastifyRequest, decoded: DecodedRequest, webhook: WebhookKind, decision: Decision): void {
   const fields = {
-    webhook, uid: decoded.uid, gvk: decoded.gvk, name: decoded.name, operation: decoded.operation,
-    user: decoded.username, dryRun: decoded.dryRun, outcome: decision.outcome,
+    webhook,
+    uid: decoded.uid,
+    gvk: decoded.gvk,
+    name: decoded.name,
+    operation: decoded.operation,
+    user: decoded.username,
+    dryRun: decoded.dryRun,
+    outcome: decision.outcome,
   };
   if (decision.outcome === "error") {
     request.log.error({ ...fields, err: decision.error }, "evaluating admission review failed; denied with code 500");
   } else if (decision.outcome === "denied" || decision.outcome === "invalid") {
     request.log.info({ ...fields, message: decision.message }, "admission review denied");
   } else {
-    request.log.debug({ ...fields, skipReason: decision.skipReason, warnings: decision.warnings.length, patch: decision.patch.length }, "admission review answered");
+    request.log.debug(
+      { ...fields, skipReason: decision.skipReason, warnings: decision.warnings.length, patch: decision.patch.length },
+      "admission review answered",
+    );
   }
 }
 
@@ -38,7 +47,13 @@ function handler(webhook: WebhookKind, options: AdmissionRouteOptions) {
     options.metrics.countFindings(decision.findings);
     if (webhook === "mutate") options.metrics.countDefaults(decision.patch.map((op) => op.path));
     options.metrics.observeReview(
-      { webhook, kind: decoded.kind ?? "other", operation: decoded.operation, verdict: decision.outcome, dryRun: decoded.dryRun },
+      {
+        webhook,
+        kind: decoded.kind ?? "other",
+        operation: decoded.operation,
+        verdict: decision.outcome,
+        dryRun: decoded.dryRun,
+      },
       (performance.now() - started) / 1000,
     );
     return reply.send(answer);

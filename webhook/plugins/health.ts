@@ -8,10 +8,15 @@ import type { FastifyInstance, FastifyPluginAsync } from "fastify";
 export type ReadinessChecks = Readonly<Record<string, () => boolean>>;
 
 /** Registers the health routes. */
-export const healthRoutes: FastifyPluginAsync<{ readiness: ReadinessChecks }> = async (app: FastifyInstance, { readiness }) => {
+export const healthRoutes: FastifyPluginAsync<{ readiness: ReadinessChecks }> = async (
+  app: FastifyInstance,
+  { readiness },
+) => {
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {
-    const failing = Object.entries(readiness).filter(([, ready]) => !ready()).map(([name]) => name);
+    const failing = Object.entries(readiness)
+      .filter(([, ready]) => !ready())
+      .map(([name]) => name);
     if (failing.length > 0) return reply.code(503).send({ status: "not ready", failing });
     return { status: "ok" };
   });

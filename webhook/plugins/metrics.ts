@@ -68,7 +68,13 @@ export function createAdmissionMetrics(registry: Registry): AdmissionMetrics {
       api.set({ source, version }, 1);
     },
     observeReview(labels, seconds) {
-      requests.inc({ webhook: labels.webhook, kind: labels.kind, operation: labels.operation, verdict: labels.verdict, dry_run: String(labels.dryRun) });
+      requests.inc({
+        webhook: labels.webhook,
+        kind: labels.kind,
+        operation: labels.operation,
+        verdict: labels.verdict,
+        dry_run: String(labels.dryRun),
+      });
       duration.observe({ webhook: labels.webhook, kind: labels.kind, verdict: labels.verdict }, seconds);
     },
     countFindings(findings) {
@@ -81,7 +87,10 @@ export function createAdmissionMetrics(registry: Registry): AdmissionMetrics {
 }
 
 /** Serves the registry in the Prometheus text format at GET /metrics. */
-export const metricsRoute: FastifyPluginAsync<{ metrics: AdmissionMetrics }> = async (app: FastifyInstance, { metrics }) => {
+export const metricsRoute: FastifyPluginAsync<{ metrics: AdmissionMetrics }> = async (
+  app: FastifyInstance,
+  { metrics },
+) => {
   app.get("/metrics", async (_request, reply) => {
     const body = await metrics.registry.metrics();
     return reply.type(metrics.registry.contentType).send(body);

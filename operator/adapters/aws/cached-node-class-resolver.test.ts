@@ -6,15 +6,38 @@ import { CachedNodeClassResolver } from "./cached-node-class-resolver.ts";
 
 function nodeClass(tag: string): EC2NodeClassLike {
   const terms = [{ tags: { "karpenter.sh/discovery": tag } }];
-  return { metadata: { name: `nc-${tag}` }, spec: { subnetSelectorTerms: terms, securityGroupSelectorTerms: terms, amiSelectorTerms: [{ alias: "al2023@latest" }] } } as unknown as EC2NodeClassLike;
+  return {
+    metadata: { name: `nc-${tag}` },
+    spec: {
+      subnetSelectorTerms: terms,
+      securityGroupSelectorTerms: terms,
+      amiSelectorTerms: [{ alias: "al2023@latest" }],
+    },
+  } as unknown as EC2NodeClassLike;
 }
 
-const facts: NodeClassFacts = { subnets: [{ id: "subnet-1", zone: "us-east-1a", availableIpCount: 10 }], securityGroups: [{ id: "sg-1" }], amis: [], errors: {} };
+const facts: NodeClassFacts = {
+  subnets: [{ id: "subnet-1", zone: "us-east-1a", availableIpCount: 10 }],
+  securityGroups: [{ id: "sg-1" }],
+  amis: [],
+  errors: {},
+};
 
 /** A resolver that counts its calls and answers with `answer()`. */
-function counting(answer: () => Promise<NodeClassFacts> = async () => facts): { inner: NodeClassResolver; calls: () => number } {
+function counting(answer: () => Promise<NodeClassFacts> = async () => facts): {
+  inner: NodeClassResolver;
+  calls: () => number;
+} {
   let calls = 0;
-  return { inner: { resolve: () => { calls += 1; return answer(); } }, calls: () => calls };
+  return {
+    inner: {
+      resolve: () => {
+        calls += 1;
+        return answer();
+      },
+    },
+    calls: () => calls,
+  };
 }
 
 void describe("the cached node-class resolver", () => {
@@ -34,7 +57,11 @@ void describe("the cached node-class resolver", () => {
   void it("should share one lookup between concurrent callers", async () => {
     const { inner, calls } = counting();
     const cached = new CachedNodeClassResolver({ inner, now: () => 0 });
-    const answers = await Promise.all([cached.resolve(nodeClass("a")), cached.resolve(nodeClass("a")), cached.resolve(nodeClass("a"))]);
+    const answers = await Promise.all([
+      cached.resolve(nodeClass("a")),
+      cached.resolve(nodeClass("a")),
+      cached.resolve(nodeClass("a")),
+    ]);
     assert.equal(calls(), 1);
     assert.ok(answers.every((a) => a === answers[0]));
   });
@@ -67,7 +94,10 @@ void describe("the cached node-class resolver", () => {
 
   void it("should not keep a rejected lookup", async () => {
     let fail = true;
-    const { inner, calls } = counting(async () => { if (fail) throw new Error("network down"); return facts; });
+    const { inner, calls } = counting(async () => {
+      if (fail) throw new Error("network down");
+      return facts;
+    });
     const cached = new CachedNodeClassResolver({ inner, now: () => 0 });
     await assert.rejects(cached.resolve(nodeClass("a")), /network down/);
     fail = false;

@@ -11,7 +11,10 @@ import type { NodeClassFacts, NodeClassResolver, ResolveOptions } from "../../po
 /** Karpenter's cache TTL for subnets, security groups and AMIs. */
 export const NODE_CLASS_FACTS_TTL_MS = 60_000;
 
-interface Entry { readonly facts: Promise<NodeClassFacts>; readonly at: number }
+interface Entry {
+  readonly facts: Promise<NodeClassFacts>;
+  readonly at: number;
+}
 
 /** Caches another resolver's answers by selector terms. */
 export class CachedNodeClassResolver implements NodeClassResolver {
@@ -34,7 +37,12 @@ export class CachedNodeClassResolver implements NodeClassResolver {
     const facts = this.inner.resolve(nodeClass, options);
     const entry = { facts, at: now };
     this.entries.set(key, entry);
-    void facts.then((f) => { if (hasErrors(f)) this.forget(key, entry); }, () => this.forget(key, entry));
+    void facts.then(
+      (f) => {
+        if (hasErrors(f)) this.forget(key, entry);
+      },
+      () => this.forget(key, entry),
+    );
     return facts;
   }
 
@@ -50,5 +58,10 @@ function hasErrors(facts: NodeClassFacts): boolean {
 /** The parts of the spec the facts depend on. */
 function selectorKey(nodeClass: EC2NodeClassLike): string {
   const s = nodeClass.spec;
-  return JSON.stringify([s.subnetSelectorTerms, s.securityGroupSelectorTerms, s.amiSelectorTerms, s.capacityReservationSelectorTerms ?? []]);
+  return JSON.stringify([
+    s.subnetSelectorTerms,
+    s.securityGroupSelectorTerms,
+    s.amiSelectorTerms,
+    s.capacityReservationSelectorTerms ?? [],
+  ]);
 }

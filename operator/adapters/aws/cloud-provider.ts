@@ -8,17 +8,41 @@ import { toInstanceTypes } from "../../../policies/domain/catalog/catalog.ts";
 import { withUnavailableOfferings, type InstanceType } from "../../../policies/domain/instance-types.ts";
 import { parseResourceList } from "../../../policies/domain/quantity.ts";
 import { Requirements } from "../../../policies/domain/requirements.ts";
-import { CreateError, InsufficientCapacityError, NodeClaimNotFoundError, NodeClassNotReadyError } from "../../core/errors.ts";
+import {
+  CreateError,
+  InsufficientCapacityError,
+  NodeClaimNotFoundError,
+  NodeClassNotReadyError,
+} from "../../core/errors.ts";
 import { planFleet, type FleetPlan } from "../../core/fleet/plan.ts";
 import { bootable, typesByImage } from "../../core/launch-template/amis.ts";
 import type { ClusterInfo } from "../../core/launch-template/cluster-info.ts";
 import { amiFamilyOf, type EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
 import { buildLaunchTemplate } from "../../core/launch-template/template.ts";
-import { parseProviderID, type CloudInstance, type CloudProvider, type CreateOptions, type LaunchedInstance, type NodeClaimLike } from "../../ports/cloud-provider.ts";
+import {
+  parseProviderID,
+  type CloudInstance,
+  type CloudProvider,
+  type CreateOptions,
+  type LaunchedInstance,
+  type NodeClaimLike,
+} from "../../ports/cloud-provider.ts";
 import type { CatalogSource } from "../../ports/catalog-source.ts";
 import { launchable, type NodeClassFacts, type NodeClassResolver } from "../../ports/node-class-resolver.ts";
-import { describeAwsError, errorCode, isLaunchTemplateNotFound, isNotFound, isUnfulfillableCapacity } from "./errors.ts";
-import { allocatableKubelet, capacityOptions, instanceTags, launchedInstance, registrationLabels } from "./launch-facts.ts";
+import {
+  describeAwsError,
+  errorCode,
+  isLaunchTemplateNotFound,
+  isNotFound,
+  isUnfulfillableCapacity,
+} from "./errors.ts";
+import {
+  allocatableKubelet,
+  capacityOptions,
+  instanceTags,
+  launchedInstance,
+  registrationLabels,
+} from "./launch-facts.ts";
 import type { DefaultInstanceProvider, FleetOutcome, TemplateGroup } from "./providers/instance.ts";
 import type { InstanceProfileProvider } from "./providers/instanceprofile.ts";
 import type { LaunchTemplateProvider } from "./providers/launchtemplate.ts";
@@ -32,7 +56,11 @@ const EFA = "vpc.amazonaws.com/efa";
  * Types grouped by the EFA interfaces their template attaches: when the NodeClaim requests EFA, each type's
  * vpc.amazonaws.com/efa capacity (one interface per card, so one template per count, as Karpenter does); else 0.
  */
-function byEfaCount(nodeClaim: NodeClaimLike, names: readonly string[], types: readonly InstanceType[]): Map<number, string[]> {
+function byEfaCount(
+  nodeClaim: NodeClaimLike,
+  names: readonly string[],
+  types: readonly InstanceType[],
+): Map<number, string[]> {
   const requested = nodeClaim.spec.resources?.requests?.[EFA] !== undefined;
   const out = new Map<number, string[]>();
   for (const name of names) {
@@ -69,7 +97,8 @@ export interface AwsCloudProviderDeps {
    * The evaluated NodeOverlays (gate NodeOverlay on): a NodeClaim of a NodePool launches with its pool's
    * overlaid prices, so the fleet's override priorities follow them (Karpenter's Create applies the store).
    */
-  readonly overlays?: { apply(pool: string, types: readonly InstanceType[]): readonly InstanceType[] | undefined } | undefined;
+  readonly overlays?:
+    { apply(pool: string, types: readonly InstanceType[]): readonly InstanceType[] | undefined } | undefined;
   /** Room left in capacity reservations (absent: the ReservedCapacity gate is off). */
   readonly reservations?: CapacityReservationProvider | undefined;
 }
@@ -87,19 +116,28 @@ export class AwsCloudProvider implements CloudProvider {
 
   async create(nodeClaim: NodeClaimLike, options?: CreateOptions): Promise<LaunchedInstance> {
     // An instance already being terminated is not adopted: the claim gets a fresh one.
-    const existing = options?.knownNew === true ? [] : (await this.call("finding instance of NodeClaim", () => this.deps.instances.list(nodeClaim.metadata.name))).filter((i) => i.state !== "shutting-down");
+    const existing =
+      options?.knownNew === true
+        ? []
+        : (
+            await this.call("finding instance of NodeClaim", () => this.deps.instances.list(nodeClaim.metadata.name))
+          ).filter((i) => i.state !== "shutting-down");
     const nodeClass = await this.deps.nodeClass(nodeClaim.spec.nodeClassRef.name);
     const pool = nodeClaim.metadata.labels?.["karpenter.sh/nodepool"];
     if (existing[0] !== undefined) return this.toLaunched(existing[0], nodeClass, true, pool);
-    if (nodeClass === undefined) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClaim.spec.nodeClassRef.name} not found`);
+    if (nodeClass === undefined)
+      throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClaim.spec.nodeClassRef.name} not found`);
     const facts = await this.deps.resolver.resolve(nodeClass);
-    if (!launchable(facts)) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClass.metadata.name} resolves no ${missingPart(facts)}`);
+    if (!launchable(facts))
+      throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClass.metadata.name} resolves no ${missingPart(facts)}`);
     const plan = this.plan(nodeClaim, nodeClass, facts);
     const outcome = await this.launchWithRetry(nodeClaim, nodeClass, facts, plan);
     const instanceID = this.recordErrors(outcome, plan);
     const instance = await this.call("describing launched instance", () => this.deps.instances.get(instanceID));
-    if (instance === undefined) throw new CreateError("InstanceNotFound", `instance ${instanceID} vanished after launch`);
-    if (instance.capacityReservation !== undefined) this.deps.reservations?.markLaunched(instance.capacityReservation.id);
+    if (instance === undefined)
+      throw new CreateError("InstanceNotFound", `instance ${instanceID} vanished after launch`);
+    if (instance.capacityReservation !== undefined)
+      this.deps.reservations?.markLaunched(instance.capacityReservation.id);
     return this.toLaunched(instance, nodeClass, false, pool);
   }
 
@@ -108,9 +146,11 @@ export class AwsCloudProvider implements CloudProvider {
     try {
       await this.deps.instances.terminate(instance.instanceID);
       // Its reservation slot is free again (Karpenter gives it back once the instance is gone; kerf at termination).
-      if (instance.capacityReservation !== undefined) this.deps.reservations?.markTerminated(instance.capacityReservation.id, instance.instanceID);
+      if (instance.capacityReservation !== undefined)
+        this.deps.reservations?.markTerminated(instance.capacityReservation.id, instance.instanceID);
     } catch (error) {
-      if (isNotFound(error)) throw new NodeClaimNotFoundError(`instance ${instance.instanceID} is gone`, { cause: error });
+      if (isNotFound(error))
+        throw new NodeClaimNotFoundError(`instance ${instance.instanceID} is gone`, { cause: error });
       throw new Error(describeAwsError(`terminating instance ${instance.instanceID}`, error), { cause: error });
     }
   }
@@ -122,7 +162,8 @@ export class AwsCloudProvider implements CloudProvider {
     try {
       instance = await this.deps.instances.get(parsed.instanceID);
     } catch (error) {
-      if (isNotFound(error)) throw new NodeClaimNotFoundError(`instance ${parsed.instanceID} not found`, { cause: error });
+      if (isNotFound(error))
+        throw new NodeClaimNotFoundError(`instance ${parsed.instanceID} not found`, { cause: error });
       throw new Error(describeAwsError(`describing instance ${parsed.instanceID}`, error), { cause: error });
     }
     if (instance === undefined) throw new NodeClaimNotFoundError(`instance ${parsed.instanceID} is terminated`);
@@ -133,7 +174,13 @@ export class AwsCloudProvider implements CloudProvider {
     try {
       return await this.deps.instances.list(nodeClaimName);
     } catch (error) {
-      throw new Error(describeAwsError(nodeClaimName === undefined ? "listing instances" : `listing instances of NodeClaim ${nodeClaimName}`, error), { cause: error });
+      throw new Error(
+        describeAwsError(
+          nodeClaimName === undefined ? "listing instances" : `listing instances of NodeClaim ${nodeClaimName}`,
+          error,
+        ),
+        { cause: error },
+      );
     }
   }
 
@@ -141,7 +188,8 @@ export class AwsCloudProvider implements CloudProvider {
     const nodeClass = await this.deps.nodeClass(nodeClassName);
     if (nodeClass === undefined) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClassName} not found`);
     const facts = await this.deps.resolver.resolve(nodeClass);
-    if (facts.subnets.length === 0) throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClassName} resolves no subnets`);
+    if (facts.subnets.length === 0)
+      throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClassName} resolves no subnets`);
     return this.instanceTypes(nodeClass, facts);
   }
 
@@ -172,12 +220,20 @@ export class AwsCloudProvider implements CloudProvider {
     const spotOff = this.deps.unavailable.spotUnavailable();
     const keys = this.deps.unavailable.keys();
     const marked = withUnavailableOfferings(types, keys);
-    const offered = spotOff ? marked.map((t) => ({ ...t, offerings: t.offerings.map((o) => (o.capacityType === "spot" ? { ...o, available: false } : o)) })) : marked;
+    const offered = spotOff
+      ? marked.map((t) => ({
+          ...t,
+          offerings: t.offerings.map((o) => (o.capacityType === "spot" ? { ...o, available: false } : o)),
+        }))
+      : marked;
     const reservations = this.deps.reservations;
     if (reservations === undefined || facts.capacityReservations === undefined) return offered;
     return withReservedOfferings(offered, {
-      reservations: facts.capacityReservations, zones: new Set(zones), zoneIds: catalog.zoneIds,
-      capacity: (id) => reservations.capacity(id), unavailable: keys,
+      reservations: facts.capacityReservations,
+      zones: new Set(zones),
+      zoneIds: catalog.zoneIds,
+      capacity: (id) => reservations.capacity(id),
+      unavailable: keys,
     });
   }
 
@@ -185,7 +241,11 @@ export class AwsCloudProvider implements CloudProvider {
    * The types a NodeClaim launches from: its NodePool's overlays applied (standalone
    * claims get none, as in Karpenter).
    */
-  private launchTypes(nodeClaim: NodeClaimLike, nodeClass: EC2NodeClassLike, facts: NodeClassFacts): readonly InstanceType[] {
+  private launchTypes(
+    nodeClaim: NodeClaimLike,
+    nodeClass: EC2NodeClassLike,
+    facts: NodeClassFacts,
+  ): readonly InstanceType[] {
     const types = this.instanceTypes(nodeClass, facts);
     const pool = nodeClaim.metadata.labels?.["karpenter.sh/nodepool"];
     if (this.deps.overlays === undefined || pool === undefined) return types;
@@ -196,47 +256,73 @@ export class AwsCloudProvider implements CloudProvider {
   private plan(nodeClaim: NodeClaimLike, nodeClass: EC2NodeClassLike, facts: NodeClassFacts): FleetPlan {
     const requirements = Requirements.fromSelectors(nodeClaim.spec.requirements);
     const plan = planFleet({
-      instanceTypes: this.launchTypes(nodeClaim, nodeClass, facts), requirements, subnets: facts.subnets,
-      requests: parseResourceList(nodeClaim.spec.resources?.requests), unavailable: this.deps.unavailable.keys(),
+      instanceTypes: this.launchTypes(nodeClaim, nodeClass, facts),
+      requirements,
+      subnets: facts.subnets,
+      requests: parseResourceList(nodeClaim.spec.resources?.requests),
+      unavailable: this.deps.unavailable.keys(),
       priceOverlay: nodeClaim.metadata.annotations?.["karpenter.sh/price-overlay-applied"] === "true",
     });
     if (plan.kind === "launch") return plan;
-    if (plan.reason === "no-compatible-offering") throw new InsufficientCapacityError(`all requested instance types were unavailable during launch (${plan.message})`);
+    if (plan.reason === "no-compatible-offering")
+      throw new InsufficientCapacityError(
+        `all requested instance types were unavailable during launch (${plan.message})`,
+      );
     throw new CreateError("NoSubnetInZone", plan.message);
   }
 
-  private async templates(nodeClaim: NodeClaimLike, nodeClass: EC2NodeClassLike, facts: NodeClassFacts, plan: FleetPlan): Promise<TemplateGroup[]> {
+  private async templates(
+    nodeClaim: NodeClaimLike,
+    nodeClass: EC2NodeClassLike,
+    facts: NodeClassFacts,
+    plan: FleetPlan,
+  ): Promise<TemplateGroup[]> {
     const groups: TemplateGroup[] = [];
     // A reserved launch needs one template per reservation (each targets its own); others one per image and
     // EFA interface count.
     const byReservation = new Map(plan.overrides.map((o) => [o.reservation?.id, o.reservation]));
     for (const [reservationId, reservation] of byReservation) {
-      const names = new Set(plan.overrides.filter((o) => o.reservation?.id === reservationId).map((o) => o.instanceType));
+      const names = new Set(
+        plan.overrides.filter((o) => o.reservation?.id === reservationId).map((o) => o.instanceType),
+      );
       const types = this.instanceTypes(nodeClass, facts).filter((t) => names.has(t.name));
       for (const [imageId, imageTypes] of typesByImage(facts.amis, types)) {
         for (const [efaCount, instanceTypes] of byEfaCount(nodeClaim, imageTypes, types)) {
           const spec = buildLaunchTemplate({
             efaCount,
-            clusterName: this.deps.cluster.name, clusterEndpoint: this.deps.cluster.endpoint,
-            caBundle: this.deps.cluster.caBundle, clusterCIDR: this.deps.cluster.serviceCIDR, clusterDNS: this.deps.cluster.dnsIP,
-            nodeClass: nodeClass.spec, imageId, securityGroupIds: facts.securityGroups.map((g) => g.id),
+            clusterName: this.deps.cluster.name,
+            clusterEndpoint: this.deps.cluster.endpoint,
+            caBundle: this.deps.cluster.caBundle,
+            clusterCIDR: this.deps.cluster.serviceCIDR,
+            clusterDNS: this.deps.cluster.dnsIP,
+            nodeClass: nodeClass.spec,
+            imageId,
+            securityGroupIds: facts.securityGroups.map((g) => g.id),
             instanceProfile: this.deps.instanceProfiles.profileName(nodeClass),
             labels: registrationLabels(nodeClaim, plan.capacityType, reservation),
             taints: [...(nodeClaim.spec.taints ?? []), ...(nodeClaim.spec.startupTaints ?? [])],
             capacityReservation: reservation,
           });
           const nodePool = nodeClaim.metadata.labels?.["karpenter.sh/nodepool"];
-          const lt = await this.call("ensuring launch template", () => this.deps.launchTemplates.ensure(spec, nodeClass, nodePool));
+          const lt = await this.call("ensuring launch template", () =>
+            this.deps.launchTemplates.ensure(spec, nodeClass, nodePool),
+          );
           groups.push({ launchTemplateId: lt.id, launchTemplateName: lt.name, instanceTypes, reservationId });
         }
       }
     }
-    if (groups.length === 0) throw new CreateError("NoCompatibleAMI", "no AMI of the node class boots any of the planned instance types");
+    if (groups.length === 0)
+      throw new CreateError("NoCompatibleAMI", "no AMI of the node class boots any of the planned instance types");
     return groups;
   }
 
   /** CreateFleet; a stale launch-template error invalidates the cache and retries exactly once (as Karpenter does). */
-  private async launchWithRetry(nodeClaim: NodeClaimLike, nodeClass: EC2NodeClassLike, facts: NodeClassFacts, plan: FleetPlan): Promise<FleetOutcome> {
+  private async launchWithRetry(
+    nodeClaim: NodeClaimLike,
+    nodeClass: EC2NodeClassLike,
+    facts: NodeClassFacts,
+    plan: FleetPlan,
+  ): Promise<FleetOutcome> {
     const tags = instanceTags(this.deps.cluster.name, nodeClaim, nodeClass);
     const first = await this.templates(nodeClaim, nodeClass, facts, plan);
     try {
@@ -266,7 +352,8 @@ export class AwsCloudProvider implements CloudProvider {
   private recordErrors(outcome: FleetOutcome, plan: FleetPlan): string {
     const marked = this.markUnavailable(outcome.errors, plan);
     if (outcome.instanceID !== undefined) return outcome.instanceID;
-    const summary = outcome.errors.map((e) => `${e.code}: ${e.message}`).join("; ") || "no instance and no error returned";
+    const summary =
+      outcome.errors.map((e) => `${e.code}: ${e.message}`).join("; ") || "no instance and no error returned";
     if (marked.length > 0) throw new InsufficientCapacityError(summary, { offerings: marked });
     throw new CreateError(outcome.errors[0]?.code ?? "FleetEmpty", `creating fleet: ${summary}`);
   }
@@ -301,14 +388,21 @@ export class AwsCloudProvider implements CloudProvider {
     return `reserved:${instanceType}:${zone}:${reservation.id}`;
   }
 
-  private toLaunched(instance: CloudInstance, nodeClass: EC2NodeClassLike | undefined, adopted: boolean, nodePool?: string): LaunchedInstance {
+  private toLaunched(
+    instance: CloudInstance,
+    nodeClass: EC2NodeClassLike | undefined,
+    adopted: boolean,
+    nodePool?: string,
+  ): LaunchedInstance {
     const catalog = this.deps.catalog.current();
     const entries = catalog.instanceTypes.filter((e) => e.name === instance.instanceType);
     // Every family: the instance runs whatever its type, so no AMI-family filter here.
-    const { amiFamily: _family, ...options } = nodeClass === undefined ? { kubelet: allocatableKubelet(undefined) } : capacityOptions(nodeClass);
+    const { amiFamily: _family, ...options } =
+      nodeClass === undefined ? { kubelet: allocatableKubelet(undefined) } : capacityOptions(nodeClass);
     const listed = toInstanceTypes({ ...catalog, instanceTypes: entries }, options)[0];
     // A capacity overlay's extended resources are part of what the NodeClaim says it has (Karpenter's Create).
-    const overlaid = listed === undefined || nodePool === undefined ? undefined : this.deps.overlays?.apply(nodePool, [listed])?.[0];
+    const overlaid =
+      listed === undefined || nodePool === undefined ? undefined : this.deps.overlays?.apply(nodePool, [listed])?.[0];
     const type = overlaid ?? listed;
     return { ...launchedInstance(instance, type, catalog.zoneIds[instance.zone]), adopted };
   }
@@ -324,7 +418,11 @@ export class AwsCloudProvider implements CloudProvider {
 }
 
 function missingPart(facts: NodeClassFacts): string {
-  const parts = [facts.subnets.length === 0 ? "subnets" : "", facts.securityGroups.length === 0 ? "security groups" : "", facts.amis.length === 0 ? "AMIs" : ""].filter(Boolean);
+  const parts = [
+    facts.subnets.length === 0 ? "subnets" : "",
+    facts.securityGroups.length === 0 ? "security groups" : "",
+    facts.amis.length === 0 ? "AMIs" : "",
+  ].filter(Boolean);
   const why = Object.values(facts.errors).join("; ");
   return `${parts.join(", ")}${why === "" ? "" : ` (${why})`}`;
 }

@@ -34,32 +34,60 @@ function deps(eks: EksApi, warnings: string[] = [], extra: Partial<ClusterDiscov
 /** An EksApi that never answers. */
 const silentEks: EksApi = { describeCluster: () => new Promise(() => undefined) };
 
-const described = { endpoint: "https://ABC.gr7.us-east-1.eks.amazonaws.com", certificateAuthority: { data: "RUtTLUNB" }, kubernetesNetworkConfig: { serviceIpv4Cidr: "172.20.0.0/16" } };
+const described = {
+  endpoint: "https://ABC.gr7.us-east-1.eks.amazonaws.com",
+  certificateAuthority: { data: "RUtTLUNB" },
+  kubernetesNetworkConfig: { serviceIpv4Cidr: "172.20.0.0/16" },
+};
 
 void describe("cluster discovery at operator start", () => {
   void it("should read the endpoint, CA and IPv4 service CIDR from DescribeCluster of the configured cluster", async () => {
     const eks = fakeEks(described);
-    assert.deepEqual(await discoverCluster(settings, deps(eks)), { name: "demo", endpoint: described.endpoint, caBundle: "RUtTLUNB", serviceCIDR: "172.20.0.0/16" });
+    assert.deepEqual(await discoverCluster(settings, deps(eks)), {
+      name: "demo",
+      endpoint: described.endpoint,
+      caBundle: "RUtTLUNB",
+      serviceCIDR: "172.20.0.0/16",
+    });
     assert.deepEqual(eks.asked, ["demo"]);
   });
 
   void it("should read the IPv6 service CIDR of an IPv6 cluster", async () => {
-    const info = await discoverCluster(settings, deps(fakeEks({ ...described, kubernetesNetworkConfig: { serviceIpv6Cidr: "fd30:1c53:5f8a::/108", ipFamily: "ipv6" } })));
+    const info = await discoverCluster(
+      settings,
+      deps(
+        fakeEks({
+          ...described,
+          kubernetesNetworkConfig: { serviceIpv6Cidr: "fd30:1c53:5f8a::/108", ipFamily: "ipv6" },
+        }),
+      ),
+    );
     assert.equal(info.serviceCIDR, "fd30:1c53:5f8a::/108");
   });
 
   void it("should stop the operator with an error naming the endpoint setting and the EKS cause when DescribeCluster fails and no endpoint is configured", async () => {
     await assert.rejects(discoverCluster(settings, deps(fakeEks(notFound()))), (e: unknown) => {
       assert.ok(e instanceof ClusterDiscoveryError);
-      assert.match(e.message, /^discovering the cluster for node user data: --cluster-endpoint \(CLUSTER_ENDPOINT\) is empty and EKS could not tell the endpoint: describing EKS cluster demo: ResourceNotFoundException: No cluster found for name: demo\.$/);
+      assert.match(
+        e.message,
+        /^discovering the cluster for node user data: --cluster-endpoint \(CLUSTER_ENDPOINT\) is empty and EKS could not tell the endpoint: describing EKS cluster demo: ResourceNotFoundException: No cluster found for name: demo\.$/,
+      );
       return true;
     });
   });
 
   void it("should warn and go on with the configured endpoint when DescribeCluster fails", async () => {
     const warnings: string[] = [];
-    const info = await discoverCluster({ ...settings, endpoint: "https://api.internal:6443" }, deps(fakeEks(notFound()), warnings));
-    assert.deepEqual(info, { name: "demo", endpoint: "https://api.internal:6443", caBundle: "S1VCRUNPTkZJRw==", serviceCIDR: undefined });
+    const info = await discoverCluster(
+      { ...settings, endpoint: "https://api.internal:6443" },
+      deps(fakeEks(notFound()), warnings),
+    );
+    assert.deepEqual(info, {
+      name: "demo",
+      endpoint: "https://api.internal:6443",
+      caBundle: "S1VCRUNPTkZJRw==",
+      serviceCIDR: undefined,
+    });
     assert.equal(warnings.length, 1);
     assert.match(warnings[0] ?? "", /describing EKS cluster demo: ResourceNotFoundException/);
   });

@@ -5,8 +5,15 @@
  */
 import type { DescribeClusterCommandOutput } from "@aws-sdk/client-eks";
 import {
-  ClusterDiscoveryError, ENDPOINT_SETTING, OPTIONAL_DESCRIBE_TIMEOUT_MS, clusterDnsAddress, describeClusterRequired,
-  resolveClusterInfo, type ClusterInfo, type ClusterSettings, type DescribedCluster,
+  ClusterDiscoveryError,
+  ENDPOINT_SETTING,
+  OPTIONAL_DESCRIBE_TIMEOUT_MS,
+  clusterDnsAddress,
+  describeClusterRequired,
+  resolveClusterInfo,
+  type ClusterInfo,
+  type ClusterSettings,
+  type DescribedCluster,
 } from "../../core/launch-template/cluster-info.ts";
 import type { Logger } from "../../observability/logger.ts";
 import { describeAwsError } from "./errors.ts";

@@ -1,6 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { describeAwsError, errorCode, isAlreadyExists, isLaunchTemplateNotFound, isNotFound, isUnfulfillableCapacity } from "./errors.ts";
+import {
+  describeAwsError,
+  errorCode,
+  isAlreadyExists,
+  isLaunchTemplateNotFound,
+  isNotFound,
+  isUnfulfillableCapacity,
+} from "./errors.ts";
 
 function sdkError(name: string, message = "boom"): Error {
   const e = new Error(message);
@@ -10,12 +17,19 @@ function sdkError(name: string, message = "boom"): Error {
 
 void describe("AWS error classification", () => {
   const capacity: [string, boolean][] = [
-    ["InsufficientInstanceCapacity", true], ["MaxSpotInstanceCountExceeded", true], ["VcpuLimitExceeded", true],
-    ["UnfulfillableCapacity", true], ["Unsupported", true], ["InsufficientFreeAddressesInSubnet", true], ["MaxFleetCountExceeded", true],
-    ["UnauthorizedOperation", false], ["RequestLimitExceeded", false],
+    ["InsufficientInstanceCapacity", true],
+    ["MaxSpotInstanceCountExceeded", true],
+    ["VcpuLimitExceeded", true],
+    ["UnfulfillableCapacity", true],
+    ["Unsupported", true],
+    ["InsufficientFreeAddressesInSubnet", true],
+    ["MaxFleetCountExceeded", true],
+    ["UnauthorizedOperation", false],
+    ["RequestLimitExceeded", false],
   ];
   for (const [code, want] of capacity) {
-    void it(`should ${want ? "" : "not "}treat ${code} as unfulfillable capacity`, () => assert.equal(isUnfulfillableCapacity(code), want));
+    void it(`should ${want ? "" : "not "}treat ${code} as unfulfillable capacity`, () =>
+      assert.equal(isUnfulfillableCapacity(code), want));
   }
 
   void it("should read the code from an SDK exception's name", () => {
@@ -41,6 +55,9 @@ void describe("AWS error classification", () => {
   });
 
   void it("should phrase messages as doing X: code: cause", () => {
-    assert.equal(describeAwsError("creating fleet", sdkError("UnauthorizedOperation", "not allowed")), "creating fleet: UnauthorizedOperation: not allowed");
+    assert.equal(
+      describeAwsError("creating fleet", sdkError("UnauthorizedOperation", "not allowed")),
+      "creating fleet: UnauthorizedOperation: not allowed",
+    );
   });
 });

@@ -2,25 +2,43 @@
 
 /** CreateFleet error codes that mean "this offering has no capacity now": mark it unavailable and try others. */
 export const UNFULFILLABLE_CAPACITY_CODES: ReadonlySet<string> = new Set([
-  "InsufficientInstanceCapacity", "MaxSpotInstanceCountExceeded", "VcpuLimitExceeded", "UnfulfillableCapacity", "Unsupported",
-  "InsufficientFreeAddressesInSubnet", "MaxFleetCountExceeded", "ReservationCapacityExceeded", "InsufficientCapacityOnHost",
+  "InsufficientInstanceCapacity",
+  "MaxSpotInstanceCountExceeded",
+  "VcpuLimitExceeded",
+  "UnfulfillableCapacity",
+  "Unsupported",
+  "InsufficientFreeAddressesInSubnet",
+  "MaxFleetCountExceeded",
+  "ReservationCapacityExceeded",
+  "InsufficientCapacityOnHost",
 ]);
 
 /** Codes meaning the resource does not exist (any more). */
 export const NOT_FOUND_CODES: ReadonlySet<string> = new Set([
-  "InvalidInstanceID.NotFound", "InvalidLaunchTemplateName.NotFoundException", "InvalidLaunchTemplateId.NotFound",
-  "InvalidLaunchTemplateId.Malformed", "ParameterNotFound", "InvalidAMIID.NotFound", "InvalidSubnetID.NotFound", "InvalidGroup.NotFound",
-  "NoSuchEntity", "NoSuchEntityException",
+  "InvalidInstanceID.NotFound",
+  "InvalidLaunchTemplateName.NotFoundException",
+  "InvalidLaunchTemplateId.NotFound",
+  "InvalidLaunchTemplateId.Malformed",
+  "ParameterNotFound",
+  "InvalidAMIID.NotFound",
+  "InvalidSubnetID.NotFound",
+  "InvalidGroup.NotFound",
+  "NoSuchEntity",
+  "NoSuchEntityException",
 ]);
 
 /** Codes meaning the resource to create exists already. */
 export const ALREADY_EXISTS_CODES: ReadonlySet<string> = new Set([
-  "InvalidLaunchTemplateName.AlreadyExistsException", "EntityAlreadyExists", "EntityAlreadyExistsException",
+  "InvalidLaunchTemplateName.AlreadyExistsException",
+  "EntityAlreadyExists",
+  "EntityAlreadyExistsException",
 ]);
 
 /** Codes meaning a launch template the request named is gone: the cache is stale, retry once. */
 export const LAUNCH_TEMPLATE_NOT_FOUND_CODES: ReadonlySet<string> = new Set([
-  "InvalidLaunchTemplateName.NotFoundException", "InvalidLaunchTemplateId.NotFound", "InvalidLaunchTemplateId.VersionNotFound",
+  "InvalidLaunchTemplateName.NotFoundException",
+  "InvalidLaunchTemplateId.NotFound",
+  "InvalidLaunchTemplateId.VersionNotFound",
 ]);
 
 /** The AWS error code of an SDK exception (`name` in SDK v3, `Code` in raw bodies). */

@@ -58,21 +58,47 @@ export interface AwsProviderGraph {
 export function createAwsProviders(settings: AwsProviderSettings, deps: AwsProviderDeps): AwsProviderGraph {
   const { ec2, ssm } = deps.apis ?? awsApis(settings.aws);
   const reservations = settings.reservedCapacity === false ? undefined : new CapacityReservationProvider(ec2);
-  const resolver = new CachedNodeClassResolver({ now: () => deps.clock.now().getTime(), inner: new AwsNodeClassResolver({
-    reservations: reservations === undefined ? undefined : { provider: reservations, now: () => deps.clock.now() },
-    subnets: new DefaultSubnetProvider(ec2),
-    securityGroups: new DefaultSecurityGroupProvider(ec2),
-    amis: new DefaultAmiProvider({ ec2, ssm, clock: deps.clock, kubernetesVersion: settings.kubernetesVersion, ...(settings.ssmPrefix === undefined ? {} : { ssmPrefix: settings.ssmPrefix }) }),
-  }) });
+  const resolver = new CachedNodeClassResolver({
+    now: () => deps.clock.now().getTime(),
+    inner: new AwsNodeClassResolver({
+      reservations: reservations === undefined ? undefined : { provider: reservations, now: () => deps.clock.now() },
+      subnets: new DefaultSubnetProvider(ec2),
+      securityGroups: new DefaultSecurityGroupProvider(ec2),
+      amis: new DefaultAmiProvider({
+        ec2,
+        ssm,
+        clock: deps.clock,
+        kubernetesVersion: settings.kubernetesVersion,
+        ...(settings.ssmPrefix === undefined ? {} : { ssmPrefix: settings.ssmPrefix }),
+      }),
+    }),
+  });
   const unavailable = new UnavailableOfferings({ clock: deps.clock });
-  const launchTemplates = new DefaultLaunchTemplateProvider({ ec2, clusterName: settings.cluster.name, clock: deps.clock });
+  const launchTemplates = new DefaultLaunchTemplateProvider({
+    ec2,
+    clusterName: settings.cluster.name,
+    clock: deps.clock,
+  });
   const instances = new DefaultInstanceProvider({ ec2, clusterName: settings.cluster.name });
   const iam = deps.apis?.iam ?? awsIamApi(settings.aws);
-  const instanceProfiles = new DefaultInstanceProfileProvider({ iam, clusterName: settings.cluster.name, region: settings.aws.region, clock: deps.clock });
+  const instanceProfiles = new DefaultInstanceProfileProvider({
+    iam,
+    clusterName: settings.cluster.name,
+    region: settings.aws.region,
+    clock: deps.clock,
+  });
   const nodeClassCloud = new AwsNodeClassCloud({ instanceProfiles, launchTemplates });
   const cloudProvider = new AwsCloudProvider({
-    cluster: settings.cluster, catalog: deps.catalog, nodeClass: deps.nodeClass, resolver, launchTemplates, instanceProfiles,
-    instances, unavailable, overlays: deps.overlays, reservations,
+    cluster: settings.cluster,
+    catalog: deps.catalog,
+    nodeClass: deps.nodeClass,
+    resolver,
+    launchTemplates,
+    instanceProfiles,
+    instances,
+    unavailable,
+    overlays: deps.overlays,
+    reservations,
   });
   return { cloudProvider, resolver, unavailable, launchTemplates, instances, instanceProfiles, nodeClassCloud };
 }

@@ -1,7 +1,12 @@
 /** InstanceTags over EC2 DescribeInstances (by id, never cached: tags change outside kerf) and CreateTags. */
 import {
-  CreateTagsCommand, DescribeInstancesCommand, EC2Client, type CreateTagsCommandInput, type CreateTagsCommandOutput,
-  type DescribeInstancesCommandInput, type DescribeInstancesCommandOutput,
+  CreateTagsCommand,
+  DescribeInstancesCommand,
+  EC2Client,
+  type CreateTagsCommandInput,
+  type CreateTagsCommandOutput,
+  type DescribeInstancesCommandInput,
+  type DescribeInstancesCommandOutput,
 } from "@aws-sdk/client-ec2";
 import type { InstanceTags } from "../../ports/instance-tags.ts";
 import { describeAwsError, isNotFound } from "./errors.ts";

@@ -15,7 +15,8 @@ export class InterruptionQueueError extends Error {
   override name = "InterruptionQueueError";
 }
 
-const isAbort = (error: unknown): boolean => error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
+const isAbort = (error: unknown): boolean =>
+  error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
 
 export class SqsInterruptionQueue implements InterruptionQueue {
   private readonly sqs: SqsApi;
@@ -31,17 +32,30 @@ export class SqsInterruptionQueue implements InterruptionQueue {
     if (signal.aborted) return [];
     const url = await this.queueUrl();
     try {
-      const out = await this.sqs.receiveMessage({
-        QueueUrl: url, MaxNumberOfMessages: MAX_MESSAGES, WaitTimeSeconds: RECEIVE_WAIT_SECONDS, VisibilityTimeout: VISIBILITY_TIMEOUT_SECONDS,
-        MessageSystemAttributeNames: ["SentTimestamp"],
-      }, signal);
+      const out = await this.sqs.receiveMessage(
+        {
+          QueueUrl: url,
+          MaxNumberOfMessages: MAX_MESSAGES,
+          WaitTimeSeconds: RECEIVE_WAIT_SECONDS,
+          VisibilityTimeout: VISIBILITY_TIMEOUT_SECONDS,
+          MessageSystemAttributeNames: ["SentTimestamp"],
+        },
+        signal,
+      );
       return (out.Messages ?? []).map((m) => {
         const sent = Number(m.Attributes?.SentTimestamp);
-        return { id: m.MessageId ?? "", body: m.Body ?? "", receiptHandle: m.ReceiptHandle ?? "", sentAtMs: Number.isFinite(sent) && sent > 0 ? sent : undefined };
+        return {
+          id: m.MessageId ?? "",
+          body: m.Body ?? "",
+          receiptHandle: m.ReceiptHandle ?? "",
+          sentAtMs: Number.isFinite(sent) && sent > 0 ? sent : undefined,
+        };
       });
     } catch (error) {
       if (signal.aborted || isAbort(error)) return [];
-      throw new InterruptionQueueError(`receiving from interruption queue ${this.queue}: ${(error as Error).message}`, { cause: error });
+      throw new InterruptionQueueError(`receiving from interruption queue ${this.queue}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 
@@ -50,19 +64,27 @@ export class SqsInterruptionQueue implements InterruptionQueue {
     try {
       await this.sqs.deleteMessage({ QueueUrl: url, ReceiptHandle: message.receiptHandle });
     } catch (error) {
-      throw new InterruptionQueueError(`deleting message ${message.id} from interruption queue ${this.queue}: ${(error as Error).message}`, { cause: error });
+      throw new InterruptionQueueError(
+        `deleting message ${message.id} from interruption queue ${this.queue}: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
   }
 
   private queueUrl(): Promise<string> {
     if (/^https?:\/\//.test(this.queue)) return Promise.resolve(this.queue);
-    this.url ??= this.sqs.getQueueUrl({ QueueName: this.queue }).then((out) => {
-      if (out.QueueUrl === undefined || out.QueueUrl === "") throw new Error("no QueueUrl in the answer");
-      return out.QueueUrl;
-    }).catch((error: unknown) => {
-      this.url = undefined;
-      throw new InterruptionQueueError(`looking up interruption queue ${this.queue}: ${(error as Error).message}`, { cause: error });
-    });
+    this.url ??= this.sqs
+      .getQueueUrl({ QueueName: this.queue })
+      .then((out) => {
+        if (out.QueueUrl === undefined || out.QueueUrl === "") throw new Error("no QueueUrl in the answer");
+        return out.QueueUrl;
+      })
+      .catch((error: unknown) => {
+        this.url = undefined;
+        throw new InterruptionQueueError(`looking up interruption queue ${this.queue}: ${(error as Error).message}`, {
+          cause: error,
+        });
+      });
     return this.url;
   }
 }

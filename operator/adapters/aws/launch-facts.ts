@@ -6,7 +6,12 @@ import type { KubeletConfig } from "../../../policies/domain/allocatable.ts";
 import type { InstanceTypeOptions } from "../../../policies/domain/catalog/catalog.ts";
 import { ebsEphemeralStorageBytes } from "../../../policies/domain/ephemeral-storage.ts";
 import { amiFamilyOf, type EC2NodeClassLike, type NodeClassKubelet } from "../../core/launch-template/node-class.ts";
-import type { CloudInstance, InstanceReservation, LaunchedInstance, NodeClaimLike } from "../../ports/cloud-provider.ts";
+import type {
+  CloudInstance,
+  InstanceReservation,
+  LaunchedInstance,
+  NodeClaimLike,
+} from "../../ports/cloud-provider.ts";
 
 /**
  * The tags on every instance and volume kerf launches (Karpenter's keys; user spec.tags first, ours win).
@@ -14,7 +19,11 @@ import type { CloudInstance, InstanceReservation, LaunchedInstance, NodeClaimLik
  * finds its instance by it. No `Name`: the nodeclaim.tagging controller sets it to the Node's name once
  * the node registered, as Karpenter's does, and leaves a `Name` from spec.tags as it is.
  */
-export function instanceTags(clusterName: string, nodeClaim: NodeClaimLike, nodeClass: EC2NodeClassLike): Record<string, string> {
+export function instanceTags(
+  clusterName: string,
+  nodeClaim: NodeClaimLike,
+  nodeClass: EC2NodeClassLike,
+): Record<string, string> {
   return {
     ...(nodeClass.spec.tags ?? {}),
     [Label.nodePool]: nodeClaim.metadata.labels?.[Label.nodePool] ?? "",
@@ -29,19 +38,33 @@ export function instanceTags(clusterName: string, nodeClaim: NodeClaimLike, node
 export function reservationLabels(reservation: InstanceReservation | undefined): Record<string, string> {
   if (reservation === undefined) return {};
   return {
-    [Label.capacityReservationId]: reservation.id, [Label.capacityReservationType]: reservation.type,
+    [Label.capacityReservationId]: reservation.id,
+    [Label.capacityReservationType]: reservation.type,
     [Label.capacityReservationInterruptible]: String(reservation.interruptible),
   };
 }
 
 /** Node labels the user data registers (the NodeClaim's labels plus the launched capacity type and reservation). */
-export function registrationLabels(nodeClaim: NodeClaimLike, capacityType: string, reservation?: InstanceReservation): Record<string, string> {
-  return { ...(nodeClaim.metadata.labels ?? {}), [Label.capacityType]: capacityType, ...reservationLabels(reservation) };
+export function registrationLabels(
+  nodeClaim: NodeClaimLike,
+  capacityType: string,
+  reservation?: InstanceReservation,
+): Record<string, string> {
+  return {
+    ...(nodeClaim.metadata.labels ?? {}),
+    [Label.capacityType]: capacityType,
+    ...reservationLabels(reservation),
+  };
 }
 
 function quantity(name: string, value: number): string {
   if (name === "memory" || name === "ephemeral-storage") {
-    for (const [suffix, size] of [["Gi", 2 ** 30], ["Mi", 2 ** 20], ["Ki", 2 ** 10]] as const) if (value % size === 0 && value >= size) return `${value / size}${suffix}`;
+    for (const [suffix, size] of [
+      ["Gi", 2 ** 30],
+      ["Mi", 2 ** 20],
+      ["Ki", 2 ** 10],
+    ] as const)
+      if (value % size === 0 && value >= size) return `${value / size}${suffix}`;
     return String(Math.round(value));
   }
   return formatResource(name, value);
@@ -53,7 +76,11 @@ export function quantities(list: ResourceList): Record<string, string> {
 }
 
 /** The NodeClaim-status view of an instance, with capacity and labels from its instance type when known. */
-export function launchedInstance(instance: CloudInstance, type: InstanceType | undefined, zoneId: string | undefined): Omit<LaunchedInstance, "adopted"> {
+export function launchedInstance(
+  instance: CloudInstance,
+  type: InstanceType | undefined,
+  zoneId: string | undefined,
+): Omit<LaunchedInstance, "adopted"> {
   const labels: Record<string, string> = {
     ...(type?.labels ?? {}),
     [Label.instanceType]: instance.instanceType,
@@ -63,9 +90,15 @@ export function launchedInstance(instance: CloudInstance, type: InstanceType | u
   };
   if (zoneId !== undefined) labels[Label.zoneId] = zoneId;
   return {
-    providerID: instance.providerID, instanceID: instance.instanceID, imageID: instance.imageID,
-    instanceType: instance.instanceType, zone: instance.zone, capacityType: instance.capacityType,
-    capacity: quantities(type?.capacity ?? {}), allocatable: quantities(type?.allocatable ?? {}), labels,
+    providerID: instance.providerID,
+    instanceID: instance.instanceID,
+    imageID: instance.imageID,
+    instanceType: instance.instanceType,
+    zone: instance.zone,
+    capacityType: instance.capacityType,
+    capacity: quantities(type?.capacity ?? {}),
+    allocatable: quantities(type?.allocatable ?? {}),
+    labels,
   };
 }
 
@@ -82,7 +115,9 @@ export function capacityOptions(nodeClass: EC2NodeClassLike): InstanceTypeOption
   const amiFamily = amiFamilyOf(nodeClass.spec);
   const source = { ...nodeClass.spec, amiFamily };
   return {
-    kubelet: allocatableKubelet(nodeClass.spec.kubelet), amiFamily,
-    ephemeralStorageBytes: ebsEphemeralStorageBytes(source), instanceStorePolicy: nodeClass.spec.instanceStorePolicy,
+    kubelet: allocatableKubelet(nodeClass.spec.kubelet),
+    amiFamily,
+    ephemeralStorageBytes: ebsEphemeralStorageBytes(source),
+    instanceStorePolicy: nodeClass.spec.instanceStorePolicy,
   };
 }

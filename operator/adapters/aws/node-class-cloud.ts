@@ -33,14 +33,19 @@ export class AwsNodeClassCloud implements NodeClassCloud {
       if (role !== undefined) return { ready: true, name: await this.instanceProfiles.ensure(nodeClass) };
       return failure(name, "InstanceProfileNotFound", "neither role nor instanceProfile is set");
     } catch (error) {
-      return failure(name, instanceProfile === undefined ? "InstanceProfileCreationFailed" : "InstanceProfileNotFound", error instanceof Error ? error.message : String(error));
+      return failure(
+        name,
+        instanceProfile === undefined ? "InstanceProfileCreationFailed" : "InstanceProfileNotFound",
+        error instanceof Error ? error.message : String(error),
+      );
     }
   }
 
   async deleteResources(nodeClass: EC2NodeClassLike): Promise<void> {
     const name = nodeClass.metadata.name;
     // The managed profile goes even after a switch to spec.instanceProfile, unless that names it.
-    if (nodeClass.spec.instanceProfile !== this.instanceProfiles.managedName(name)) await this.instanceProfiles.delete(name);
+    if (nodeClass.spec.instanceProfile !== this.instanceProfiles.managedName(name))
+      await this.instanceProfiles.delete(name);
     await this.launchTemplates.deleteForNodeClass(name);
   }
 

@@ -25,10 +25,13 @@ export class AwsNodeClassResolver implements NodeClassResolver {
   private readonly securityGroups: SecurityGroupProvider;
   private readonly amis: AmiProvider;
   /** Absent: the ReservedCapacity gate is off and reservations are not looked up. */
-  private readonly reservations: { readonly provider: CapacityReservationProvider; readonly now: () => Date } | undefined;
+  private readonly reservations:
+    { readonly provider: CapacityReservationProvider; readonly now: () => Date } | undefined;
 
   constructor(deps: {
-    subnets: SubnetProvider; securityGroups: SecurityGroupProvider; amis: AmiProvider;
+    subnets: SubnetProvider;
+    securityGroups: SecurityGroupProvider;
+    amis: AmiProvider;
     reservations?: { readonly provider: CapacityReservationProvider; readonly now: () => Date } | undefined;
   }) {
     this.subnets = deps.subnets;
@@ -46,7 +49,13 @@ export class AwsNodeClassResolver implements NodeClassResolver {
       attempt(() => this.amis.list(spec.amiSelectorTerms), errors, "amis"),
       attempt(() => this.listReservations(nodeClass), errors, "capacityReservations"),
     ]);
-    return { subnets, securityGroups, amis, ...(capacityReservations.length === 0 ? {} : { capacityReservations }), errors };
+    return {
+      subnets,
+      securityGroups,
+      amis,
+      ...(capacityReservations.length === 0 ? {} : { capacityReservations }),
+      errors,
+    };
   }
 
   private async listReservations(nodeClass: EC2NodeClassLike): Promise<CapacityReservationStatus[]> {

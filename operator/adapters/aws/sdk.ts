@@ -3,37 +3,102 @@
  * implementation over the AWS SDK v3 clients.
  */
 import {
-  CreateFleetCommand, CreateLaunchTemplateCommand, DeleteLaunchTemplateCommand, DescribeImagesCommand, DescribeInstancesCommand,
-  DescribeLaunchTemplatesCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand, EC2Client, TerminateInstancesCommand,
-  type CreateFleetCommandInput, type CreateFleetCommandOutput, type CreateLaunchTemplateCommandInput, type CreateLaunchTemplateCommandOutput,
-  type DeleteLaunchTemplateCommandInput, type DeleteLaunchTemplateCommandOutput, type DescribeImagesCommandInput, type DescribeImagesCommandOutput,
-  type DescribeInstancesCommandInput, type DescribeInstancesCommandOutput, type DescribeLaunchTemplatesCommandInput,
-  type DescribeLaunchTemplatesCommandOutput, type DescribeSecurityGroupsCommandInput, type DescribeSecurityGroupsCommandOutput,
-  type DescribeSubnetsCommandInput, type DescribeSubnetsCommandOutput, type TerminateInstancesCommandInput, type TerminateInstancesCommandOutput,
+  CreateFleetCommand,
+  CreateLaunchTemplateCommand,
+  DeleteLaunchTemplateCommand,
+  DescribeImagesCommand,
+  DescribeInstancesCommand,
+  DescribeLaunchTemplatesCommand,
+  DescribeSecurityGroupsCommand,
+  DescribeSubnetsCommand,
+  EC2Client,
+  TerminateInstancesCommand,
+  type CreateFleetCommandInput,
+  type CreateFleetCommandOutput,
+  type CreateLaunchTemplateCommandInput,
+  type CreateLaunchTemplateCommandOutput,
+  type DeleteLaunchTemplateCommandInput,
+  type DeleteLaunchTemplateCommandOutput,
+  type DescribeImagesCommandInput,
+  type DescribeImagesCommandOutput,
+  type DescribeInstancesCommandInput,
+  type DescribeInstancesCommandOutput,
+  type DescribeLaunchTemplatesCommandInput,
+  type DescribeLaunchTemplatesCommandOutput,
+  type DescribeSecurityGroupsCommandInput,
+  type DescribeSecurityGroupsCommandOutput,
+  type DescribeSubnetsCommandInput,
+  type DescribeSubnetsCommandOutput,
+  type TerminateInstancesCommandInput,
+  type TerminateInstancesCommandOutput,
 } from "@aws-sdk/client-ec2";
 import {
-  DescribeCapacityReservationsCommand, type DescribeCapacityReservationsCommandInput, type DescribeCapacityReservationsCommandOutput,
+  DescribeCapacityReservationsCommand,
+  type DescribeCapacityReservationsCommandInput,
+  type DescribeCapacityReservationsCommandOutput,
 } from "@aws-sdk/client-ec2";
 import {
-  DescribeAvailabilityZonesCommand, DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, DescribeSpotPriceHistoryCommand,
-  type DescribeAvailabilityZonesCommandInput, type DescribeAvailabilityZonesCommandOutput, type DescribeInstanceTypeOfferingsCommandInput,
-  type DescribeInstanceTypeOfferingsCommandOutput, type DescribeInstanceTypesCommandInput, type DescribeInstanceTypesCommandOutput,
-  type DescribeSpotPriceHistoryCommandInput, type DescribeSpotPriceHistoryCommandOutput,
+  DescribeAvailabilityZonesCommand,
+  DescribeInstanceTypeOfferingsCommand,
+  DescribeInstanceTypesCommand,
+  DescribeSpotPriceHistoryCommand,
+  type DescribeAvailabilityZonesCommandInput,
+  type DescribeAvailabilityZonesCommandOutput,
+  type DescribeInstanceTypeOfferingsCommandInput,
+  type DescribeInstanceTypeOfferingsCommandOutput,
+  type DescribeInstanceTypesCommandInput,
+  type DescribeInstanceTypesCommandOutput,
+  type DescribeSpotPriceHistoryCommandInput,
+  type DescribeSpotPriceHistoryCommandOutput,
 } from "@aws-sdk/client-ec2";
-import { GetProductsCommand, PricingClient, type GetProductsCommandInput, type GetProductsCommandOutput } from "@aws-sdk/client-pricing";
-import { DescribeClusterCommand, EKSClient, type DescribeClusterCommandInput, type DescribeClusterCommandOutput } from "@aws-sdk/client-eks";
 import {
-  AddRoleToInstanceProfileCommand, CreateInstanceProfileCommand, DeleteInstanceProfileCommand, GetInstanceProfileCommand, IAMClient,
-  RemoveRoleFromInstanceProfileCommand, type AddRoleToInstanceProfileCommandInput, type AddRoleToInstanceProfileCommandOutput,
-  type CreateInstanceProfileCommandInput, type CreateInstanceProfileCommandOutput, type DeleteInstanceProfileCommandInput,
-  type DeleteInstanceProfileCommandOutput, type GetInstanceProfileCommandInput, type GetInstanceProfileCommandOutput,
-  type RemoveRoleFromInstanceProfileCommandInput, type RemoveRoleFromInstanceProfileCommandOutput,
+  GetProductsCommand,
+  PricingClient,
+  type GetProductsCommandInput,
+  type GetProductsCommandOutput,
+} from "@aws-sdk/client-pricing";
+import {
+  DescribeClusterCommand,
+  EKSClient,
+  type DescribeClusterCommandInput,
+  type DescribeClusterCommandOutput,
+} from "@aws-sdk/client-eks";
+import {
+  AddRoleToInstanceProfileCommand,
+  CreateInstanceProfileCommand,
+  DeleteInstanceProfileCommand,
+  GetInstanceProfileCommand,
+  IAMClient,
+  RemoveRoleFromInstanceProfileCommand,
+  type AddRoleToInstanceProfileCommandInput,
+  type AddRoleToInstanceProfileCommandOutput,
+  type CreateInstanceProfileCommandInput,
+  type CreateInstanceProfileCommandOutput,
+  type DeleteInstanceProfileCommandInput,
+  type DeleteInstanceProfileCommandOutput,
+  type GetInstanceProfileCommandInput,
+  type GetInstanceProfileCommandOutput,
+  type RemoveRoleFromInstanceProfileCommandInput,
+  type RemoveRoleFromInstanceProfileCommandOutput,
 } from "@aws-sdk/client-iam";
 import {
-  DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SQSClient, type DeleteMessageCommandInput, type DeleteMessageCommandOutput,
-  type GetQueueUrlCommandInput, type GetQueueUrlCommandOutput, type ReceiveMessageCommandInput, type ReceiveMessageCommandOutput,
+  DeleteMessageCommand,
+  GetQueueUrlCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+  type DeleteMessageCommandInput,
+  type DeleteMessageCommandOutput,
+  type GetQueueUrlCommandInput,
+  type GetQueueUrlCommandOutput,
+  type ReceiveMessageCommandInput,
+  type ReceiveMessageCommandOutput,
 } from "@aws-sdk/client-sqs";
-import { GetParameterCommand, SSMClient, type GetParameterCommandInput, type GetParameterCommandOutput } from "@aws-sdk/client-ssm";
+import {
+  GetParameterCommand,
+  SSMClient,
+  type GetParameterCommandInput,
+  type GetParameterCommandOutput,
+} from "@aws-sdk/client-ssm";
 
 /** The EC2 calls kerf's cloud provider makes. */
 export interface Ec2Api {
@@ -45,15 +110,21 @@ export interface Ec2Api {
   deleteLaunchTemplate(input: DeleteLaunchTemplateCommandInput): Promise<DeleteLaunchTemplateCommandOutput>;
   createFleet(input: CreateFleetCommandInput): Promise<CreateFleetCommandOutput>;
   describeInstances(input: DescribeInstancesCommandInput): Promise<DescribeInstancesCommandOutput>;
-  describeCapacityReservations(input: DescribeCapacityReservationsCommandInput): Promise<DescribeCapacityReservationsCommandOutput>;
+  describeCapacityReservations(
+    input: DescribeCapacityReservationsCommandInput,
+  ): Promise<DescribeCapacityReservationsCommandOutput>;
   terminateInstances(input: TerminateInstancesCommandInput): Promise<TerminateInstancesCommandOutput>;
 }
 
 /** The EC2 calls that discover the region's instance types, offerings, zones and spot prices. */
 export interface Ec2CatalogApi {
   describeInstanceTypes(input: DescribeInstanceTypesCommandInput): Promise<DescribeInstanceTypesCommandOutput>;
-  describeInstanceTypeOfferings(input: DescribeInstanceTypeOfferingsCommandInput): Promise<DescribeInstanceTypeOfferingsCommandOutput>;
-  describeAvailabilityZones(input: DescribeAvailabilityZonesCommandInput): Promise<DescribeAvailabilityZonesCommandOutput>;
+  describeInstanceTypeOfferings(
+    input: DescribeInstanceTypeOfferingsCommandInput,
+  ): Promise<DescribeInstanceTypeOfferingsCommandOutput>;
+  describeAvailabilityZones(
+    input: DescribeAvailabilityZonesCommandInput,
+  ): Promise<DescribeAvailabilityZonesCommandOutput>;
   describeSpotPriceHistory(input: DescribeSpotPriceHistoryCommandInput): Promise<DescribeSpotPriceHistoryCommandOutput>;
 }
 
@@ -72,7 +143,9 @@ export interface IamApi {
   getInstanceProfile(input: GetInstanceProfileCommandInput): Promise<GetInstanceProfileCommandOutput>;
   createInstanceProfile(input: CreateInstanceProfileCommandInput): Promise<CreateInstanceProfileCommandOutput>;
   addRoleToInstanceProfile(input: AddRoleToInstanceProfileCommandInput): Promise<AddRoleToInstanceProfileCommandOutput>;
-  removeRoleFromInstanceProfile(input: RemoveRoleFromInstanceProfileCommandInput): Promise<RemoveRoleFromInstanceProfileCommandOutput>;
+  removeRoleFromInstanceProfile(
+    input: RemoveRoleFromInstanceProfileCommandInput,
+  ): Promise<RemoveRoleFromInstanceProfileCommandOutput>;
   deleteInstanceProfile(input: DeleteInstanceProfileCommandInput): Promise<DeleteInstanceProfileCommandOutput>;
 }
 
@@ -95,7 +168,11 @@ export interface AwsClientConfig {
   readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string } | undefined;
 }
 
-function clientOptions(config: AwsClientConfig): { region: string; endpoint?: string; credentials?: { accessKeyId: string; secretAccessKey: string } } {
+function clientOptions(config: AwsClientConfig): {
+  region: string;
+  endpoint?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+} {
   return {
     region: config.region,
     ...(config.endpoint === undefined ? {} : { endpoint: config.endpoint }),
@@ -171,7 +248,8 @@ export function eksApi(client: EKSClient): EksApi {
 export function sqsApi(client: SQSClient): SqsApi {
   return {
     getQueueUrl: (input) => client.send(new GetQueueUrlCommand(input)),
-    receiveMessage: (input, signal) => client.send(new ReceiveMessageCommand(input), signal === undefined ? {} : { abortSignal: signal }),
+    receiveMessage: (input, signal) =>
+      client.send(new ReceiveMessageCommand(input), signal === undefined ? {} : { abortSignal: signal }),
     deleteMessage: (input) => client.send(new DeleteMessageCommand(input)),
   };
 }

@@ -4,7 +4,9 @@ import { BackgroundWrites } from "./background-writes.ts";
 
 function gate(): { promise: Promise<void>; open: () => void } {
   let open = (): void => undefined;
-  const promise = new Promise<void>((resolve) => { open = resolve; });
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
   return { promise, open };
 }
 
@@ -13,7 +15,12 @@ describe("background writes", () => {
     const writes = new BackgroundWrites({ concurrency: 2, capacity: 10 });
     const gates = [gate(), gate(), gate(), gate()];
     const started: number[] = [];
-    gates.forEach((g, i) => writes.submit(async () => { started.push(i); await g.promise; }));
+    gates.forEach((g, i) =>
+      writes.submit(async () => {
+        started.push(i);
+        await g.promise;
+      }),
+    );
     assert.deepEqual(started, [0, 1]);
     gates[1]?.open();
     await new Promise((r) => setImmediate(r));
@@ -38,7 +45,9 @@ describe("background writes", () => {
     const writes = new BackgroundWrites({ concurrency: 1, capacity: 5 });
     let ran = false;
     writes.submit(() => Promise.reject(new Error("apiserver said no")));
-    writes.submit(async () => { ran = true; });
+    writes.submit(async () => {
+      ran = true;
+    });
     await writes.idle();
     assert.equal(ran, true);
   });

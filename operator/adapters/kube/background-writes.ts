@@ -21,21 +21,31 @@ export class BackgroundWrites {
   /** Writes refused because the queue was full. */
   dropped = 0;
 
-  constructor(options: BackgroundWritesOptions) { this.o = options; }
+  constructor(options: BackgroundWritesOptions) {
+    this.o = options;
+  }
 
   /**
    * Queues `write`; false when the queue is full and the write was dropped. `write` must not throw
    * synchronously or reject (handle errors inside).
    */
   submit(write: () => Promise<void>): boolean {
-    if (this.running < this.o.concurrency) { this.start(write); return true; }
-    if (this.waiting.length >= this.o.capacity) { this.dropped += 1; return false; }
+    if (this.running < this.o.concurrency) {
+      this.start(write);
+      return true;
+    }
+    if (this.waiting.length >= this.o.capacity) {
+      this.dropped += 1;
+      return false;
+    }
     this.waiting.push(write);
     return true;
   }
 
   /** Writes queued or running. */
-  get pending(): number { return this.running + this.waiting.length; }
+  get pending(): number {
+    return this.running + this.waiting.length;
+  }
 
   /** Resolves when nothing is queued or running. */
   idle(): Promise<void> {
@@ -45,11 +55,13 @@ export class BackgroundWrites {
 
   private start(write: () => Promise<void>): void {
     this.running += 1;
-    void write().catch(() => undefined).finally(() => {
-      this.running -= 1;
-      const next = this.waiting.shift();
-      if (next !== undefined) this.start(next);
-      else if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
-    });
+    void write()
+      .catch(() => undefined)
+      .finally(() => {
+        this.running -= 1;
+        const next = this.waiting.shift();
+        if (next !== undefined) this.start(next);
+        else if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
+      });
   }
 }

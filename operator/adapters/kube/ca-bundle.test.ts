@@ -22,7 +22,10 @@ function kubeConfig(cluster: { caData?: string; caFile?: string }): KubeConfig {
 
 void describe("the kubeconfig's CA bundle", () => {
   void it("should return certificate-authority-data as it is (already base64)", () => {
-    assert.equal(kubeconfigCABundle(kubeConfig({ caData: Buffer.from(PEM).toString("base64") })), Buffer.from(PEM).toString("base64"));
+    assert.equal(
+      kubeconfigCABundle(kubeConfig({ caData: Buffer.from(PEM).toString("base64") })),
+      Buffer.from(PEM).toString("base64"),
+    );
   });
 
   void it("should read and encode the certificate-authority file, as a pod's ServiceAccount ca.crt", () => {
@@ -36,6 +39,9 @@ void describe("the kubeconfig's CA bundle", () => {
   });
 
   void it("should fail naming the file when the CA file cannot be read", () => {
-    assert.throws(() => kubeconfigCABundle(kubeConfig({ caFile: "/nonexistent/ca.crt" })), (e: unknown) => e instanceof ClusterDiscoveryError && /\/nonexistent\/ca\.crt/.test(e.message));
+    assert.throws(
+      () => kubeconfigCABundle(kubeConfig({ caFile: "/nonexistent/ca.crt" })),
+      (e: unknown) => e instanceof ClusterDiscoveryError && /\/nonexistent\/ca\.crt/.test(e.message),
+    );
   });
 });

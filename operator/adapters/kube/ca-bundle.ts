@@ -14,6 +14,8 @@ export function kubeconfigCABundle(kc: KubeConfig): string | undefined {
   try {
     return readFileSync(cluster.caFile).toString("base64");
   } catch (error) {
-    throw new ClusterDiscoveryError(`reading the kubeconfig's CA file ${cluster.caFile}: ${(error as Error).message}`, { cause: error });
+    throw new ClusterDiscoveryError(`reading the kubeconfig's CA file ${cluster.caFile}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }

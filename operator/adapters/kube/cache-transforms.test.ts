@@ -8,17 +8,47 @@ const managed = [{ manager: "kubectl", operation: "Apply", fieldsV1: {} }];
 
 function pod(): V1Pod {
   return {
-    metadata: { name: "p", namespace: "default", managedFields: managed, annotations: { "kubectl.kubernetes.io/last-applied-configuration": "{…}", "karpenter.sh/do-not-disrupt": "true" }, ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "rs", uid: "u", controller: true }] },
+    metadata: {
+      name: "p",
+      namespace: "default",
+      managedFields: managed,
+      annotations: { "kubectl.kubernetes.io/last-applied-configuration": "{…}", "karpenter.sh/do-not-disrupt": "true" },
+      ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "rs", uid: "u", controller: true }],
+    },
     spec: {
-      priority: 10, nodeSelector: { "kubernetes.io/arch": "arm64" }, tolerations: [{ key: "gpu", operator: "Exists" }],
-      initContainers: [{ name: "sidecar", image: "envoy", restartPolicy: "Always", resources: { requests: { cpu: "100m" } }, env: [{ name: "A", value: "1" }] }],
-      containers: [{
-        name: "app", image: "app:1", resources: { requests: { cpu: "1", memory: "1Gi" } }, ports: [{ containerPort: 80, hostPort: 8080 }],
-        env: [{ name: "B", value: "2" }], command: ["/app"], args: ["--serve"], livenessProbe: { httpGet: { port: 80 } }, volumeMounts: [{ name: "v", mountPath: "/v" }], securityContext: { runAsNonRoot: true },
-      }],
+      priority: 10,
+      nodeSelector: { "kubernetes.io/arch": "arm64" },
+      tolerations: [{ key: "gpu", operator: "Exists" }],
+      initContainers: [
+        {
+          name: "sidecar",
+          image: "envoy",
+          restartPolicy: "Always",
+          resources: { requests: { cpu: "100m" } },
+          env: [{ name: "A", value: "1" }],
+        },
+      ],
+      containers: [
+        {
+          name: "app",
+          image: "app:1",
+          resources: { requests: { cpu: "1", memory: "1Gi" } },
+          ports: [{ containerPort: 80, hostPort: 8080 }],
+          env: [{ name: "B", value: "2" }],
+          command: ["/app"],
+          args: ["--serve"],
+          livenessProbe: { httpGet: { port: 80 } },
+          volumeMounts: [{ name: "v", mountPath: "/v" }],
+          securityContext: { runAsNonRoot: true },
+        },
+      ],
       volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data" } }],
     },
-    status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }], containerStatuses: [{ name: "app", image: "app:1", imageID: "x", ready: true, restartCount: 0 }] },
+    status: {
+      phase: "Running",
+      conditions: [{ type: "Ready", status: "True" }],
+      containerStatuses: [{ name: "app", image: "app:1", imageID: "x", ready: true, restartCount: 0 }],
+    },
   };
 }
 
@@ -26,8 +56,18 @@ void describe("the informer cache transforms", () => {
   void it("should keep every pod field scheduling, drain and metrics read", () => {
     const slim = slimPod(pod());
     const container = slim.spec?.containers[0];
-    assert.deepEqual(container, { name: "app", image: "app:1", resources: { requests: { cpu: "1", memory: "1Gi" } }, ports: [{ containerPort: 80, hostPort: 8080 }] });
-    assert.deepEqual(slim.spec?.initContainers?.[0], { name: "sidecar", image: "envoy", restartPolicy: "Always", resources: { requests: { cpu: "100m" } } });
+    assert.deepEqual(container, {
+      name: "app",
+      image: "app:1",
+      resources: { requests: { cpu: "1", memory: "1Gi" } },
+      ports: [{ containerPort: 80, hostPort: 8080 }],
+    });
+    assert.deepEqual(slim.spec?.initContainers?.[0], {
+      name: "sidecar",
+      image: "envoy",
+      restartPolicy: "Always",
+      resources: { requests: { cpu: "100m" } },
+    });
     assert.deepEqual(slim.spec?.nodeSelector, { "kubernetes.io/arch": "arm64" });
     assert.equal(slim.spec?.priority, 10);
     assert.equal(slim.spec?.volumes?.[0]?.persistentVolumeClaim?.claimName, "data");
@@ -44,9 +84,19 @@ void describe("the informer cache transforms", () => {
   });
 
   void it("should drop a node's image list but keep its capacity, labels and conditions", () => {
-    const node: V1Node = { metadata: { name: "n", labels: { a: "b" }, managedFields: managed }, status: { capacity: { cpu: "4" }, conditions: [{ type: "Ready", status: "True" }], images: [{ names: ["big:1"], sizeBytes: 1 }] } };
+    const node: V1Node = {
+      metadata: { name: "n", labels: { a: "b" }, managedFields: managed },
+      status: {
+        capacity: { cpu: "4" },
+        conditions: [{ type: "Ready", status: "True" }],
+        images: [{ names: ["big:1"], sizeBytes: 1 }],
+      },
+    };
     const slim = slimNode(node);
-    assert.deepEqual(slim, { metadata: { name: "n", labels: { a: "b" } }, status: { capacity: { cpu: "4" }, conditions: [{ type: "Ready", status: "True" }] } });
+    assert.deepEqual(slim, {
+      metadata: { name: "n", labels: { a: "b" } },
+      status: { capacity: { cpu: "4" }, conditions: [{ type: "Ready", status: "True" }] },
+    });
   });
 
   void it("should leave an object without the slimmed parts as it was", () => {
@@ -64,7 +114,9 @@ void describe("the informer cache transforms", () => {
       const n = slimNode(JSON.parse('{"metadata":{"name":"n","managedFields":[{}],"labels":{}},"status":{"images":[],"capacity":{}}}'));
       console.log(JSON.stringify([fast(p.metadata), fast(p.metadata.annotations), fast(p.spec.containers[0]),
         fast(p.spec.initContainers[0]), fast(p.status), fast(n.metadata), fast(n.status)]));`;
-    const child = spawnSync(process.execPath, ["--allow-natives-syntax", "--input-type=module", "-e", script], { encoding: "utf8" });
+    const child = spawnSync(process.execPath, ["--allow-natives-syntax", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
     assert.equal(child.status, 0, child.stderr);
     assert.deepEqual(JSON.parse(child.stdout), [true, true, true, true, true, true, true]);
   });

@@ -14,9 +14,24 @@ import { stripManagedFields } from "./paged-list.ts";
 const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
 const CONTAINER_FIELDS_DROPPED = [
-  "env", "envFrom", "command", "args", "workingDir", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle",
-  "volumeMounts", "volumeDevices", "securityContext", "terminationMessagePath", "terminationMessagePolicy",
-  "imagePullPolicy", "stdin", "stdinOnce", "tty",
+  "env",
+  "envFrom",
+  "command",
+  "args",
+  "workingDir",
+  "livenessProbe",
+  "readinessProbe",
+  "startupProbe",
+  "lifecycle",
+  "volumeMounts",
+  "volumeDevices",
+  "securityContext",
+  "terminationMessagePath",
+  "terminationMessagePolicy",
+  "imagePullPolicy",
+  "stdin",
+  "stdinOnce",
+  "tty",
 ] as const;
 
 const POD_STATUS_FIELDS_DROPPED = ["containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"] as const;
@@ -25,7 +40,8 @@ type Loose = Record<string, unknown>;
 
 function dropLastApplied(obj: KubernetesObject): void {
   const annotations = obj.metadata?.annotations;
-  if (obj.metadata !== undefined && annotations !== undefined) obj.metadata.annotations = withoutKeys(annotations, [LAST_APPLIED]);
+  if (obj.metadata !== undefined && annotations !== undefined)
+    obj.metadata.annotations = withoutKeys(annotations, [LAST_APPLIED]);
 }
 
 function slimContainers(list: unknown): unknown {

@@ -16,17 +16,33 @@ export class KubeApiError extends Error {
   }
 }
 /** 404: the object does not exist. */
-export class NotFoundError extends KubeApiError { override name = "NotFoundError"; }
+export class NotFoundError extends KubeApiError {
+  override name = "NotFoundError";
+}
 /** 409: resourceVersion conflict or already exists; requeue and re-read. */
-export class ConflictError extends KubeApiError { override name = "ConflictError"; }
+export class ConflictError extends KubeApiError {
+  override name = "ConflictError";
+}
 /** 410: the watch/list resource version is too old. */
-export class GoneError extends KubeApiError { override name = "GoneError"; }
+export class GoneError extends KubeApiError {
+  override name = "GoneError";
+}
 /** 422: the object (or a JSON Patch `test` op) was rejected. */
-export class InvalidError extends KubeApiError { override name = "InvalidError"; }
+export class InvalidError extends KubeApiError {
+  override name = "InvalidError";
+}
 /** 429: throttled, or an eviction blocked by a PodDisruptionBudget. */
-export class TooManyRequestsError extends KubeApiError { override name = "TooManyRequestsError"; }
+export class TooManyRequestsError extends KubeApiError {
+  override name = "TooManyRequestsError";
+}
 
-const byCode: Readonly<Record<number, typeof KubeApiError>> = { 404: NotFoundError, 409: ConflictError, 410: GoneError, 422: InvalidError, 429: TooManyRequestsError };
+const byCode: Readonly<Record<number, typeof KubeApiError>> = {
+  404: NotFoundError,
+  409: ConflictError,
+  410: GoneError,
+  422: InvalidError,
+  429: TooManyRequestsError,
+};
 
 function statusMessage(body: unknown): string {
   if (typeof body !== "string") return "";

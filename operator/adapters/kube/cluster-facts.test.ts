@@ -14,13 +14,17 @@ function apiserver(first: Answer): { read: () => Promise<ApiserverVersion>; set:
       if (answer instanceof Error) throw answer;
       return answer;
     },
-    set: (v) => { answer = v; },
+    set: (v) => {
+      answer = v;
+    },
   };
 }
 
 function logger(): Pick<Logger, "info" | "warn"> & { warnings: string[] } {
   const warnings: string[] = [];
-  const warn = ((_o: unknown, m: string) => { warnings.push(m); }) as Logger["warn"];
+  const warn = ((_o: unknown, m: string) => {
+    warnings.push(m);
+  }) as Logger["warn"];
   return { info: (() => undefined) as Logger["info"], warn, warnings };
 }
 
@@ -40,8 +44,10 @@ void describe("the Kubernetes version AMI aliases resolve for", () => {
     const version = await KubernetesVersionProvider.start(server.read, logger(), "1.36");
     server.set(new Error("connect ECONNREFUSED"));
     const refused = /^reading the Kubernetes version: connect ECONNREFUSED$/;
-    await assert.rejects(version.refresh(), (e: unknown) =>
-      e instanceof KubernetesVersionError && refused.test(e.message));
+    await assert.rejects(
+      version.refresh(),
+      (e: unknown) => e instanceof KubernetesVersionError && refused.test(e.message),
+    );
     server.set({ major: "1", minor: "" });
     await assert.rejects(version.refresh(), /the apiserver answered major "1", minor ""/);
     assert.equal(version.get(), "1.35");

@@ -41,7 +41,11 @@ export class KubernetesVersionError extends Error {
 }
 
 /** What a refresh found. */
-export interface VersionRefresh { readonly version: string; readonly previous: string; readonly changed: boolean }
+export interface VersionRefresh {
+  readonly version: string;
+  readonly previous: string;
+  readonly changed: boolean;
+}
 
 /**
  * The cluster's Kubernetes minor version ("1.36"), read at start and again on every refresh() (the
@@ -64,7 +68,9 @@ export class KubernetesVersionProvider {
    * now may answer later): `fallback` is used until a refresh succeeds, with a warning.
    */
   static async start(
-    read: () => Promise<ApiserverVersion>, logger: Pick<Logger, "info" | "warn">, fallback: string,
+    read: () => Promise<ApiserverVersion>,
+    logger: Pick<Logger, "info" | "warn">,
+    fallback: string,
   ): Promise<KubernetesVersionProvider> {
     const provider = new KubernetesVersionProvider(fallback, read, logger);
     try {

@@ -16,7 +16,11 @@ void describe("pending-pod intake", () => {
   void it("should take a pod kube-scheduler failed", () => assert.equal(isProvisionable(unschedulable()), true));
 
   void it("should silently ignore a pod that requires karpenter.sh/nodepool DoesNotExist", () => {
-    const pod = unschedulable({ requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "karpenter.sh/nodepool", operator: "DoesNotExist" }] }] } });
+    const pod = unschedulable({
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchExpressions: [{ key: "karpenter.sh/nodepool", operator: "DoesNotExist" }] }],
+      },
+    });
     assert.equal(isProvisionable(pod), false);
   });
 });

@@ -3,7 +3,13 @@
  * providerID and node-name indexes, the pending-pod view the provisioner starts from (behaviour §1.1)
  * and a frozen snapshot value for the pure core. Objects in the caches are shared: never mutate them.
  */
-import type { KubeConfig, KubernetesObject, V1DaemonSet, V1PodDisruptionBudget, V1VolumeAttachment } from "@kubernetes/client-node";
+import type {
+  KubeConfig,
+  KubernetesObject,
+  V1DaemonSet,
+  V1PodDisruptionBudget,
+  V1VolumeAttachment,
+} from "@kubernetes/client-node";
 import type { Node, NodeClaim, Pod } from "../../core/lifecycle/objects.ts";
 import { optsOutOfKarpenter, ownedByDaemonSetOrNode, type SchedulingPod } from "../../core/provisioning/intake.ts";
 import { ResilientInformer, type Backoff } from "./informers.ts";
@@ -13,21 +19,54 @@ import { onlyKeys } from "./object-shape.ts";
 import { pagedList } from "./paged-list.ts";
 
 /** The kinds the state watches. */
-export type Kind = "pods" | "nodes" | "nodepools" | "nodeclaims" | "ec2nodeclasses" | "daemonsets" | "pdbs" | "volumeattachments"
-  | "persistentvolumeclaims" | "persistentvolumes" | "storageclasses" | "csinodes" | "namespaces" | SelectorKind | "nodeoverlays";
+export type Kind =
+  | "pods"
+  | "nodes"
+  | "nodepools"
+  | "nodeclaims"
+  | "ec2nodeclasses"
+  | "daemonsets"
+  | "pdbs"
+  | "volumeattachments"
+  | "persistentvolumeclaims"
+  | "persistentvolumes"
+  | "storageclasses"
+  | "csinodes"
+  | "namespaces"
+  | SelectorKind
+  | "nodeoverlays";
 /**
  * What default topology spread selectors are deduced from (core/scheduling/default-spread.ts): watched only
  * when the operator has a --scheduler-config (ClusterStateOptions.selectorSources), kept as name and selector.
  */
 export type SelectorKind = "services" | "replicasets" | "statefulsets" | "replicationcontrollers";
-const SELECTOR_KINDS: ReadonlySet<Kind> = new Set<Kind>(["services", "replicasets", "statefulsets", "replicationcontrollers"]);
+const SELECTOR_KINDS: ReadonlySet<Kind> = new Set<Kind>([
+  "services",
+  "replicasets",
+  "statefulsets",
+  "replicationcontrollers",
+]);
 export const KINDS: readonly Kind[] = [
-  "pods", "nodes", "nodepools", "nodeclaims", "ec2nodeclasses", "daemonsets", "pdbs", "volumeattachments",
-  "persistentvolumeclaims", "persistentvolumes", "storageclasses", "csinodes", "namespaces",
+  "pods",
+  "nodes",
+  "nodepools",
+  "nodeclaims",
+  "ec2nodeclasses",
+  "daemonsets",
+  "pdbs",
+  "volumeattachments",
+  "persistentvolumeclaims",
+  "persistentvolumes",
+  "storageclasses",
+  "csinodes",
+  "namespaces",
 ];
 
 /** A NodePool or EC2NodeClass as the state keeps it (raw custom object JSON). */
-export interface CustomObject extends KubernetesObject { readonly spec?: Record<string, unknown>; readonly status?: Record<string, unknown> }
+export interface CustomObject extends KubernetesObject {
+  readonly spec?: Record<string, unknown>;
+  readonly status?: Record<string, unknown>;
+}
 
 /** Everything in the caches at one instant, frozen (arrays only: the objects themselves are shared, read-only). */
 export interface ClusterSnapshot {
@@ -103,7 +142,11 @@ function slimNamespace(obj: KubernetesObject): KubernetesObject {
 
 type AnyInformer = ResilientInformer<KubernetesObject>;
 
-interface InformerSpec { readonly path: string; readonly list: () => Promise<unknown>; readonly transform: (obj: KubernetesObject) => KubernetesObject }
+interface InformerSpec {
+  readonly path: string;
+  readonly list: () => Promise<unknown>;
+  readonly transform: (obj: KubernetesObject) => KubernetesObject;
+}
 
 /**
  * The informers' paths and transforms. Every cached object is slimmed, then its string values are interned
@@ -149,14 +192,19 @@ function boundOrNominated(pod: Pod): boolean {
   return (pod.spec?.nodeName ?? "") !== "" || (pod.status?.nominatedNodeName ?? "") !== "";
 }
 
-
 /**
  * Whether kube-scheduler has given up on the pod and Karpenter may act on it (behaviour §1.1); pods
  * asking for no Karpenter node are ignored silently. Cached pods are whole V1Pods, so they carry the
  * scheduling fields the narrow core Pod type leaves out.
  */
 export function isProvisionable(pod: Pod): boolean {
-  return failedByScheduler(pod) && !boundOrNominated(pod) && pod.metadata?.deletionTimestamp === undefined && !ownedByDaemonSetOrNode(pod) && !optsOutOfKarpenter(pod as SchedulingPod);
+  return (
+    failedByScheduler(pod) &&
+    !boundOrNominated(pod) &&
+    pod.metadata?.deletionTimestamp === undefined &&
+    !ownedByDaemonSetOrNode(pod) &&
+    !optsOutOfKarpenter(pod as SchedulingPod)
+  );
 }
 
 /** How long a created NodeClaim stays readable without the informer confirming it. */
@@ -179,41 +227,81 @@ export class ClusterState {
       if (SELECTOR_KINDS.has(kind) && options.selectorSources !== true) continue;
       if (kind === "nodeoverlays" && options.nodeOverlays !== true) continue;
       const informer = new ResilientInformer<KubernetesObject>({
-        kubeConfig: options.kubeConfig, path: spec.path, list: spec.list as never, transform: spec.transform,
+        kubeConfig: options.kubeConfig,
+        path: spec.path,
+        list: spec.list as never,
+        transform: spec.transform,
         ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
         onError: (error) => options.onError?.(kind, error),
       });
-      for (const verb of ["add", "update", "delete"] as const) informer.on(verb, (obj) => this.observed(kind, verb, obj));
+      for (const verb of ["add", "update", "delete"] as const)
+        informer.on(verb, (obj) => this.observed(kind, verb, obj));
       this.informers.set(kind, informer);
     }
   }
 
   /** Subscribes to every change of every kind (after the caches have applied it). */
-  onChange(listener: ChangeListener): void { this.listeners.push(listener); }
+  onChange(listener: ChangeListener): void {
+    this.listeners.push(listener);
+  }
 
   /** Starts every informer; resolves after each has made its first attempt. */
-  async start(): Promise<void> { await Promise.all([...this.informers.values()].map((i) => i.start())); }
-  async stop(): Promise<void> { await Promise.all([...this.informers.values()].map((i) => i.stop())); }
+  async start(): Promise<void> {
+    await Promise.all([...this.informers.values()].map((i) => i.start()));
+  }
+  async stop(): Promise<void> {
+    await Promise.all([...this.informers.values()].map((i) => i.stop()));
+  }
 
   /** True once every informer has listed at least once (Karpenter's state-sync gate, §1.3). */
-  get synced(): boolean { return [...this.informers.values()].every((i) => i.synced); }
+  get synced(): boolean {
+    return [...this.informers.values()].every((i) => i.synced);
+  }
   /** Which kinds have not synced yet (for logs and /readyz). */
-  unsynced(): Kind[] { return KINDS.filter((k) => this.informers.get(k)?.synced !== true); }
+  unsynced(): Kind[] {
+    return KINDS.filter((k) => this.informers.get(k)?.synced !== true);
+  }
 
-  pods(): readonly Pod[] { return this.list<Pod>("pods"); }
-  nodes(): readonly Node[] { return this.list<Node>("nodes"); }
-  nodeClaims(): readonly NodeClaim[] { return this.withCreated(this.list<NodeClaim>("nodeclaims")); }
-  nodePools(): readonly CustomObject[] { return this.list<CustomObject>("nodepools"); }
-  nodeClasses(): readonly CustomObject[] { return this.list<CustomObject>("ec2nodeclasses"); }
-  daemonSets(): readonly V1DaemonSet[] { return this.list<V1DaemonSet>("daemonsets"); }
-  pdbs(): readonly V1PodDisruptionBudget[] { return this.list<V1PodDisruptionBudget>("pdbs"); }
-  volumeAttachments(): readonly V1VolumeAttachment[] { return this.list<V1VolumeAttachment>("volumeattachments"); }
+  pods(): readonly Pod[] {
+    return this.list<Pod>("pods");
+  }
+  nodes(): readonly Node[] {
+    return this.list<Node>("nodes");
+  }
+  nodeClaims(): readonly NodeClaim[] {
+    return this.withCreated(this.list<NodeClaim>("nodeclaims"));
+  }
+  nodePools(): readonly CustomObject[] {
+    return this.list<CustomObject>("nodepools");
+  }
+  nodeClasses(): readonly CustomObject[] {
+    return this.list<CustomObject>("ec2nodeclasses");
+  }
+  daemonSets(): readonly V1DaemonSet[] {
+    return this.list<V1DaemonSet>("daemonsets");
+  }
+  pdbs(): readonly V1PodDisruptionBudget[] {
+    return this.list<V1PodDisruptionBudget>("pdbs");
+  }
+  volumeAttachments(): readonly V1VolumeAttachment[] {
+    return this.list<V1VolumeAttachment>("volumeattachments");
+  }
   /** NodeOverlays (empty unless watched: ClusterStateOptions.nodeOverlays). */
-  nodeOverlays(): readonly CustomObject[] { return this.list<CustomObject>("nodeoverlays"); }
+  nodeOverlays(): readonly CustomObject[] {
+    return this.list<CustomObject>("nodeoverlays");
+  }
 
-  pod(namespace: string, name: string): Pod | undefined { return this.informers.get("pods")?.get(name, namespace) as unknown as Pod | undefined; }
-  node(name: string): Node | undefined { return this.informers.get("nodes")?.get(name) as unknown as Node | undefined; }
-  nodeClaim(name: string): NodeClaim | undefined { return (this.informers.get("nodeclaims")?.get(name) as unknown as NodeClaim | undefined) ?? this.created.get(name)?.obj; }
+  pod(namespace: string, name: string): Pod | undefined {
+    return this.informers.get("pods")?.get(name, namespace) as unknown as Pod | undefined;
+  }
+  node(name: string): Node | undefined {
+    return this.informers.get("nodes")?.get(name) as unknown as Node | undefined;
+  }
+  nodeClaim(name: string): NodeClaim | undefined {
+    return (
+      (this.informers.get("nodeclaims")?.get(name) as unknown as NodeClaim | undefined) ?? this.created.get(name)?.obj
+    );
+  }
 
   /**
    * Write-through for a NodeClaim this process just created: readable at once and announced to the
@@ -227,46 +315,73 @@ export class ClusterState {
     this.created.set(name, { obj: nodeClaim, at: performance.now() });
     this.changed("nodeclaims", "add", nodeClaim as KubernetesObject);
   }
-  nodePool(name: string): CustomObject | undefined { return this.informers.get("nodepools")?.get(name) as CustomObject | undefined; }
-  nodeClass(name: string): CustomObject | undefined { return this.informers.get("ec2nodeclasses")?.get(name) as CustomObject | undefined; }
+  nodePool(name: string): CustomObject | undefined {
+    return this.informers.get("nodepools")?.get(name) as CustomObject | undefined;
+  }
+  nodeClass(name: string): CustomObject | undefined {
+    return this.informers.get("ec2nodeclasses")?.get(name) as CustomObject | undefined;
+  }
 
   /** The NodeClaim whose status.providerID is `providerID`. */
-  nodeClaimByProviderID(providerID: string): NodeClaim | undefined { this.reindex(); return this.nodeClaimIndex.get(providerID); }
+  nodeClaimByProviderID(providerID: string): NodeClaim | undefined {
+    this.reindex();
+    return this.nodeClaimIndex.get(providerID);
+  }
   /** The Node whose spec.providerID is `providerID`. */
-  nodeByProviderID(providerID: string): Node | undefined { this.reindex(); return this.nodeIndex.get(providerID); }
+  nodeByProviderID(providerID: string): Node | undefined {
+    this.reindex();
+    return this.nodeIndex.get(providerID);
+  }
   /** Pods bound to `nodeName`. */
-  podsOnNode(nodeName: string): readonly Pod[] { this.reindex(); return this.podIndex.get(nodeName) ?? []; }
+  podsOnNode(nodeName: string): readonly Pod[] {
+    this.reindex();
+    return this.podIndex.get(nodeName) ?? [];
+  }
 
   /**
    * Pods the provisioner should consider (PodScheduled=False/Unschedulable, unbound, not
    * nominated, not DaemonSet/mirror).
    */
-  pendingPods(): Pod[] { return this.pods().filter(isProvisionable); }
+  pendingPods(): Pod[] {
+    return this.pods().filter(isProvisionable);
+  }
 
   /** Every cached object of `kind` (for the controller manager's resync). */
-  objects(kind: Kind): readonly KubernetesObject[] { return kind === "nodeclaims" ? this.nodeClaims() as readonly KubernetesObject[] : this.list<KubernetesObject>(kind); }
+  objects(kind: Kind): readonly KubernetesObject[] {
+    return kind === "nodeclaims"
+      ? (this.nodeClaims() as readonly KubernetesObject[])
+      : this.list<KubernetesObject>(kind);
+  }
 
   /** A frozen copy of the caches for the pure core. */
   snapshot(): ClusterSnapshot {
     return Object.freeze({
-      pods: Object.freeze([...this.pods()]), nodes: Object.freeze([...this.nodes()]), nodeClaims: Object.freeze([...this.nodeClaims()]),
-      nodePools: Object.freeze([...this.nodePools()]), nodeClasses: Object.freeze([...this.nodeClasses()]),
-      daemonSets: Object.freeze([...this.daemonSets()]), pdbs: Object.freeze([...this.pdbs()]),
+      pods: Object.freeze([...this.pods()]),
+      nodes: Object.freeze([...this.nodes()]),
+      nodeClaims: Object.freeze([...this.nodeClaims()]),
+      nodePools: Object.freeze([...this.nodePools()]),
+      nodeClasses: Object.freeze([...this.nodeClasses()]),
+      daemonSets: Object.freeze([...this.daemonSets()]),
+      pdbs: Object.freeze([...this.pdbs()]),
       persistentVolumeClaims: Object.freeze([...this.list<KubernetesObject>("persistentvolumeclaims")]),
       persistentVolumes: Object.freeze([...this.list<KubernetesObject>("persistentvolumes")]),
       storageClasses: Object.freeze([...this.list<KubernetesObject>("storageclasses")]),
       csiNodes: Object.freeze([...this.list<KubernetesObject>("csinodes")]),
       namespaces: Object.freeze([...this.list<KubernetesObject>("namespaces")]),
-      ...(this.informers.has("services") ? {
-        services: Object.freeze([...this.list<KubernetesObject>("services")]),
-        replicaSets: Object.freeze([...this.list<KubernetesObject>("replicasets")]),
-        statefulSets: Object.freeze([...this.list<KubernetesObject>("statefulsets")]),
-        replicationControllers: Object.freeze([...this.list<KubernetesObject>("replicationcontrollers")]),
-      } : {}),
+      ...(this.informers.has("services")
+        ? {
+            services: Object.freeze([...this.list<KubernetesObject>("services")]),
+            replicaSets: Object.freeze([...this.list<KubernetesObject>("replicasets")]),
+            statefulSets: Object.freeze([...this.list<KubernetesObject>("statefulsets")]),
+            replicationControllers: Object.freeze([...this.list<KubernetesObject>("replicationcontrollers")]),
+          }
+        : {}),
     });
   }
 
-  private list<T>(kind: Kind): readonly T[] { return (this.informers.get(kind)?.list() ?? []) as unknown as readonly T[]; }
+  private list<T>(kind: Kind): readonly T[] {
+    return (this.informers.get(kind)?.list() ?? []) as unknown as readonly T[];
+  }
 
   private withCreated(cached: readonly NodeClaim[]): readonly NodeClaim[] {
     if (this.created.size === 0) return cached;
@@ -294,7 +409,8 @@ export class ClusterState {
         const node = pod.spec?.nodeName;
         if (node === undefined || node === "") continue;
         const onNode = index.get(node);
-        if (onNode === undefined) index.set(node, [pod]); else onNode.push(pod);
+        if (onNode === undefined) index.set(node, [pod]);
+        else onNode.push(pod);
       }
       this.podIndex = index;
     }

@@ -33,20 +33,35 @@ export class KubeEventRecorder implements EventRecorder {
   }
 
   /** Events dropped because too many were waiting. */
-  get dropped(): number { return this.writes.dropped; }
+  get dropped(): number {
+    return this.writes.dropped;
+  }
 
   /** Resolves when every accepted Event has been written or has failed. */
-  flushed(): Promise<void> { return this.writes.idle(); }
+  flushed(): Promise<void> {
+    return this.writes.idle();
+  }
 
   publish(event: OperatorEvent): void {
-    const key = [event.involved.kind, event.involved.namespace, event.involved.name, event.reason, event.dedupeKey ?? event.message].join("/");
+    const key = [
+      event.involved.kind,
+      event.involved.namespace,
+      event.involved.name,
+      event.reason,
+      event.dedupeKey ?? event.message,
+    ].join("/");
     const now = Date.now();
     const last = this.recent.get(key);
     if (last !== undefined && now - last < (this.o.dedupeMs ?? 120_000)) return;
     this.recent.set(key, now);
     if (this.recent.size > 10_000) this.recent.clear();
-    const accepted = this.writes.submit(() => this.write(event).catch((error: unknown) => this.o.logger.warn({ err: error, reason: event.reason }, "writing event failed")));
-    if (!accepted && this.writes.dropped % 1000 === 1) this.o.logger.warn({ dropped: this.writes.dropped, reason: event.reason }, "too many events waiting; dropping");
+    const accepted = this.writes.submit(() =>
+      this.write(event).catch((error: unknown) =>
+        this.o.logger.warn({ err: error, reason: event.reason }, "writing event failed"),
+      ),
+    );
+    if (!accepted && this.writes.dropped % 1000 === 1)
+      this.o.logger.warn({ dropped: this.writes.dropped, reason: event.reason }, "too many events waiting; dropping");
   }
 
   private async write(event: OperatorEvent): Promise<void> {
@@ -57,10 +72,15 @@ export class KubeEventRecorder implements EventRecorder {
       body: {
         metadata: { generateName: `${event.involved.name}.`, namespace },
         involvedObject: { ...event.involved },
-        reason: event.reason, message: event.message, type: event.type,
+        reason: event.reason,
+        message: event.message,
+        type: event.type,
         source: { component: this.o.component ?? "karpenter" },
-        firstTimestamp: time, lastTimestamp: time, count: 1,
-        reportingComponent: this.o.component ?? "karpenter", reportingInstance: "",
+        firstTimestamp: time,
+        lastTimestamp: time,
+        count: 1,
+        reportingComponent: this.o.component ?? "karpenter",
+        reportingInstance: "",
       },
     });
   }

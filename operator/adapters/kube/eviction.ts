@@ -24,14 +24,18 @@ export function finalizerRemoval(current: readonly string[], finalizer: string):
 export function nodeMergePatch(node: Node, patch: NodePatch): object {
   const metadata: Record<string, unknown> = { resourceVersion: node.metadata?.resourceVersion };
   if (patch.labels !== undefined) metadata["labels"] = nullRemoved(node.metadata?.labels, patch.labels);
-  if (patch.annotations !== undefined) metadata["annotations"] = nullRemoved(node.metadata?.annotations, patch.annotations);
+  if (patch.annotations !== undefined)
+    metadata["annotations"] = nullRemoved(node.metadata?.annotations, patch.annotations);
   if (patch.finalizers !== undefined) metadata["finalizers"] = patch.finalizers;
   if (patch.ownerReferences !== undefined) metadata["ownerReferences"] = patch.ownerReferences;
   return patch.taints === undefined ? { metadata } : { metadata, spec: { taints: patch.taints } };
 }
 
 /** In a merge patch a map is merged, so keys to drop must be sent as null. */
-function nullRemoved(current: Readonly<Record<string, string>> | undefined, desired: Readonly<Record<string, string>>): Record<string, string | null> {
+function nullRemoved(
+  current: Readonly<Record<string, string>> | undefined,
+  desired: Readonly<Record<string, string>>,
+): Record<string, string | null> {
   const out: Record<string, string | null> = { ...desired };
   for (const key of Object.keys(current ?? {})) if (!(key in desired)) out[key] = null;
   return out;
@@ -40,11 +44,15 @@ function nullRemoved(current: Readonly<Record<string, string>> | undefined, desi
 /** Node and pod operations over CoreV1Api. */
 export class NodeOperations {
   private readonly core: CoreV1Api;
-  constructor(core: CoreV1Api) { this.core = core; }
+  constructor(core: CoreV1Api) {
+    this.core = core;
+  }
 
   async patchNode(node: Node, patch: NodePatch): Promise<void> {
     const name = node.metadata?.name ?? "";
-    await kube(`patching node ${name}`, () => this.core.patchNode({ name, body: nodeMergePatch(node, patch) }, mergePatch));
+    await kube(`patching node ${name}`, () =>
+      this.core.patchNode({ name, body: nodeMergePatch(node, patch) }, mergePatch),
+    );
   }
 
   async removeNodeFinalizer(node: Node, finalizer: string): Promise<void> {
@@ -61,9 +69,16 @@ export class NodeOperations {
   async evictPod(pod: Pod): Promise<EvictionOutcome> {
     const name = pod.metadata?.name ?? "";
     const namespace = pod.metadata?.namespace ?? "";
-    const body = { apiVersion: "policy/v1", kind: "Eviction", metadata: { name, namespace }, deleteOptions: pod.metadata?.uid === undefined ? {} : { preconditions: { uid: pod.metadata.uid } } };
+    const body = {
+      apiVersion: "policy/v1",
+      kind: "Eviction",
+      metadata: { name, namespace },
+      deleteOptions: pod.metadata?.uid === undefined ? {} : { preconditions: { uid: pod.metadata.uid } },
+    };
     try {
-      await kube(`evicting pod ${namespace}/${name}`, () => this.core.createNamespacedPodEviction({ name, namespace, body }));
+      await kube(`evicting pod ${namespace}/${name}`, () =>
+        this.core.createNamespacedPodEviction({ name, namespace, body }),
+      );
       return "evicted";
     } catch (error) {
       return evictionOutcome(error);
@@ -73,7 +88,9 @@ export class NodeOperations {
   async deletePod(pod: Pod, graceSeconds: number): Promise<void> {
     const name = pod.metadata?.name ?? "";
     const namespace = pod.metadata?.namespace ?? "";
-    await kubeIgnoreNotFound(`deleting pod ${namespace}/${name}`, () => this.core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: graceSeconds }));
+    await kubeIgnoreNotFound(`deleting pod ${namespace}/${name}`, () =>
+      this.core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: graceSeconds }),
+    );
   }
 }
 
@@ -82,6 +99,7 @@ export function evictionOutcome(error: unknown): EvictionOutcome {
   if (error instanceof NotFoundError) return "gone";
   if (error instanceof TooManyRequestsError) return "blocked";
   if (error instanceof KubeApiError && error.code === 409) return "gone";
-  if (error instanceof KubeApiError && error.code === 500 && /multiple pod disruption budgets/i.test(error.message)) return "blocked";
+  if (error instanceof KubeApiError && error.code === 500 && /multiple pod disruption budgets/i.test(error.message))
+    return "blocked";
   throw error;
 }

@@ -3,10 +3,20 @@
  * but stops for good on any other error (connection reset, 5xx, a failed list); this wrapper
  * restarts it with capped exponential backoff and reports whether its cache is synced.
  */
-import { makeInformer, type Informer, type KubeConfig, type KubernetesObject, type ListPromise, type ObjectCache } from "@kubernetes/client-node";
+import {
+  makeInformer,
+  type Informer,
+  type KubeConfig,
+  type KubernetesObject,
+  type ListPromise,
+  type ObjectCache,
+} from "@kubernetes/client-node";
 
 /** Restart delays: doubled from `initialMs` up to `maxMs` after each consecutive failure. */
-export interface Backoff { readonly initialMs: number; readonly maxMs: number }
+export interface Backoff {
+  readonly initialMs: number;
+  readonly maxMs: number;
+}
 
 /** What to watch. */
 export interface InformerSpec<T extends KubernetesObject> {
@@ -45,17 +55,31 @@ export class ResilientInformer<T extends KubernetesObject> implements ObjectCach
     this.inner = makeInformer(spec.kubeConfig, spec.path, spec.list, spec.labelSelector);
     // Registered first, so the cache and every later handler hold the transformed object.
     const transform = spec.transform;
-    if (transform !== undefined) for (const verb of ["add", "update"] as const) this.inner.on(verb, (obj) => { transform(obj); });
+    if (transform !== undefined)
+      for (const verb of ["add", "update"] as const)
+        this.inner.on(verb, (obj) => {
+          transform(obj);
+        });
     this.inner.on("error", (error) => this.failed(error));
-    this.inner.on("connect", () => { this.delayMs = this.backoff.initialMs; });
+    this.inner.on("connect", () => {
+      this.delayMs = this.backoff.initialMs;
+    });
   }
 
   /** True once a list has completed; stays true across restarts (the cache is kept, then reconciled by the relist). */
-  get synced(): boolean { return this.hasSynced; }
+  get synced(): boolean {
+    return this.hasSynced;
+  }
 
-  on(verb: "add" | "update" | "delete", handler: Handler<T>): void { this.inner.on(verb, handler); }
-  get(name: string, namespace?: string): T | undefined { return this.inner.get(name, namespace); }
-  list(namespace?: string): ReadonlyArray<T> { return this.inner.list(namespace); }
+  on(verb: "add" | "update" | "delete", handler: Handler<T>): void {
+    this.inner.on(verb, handler);
+  }
+  get(name: string, namespace?: string): T | undefined {
+    return this.inner.get(name, namespace);
+  }
+  list(namespace?: string): ReadonlyArray<T> {
+    return this.inner.list(namespace);
+  }
 
   /** Starts watching; resolves after the first attempt (synced or not; a failure schedules a retry). */
   async start(): Promise<void> {

@@ -49,10 +49,14 @@ export class LeaderElector {
   }
 
   /** Whether this replica currently holds the Lease. */
-  get isLeader(): boolean { return this.leading; }
+  get isLeader(): boolean {
+    return this.leading;
+  }
 
   /** Starts the loop in the background. */
-  start(): void { this.loop ??= this.run(); }
+  start(): void {
+    this.loop ??= this.run();
+  }
 
   /** Stops the loop; a leader releases the Lease (holder "" and 1 s duration) and steps down. */
   async stop(): Promise<void> {
@@ -104,7 +108,10 @@ export class LeaderElector {
   private async stepDown(released: boolean): Promise<void> {
     this.leading = false;
     this.o.metrics?.leaderElectionMaster.set({ name: this.o.name }, 0);
-    this.o.logger.info({ lease: this.o.name, identity: this.o.identity, released }, released ? "released leadership" : "lost leadership");
+    this.o.logger.info(
+      { lease: this.o.name, identity: this.o.identity, released },
+      released ? "released leadership" : "lost leadership",
+    );
     await this.o.onStoppedLeading(released);
   }
 
@@ -141,9 +148,15 @@ export class LeaderElector {
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       // Create is exclusive (409 when another replica won the race); times are set by the next renew.
-      const spec = { holderIdentity: this.o.identity, leaseDurationSeconds: Math.ceil(this.o.leaseDurationMs / 1000), leaseTransitions: 0 };
+      const spec = {
+        holderIdentity: this.o.identity,
+        leaseDurationSeconds: Math.ceil(this.o.leaseDurationMs / 1000),
+        leaseTransitions: 0,
+      };
       try {
-        await kube("creating leader lease", () => this.api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec } }));
+        await kube("creating leader lease", () =>
+          this.api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec } }),
+        );
       } catch (error) {
         if (error instanceof ConflictError) return false;
         throw error;
@@ -178,7 +191,11 @@ export class LeaderElector {
     const { name, namespace } = this.o;
     const lease = await kube("reading leader lease", () => this.api.readNamespacedLease({ name, namespace }));
     if (lease.spec?.holderIdentity !== this.o.identity) return;
-    await this.write("releasing leader lease", lease, { holderIdentity: "", leaseDurationSeconds: 1, renewTime: microTime(new Date()) });
+    await this.write("releasing leader lease", lease, {
+      holderIdentity: "",
+      leaseDurationSeconds: 1,
+      renewTime: microTime(new Date()),
+    });
   }
 }
 

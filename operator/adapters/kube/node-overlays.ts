@@ -15,12 +15,15 @@ export class KubeNodeOverlays implements NodeOverlays {
     this.state = state;
   }
 
-  cached(): readonly NodeOverlayLike[] { return this.state.nodeOverlays() as readonly NodeOverlayLike[]; }
+  cached(): readonly NodeOverlayLike[] {
+    return this.state.nodeOverlays() as readonly NodeOverlayLike[];
+  }
 
   async list(): Promise<readonly NodeOverlayLike[] | undefined> {
     // 404: the CRD is not installed, so there is no overlay to tell about.
     const list = (): Promise<unknown> => this.custom.listClusterCustomObject(NODEOVERLAYS);
-    const listed = await kubeIgnoreNotFound("listing nodeoverlays", list) as { items?: NodeOverlayLike[] } | undefined;
+    const listed = (await kubeIgnoreNotFound("listing nodeoverlays", list)) as
+      { items?: NodeOverlayLike[] } | undefined;
     return listed?.items;
   }
 
@@ -28,6 +31,7 @@ export class KubeNodeOverlays implements NodeOverlays {
     const name = overlay.metadata?.name ?? "";
     const body = { metadata: { resourceVersion: overlay.metadata?.resourceVersion }, status };
     await kubeIgnoreNotFound(`patching status of nodeoverlay ${name}`, () =>
-      this.custom.patchClusterCustomObjectStatus({ ...NODEOVERLAYS, name, body }, mergePatch));
+      this.custom.patchClusterCustomObjectStatus({ ...NODEOVERLAYS, name, body }, mergePatch),
+    );
   }
 }

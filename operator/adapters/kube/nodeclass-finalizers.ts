@@ -19,14 +19,20 @@ export class KubeNodeClassFinalizers implements NodeClassFinalizerWriter {
     if (current.includes(finalizer)) return;
     const name = nodeClass.metadata?.name ?? "";
     // The whole list under the cached resourceVersion: a concurrent change to it conflicts instead of being lost.
-    const body = { metadata: { resourceVersion: nodeClass.metadata?.resourceVersion, finalizers: [...current, finalizer] } };
-    await kube(`adding finalizer ${finalizer} to ec2nodeclass ${name}`, () => this.custom.patchClusterCustomObject({ ...NODECLASSES, name, body }, mergePatch));
+    const body = {
+      metadata: { resourceVersion: nodeClass.metadata?.resourceVersion, finalizers: [...current, finalizer] },
+    };
+    await kube(`adding finalizer ${finalizer} to ec2nodeclass ${name}`, () =>
+      this.custom.patchClusterCustomObject({ ...NODECLASSES, name, body }, mergePatch),
+    );
   }
 
   async removeNodeClassFinalizer(nodeClass: FinalizedObject, finalizer: string): Promise<void> {
     const name = nodeClass.metadata?.name ?? "";
     const body = finalizerRemoval(nodeClass.metadata?.finalizers ?? [], finalizer);
     if (body === undefined) return;
-    await kubeIgnoreNotFound(`removing finalizer ${finalizer} from ec2nodeclass ${name}`, () => this.custom.patchClusterCustomObject({ ...NODECLASSES, name, body }));
+    await kubeIgnoreNotFound(`removing finalizer ${finalizer} from ec2nodeclass ${name}`, () =>
+      this.custom.patchClusterCustomObject({ ...NODECLASSES, name, body }),
+    );
   }
 }

@@ -19,5 +19,8 @@ export function withoutKeys<T extends object>(obj: T, keys: readonly string[]): 
 
 /** `obj` with only `keys` (in `obj`'s order): the same object when it has nothing else. */
 export function onlyKeys<T extends object>(obj: T, keys: readonly string[]): T {
-  return withoutKeys(obj, Object.keys(obj).filter((k) => !keys.includes(k)));
+  return withoutKeys(
+    obj,
+    Object.keys(obj).filter((k) => !keys.includes(k)),
+  );
 }

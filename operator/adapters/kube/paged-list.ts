@@ -32,11 +32,20 @@ function reasonOf(body: string): string {
 }
 
 /** A list page as the apiserver sends it (wire names: `continue`, not client-node's `_continue`). */
-interface RawPage { readonly items: unknown[]; readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string } }
+interface RawPage {
+  readonly items: unknown[];
+  readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string };
+}
 
 async function getJson(kc: KubeConfig, path: string): Promise<RawPage> {
   const server = new URL(kc.getCurrentCluster()?.server ?? "");
-  const options: https.RequestOptions = { method: "GET", hostname: server.hostname, port: server.port, path: `${server.pathname.replace(/\/$/, "")}${path}`, headers: {} };
+  const options: https.RequestOptions = {
+    method: "GET",
+    hostname: server.hostname,
+    port: server.port,
+    path: `${server.pathname.replace(/\/$/, "")}${path}`,
+    headers: {},
+  };
   await kc.applyToHTTPSOptions(options);
   options.headers = { ...options.headers, accept: "application/json" };
   return new Promise((resolve, reject) => {
@@ -48,7 +57,11 @@ async function getJson(kc: KubeConfig, path: string): Promise<RawPage> {
         const status = res.statusCode ?? 0;
         if (status < 200 || status >= 300) reject(new KubeApiError(`listing ${path}`, status, reasonOf(text)));
         else {
-          try { resolve(JSON.parse(text) as RawPage); } catch (error) { reject(new Error(`listing ${path}: ${(error as Error).message}`, { cause: error })); }
+          try {
+            resolve(JSON.parse(text) as RawPage);
+          } catch (error) {
+            reject(new Error(`listing ${path}: ${(error as Error).message}`, { cause: error }));
+          }
         }
       });
       res.on("error", reject);
@@ -59,7 +72,11 @@ async function getJson(kc: KubeConfig, path: string): Promise<RawPage> {
 }
 
 /** Lists every object at `path` page by page, transforming each; one list with the snapshot's resourceVersion. */
-export async function pagedList<T extends KubernetesObject>(kc: KubeConfig, path: string, o: { transform?: (obj: T) => T; labelSelector?: string; limit?: number } = {}): Promise<KubernetesListObject<T>> {
+export async function pagedList<T extends KubernetesObject>(
+  kc: KubeConfig,
+  path: string,
+  o: { transform?: (obj: T) => T; labelSelector?: string; limit?: number } = {},
+): Promise<KubernetesListObject<T>> {
   const items: T[] = [];
   let resourceVersion = "";
   let token = "";

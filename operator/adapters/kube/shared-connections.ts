@@ -17,7 +17,10 @@ type Dispatcher = NonNullable<ReturnType<RequestContext["getDispatcher"]>>;
 export const POOL_MAX_AGE_MS = 10 * 60_000;
 
 /** `maxAgeMs` defaults to POOL_MAX_AGE_MS; `now` (ms, monotonic) to performance.now. */
-export interface PoolOptions { readonly maxAgeMs?: number; readonly now?: () => number }
+export interface PoolOptions {
+  readonly maxAgeMs?: number;
+  readonly now?: () => number;
+}
 
 export class SharedConnectionsKubeConfig extends KubeConfig {
   private pool: { readonly dispatcher: Dispatcher; readonly at: number } | undefined;

@@ -19,7 +19,10 @@ void describe("which held-back nodes get Events of their own", () => {
   ];
   for (const c of cases) {
     void it(`${c.want ? "publishes" : "does not publish"} per-node Events for a ${c.kind} blocker`, () => {
-      assert.equal(publishesNodeEvents({ nodeClaim: { metadata: { name: "a" } }, blocker: { kind: c.kind, message: "m" } }), c.want);
+      assert.equal(
+        publishesNodeEvents({ nodeClaim: { metadata: { name: "a" } }, blocker: { kind: c.kind, message: "m" } }),
+        c.want,
+      );
     });
   }
 });
@@ -28,17 +31,29 @@ void describe("the disruption controller before its caches have synced", () => {
   void it("should warm its planner and plan nothing until the caches are synced", async () => {
     const calls: string[] = [];
     const planner: Planner = {
-      warm: () => { calls.push("warm"); },
-      sync: () => { calls.push("sync"); return Promise.resolve(""); },
+      warm: () => {
+        calls.push("warm");
+      },
+      sync: () => {
+        calls.push("sync");
+        return Promise.resolve("");
+      },
       plan: () => Promise.reject(new Error("planned before the caches synced")),
       revalidate: () => Promise.reject(new Error("re-validated before the caches synced")),
       close: () => Promise.resolve(),
     };
     const clock = { now: () => new Date("2026-11-27T00:00:00Z") };
     const controller = new DisruptionController({
-      cluster: { synced: false } as unknown as Cluster, clock, logger: pino({ level: "silent" }), metrics: createMetrics(),
-      events: { publish: () => undefined } as never, cloud: {} as never, timeouts: {} as never,
-      nominations: new Nominations(10_000, clock), settings: DEFAULT_DISRUPTION_SETTINGS, planner,
+      cluster: { synced: false } as unknown as Cluster,
+      clock,
+      logger: pino({ level: "silent" }),
+      metrics: createMetrics(),
+      events: { publish: () => undefined } as never,
+      cloud: {} as never,
+      timeouts: {} as never,
+      nominations: new Nominations(10_000, clock),
+      settings: DEFAULT_DISRUPTION_SETTINGS,
+      planner,
     });
     assert.deepEqual(await controller.reconcile(new AbortController().signal), { requeueAfter: 1000 });
     assert.deepEqual(calls, ["warm"]);

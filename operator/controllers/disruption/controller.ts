@@ -12,7 +12,12 @@ import { DEFAULT_MAX_SINGLE_NODE_EVALUATIONS, type DisruptionInput } from "../..
 import type { Command, DisruptionPlan, Skipped } from "../../core/disruption/types.ts";
 import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
 import type { SimulateOptions } from "../../core/scheduling/types.ts";
-import { disruptionBlocked, invalidDoNotDisruptAnnotation, nodePoolDisruptionBlocked, unconsolidatable } from "../../observability/events.ts";
+import {
+  disruptionBlocked,
+  invalidDoNotDisruptAnnotation,
+  nodePoolDisruptionBlocked,
+  unconsolidatable,
+} from "../../observability/events.ts";
 import type { NodeClaimDeps } from "../nodeclaim/deps.ts";
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { instanceTypesByPool } from "../provisioning/provisioner.ts";
@@ -36,11 +41,17 @@ export interface DisruptionSettings {
 /** How often a pass held back by a command's validation looks again. */
 const VALIDATION_POLL_MS = 250;
 
-export const DEFAULT_DISRUPTION_SETTINGS: DisruptionSettings = { pollMs: 10_000, validationDelayMs: 15_000, replacementTimeoutMs: 10 * 60_000, spotToSpot: false };
+export const DEFAULT_DISRUPTION_SETTINGS: DisruptionSettings = {
+  pollMs: 10_000,
+  validationDelayMs: 15_000,
+  replacementTimeoutMs: 10 * 60_000,
+  spotToSpot: false,
+};
 
 export interface DisruptionDeps extends NodeClaimDeps {
   /** The evaluated NodeOverlays (gate on): consolidation prices and drift replacements use decorated types. */
-  readonly overlays?: { apply(pool: string, types: readonly InstanceType[]): readonly InstanceType[] | undefined } | undefined;
+  readonly overlays?:
+    { apply(pool: string, types: readonly InstanceType[]): readonly InstanceType[] | undefined } | undefined;
   readonly nominations: Nominations;
   readonly settings: DisruptionSettings;
   /** The provisioner's scheduling options, so drift replaces as provisioning would launch. */
@@ -51,9 +62,17 @@ export interface DisruptionDeps extends NodeClaimDeps {
 
 function describe(command: Command): Record<string, unknown> {
   return {
-    reason: command.reason, method: command.method, decision: command.decision, savingsPerHour: Number(command.savingsPerHour.toFixed(4)),
-    candidates: command.candidates.map((c) => `${c.name}/${c.instanceType}/${c.capacityType}/${c.zone} (${c.pods.length} pods)`),
-    replacements: command.replacements.map((r) => `${r.launch.instanceType}/${r.launch.capacityType}/${r.launch.zone} (${r.pods.length} pods, ${r.instanceTypes.length} options)`),
+    reason: command.reason,
+    method: command.method,
+    decision: command.decision,
+    savingsPerHour: Number(command.savingsPerHour.toFixed(4)),
+    candidates: command.candidates.map(
+      (c) => `${c.name}/${c.instanceType}/${c.capacityType}/${c.zone} (${c.pods.length} pods)`,
+    ),
+    replacements: command.replacements.map(
+      (r) =>
+        `${r.launch.instanceType}/${r.launch.capacityType}/${r.launch.zone} (${r.pods.length} pods, ${r.instanceTypes.length} options)`,
+    ),
   };
 }
 
@@ -62,8 +81,11 @@ const withStaticPools = (pool: NodePoolObject): boolean =>
   takesPart(pool) || (isStatic(pool) && pool.metadata?.deletionTimestamp === undefined);
 
 /** A live node still carrying the taint (a node being deleted keeps it: termination put it there). */
-const hasDisruptedTaint = (node: Node): boolean => node.metadata?.deletionTimestamp === undefined && (node.spec?.taints ?? []).some((t) => t.key === DISRUPTED_TAINT.key);
-const hasReasonCondition = (claim: NodeClaim): boolean => (claim.status?.conditions ?? []).some((c) => c.type === DISRUPTION_REASON_CONDITION);
+const hasDisruptedTaint = (node: Node): boolean =>
+  node.metadata?.deletionTimestamp === undefined &&
+  (node.spec?.taints ?? []).some((t) => t.key === DISRUPTED_TAINT.key);
+const hasReasonCondition = (claim: NodeClaim): boolean =>
+  (claim.status?.conditions ?? []).some((c) => c.type === DISRUPTION_REASON_CONDITION);
 
 export class DisruptionController {
   private readonly deps: DisruptionDeps;
@@ -82,8 +104,13 @@ export class DisruptionController {
     this.deps = deps;
     this.planner = deps.planner ?? new PlannerThread({ logger: deps.logger, objects: deps.cluster });
     this.orchestrator = new Orchestrator({
-      cluster: deps.cluster, clock: deps.clock, events: deps.events, metrics: deps.metrics, logger: deps.logger,
-      validationDelayMs: deps.settings.validationDelayMs, replacementTimeoutMs: deps.settings.replacementTimeoutMs,
+      cluster: deps.cluster,
+      clock: deps.clock,
+      events: deps.events,
+      metrics: deps.metrics,
+      logger: deps.logger,
+      validationDelayMs: deps.settings.validationDelayMs,
+      replacementTimeoutMs: deps.settings.replacementTimeoutMs,
       nominated: () => deps.nominations.active(),
       revalidate: async (command, own) => {
         const input = await this.input();
@@ -129,7 +156,9 @@ export class DisruptionController {
   }
 
   /** Ends the planner thread (the operator is stopping). */
-  close(): Promise<void> { return this.planner.close(); }
+  close(): Promise<void> {
+    return this.planner.close();
+  }
 
   /** One pass. */
   async reconcile(signal: AbortSignal): Promise<Result> {
@@ -147,16 +176,24 @@ export class DisruptionController {
     if (result === "retry") return { requeueAfter: 1000 };
     const { plan } = result;
     // Karpenter labels the evaluation by the chosen method's reason and consolidation type ("" when none was chosen).
-    const evaluated = plan.command === undefined ? { reason: "", consolidation_type: "" } : decisionLabels(plan.command);
+    const evaluated =
+      plan.command === undefined ? { reason: "", consolidation_type: "" } : decisionLabels(plan.command);
     this.deps.metrics.disruptionEvaluationDuration.observe(
-      { reason: evaluated.reason, consolidation_type: evaluated.consolidation_type }, (performance.now() - started) / 1000);
+      { reason: evaluated.reason, consolidation_type: evaluated.consolidation_type },
+      (performance.now() - started) / 1000,
+    );
     this.resumeAfter = plan.resumeAfter;
     this.driftResumeAfter = plan.driftResumeAfter;
-    if (plan.resumeAfter !== undefined) this.deps.metrics.disruptionConsolidationTimeouts.inc({ consolidation_type: "single" });
+    if (plan.resumeAfter !== undefined)
+      this.deps.metrics.disruptionConsolidationTimeouts.inc({ consolidation_type: "single" });
     this.report(plan);
     if (plan.command === undefined || signal.aborted) return { requeueAfter: this.deps.settings.pollMs };
     this.deps.logger.info(describe(plan.command), "disrupting node(s)");
-    void this.orchestrator.start(plan.command, signal).catch((error: unknown) => this.deps.logger.error({ err: error, ...decisionLabels(plan.command as Command) }, "disruption command"));
+    void this.orchestrator
+      .start(plan.command, signal)
+      .catch((error: unknown) =>
+        this.deps.logger.error({ err: error, ...decisionLabels(plan.command as Command) }, "disruption command"),
+      );
     return { requeueAfter: 0 };
   }
 
@@ -164,11 +201,18 @@ export class DisruptionController {
   private async input(): Promise<DisruptionInput> {
     const cluster = this.deps.cluster.snapshot();
     return {
-      now: this.deps.clock.now(), cluster,
+      now: this.deps.clock.now(),
+      cluster,
       instanceTypes: await instanceTypesByPool(this.deps, cluster.nodePools, withStaticPools),
-      nominated: this.deps.nominations.active(), pending: this.deps.cluster.pendingPods(), inFlight: this.orchestrator.names(), spotToSpot: this.deps.settings.spotToSpot,
-      ...(this.deps.settings.maxSingleNodeEvaluations === undefined ? {} : { maxSingleNodeEvaluations: this.deps.settings.maxSingleNodeEvaluations }),
-      resumeAfter: this.resumeAfter, driftResumeAfter: this.driftResumeAfter,
+      nominated: this.deps.nominations.active(),
+      pending: this.deps.cluster.pendingPods(),
+      inFlight: this.orchestrator.names(),
+      spotToSpot: this.deps.settings.spotToSpot,
+      ...(this.deps.settings.maxSingleNodeEvaluations === undefined
+        ? {}
+        : { maxSingleNodeEvaluations: this.deps.settings.maxSingleNodeEvaluations }),
+      resumeAfter: this.resumeAfter,
+      driftResumeAfter: this.driftResumeAfter,
       ...(this.deps.scheduling === undefined ? {} : { scheduling: this.deps.scheduling }),
     };
   }
@@ -182,16 +226,22 @@ export class DisruptionController {
   private async cleanStaleMarks(signal: AbortSignal): Promise<boolean> {
     const found = recoveries(this.deps.cluster.nodeClaims(), this.orchestrator.commandIds());
     for (const recovery of found) {
-      const task = this.orchestrator.recover(recovery, signal)
-        .catch((error: unknown) => this.deps.logger.warn(
-          { err: error, command: recovery.intent.id }, "taking over a recorded disruption command; retried next pass",
-        ));
+      const task = this.orchestrator
+        .recover(recovery, signal)
+        .catch((error: unknown) =>
+          this.deps.logger.warn(
+            { err: error, command: recovery.intent.id },
+            "taking over a recorded disruption command; retried next pass",
+          ),
+        );
       // A resumed command runs as a task (its candidates are in flight at once); the others finish here.
       if (recovery.kind !== "resume") await task;
     }
     if (found.some((r) => r.kind !== "resume")) return true;
     const inFlight = this.orchestrator.names();
-    const stale = this.deps.cluster.nodeClaims().filter((c) => c.metadata?.deletionTimestamp === undefined && !inFlight.has(c.metadata?.name ?? ""));
+    const stale = this.deps.cluster
+      .nodeClaims()
+      .filter((c) => c.metadata?.deletionTimestamp === undefined && !inFlight.has(c.metadata?.name ?? ""));
     let wrote = false;
     for (const claim of stale) wrote = (await this.cleanOne(claim)) || wrote;
     return wrote;
@@ -225,8 +275,10 @@ export class DisruptionController {
       const pool = this.deps.cluster.nodePool(b.nodePool);
       if (b.allowed === 0 && b.nodes > 0 && pool !== undefined) {
         events.publish(nodePoolDisruptionBlocked(pool, b.reason));
-        this.deps.logger.debug({ nodepool: b.nodePool, reason: b.reason, budget: b.explanation, disrupting: b.disrupting },
-          "disruption budget allows no disruption");
+        this.deps.logger.debug(
+          { nodepool: b.nodePool, reason: b.reason, budget: b.explanation, disrupting: b.disrupting },
+          "disruption budget allows no disruption",
+        );
       }
     }
     // Karpenter ignores an unparsable do-not-disrupt value and says so on the pod.
@@ -234,7 +286,11 @@ export class DisruptionController {
       events.publish(invalidDoNotDisruptAnnotation({ metadata: bad.pod }, bad.message));
     }
     for (const s of plan.blocked) this.publishSkipped(s, "blocked");
-    for (const s of plan.unconsolidatable) this.publishSkipped(s, s.blocker.kind === "unconsolidatable" || s.blocker.kind === "unschedulable" ? "unconsolidatable" : "blocked");
+    for (const s of plan.unconsolidatable)
+      this.publishSkipped(
+        s,
+        s.blocker.kind === "unconsolidatable" || s.blocker.kind === "unschedulable" ? "unconsolidatable" : "blocked",
+      );
   }
 
   private publishSkipped(s: Skipped, as: "blocked" | "unconsolidatable"): void {

@@ -8,7 +8,12 @@
 import type { Logger } from "pino";
 import type { Clock } from "../../core/clock.ts";
 import { isReschedulable } from "../../core/disruption/candidates.ts";
-import { COMMAND_ANNOTATION, formatIntent, replacementNeeded, type CommandIntent } from "../../core/disruption/intent.ts";
+import {
+  COMMAND_ANNOTATION,
+  formatIntent,
+  replacementNeeded,
+  type CommandIntent,
+} from "../../core/disruption/intent.ts";
 import type { Candidate, Command } from "../../core/disruption/types.ts";
 import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
 import { setCondition } from "../../core/lifecycle/objects.ts";
@@ -23,15 +28,25 @@ export const DISRUPTION_REASON_CONDITION = "DisruptionReason";
 
 /** A failure that drops the command (the candidates are released). */
 export class CommandFailed extends Error {
-  constructor(message: string) { super(message); this.name = "CommandFailed"; }
+  constructor(message: string) {
+    super(message);
+    this.name = "CommandFailed";
+  }
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (signal.aborted) { resolve(); return; }
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
     const timer = setTimeout(done, ms);
-    function done(): void { clearTimeout(timer); signal.removeEventListener("abort", done); resolve(); }
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
     signal.addEventListener("abort", done, { once: true });
   });
 }
@@ -62,7 +77,9 @@ export interface MarkDeps {
 export class CommandMarks {
   private readonly deps: MarkDeps;
 
-  constructor(deps: MarkDeps) { this.deps = deps; }
+  constructor(deps: MarkDeps) {
+    this.deps = deps;
+  }
 
   /**
    * Records the command's intent on each candidate NodeClaim, then taints each candidate's Node and
@@ -87,7 +104,9 @@ export class CommandMarks {
       }
     };
     const annotations = { [COMMAND_ANNOTATION]: value };
-    await each((c) => this.onFreshClaim(c.name, (claim) => this.deps.cluster.patchNodeClaimMetadata(claim, { annotations })));
+    await each((c) =>
+      this.onFreshClaim(c.name, (claim) => this.deps.cluster.patchNodeClaimMetadata(claim, { annotations })),
+    );
     await each(async (c) => {
       await this.onFreshNode(c.nodeName, (node) => {
         const taints = node.spec?.taints ?? [];
@@ -95,8 +114,15 @@ export class CommandMarks {
         return this.deps.cluster.patchNode(node, { taints: [...taints, DISRUPTED_TAINT] });
       });
       await this.onFreshClaim(c.name, (claim) => {
-        const condition = { type: DISRUPTION_REASON_CONDITION, status: "True", reason: command.reason, message: `${command.method}: ${command.decision}` };
-        return this.deps.cluster.patchNodeClaimStatus(claim, { conditions: setCondition(claim.status?.conditions, condition, this.deps.clock.now()) });
+        const condition = {
+          type: DISRUPTION_REASON_CONDITION,
+          status: "True",
+          reason: command.reason,
+          message: `${command.method}: ${command.decision}`,
+        };
+        return this.deps.cluster.patchNodeClaimStatus(claim, {
+          conditions: setCondition(claim.status?.conditions, condition, this.deps.clock.now()),
+        });
       });
     });
     if (failed.size === 0) return command;
@@ -104,8 +130,9 @@ export class CommandMarks {
     if (marked.length === 0) throw failed.values().next().value;
     const fields = { command: intent.id, unmarked: [...failed.keys()], err: failed.values().next().value };
     this.deps.logger.warn(fields, "deleting the candidates that could be marked; releasing the others");
-    await this.release([...failed.keys()], [])
-      .catch((e: unknown) => this.deps.logger.warn({ err: e }, "releasing unmarked candidates; the next pass cleans them"));
+    await this.release([...failed.keys()], []).catch((e: unknown) =>
+      this.deps.logger.warn({ err: e }, "releasing unmarked candidates; the next pass cleans them"),
+    );
     return { ...command, candidates: marked };
   }
 
@@ -114,7 +141,9 @@ export class CommandMarks {
     for (const name of names) {
       const claim = this.deps.cluster.nodeClaim(name);
       if (claim === undefined || claim.metadata?.annotations?.[COMMAND_ANNOTATION] === undefined) continue;
-      await this.onFreshClaim(name, (fresh) => this.deps.cluster.patchNodeClaimMetadata(fresh, { annotations: { [COMMAND_ANNOTATION]: null } }));
+      await this.onFreshClaim(name, (fresh) =>
+        this.deps.cluster.patchNodeClaimMetadata(fresh, { annotations: { [COMMAND_ANNOTATION]: null } }),
+      );
     }
   }
 
@@ -143,11 +172,21 @@ export class CommandMarks {
       const claim = this.deps.cluster.nodeClaim(name);
       if (claim === undefined || claim.metadata?.deletionTimestamp !== undefined) continue;
       const nodeName = claim.status?.nodeName ?? "";
-      if (replacementNeeded(claim, nodeName === "" ? [] : this.deps.cluster.podsOnNode(nodeName), nominated, isReschedulable)) {
+      if (
+        replacementNeeded(
+          claim,
+          nodeName === "" ? [] : this.deps.cluster.podsOnNode(nodeName),
+          nominated,
+          isReschedulable,
+        )
+      ) {
         await this.clearIntents([name]);
         continue;
       }
-      this.deps.logger.info({ nodeclaim: name }, "deleting the replacement of an abandoned disruption command (no pod needs it)");
+      this.deps.logger.info(
+        { nodeclaim: name },
+        "deleting the replacement of an abandoned disruption command (no pod needs it)",
+      );
       await this.deps.cluster.deleteNodeClaim(name);
     }
   }
@@ -189,11 +228,15 @@ export class CommandMarks {
 /** Removes karpenter.sh/disrupted from a Node (no-op without it). */
 export async function untaint(cluster: Cluster, node: Node): Promise<void> {
   const taints = node.spec?.taints ?? [];
-  if (taints.some((t) => t.key === DISRUPTED_TAINT.key)) await cluster.patchNode(node, { taints: taints.filter((t) => t.key !== DISRUPTED_TAINT.key) });
+  if (taints.some((t) => t.key === DISRUPTED_TAINT.key))
+    await cluster.patchNode(node, { taints: taints.filter((t) => t.key !== DISRUPTED_TAINT.key) });
 }
 
 /** Removes the DisruptionReason condition (no-op without it). */
 export async function clearReason(cluster: Cluster, claim: NodeClaim): Promise<void> {
   const conditions = claim.status?.conditions ?? [];
-  if (conditions.some((c) => c.type === DISRUPTION_REASON_CONDITION)) await cluster.patchNodeClaimStatus(claim, { conditions: conditions.filter((c) => c.type !== DISRUPTION_REASON_CONDITION) });
+  if (conditions.some((c) => c.type === DISRUPTION_REASON_CONDITION))
+    await cluster.patchNodeClaimStatus(claim, {
+      conditions: conditions.filter((c) => c.type !== DISRUPTION_REASON_CONDITION),
+    });
 }

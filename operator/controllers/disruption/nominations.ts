@@ -15,13 +15,17 @@ export class Nominations {
     this.clock = clock;
   }
 
-  nominate(node: string): void { this.until.set(node, this.clock.now().getTime() + this.windowMs); }
+  nominate(node: string): void {
+    this.until.set(node, this.clock.now().getTime() + this.windowMs);
+  }
 
   /** The nodes whose nomination is still in force (expired ones are forgotten). */
   active(): Set<string> {
     const now = this.clock.now().getTime();
     const out = new Set<string>();
-    for (const [node, until] of this.until) if (until > now) out.add(node); else this.until.delete(node);
+    for (const [node, until] of this.until)
+      if (until > now) out.add(node);
+      else this.until.delete(node);
     return out;
   }
 }

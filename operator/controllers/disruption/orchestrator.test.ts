@@ -43,14 +43,20 @@ class Writes {
       podsOnNode: () => [],
       patchNode: async (node: Node, patch: NodePatch) => {
         await Promise.resolve();
-        if (this.conflicts > 0) { this.conflicts -= 1; throw conflict(); }
+        if (this.conflicts > 0) {
+          this.conflicts -= 1;
+          throw conflict();
+        }
         const name = node.metadata?.name ?? "";
         this.nodes.set(name, { ...node, spec: { ...node.spec, taints: patch.taints ?? node.spec?.taints ?? [] } });
       },
       patchNodeClaimMetadata: async (claim: NodeClaim, meta: { annotations?: Record<string, string | null> }) => {
         await Promise.resolve();
-        const annotations = Object.fromEntries(Object.entries({ ...claim.metadata?.annotations, ...meta.annotations })
-          .filter((e): e is [string, string] => e[1] !== null));
+        const annotations = Object.fromEntries(
+          Object.entries({ ...claim.metadata?.annotations, ...meta.annotations }).filter(
+            (e): e is [string, string] => e[1] !== null,
+          ),
+        );
         this.claims.set(claim.metadata?.name ?? "", { ...claim, metadata: { ...claim.metadata, annotations } });
       },
       patchNodeClaimStatus: async (claim: NodeClaim, status: NonNullable<NodeClaim["status"]>) => {
@@ -82,9 +88,14 @@ class Writes {
 
 function orchestrator(writes: Writes): Orchestrator {
   return new Orchestrator({
-    cluster: writes.cluster(), clock: { now: () => new Date() }, events: { publish: () => undefined },
+    cluster: writes.cluster(),
+    clock: { now: () => new Date() },
+    events: { publish: () => undefined },
     metrics: createMetrics(),
-    logger: pino({ level: "silent" }), validationDelayMs: 0, replacementTimeoutMs: 60_000, nominated: () => new Set(),
+    logger: pino({ level: "silent" }),
+    validationDelayMs: 0,
+    replacementTimeoutMs: 60_000,
+    nominated: () => new Set(),
     revalidate: (command: Command) => Promise.resolve({ ok: true, command }),
   });
 }
@@ -156,7 +167,9 @@ void describe("the disruption orchestrator (review S16)", () => {
     assert.ok(planned !== undefined && replacement !== undefined);
     const writes = new Writes(machines);
     let created = 0;
-    writes.onCreate = () => { created += 1; };
+    writes.onCreate = () => {
+      created += 1;
+    };
     const twice = { ...planned, replacements: [replacement, replacement] };
     await orchestrator(writes).start(twice, new AbortController().signal);
     assert.equal(writes.mostAtOnce, 2);

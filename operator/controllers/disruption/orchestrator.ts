@@ -26,7 +26,12 @@ import type { Node, NodeClaim } from "../../core/lifecycle/objects.ts";
 import { isTrue, timeMs } from "../../core/lifecycle/objects.ts";
 import { nodeClaimManifest } from "../../core/provisioning/nodeclaim-template.ts";
 import { consolidationPolicyLabel, minValuesRelaxed, terminationMode } from "../../core/metrics/nodeclaims.ts";
-import { disruptionLaunching, disruptionTerminating, disruptionWaitingReadiness, type EventRecorder } from "../../observability/events.ts";
+import {
+  disruptionLaunching,
+  disruptionTerminating,
+  disruptionWaitingReadiness,
+  type EventRecorder,
+} from "../../observability/events.ts";
 import type { Metrics } from "../../observability/metrics.ts";
 import { CommandFailed, CommandMarks, checkSignal, sleep, type MarkDeps } from "./marks.ts";
 
@@ -50,7 +55,14 @@ const POLL_MS = 500;
 
 /** Label values of Karpenter's decision metrics. */
 export function decisionLabels(command: Command): { decision: string; reason: string; consolidation_type: string } {
-  const type = command.method === "multi-node-consolidation" ? "multi" : command.method === "single-node-consolidation" ? "single" : command.method === "emptiness" ? "empty" : "";
+  const type =
+    command.method === "multi-node-consolidation"
+      ? "multi"
+      : command.method === "single-node-consolidation"
+        ? "single"
+        : command.method === "emptiness"
+          ? "empty"
+          : "";
   return { decision: command.decision, reason: command.reason.toLowerCase(), consolidation_type: type };
 }
 
@@ -77,7 +89,8 @@ export class Orchestrator {
   names(): Set<string> {
     for (const [name, entry] of this.inFlight) {
       const claim = this.deps.cluster.nodeClaim(name);
-      if (entry.done && (!entry.deleted || claim === undefined || claim.metadata?.deletionTimestamp !== undefined)) this.inFlight.delete(name);
+      if (entry.done && (!entry.deleted || claim === undefined || claim.metadata?.deletionTimestamp !== undefined))
+        this.inFlight.delete(name);
     }
     return new Set(this.inFlight.keys());
   }
@@ -87,7 +100,9 @@ export class Orchestrator {
    * loop, so no other command is planned meanwhile: emptiness and consolidation start at most one
    * command per validation delay (15 s); drift, unvalidated, is not held back by its own commands.
    */
-  validating(): boolean { return this.inValidation > 0; }
+  validating(): boolean {
+    return this.inValidation > 0;
+  }
 
   /** Starts executing `command` in the background; its NodeClaims are in flight from now on. */
   start(command: Command, signal: AbortSignal): Promise<void> {
@@ -98,7 +113,9 @@ export class Orchestrator {
 
   /** The command to execute after the validation wait, or undefined when it no longer holds. */
   private async validated(
-    planned: Command, own: ReadonlySet<string>, signal: AbortSignal,
+    planned: Command,
+    own: ReadonlySet<string>,
+    signal: AbortSignal,
   ): Promise<Command | undefined> {
     const { deps } = this;
     if (UNVALIDATED.has(planned.method)) return planned;
@@ -127,24 +144,43 @@ export class Orchestrator {
     try {
       command = await this.marks.mark(command, intent, signal);
       await this.launch(command, intent, replacements, signal);
-      await this.awaitInitialized(command, replacements, signal, deps.clock.now().getTime() + deps.replacementTimeoutMs);
+      await this.awaitInitialized(
+        command,
+        replacements,
+        signal,
+        deps.clock.now().getTime() + deps.replacementTimeoutMs,
+      );
       await this.terminate(command, signal);
       await this.marks.clearIntents(replacements);
     } catch (error) {
       if (signal.aborted) {
         // No writes after losing the lease: the next leader resumes or abandons the command from its recorded intent.
-        deps.logger.info({ reason: command.reason, nodeclaims: [...own], command: id }, "leadership lost mid-command; the next leader takes it over");
+        deps.logger.info(
+          { reason: command.reason, nodeclaims: [...own], command: id },
+          "leadership lost mid-command; the next leader takes it over",
+        );
         return;
       }
       deps.metrics.disruptionQueueFailures.inc(decisionLabels(command));
-      deps.logger.warn({ reason: command.reason, nodeclaims: [...own], command: id, err: error }, "disruption command failed; releasing its nodes");
-      await this.marks.release(command.candidates.map((c) => c.name), replacements)
-        .catch((e: unknown) => deps.logger.warn({ err: e }, "releasing nodes of a failed disruption command; the next pass retries"));
+      deps.logger.warn(
+        { reason: command.reason, nodeclaims: [...own], command: id, err: error },
+        "disruption command failed; releasing its nodes",
+      );
+      await this.marks
+        .release(
+          command.candidates.map((c) => c.name),
+          replacements,
+        )
+        .catch((e: unknown) =>
+          deps.logger.warn({ err: e }, "releasing nodes of a failed disruption command; the next pass retries"),
+        );
     }
   }
 
   /** Command ids this process is executing (their recorded intents are this process's own). */
-  commandIds(): ReadonlySet<string> { return this.commands; }
+  commandIds(): ReadonlySet<string> {
+    return this.commands;
+  }
 
   /**
    * Takes over a command a previous leader recorded and did not finish (core/disruption/intent.ts):
@@ -159,15 +195,23 @@ export class Orchestrator {
       return;
     }
     if (recovery.kind === "abandon") {
-      this.deps.logger.info({ ...fields, why: recovery.why }, "abandoning a disruption command a previous leader started");
+      this.deps.logger.info(
+        { ...fields, why: recovery.why },
+        "abandoning a disruption command a previous leader started",
+      );
       await this.marks.release(recovery.candidates.map(nameOf), recovery.replacements.map(nameOf));
       return;
     }
-    this.deps.logger.info({ ...fields, replacements: recovery.replacements.map(nameOf) }, "resuming a disruption command a previous leader started");
+    this.deps.logger.info(
+      { ...fields, replacements: recovery.replacements.map(nameOf) },
+      "resuming a disruption command a previous leader started",
+    );
     const command = this.recordedCommand(intent, recovery.candidates);
     const own = new Set(command.candidates.map((c) => c.name));
     const replacements = recovery.replacements.map(nameOf);
-    const created = Math.min(...recovery.replacements.map((r) => timeMs(r.metadata?.creationTimestamp) ?? this.deps.clock.now().getTime()));
+    const created = Math.min(
+      ...recovery.replacements.map((r) => timeMs(r.metadata?.creationTimestamp) ?? this.deps.clock.now().getTime()),
+    );
     await this.track(own, intent.id, signal, async () => {
       try {
         await this.awaitInitialized(command, replacements, signal, created + this.deps.replacementTimeoutMs);
@@ -182,7 +226,12 @@ export class Orchestrator {
   }
 
   /** Runs `task` with the NodeClaims `own` in flight and the command id running. */
-  private async track(own: ReadonlySet<string>, id: string, signal: AbortSignal, task: () => Promise<void>): Promise<void> {
+  private async track(
+    own: ReadonlySet<string>,
+    id: string,
+    signal: AbortSignal,
+    task: () => Promise<void>,
+  ): Promise<void> {
     this.commands.add(id);
     for (const name of own) this.inFlight.set(name, { done: false, deleted: false });
     try {
@@ -199,8 +248,17 @@ export class Orchestrator {
 
   /** A recorded command as the orchestrator executes it (candidates read from the caches). */
   private recordedCommand(intent: CommandIntent, claims: readonly NodeClaim[]): Command {
-    const candidates = claims.map((claim) => recordedCandidate(claim, this.deps.cluster.nodeByProviderID(claim.status?.providerID ?? "")));
-    return { method: intent.method, reason: intent.reason, decision: intent.decision, candidates, replacements: [], savingsPerHour: 0 };
+    const candidates = claims.map((claim) =>
+      recordedCandidate(claim, this.deps.cluster.nodeByProviderID(claim.status?.providerID ?? "")),
+    );
+    return {
+      method: intent.method,
+      reason: intent.reason,
+      decision: intent.decision,
+      candidates,
+      replacements: [],
+      savingsPerHour: 0,
+    };
   }
 
   /**
@@ -210,33 +268,60 @@ export class Orchestrator {
    */
   private async launch(command: Command, intent: CommandIntent, names: string[], signal: AbortSignal): Promise<void> {
     const value = formatIntent({ ...intent, role: "replacement" });
-    const results = await Promise.allSettled(command.replacements.map(async (planned) => {
-      checkSignal(signal);
-      const pool = this.deps.cluster.nodePool(planned.nodePool);
-      if (pool === undefined) throw new CommandFailed(`NodePool ${planned.nodePool} is gone`);
-      const manifest = nodeClaimManifest(pool, planned);
-      const annotated = { ...manifest, metadata: { ...manifest.metadata, annotations: { ...manifest.metadata.annotations, [COMMAND_ANNOTATION]: value } } };
-      const created = await this.deps.cluster.createNodeClaim(annotated);
-      const name = created.metadata?.name ?? "";
-      names.push(name);
-      this.deps.metrics.nodeClaimsCreated.inc({ reason: command.reason.toLowerCase(), nodepool: planned.nodePool,
-        min_values_relaxed: minValuesRelaxed(created) });
-      for (const c of command.candidates) this.deps.events.publish(disruptionLaunching(c.nodeClaim, `${command.reason}, replacement ${name} (${planned.launch.instanceType}/${planned.launch.capacityType})`));
-    }));
+    const results = await Promise.allSettled(
+      command.replacements.map(async (planned) => {
+        checkSignal(signal);
+        const pool = this.deps.cluster.nodePool(planned.nodePool);
+        if (pool === undefined) throw new CommandFailed(`NodePool ${planned.nodePool} is gone`);
+        const manifest = nodeClaimManifest(pool, planned);
+        const annotated = {
+          ...manifest,
+          metadata: {
+            ...manifest.metadata,
+            annotations: { ...manifest.metadata.annotations, [COMMAND_ANNOTATION]: value },
+          },
+        };
+        const created = await this.deps.cluster.createNodeClaim(annotated);
+        const name = created.metadata?.name ?? "";
+        names.push(name);
+        this.deps.metrics.nodeClaimsCreated.inc({
+          reason: command.reason.toLowerCase(),
+          nodepool: planned.nodePool,
+          min_values_relaxed: minValuesRelaxed(created),
+        });
+        for (const c of command.candidates)
+          this.deps.events.publish(
+            disruptionLaunching(
+              c.nodeClaim,
+              `${command.reason}, replacement ${name} (${planned.launch.instanceType}/${planned.launch.capacityType})`,
+            ),
+          );
+      }),
+    );
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed !== undefined) throw failed.reason;
   }
 
-  private async awaitInitialized(command: Command, names: readonly string[], signal: AbortSignal, deadline: number): Promise<void> {
+  private async awaitInitialized(
+    command: Command,
+    names: readonly string[],
+    signal: AbortSignal,
+    deadline: number,
+  ): Promise<void> {
     if (names.length === 0) return;
     for (const c of command.candidates) this.deps.events.publish(disruptionWaitingReadiness(c.nodeClaim));
     for (;;) {
       checkSignal(signal);
       const claims = names.map((n) => this.deps.cluster.nodeClaim(n));
-      const gone = names.filter((_, i) => claims[i] === undefined || claims[i]?.metadata?.deletionTimestamp !== undefined);
+      const gone = names.filter(
+        (_, i) => claims[i] === undefined || claims[i]?.metadata?.deletionTimestamp !== undefined,
+      );
       if (gone.length > 0) throw new CommandFailed(`replacement ${gone.join(", ")} failed to launch`);
       if (claims.every((c) => isTrue(c?.status?.conditions, "Initialized"))) return;
-      if (this.deps.clock.now().getTime() > deadline) throw new CommandFailed(`replacement ${names.join(", ")} did not initialize within ${this.deps.replacementTimeoutMs / 1000}s`);
+      if (this.deps.clock.now().getTime() > deadline)
+        throw new CommandFailed(
+          `replacement ${names.join(", ")} did not initialize within ${this.deps.replacementTimeoutMs / 1000}s`,
+        );
       await sleep(POLL_MS, signal);
     }
   }
@@ -248,11 +333,15 @@ export class Orchestrator {
       const claim = this.deps.cluster.nodeClaim(c.name);
       this.deps.events.publish(disruptionTerminating("NodeClaim", c.nodeClaim, command.reason));
       this.deps.events.publish(disruptionTerminating("Node", c.node, command.reason));
-      const spec = this.deps.cluster.nodePool(c.nodePool)?.spec as { disruption?: { consolidationPolicy?: string } } | undefined;
+      const spec = this.deps.cluster.nodePool(c.nodePool)?.spec as
+        { disruption?: { consolidationPolicy?: string } } | undefined;
       const policy = spec?.disruption?.consolidationPolicy;
       const disruptedLabels = {
-        reason: command.reason.toLowerCase(), nodepool: c.nodePool, capacity_type: c.capacityType,
-        consolidation_policy: consolidationPolicyLabel(policy), termination_mode: terminationMode(c.nodeClaim),
+        reason: command.reason.toLowerCase(),
+        nodepool: c.nodePool,
+        capacity_type: c.capacityType,
+        consolidation_policy: consolidationPolicyLabel(policy),
+        termination_mode: terminationMode(c.nodeClaim),
       };
       this.deps.metrics.nodeClaimsDisrupted.inc(disruptedLabels);
       // Karpenter counts the pods that will reschedule (no DaemonSet or mirror pods): the candidate's pods.
@@ -269,8 +358,13 @@ export class Orchestrator {
 /** The intent recorded for `command` under `id` (role set per NodeClaim). */
 function intentFor(id: string, command: Command): CommandIntent {
   return {
-    id, role: "candidate", method: command.method, reason: command.reason, decision: command.decision,
-    candidates: command.candidates.map((c) => c.name), replacements: command.replacements.length,
+    id,
+    role: "candidate",
+    method: command.method,
+    reason: command.reason,
+    decision: command.decision,
+    candidates: command.candidates.map((c) => c.name),
+    replacements: command.replacements.length,
   };
 }
 
@@ -286,8 +380,15 @@ function recordedCandidate(claim: NodeClaim, node: Node | undefined): Candidate 
   const label = (key: string): string => labels[key] ?? "";
   const nodeName = node?.metadata?.name ?? claim.status?.nodeName ?? "";
   const known = {
-    nodeClaim: claim, node: node ?? { metadata: { name: nodeName } }, name: nameOf(claim), nodeName, nodePool: label(Label.nodePool),
-    instanceType: label(Label.instanceType), capacityType: label(Label.capacityType), zone: label(Label.zone), pods: [],
+    nodeClaim: claim,
+    node: node ?? { metadata: { name: nodeName } },
+    name: nameOf(claim),
+    nodeName,
+    nodePool: label(Label.nodePool),
+    instanceType: label(Label.instanceType),
+    capacityType: label(Label.capacityType),
+    zone: label(Label.zone),
+    pods: [],
   };
   return known as unknown as Candidate;
 }

@@ -33,9 +33,21 @@ function pick(from: unknown, keep: readonly string[]): Record<string, unknown> |
  * volumes (claims), priority and the grace period (candidates.ts, pod-blockers.ts).
  */
 const POD_SPEC = [
-  "nodeName", "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints", "containers",
-  "initContainers", "overhead", "resources", "resourceClaims", "runtimeClassName", "volumes", "priority",
-  "priorityClassName", "terminationGracePeriodSeconds",
+  "nodeName",
+  "nodeSelector",
+  "affinity",
+  "tolerations",
+  "topologySpreadConstraints",
+  "containers",
+  "initContainers",
+  "overhead",
+  "resources",
+  "resourceClaims",
+  "runtimeClassName",
+  "volumes",
+  "priority",
+  "priorityClassName",
+  "terminationGracePeriodSeconds",
 ] as const;
 /** Of a container: its requests and limits (resources.claims for DRA), host ports, and whether it is a sidecar. */
 const CONTAINER = ["name", "resources", "restartPolicy"] as const;
@@ -79,7 +91,8 @@ export function projectPod(pod: unknown): unknown {
   }
   const status = pick(pod["status"], POD_STATUS);
   return {
-    metadata: metadata(pod["metadata"]), ...(spec === undefined ? {} : { spec }),
+    metadata: metadata(pod["metadata"]),
+    ...(spec === undefined ? {} : { spec }),
     ...(status === undefined ? {} : { status }),
   };
 }

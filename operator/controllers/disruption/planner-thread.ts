@@ -8,7 +8,13 @@ import { parentPort } from "node:worker_threads";
 import { planDisruption } from "../../core/disruption/plan.ts";
 import { revalidate } from "../../core/disruption/validation.ts";
 import {
-  Mirror, rehydrateCommand, slimPlan, slimValidation, viewSource, type Reply, type ToThread,
+  Mirror,
+  rehydrateCommand,
+  slimPlan,
+  slimValidation,
+  viewSource,
+  type Reply,
+  type ToThread,
 } from "./planner-wire.ts";
 
 function answer(mirror: Mirror, message: Exclude<ToThread, { type: "sync" | "types" }>): Reply {
@@ -26,7 +32,10 @@ function answer(mirror: Mirror, message: Exclude<ToThread, { type: "sync" | "typ
 function serve(port: NonNullable<typeof parentPort>): void {
   const mirror = new Mirror();
   port.on("message", (message: ToThread) => {
-    if (message.type === "sync" || message.type === "types") { mirror.apply(message); return; }
+    if (message.type === "sync" || message.type === "types") {
+      mirror.apply(message);
+      return;
+    }
     let reply: Reply;
     try {
       reply = answer(mirror, message);

@@ -87,7 +87,9 @@ export class ObjectSync {
   /** Counts every change sent (objects and instance types). */
   version = 0;
 
-  constructor(opts: { readonly project?: boolean } = {}) { this.project = opts.project ?? false; }
+  constructor(opts: { readonly project?: boolean } = {}) {
+    this.project = opts.project ?? false;
+  }
 
   /**
    * The messages that bring the thread's mirror to `cluster` and `instanceTypes`, chunked at
@@ -115,7 +117,10 @@ export class ObjectSync {
   private diffField(field: string, objects: readonly Keyed[], chunk: number): SyncMessage[] {
     let sent = this.sent.get(field);
     const fresh = sent === undefined;
-    if (sent === undefined) { sent = new Map(); this.sent.set(field, sent); }
+    if (sent === undefined) {
+      sent = new Map();
+      this.sent.set(field, sent);
+    }
     const seen = new Set<string>();
     const upserts: (readonly [string, unknown])[] = [];
     const project = this.projection(field);
@@ -125,7 +130,10 @@ export class ObjectSync {
       for (let n = 2; seen.has(key); n += 1) key = `${keyOf(obj)}#${n}`;
       seen.add(key);
       // Compared by the cached object's identity; what travels is its projection.
-      if (sent.get(key) !== obj) { sent.set(key, obj); upserts.push([key, project(obj)]); }
+      if (sent.get(key) !== obj) {
+        sent.set(key, obj);
+        upserts.push([key, project(obj)]);
+      }
     }
     const deletes: string[] = [];
     for (const key of sent.keys()) if (!seen.has(key)) deletes.push(key);
@@ -154,7 +162,10 @@ export class ObjectSync {
   private diffTypes(instanceTypes: ReadonlyMap<string, readonly InstanceType[]>): TypesMessage | undefined {
     // Offerings marked unavailable make new type objects each read: start over rather than grow without end.
     const reset = this.typeIdsByContent.size > 20_000;
-    if (reset) { this.typeIdsByContent.clear(); this.poolTypes = ""; }
+    if (reset) {
+      this.typeIdsByContent.clear();
+      this.poolTypes = "";
+    }
     const added: (readonly [number, InstanceType])[] = [];
     const pools = [...instanceTypes].map(([pool, types]) => [pool, types.map((t) => this.typeId(t, added))] as const);
     const summary = JSON.stringify(pools);
@@ -179,7 +190,7 @@ export function paramsOf(input: DisruptionInput): Params {
 }
 
 function sortedList(v: unknown): unknown {
-  if (v instanceof Set) return [...v as Set<unknown>].map(String).sort();
+  if (v instanceof Set) return [...(v as Set<unknown>)].map(String).sort();
   return v instanceof Date ? undefined : v;
 }
 
@@ -193,7 +204,9 @@ const UNDIGESTED = new Set(["now", "resumeAfter", "driftResumeAfter", "pendingKe
  * pods are pending follows from the pod objects the counter covers).
  */
 export function digestOf(version: number, params: Params): string {
-  const rest = Object.entries(params).filter(([k]) => !UNDIGESTED.has(k)).sort(([a], [b]) => a.localeCompare(b));
+  const rest = Object.entries(params)
+    .filter(([k]) => !UNDIGESTED.has(k))
+    .sort(([a], [b]) => a.localeCompare(b));
   return `${version}|${JSON.stringify(rest.map(([k, v]) => [k, sortedList(v)]))}`;
 }
 
@@ -217,7 +230,10 @@ export class Mirror {
       return;
     }
     let objects = this.fields.get(message.field);
-    if (objects === undefined) { objects = new Map(); this.fields.set(message.field, objects); }
+    if (objects === undefined) {
+      objects = new Map();
+      this.fields.set(message.field, objects);
+    }
     for (const key of message.deletes) objects.delete(key);
     for (const [key, obj] of message.upserts) objects.set(key, this.strings.intern(obj));
     this.arrays.delete(message.field);
@@ -225,7 +241,10 @@ export class Mirror {
 
   private array(field: string): readonly unknown[] {
     let out = this.arrays.get(field);
-    if (out === undefined) { out = [...(this.fields.get(field)?.values() ?? [])]; this.arrays.set(field, out); }
+    if (out === undefined) {
+      out = [...(this.fields.get(field)?.values() ?? [])];
+      this.arrays.set(field, out);
+    }
     return out;
   }
 
@@ -238,7 +257,8 @@ export class Mirror {
     const pending = pendingKeys?.map((k) => pods?.get(k)).filter((p): p is Pod => p !== undefined);
     return {
       ...(rest as unknown as DisruptionInput),
-      cluster: cluster as unknown as ClusterView, instanceTypes: this.poolTypes,
+      cluster: cluster as unknown as ClusterView,
+      instanceTypes: this.poolTypes,
       ...(pending === undefined ? {} : { pending }),
     };
   }
@@ -251,10 +271,13 @@ export type WireCandidate = Omit<Candidate, "nodeClaim" | "node" | "pods"> & { r
 /** A replacement with its instance types as names. */
 export type WireReplacement = Omit<PlannedNodeClaim, "instanceTypes"> & { readonly instanceTypes: readonly string[] };
 export type WireCommand = Omit<Command, "candidates" | "replacements"> & {
-  readonly candidates: readonly WireCandidate[]; readonly replacements: readonly WireReplacement[];
+  readonly candidates: readonly WireCandidate[];
+  readonly replacements: readonly WireReplacement[];
 };
 export interface WireSkipped {
-  readonly nodeClaim: string; readonly node?: string | undefined; readonly blocker: Skipped["blocker"];
+  readonly nodeClaim: string;
+  readonly node?: string | undefined;
+  readonly blocker: Skipped["blocker"];
 }
 export type WirePlan = Omit<DisruptionPlan, "command" | "blocked" | "unconsolidatable"> & {
   readonly command?: WireCommand | undefined;
@@ -262,8 +285,7 @@ export type WirePlan = Omit<DisruptionPlan, "command" | "blocked" | "unconsolida
   readonly unconsolidatable: readonly WireSkipped[];
 };
 export type WireValidation =
-  | { readonly ok: true; readonly command: WireCommand }
-  | { readonly ok: false; readonly reason: string };
+  { readonly ok: true; readonly command: WireCommand } | { readonly ok: false; readonly reason: string };
 
 const nameOf = (o: Keyed | undefined): string => o?.metadata?.name ?? "";
 
@@ -271,20 +293,25 @@ export function slimCommand(command: Command): WireCommand {
   return {
     ...command,
     candidates: command.candidates.map(({ nodeClaim: _c, node: _n, pods, ...rest }) => ({
-      ...rest, pods: pods.map(keyOf),
+      ...rest,
+      pods: pods.map(keyOf),
     })),
     replacements: command.replacements.map((r) => ({ ...r, instanceTypes: r.instanceTypes.map((t) => t.name) })),
   };
 }
 
 const slimSkipped = (s: Skipped): WireSkipped => ({
-  nodeClaim: nameOf(s.nodeClaim), node: s.node === undefined ? undefined : nameOf(s.node), blocker: s.blocker,
+  nodeClaim: nameOf(s.nodeClaim),
+  node: s.node === undefined ? undefined : nameOf(s.node),
+  blocker: s.blocker,
 });
 
 export function slimPlan(plan: DisruptionPlan): WirePlan {
   return {
-    ...plan, command: plan.command === undefined ? undefined : slimCommand(plan.command),
-    blocked: plan.blocked.map(slimSkipped), unconsolidatable: plan.unconsolidatable.map(slimSkipped),
+    ...plan,
+    command: plan.command === undefined ? undefined : slimCommand(plan.command),
+    blocked: plan.blocked.map(slimSkipped),
+    unconsolidatable: plan.unconsolidatable.map(slimSkipped),
   };
 }
 
@@ -335,13 +362,15 @@ export function rehydrateCommand(command: WireCommand, source: ObjectSource, typ
 function rehydrateSkipped(s: WireSkipped, source: ObjectSource): Skipped {
   return {
     nodeClaim: source.nodeClaim(s.nodeClaim) ?? stub<NodeClaim>(s.nodeClaim),
-    node: s.node === undefined ? undefined : source.node(s.node), blocker: s.blocker,
+    node: s.node === undefined ? undefined : source.node(s.node),
+    blocker: s.blocker,
   };
 }
 
 export function rehydratePlan(plan: WirePlan, source: ObjectSource, types: TypesByPool): DisruptionPlan {
   return {
-    ...plan, command: plan.command === undefined ? undefined : rehydrateCommand(plan.command, source, types),
+    ...plan,
+    command: plan.command === undefined ? undefined : rehydrateCommand(plan.command, source, types),
     blocked: plan.blocked.map((s) => rehydrateSkipped(s, source)),
     unconsolidatable: plan.unconsolidatable.map((s) => rehydrateSkipped(s, source)),
   };

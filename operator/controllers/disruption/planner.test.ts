@@ -12,20 +12,42 @@ import { viewSource, type ObjectSource } from "./planner-wire.ts";
 import { projectNode, projectPod } from "./planner-projection.ts";
 import type { Node, Pod } from "../../core/lifecycle/objects.ts";
 
-const skipped = (s: readonly Skipped[]): unknown => s.map((x) => [x.nodeClaim.metadata?.name, x.node?.metadata?.name, x.blocker.kind, x.blocker.message]);
+const skipped = (s: readonly Skipped[]): unknown =>
+  s.map((x) => [x.nodeClaim.metadata?.name, x.node?.metadata?.name, x.blocker.kind, x.blocker.message]);
 
 function commandShape(c: Command | undefined): unknown {
   if (c === undefined) return undefined;
   return {
-    method: c.method, reason: c.reason, decision: c.decision, savings: c.savingsPerHour.toFixed(6),
-    candidates: c.candidates.map((x) => [x.name, x.nodeClaim.metadata?.name, x.node.metadata?.name, x.pods.map((p) => p.metadata?.name)]),
-    replacements: c.replacements.map((r) => [r.nodePool, r.launch, r.instanceTypes.map((t) => t.name), r.pods.map((p) => p.uid)]),
+    method: c.method,
+    reason: c.reason,
+    decision: c.decision,
+    savings: c.savingsPerHour.toFixed(6),
+    candidates: c.candidates.map((x) => [
+      x.name,
+      x.nodeClaim.metadata?.name,
+      x.node.metadata?.name,
+      x.pods.map((p) => p.metadata?.name),
+    ]),
+    replacements: c.replacements.map((r) => [
+      r.nodePool,
+      r.launch,
+      r.instanceTypes.map((t) => t.name),
+      r.pods.map((p) => p.uid),
+    ]),
   };
 }
 
 /** Everything a plan decides, with objects by name. */
 function shape(p: DisruptionPlan): unknown {
-  return { command: commandShape(p.command), method: p.method, budgets: p.budgets, eligible: p.eligible, blocked: skipped(p.blocked), unconsolidatable: skipped(p.unconsolidatable), resumeAfter: p.resumeAfter };
+  return {
+    command: commandShape(p.command),
+    method: p.method,
+    budgets: p.budgets,
+    eligible: p.eligible,
+    blocked: skipped(p.blocked),
+    unconsolidatable: skipped(p.unconsolidatable),
+    resumeAfter: p.resumeAfter,
+  };
 }
 
 const validationShape = (v: Validation): unknown => (v.ok ? { ok: true, command: commandShape(v.command) } : v);
@@ -33,9 +55,15 @@ const validationShape = (v: Validation): unknown => (v.ok ? { ok: true, command:
 /** A source that reads from whatever input the test is on (the operator reads its caches). */
 class Current implements ObjectSource {
   source: ObjectSource = viewSource(view([]));
-  nodeClaim(n: string) { return this.source.nodeClaim(n); }
-  node(n: string) { return this.source.node(n); }
-  pod(ns: string, n: string) { return this.source.pod(ns, n); }
+  nodeClaim(n: string) {
+    return this.source.nodeClaim(n);
+  }
+  node(n: string) {
+    return this.source.node(n);
+  }
+  pod(ns: string, n: string) {
+    return this.source.pod(ns, n);
+  }
 }
 
 const logger = pino({ level: "silent" });
@@ -50,7 +78,8 @@ async function both(i: DisruptionInput): Promise<{ inThread: DisruptionPlan; inP
   return { inThread, inProcess };
 }
 
-const small = (name: string, pods: number, o: Parameters<typeof machine>[1] = {}): Machine => machine(name, { type: "m5.xlarge", pods, memory: "1Gi", ...o });
+const small = (name: string, pods: number, o: Parameters<typeof machine>[1] = {}): Machine =>
+  machine(name, { type: "m5.xlarge", pods, memory: "1Gi", ...o });
 
 type Loose = Record<string, unknown>;
 const TIME = "2026-11-20T00:00:00Z";
@@ -60,34 +89,63 @@ function fullPod(pod: Pod, extra: Loose = {}): Pod {
   const p = pod as unknown as { metadata: Loose; spec: Loose & { containers: Loose[] }; status: Loose };
   return {
     metadata: {
-      ...p.metadata, resourceVersion: "123", generateName: "app-7d9f8c6b5-",
-      ownerReferences: [{
-        apiVersion: "apps/v1", kind: "ReplicaSet", name: "app-7d9f8c6b5", uid: "rs-uid", controller: true,
-        blockOwnerDeletion: true,
-      }],
+      ...p.metadata,
+      resourceVersion: "123",
+      generateName: "app-7d9f8c6b5-",
+      ownerReferences: [
+        {
+          apiVersion: "apps/v1",
+          kind: "ReplicaSet",
+          name: "app-7d9f8c6b5",
+          uid: "rs-uid",
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: {
-      ...p.spec, dnsPolicy: "ClusterFirst", schedulerName: "default-scheduler", serviceAccountName: "default",
-      securityContext: {}, restartPolicy: "Always", enableServiceLinks: true, preemptionPolicy: "PreemptLowerPriority",
-      priority: 0, terminationGracePeriodSeconds: 30,
+      ...p.spec,
+      dnsPolicy: "ClusterFirst",
+      schedulerName: "default-scheduler",
+      serviceAccountName: "default",
+      securityContext: {},
+      restartPolicy: "Always",
+      enableServiceLinks: true,
+      preemptionPolicy: "PreemptLowerPriority",
+      priority: 0,
+      terminationGracePeriodSeconds: 30,
       containers: p.spec.containers.map((c) => ({
-        ...c, image: "registry.example.com/app:1.2.3", ports: [{ containerPort: 8080, protocol: "TCP" }],
+        ...c,
+        image: "registry.example.com/app:1.2.3",
+        ports: [{ containerPort: 8080, protocol: "TCP" }],
         env: [{ name: "A", value: "b" }],
       })),
       tolerations: [
         { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
       ],
-      volumes: [{
-        name: "kube-api-access-x1y2z",
-        projected: { sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: "token" } }], defaultMode: 420 },
-      }],
+      volumes: [
+        {
+          name: "kube-api-access-x1y2z",
+          projected: {
+            sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: "token" } }],
+            defaultMode: 420,
+          },
+        },
+      ],
       ...extra,
     },
     status: {
-      ...p.status, podIP: "10.0.0.7", podIPs: [{ ip: "10.0.0.7" }], hostIP: "10.0.0.10", qosClass: "Burstable",
+      ...p.status,
+      podIP: "10.0.0.7",
+      podIPs: [{ ip: "10.0.0.7" }],
+      hostIP: "10.0.0.10",
+      qosClass: "Burstable",
       startTime: TIME,
-      conditions: ["Initialized", "Ready", "ContainersReady", "PodScheduled"]
-        .map((type) => ({ type, status: "True", lastTransitionTime: TIME })),
+      conditions: ["Initialized", "Ready", "ContainersReady", "PodScheduled"].map((type) => ({
+        type,
+        status: "True",
+        lastTransitionTime: TIME,
+      })),
     },
   } as unknown as Pod;
 }
@@ -97,15 +155,21 @@ function fullNode(node: Node, spec: Loose = {}): Node {
   const n = node as unknown as { metadata: Loose; spec: Loose; status: Loose & { conditions: Loose[] } };
   return {
     metadata: {
-      ...n.metadata, resourceVersion: "456",
-      annotations: { "node.alpha.kubernetes.io/ttl": "0", ...n.metadata["annotations"] as Loose },
+      ...n.metadata,
+      resourceVersion: "456",
+      annotations: { "node.alpha.kubernetes.io/ttl": "0", ...(n.metadata["annotations"] as Loose) },
     },
     spec: { ...n.spec, ...spec },
     status: {
       ...n.status,
-      conditions: n.status.conditions
-        .map((c) => ({ ...c, reason: "KubeletReady", lastHeartbeatTime: TIME, lastTransitionTime: TIME })),
-      addresses: [{ type: "InternalIP", address: "10.0.0.10" }], daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      conditions: n.status.conditions.map((c) => ({
+        ...c,
+        reason: "KubeletReady",
+        lastHeartbeatTime: TIME,
+        lastTransitionTime: TIME,
+      })),
+      addresses: [{ type: "InternalIP", address: "10.0.0.10" }],
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
       nodeInfo: { kubeletVersion: "v1.36.4", architecture: "amd64", operatingSystem: "linux" },
     },
   } as unknown as Node;
@@ -118,21 +182,29 @@ function fullView(
   node: (m: string) => Loose = () => ({}),
 ): Machine[] {
   return machines.map((m) => ({
-    claim: m.claim, node: fullNode(m.node, node(m.node.metadata?.name ?? "")),
+    claim: m.claim,
+    node: fullNode(m.node, node(m.node.metadata?.name ?? "")),
     pods: m.pods.map((p, i) => fullPod(p, spec(m.node.metadata?.name ?? "", i))),
   }));
 }
 
 const hostPort = (port: number): Loose => ({
-  containers: [{
-    name: "c", resources: { requests: { cpu: "100m", memory: "1Gi" } },
-    ports: [{ containerPort: port, hostPort: port, protocol: "TCP" }],
-  }],
+  containers: [
+    {
+      name: "c",
+      resources: { requests: { cpu: "100m", memory: "1Gi" } },
+      ports: [{ containerPort: port, hostPort: port, protocol: "TCP" }],
+    },
+  ],
 });
 const antiAffine: Loose = {
-  affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [
-    { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: { tier: "one-per-node" } } },
-  ] } },
+  affinity: {
+    podAntiAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: [
+        { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: { tier: "one-per-node" } } },
+      ],
+    },
+  },
 };
 const sidecar = (memory: string): Loose => ({
   initContainers: [{ name: "proxy", restartPolicy: "Always", resources: { requests: { memory } } }],
@@ -144,9 +216,16 @@ void describe("the disruption planner thread", () => {
       ["multi-node consolidation", input(view([small("a", 1), small("b", 1), small("c", 1), small("d", 6)]))],
       ["drift", input(view([small("a", 3, { drifted: "NodePoolDrifted" }), machine("b", { type: "m5.large" })]))],
       ["emptiness", input(view([small("a", 0), small("b", 0), small("c", 2)]))],
-      ["nothing to do, with blockers", input(view([
-        small("a", 2, { podAnnotations: { "karpenter.sh/do-not-disrupt": "true" } }), small("b", 2, { initialized: false }), machine("c", { type: "m5.large", pods: 1, memory: "6Gi" }),
-      ]))],
+      [
+        "nothing to do, with blockers",
+        input(
+          view([
+            small("a", 2, { podAnnotations: { "karpenter.sh/do-not-disrupt": "true" } }),
+            small("b", 2, { initialized: false }),
+            machine("c", { type: "m5.large", pods: 1, memory: "6Gi" }),
+          ]),
+        ),
+      ],
       ["budgets of 0", input(view([small("a", 1), small("b", 1)], [pool("default", { budgets: [{ nodes: "0" }] })]))],
     ];
     for (const [name, i] of cases) {
@@ -162,9 +241,15 @@ void describe("the disruption planner thread", () => {
     const tolerates = { tolerations: [{ key: "dedicated", operator: "Equal", value: "x", effect: "NoSchedule" }] };
     const oneEach = { tier: "one-per-node" };
     const none = (): Loose => ({});
-    const onA = (extra: Loose) => (m: string): Loose => (m === "a" ? extra : {});
-    const threeSmall = (o: Parameters<typeof machine>[1] = {}): Machine[] =>
-      [small("a", 1, o), small("b", 1, o), small("c", 2, o)];
+    const onA =
+      (extra: Loose) =>
+      (m: string): Loose =>
+        m === "a" ? extra : {};
+    const threeSmall = (o: Parameters<typeof machine>[1] = {}): Machine[] => [
+      small("a", 1, o),
+      small("b", 1, o),
+      small("c", 2, o),
+    ];
     const twoSmall = [small("a", 1), small("c", 2)];
     // Each case with what it adds to the kubelet-filled objects: a field the decision turns on.
     const cases: [string, Machine[], (m: string, i: number) => Loose, (m: string) => Loose][] = [
@@ -190,21 +275,38 @@ void describe("the disruption planner thread", () => {
 
   void it("should send a Pod without the fields no decision reads, and keep the ones that do", () => {
     const pod = fullPod(small("a", 1).pods[0] as Pod, {
-      ...hostPort(9000), ...sidecar("1Gi"), ...antiAffine, overhead: { cpu: "10m" },
+      ...hostPort(9000),
+      ...sidecar("1Gi"),
+      ...antiAffine,
+      overhead: { cpu: "10m" },
     });
     const claim = { name: "data", persistentVolumeClaim: { claimName: "d" } };
     const volumes = [...(pod.spec as Loose & { volumes: unknown[] }).volumes, claim];
     const withClaim = { ...pod, spec: { ...pod.spec, volumes } };
     const sent = JSON.stringify(projectPod(withClaim));
     const dropped = [
-      "image", "env", "podIP", "qosClass", "serviceAccountToken", "dnsPolicy", "resourceVersion",
-      "containerPort\":8080",
+      "image",
+      "env",
+      "podIP",
+      "qosClass",
+      "serviceAccountToken",
+      "dnsPolicy",
+      "resourceVersion",
+      'containerPort":8080',
     ];
     for (const field of dropped) assert.ok(!sent.includes(field), `${field} is not sent`);
     const kept = [
-      "hostPort", "restartPolicy\":\"Always", "podAntiAffinity", "overhead", "claimName", "tolerations",
+      "hostPort",
+      'restartPolicy":"Always',
+      "podAntiAffinity",
+      "overhead",
+      "claimName",
+      "tolerations",
       "ownerReferences",
-      "Ready", "Running", "startTime", "priority",
+      "Ready",
+      "Running",
+      "startTime",
+      "priority",
     ];
     for (const field of kept) assert.ok(sent.includes(field), `${field} is sent`);
     assert.ok(sent.length < JSON.stringify(withClaim).length * 0.75, "a pod sent is well under its cached size");
@@ -224,7 +326,12 @@ void describe("the disruption planner thread", () => {
     const { inThread: before } = await both(first);
     assert.ok(before.command !== undefined);
     // b's pod goes, c gains a pod, d goes: a different answer unless the thread saw each change.
-    const changed = view([machines[0] as Machine, { ...(machines[1] as Machine), pods: [] }, small("c", 5), small("e", 0)]);
+    const changed = view([
+      machines[0] as Machine,
+      { ...(machines[1] as Machine), pods: [] },
+      small("c", 5),
+      small("e", 0),
+    ]);
     const { inThread, inProcess } = await both(input(changed));
     assert.deepEqual(shape(inThread), shape(inProcess));
     assert.notDeepEqual(shape(inThread), shape(before));
@@ -247,10 +354,22 @@ void describe("the disruption planner thread", () => {
     for (const p of planners) {
       const i = input(view([small("a", 1), small("b", 2)]));
       const d1 = await p.sync(i);
-      assert.equal(await p.sync({ ...i, cluster: { ...i.cluster }, now: new Date(i.now.getTime() + 60_000) }), d1, "a new snapshot of the same objects, later");
-      assert.notEqual(await p.sync({ ...i, cluster: { ...i.cluster, pods: i.cluster.pods.slice(1) } }), d1, "a pod gone");
+      assert.equal(
+        await p.sync({ ...i, cluster: { ...i.cluster }, now: new Date(i.now.getTime() + 60_000) }),
+        d1,
+        "a new snapshot of the same objects, later",
+      );
+      assert.notEqual(
+        await p.sync({ ...i, cluster: { ...i.cluster, pods: i.cluster.pods.slice(1) } }),
+        d1,
+        "a pod gone",
+      );
       const d2 = await p.sync({ ...i, cluster: { ...i.cluster, pods: i.cluster.pods.slice(1) } });
-      assert.notEqual(await p.sync({ ...i, cluster: { ...i.cluster, pods: i.cluster.pods.slice(1) }, nominated: new Set(["a"]) }), d2, "a nomination");
+      assert.notEqual(
+        await p.sync({ ...i, cluster: { ...i.cluster, pods: i.cluster.pods.slice(1) }, nominated: new Set(["a"]) }),
+        d2,
+        "a nomination",
+      );
     }
   });
 
@@ -264,7 +383,11 @@ void describe("the disruption planner thread", () => {
       const r = await t.plan(i);
       console.log("planned", r.plan.command === undefined ? "nothing" : r.plan.command.method);`;
     const cwd = fileURLToPath(new URL("../../..", import.meta.url));
-    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd, encoding: "utf8", timeout: 60_000 });
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     assert.equal(child.signal, null, "still running after 60 s: the thread kept the process alive");
     assert.equal(child.status, 0, child.stderr);
     assert.match(child.stdout, /^planned /);

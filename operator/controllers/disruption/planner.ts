@@ -14,12 +14,25 @@ import { planDisruption, type DisruptionInput } from "../../core/disruption/plan
 import type { Command, DisruptionPlan } from "../../core/disruption/types.ts";
 import { revalidate, type Validation } from "../../core/disruption/validation.ts";
 import {
-  digestOf, ObjectSync, paramsOf, rehydratePlan, rehydrateValidation, slimCommand, viewSource,
-  type ObjectSource, type Reply, type Request, type WirePlan, type WireValidation,
+  digestOf,
+  ObjectSync,
+  paramsOf,
+  rehydratePlan,
+  rehydrateValidation,
+  slimCommand,
+  viewSource,
+  type ObjectSource,
+  type Reply,
+  type Request,
+  type WirePlan,
+  type WireValidation,
 } from "./planner-wire.ts";
 
 /** A pass's plan and the CPU the planner spent on it. */
-export interface PlanResult { readonly plan: DisruptionPlan; readonly cpuMs: number }
+export interface PlanResult {
+  readonly plan: DisruptionPlan;
+  readonly cpuMs: number;
+}
 
 export interface Planner {
   /**
@@ -38,7 +51,9 @@ export interface Planner {
 export class InProcessPlanner implements Planner {
   private readonly objects = new ObjectSync();
 
-  warm(): void { /* nothing to start */ }
+  warm(): void {
+    /* nothing to start */
+  }
 
   sync(input: DisruptionInput): Promise<string> {
     this.objects.diff(input.cluster, input.instanceTypes);
@@ -55,7 +70,9 @@ export class InProcessPlanner implements Planner {
   revalidate(input: DisruptionInput, command: Command): Promise<Validation> {
     return Promise.resolve(revalidate(input, command));
   }
-  close(): Promise<void> { return Promise.resolve(); }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 /** A failure of the planner thread (it died, or a request ran past its deadline). */
@@ -112,7 +129,9 @@ export class PlannerThread implements Planner {
   private syncing: Promise<unknown> = Promise.resolve();
   private synced: { cluster: unknown; types: unknown } | undefined;
 
-  constructor(opts: PlannerThreadOptions) { this.opts = opts; }
+  constructor(opts: PlannerThreadOptions) {
+    this.opts = opts;
+  }
 
   /** Threads started so far (the first one included): a figure for logs and tests. */
   started = 0;
@@ -136,7 +155,9 @@ export class PlannerThread implements Planner {
     return worker;
   }
 
-  warm(): void { this.thread(); }
+  warm(): void {
+    this.thread();
+  }
 
   /** Forgets the thread and everything it held; waiting requests fail. */
   private died(worker: Worker, cause: Error): void {
@@ -146,7 +167,10 @@ export class PlannerThread implements Planner {
     this.synced = undefined;
     this.opts.logger.error({ err: cause }, "the disruption planner thread died; the pass is retried on a fresh thread");
     const error = new PlannerThreadError(`disruption planner thread: ${cause.message}`, { cause });
-    for (const w of this.waiting.values()) { clearTimeout(w.timer); w.reject(error); }
+    for (const w of this.waiting.values()) {
+      clearTimeout(w.timer);
+      w.reject(error);
+    }
     this.waiting.clear();
   }
 
@@ -222,7 +246,10 @@ export class PlannerThread implements Planner {
     if (worker === undefined) return;
     this.worker = undefined;
     const error = new PlannerThreadError("disruption planner thread: closed");
-    for (const w of this.waiting.values()) { clearTimeout(w.timer); w.reject(error); }
+    for (const w of this.waiting.values()) {
+      clearTimeout(w.timer);
+      w.reject(error);
+    }
     this.waiting.clear();
     await worker.terminate();
   }

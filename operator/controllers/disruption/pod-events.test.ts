@@ -7,7 +7,13 @@ import { FixedClock } from "../../core/clock.ts";
 
 const T0 = Date.parse("2026-11-25T12:00:00Z");
 const pod = (o: { node?: string; phase?: string; createdAgoMs?: number; deleting?: boolean } = {}): Pod => ({
-  metadata: { uid: "u1", name: "p", namespace: "d", creationTimestamp: new Date(T0 - (o.createdAgoMs ?? 0)).toISOString(), ...(o.deleting === true ? { deletionTimestamp: new Date(T0).toISOString() } : {}) },
+  metadata: {
+    uid: "u1",
+    name: "p",
+    namespace: "d",
+    creationTimestamp: new Date(T0 - (o.createdAgoMs ?? 0)).toISOString(),
+    ...(o.deleting === true ? { deletionTimestamp: new Date(T0).toISOString() } : {}),
+  },
   spec: o.node === undefined ? {} : { nodeName: o.node },
   status: { phase: o.phase ?? "Running" },
 });
@@ -15,8 +21,16 @@ const pod = (o: { node?: string; phase?: string; createdAgoMs?: number; deleting
 void describe("pod events", () => {
   void it("records a bind, a terminal phase and a deletion, but not a resync of an old pod", () => {
     const t = new PodEventTracker();
-    assert.equal(t.observe(pod({ node: "n1", createdAgoMs: 3_600_000 }), "add", T0), undefined, "an old pod seen for the first time is no event");
-    assert.equal(t.observe(pod({ node: "n1", createdAgoMs: 3_600_000 }), "update", T0 + 1), undefined, "an unchanged pod is no event");
+    assert.equal(
+      t.observe(pod({ node: "n1", createdAgoMs: 3_600_000 }), "add", T0),
+      undefined,
+      "an old pod seen for the first time is no event",
+    );
+    assert.equal(
+      t.observe(pod({ node: "n1", createdAgoMs: 3_600_000 }), "update", T0 + 1),
+      undefined,
+      "an unchanged pod is no event",
+    );
     assert.equal(t.observe(pod({ node: "n1", phase: "Succeeded" }), "update", T0 + 2), "n1");
     assert.equal(t.last("n1"), T0 + 2);
     assert.equal(t.observe(pod({ node: "n1" }), "delete", T0 + 3), "n1");

@@ -12,9 +12,13 @@ const FRESH_MS = 60_000;
 const MAX_NODES = 10_000;
 const FORGET_MS = 24 * 3_600_000;
 
-interface Seen { readonly node: string; readonly done: boolean }
+interface Seen {
+  readonly node: string;
+  readonly done: boolean;
+}
 
-const doneOf = (pod: Pod): boolean => pod.metadata?.deletionTimestamp !== undefined || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
+const doneOf = (pod: Pod): boolean =>
+  pod.metadata?.deletionTimestamp !== undefined || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
 
 /**
  * Karpenter's podevents controller skips DaemonSet pods (IsOwnedByDaemonSet: any apps/v1 DaemonSet owner):
@@ -51,13 +55,16 @@ export class PodEventTracker {
   }
 
   /** When the node's last pod event happened (ms), if one was seen. */
-  last(node: string): number | undefined { return this.lastByNode.get(node); }
+  last(node: string): number | undefined {
+    return this.lastByNode.get(node);
+  }
 
   private record(node: string, now: number): string | undefined {
     if (node === "") return undefined;
     this.lastByNode.set(node, now);
     // Nodes come and go; an event older than any consolidateAfter worth waiting for is no longer needed.
-    if (this.lastByNode.size > MAX_NODES) for (const [n, at] of this.lastByNode) if (now - at > FORGET_MS) this.lastByNode.delete(n);
+    if (this.lastByNode.size > MAX_NODES)
+      for (const [n, at] of this.lastByNode) if (now - at > FORGET_MS) this.lastByNode.delete(n);
     return node;
   }
 }

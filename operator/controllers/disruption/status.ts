@@ -8,7 +8,10 @@
 import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import { Label } from "../../../policies/domain/labels.ts";
 import {
-  consolidatableDecision, consolidateAfterOf, shouldRecordPodEvent, type ConsolidatableDecision,
+  consolidatableDecision,
+  consolidateAfterOf,
+  shouldRecordPodEvent,
+  type ConsolidatableDecision,
 } from "../../core/disruption/consolidatable.ts";
 import { isStatic } from "../../core/nodepool/static.ts";
 import { driftOf, needsNodeClassStamp, type Drift, type InstanceNetwork } from "../../core/disruption/drift.ts";
@@ -29,19 +32,32 @@ export interface DisruptionStatusDeps extends NodeClaimDeps {
   readonly networkCache: Map<string, { readonly at: number; readonly network: InstanceNetwork | undefined }>;
 }
 
-async function instanceNetwork(deps: DisruptionStatusDeps, claim: NodeClaim, now: number): Promise<InstanceNetwork | undefined> {
+async function instanceNetwork(
+  deps: DisruptionStatusDeps,
+  claim: NodeClaim,
+  now: number,
+): Promise<InstanceNetwork | undefined> {
   const key = claim.metadata?.name ?? "";
   const cached = deps.networkCache.get(key);
   if (cached !== undefined && now - cached.at < DRIFT_RECHECK_MS) return cached.network;
   let network: InstanceNetwork | undefined;
   try {
     const instance = await deps.cloud.get(claim.status?.providerID ?? "");
-    network = instance.securityGroupIDs === undefined ? undefined : {
-      securityGroupIDs: instance.securityGroupIDs, subnetID: instance.subnetID ?? "",
-      ...(instance.capacityReservation === undefined ? {} : { capacityReservationID: instance.capacityReservation.id }),
-    };
+    network =
+      instance.securityGroupIDs === undefined
+        ? undefined
+        : {
+            securityGroupIDs: instance.securityGroupIDs,
+            subnetID: instance.subnetID ?? "",
+            ...(instance.capacityReservation === undefined
+              ? {}
+              : { capacityReservationID: instance.capacityReservation.id }),
+          };
   } catch (error) {
-    deps.logger.debug({ nodeclaim: claim.metadata?.name, err: error }, "reading the instance for drift failed; network drift not checked this time");
+    deps.logger.debug(
+      { nodeclaim: claim.metadata?.name, err: error },
+      "reading the instance for drift failed; network drift not checked this time",
+    );
   }
   deps.networkCache.set(key, { at: now, network });
   return network;
@@ -61,19 +77,33 @@ async function poolInstanceTypes(deps: DisruptionStatusDeps, claim: NodeClaim): 
   }
 }
 
-function driftCondition(conditions: readonly Condition[] | undefined, drift: Drift | undefined, now: Date): Condition[] {
-  if (drift !== undefined) return setCondition(conditions, { type: "Drifted", status: "True", reason: drift.reason, message: drift.message }, now);
+function driftCondition(
+  conditions: readonly Condition[] | undefined,
+  drift: Drift | undefined,
+  now: Date,
+): Condition[] {
+  if (drift !== undefined)
+    return setCondition(
+      conditions,
+      { type: "Drifted", status: "True", reason: drift.reason, message: drift.message },
+      now,
+    );
   return (conditions ?? []).filter((c) => c.type !== "Drifted");
 }
 
 const same = (a: readonly Condition[] | undefined, b: readonly Condition[]): boolean =>
-  JSON.stringify((a ?? []).map((c) => [c.type, c.status, c.reason, c.message])) === JSON.stringify(b.map((c) => [c.type, c.status, c.reason, c.message]));
+  JSON.stringify((a ?? []).map((c) => [c.type, c.status, c.reason, c.message])) ===
+  JSON.stringify(b.map((c) => [c.type, c.status, c.reason, c.message]));
 
 /**
  * Writes the last pod event or the hash stamp when due; true when it wrote (the
  * update event brings the claim back).
  */
-async function recordFacts(deps: DisruptionStatusDeps, claim: NodeClaim, nodeClass: CustomObjectLike | undefined): Promise<boolean> {
+async function recordFacts(
+  deps: DisruptionStatusDeps,
+  claim: NodeClaim,
+  nodeClass: CustomObjectLike | undefined,
+): Promise<boolean> {
   const podEvent = deps.podEvents.last(claim.status?.nodeName ?? "");
   if (podEvent !== undefined && shouldRecordPodEvent(claim, podEvent)) {
     await deps.cluster.patchNodeClaimStatus(claim, { lastPodEventTime: toIso(new Date(podEvent)) ?? "" });
@@ -86,19 +116,33 @@ async function recordFacts(deps: DisruptionStatusDeps, claim: NodeClaim, nodeCla
 }
 
 /** The claim's conditions with Drifted and Consolidatable as they should be now, and when to look again. */
-async function desiredConditions(deps: DisruptionStatusDeps, claim: NodeClaim, pool: CustomObjectLike, nodeClass: CustomObjectLike | undefined): Promise<{ conditions: Condition[]; requeueAfterMs: number }> {
+async function desiredConditions(
+  deps: DisruptionStatusDeps,
+  claim: NodeClaim,
+  pool: CustomObjectLike,
+  nodeClass: CustomObjectLike | undefined,
+): Promise<{ conditions: Condition[]; requeueAfterMs: number }> {
   const now = deps.clock.now();
   const instance = nodeClass === undefined ? undefined : await instanceNetwork(deps, claim, now.getTime());
   const instanceTypes = await poolInstanceTypes(deps, claim);
   const drift = driftOf({
-    nodeClaim: claim, nodePool: pool, nodeClass, instance, instanceTypes, now: now.getTime(),
+    nodeClaim: claim,
+    nodePool: pool,
+    nodeClass,
+    instance,
+    instanceTypes,
+    now: now.getTime(),
     caBundle: deps.clusterCABundle,
   });
   let conditions = driftCondition(claim.status?.conditions, drift, now);
   // A static NodePool's NodeClaims are never consolidated, so never marked Consolidatable (as Karpenter).
-  const decision: ConsolidatableDecision = isStatic(pool) ? { action: "none" }
-    : consolidatableDecision({ ...claim, status: { ...claim.status, conditions } }, consolidateAfterOf(pool),
-      now.getTime());
+  const decision: ConsolidatableDecision = isStatic(pool)
+    ? { action: "none" }
+    : consolidatableDecision(
+        { ...claim, status: { ...claim.status, conditions } },
+        consolidateAfterOf(pool),
+        now.getTime(),
+      );
   if (decision.action === "set") conditions = setCondition(conditions, decision.condition, now);
   if (decision.action === "clear") conditions = conditions.filter((c) => c.type !== "Consolidatable");
   const wait = decision.action === "set" ? undefined : decision.requeueAfterMs;
@@ -109,7 +153,8 @@ async function desiredConditions(deps: DisruptionStatusDeps, claim: NodeClaim, p
 /** A launched NodeClaim that is not being deleted, with its NodePool; undefined when there is nothing to keep. */
 function subject(deps: DisruptionStatusDeps, name: string): { claim: NodeClaim; pool: CustomObjectLike } | undefined {
   const claim = deps.cluster.nodeClaim(name);
-  if (claim === undefined || claim.metadata?.deletionTimestamp !== undefined || (claim.status?.providerID ?? "") === "") return undefined;
+  if (claim === undefined || claim.metadata?.deletionTimestamp !== undefined || (claim.status?.providerID ?? "") === "")
+    return undefined;
   const pool = deps.cluster.nodePool(claim.metadata?.labels?.[Label.nodePool] ?? "");
   return pool === undefined ? undefined : { claim, pool };
 }

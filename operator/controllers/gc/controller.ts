@@ -42,12 +42,26 @@ async function terminateOrphans(deps: GcDeps, plan: GcPlan, errors: string[]): P
         continue;
       }
     }
-    deps.logger.info({ instanceID: instance.instanceID, providerID: instance.providerID, nodeclaim: instance.nodeClaimName, nodepool: instance.nodePoolName, launchTime: instance.launchTime.toISOString() }, "garbage collected cloudprovider instance");
+    deps.logger.info(
+      {
+        instanceID: instance.instanceID,
+        providerID: instance.providerID,
+        nodeclaim: instance.nodeClaimName,
+        nodepool: instance.nodePoolName,
+        launchTime: instance.launchTime.toISOString(),
+      },
+      "garbage collected cloudprovider instance",
+    );
   }
   return failed;
 }
 
-async function deleteNode(deps: GcDeps, node: { name: string; providerID: string }, reason: string, errors: string[]): Promise<boolean> {
+async function deleteNode(
+  deps: GcDeps,
+  node: { name: string; providerID: string },
+  reason: string,
+  errors: string[],
+): Promise<boolean> {
   try {
     await deps.deleteNode(node.name);
   } catch (error) {
@@ -86,7 +100,8 @@ export async function collectGarbage(deps: GcDeps): Promise<GcResult> {
   }
   const deletedUnknownNodes: string[] = [];
   for (const node of plan.verifyNodes) {
-    if (await instanceGone(deps, node.providerID, errors) && await deleteNode(deps, node, "instance-gone", errors)) deletedUnknownNodes.push(node.name);
+    if ((await instanceGone(deps, node.providerID, errors)) && (await deleteNode(deps, node, "instance-gone", errors)))
+      deletedUnknownNodes.push(node.name);
   }
   for (const name of plan.deleteNodeClaims) {
     try {
@@ -95,7 +110,10 @@ export async function collectGarbage(deps: GcDeps): Promise<GcResult> {
       errors.push(`deleting NodeClaim ${name} whose instance is gone: ${String(error)}`);
       continue;
     }
-    deps.logger.info({ nodeclaim: name, providerID: nodeClaims.find((c) => c.name === name)?.providerID }, "garbage collecting nodeclaim with no cloudprovider representation");
+    deps.logger.info(
+      { nodeclaim: name, providerID: nodeClaims.find((c) => c.name === name)?.providerID },
+      "garbage collecting nodeclaim with no cloudprovider representation",
+    );
   }
   return { ...plan, deletedUnknownNodes, errors };
 }

@@ -11,14 +11,19 @@ import { LAUNCH_TEMPLATE_GC_PERIOD_MS, collectLaunchTemplates, nodeClassNow } fr
 const nodeClass: EC2NodeClassLike = {
   metadata: { name: "default", uid: "u-1" },
   spec: {
-    amiSelectorTerms: [{ alias: "al2023@latest" }], subnetSelectorTerms: [], securityGroupSelectorTerms: [],
+    amiSelectorTerms: [{ alias: "al2023@latest" }],
+    subnetSelectorTerms: [],
+    securityGroupSelectorTerms: [],
     role: "NodeRole",
   },
 };
 
 const facts = (extra: Partial<NodeClassFacts> = {}): NodeClassFacts => ({
-  subnets: [{ id: "subnet-1", zone: "us-east-1a", availableIpCount: 100 }], securityGroups: [{ id: "sg-1" }],
-  amis: [{ id: "ami-1", deprecated: false, requirements: [] }], errors: {}, ...extra,
+  subnets: [{ id: "subnet-1", zone: "us-east-1a", availableIpCount: 100 }],
+  securityGroups: [{ id: "sg-1" }],
+  amis: [{ id: "ami-1", deprecated: false, requirements: [] }],
+  errors: {},
+  ...extra,
 });
 
 function run(answer: LaunchTemplateCollection, resolved: NodeClassFacts = facts()) {
@@ -26,19 +31,37 @@ function run(answer: LaunchTemplateCollection, resolved: NodeClassFacts = facts(
   const logs: { level: string; fields: Record<string, unknown>; msg: string }[] = [];
   const asked: ReadonlyMap<string, NodeClassNow>[] = [];
   const metrics = createMetrics();
-  const log = (level: string) => (fields: Record<string, unknown>, msg: string): void => {
-    logs.push({ level, fields, msg });
-  };
+  const log =
+    (level: string) =>
+    (fields: Record<string, unknown>, msg: string): void => {
+      logs.push({ level, fields, msg });
+    };
   const pass = collectLaunchTemplates({
-    nodeClasses: () => [nodeClass], resolver: { resolve: async () => resolved },
-    cloud: { collectLaunchTemplates: async (nodeClasses) => { asked.push(nodeClasses); return answer; } },
-    logger: { info: log("info"), warn: log("warn") } as never, events: { publish: (e) => { events.push(e); } }, metrics,
+    nodeClasses: () => [nodeClass],
+    resolver: { resolve: async () => resolved },
+    cloud: {
+      collectLaunchTemplates: async (nodeClasses) => {
+        asked.push(nodeClasses);
+        return answer;
+      },
+    },
+    logger: { info: log("info"), warn: log("warn") } as never,
+    events: {
+      publish: (e) => {
+        events.push(e);
+      },
+    },
+    metrics,
   });
   return { pass, events, logs, asked, metrics };
 }
 
 const deletion = {
-  id: "lt-1", name: "karpenter.k8s.aws/1", nodeClass: "default", reason: "ami-superseded" as const, idleMs: 121_000,
+  id: "lt-1",
+  name: "karpenter.k8s.aws/1",
+  nodeClass: "default",
+  reason: "ami-superseded" as const,
+  idleMs: 121_000,
 };
 const nothing: LaunchTemplateCollection = { deleted: [], retiring: [], kept: [], errors: [] };
 
@@ -51,12 +74,18 @@ void describe("launch-template garbage collection pass", () => {
       logs.map((l) => [l.level, l.msg, l.fields["reason"], l.fields["idleSeconds"]]),
       [["info", "deleted launch template", "ami-superseded", 121]],
     );
-    assert.deepEqual(events.map((e) => [e.involved.kind, e.involved.name, e.type, e.reason, e.message]), [
+    assert.deepEqual(
+      events.map((e) => [e.involved.kind, e.involved.name, e.type, e.reason, e.message]),
       [
-        "EC2NodeClass", "default", "Normal", "LaunchTemplatesDeleted",
-        "Deleted launch templates karpenter.k8s.aws/1 (ami-superseded: 1)",
+        [
+          "EC2NodeClass",
+          "default",
+          "Normal",
+          "LaunchTemplatesDeleted",
+          "Deleted launch templates karpenter.k8s.aws/1 (ami-superseded: 1)",
+        ],
       ],
-    ]);
+    );
     const text = await metrics.registry.metrics();
     assert.match(text, /kerf_launch_templates_deleted_total\{reason="ami-superseded"\} 1/);
     assert.match(text, /kerf_launch_templates\{state="current"\} 1/);
@@ -68,7 +97,10 @@ void describe("launch-template garbage collection pass", () => {
     const errors = [{ name: "karpenter.k8s.aws/1", nodeClass: "default", message }];
     const { pass, events, logs, metrics } = run({ ...nothing, errors });
     await pass;
-    assert.deepEqual(logs.map((l) => [l.level, l.msg]), [["warn", "deleting launch template failed"]]);
+    assert.deepEqual(
+      logs.map((l) => [l.level, l.msg]),
+      [["warn", "deleting launch template failed"]],
+    );
     assert.deepEqual(
       events.map((e) => [e.type, e.reason, e.message]),
       [["Warning", "LaunchTemplateDeletionFailed", `${message}; retried next pass`]],

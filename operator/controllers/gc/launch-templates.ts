@@ -8,11 +8,16 @@
  */
 import type { Logger } from "pino";
 import {
-  nodeClassInputsHash, securityGroupsKey, type NodeClassNow, type TemplateDeletion,
+  nodeClassInputsHash,
+  securityGroupsKey,
+  type NodeClassNow,
+  type TemplateDeletion,
 } from "../../core/launch-template/garbage-collection.ts";
 import type { EC2NodeClassLike } from "../../core/launch-template/node-class.ts";
 import {
-  launchTemplateDeletionFailed, launchTemplatesDeleted, type EventRecorder,
+  launchTemplateDeletionFailed,
+  launchTemplatesDeleted,
+  type EventRecorder,
 } from "../../observability/events.ts";
 import type { Metrics } from "../../observability/metrics.ts";
 import type { LaunchTemplateCollection, NodeClassCloud } from "../../ports/node-class-cloud.ts";
@@ -50,15 +55,18 @@ export function nodeClassNow(nodeClass: EC2NodeClassLike, facts: NodeClassFacts)
 
 /** Every node class by name with what it resolves to now (a resolver that throws counts as unresolved). */
 async function nodeClassesNow(
-  resolver: NodeClassResolver, nodeClasses: readonly EC2NodeClassLike[],
+  resolver: NodeClassResolver,
+  nodeClasses: readonly EC2NodeClassLike[],
 ): Promise<Map<string, NodeClassNow>> {
-  const entries = await Promise.all(nodeClasses.map(async (nc) => {
-    try {
-      return [nc.metadata.name, nodeClassNow(nc, await resolver.resolve(nc))] as const;
-    } catch {
-      return [nc.metadata.name, {}] as const;
-    }
-  }));
+  const entries = await Promise.all(
+    nodeClasses.map(async (nc) => {
+      try {
+        return [nc.metadata.name, nodeClassNow(nc, await resolver.resolve(nc))] as const;
+      } catch {
+        return [nc.metadata.name, {}] as const;
+      }
+    }),
+  );
   return new Map(entries);
 }
 
@@ -69,7 +77,9 @@ function reasonsOf(deleted: readonly TemplateDeletion[]): string {
 }
 
 function report(
-  deps: LaunchTemplateGcDeps, result: LaunchTemplateCollection, byName: ReadonlyMap<string, EC2NodeClassLike>,
+  deps: LaunchTemplateGcDeps,
+  result: LaunchTemplateCollection,
+  byName: ReadonlyMap<string, EC2NodeClassLike>,
 ): void {
   for (const d of result.deleted) {
     const fields = { launchTemplate: d.name, id: d.id, ec2nodeclass: d.nodeClass, reason: d.reason };
@@ -79,7 +89,13 @@ function report(
   for (const [name, nodeClass] of byName) {
     const mine = result.deleted.filter((d) => d.nodeClass === name);
     if (mine.length === 0) continue;
-    deps.events.publish(launchTemplatesDeleted(nodeClass, mine.map((d) => d.name), reasonsOf(mine)));
+    deps.events.publish(
+      launchTemplatesDeleted(
+        nodeClass,
+        mine.map((d) => d.name),
+        reasonsOf(mine),
+      ),
+    );
   }
   for (const e of result.errors) {
     const fields = { launchTemplate: e.name, ec2nodeclass: e.nodeClass, error: e.message };

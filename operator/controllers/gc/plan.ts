@@ -34,8 +34,15 @@ export interface GcNode {
 
 /** The GC view of a Node. */
 export function gcNode(node: Node): GcNode {
-  const launched = (node.spec?.taints ?? []).some((t) => t.key === Keys.unregisteredTaint) || node.metadata?.labels?.[Label.nodePool] !== undefined;
-  return { name: node.metadata?.name ?? "", providerID: node.spec?.providerID ?? "", launchedForNodeClaim: launched, deleting: node.metadata?.deletionTimestamp !== undefined };
+  const launched =
+    (node.spec?.taints ?? []).some((t) => t.key === Keys.unregisteredTaint) ||
+    node.metadata?.labels?.[Label.nodePool] !== undefined;
+  return {
+    name: node.metadata?.name ?? "",
+    providerID: node.spec?.providerID ?? "",
+    launchedForNodeClaim: launched,
+    deleting: node.metadata?.deletionTimestamp !== undefined,
+  };
 }
 
 /** A Node to delete, with the instance it stood for. */
@@ -83,18 +90,32 @@ function orphaned(instance: CloudInstance, held: ReadonlySet<string>, launching:
   return !held.has(instance.providerID) && !held.has(instance.instanceID) && !launching.has(instance.nodeClaimName);
 }
 
-function nodeDecisions(nodes: readonly GcNode[], held: ReadonlySet<string>, instances: readonly CloudInstance[], terminate: readonly CloudInstance[]): Pick<GcPlan, "deleteNodes" | "verifyNodes"> {
+function nodeDecisions(
+  nodes: readonly GcNode[],
+  held: ReadonlySet<string>,
+  instances: readonly CloudInstance[],
+  terminate: readonly CloudInstance[],
+): Pick<GcPlan, "deleteNodes" | "verifyNodes"> {
   const byId = new Map(instances.map((i) => [i.instanceID, i]));
   const terminated = new Set(terminate.map((i) => i.instanceID));
   const deleteNodes: GcNodeDeletion[] = [];
   const verifyNodes: GcNode[] = [];
   for (const node of nodes) {
     const id = instanceIdOf(node.providerID);
-    if (!node.launchedForNodeClaim || node.deleting === true || !node.providerID.startsWith("aws:///") || held.has(node.providerID) || held.has(id)) continue;
+    if (
+      !node.launchedForNodeClaim ||
+      node.deleting === true ||
+      !node.providerID.startsWith("aws:///") ||
+      held.has(node.providerID) ||
+      held.has(id)
+    )
+      continue;
     const instance = byId.get(id);
     if (instance === undefined) verifyNodes.push(node);
-    else if (terminated.has(id)) deleteNodes.push({ name: node.name, providerID: node.providerID, reason: "orphaned-instance-terminated" });
-    else if (instance.state === "shutting-down") deleteNodes.push({ name: node.name, providerID: node.providerID, reason: "instance-terminating" });
+    else if (terminated.has(id))
+      deleteNodes.push({ name: node.name, providerID: node.providerID, reason: "orphaned-instance-terminated" });
+    else if (instance.state === "shutting-down")
+      deleteNodes.push({ name: node.name, providerID: node.providerID, reason: "instance-terminating" });
     // Otherwise its instance runs: a NodeClaim may still record it, or it becomes an orphan GC terminates later.
   }
   return { deleteNodes, verifyNodes };
@@ -109,8 +130,15 @@ export function planGarbageCollection(input: GcInput): GcPlan {
     held.add(c.providerID);
     held.add(instanceIdOf(c.providerID));
   }
-  const launching = new Set(input.nodeClaims.filter((c) => c.providerID === undefined || c.providerID === "").map((c) => c.name));
-  const terminate = input.instances.filter((i) => i.state !== "shutting-down" && orphaned(i, held, launching) && input.now.getTime() - i.launchTime.getTime() > minAge);
+  const launching = new Set(
+    input.nodeClaims.filter((c) => c.providerID === undefined || c.providerID === "").map((c) => c.name),
+  );
+  const terminate = input.instances.filter(
+    (i) =>
+      i.state !== "shutting-down" &&
+      orphaned(i, held, launching) &&
+      input.now.getTime() - i.launchTime.getTime() > minAge,
+  );
   const live = new Set(input.instances.flatMap((i) => [i.providerID, i.instanceID]));
   const deleteNodeClaims = input.nodeClaims
     .filter((c) => c.providerID !== undefined && c.providerID !== "" && c.deleting !== true && c.nodeReady !== true)

@@ -13,41 +13,86 @@ import type { QueueMessage } from "../../ports/interruption-queue.ts";
 import { handleMessage, type InterruptionDeps } from "./controller.ts";
 
 const CLAIM: NodeClaim = {
-  metadata: { name: "spot-1", labels: { "karpenter.sh/nodepool": "spot", "karpenter.sh/capacity-type": "spot", "node.kubernetes.io/instance-type": "m5.large" } },
+  metadata: {
+    name: "spot-1",
+    labels: {
+      "karpenter.sh/nodepool": "spot",
+      "karpenter.sh/capacity-type": "spot",
+      "node.kubernetes.io/instance-type": "m5.large",
+    },
+  },
   status: { providerID: "aws:///us-east-1a/i-0aaa", nodeName: "node-1" },
 };
 
-function setup(o: { deleteFails?: boolean } = {}): { deps: InterruptionDeps; deletedMessages: string[]; deletedClaims: string[]; marked: string[]; events: OperatorEvent[] } {
+function setup(o: { deleteFails?: boolean } = {}): {
+  deps: InterruptionDeps;
+  deletedMessages: string[];
+  deletedClaims: string[];
+  marked: string[];
+  events: OperatorEvent[];
+} {
   const deletedMessages: string[] = [];
   const deletedClaims: string[] = [];
   const marked: string[] = [];
   const events: OperatorEvent[] = [];
   const deps: InterruptionDeps = {
     cluster: {
-      synced: true, nodeClaims: () => [CLAIM], node: (name) => ({ metadata: { name } }),
+      synced: true,
+      nodeClaims: () => [CLAIM],
+      node: (name) => ({ metadata: { name } }),
       deleteNodeClaim: async (name) => {
         if (o.deleteFails === true) throw new Error("deleting NodeClaim spot-1: HTTP 500");
         deletedClaims.push(name);
       },
     },
-    queue: { receive: async () => [], delete: async (m) => { deletedMessages.push(m.id); } },
+    queue: {
+      receive: async () => [],
+      delete: async (m) => {
+        deletedMessages.push(m.id);
+      },
+    },
     offerings: { markUnavailable: (ct, it, zone) => marked.push(`${ct}:${it}:${zone}`) },
     events: { publish: (e) => events.push(e) },
-    metrics: createMetrics(), logger: silentLogger(), clock: { now: () => new Date("2026-11-21T10:00:05Z") },
+    metrics: createMetrics(),
+    logger: silentLogger(),
+    clock: { now: () => new Date("2026-11-21T10:00:05Z") },
   };
   return { deps, deletedMessages, deletedClaims, marked, events };
 }
 
-const message = (body: string): QueueMessage => ({ id: "m1", body, receiptHandle: "r1", sentAtMs: Date.parse("2026-11-21T10:00:01Z") });
-const spotWarning = JSON.stringify({ source: "aws.ec2", "detail-type": "EC2 Spot Instance Interruption Warning", time: "2026-11-21T10:00:00Z", detail: { "instance-id": "i-0aaa" } });
+const message = (body: string): QueueMessage => ({
+  id: "m1",
+  body,
+  receiptHandle: "r1",
+  sentAtMs: Date.parse("2026-11-21T10:00:01Z"),
+});
+const spotWarning = JSON.stringify({
+  source: "aws.ec2",
+  "detail-type": "EC2 Spot Instance Interruption Warning",
+  time: "2026-11-21T10:00:00Z",
+  detail: { "instance-id": "i-0aaa" },
+});
 
 void describe("handling one interruption message", () => {
   void it("should act, then delete the message, and record how long it waited", async () => {
     const s = setup();
     assert.equal(await handleMessage(s.deps, message(spotWarning)), "acted");
-    assert.deepEqual([s.deletedClaims, s.marked, s.deletedMessages], [["spot-1"], ["spot:m5.large:us-east-1a"], ["m1"]]);
-    assert.deepEqual(s.events.map((e) => `${e.involved.kind}/${e.reason}`), ["NodeClaim/SpotInterrupted", "Node/SpotInterrupted", "NodeClaim/TerminatingOnInterruption", "Node/TerminatingOnInterruption"]);
-    const waited = (await s.deps.metrics.interruptionQueueDuration.get()).values.find((v) => v.metricName?.endsWith("_sum"));
+    assert.deepEqual(
+      [s.deletedClaims, s.marked, s.deletedMessages],
+      [["spot-1"], ["spot:m5.large:us-east-1a"], ["m1"]],
+    );
+    assert.deepEqual(
+      s.events.map((e) => `${e.involved.kind}/${e.reason}`),
+      [
+        "NodeClaim/SpotInterrupted",
+        "Node/SpotInterrupted",
+        "NodeClaim/TerminatingOnInterruption",
+        "Node/TerminatingOnInterruption",
+      ],
+    );
+    const waited = (await s.deps.metrics.interruptionQueueDuration.get()).values.find((v) =>
+      v.metricName?.endsWith("_sum"),
+    );
     assert.equal(waited?.value, 5, "from the event's time, 5 s before the clock");
   });
 

@@ -43,9 +43,12 @@ function interruptedClaim(nc: NodeClaim, zone: string): InterruptedClaim {
   const label = (key: string): string => labels[key] ?? "";
   const nodeName = nc.status?.nodeName ?? "";
   return {
-    name: nc.metadata?.name ?? "", nodeName: nodeName === "" ? undefined : nodeName,
-    nodePool: label("karpenter.sh/nodepool"), capacityType: label("karpenter.sh/capacity-type"),
-    instanceType: label("node.kubernetes.io/instance-type"), zone: label("topology.kubernetes.io/zone"),
+    name: nc.metadata?.name ?? "",
+    nodeName: nodeName === "" ? undefined : nodeName,
+    nodePool: label("karpenter.sh/nodepool"),
+    capacityType: label("karpenter.sh/capacity-type"),
+    instanceType: label("node.kubernetes.io/instance-type"),
+    zone: label("topology.kubernetes.io/zone"),
     deleting: nc.metadata?.deletionTimestamp !== undefined,
   };
 }
@@ -69,7 +72,10 @@ async function execute(deps: InterruptionDeps, plan: InterruptionPlan, kind: str
   for (const claim of plan.deletes) {
     await deps.cluster.deleteNodeClaim(claim.name);
     deps.metrics.nodeClaimsDisrupted.inc({ reason: kind, nodepool: claim.nodePool, capacity_type: claim.capacityType });
-    deps.logger.info({ nodeclaim: claim.name, node: claim.nodeName, messageKind: kind, action: plan.action }, "initiating delete from interruption message");
+    deps.logger.info(
+      { nodeclaim: claim.name, node: claim.nodeName, messageKind: kind, action: plan.action },
+      "initiating delete from interruption message",
+    );
   }
 }
 
@@ -87,7 +93,8 @@ export async function handleMessage(deps: InterruptionDeps, m: QueueMessage): Pr
   }
   deps.metrics.interruptionReceived.inc({ message_type: parsed.kind });
   const since = parsed.eventTimeMs ?? m.sentAtMs;
-  if (since !== undefined) deps.metrics.interruptionQueueDuration.observe(Math.max(0, deps.clock.now().getTime() - since) / 1000);
+  if (since !== undefined)
+    deps.metrics.interruptionQueueDuration.observe(Math.max(0, deps.clock.now().getTime() - since) / 1000);
   const plan = planInterruption(parsed, claimsByInstance(deps.cluster.nodeClaims()));
   await execute(deps, plan, parsed.kind);
   await deps.queue.delete(m);
@@ -101,12 +108,21 @@ async function poll(deps: InterruptionDeps, signal: AbortSignal): Promise<Result
   const messages = await deps.queue.receive(signal);
   const results = await Promise.allSettled(messages.map((m) => handleMessage(deps, m)));
   results.forEach((r, i) => {
-    if (r.status === "rejected") deps.logger.error({ messageId: messages[i]?.id, err: r.reason }, "handling interruption message failed; it returns after the visibility timeout");
+    if (r.status === "rejected")
+      deps.logger.error(
+        { messageId: messages[i]?.id, err: r.reason },
+        "handling interruption message failed; it returns after the visibility timeout",
+      );
   });
   return { requeueAfter: 0 };
 }
 
 /** The controller spec: present only when an interruption queue is configured. */
 export function interruptionController(deps: InterruptionDeps): ControllerSpec {
-  return { name: "interruption", singleton: "interruption", watches: {}, reconcile: (_key, signal) => poll(deps, signal) };
+  return {
+    name: "interruption",
+    singleton: "interruption",
+    watches: {},
+    reconcile: (_key, signal) => poll(deps, signal),
+  };
 }

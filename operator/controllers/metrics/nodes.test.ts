@@ -21,22 +21,36 @@ function cluster(nodes: Node[], pods: Pod[], synced = true): NodeMetricsDeps["cl
 
 const clock = { now: () => new Date("2030-01-01T00:10:00Z") };
 
-async function values(gauge: { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> },
-  label: string): Promise<Record<string, number>> {
+async function values(
+  gauge: { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> },
+  label: string,
+): Promise<Record<string, number>> {
   return Object.fromEntries((await gauge.get()).values.map((v) => [String(v.labels[label]), v.value]));
 }
 
 void describe("the metrics.node controller", () => {
   void it("should export each node's allocatable and pod requests per resource, its lifetime and the utilization", async () => {
     const metrics = createMetrics();
-    const result = publishNodeMetrics({ metrics, clock,
-      cluster: cluster([node("a", "2"), node("b", "4")], [pod("a", "1"), pod("b", "500m")]) });
+    const result = publishNodeMetrics({
+      metrics,
+      clock,
+      cluster: cluster([node("a", "2"), node("b", "4")], [pod("a", "1"), pod("b", "500m")]),
+    });
     assert.deepEqual(result, { requeueAfter: NODE_METRICS_PERIOD_MS });
-    const cpu = (await metrics.nodesAllocatable.get()).values.filter((v) => v.labels["resource_type"] === "cpu")
+    const cpu = (await metrics.nodesAllocatable.get()).values
+      .filter((v) => v.labels["resource_type"] === "cpu")
       .map((v) => [v.labels["node_name"], v.value]);
-    assert.deepEqual(cpu, [["a", 2], ["b", 4]]);
-    const requests = (await metrics.nodesTotalPodRequests.get()).values.filter((v) => v.labels["resource_type"] === "cpu");
-    assert.deepEqual(requests.map((v) => v.value), [1, 0.5]);
+    assert.deepEqual(cpu, [
+      ["a", 2],
+      ["b", 4],
+    ]);
+    const requests = (await metrics.nodesTotalPodRequests.get()).values.filter(
+      (v) => v.labels["resource_type"] === "cpu",
+    );
+    assert.deepEqual(
+      requests.map((v) => v.value),
+      [1, 0.5],
+    );
     assert.deepEqual(await values(metrics.nodesCurrentLifetime, "node_name"), { a: 600, b: 600 });
     assert.deepEqual(await values(metrics.nodesSystemOverhead, "resource_type"), { cpu: 0, memory: 1024 ** 3 });
     assert.equal((await values(metrics.clusterUtilization, "resource_type"))["cpu"], 25);
@@ -53,8 +67,9 @@ void describe("the metrics.node controller", () => {
 
   void it("should wait for the cluster state to sync before it exports anything", async () => {
     const metrics = createMetrics();
-    assert.deepEqual(publishNodeMetrics({ metrics, clock, cluster: cluster([node("a", "2")], [], false) }),
-      { requeueAfter: 1000 });
+    assert.deepEqual(publishNodeMetrics({ metrics, clock, cluster: cluster([node("a", "2")], [], false) }), {
+      requeueAfter: 1000,
+    });
     assert.deepEqual((await metrics.nodesAllocatable.get()).values, []);
   });
 });

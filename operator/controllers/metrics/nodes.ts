@@ -8,7 +8,12 @@
 import type { Clock } from "../../core/clock.ts";
 import type { Node, Pod } from "../../core/lifecycle/objects.ts";
 import {
-  clusterUtilization, gaugeValue, nodeLifetimeSeconds, nodeResources, nodeSeriesLabels, resourceType,
+  clusterUtilization,
+  gaugeValue,
+  nodeLifetimeSeconds,
+  nodeResources,
+  nodeSeriesLabels,
+  resourceType,
   type NodeResources,
 } from "../../core/metrics/nodes.ts";
 import type { Metrics } from "../../observability/metrics.ts";
@@ -19,20 +24,35 @@ import type { Result } from "../runtime.ts";
 /** Karpenter's node metrics period. */
 export const NODE_METRICS_PERIOD_MS = 5000;
 
-type NodeGauges = Pick<Metrics, "nodesAllocatable" | "nodesTotalPodRequests" | "nodesTotalPodLimits"
-  | "nodesTotalDaemonRequests" | "nodesTotalDaemonLimits" | "nodesSystemOverhead" | "nodesCurrentLifetime"
-  | "clusterUtilization">;
+type NodeGauges = Pick<
+  Metrics,
+  | "nodesAllocatable"
+  | "nodesTotalPodRequests"
+  | "nodesTotalPodLimits"
+  | "nodesTotalDaemonRequests"
+  | "nodesTotalDaemonLimits"
+  | "nodesSystemOverhead"
+  | "nodesCurrentLifetime"
+  | "clusterUtilization"
+>;
 
 /** What the controller reads. */
 export interface NodeMetricsDeps {
-  readonly cluster: { readonly synced: boolean; nodes(): readonly Node[]; podsOnNode(nodeName: string): readonly Pod[] };
+  readonly cluster: {
+    readonly synced: boolean;
+    nodes(): readonly Node[];
+    podsOnNode(nodeName: string): readonly Pod[];
+  };
   readonly metrics: NodeGauges;
   readonly clock: Clock;
 }
 
 const GAUGES: readonly [keyof NodeResources, keyof NodeGauges][] = [
-  ["allocatable", "nodesAllocatable"], ["podRequests", "nodesTotalPodRequests"], ["podLimits", "nodesTotalPodLimits"],
-  ["daemonRequests", "nodesTotalDaemonRequests"], ["daemonLimits", "nodesTotalDaemonLimits"],
+  ["allocatable", "nodesAllocatable"],
+  ["podRequests", "nodesTotalPodRequests"],
+  ["podLimits", "nodesTotalPodLimits"],
+  ["daemonRequests", "nodesTotalDaemonRequests"],
+  ["daemonLimits", "nodesTotalDaemonLimits"],
   ["systemOverhead", "nodesSystemOverhead"],
 ];
 
@@ -65,7 +85,9 @@ export function publishNodeMetrics(deps: NodeMetricsDeps): Result {
 /** The registry entry: a singleton loop. */
 export function nodeMetricsController(deps: ControllerDeps): ControllerSpec {
   return {
-    name: "metrics.node", singleton: "nodes", watches: {},
+    name: "metrics.node",
+    singleton: "nodes",
+    watches: {},
     reconcile: async () => publishNodeMetrics({ cluster: deps.cluster, metrics: deps.metrics, clock: deps.clock }),
   };
 }

@@ -10,19 +10,35 @@ class FakeCluster implements ClusterReads {
   synced = true;
   readonly podMap = new Map<string, Pod>();
   readonly nodeMap = new Map<string, Node>();
-  pod(namespace: string, name: string): Pod | undefined { return this.podMap.get(`${namespace}/${name}`); }
-  pods(): readonly Pod[] { return [...this.podMap.values()]; }
-  node(name: string): Node | undefined { return this.nodeMap.get(name); }
-  podsOnNode(nodeName: string): readonly Pod[] { return this.pods().filter((p) => p.spec?.nodeName === nodeName); }
-  put(p: Pod): string { this.podMap.set(podKey(p), p); return podKey(p); }
+  pod(namespace: string, name: string): Pod | undefined {
+    return this.podMap.get(`${namespace}/${name}`);
+  }
+  pods(): readonly Pod[] {
+    return [...this.podMap.values()];
+  }
+  node(name: string): Node | undefined {
+    return this.nodeMap.get(name);
+  }
+  podsOnNode(nodeName: string): readonly Pod[] {
+    return this.pods().filter((p) => p.spec?.nodeName === nodeName);
+  }
+  put(p: Pod): string {
+    this.podMap.set(podKey(p), p);
+    return podKey(p);
+  }
 }
 
 const pod = (name: string, phase: string, nodeName?: string, readyAt?: string): Pod => ({
   metadata: { name, namespace: "shop", creationTimestamp: "2030-01-01T00:00:00Z" },
   spec: nodeName === undefined ? {} : { nodeName },
-  status: { phase, conditions: readyAt === undefined ? [] : [{ type: "Ready", status: "True", lastTransitionTime: readyAt }] },
+  status: {
+    phase,
+    conditions: readyAt === undefined ? [] : [{ type: "Ready", status: "True", lastTransitionTime: readyAt }],
+  },
 });
-const node = (zone: string): Node => ({ metadata: { name: "n1", labels: { "topology.kubernetes.io/zone": zone, "karpenter.sh/nodepool": "default" } } });
+const node = (zone: string): Node => ({
+  metadata: { name: "n1", labels: { "topology.kubernetes.io/zone": zone, "karpenter.sh/nodepool": "default" } },
+});
 
 function setup(): { cluster: FakeCluster; metrics: ReturnType<typeof createMetrics>; pods: PodMetrics } {
   const cluster = new FakeCluster();
@@ -31,7 +47,13 @@ function setup(): { cluster: FakeCluster; metrics: ReturnType<typeof createMetri
 }
 
 async function series(metrics: ReturnType<typeof createMetrics>): Promise<Record<string, string | number>[]> {
-  return (await metrics.podsState.get()).values.map((v) => ({ name: String(v.labels["name"]), node: String(v.labels["node"]), zone: String(v.labels["zone"]), phase: String(v.labels["phase"]), value: v.value }));
+  return (await metrics.podsState.get()).values.map((v) => ({
+    name: String(v.labels["name"]),
+    node: String(v.labels["node"]),
+    zone: String(v.labels["zone"]),
+    phase: String(v.labels["phase"]),
+    value: v.value,
+  }));
 }
 
 void describe("the karpenter_pods_state series", () => {
@@ -43,7 +65,9 @@ void describe("the karpenter_pods_state series", () => {
     assert.deepEqual(await series(metrics), [{ name: "web-1", node: "", zone: "", phase: "Pending", value: 1 }]);
     cluster.put(pod("web-1", "Running", "n1"));
     pods.reconcile(key);
-    assert.deepEqual(await series(metrics), [{ name: "web-1", node: "n1", zone: "us-east-1a", phase: "Running", value: 1 }]);
+    assert.deepEqual(await series(metrics), [
+      { name: "web-1", node: "n1", zone: "us-east-1a", phase: "Running", value: 1 },
+    ]);
   });
 
   void it("should remove the series when the pod goes away", async () => {
@@ -62,11 +86,18 @@ void describe("the karpenter_pods_state series", () => {
     const key = cluster.put(pod("web-1", "Running", "n1"));
     assert.deepEqual(pods.nodeChanged(node("us-east-1a"), "add"), [key]);
     pods.reconcile(key);
-    assert.deepEqual(pods.nodeChanged(node("us-east-1a"), "update"), [], "a heartbeat changes nothing the series carry");
+    assert.deepEqual(
+      pods.nodeChanged(node("us-east-1a"), "update"),
+      [],
+      "a heartbeat changes nothing the series carry",
+    );
     cluster.nodeMap.set("n1", node("us-east-1b"));
     assert.deepEqual(pods.nodeChanged(node("us-east-1b"), "update"), [key]);
     pods.reconcile(key);
-    assert.deepEqual((await series(metrics)).map((s) => s["zone"]), ["us-east-1b"]);
+    assert.deepEqual(
+      (await series(metrics)).map((s) => s["zone"]),
+      ["us-east-1b"],
+    );
   });
 
   void it("should sweep on start: export every cached pod and drop series of pods deleted while not watching", async () => {

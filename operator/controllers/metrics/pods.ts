@@ -6,7 +6,13 @@
  * starts, reconciles every cached pod and drops series of pods no longer there.
  */
 import type { Node, Pod } from "../../core/lifecycle/objects.ts";
-import { nodeLabelDigest, podStateLabels, sameSeries, startupStep, type PodStateLabels } from "../../core/metrics/pods.ts";
+import {
+  nodeLabelDigest,
+  podStateLabels,
+  sameSeries,
+  startupStep,
+  type PodStateLabels,
+} from "../../core/metrics/pods.ts";
 import type { Metrics } from "../../observability/metrics.ts";
 import type { ControllerDeps } from "../registry.ts";
 import type { ControllerSpec, WatchVerb } from "../controller-spec.ts";
@@ -28,10 +34,15 @@ export interface PodMetricsDeps {
 }
 
 /** A Node as much as the series read (the controller manager's watched objects fit). */
-type LabelledNode = { readonly metadata?: { readonly name?: string | undefined; readonly labels?: Readonly<Record<string, string>> | undefined } | undefined };
+type LabelledNode = {
+  readonly metadata?:
+    { readonly name?: string | undefined; readonly labels?: Readonly<Record<string, string>> | undefined } | undefined;
+};
 
 /** A pod's queue key. */
-export function podKey(obj: { readonly metadata?: { readonly namespace?: string | undefined; readonly name?: string | undefined } | undefined }): string {
+export function podKey(obj: {
+  readonly metadata?: { readonly namespace?: string | undefined; readonly name?: string | undefined } | undefined;
+}): string {
   return `${obj.metadata?.namespace ?? ""}/${obj.metadata?.name ?? ""}`;
 }
 
@@ -42,14 +53,17 @@ export class PodMetrics {
   private readonly pending = new Set<string>();
   private readonly nodeDigests = new Map<string, string>();
 
-  constructor(deps: PodMetricsDeps) { this.deps = deps; }
+  constructor(deps: PodMetricsDeps) {
+    this.deps = deps;
+  }
 
   /** Reconciles one pod key, or everything for SWEEP (after the state has synced). */
   reconcile(key: string): Result {
     if (key === SWEEP) return this.sweep();
     const slash = key.indexOf("/");
     const pod = this.deps.cluster.pod(key.slice(0, slash), key.slice(slash + 1));
-    if (pod === undefined) this.forget(key); else this.record(key, pod);
+    if (pod === undefined) this.forget(key);
+    else this.record(key, pod);
     return {};
   }
 
@@ -61,12 +75,15 @@ export class PodMetrics {
     const name = node.metadata?.name ?? "";
     const digest = verb === "delete" ? undefined : nodeLabelDigest(node);
     if (this.nodeDigests.get(name) === digest) return [];
-    if (digest === undefined) this.nodeDigests.delete(name); else this.nodeDigests.set(name, digest);
+    if (digest === undefined) this.nodeDigests.delete(name);
+    else this.nodeDigests.set(name, digest);
     return this.deps.cluster.podsOnNode(name).map(podKey);
   }
 
   /** How many series are exported (for tests and logs). */
-  get size(): number { return this.series.size; }
+  get size(): number {
+    return this.series.size;
+  }
 
   private sweep(): Result {
     if (!this.deps.cluster.synced) return { requeueAfter: 1000 };
@@ -91,7 +108,8 @@ export class PodMetrics {
     }
     const step = startupStep(pod, this.pending.has(key));
     if (step.seconds !== undefined) this.deps.metrics.podsStartupDuration.observe(step.seconds);
-    if (step.pending) this.pending.add(key); else this.pending.delete(key);
+    if (step.pending) this.pending.add(key);
+    else this.pending.delete(key);
   }
 
   private forget(key: string): void {
@@ -106,7 +124,8 @@ export class PodMetrics {
 export function podMetricsController(deps: ControllerDeps): ControllerSpec {
   const pods = new PodMetrics({ cluster: deps.cluster, metrics: deps.metrics });
   return {
-    name: "metrics.pod", singleton: SWEEP,
+    name: "metrics.pod",
+    singleton: SWEEP,
     reconcile: async (key) => pods.reconcile(key),
     watches: { pods: (pod) => [podKey(pod)], nodes: (node, verb) => pods.nodeChanged(node, verb) },
   };

@@ -22,6 +22,7 @@ export async function reconcileNodeDeletion(cluster: Cluster, name: string): Pro
     return {};
   }
   // The NodeClaim's termination drains, terminates the instance and removes this Node's finalizer.
-  if (nodeClaim.metadata?.deletionTimestamp === undefined) await cluster.deleteNodeClaim(nodeClaim.metadata?.name ?? "");
+  if (nodeClaim.metadata?.deletionTimestamp === undefined)
+    await cluster.deleteNodeClaim(nodeClaim.metadata?.name ?? "");
   return {};
 }

@@ -33,20 +33,30 @@ function snakeCase(type: string): string {
   return type.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
 }
 
-async function repair(deps: NodeClaimDeps, node: Node, nodeClaim: NodeClaim, condition: UnhealthyCondition): Promise<void> {
+async function repair(
+  deps: NodeClaimDeps,
+  node: Node,
+  nodeClaim: NodeClaim,
+  condition: UnhealthyCondition,
+): Promise<void> {
   const annotations = nodeClaim.metadata?.annotations ?? {};
   const now = deps.clock.now();
   const stored = Date.parse(annotations[Keys.terminationTimestamp] ?? "");
   // Forceful, as Karpenter's: termination stops waiting on the drain now (a stored deadline already past stays).
   if (!(stored <= now.getTime())) {
-    await deps.cluster.patchNodeClaimMetadata(nodeClaim, { annotations: { ...annotations, [Keys.terminationTimestamp]: now.toISOString() } });
+    await deps.cluster.patchNodeClaimMetadata(nodeClaim, {
+      annotations: { ...annotations, [Keys.terminationTimestamp]: now.toISOString() },
+    });
   }
   await deps.cluster.deleteNodeClaim(nameOf(nodeClaim));
   const pool = poolLabels(nodeClaim);
   deps.events.publish(disrupted(nodeClaim, `Unhealthy/${condition.type}=${condition.status}`));
   deps.metrics.nodeClaimsDisrupted.inc({ reason: "unhealthy", ...pool });
   deps.metrics.nodeClaimsUnhealthyDisrupted.inc({
-    condition: snakeCase(condition.type), ...pool, image_id: nodeClaim.status?.imageID ?? "", termination_mode: terminationMode(nodeClaim),
+    condition: snakeCase(condition.type),
+    ...pool,
+    image_id: nodeClaim.status?.imageID ?? "",
+    termination_mode: terminationMode(nodeClaim),
   });
   deps.logger.info({ node: nameOf(node), nodeclaim: nameOf(nodeClaim), condition }, "deleting unhealthy node");
 }
@@ -60,8 +70,10 @@ export async function reconcileNodeRepair(deps: NodeClaimDeps, name: string): Pr
   const nodeClaim = providerID === "" ? undefined : deps.cluster.nodeClaimByProviderID(providerID);
   const decision = repairDecision({ node, nodeClaim, nodes: deps.cluster.nodes(), now: deps.clock.now().getTime() });
   switch (decision.action) {
-    case "none": return {};
-    case "wait": return { requeueAfter: Math.min(decision.requeueAfterMs, MAX_WAIT_MS) };
+    case "none":
+      return {};
+    case "wait":
+      return { requeueAfter: Math.min(decision.requeueAfterMs, MAX_WAIT_MS) };
     case "blocked":
       deps.events.publish(nodeRepairBlocked(node, decision.message));
       deps.logger.info({ node: name, nodepool: decision.nodePool, reason: decision.message }, "node repair blocked");

@@ -25,7 +25,11 @@ export interface NodeClaimDeps {
 export type StepResult = { readonly requeueAfter?: number } | undefined;
 
 /** The NodeClaim's conditions with one set, ready for a status patch. */
-export function withCondition(deps: NodeClaimDeps, nodeClaim: NodeClaim, condition: Omit<Condition, "lastTransitionTime">): Condition[] {
+export function withCondition(
+  deps: NodeClaimDeps,
+  nodeClaim: NodeClaim,
+  condition: Omit<Condition, "lastTransitionTime">,
+): Condition[] {
   return setCondition(nodeClaim.status?.conditions, condition, deps.clock.now());
 }
 
@@ -36,6 +40,8 @@ export function poolLabels(nodeClaim: NodeClaim): { nodepool: string; capacity_t
 }
 
 /** metadata.name, or "" (keeps optional chains out of the controllers' control flow). */
-export function nameOf(obj: { readonly metadata?: { readonly name?: string | undefined } | undefined } | undefined): string {
+export function nameOf(
+  obj: { readonly metadata?: { readonly name?: string | undefined } | undefined } | undefined,
+): string {
   return obj?.metadata?.name ?? "";
 }

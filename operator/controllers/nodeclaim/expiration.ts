@@ -18,7 +18,14 @@ export async function reconcileExpiration(deps: NodeClaimDeps, name: string): Pr
   if (decision.action === "wait") return { requeueAfter: Math.min(decision.requeueAfterMs, MAX_WAIT_MS) };
   deps.events.publish(disrupted(nodeClaim, "expired"));
   deps.metrics.nodeClaimsDisrupted.inc({ reason: "expired", ...poolLabels(nodeClaim) });
-  deps.logger.info({ nodeclaim: name, expireAfter: nodeClaim.spec?.expireAfter, expiredAt: new Date(decision.expiredAt).toISOString() }, "deleting expired nodeclaim");
+  deps.logger.info(
+    {
+      nodeclaim: name,
+      expireAfter: nodeClaim.spec?.expireAfter,
+      expiredAt: new Date(decision.expiredAt).toISOString(),
+    },
+    "deleting expired nodeclaim",
+  );
   await deps.cluster.deleteNodeClaim(name);
   return {};
 }

@@ -26,7 +26,11 @@ export async function initialize(deps: NodeClaimDeps, nodeClaim: NodeClaim): Pro
     return {};
   }
   const now = deps.clock.now();
-  const next = setCondition(setCondition(conditions, { type: "Initialized", status: "True", reason: "Initialized" }, now), { type: "Ready", status: "True", reason: "Ready" }, now);
+  const next = setCondition(
+    setCondition(conditions, { type: "Initialized", status: "True", reason: "Initialized" }, now),
+    { type: "Ready", status: "True", reason: "Ready" },
+    now,
+  );
   await deps.cluster.patchNodeClaimStatus(nodeClaim, { conditions: next });
   deps.logger.info({ nodeclaim: nameOf(nodeClaim), node: nameOf(node) }, "initialized nodeclaim");
   return {};

@@ -24,7 +24,10 @@ const failed = new WeakMap<NodeClaimDeps, Set<string>>();
 
 function cache(deps: NodeClaimDeps): Map<string, LaunchedInstance> {
   let c = launched.get(deps);
-  if (c === undefined) { c = new Map(); launched.set(deps, c); }
+  if (c === undefined) {
+    c = new Map();
+    launched.set(deps, c);
+  }
   return c;
 }
 
@@ -61,7 +64,10 @@ async function writeMetadata(deps: NodeClaimDeps, nodeClaim: NodeClaim, instance
   const labels = missingLabels(nodeClaim, instance);
   const stamp = classStamp(deps, nodeClaim);
   if (labels === undefined && stamp === undefined) return false;
-  await deps.cluster.patchNodeClaimMetadata(nodeClaim, { ...(labels === undefined ? {} : { labels }), ...(stamp === undefined ? {} : { annotations: stamp }) });
+  await deps.cluster.patchNodeClaimMetadata(nodeClaim, {
+    ...(labels === undefined ? {} : { labels }),
+    ...(stamp === undefined ? {} : { annotations: stamp }),
+  });
   return true;
 }
 
@@ -85,21 +91,44 @@ async function create(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<Launch
     // Consumed before the call: only the very first attempt may skip the lookup of an earlier launch.
     const knownNew = deps.cluster.takeUnlaunched(String(nodeClaim.metadata?.uid));
     const instance = await deps.cloud.create(nodeClaim as unknown as NodeClaimLike, { knownNew });
-    const fields = { nodeclaim: nameOf(nodeClaim), instanceID: instance.instanceID, providerID: instance.providerID, instanceType: instance.instanceType, zone: instance.zone, capacityType: instance.capacityType };
-    deps.logger.info(fields, instance.adopted ? "found the instance an earlier launch of the nodeclaim created" : "launched nodeclaim");
+    const fields = {
+      nodeclaim: nameOf(nodeClaim),
+      instanceID: instance.instanceID,
+      providerID: instance.providerID,
+      instanceType: instance.instanceType,
+      zone: instance.zone,
+      capacityType: instance.capacityType,
+    };
+    deps.logger.info(
+      fields,
+      instance.adopted ? "found the instance an earlier launch of the nodeclaim created" : "launched nodeclaim",
+    );
     return instance;
   } catch (error) {
     const name = (error as Error).name;
     // As Karpenter's cloud provider decorator: every call is timed, failed ones counted as errors too.
-    deps.metrics.cloudProviderErrors.inc({ controller: "nodeclaim.lifecycle", method: "Create", provider: "aws", error: name,
-      nodepool: nodeClaim.metadata?.labels?.["karpenter.sh/nodepool"] ?? "" });
-    if (isInsufficientCapacityError(error) || isNodeClassNotReadyError(error)) return deleteForLaunchFailure(deps, nodeClaim, error);
-    const conditions = withCondition(deps, nodeClaim, { type: "Launched", status: "Unknown", reason: "LaunchFailed", message: (error as Error).message.slice(0, 1000) });
+    deps.metrics.cloudProviderErrors.inc({
+      controller: "nodeclaim.lifecycle",
+      method: "Create",
+      provider: "aws",
+      error: name,
+      nodepool: nodeClaim.metadata?.labels?.["karpenter.sh/nodepool"] ?? "",
+    });
+    if (isInsufficientCapacityError(error) || isNodeClassNotReadyError(error))
+      return deleteForLaunchFailure(deps, nodeClaim, error);
+    const conditions = withCondition(deps, nodeClaim, {
+      type: "Launched",
+      status: "Unknown",
+      reason: "LaunchFailed",
+      message: (error as Error).message.slice(0, 1000),
+    });
     await deps.cluster.patchNodeClaimStatus(nodeClaim, { conditions }).catch(() => undefined);
     throw error;
   } finally {
-    deps.metrics.cloudProviderDuration.observe({ controller: "nodeclaim.lifecycle", method: "Create", provider: "aws" },
-      (performance.now() - started) / 1000);
+    deps.metrics.cloudProviderDuration.observe(
+      { controller: "nodeclaim.lifecycle", method: "Create", provider: "aws" },
+      (performance.now() - started) / 1000,
+    );
   }
 }
 
@@ -109,17 +138,25 @@ export async function launch(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise
   if (nodeClaim.status?.providerID !== undefined && nodeClaim.status.providerID !== "") {
     cache(deps).delete(uid);
     if (isTrue(nodeClaim.status?.conditions, "Launched")) return undefined;
-    await deps.cluster.patchNodeClaimStatus(nodeClaim, { conditions: withCondition(deps, nodeClaim, { type: "Launched", status: "True", reason: "Launched" }) });
+    await deps.cluster.patchNodeClaimStatus(nodeClaim, {
+      conditions: withCondition(deps, nodeClaim, { type: "Launched", status: "True", reason: "Launched" }),
+    });
     return {};
   }
   if (deletedAfterFailure(deps, uid)) return {};
   const known = cache(deps).get(uid);
-  const outcome = known ?? await create(deps, nodeClaim);
+  const outcome = known ?? (await create(deps, nodeClaim));
   if (!("providerID" in (outcome ?? {}))) return outcome as StepResult;
   const instance = outcome as LaunchedInstance;
   cache(deps).set(uid, instance);
   if (await writeMetadata(deps, nodeClaim, instance)) return {};
   const conditions = withCondition(deps, nodeClaim, { type: "Launched", status: "True", reason: "Launched" });
-  await deps.cluster.patchNodeClaimStatus(nodeClaim, { providerID: instance.providerID, imageID: instance.imageID, capacity: instance.capacity, allocatable: instance.allocatable, conditions });
+  await deps.cluster.patchNodeClaimStatus(nodeClaim, {
+    providerID: instance.providerID,
+    imageID: instance.imageID,
+    capacity: instance.capacity,
+    allocatable: instance.allocatable,
+    conditions,
+  });
   return {};
 }

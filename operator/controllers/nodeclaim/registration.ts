@@ -23,7 +23,12 @@ export async function register(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promi
   const sync = registrationSync(nodeClaim, node);
   if (sync.changed) {
     if (sync.unregisteredTaintMissing) deps.events.publish(unregisteredTaintMissing(nodeClaim));
-    await deps.cluster.patchNode(node, { labels: sync.labels, taints: sync.taints, finalizers: sync.finalizers, ownerReferences: sync.ownerReferences });
+    await deps.cluster.patchNode(node, {
+      labels: sync.labels,
+      taints: sync.taints,
+      finalizers: sync.finalizers,
+      ownerReferences: sync.ownerReferences,
+    });
     return {};
   }
   const conditions = withCondition(deps, nodeClaim, { type: "Registered", status: "True", reason: "Registered" });

@@ -8,7 +8,9 @@ import { CREATE_TAGS_INTERVAL_MS, reconcileTagging, taggingController, type Tagg
 
 const NODE = "ip-10-0-1-23.ec2.internal";
 const ALL_TAGS = (claim: string): Record<string, string> => ({
-  Name: NODE, "karpenter.sh/nodeclaim": claim, "eks:eks-cluster-name": "demo",
+  Name: NODE,
+  "karpenter.sh/nodeclaim": claim,
+  "eks:eks-cluster-name": "demo",
 });
 const never = (): { at: number } => ({ at: Number.NEGATIVE_INFINITY });
 
@@ -39,10 +41,19 @@ function world(claims: NodeClaim[], instances: Record<string, Record<string, str
         patched.push({ name: nc.metadata?.name ?? "", annotations: meta.annotations });
       },
     },
-    tags, clusterName: "demo", clock: { now: () => new Date(now) },
+    tags,
+    clusterName: "demo",
+    clock: { now: () => new Date(now) },
     logger: { debug: () => undefined, error: () => undefined } as unknown as TaggingDeps["logger"],
   };
-  return { deps, created, patched, advance: (ms: number) => { now += ms; } };
+  return {
+    deps,
+    created,
+    patched,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 void describe("the nodeclaim.tagging controller", () => {
@@ -69,7 +80,10 @@ void describe("the nodeclaim.tagging controller", () => {
     assert.equal(w.created.length, 1);
     w.advance(CREATE_TAGS_INTERVAL_MS);
     await reconcileTagging(w.deps, "b", pacing);
-    assert.deepEqual(w.created.map((c) => c.id), ["i-a", "i-b"]);
+    assert.deepEqual(
+      w.created.map((c) => c.id),
+      ["i-a", "i-b"],
+    );
   });
 
   void it("should do nothing for an instance that is gone or a providerID that names none", async () => {

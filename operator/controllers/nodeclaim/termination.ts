@@ -14,9 +14,20 @@ import { findCondition, isTrue, timeMs, toIso } from "../../core/lifecycle/objec
 import { Keys } from "../../core/lifecycle/registration.ts";
 import { planDrain, terminationDeadline, type DrainPlan } from "../../core/termination/drain-plan.ts";
 import { unrecordedInstances } from "../../core/termination/unrecorded-instance.ts";
-import { blockingAttachments, claimsOfUndrainablePods, deadlinePassed, volumeDetachDecision, type PodWithVolumes, type VolumeAttachmentLike } from "../../core/termination/volume-detach.ts";
 import {
-  awaitingVolumeDetachment, evicted, failedDraining, failedTermination, podDeletedAtDeadline,
+  blockingAttachments,
+  claimsOfUndrainablePods,
+  deadlinePassed,
+  volumeDetachDecision,
+  type PodWithVolumes,
+  type VolumeAttachmentLike,
+} from "../../core/termination/volume-detach.ts";
+import {
+  awaitingVolumeDetachment,
+  evicted,
+  failedDraining,
+  failedTermination,
+  podDeletedAtDeadline,
   terminationGracePeriodExpiring,
 } from "../../observability/events.ts";
 import { nameOf, poolLabels, withCondition, type NodeClaimDeps, type StepResult } from "./deps.ts";
@@ -34,7 +45,10 @@ const finished = new WeakMap<NodeClaimDeps, Map<string, string>>();
 
 function finishedOf(deps: NodeClaimDeps): Map<string, string> {
   let f = finished.get(deps);
-  if (f === undefined) { f = new Map(); finished.set(deps, f); }
+  if (f === undefined) {
+    f = new Map();
+    finished.set(deps, f);
+  }
   return f;
 }
 
@@ -51,15 +65,22 @@ function gracePeriodMs(nodeClaim: NodeClaim): number | undefined {
 }
 
 function deadlineOf(nodeClaim: NodeClaim): number | undefined {
-  return terminationDeadline(nodeClaim.metadata?.annotations?.[Keys.terminationTimestamp], nodeClaim.metadata?.deletionTimestamp, gracePeriodMs(nodeClaim));
+  return terminationDeadline(
+    nodeClaim.metadata?.annotations?.[Keys.terminationTimestamp],
+    nodeClaim.metadata?.deletionTimestamp,
+    gracePeriodMs(nodeClaim),
+  );
 }
 
 /** Stores the TGP deadline once, so it survives restarts and is visible to users. */
 async function ensureDeadline(deps: NodeClaimDeps, nodeClaim: NodeClaim): Promise<StepResult> {
   const deadline = deadlineOf(nodeClaim);
-  if (deadline === undefined || nodeClaim.metadata?.annotations?.[Keys.terminationTimestamp] !== undefined) return undefined;
+  if (deadline === undefined || nodeClaim.metadata?.annotations?.[Keys.terminationTimestamp] !== undefined)
+    return undefined;
   const at = toIso(new Date(deadline)) ?? "";
-  await deps.cluster.patchNodeClaimMetadata(nodeClaim, { annotations: { ...(nodeClaim.metadata?.annotations ?? {}), [Keys.terminationTimestamp]: at } });
+  await deps.cluster.patchNodeClaimMetadata(nodeClaim, {
+    annotations: { ...(nodeClaim.metadata?.annotations ?? {}), [Keys.terminationTimestamp]: at },
+  });
   deps.events.publish(terminationGracePeriodExpiring("NodeClaim", nodeClaim, at));
   return {};
 }
@@ -81,28 +102,41 @@ const podRef = (pod: Pod): string => `${pod.metadata?.namespace ?? ""}/${pod.met
 
 async function evictAll(deps: NodeClaimDeps, node: Node, pods: readonly Pod[]): Promise<number> {
   let blocked = 0;
-  await Promise.all(pods.map(async (pod) => {
-    const outcome = await deps.cluster.evictPod(pod);
-    deps.metrics.podsEvictionRequests.inc({ code: outcome === "blocked" ? "429" : "200" });
-    if (outcome === "blocked") blocked += 1;
-    if (outcome === "evicted") {
-      deps.events.publish(evicted(pod));
-      deps.metrics.podsDrained.inc({ reason: "termination" });
-      deps.logger.info({ node: nameOf(node), pod: podRef(pod) }, "evicted pod");
-    }
-  }));
+  await Promise.all(
+    pods.map(async (pod) => {
+      const outcome = await deps.cluster.evictPod(pod);
+      deps.metrics.podsEvictionRequests.inc({ code: outcome === "blocked" ? "429" : "200" });
+      if (outcome === "blocked") blocked += 1;
+      if (outcome === "evicted") {
+        deps.events.publish(evicted(pod));
+        deps.metrics.podsDrained.inc({ reason: "termination" });
+        deps.logger.info({ node: nameOf(node), pod: podRef(pod) }, "evicted pod");
+      }
+    }),
+  );
   return blocked;
 }
 
-async function executeDrain(deps: NodeClaimDeps, node: Node, plan: DrainPlan, deadline: number | undefined): Promise<void> {
-  await Promise.all(plan.forceDelete.map(async (f) => {
-    await deps.cluster.deletePod(f.pod, f.graceSeconds);
-    if (deadline !== undefined) deps.events.publish(podDeletedAtDeadline(f.pod, f.graceSeconds, deadline));
-    deps.logger.info({ node: nameOf(node), pod: podRef(f.pod), gracePeriodSeconds: f.graceSeconds }, "deleted pod at the termination grace period deadline");
-  }));
+async function executeDrain(
+  deps: NodeClaimDeps,
+  node: Node,
+  plan: DrainPlan,
+  deadline: number | undefined,
+): Promise<void> {
+  await Promise.all(
+    plan.forceDelete.map(async (f) => {
+      await deps.cluster.deletePod(f.pod, f.graceSeconds);
+      if (deadline !== undefined) deps.events.publish(podDeletedAtDeadline(f.pod, f.graceSeconds, deadline));
+      deps.logger.info(
+        { node: nameOf(node), pod: podRef(f.pod), gracePeriodSeconds: f.graceSeconds },
+        "deleted pod at the termination grace period deadline",
+      );
+    }),
+  );
   const blocked = await evictAll(deps, node, plan.evict);
   if (blocked > 0) deps.events.publish(failedDraining(node, `${blocked} pod(s) blocked by PodDisruptionBudgets`));
-  if (plan.blocked.length > 0) deps.events.publish(failedDraining(node, `${plan.blocked.length} pod(s) have karpenter.sh/do-not-disrupt`));
+  if (plan.blocked.length > 0)
+    deps.events.publish(failedDraining(node, `${plan.blocked.length} pod(s) have karpenter.sh/do-not-disrupt`));
 }
 
 /** One drain pass; undefined once the node is drained. */
@@ -111,7 +145,9 @@ async function drain(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node): Pro
   const plan = planDrain(pods, deps.clock.now().getTime(), deadlineOf(nodeClaim));
   if (plan.drained) {
     if (isTrue(nodeClaim.status?.conditions, "Drained")) return undefined;
-    await deps.cluster.patchNodeClaimStatus(nodeClaim, { conditions: withCondition(deps, nodeClaim, { type: "Drained", status: "True", reason: "Drained" }) });
+    await deps.cluster.patchNodeClaimStatus(nodeClaim, {
+      conditions: withCondition(deps, nodeClaim, { type: "Drained", status: "True", reason: "Drained" }),
+    });
     deps.metrics.nodesDrained.inc({ nodepool: poolLabels(nodeClaim).nodepool });
     deps.logger.info({ node: nameOf(node), nodeclaim: nameOf(nodeClaim) }, "drained node");
     return {};
@@ -130,7 +166,12 @@ const differs = (current: Condition | undefined, want: Omit<Condition, "lastTran
  * The PersistentVolumes of the Node's undrainable pods (their attachments do not block). Read from
  * the apiserver only when attachments are left, the deadline has not passed and such a pod holds a claim.
  */
-async function exemptVolumes(deps: NodeClaimDeps, nodeName: string, attachments: readonly VolumeAttachmentLike[], deadline: number | undefined): Promise<ReadonlySet<string>> {
+async function exemptVolumes(
+  deps: NodeClaimDeps,
+  nodeName: string,
+  attachments: readonly VolumeAttachmentLike[],
+  deadline: number | undefined,
+): Promise<ReadonlySet<string>> {
   const now = deps.clock.now().getTime();
   if (attachments.length === 0 || deadlinePassed(now, deadline)) return new Set();
   // Cached pods are whole V1Pods: spec.volumes is there, the narrow core Pod type just does not declare it.
@@ -146,12 +187,24 @@ async function awaitVolumeDetachment(deps: NodeClaimDeps, nodeClaim: NodeClaim, 
   const nodeName = node.metadata?.name ?? "";
   const deadline = deadlineOf(nodeClaim);
   const attachments = deps.cluster.volumeAttachmentsOnNode(nodeName);
-  const blocking = blockingAttachments(attachments, nodeName, await exemptVolumes(deps, nodeName, attachments, deadline));
+  const blocking = blockingAttachments(
+    attachments,
+    nodeName,
+    await exemptVolumes(deps, nodeName, attachments, deadline),
+  );
   const decision = volumeDetachDecision(blocking, deps.clock.now().getTime(), deadline);
   const changed = differs(findCondition(nodeClaim.status?.conditions, decision.condition.type), decision.condition);
-  if (changed) await deps.cluster.patchNodeClaimStatus(nodeClaim, { conditions: withCondition(deps, nodeClaim, decision.condition) });
+  if (changed)
+    await deps.cluster.patchNodeClaimStatus(nodeClaim, {
+      conditions: withCondition(deps, nodeClaim, decision.condition),
+    });
   if (!decision.proceed) {
-    deps.events.publish(awaitingVolumeDetachment(node, blocking.map((a) => a.metadata?.name ?? "")));
+    deps.events.publish(
+      awaitingVolumeDetachment(
+        node,
+        blocking.map((a) => a.metadata?.name ?? ""),
+      ),
+    );
     return { requeueAfter: decision.retryInMs ?? DRAIN_POLL_MS };
   }
   return changed ? {} : undefined;
@@ -181,7 +234,10 @@ async function recordUnrecordedInstance(deps: NodeClaimDeps, nodeClaim: NodeClai
   for (const providerID of extra) await terminateExtra(deps, nodeClaim, providerID);
   if (adopt === undefined) return undefined;
   await deps.cluster.patchNodeClaimStatus(nodeClaim, { providerID: adopt });
-  deps.logger.info({ nodeclaim: name, providerID: adopt }, "found the instance of a nodeclaim deleted before its launch was recorded");
+  deps.logger.info(
+    { nodeclaim: name, providerID: adopt },
+    "found the instance of a nodeclaim deleted before its launch was recorded",
+  );
   return {};
 }
 
@@ -197,7 +253,13 @@ async function terminateInstance(deps: NodeClaimDeps, nodeClaim: NodeClaim): Pro
     throw error;
   }
   if (!isTrue(nodeClaim.status?.conditions, "InstanceTerminating")) {
-    await deps.cluster.patchNodeClaimStatus(nodeClaim, { conditions: withCondition(deps, nodeClaim, { type: "InstanceTerminating", status: "True", reason: "InstanceTerminating" }) });
+    await deps.cluster.patchNodeClaimStatus(nodeClaim, {
+      conditions: withCondition(deps, nodeClaim, {
+        type: "InstanceTerminating",
+        status: "True",
+        reason: "InstanceTerminating",
+      }),
+    });
   }
   return { requeueAfter: 1000 };
 }
@@ -218,7 +280,10 @@ function recordFinished(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node | 
   }
   const born = timeMs(node?.metadata?.creationTimestamp);
   if (born !== undefined) deps.metrics.nodesLifetimeDuration.observe({ nodepool: pool.nodepool }, (now - born) / 1000);
-  deps.logger.info({ nodeclaim: nameOf(nodeClaim), node: node?.metadata?.name, providerID: nodeClaim.status?.providerID }, "terminated nodeclaim");
+  deps.logger.info(
+    { nodeclaim: nameOf(nodeClaim), node: node?.metadata?.name, providerID: nodeClaim.status?.providerID },
+    "terminated nodeclaim",
+  );
 }
 
 async function finish(deps: NodeClaimDeps, nodeClaim: NodeClaim, node: Node | undefined): Promise<StepResult> {
@@ -239,7 +304,12 @@ export async function terminate(deps: NodeClaimDeps, nodeClaim: NodeClaim): Prom
   if (recorded !== undefined) return recorded;
   const node = nodeFor(deps, nodeClaim);
   const steps: (() => Promise<StepResult>)[] = [() => ensureDeadline(deps, nodeClaim)];
-  if (node !== undefined) steps.push(() => ensureTainted(deps, node), () => drain(deps, nodeClaim, node), () => awaitVolumeDetachment(deps, nodeClaim, node));
+  if (node !== undefined)
+    steps.push(
+      () => ensureTainted(deps, node),
+      () => drain(deps, nodeClaim, node),
+      () => awaitVolumeDetachment(deps, nodeClaim, node),
+    );
   steps.push(() => terminateInstance(deps, nodeClaim));
   for (const step of steps) {
     const result = await step();

@@ -35,20 +35,34 @@ function sameStatus(a: EC2NodeClassStatus | undefined, b: EC2NodeClassStatus): b
 }
 
 /** One status reconcile; the status write is skipped when nothing changed. Returns when to look again. */
-export async function reconcileNodeClass(deps: NodeClassControllerDeps, nodeClass: EC2NodeClassLike): Promise<{ requeueAfter: number; status: EC2NodeClassStatus }> {
+export async function reconcileNodeClass(
+  deps: NodeClassControllerDeps,
+  nodeClass: EC2NodeClassLike,
+): Promise<{ requeueAfter: number; status: EC2NodeClassStatus }> {
   // Fresh: the status shows what the selectors select now, and this refreshes the launch path's cache.
-  const [facts, profile] = await Promise.all([deps.resolver.resolve(nodeClass, { fresh: true }), deps.cloud.reconcileInstanceProfile(nodeClass)]);
-  const status = computeNodeClassStatus(nodeClass, facts, profile, { now: deps.clock.now(), catalog: deps.catalogFreshness?.(), reservedCapacity: deps.reservedCapacity });
+  const [facts, profile] = await Promise.all([
+    deps.resolver.resolve(nodeClass, { fresh: true }),
+    deps.cloud.reconcileInstanceProfile(nodeClass),
+  ]);
+  const status = computeNodeClassStatus(nodeClass, facts, profile, {
+    now: deps.clock.now(),
+    catalog: deps.catalogFreshness?.(),
+    reservedCapacity: deps.reservedCapacity,
+  });
   // The write is a merge patch: a field no longer reported must be sent as null to go away.
   const cleared = nodeClass.status?.capacityReservations != null && status.capacityReservations === undefined;
-  if (!sameStatus(nodeClass.status, status)) await deps.writeStatus(nodeClass.metadata.name, cleared ? { ...status, capacityReservations: null } : status);
+  if (!sameStatus(nodeClass.status, status))
+    await deps.writeStatus(nodeClass.metadata.name, cleared ? { ...status, capacityReservations: null } : status);
   // A reservation that ends sooner than the next refresh is looked at when it ends (Karpenter's requeueAfter).
   const ends = reservationRequeueMs(status.capacityReservations ?? [], deps.clock.now());
   return { requeueAfter: Math.max(1000, Math.min(NODE_CLASS_REFRESH_MS, ends)), status };
 }
 
 /** The full reconcile of an EC2NodeClass as the cache holds it. */
-export async function reconcileNodeClassLifecycle(deps: NodeClassLifecycleDeps, nodeClass: EC2NodeClassLike): Promise<Result> {
+export async function reconcileNodeClassLifecycle(
+  deps: NodeClassLifecycleDeps,
+  nodeClass: EC2NodeClassLike,
+): Promise<Result> {
   if (nodeClass.metadata.deletionTimestamp !== undefined) return finalizeNodeClass(deps, nodeClass);
   // The finalizer goes on before anything is created, so nothing kerf creates outlives the node class.
   await deps.finalizers.addNodeClassFinalizer(nodeClass, NODE_CLASS_FINALIZER);

@@ -13,13 +13,25 @@ function fakes(claims: string[]): { deps: NodeClassTerminationDeps; calls: strin
   const calls: string[] = [];
   const events: OperatorEvent[] = [];
   const deps: NodeClassTerminationDeps = {
-    cloud: { deleteResources: async (nc) => { calls.push(`delete ${nc.metadata.name}`); } },
+    cloud: {
+      deleteResources: async (nc) => {
+        calls.push(`delete ${nc.metadata.name}`);
+      },
+    },
     finalizers: {
-      addNodeClassFinalizer: async () => { calls.push("add"); },
-      removeNodeClassFinalizer: async (_, f) => { calls.push(`remove ${f}`); },
+      addNodeClassFinalizer: async () => {
+        calls.push("add");
+      },
+      removeNodeClassFinalizer: async (_, f) => {
+        calls.push(`remove ${f}`);
+      },
     },
     nodeClaimsOf: () => claims,
-    events: { publish: (e) => { events.push(e); } },
+    events: {
+      publish: (e) => {
+        events.push(e);
+      },
+    },
   };
   return { deps, calls, events };
 }
@@ -30,7 +42,10 @@ void describe("EC2NodeClass termination", () => {
     const result = await finalizeNodeClass(deps, deleted);
     assert.ok((result.requeueAfter ?? 0) > 0);
     assert.deepEqual(calls, []);
-    assert.deepEqual(events.map((e) => [e.involved.kind, e.reason, e.message]), [["EC2NodeClass", "WaitingOnNodeClaimTermination", "Waiting on NodeClaim termination for a, b"]]);
+    assert.deepEqual(
+      events.map((e) => [e.involved.kind, e.reason, e.message]),
+      [["EC2NodeClass", "WaitingOnNodeClaimTermination", "Waiting on NodeClaim termination for a, b"]],
+    );
   });
 
   void it("should delete the cloud resources before removing the finalizer once no NodeClaim is left", async () => {
@@ -41,14 +56,24 @@ void describe("EC2NodeClass termination", () => {
 
   void it("should keep the finalizer when deleting the cloud resources fails", async () => {
     const { deps, calls } = fakes([]);
-    const failing = { ...deps, cloud: { deleteResources: async () => { throw new Error("deleting instance profile demo_1: AccessDenied"); } } };
+    const failing = {
+      ...deps,
+      cloud: {
+        deleteResources: async () => {
+          throw new Error("deleting instance profile demo_1: AccessDenied");
+        },
+      },
+    };
     await assert.rejects(finalizeNodeClass(failing, deleted), /AccessDenied/);
     assert.deepEqual(calls, []);
   });
 
   void it("should do nothing for a node class without kerf's finalizer", async () => {
     const { deps, calls } = fakes([]);
-    assert.deepEqual(await finalizeNodeClass(deps, { ...deleted, metadata: { ...deleted.metadata, finalizers: [] } }), {});
+    assert.deepEqual(
+      await finalizeNodeClass(deps, { ...deleted, metadata: { ...deleted.metadata, finalizers: [] } }),
+      {},
+    );
     assert.deepEqual(calls, []);
   });
 });

@@ -34,20 +34,29 @@ export interface NodeOverlayDeps {
 export function overlayStatus(overlay: NodeOverlayLike, verdict: OverlayVerdict, now: Date): Record<string, unknown> {
   const generation = overlay.metadata?.generation;
   const before = overlay.status?.["conditions"] as Condition[] | undefined;
-  const validation = verdict.status === "True"
-    ? { type: "ValidationSucceeded", status: "True", reason: "ValidationSucceeded", message: "" }
-    : { type: "ValidationSucceeded", status: "False", reason: verdict.reason, message: verdict.message };
-  const ready = verdict.status === "True"
-    ? { type: "Ready", status: "True", reason: "Ready", message: "" }
-    : { type: "Ready", status: "False", reason: "UnhealthyDependents", message: "ValidationSucceeded=False" };
+  const validation =
+    verdict.status === "True"
+      ? { type: "ValidationSucceeded", status: "True", reason: "ValidationSucceeded", message: "" }
+      : { type: "ValidationSucceeded", status: "False", reason: verdict.reason, message: verdict.message };
+  const ready =
+    verdict.status === "True"
+      ? { type: "Ready", status: "True", reason: "Ready", message: "" }
+      : { type: "Ready", status: "False", reason: "UnhealthyDependents", message: "ValidationSucceeded=False" };
   const conditions = setCondition(setCondition(before, validation, now), ready, now);
   const owned = (c: Condition): boolean => c.type === "ValidationSucceeded" || c.type === "Ready";
   return { conditions: conditions.map((c) => (owned(c) ? { ...c, observedGeneration: generation } : c)) };
 }
 
 const comparable = (status: Readonly<Record<string, unknown>> | undefined): string =>
-  JSON.stringify(((status?.["conditions"] ?? []) as Condition[])
-    .map((c) => [c.type, c.status, c.reason, c.message, c.observedGeneration]));
+  JSON.stringify(
+    ((status?.["conditions"] ?? []) as Condition[]).map((c) => [
+      c.type,
+      c.status,
+      c.reason,
+      c.message,
+      c.observedGeneration,
+    ]),
+  );
 
 function overlayPool(pool: NodePoolObject, types: OverlayPool["types"]): OverlayPool {
   const labels = (templateOf(pool).meta["labels"] ?? {}) as Record<string, unknown>;
@@ -80,9 +89,11 @@ export async function reconcileNodeOverlays(deps: NodeOverlayDeps): Promise<Resu
 }
 
 /** With the gate off: the overlays present get a Warning Event (once each) and the log one line (once). */
-export function gateOffNotice(
-  deps: { overlays: NodeOverlays; events: EventRecorder; logger: Logger },
-): () => Promise<Result> {
+export function gateOffNotice(deps: {
+  overlays: NodeOverlays;
+  events: EventRecorder;
+  logger: Logger;
+}): () => Promise<Result> {
   const told = new Set<string>();
   let logged = false;
   return async () => {
@@ -96,9 +107,11 @@ export function gateOffNotice(
     if (!logged && (overlays ?? []).length > 0) {
       logged = true;
       const names = (overlays ?? []).map((o) => o.metadata?.name);
-      deps.logger.warn({ nodeoverlays: names },
-        "NodeOverlays exist but are not applied: the NodeOverlay feature gate is off "
-        + "(--feature-gates NodeOverlay=true)");
+      deps.logger.warn(
+        { nodeoverlays: names },
+        "NodeOverlays exist but are not applied: the NodeOverlay feature gate is off " +
+          "(--feature-gates NodeOverlay=true)",
+      );
     }
     return { requeueAfter: REEVALUATE_MS };
   };

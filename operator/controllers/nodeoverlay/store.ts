@@ -9,7 +9,9 @@ export class OverlayStore {
   private evaluation: OverlayEvaluation | undefined;
 
   /** Replaces the evaluation (one reconcile's view of every overlay and pool). */
-  set(evaluation: OverlayEvaluation): void { this.evaluation = evaluation; }
+  set(evaluation: OverlayEvaluation): void {
+    this.evaluation = evaluation;
+  }
 
   /**
    * The pool's types with the overlays applied; undefined while the pool has not been evaluated (Karpenter

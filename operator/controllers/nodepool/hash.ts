@@ -15,7 +15,9 @@ export async function reconcileNodePoolHash(deps: { readonly cluster: Cluster },
   const claims = deps.cluster.nodeClaims().filter((c) => c.metadata?.labels?.["karpenter.sh/nodepool"] === name);
   const update = planHashUpdate<NodeClaim>(nodePool, claims);
   // NodeClaims first: the NodePool's new version is what marks the re-stamp as done.
-  await Promise.all(update.claims.map(({ claim, annotations }) => deps.cluster.patchNodeClaimMetadata(claim, { annotations })));
+  await Promise.all(
+    update.claims.map(({ claim, annotations }) => deps.cluster.patchNodeClaimMetadata(claim, { annotations })),
+  );
   if (update.pool !== undefined) await deps.cluster.patchNodePoolAnnotations(nodePool, update.pool);
   return {};
 }

@@ -14,12 +14,19 @@ import type { Clock } from "../../core/clock.ts";
 import { isTrue, type Condition, type NodeClaim } from "../../core/lifecycle/objects.ts";
 import { minValuesRelaxed } from "../../core/metrics/nodeclaims.ts";
 import {
-  isStatic, staticClaim, staticDecision, type StaticDecision, type StaticMember,
+  isStatic,
+  staticClaim,
+  staticDecision,
+  type StaticDecision,
+  type StaticMember,
 } from "../../core/nodepool/static.ts";
 import type { NodePoolObject } from "../../core/provisioning/cluster-view.ts";
 import { nodeClaimManifest, templateOf } from "../../core/provisioning/nodeclaim-template.ts";
 import {
-  noCompatibleInstanceTypes, staticCapacityDisabled, staticNodeLimitReached, type EventRecorder,
+  noCompatibleInstanceTypes,
+  staticCapacityDisabled,
+  staticNodeLimitReached,
+  type EventRecorder,
 } from "../../observability/events.ts";
 import type { Metrics } from "../../observability/metrics.ts";
 import type { CloudProvider } from "../../ports/cloud-provider.ts";
@@ -50,10 +57,13 @@ const REASON = "provisioned";
 type Pool = NodePoolObject;
 
 function members(cluster: Cluster, name: string): StaticMember[] {
-  return cluster.nodeClaims().filter((c) => c.metadata?.labels?.["karpenter.sh/nodepool"] === name).map((claim) => {
-    const node = cluster.nodeByProviderID(claim.status?.providerID ?? "");
-    return { claim, pods: node?.metadata?.name === undefined ? [] : cluster.podsOnNode(node.metadata.name) };
-  });
+  return cluster
+    .nodeClaims()
+    .filter((c) => c.metadata?.labels?.["karpenter.sh/nodepool"] === name)
+    .map((claim) => {
+      const node = cluster.nodeByProviderID(claim.status?.providerID ?? "");
+      return { claim, pods: node?.metadata?.name === undefined ? [] : cluster.podsOnNode(node.metadata.name) };
+    });
 }
 
 function tellDisabled(deps: StaticCapacityDeps, pool: Pool): void {
@@ -61,8 +71,10 @@ function tellDisabled(deps: StaticCapacityDeps, pool: Pool): void {
   if (deps.told.has(key)) return;
   deps.told.add(key);
   deps.events.publish(staticCapacityDisabled(pool));
-  deps.logger.warn({ nodepool: pool.metadata?.name, replicas: pool.spec?.["replicas"] },
-    "NodePool sets spec.replicas but the StaticCapacity feature gate is off; no nodes are kept for it");
+  deps.logger.warn(
+    { nodepool: pool.metadata?.name, replicas: pool.spec?.["replicas"] },
+    "NodePool sets spec.replicas but the StaticCapacity feature gate is off; no nodes are kept for it",
+  );
 }
 
 async function instanceTypes(deps: StaticCapacityDeps, pool: Pool): Promise<readonly InstanceType[] | undefined> {
@@ -70,8 +82,10 @@ async function instanceTypes(deps: StaticCapacityDeps, pool: Pool): Promise<read
   try {
     return await deps.cloud.getInstanceTypes(className);
   } catch (error) {
-    deps.logger.warn({ nodepool: pool.metadata?.name, nodeclass: className, err: error },
-      "listing instance types failed; static NodePool waits");
+    deps.logger.warn(
+      { nodepool: pool.metadata?.name, nodeclass: className, err: error },
+      "listing instance types failed; static NodePool waits",
+    );
     return undefined;
   }
 }
@@ -86,26 +100,35 @@ async function scaleUp(deps: StaticCapacityDeps, pool: Pool, count: number): Pro
     return { requeueAfter: LIMIT_MS };
   }
   const manifest = nodeClaimManifest(pool, planned);
-  const results = await Promise.allSettled(Array.from({ length: count }, async () => {
-    const created = await deps.cluster.createNodeClaim(manifest);
-    deps.metrics.nodeClaimsCreated.inc({ reason: REASON, nodepool: name, min_values_relaxed: minValuesRelaxed(created) });
-    const cheapest = `${planned.launch.instanceType}/${planned.launch.zone}`;
-    deps.logger.info({ nodeclaim: created.metadata?.name, nodepool: name, cheapest }, "created nodeclaim");
-  }));
+  const results = await Promise.allSettled(
+    Array.from({ length: count }, async () => {
+      const created = await deps.cluster.createNodeClaim(manifest);
+      deps.metrics.nodeClaimsCreated.inc({
+        reason: REASON,
+        nodepool: name,
+        min_values_relaxed: minValuesRelaxed(created),
+      });
+      const cheapest = `${planned.launch.instanceType}/${planned.launch.zone}`;
+      deps.logger.info({ nodeclaim: created.metadata?.name, nodepool: name, cheapest }, "created nodeclaim");
+    }),
+  );
   const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (failed !== undefined) {
-    throw new Error(`creating nodeclaims of static NodePool ${name}: ${String(failed.reason)}`,
-      { cause: failed.reason });
+    throw new Error(`creating nodeclaims of static NodePool ${name}: ${String(failed.reason)}`, {
+      cause: failed.reason,
+    });
   }
   return { requeueAfter: STEADY_MS };
 }
 
 async function scaleDown(deps: StaticCapacityDeps, pool: Pool, claims: readonly NodeClaim[]): Promise<Result> {
   const names = claims.map((c) => c.metadata?.name ?? "");
-  const results = await Promise.allSettled(names.map(async (n) => {
-    await deps.cluster.deleteNodeClaim(n);
-    deps.logger.info({ nodeclaim: n, nodepool: pool.metadata?.name }, "deleting nodeclaim");
-  }));
+  const results = await Promise.allSettled(
+    names.map(async (n) => {
+      await deps.cluster.deleteNodeClaim(n);
+      deps.logger.info({ nodeclaim: n, nodepool: pool.metadata?.name }, "deleting nodeclaim");
+    }),
+  );
   const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (failed !== undefined) {
     const doing = `deprovisioning nodeclaims of static NodePool ${pool.metadata?.name ?? ""}`;
@@ -126,14 +149,18 @@ async function act(deps: StaticCapacityDeps, pool: Pool, decision: StaticDecisio
       deps.events.publish(staticNodeLimitReached(pool, decision.current, decision.desired, decision.limit));
       return { requeueAfter: LIMIT_MS };
     case "scale-down":
-      deps.logger.info({ ...counts, "deprovision-count": decision.claims.length },
-        "deprovisioning nodeclaims to satisfy replica count");
+      deps.logger.info(
+        { ...counts, "deprovision-count": decision.claims.length },
+        "deprovisioning nodeclaims to satisfy replica count",
+      );
       return scaleDown(deps, pool, decision.claims);
     case "scale-up":
       // As Karpenter: a NotReady pool (its EC2NodeClass not ready) launches nothing; scale-down does not wait.
       if (!isTrue(pool.status?.["conditions"] as Condition[] | undefined, "Ready")) return { requeueAfter: STEADY_MS };
-      deps.logger.info({ ...counts, "provision-count": decision.count },
-        "provisioning nodeclaims to satisfy replica count");
+      deps.logger.info(
+        { ...counts, "provision-count": decision.count },
+        "provisioning nodeclaims to satisfy replica count",
+      );
       return scaleUp(deps, pool, decision.count);
   }
 }

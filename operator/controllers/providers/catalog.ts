@@ -102,17 +102,19 @@ export class CatalogRefresher {
       spotPrices: () => this.deps.catalog.refreshSpotPrices(),
       onDemandPrices: () => this.deps.catalog.refreshOnDemandPrices(),
     };
-    await Promise.all(PARTS.filter((part) => this.due[part] <= now).map(async (part) => {
-      try {
-        await work[part]();
-        this.due[part] = now + this.period[part];
-        const at = this.deps.catalog.freshness().parts[part].refreshedAt;
-        if (at !== undefined) this.deps.metrics.catalogRefreshed.set({ part }, at.getTime() / 1000);
-      } catch (error) {
-        this.due[part] = now + Math.min(CATALOG_RETRY_MS, this.period[part]);
-        this.failed(part, error);
-      }
-    }));
+    await Promise.all(
+      PARTS.filter((part) => this.due[part] <= now).map(async (part) => {
+        try {
+          await work[part]();
+          this.due[part] = now + this.period[part];
+          const at = this.deps.catalog.freshness().parts[part].refreshedAt;
+          if (at !== undefined) this.deps.metrics.catalogRefreshed.set({ part }, at.getTime() / 1000);
+        } catch (error) {
+          this.due[part] = now + Math.min(CATALOG_RETRY_MS, this.period[part]);
+          this.failed(part, error);
+        }
+      }),
+    );
     return { requeueAfter: Math.max(1000, Math.min(...PARTS.map((p) => this.due[p])) - now) };
   }
 
@@ -121,8 +123,10 @@ export class CatalogRefresher {
     const source = this.deps.catalog.freshness().parts[part].source;
     const fallback = source === "api" ? "the last good answer" : source === "none" ? "no data" : `the ${source} data`;
     this.deps.metrics.catalogRefreshErrors.inc({ part });
-    this.deps.logger.warn({ part, err: error, fallback },
-      "refreshing the instance-type catalog failed; keeping what it had");
+    this.deps.logger.warn(
+      { part, err: error, fallback },
+      "refreshing the instance-type catalog failed; keeping what it had",
+    );
     for (const nodeClass of this.deps.nodeClassesInUse()) {
       this.deps.events.publish(catalogRefreshFailed(nodeClass, message, fallback));
     }
@@ -160,8 +164,10 @@ async function collectOfferings(
     try {
       offered = await deps.instanceTypes(name);
     } catch (error) {
-      deps.logger.debug({ nodeClass: name, err: error },
-        "offering metrics: the EC2NodeClass offers no instance types yet");
+      deps.logger.debug(
+        { nodeClass: name, err: error },
+        "offering metrics: the EC2NodeClass offers no instance types yet",
+      );
     }
     for (const t of offered) {
       types.set(t.name, t);

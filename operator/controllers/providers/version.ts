@@ -15,12 +15,15 @@ export interface VersionRefresher {
 }
 
 /** The singleton controller; a failed read is retried with the runtime's backoff, then every `periodMs`. */
-export function versionController(
-  o: { readonly provider: VersionRefresher; readonly periodMs?: number | undefined },
-): ControllerSpec {
+export function versionController(o: {
+  readonly provider: VersionRefresher;
+  readonly periodMs?: number | undefined;
+}): ControllerSpec {
   const periodMs = o.periodMs ?? VERSION_REFRESH_MS;
   return {
-    name: "providers.version", singleton: "version", watches: {},
+    name: "providers.version",
+    singleton: "version",
+    watches: {},
     reconcile: async () => {
       await o.provider.refresh();
       return { requeueAfter: periodMs };

@@ -8,13 +8,17 @@ class ManualTimers implements Timers {
   private at = 0;
   private seq = 0;
   private readonly pending = new Map<number, { at: number; fn: () => void }>();
-  now(): number { return this.at; }
+  now(): number {
+    return this.at;
+  }
   setTimeout(fn: () => void, ms: number): unknown {
     this.seq += 1;
     this.pending.set(this.seq, { at: this.at + ms, fn });
     return this.seq;
   }
-  clearTimeout(handle: unknown): void { this.pending.delete(handle as number); }
+  clearTimeout(handle: unknown): void {
+    this.pending.delete(handle as number);
+  }
   async advance(ms: number): Promise<void> {
     const end = this.at + ms;
     for (;;) {
@@ -30,13 +34,25 @@ class ManualTimers implements Timers {
   }
 }
 
-function setup(pollMs = 5_000): { timers: ManualTimers; batcher: Batcher; result: () => Batch | undefined | "waiting"; start: (signal?: AbortSignal) => void } {
+function setup(pollMs = 5_000): {
+  timers: ManualTimers;
+  batcher: Batcher;
+  result: () => Batch | undefined | "waiting";
+  start: (signal?: AbortSignal) => void;
+} {
   const timers = new ManualTimers();
   const batcher = new Batcher({ idleMs: 1_000, maxMs: 10_000, pollMs, timers });
   let outcome: Batch | undefined | "waiting" = "waiting";
   return {
-    timers, batcher, result: () => outcome,
-    start: (signal) => { outcome = "waiting"; void batcher.wait(signal).then((b) => { outcome = b; }); },
+    timers,
+    batcher,
+    result: () => outcome,
+    start: (signal) => {
+      outcome = "waiting";
+      void batcher.wait(signal).then((b) => {
+        outcome = b;
+      });
+    },
   };
 }
 

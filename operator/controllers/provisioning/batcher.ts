@@ -32,7 +32,11 @@ export interface BatcherOptions {
   readonly timers?: Timers;
 }
 
-interface Window { readonly ids: Set<string>; readonly openedAt: number; lastNewAt: number }
+interface Window {
+  readonly ids: Set<string>;
+  readonly openedAt: number;
+  lastNewAt: number;
+}
 
 /** Collects triggers into windows; one consumer calls wait() in a loop. */
 export class Batcher {
@@ -47,7 +51,9 @@ export class Batcher {
   }
 
   /** Whether a window is open (a trigger arrived that no wait() has consumed yet). */
-  get open(): boolean { return this.window !== undefined; }
+  get open(): boolean {
+    return this.window !== undefined;
+  }
 
   /** Records a trigger; a new id opens or extends the window, a repeated one changes nothing. */
   trigger(id: string): void {
@@ -68,13 +74,18 @@ export class Batcher {
     for (;;) {
       if (signal?.aborted === true) return undefined;
       const window = this.window;
-      const deadline = window === undefined ? undefined : Math.min(window.lastNewAt + this.o.idleMs, window.openedAt + this.o.maxMs);
+      const deadline =
+        window === undefined ? undefined : Math.min(window.lastNewAt + this.o.idleMs, window.openedAt + this.o.maxMs);
       const now = this.timers.now();
       if (window !== undefined && deadline !== undefined && now >= deadline) {
         this.window = undefined;
         return { ids: [...window.ids], openedAt: window.openedAt, closedAt: now };
       }
-      const timedOut = await this.sleep(deadline === undefined ? this.o.pollMs ?? 60_000 : deadline - now, window === undefined, signal);
+      const timedOut = await this.sleep(
+        deadline === undefined ? (this.o.pollMs ?? 60_000) : deadline - now,
+        window === undefined,
+        signal,
+      );
       if (timedOut && this.window === undefined) return undefined;
     }
   }

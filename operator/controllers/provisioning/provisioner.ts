@@ -12,10 +12,20 @@ import type { InstanceType } from "../../../policies/domain/instance-types.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Pod } from "../../core/lifecycle/objects.ts";
 import type { SimulateOptions } from "../../core/scheduling/types.ts";
-import { planProvisioning, takesPart, type NodePoolObject, type PlannedClaim, type ProvisioningPlan } from "../../core/provisioning/plan.ts";
+import {
+  planProvisioning,
+  takesPart,
+  type NodePoolObject,
+  type PlannedClaim,
+  type ProvisioningPlan,
+} from "../../core/provisioning/plan.ts";
 import { templateOf } from "../../core/provisioning/nodeclaim-template.ts";
 import {
-  failedScheduling, noCompatibleInstanceTypes, nodePoolOff, nominated, type EventRecorder,
+  failedScheduling,
+  noCompatibleInstanceTypes,
+  nodePoolOff,
+  nominated,
+  type EventRecorder,
 } from "../../observability/events.ts";
 import { minValuesRelaxed } from "../../core/metrics/nodeclaims.ts";
 import type { Metrics } from "../../observability/metrics.ts";
@@ -42,7 +52,8 @@ export interface ProvisionerDeps {
    * The NodeOverlay gate is on: the evaluated overlays (controllers/nodeoverlay/store.ts) decorate every pool's
    * types; a pool not evaluated yet sits out (Karpenter's "awaiting nodeoverlay evaluation").
    */
-  readonly overlays?: { apply(pool: string, types: readonly InstanceType[]): readonly InstanceType[] | undefined } | undefined;
+  readonly overlays?:
+    { apply(pool: string, types: readonly InstanceType[]): readonly InstanceType[] | undefined } | undefined;
 }
 
 const CONTROLLER = "provisioner";
@@ -52,11 +63,14 @@ export class Provisioner {
   private readonly deps: ProvisionerDeps;
   private retries = 0;
 
-  constructor(deps: ProvisionerDeps) { this.deps = deps; }
+  constructor(deps: ProvisionerDeps) {
+    this.deps = deps;
+  }
 
   /** A pod UID or another change that may need capacity: opens or extends the batch window. */
-  trigger(id: string): void { this.deps.batcher.trigger(id); }
-
+  trigger(id: string): void {
+    this.deps.batcher.trigger(id);
+  }
 
   /** One loop turn: wait for a batch, provision, come back at once. */
   async reconcile(signal: AbortSignal): Promise<Result> {
@@ -72,7 +86,12 @@ export class Provisioner {
   async provision(): Promise<ProvisioningPlan | undefined> {
     const view = this.deps.cluster.snapshot();
     const pending = this.deps.cluster.pendingPods();
-    if (pending.length === 0 && !view.nodeClaims.some((c) => c.metadata?.deletionTimestamp !== undefined) && !view.nodes.some((n) => n.metadata?.deletionTimestamp !== undefined)) return undefined;
+    if (
+      pending.length === 0 &&
+      !view.nodeClaims.some((c) => c.metadata?.deletionTimestamp !== undefined) &&
+      !view.nodes.some((n) => n.metadata?.deletionTimestamp !== undefined)
+    )
+      return undefined;
     const listed = performance.now();
     const instanceTypes = await this.instanceTypes(view.nodePools);
     const started = performance.now();
@@ -82,7 +101,16 @@ export class Provisioner {
     const solved = performance.now();
     this.deps.metrics.schedulingDuration.observe({ controller: CONTROLLER }, (solved - started) / 1000);
     // Karpenter's message, so log queries carry over; durations say where a slow batch spent its time.
-    if (plan.claims.length > 0) this.deps.logger.info({ pods: pending.length, nodeclaims: plan.claims.length, instanceTypesMs: Math.round(started - listed), solveMs: Math.round(solved - started) }, "computed new nodeclaim(s) to fit pod(s)");
+    if (plan.claims.length > 0)
+      this.deps.logger.info(
+        {
+          pods: pending.length,
+          nodeclaims: plan.claims.length,
+          instanceTypesMs: Math.round(started - listed),
+          solveMs: Math.round(solved - started),
+        },
+        "computed new nodeclaim(s) to fit pod(s)",
+      );
     this.deps.metrics.schedulerQueueDepth.set({ controller: CONTROLLER }, pending.length);
     this.deps.metrics.unschedulablePods.set({ controller: CONTROLLER }, plan.podErrors.length);
     await this.apply(plan);
@@ -96,7 +124,8 @@ export class Provisioner {
   private async apply(plan: ProvisioningPlan): Promise<void> {
     const results = await Promise.allSettled(plan.claims.map((c) => this.create(c)));
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
-    for (const f of failed) this.deps.logger.error({ err: f.reason }, "creating a nodeclaim failed; retrying in the next batch");
+    for (const f of failed)
+      this.deps.logger.error({ err: f.reason }, "creating a nodeclaim failed; retrying in the next batch");
     if (failed.length > 0) this.trigger(`retry/${++this.retries}`);
     for (const n of plan.nominations) {
       this.deps.events.publish(nominated(n.pod, n.target));
@@ -105,17 +134,32 @@ export class Provisioner {
     for (const e of plan.podErrors) this.deps.events.publish(failedScheduling(e.pod, e.reason));
     for (const pool of plan.incompatiblePools) this.deps.events.publish(noCompatibleInstanceTypes(pool));
     for (const h of plan.heldByOffPools) this.deps.events.publish(nodePoolOff(h.pod, h.nodePool, h.state.until));
-    if (plan.podErrors.length > 0) this.deps.logger.info({ pods: plan.podErrors.length, reason: plan.podErrors[0]?.reason }, "could not schedule pods");
+    if (plan.podErrors.length > 0)
+      this.deps.logger.info(
+        { pods: plan.podErrors.length, reason: plan.podErrors[0]?.reason },
+        "could not schedule pods",
+      );
   }
 
   private async create(planned: PlannedClaim): Promise<void> {
     const claim = await this.deps.cluster.createNodeClaim(planned.manifest);
     const name = claim.metadata?.name ?? "";
     // Karpenter's reason for a NodeClaim made for pending pods is "provisioned".
-    this.deps.metrics.nodeClaimsCreated.inc({ reason: "provisioned", nodepool: planned.nodePool,
-      min_values_relaxed: minValuesRelaxed(claim) });
+    this.deps.metrics.nodeClaimsCreated.inc({
+      reason: "provisioned",
+      nodepool: planned.nodePool,
+      min_values_relaxed: minValuesRelaxed(claim),
+    });
     for (const pod of planned.pods) this.deps.events.publish(nominated(pod, `nodeclaim/${name}`));
-    this.deps.logger.info({ nodeclaim: name, nodepool: planned.nodePool, pods: planned.pods.length, cheapest: `${planned.launch.instanceType}/${planned.launch.zone}` }, "created nodeclaim");
+    this.deps.logger.info(
+      {
+        nodeclaim: name,
+        nodepool: planned.nodePool,
+        pods: planned.pods.length,
+        cheapest: `${planned.launch.instanceType}/${planned.launch.zone}`,
+      },
+      "created nodeclaim",
+    );
   }
 }
 
@@ -124,7 +168,8 @@ export class Provisioner {
  * per EC2NodeClass; a pool whose class fails is left out.
  */
 export async function instanceTypesByPool(
-  deps: Pick<ProvisionerDeps, "cloud" | "logger" | "overlays">, pools: readonly NodePoolObject[],
+  deps: Pick<ProvisionerDeps, "cloud" | "logger" | "overlays">,
+  pools: readonly NodePoolObject[],
   include: (pool: NodePoolObject) => boolean = takesPart,
 ): Promise<Map<string, readonly InstanceType[]>> {
   const byClass = new Map<string, Promise<InstanceType[] | undefined>>();
@@ -132,10 +177,16 @@ export async function instanceTypesByPool(
   for (const pool of pools.filter(include)) {
     const className = String((templateOf(pool).spec["nodeClassRef"] as { name?: unknown } | undefined)?.name ?? "");
     if (!byClass.has(className)) {
-      byClass.set(className, deps.cloud.getInstanceTypes(className).catch((error: unknown) => {
-        deps.logger.warn({ nodeclass: className, err: error }, "listing instance types failed; its NodePools sit this batch out");
-        return undefined;
-      }));
+      byClass.set(
+        className,
+        deps.cloud.getInstanceTypes(className).catch((error: unknown) => {
+          deps.logger.warn(
+            { nodeclass: className, err: error },
+            "listing instance types failed; its NodePools sit this batch out",
+          );
+          return undefined;
+        }),
+      );
     }
     const types = await byClass.get(className);
     if (types === undefined) continue;

@@ -40,11 +40,16 @@ export function withReservedOfferings(types: readonly InstanceType[], input: Res
     const onDemand = type.offerings.find((o) => o.capacityType === "on-demand")?.pricePerHour ?? 0;
     const reserved = mine.map((r): Offering => {
       const capacity = Math.max(0, input.capacity(r.id));
-      const healthy = input.zones.has(r.availabilityZone) && r.state !== "expiring"
-        && !input.unavailable.has(reservedOfferingKey(type.name, r.availabilityZone, r.id));
+      const healthy =
+        input.zones.has(r.availabilityZone) &&
+        r.state !== "expiring" &&
+        !input.unavailable.has(reservedOfferingKey(type.name, r.availabilityZone, r.id));
       return {
-        zone: r.availabilityZone, zoneId: input.zoneIds[r.availabilityZone], capacityType: "reserved",
-        pricePerHour: onDemand / RESERVED_PRICE_DIVISOR, available: healthy && capacity > 0,
+        zone: r.availabilityZone,
+        zoneId: input.zoneIds[r.availabilityZone],
+        capacityType: "reserved",
+        pricePerHour: onDemand / RESERVED_PRICE_DIVISOR,
+        available: healthy && capacity > 0,
         reservation: { id: r.id, type: r.reservationType, interruptible: r.interruptible === true, capacity },
       };
     });

@@ -13,7 +13,10 @@ export interface CapacityReservationSelectorTerm {
 }
 
 /** A DescribeCapacityReservations filter. */
-export interface ReservationFilter { readonly name: string; readonly values: readonly string[] }
+export interface ReservationFilter {
+  readonly name: string;
+  readonly values: readonly string[];
+}
 
 /** One DescribeCapacityReservations call: by id, or by filters (always `state=active`). */
 export interface ReservationQuery {
@@ -44,8 +47,10 @@ function filtersOf(term: CapacityReservationSelectorTerm): ReservationFilter[] |
   if (tags.length === 0 && (term.instanceMatchCriteria ?? "") === "") return undefined;
   const filters: ReservationFilter[] = [ACTIVE];
   if (term.ownerID !== undefined && term.ownerID !== "") filters.push({ name: "owner-id", values: [term.ownerID] });
-  for (const [k, v] of tags) filters.push(v === "*" ? { name: "tag-key", values: [k] } : { name: `tag:${k}`, values: [v] });
-  if (term.instanceMatchCriteria !== undefined) filters.push({ name: "instance-match-criteria", values: [term.instanceMatchCriteria] });
+  for (const [k, v] of tags)
+    filters.push(v === "*" ? { name: "tag-key", values: [k] } : { name: `tag:${k}`, values: [v] });
+  if (term.instanceMatchCriteria !== undefined)
+    filters.push({ name: "instance-match-criteria", values: [term.instanceMatchCriteria] });
   return filters;
 }
 
@@ -82,17 +87,32 @@ export const CAPACITY_BLOCK_EXPIRY_MS = 40 * 60_000;
 const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** The status entry for one reservation, or why Karpenter would not use it (an unknown match criteria or type). */
-export function reservationStatus(r: Ec2Reservation, now: Date): CapacityReservationStatus | { readonly error: string } {
+export function reservationStatus(
+  r: Ec2Reservation,
+  now: Date,
+): CapacityReservationStatus | { readonly error: string } {
   if (r.instanceMatchCriteria !== "open" && r.instanceMatchCriteria !== "targeted") {
-    return { error: `capacity reservation ${r.id}: unsupported instance match criteria ${JSON.stringify(r.instanceMatchCriteria)}` };
+    return {
+      error: `capacity reservation ${r.id}: unsupported instance match criteria ${JSON.stringify(r.instanceMatchCriteria)}`,
+    };
   }
   const type = r.reservationType === undefined || r.reservationType === "" ? "default" : r.reservationType;
-  if (type !== "default" && type !== "capacity-block") return { error: `capacity reservation ${r.id}: unsupported reservation type ${JSON.stringify(type)}` };
-  const expiring = type === "capacity-block" && r.endDate !== undefined && now.getTime() >= r.endDate.getTime() - CAPACITY_BLOCK_EXPIRY_MS;
+  if (type !== "default" && type !== "capacity-block")
+    return { error: `capacity reservation ${r.id}: unsupported reservation type ${JSON.stringify(type)}` };
+  const expiring =
+    type === "capacity-block" &&
+    r.endDate !== undefined &&
+    now.getTime() >= r.endDate.getTime() - CAPACITY_BLOCK_EXPIRY_MS;
   return {
-    id: r.id, availabilityZone: r.availabilityZone, instanceType: r.instanceType, ownerID: r.ownerId,
-    instanceMatchCriteria: r.instanceMatchCriteria, reservationType: type, state: expiring ? "expiring" : "active",
-    ...(r.endDate === undefined ? {} : { endTime: rfc3339(r.endDate) }), ...(r.interruptible === true ? { interruptible: true } : {}),
+    id: r.id,
+    availabilityZone: r.availabilityZone,
+    instanceType: r.instanceType,
+    ownerID: r.ownerId,
+    instanceMatchCriteria: r.instanceMatchCriteria,
+    reservationType: type,
+    state: expiring ? "expiring" : "active",
+    ...(r.endDate === undefined ? {} : { endTime: rfc3339(r.endDate) }),
+    ...(r.interruptible === true ? { interruptible: true } : {}),
   };
 }
 
@@ -105,7 +125,8 @@ export interface ResolvedReservations {
 /** Unique by id, ended ones dropped (Karpenter's filterReservations), sorted by id, each as its status entry. */
 export function resolveReservations(found: readonly Ec2Reservation[], now: Date): ResolvedReservations {
   const byId = new Map<string, Ec2Reservation>();
-  for (const r of found) if (!byId.has(r.id) && (r.endDate === undefined || r.endDate.getTime() > now.getTime())) byId.set(r.id, r);
+  for (const r of found)
+    if (!byId.has(r.id) && (r.endDate === undefined || r.endDate.getTime() > now.getTime())) byId.set(r.id, r);
   const reservations: CapacityReservationStatus[] = [];
   const errors: string[] = [];
   for (const r of [...byId.values()].sort((a, b) => a.id.localeCompare(b.id))) {
@@ -122,6 +143,7 @@ export const RESERVATION_POLL_MS = 60_000;
 /** When to look at the reservations again: in a minute, or when the first one ends if that is sooner. */
 export function reservationRequeueMs(reservations: readonly CapacityReservationStatus[], now: Date): number {
   let next = RESERVATION_POLL_MS;
-  for (const r of reservations) if (r.endTime !== undefined) next = Math.min(next, Math.max(0, Date.parse(r.endTime) - now.getTime()));
+  for (const r of reservations)
+    if (r.endTime !== undefined) next = Math.min(next, Math.max(0, Date.parse(r.endTime) - now.getTime()));
   return next;
 }

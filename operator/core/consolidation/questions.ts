@@ -33,7 +33,10 @@ function without(snapshot: Snapshot, names: ReadonlySet<string>): Snapshot {
 /** Whether every pod of `candidates` fits on the remaining nodes (no launch). */
 export function canDelete(snapshot: Snapshot, candidates: readonly string[], options: QuestionOptions = {}): boolean {
   const names = new Set(candidates);
-  const pods = snapshot.nodes.filter((n) => names.has(n.name)).flatMap((n) => n.pods).filter((p) => options.stays?.has(p.uid) !== true);
+  const pods = snapshot.nodes
+    .filter((n) => names.has(n.name))
+    .flatMap((n) => n.pods)
+    .filter((p) => options.stays?.has(p.uid) !== true);
   return simulate(without(snapshot, names), pods, { ...options.scheduling, maxNewClaims: 0 }).podErrors.length === 0;
 }
 
@@ -46,10 +49,17 @@ export function canDelete(snapshot: Snapshot, candidates: readonly string[], opt
  */
 function mayFitOnlyOnRetry(snapshot: Snapshot, pods: readonly SimPod[]): boolean {
   if (snapshot.nodePools.some((p) => p.taints.some((t) => t.effect === "PreferNoSchedule"))) return true;
-  return pods.some((p) => p.requiredTerms.length > 1 || p.preferredTerms.length > 0 || p.preferredAffinity.length > 0
-    || p.preferredAntiAffinity.length > 0 || p.spread.length > 0 || p.affinity.length > 0
-    // Volume topology alternatives are tried one after another, like required terms (preferences.ts).
-    || (p.claims !== undefined && snapshot.volumes !== undefined));
+  return pods.some(
+    (p) =>
+      p.requiredTerms.length > 1 ||
+      p.preferredTerms.length > 0 ||
+      p.preferredAffinity.length > 0 ||
+      p.preferredAntiAffinity.length > 0 ||
+      p.spread.length > 0 ||
+      p.affinity.length > 0 ||
+      // Volume topology alternatives are tried one after another, like required terms (preferences.ts).
+      (p.claims !== undefined && snapshot.volumes !== undefined),
+  );
 }
 
 /**
@@ -66,7 +76,12 @@ export function uninitializedPlacement(snapshot: Snapshot, result: SimulationRes
 }
 
 /** Whether the pods fit on the other nodes, given the run that allowed one new node; a string: why not counted on. */
-function fitWithoutClaim(rest: Snapshot, pods: readonly SimPod[], withOne: SimulationResult, scheduling: SimulateOptions): boolean | string {
+function fitWithoutClaim(
+  rest: Snapshot,
+  pods: readonly SimPod[],
+  withOne: SimulationResult,
+  scheduling: SimulateOptions,
+): boolean | string {
   // A run that needed no new node is the delete question's run: the solver never opened a claim.
   if (withOne.newClaims.length === 0 && withOne.podErrors.length === 0) return true;
   if (!mayFitOnlyOnRetry(rest, pods)) return false;
@@ -78,7 +93,11 @@ function fitWithoutClaim(rest: Snapshot, pods: readonly SimPod[], withOne: Simul
  * Delete when the pods fit elsewhere; else replace when they fit with one new NodeClaim whose
  * options, filtered to types cheaper than the candidates' summed price, are not empty.
  */
-export function consolidate(snapshot: Snapshot, candidates: readonly string[], options: QuestionOptions = {}): ConsolidationDecision {
+export function consolidate(
+  snapshot: Snapshot,
+  candidates: readonly string[],
+  options: QuestionOptions = {},
+): ConsolidationDecision {
   const names = new Set(candidates);
   const nodes = snapshot.nodes.filter((n) => names.has(n.name));
   if (nodes.length !== names.size) return { decision: "none", reason: "a candidate is not in the snapshot" };
@@ -92,7 +111,8 @@ export function consolidate(snapshot: Snapshot, candidates: readonly string[], o
   if (typeof fit === "string") return { decision: "none", reason: fit };
   if (fit) return { decision: "delete", savingsPerHour: price };
   const claim = withOne.newClaims[0];
-  if (withOne.podErrors.length > 0 || claim === undefined) return { decision: "none", reason: withOne.podErrors[0]?.reason ?? "the pods need more than one new node" };
+  if (withOne.podErrors.length > 0 || claim === undefined)
+    return { decision: "none", reason: withOne.podErrors[0]?.reason ?? "the pods need more than one new node" };
   return cheaperReplacement(claim, price);
 }
 
@@ -100,7 +120,8 @@ export function consolidate(snapshot: Snapshot, candidates: readonly string[], o
 function cheaperReplacement(claim: PlannedNodeClaim, price: number): ConsolidationDecision {
   const reqs = Requirements.fromSelectors(claim.requirements);
   const cheaper = rankOptions(cheaperThan(claim.instanceTypes, reqs, price), reqs);
-  if (cheaper === undefined || cheaper.minValuesProblem !== undefined) return { decision: "none", reason: cheaper?.minValuesProblem ?? "no replacement is cheaper than the candidates" };
+  if (cheaper === undefined || cheaper.minValuesProblem !== undefined)
+    return { decision: "none", reason: cheaper?.minValuesProblem ?? "no replacement is cheaper than the candidates" };
   const replacement = { ...claim, instanceTypes: cheaper.types, launch: cheaper.launch };
   return { decision: "replace", replacement, savingsPerHour: price - cheaper.launch.pricePerHour };
 }

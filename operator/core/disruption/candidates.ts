@@ -38,9 +38,14 @@ const nameOf = (o: { readonly metadata?: Meta | undefined }): string => o.metada
 export { isReschedulable } from "./pod-blockers.ts";
 
 /** The hourly price of the offering a NodeClaim runs on (0 when the catalog does not know it). */
-export function runningPrice(labels: Readonly<Record<string, string>>, types: ReadonlyMap<string, InstanceType>): number {
+export function runningPrice(
+  labels: Readonly<Record<string, string>>,
+  types: ReadonlyMap<string, InstanceType>,
+): number {
   const type = types.get(labels[Label.instanceType] ?? "");
-  const offering = type?.offerings.find((o) => o.zone === labels[Label.zone] && o.capacityType === labels[Label.capacityType]);
+  const offering = type?.offerings.find(
+    (o) => o.zone === labels[Label.zone] && o.capacityType === labels[Label.capacityType],
+  );
   return offering?.pricePerHour ?? 0;
 }
 
@@ -89,17 +94,30 @@ function indexPods(pods: readonly Pod[]): Map<string, Pod[]> {
     const node = pod.spec?.nodeName ?? "";
     if (node === "") continue;
     const on = out.get(node);
-    if (on === undefined) out.set(node, [pod]); else on.push(pod);
+    if (on === undefined) out.set(node, [pod]);
+    else on.push(pod);
   }
   return out;
 }
 
-interface Context { readonly input: CandidateInput; readonly pdbs: PdbIndex; readonly podsByNode: Map<string, Pod[]>; readonly nodeByProvider: Map<string, Node> }
+interface Context {
+  readonly input: CandidateInput;
+  readonly pdbs: PdbIndex;
+  readonly podsByNode: Map<string, Pod[]>;
+  readonly nodeByProvider: Map<string, Node>;
+}
 
 function nodeBlocker(ctx: Context, claim: NodeClaim, node: Node): Skipped | undefined {
-  if (!isTrue(claim.status?.conditions, "Initialized")) return { nodeClaim: claim, node, blocker: { kind: "not-initialized", message: "node is not initialized" } };
-  if (node.metadata?.annotations?.[DO_NOT_DISRUPT] === "true") return { nodeClaim: claim, node, blocker: { kind: "do-not-disrupt", message: `node has "${DO_NOT_DISRUPT}": "true"` } };
-  if (ctx.input.nominated.has(node.metadata?.name ?? "")) return { nodeClaim: claim, node, blocker: { kind: "nominated", message: "node is nominated for a pending pod" } };
+  if (!isTrue(claim.status?.conditions, "Initialized"))
+    return { nodeClaim: claim, node, blocker: { kind: "not-initialized", message: "node is not initialized" } };
+  if (node.metadata?.annotations?.[DO_NOT_DISRUPT] === "true")
+    return {
+      nodeClaim: claim,
+      node,
+      blocker: { kind: "do-not-disrupt", message: `node has "${DO_NOT_DISRUPT}": "true"` },
+    };
+  if (ctx.input.nominated.has(node.metadata?.name ?? ""))
+    return { nodeClaim: claim, node, blocker: { kind: "nominated", message: "node is nominated for a pending pod" } };
   return undefined;
 }
 
@@ -109,7 +127,8 @@ function nodeBlocker(ctx: Context, claim: NodeClaim, node: Node): Skipped | unde
  */
 function managedNode(ctx: Context, claim: NodeClaim): { node: Node; pool: string } | undefined {
   const node = ctx.nodeByProvider.get(claim.status?.providerID ?? "");
-  if (node === undefined || deleting(claim) || deleting(node) || ctx.input.inFlight.has(nameOf(claim))) return undefined;
+  if (node === undefined || deleting(claim) || deleting(node) || ctx.input.inFlight.has(nameOf(claim)))
+    return undefined;
   const pool = node.metadata?.labels?.[Label.nodePool] ?? "";
   return ctx.input.nodePools.has(pool) ? { node, pool } : undefined;
 }
@@ -121,9 +140,17 @@ function driftOf(claim: NodeClaim): { driftReason?: string; driftedAt?: number }
 }
 
 /** Instance type, capacity type and zone from the Node's (else the NodeClaim's) labels. */
-function offeringOf(claim: NodeClaim, node: Node): { labels: Readonly<Record<string, string>>; instanceType: string; capacityType: string; zone: string } {
+function offeringOf(
+  claim: NodeClaim,
+  node: Node,
+): { labels: Readonly<Record<string, string>>; instanceType: string; capacityType: string; zone: string } {
   const labels: Readonly<Record<string, string>> = { ...claim.metadata?.labels, ...node.metadata?.labels };
-  return { labels, instanceType: labels[Label.instanceType] ?? "", capacityType: labels[Label.capacityType] ?? "", zone: labels[Label.zone] ?? "" };
+  return {
+    labels,
+    instanceType: labels[Label.instanceType] ?? "",
+    capacityType: labels[Label.capacityType] ?? "",
+    zone: labels[Label.zone] ?? "",
+  };
 }
 
 function emptyAfterPassed(ctx: Context, claim: NodeClaim, pool: string): boolean {
@@ -142,8 +169,14 @@ function candidateOf(ctx: Context, claim: NodeClaim): Candidate | Skipped | unde
   const pods = bound.filter(isReschedulable);
   const { labels, ...offering } = offeringOf(claim, node);
   return {
-    nodeClaim: claim, node, name: nameOf(claim), nodeName, nodePool: pool, ...offering,
-    pricePerHour: runningPrice(labels, ctx.input.types), pods,
+    nodeClaim: claim,
+    node,
+    name: nameOf(claim),
+    nodeName,
+    nodePool: pool,
+    ...offering,
+    pricePerHour: runningPrice(labels, ctx.input.types),
+    pods,
     createdAt: timeMs(claim.metadata?.creationTimestamp) ?? ctx.input.now,
     consolidatable: isTrue(claim.status?.conditions, "Consolidatable"),
     emptyAfterPassed: emptyAfterPassed(ctx, claim, pool),
@@ -158,15 +191,20 @@ function candidateOf(ctx: Context, claim: NodeClaim): Candidate | Skipped | unde
 /** Every candidate, and every NodeClaim held back with its blocker. */
 export function findCandidates(input: CandidateInput): { candidates: Candidate[]; blocked: Skipped[] } {
   const ctx: Context = {
-    input, pdbs: new PdbIndex(input.pdbs), podsByNode: indexPods(input.pods),
-    nodeByProvider: new Map(input.nodes.filter((n) => (n.spec?.providerID ?? "") !== "").map((n) => [n.spec?.providerID ?? "", n])),
+    input,
+    pdbs: new PdbIndex(input.pdbs),
+    podsByNode: indexPods(input.pods),
+    nodeByProvider: new Map(
+      input.nodes.filter((n) => (n.spec?.providerID ?? "") !== "").map((n) => [n.spec?.providerID ?? "", n]),
+    ),
   };
   const candidates: Candidate[] = [];
   const blocked: Skipped[] = [];
   for (const claim of input.nodeClaims) {
     const result = candidateOf(ctx, claim);
     if (result === undefined) continue;
-    if ("blocker" in result) blocked.push(result); else candidates.push(result);
+    if ("blocker" in result) blocked.push(result);
+    else candidates.push(result);
   }
   return { candidates, blocked };
 }

@@ -45,11 +45,25 @@ const RESERVED_NAMESPACE = "";
 
 function reserved(node: string, pods: readonly SimPod[]): SimPod[] {
   if (pods.length === 0) return [];
-  return [{
-    uid: `kerf.dev/reserved/${node}`, name: `${node}-reserved`, namespace: RESERVED_NAMESPACE, labels: {},
-    requests: addResources(...pods.map((p) => p.requests)), nodeSelector: {}, requiredTerms: [], preferredTerms: [], tolerations: [],
-    spread: [], affinity: [], antiAffinity: [], preferredAffinity: [], preferredAntiAffinity: [], hostPorts: [],
-  }];
+  return [
+    {
+      uid: `kerf.dev/reserved/${node}`,
+      name: `${node}-reserved`,
+      namespace: RESERVED_NAMESPACE,
+      labels: {},
+      requests: addResources(...pods.map((p) => p.requests)),
+      nodeSelector: {},
+      requiredTerms: [],
+      preferredTerms: [],
+      tolerations: [],
+      spread: [],
+      affinity: [],
+      antiAffinity: [],
+      preferredAffinity: [],
+      preferredAntiAffinity: [],
+      hostPorts: [],
+    },
+  ];
 }
 
 /**
@@ -90,7 +104,13 @@ function keysOf(pods: Iterable<SimPod>): Set<string> {
   const out = new Set<string>();
   for (const p of pods) {
     for (const s of p.spread) out.add(s.topologyKey);
-    for (const t of [...p.affinity, ...p.antiAffinity, ...p.preferredAffinity.map((w) => w.term), ...p.preferredAntiAffinity.map((w) => w.term)]) out.add(t.topologyKey);
+    for (const t of [
+      ...p.affinity,
+      ...p.antiAffinity,
+      ...p.preferredAffinity.map((w) => w.term),
+      ...p.preferredAntiAffinity.map((w) => w.term),
+    ])
+      out.add(t.topologyKey);
   }
   out.delete(Label.hostname);
   return out;
@@ -100,7 +120,12 @@ function keysOf(pods: Iterable<SimPod>): Set<string> {
 function termsOf(pods: readonly SimPod[]): Term[] {
   return pods.flatMap((p) => [
     ...p.spread.map((s) => ({ namespaces: [p.namespace], selector: s.selector })),
-    ...[...p.affinity, ...p.antiAffinity, ...p.preferredAffinity.map((w) => w.term), ...p.preferredAntiAffinity.map((w) => w.term)],
+    ...[
+      ...p.affinity,
+      ...p.antiAffinity,
+      ...p.preferredAffinity.map((w) => w.term),
+      ...p.preferredAntiAffinity.map((w) => w.term),
+    ],
   ]);
 }
 
@@ -141,7 +166,8 @@ export class CompactSnapshot {
   private reach(term: Term): Iterable<number> {
     const first = Object.entries(term.selector.matchLabels ?? {})[0];
     const sets = this.namespacesOf(term).map((ns) =>
-      (first === undefined ? this.byNamespace.get(ns) : this.byLabel.get(labelKey(ns, first[0], first[1]))));
+      first === undefined ? this.byNamespace.get(ns) : this.byLabel.get(labelKey(ns, first[0], first[1])),
+    );
     return new Set(sets.flatMap((s) => [...(s ?? [])]));
   }
 
@@ -165,7 +191,11 @@ export class CompactSnapshot {
       const rest = part.folded.filter((p) => !visible.has(p));
       return { ...part.node, pods: [...part.kept, ...visible, ...reserved(part.node.name, rest)] };
     });
-    const keys = new Set([...this.keptKeys, ...keysOf(moving), ...keysOf([...selected.values()].flatMap((v) => [...v]))]);
+    const keys = new Set([
+      ...this.keptKeys,
+      ...keysOf(moving),
+      ...keysOf([...selected.values()].flatMap((v) => [...v])),
+    ]);
     const out = this.withoutUnreachable(nodes, { candidates, selected, moving, keys });
     return { ...this.snapshot, nodes: out };
   }
@@ -173,9 +203,16 @@ export class CompactSnapshot {
   /** `nodes` less the staying nodes no moving pod fits on, except one per topology key and domain. */
   private withoutUnreachable(nodes: readonly ExistingNode[], q: Question): ExistingNode[] {
     const requests = requestsOf(q.moving);
-    const noneFits = (free: ResourceList): boolean => noRoom(requests.least, free) || requests.each.every((r) => noRoom(r, free));
-    const droppable = this.parts.map((part, i) => !q.candidates.has(part.node.name) && part.kept.length === 0 && !q.selected.has(i)
-      && !this.limitedPools.has(part.node.nodePool ?? "") && noneFits(part.free));
+    const noneFits = (free: ResourceList): boolean =>
+      noRoom(requests.least, free) || requests.each.every((r) => noRoom(r, free));
+    const droppable = this.parts.map(
+      (part, i) =>
+        !q.candidates.has(part.node.name) &&
+        part.kept.length === 0 &&
+        !q.selected.has(i) &&
+        !this.limitedPools.has(part.node.nodePool ?? "") &&
+        noneFits(part.free),
+    );
     const view = filterView(q.moving);
     const keys = [...q.keys];
     // Hundreds of questions per pass each look at every node: a node's domains are computed at most once

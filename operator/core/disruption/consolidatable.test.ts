@@ -1,7 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { NodeClaim } from "../lifecycle/objects.ts";
-import { consolidatableDecision, consolidateAfterOf, justConsolidatable, shouldRecordPodEvent } from "./consolidatable.ts";
+import {
+  consolidatableDecision,
+  consolidateAfterOf,
+  justConsolidatable,
+  shouldRecordPodEvent,
+} from "./consolidatable.ts";
 
 const T0 = Date.parse("2026-11-25T12:00:00Z");
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -11,7 +16,9 @@ function claim(o: { initializedAt?: number; lastPodEvent?: number; consolidatabl
     status: {
       ...(o.lastPodEvent === undefined ? {} : { lastPodEventTime: iso(o.lastPodEvent) }),
       conditions: [
-        ...(o.initializedAt === undefined ? [] : [{ type: "Initialized", status: "True", lastTransitionTime: iso(o.initializedAt) }]),
+        ...(o.initializedAt === undefined
+          ? []
+          : [{ type: "Initialized", status: "True", lastTransitionTime: iso(o.initializedAt) }]),
         ...(o.consolidatable === true ? [{ type: "Consolidatable", status: "True" }] : []),
       ],
     },
@@ -21,11 +28,38 @@ function claim(o: { initializedAt?: number; lastPodEvent?: number; consolidatabl
 void describe("the Consolidatable condition", () => {
   const cases = [
     { name: "not initialized: nothing", c: claim(), after: 0, want: "none" },
-    { name: "consolidateAfter passed since initialization", c: claim({ initializedAt: T0 - 60_000 }), after: 30_000, want: "set" },
-    { name: "a recent pod event restarts the clock", c: claim({ initializedAt: T0 - 60_000, lastPodEvent: T0 - 10_000 }), after: 30_000, want: "none", requeue: 20_000 },
-    { name: "a recent pod event clears a True condition", c: claim({ initializedAt: T0 - 60_000, lastPodEvent: T0 - 10_000, consolidatable: true }), after: 30_000, want: "clear", requeue: 20_000 },
-    { name: "Never clears it", c: claim({ initializedAt: T0 - 60_000, consolidatable: true }), after: "Never" as const, want: "clear" },
-    { name: "already True: nothing to write", c: claim({ initializedAt: T0 - 60_000, consolidatable: true }), after: 0, want: "none" },
+    {
+      name: "consolidateAfter passed since initialization",
+      c: claim({ initializedAt: T0 - 60_000 }),
+      after: 30_000,
+      want: "set",
+    },
+    {
+      name: "a recent pod event restarts the clock",
+      c: claim({ initializedAt: T0 - 60_000, lastPodEvent: T0 - 10_000 }),
+      after: 30_000,
+      want: "none",
+      requeue: 20_000,
+    },
+    {
+      name: "a recent pod event clears a True condition",
+      c: claim({ initializedAt: T0 - 60_000, lastPodEvent: T0 - 10_000, consolidatable: true }),
+      after: 30_000,
+      want: "clear",
+      requeue: 20_000,
+    },
+    {
+      name: "Never clears it",
+      c: claim({ initializedAt: T0 - 60_000, consolidatable: true }),
+      after: "Never" as const,
+      want: "clear",
+    },
+    {
+      name: "already True: nothing to write",
+      c: claim({ initializedAt: T0 - 60_000, consolidatable: true }),
+      after: 0,
+      want: "none",
+    },
   ];
   for (const c of cases) {
     void it(`${c.name}`, () => {
@@ -51,7 +85,9 @@ void describe("the Consolidatable condition", () => {
 void describe("a fresh Consolidatable transition (triggers a disruption pass)", () => {
   void it("is news for 5 s after the transition, and only when True", () => {
     const at = (status: string, ms: number | undefined): NodeClaim => ({
-      status: { conditions: [{ type: "Consolidatable", status, ...(ms === undefined ? {} : { lastTransitionTime: iso(ms) }) }] },
+      status: {
+        conditions: [{ type: "Consolidatable", status, ...(ms === undefined ? {} : { lastTransitionTime: iso(ms) }) }],
+      },
     });
     const cases: [string, NodeClaim, boolean][] = [
       ["just turned True", at("True", T0 - 1_000), true],

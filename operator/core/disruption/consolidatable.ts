@@ -16,21 +16,30 @@ export type ConsolidatableDecision =
   | { readonly action: "clear"; readonly requeueAfterMs?: number };
 
 /** The pool's consolidateAfter in ms, "Never", or undefined when unreadable (then nothing changes). */
-export function consolidateAfterOf(pool: { readonly spec?: Readonly<Record<string, unknown>> | undefined }): number | typeof NEVER | undefined {
+export function consolidateAfterOf(pool: {
+  readonly spec?: Readonly<Record<string, unknown>> | undefined;
+}): number | typeof NEVER | undefined {
   const disruption = (pool.spec?.["disruption"] ?? {}) as { consolidateAfter?: unknown };
   // kerf's webhook defaults an absent value to 0s, as Karpenter's newest CRDs do.
   return tryParseDuration(disruption.consolidateAfter ?? "0s");
 }
 
 /** What the Consolidatable condition should be at `now`. */
-export function consolidatableDecision(claim: NodeClaim, consolidateAfter: number | typeof NEVER | undefined, now: number): ConsolidatableDecision {
+export function consolidatableDecision(
+  claim: NodeClaim,
+  consolidateAfter: number | typeof NEVER | undefined,
+  now: number,
+): ConsolidatableDecision {
   const conditions = claim.status?.conditions;
   const current = findCondition(conditions, "Consolidatable");
   const initialized = findCondition(conditions, "Initialized");
   if (consolidateAfter === undefined || initialized?.status !== "True") return { action: "none" };
   if (consolidateAfter === NEVER) return current === undefined ? { action: "none" } : { action: "clear" };
   const left = quietSince(claim, initialized) + consolidateAfter - now;
-  if (left <= 0) return current?.status === "True" ? { action: "none" } : { action: "set", condition: { type: "Consolidatable", status: "True", reason: "Consolidatable" } };
+  if (left <= 0)
+    return current?.status === "True"
+      ? { action: "none" }
+      : { action: "set", condition: { type: "Consolidatable", status: "True", reason: "Consolidatable" } };
   return current === undefined ? { action: "none", requeueAfterMs: left } : { action: "clear", requeueAfterMs: left };
 }
 
@@ -55,7 +64,9 @@ export function quietSince(claim: NodeClaim, initialized: Condition): number {
  * moves no pod onto such a node: it is receiving work.
  */
 export function underConsolidateAfter(
-  claim: NodeClaim, consolidateAfter: number | typeof NEVER | undefined, now: number,
+  claim: NodeClaim,
+  consolidateAfter: number | typeof NEVER | undefined,
+  now: number,
 ): boolean {
   if (typeof consolidateAfter !== "number" || consolidateAfter <= 0) return false;
   const initialized = findCondition(claim.status?.conditions, "Initialized");

@@ -6,10 +6,14 @@ import { planDisruption } from "./plan.ts";
 
 const SPOT = { key: "karpenter.sh/capacity-type", operator: "In", values: ["spot"] };
 const THREE = {
-  key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.2xlarge", "r5.2xlarge", "r5.xlarge"],
+  key: "node.kubernetes.io/instance-type",
+  operator: "In",
+  values: ["m5.2xlarge", "r5.2xlarge", "r5.xlarge"],
 };
 const family = (values: string[]): Record<string, unknown> => ({
-  key: "karpenter.k8s.aws/instance-family", operator: "In", values,
+  key: "karpenter.k8s.aws/instance-family",
+  operator: "In",
+  values,
 });
 const capacityOf = (p: ReturnType<typeof planDisruption>): readonly string[] | undefined =>
   p.command?.replacements[0]?.requirements.find((r) => r.key === "karpenter.sh/capacity-type")?.values;
@@ -18,8 +22,9 @@ const capacityOf = (p: ReturnType<typeof planDisruption>): readonly string[] | u
 function zonalSpot(factor: number): InstanceType[] {
   return TYPES.map((t) => ({
     ...t,
-    offerings: t.offerings.map((o) => (o.capacityType === "spot" && o.zone === "us-east-1b"
-      ? { ...o, pricePerHour: o.pricePerHour * factor } : o)),
+    offerings: t.offerings.map((o) =>
+      o.capacityType === "spot" && o.zone === "us-east-1b" ? { ...o, pricePerHour: o.pricePerHour * factor } : o,
+    ),
   }));
 }
 
@@ -83,7 +88,10 @@ void describe("destinations that are not initialized (review S12)", () => {
     const ready = machine("c", { pool: p, consolidatable: false, pods: 1 });
     const plan = planDisruption(input(view([booting, ready, machine("a", { pool: p, pods: 2 })], [p])));
     assert.equal(plan.command?.decision, "delete");
-    assert.deepEqual(plan.command?.candidates.map((c) => c.name), ["a"]);
+    assert.deepEqual(
+      plan.command?.candidates.map((c) => c.name),
+      ["a"],
+    );
   });
 });
 
@@ -93,7 +101,8 @@ void describe("terminating StatefulSet pods (review S13)", () => {
     const pods = m.pods.map((pod) => ({
       ...pod,
       metadata: {
-        ...pod.metadata, deletionTimestamp: NOW.toISOString(),
+        ...pod.metadata,
+        deletionTimestamp: NOW.toISOString(),
         ownerReferences: [{ apiVersion: "apps/v1", kind: "StatefulSet", name: "web", uid: "web", controller: true }],
       },
     }));
@@ -122,11 +131,17 @@ void describe("the Balanced consolidation policy (Karpenter's EvaluateBalancedMo
   const cases = [
     {
       why: "a 5.7% saving for 2 of the pool's 16 disruption units (12.5%) is rejected",
-      a: "m5.large", bPods: 13, bMemory: "512Mi", want: undefined,
+      a: "m5.large",
+      bPods: 13,
+      bMemory: "512Mi",
+      want: undefined,
     },
     {
       why: "a 62% saving for 2 of the pool's 5 disruption units (40%) passes",
-      a: "m5.2xlarge", bPods: 2, bMemory: "1Gi", want: "replace",
+      a: "m5.2xlarge",
+      bPods: 2,
+      bMemory: "1Gi",
+      want: "replace",
     },
   ];
   for (const c of cases) {
@@ -159,11 +174,15 @@ void describe("candidates consolidation cannot price (Karpenter's consolidation 
   };
   const cases = [
     {
-      why: "instance type is not among its NodePool's", a: machine("a", { pool: p, pods: 1 }),
-      types: TYPES.filter((t) => t.name !== "m5.large"), message: 'Instance Type "m5.large" not found',
+      why: "instance type is not among its NodePool's",
+      a: machine("a", { pool: p, pods: 1 }),
+      types: TYPES.filter((t) => t.name !== "m5.large"),
+      message: 'Instance Type "m5.large" not found',
     },
     {
-      why: "Node has no zone label", a: withoutZone(machine("a", { pool: p, pods: 1 })), types: TYPES,
+      why: "Node has no zone label",
+      a: withoutZone(machine("a", { pool: p, pods: 1 })),
+      types: TYPES,
       message: 'Node does not have label "topology.kubernetes.io/zone"',
     },
   ];
@@ -171,8 +190,9 @@ void describe("candidates consolidation cannot price (Karpenter's consolidation 
     void it(`leaves a node whose ${c.why}, and says so`, () => {
       const plan = planDisruption(input(cluster(c.a), { instanceTypes: new Map([["default", c.types]]) }));
       assert.equal(plan.command, undefined);
-      const said = plan.unconsolidatable.some((s) => s.nodeClaim.metadata?.name === "a"
-        && s.blocker.message === c.message);
+      const said = plan.unconsolidatable.some(
+        (s) => s.nodeClaim.metadata?.name === "a" && s.blocker.message === c.message,
+      );
       assert.ok(said);
     });
   }
@@ -186,7 +206,10 @@ void describe("static NodePools (review S17f)", () => {
     const machines = [machine("a", { pool: fixed }), drifted];
     const plan = planDisruption(input(view(machines, [fixed])));
     assert.equal(plan.command?.method, "static-drift");
-    assert.deepEqual(plan.command?.candidates.map((c) => c.name), ["b"]);
+    assert.deepEqual(
+      plan.command?.candidates.map((c) => c.name),
+      ["b"],
+    );
     assert.deepEqual(plan.eligible, { Empty: 0, Drifted: 1, Underutilized: 0, KerfScheduledOff: 0 });
     const kept = [machine("a", { pool: fixed }), machine("c", { pool: fixed, pods: 1 })];
     const undrifted = planDisruption(input(view(kept, [fixed])));
@@ -200,11 +223,13 @@ void describe("empty nodes (Karpenter's Candidate.IsEmpty, review S17a)", () => 
   const cases = [
     { why: "a pod-deletion-cost of -2^27", annotations: { [DELETION_COST]: "-134217728" }, want: "emptiness" },
     {
-      why: "a karpenter.sh/disruption-cost of -2^27", annotations: { "karpenter.sh/disruption-cost": "-134217728" },
+      why: "a karpenter.sh/disruption-cost of -2^27",
+      annotations: { "karpenter.sh/disruption-cost": "-134217728" },
       want: "emptiness",
     },
     {
-      why: "a pod-deletion-cost of -2^26 (still worth moving)", annotations: { [DELETION_COST]: "-67108864" },
+      why: "a pod-deletion-cost of -2^26 (still worth moving)",
+      annotations: { [DELETION_COST]: "-67108864" },
       want: undefined,
     },
   ];
@@ -228,7 +253,8 @@ void describe("spot-to-spot truncation with minValues (review S9, consolidation.
     const fake = (i: number, family: string): InstanceType => {
       const name = `${family}.t${i}`;
       const labels = { ...base.labels, "node.kubernetes.io/instance-type": name, [FAMILY]: family };
-      const offerings = base.offerings.filter((o) => o.capacityType === "spot")
+      const offerings = base.offerings
+        .filter((o) => o.capacityType === "spot")
         .map((o) => ({ ...o, pricePerHour: 0.001 * (i + 1) }));
       return { ...base, name, labels, offerings };
     };

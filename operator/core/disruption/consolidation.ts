@@ -20,11 +20,19 @@ import type { Candidate } from "./types.ts";
 export const SPOT_TO_SPOT_MIN_TYPES = 15;
 
 export type Evaluation =
-  | { readonly ok: true; readonly decision: "delete" | "replace"; readonly replacement?: PlannedNodeClaim; readonly savingsPerHour: number }
+  | {
+      readonly ok: true;
+      readonly decision: "delete" | "replace";
+      readonly replacement?: PlannedNodeClaim;
+      readonly savingsPerHour: number;
+    }
   | { readonly ok: false; readonly reason: string };
 
 /** A NodePool's totals for Balanced scoring: hourly price and RescheduleDisruptionCost of all its nodes. */
-export interface PoolTotals { readonly price: number; readonly cost: number }
+export interface PoolTotals {
+  readonly price: number;
+  readonly cost: number;
+}
 
 /** What every evaluation in a pass shares. */
 export interface EvaluationContext {
@@ -52,12 +60,30 @@ const hasOffering = (types: readonly InstanceType[], reqs: Requirements, capacit
   return types.some((t) => cheapestOffering(t, pinned) !== undefined);
 };
 
-function pinned(replacement: PlannedNodeClaim, reqs: Requirements, ceiling: number, keep: number | undefined): PlannedNodeClaim | string {
+function pinned(
+  replacement: PlannedNodeClaim,
+  reqs: Requirements,
+  ceiling: number,
+  keep: number | undefined,
+): PlannedNodeClaim | string {
   const spot = reqs.with(Requirement.in(Label.capacityType, ["spot"]));
   const cheaper = cheaperThan(replacement.instanceTypes, spot, ceiling);
   const ranked = rankOptions(cheaper, spot, keep);
-  if (ranked === undefined || ranked.minValuesProblem !== undefined) return ranked?.minValuesProblem ?? "no spot replacement is cheaper than the candidates";
-  return { ...replacement, requirements: spot.with(Requirement.in(Label.instanceType, ranked.types.map((t) => t.name))).toSelectors(), instanceTypes: ranked.types, launch: ranked.launch };
+  if (ranked === undefined || ranked.minValuesProblem !== undefined)
+    return ranked?.minValuesProblem ?? "no spot replacement is cheaper than the candidates";
+  return {
+    ...replacement,
+    requirements: spot
+      .with(
+        Requirement.in(
+          Label.instanceType,
+          ranked.types.map((t) => t.name),
+        ),
+      )
+      .toSelectors(),
+    instanceTypes: ranked.types,
+    launch: ranked.launch,
+  };
 }
 
 /**
@@ -67,7 +93,8 @@ function pinned(replacement: PlannedNodeClaim, reqs: Requirements, ceiling: numb
 function spotToSpotOff(ctx: EvaluationContext, candidates: readonly Candidate[]): string | undefined {
   for (const c of candidates) {
     const pool = ctx.spotToSpotPools.get(c.nodePool);
-    if (pool === false) return `spot nodes are only deleted, not replaced: NodePool ${c.nodePool} has ${SPOT_TO_SPOT_ANNOTATION}: "false"`;
+    if (pool === false)
+      return `spot nodes are only deleted, not replaced: NodePool ${c.nodePool} has ${SPOT_TO_SPOT_ANNOTATION}: "false"`;
     if (pool === undefined && !ctx.spotToSpot) {
       return `spot nodes are only deleted, not replaced, unless the SpotToSpotConsolidation feature gate is on (or NodePool ${c.nodePool} has ${SPOT_TO_SPOT_ANNOTATION}: "true")`;
     }
@@ -85,7 +112,8 @@ function typesForMinValues(types: readonly InstanceType[], reqs: Requirements): 
   let hi = types.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (typesMinValuesGap(types.slice(0, mid), reqs) === undefined) hi = mid; else lo = mid + 1;
+    if (typesMinValuesGap(types.slice(0, mid), reqs) === undefined) hi = mid;
+    else lo = mid + 1;
   }
   return hi;
 }
@@ -99,7 +127,12 @@ function typesForMinValues(types: readonly InstanceType[], reqs: Requirements): 
  * has no "own type among the 15 cheapest" check: worst-price filtering keeps the candidate's own type out
  * unless it is cheaper wherever the replacement may land (review S17c).
  */
-function spotToSpot(ctx: EvaluationContext, candidates: readonly Candidate[], replacement: PlannedNodeClaim, price: number): PlannedNodeClaim | string {
+function spotToSpot(
+  ctx: EvaluationContext,
+  candidates: readonly Candidate[],
+  replacement: PlannedNodeClaim,
+  price: number,
+): PlannedNodeClaim | string {
   const off = spotToSpotOff(ctx, candidates);
   if (off !== undefined) return off;
   const reqs = Requirements.fromSelectors(replacement.requirements);
@@ -126,16 +159,37 @@ function withoutSameType(candidates: readonly Candidate[], replacement: PlannedN
   const ceiling = Math.min(...same.map((c) => c.pricePerHour));
   const reqs = Requirements.fromSelectors(replacement.requirements);
   const ranked = rankOptions(cheaperThan(replacement.instanceTypes, reqs, ceiling), reqs);
-  if (ranked === undefined || ranked.minValuesProblem !== undefined) return "the only replacements are the candidates' own instance types";
-  return { ...replacement, requirements: reqs.with(Requirement.in(Label.instanceType, ranked.types.map((t) => t.name))).toSelectors(), instanceTypes: ranked.types, launch: ranked.launch };
+  if (ranked === undefined || ranked.minValuesProblem !== undefined)
+    return "the only replacements are the candidates' own instance types";
+  return {
+    ...replacement,
+    requirements: reqs
+      .with(
+        Requirement.in(
+          Label.instanceType,
+          ranked.types.map((t) => t.name),
+        ),
+      )
+      .toSelectors(),
+    instanceTypes: ranked.types,
+    launch: ranked.launch,
+  };
 }
 
 /** Applies the capacity-type rules to a cheaper replacement; a string says why there is none. */
-function capacityRules(ctx: EvaluationContext, candidates: readonly Candidate[], replacement: PlannedNodeClaim, price: number): PlannedNodeClaim | string {
+function capacityRules(
+  ctx: EvaluationContext,
+  candidates: readonly Candidate[],
+  replacement: PlannedNodeClaim,
+  price: number,
+): PlannedNodeClaim | string {
   const reqs = Requirements.fromSelectors(replacement.requirements);
   const spot = hasOffering(replacement.instanceTypes, reqs, "spot");
-  if (candidates.every((c) => c.capacityType === "spot") && spot) return spotToSpot(ctx, candidates, replacement, price);
-  return spot && hasOffering(replacement.instanceTypes, reqs, "on-demand") ? pinned(replacement, reqs, price, undefined) : replacement;
+  if (candidates.every((c) => c.capacityType === "spot") && spot)
+    return spotToSpot(ctx, candidates, replacement, price);
+  return spot && hasOffering(replacement.instanceTypes, reqs, "on-demand")
+    ? pinned(replacement, reqs, price, undefined)
+    : replacement;
 }
 
 /** Karpenter's BalancedK: a move passes when its savings share is at least 1/K of its disruption share. */
@@ -146,7 +200,11 @@ const BALANCED_K = 2;
  * cost caused. A pool without cost or disruption to normalise against, or a move that saves nothing,
  * scores 0; a move that disrupts nothing scores Infinity.
  */
-interface Score { readonly saved: number; readonly disrupted: number; readonly score: number }
+interface Score {
+  readonly saved: number;
+  readonly disrupted: number;
+  readonly score: number;
+}
 
 function balancedScore(savings: number, disruption: number, totals: PoolTotals | undefined): Score {
   if (totals === undefined || totals.price <= 0 || totals.cost <= 0) return { saved: 0, disrupted: 0, score: 0 };
@@ -160,7 +218,11 @@ function balancedScore(savings: number, disruption: number, totals: PoolTotals |
  * candidates' RescheduleDisruptionCost against the pool's totals (totals over all its nodes), with the
  * savings split by the pools' shares of the candidates' price; every Balanced pool must approve.
  */
-function balancedRejects(ctx: EvaluationContext, candidates: readonly Candidate[], savings: number): string | undefined {
+function balancedRejects(
+  ctx: EvaluationContext,
+  candidates: readonly Candidate[],
+  savings: number,
+): string | undefined {
   const byPool = new Map<string, Candidate[]>();
   for (const c of candidates) byPool.set(c.nodePool, [...(byPool.get(c.nodePool) ?? []), c]);
   const source = candidates.reduce((s, c) => s + c.pricePerHour, 0);
@@ -171,8 +233,10 @@ function balancedRejects(ctx: EvaluationContext, candidates: readonly Candidate[
     const disruption = members.reduce((s, c) => s + c.rescheduleCost, 0);
     const { saved, disrupted, score } = balancedScore(share, disruption, ctx.poolTotals.get(pool));
     if (score >= 1 / BALANCED_K) continue;
-    return `Balanced policy: saves ${(saved * 100).toFixed(1)}% of NodePool ${pool}'s cost for `
-      + `${(disrupted * 100).toFixed(1)}% of its disruption (needs at least 1/${BALANCED_K})`;
+    return (
+      `Balanced policy: saves ${(saved * 100).toFixed(1)}% of NodePool ${pool}'s cost for ` +
+      `${(disrupted * 100).toFixed(1)}% of its disruption (needs at least 1/${BALANCED_K})`
+    );
   }
   return undefined;
 }
@@ -207,7 +271,10 @@ export function unpriceable(ctx: EvaluationContext, c: Candidate): string | unde
 /** Delete, replace or why not, for this set of candidates. */
 export function evaluate(ctx: EvaluationContext, candidates: readonly Candidate[]): Evaluation {
   const names = new Set(candidates.map((c) => c.nodeName));
-  const moving = ctx.snapshot.nodes.filter((n) => names.has(n.name)).flatMap((n) => n.pods).filter((p) => !ctx.stays.has(p.uid));
+  const moving = ctx.snapshot.nodes
+    .filter((n) => names.has(n.name))
+    .flatMap((n) => n.pods)
+    .filter((p) => !ctx.stays.has(p.uid));
   // A consolidation simulation: nodes under their consolidateAfter take none of the candidates' pods.
   const scheduling = { ...ctx.scheduling, consolidationSimulation: true };
   const result = consolidate(ctx.compact.forCandidates(names, moving), [...names], { stays: ctx.stays, scheduling });
@@ -223,5 +290,7 @@ export function evaluate(ctx: EvaluationContext, candidates: readonly Candidate[
   const savingsPerHour = price - (replacement?.launch.pricePerHour ?? 0);
   const rejected = balancedRejects(ctx, candidates, savingsPerHour);
   if (rejected !== undefined) return { ok: false, reason: rejected };
-  return replacement === undefined ? { ok: true, decision: "delete", savingsPerHour } : { ok: true, decision: "replace", replacement, savingsPerHour };
+  return replacement === undefined
+    ? { ok: true, decision: "delete", savingsPerHour }
+    : { ok: true, decision: "replace", replacement, savingsPerHour };
 }

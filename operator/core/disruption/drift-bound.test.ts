@@ -46,8 +46,16 @@ void describe("single-node consolidation's resume point", () => {
     const first = planDisruption({ ...input(view(machines)), maxSingleNodeEvaluations: 2 });
     const looked = (p: ReturnType<typeof planDisruption>): (string | undefined)[] =>
       p.unconsolidatable.filter((s) => s.blocker.kind === "unconsolidatable").map((s) => s.nodeClaim.metadata?.name);
-    const second = planDisruption({ ...input(view(machines)), maxSingleNodeEvaluations: 2, resumeAfter: first.resumeAfter });
+    const second = planDisruption({
+      ...input(view(machines)),
+      maxSingleNodeEvaluations: 2,
+      resumeAfter: first.resumeAfter,
+    });
     assert.equal(first.command, undefined);
-    assert.deepEqual([...looked(first), ...looked(second)].sort(), ["a", "b", "c", "d"], "two passes of two cover all four");
+    assert.deepEqual(
+      [...looked(first), ...looked(second)].sort(),
+      ["a", "b", "c", "d"],
+      "two passes of two cover all four",
+    );
   });
 });

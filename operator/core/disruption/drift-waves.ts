@@ -40,8 +40,11 @@ export interface DriftWaves extends WavePosition {
 const drifted = (c: NodeClaim): boolean => isTrue(c.status?.conditions, "Drifted");
 
 function driftedAt(c: NodeClaim): number {
-  return timeMs(findCondition(c.status?.conditions, "Drifted")?.lastTransitionTime)
-    ?? timeMs(c.metadata?.creationTimestamp) ?? 0;
+  return (
+    timeMs(findCondition(c.status?.conditions, "Drifted")?.lastTransitionTime) ??
+    timeMs(c.metadata?.creationTimestamp) ??
+    0
+  );
 }
 
 /** The pool's rollout in waves, or undefined when the pool does not ask for waves or nothing is drifted. */
@@ -58,25 +61,35 @@ export function driftWaves(input: WaveInput): DriftWaves | undefined {
   }
   const settled = (c: NodeClaim): boolean => {
     const node = nodeOf.get(c.status?.providerID ?? "");
-    if (!isTrue(c.status?.conditions, "Initialized") || node === undefined || !isTrue(node.status?.conditions, "Ready")) {
+    if (
+      !isTrue(c.status?.conditions, "Initialized") ||
+      node === undefined ||
+      !isTrue(node.status?.conditions, "Ready")
+    ) {
       return false;
     }
     const pods = podsOn.get(node.metadata?.name ?? "") ?? [];
     return pods.every((p) => ["Running", "Succeeded", "Failed"].includes(p.status?.phase ?? ""));
   };
   const started = (c: NodeClaim): boolean => {
-    if (c.metadata?.deletionTimestamp !== undefined || input.inFlight?.has(c.metadata?.name ?? "") === true) return true;
+    if (c.metadata?.deletionTimestamp !== undefined || input.inFlight?.has(c.metadata?.name ?? "") === true)
+      return true;
     const taints = nodeOf.get(c.status?.providerID ?? "")?.spec?.taints ?? [];
     return taints.some((t) => t.key === Keys.disruptedTaint);
   };
   const replacing = old.filter(started);
   const replacingNames = new Set(replacing.map((c) => c.metadata?.name ?? ""));
-  const fresh = input.claims.filter((c) => !drifted(c) && c.metadata?.deletionTimestamp === undefined
-    && (timeMs(c.metadata?.creationTimestamp) ?? 0) >= since);
+  const fresh = input.claims.filter(
+    (c) =>
+      !drifted(c) &&
+      c.metadata?.deletionTimestamp === undefined &&
+      (timeMs(c.metadata?.creationTimestamp) ?? 0) >= since,
+  );
   const done = fresh.filter(settled).length;
   // A fresh claim still settling is one more node in progress, unless it replaces a candidate counted above.
-  const unpaired = fresh.filter((c) => !settled(c)
-    && !(intentOf(c)?.candidates.some((name) => replacingNames.has(name)) ?? false)).length;
+  const unpaired = fresh.filter(
+    (c) => !settled(c) && !(intentOf(c)?.candidates.some((name) => replacingNames.has(name)) ?? false),
+  ).length;
   const inProgress = replacing.length + unpaired;
   return { ...wavePosition({ done, inProgress }), since, done, inProgress, waiting: old.length - replacing.length };
 }

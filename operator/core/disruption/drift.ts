@@ -18,7 +18,11 @@ import { NodeClassHash, nodeClassHash } from "./nodeclass-hash.ts";
 
 type Obj = Readonly<Record<string, unknown>>;
 
-export interface DriftObject { readonly metadata?: { readonly annotations?: Readonly<Record<string, string>> | undefined } | undefined; readonly spec?: Obj | undefined; readonly status?: Obj | undefined }
+export interface DriftObject {
+  readonly metadata?: { readonly annotations?: Readonly<Record<string, string>> | undefined } | undefined;
+  readonly spec?: Obj | undefined;
+  readonly status?: Obj | undefined;
+}
 
 /** What the cloud says of the running instance (absent: those checks are skipped). */
 export interface InstanceNetwork {
@@ -44,12 +48,23 @@ export interface DriftInput {
   readonly caBundle?: string | undefined;
 }
 
-export type DriftReason = "NodePoolDrifted" | "RequirementsDrifted" | "InstanceTypeNotFound" | "NodeClassDrift" | "AMIDrift"
-  | "SecurityGroupDrift" | "SubnetDrift" | "CapacityReservationDrift";
+export type DriftReason =
+  | "NodePoolDrifted"
+  | "RequirementsDrifted"
+  | "InstanceTypeNotFound"
+  | "NodeClassDrift"
+  | "AMIDrift"
+  | "SecurityGroupDrift"
+  | "SubnetDrift"
+  | "CapacityReservationDrift";
 
-export interface Drift { readonly reason: DriftReason; readonly message: string }
+export interface Drift {
+  readonly reason: DriftReason;
+  readonly message: string;
+}
 
-const ids = (v: unknown): string[] => (Array.isArray(v) ? v.map((x) => String((x as { id?: unknown }).id ?? "")).filter((x) => x !== "") : []);
+const ids = (v: unknown): string[] =>
+  Array.isArray(v) ? v.map((x) => String((x as { id?: unknown }).id ?? "")).filter((x) => x !== "") : [];
 
 function poolRequirements(pool: DriftObject): NodeSelectorRequirement[] {
   const spec = ((pool.spec?.["template"] ?? {}) as { spec?: { requirements?: unknown } }).spec;
@@ -60,7 +75,9 @@ function staticDrift(claim: NodeClaim, pool: DriftObject): Drift | undefined {
   const have = claim.metadata?.annotations ?? {};
   if (have[NodePoolHash.versionKey] !== NodePoolHash.version || have[NodePoolHash.key] === undefined) return undefined;
   const want = nodePoolHash(pool);
-  return have[NodePoolHash.key] === want ? undefined : { reason: "NodePoolDrifted", message: `NodePool template changed (hash ${have[NodePoolHash.key]} → ${want})` };
+  return have[NodePoolHash.key] === want
+    ? undefined
+    : { reason: "NodePoolDrifted", message: `NodePool template changed (hash ${have[NodePoolHash.key]} → ${want})` };
 }
 
 /**
@@ -105,12 +122,16 @@ function instanceTypeNotFound(claim: NodeClaim, types: readonly InstanceType[]):
     return { reason: "InstanceTypeNotFound", message: `instance type "${name}" is no longer offered to the NodePool` };
   }
   const capacity = labels[Label.capacityType];
-  const capacities = capacity === "reserved" ? ["reserved", "on-demand"] : capacity === undefined ? undefined : [capacity];
+  const capacities =
+    capacity === "reserved" ? ["reserved", "on-demand"] : capacity === undefined ? undefined : [capacity];
   const zone = labels[Label.zone];
   const zoneId = labels[Label.zoneId];
-  const match = type.offerings.some((o) => (capacities === undefined || capacities.includes(o.capacityType))
-    && (zone === undefined || o.zone === zone)
-    && (zoneId === undefined || o.zoneId === undefined || o.zoneId === zoneId));
+  const match = type.offerings.some(
+    (o) =>
+      (capacities === undefined || capacities.includes(o.capacityType)) &&
+      (zone === undefined || o.zone === zone) &&
+      (zoneId === undefined || o.zoneId === undefined || o.zoneId === zoneId),
+  );
   if (match) return undefined;
   const message = `instance type ${name} has no ${capacity ?? ""} offering in ${zone ?? "its zone"} any more`;
   return { reason: "InstanceTypeNotFound", message };
@@ -118,22 +139,31 @@ function instanceTypeNotFound(claim: NodeClaim, types: readonly InstanceType[]):
 
 function nodeClassDrift(claim: NodeClaim, nodeClass: DriftObject, caBundle: string | undefined): Drift | undefined {
   const have = claim.metadata?.annotations ?? {};
-  if (have[NodeClassHash.versionKey] !== NodeClassHash.version || have[NodeClassHash.key] === undefined) return undefined;
+  if (have[NodeClassHash.versionKey] !== NodeClassHash.version || have[NodeClassHash.key] === undefined)
+    return undefined;
   const want = nodeClassHash(nodeClass, caBundle);
-  return have[NodeClassHash.key] === want ? undefined : { reason: "NodeClassDrift", message: `EC2NodeClass spec changed (hash ${have[NodeClassHash.key]} → ${want})` };
+  return have[NodeClassHash.key] === want
+    ? undefined
+    : { reason: "NodeClassDrift", message: `EC2NodeClass spec changed (hash ${have[NodeClassHash.key]} → ${want})` };
 }
 
-interface StatusAmi { readonly id: string; readonly requirements: Requirements }
+interface StatusAmi {
+  readonly id: string;
+  readonly requirements: Requirements;
+}
 
 /** status.amis as written: id and the requirements an instance type must meet to boot it, in order. */
 function statusAmis(nodeClass: DriftObject): StatusAmi[] {
   const amis = nodeClass.status?.["amis"];
   if (!Array.isArray(amis)) return [];
-  return amis.map((a: { id?: unknown; requirements?: unknown }) => ({
-    id: String(a.id ?? ""),
-    requirements: Requirements.fromSelectors(Array.isArray(a.requirements)
-      ? (a.requirements as NodeSelectorRequirement[]) : []),
-  })).filter((a) => a.id !== "");
+  return amis
+    .map((a: { id?: unknown; requirements?: unknown }) => ({
+      id: String(a.id ?? ""),
+      requirements: Requirements.fromSelectors(
+        Array.isArray(a.requirements) ? (a.requirements as NodeSelectorRequirement[]) : [],
+      ),
+    }))
+    .filter((a) => a.id !== "");
 }
 
 function amiMembership(image: string, amis: readonly { id: string }[]): Drift | undefined {
@@ -149,7 +179,9 @@ function amiMembership(image: string, amis: readonly { id: string }[]): Drift | 
  * with a type the class no longer offers, which InstanceTypeNotFound reports) only membership is asked.
  */
 function amiDrift(
-  claim: NodeClaim, nodeClass: DriftObject, types: readonly InstanceType[] | undefined,
+  claim: NodeClaim,
+  nodeClass: DriftObject,
+  types: readonly InstanceType[] | undefined,
 ): Drift | undefined {
   const image = claim.status?.imageID ?? "";
   const amis = statusAmis(nodeClass);
@@ -170,11 +202,17 @@ function networkDrift(nodeClass: DriftObject, instance: InstanceNetwork): Drift 
   const groups = ids(nodeClass.status?.["securityGroups"]);
   const have = [...new Set(instance.securityGroupIDs)].sort();
   if (groups.length > 0 && have.join(",") !== [...new Set(groups)].sort().join(",")) {
-    return { reason: "SecurityGroupDrift", message: `instance security groups [${have.join(", ")}] differ from the EC2NodeClass's [${groups.join(", ")}]` };
+    return {
+      reason: "SecurityGroupDrift",
+      message: `instance security groups [${have.join(", ")}] differ from the EC2NodeClass's [${groups.join(", ")}]`,
+    };
   }
   const subnets = ids(nodeClass.status?.["subnets"]);
   if (subnets.length > 0 && instance.subnetID !== "" && !subnets.includes(instance.subnetID)) {
-    return { reason: "SubnetDrift", message: `instance subnet ${instance.subnetID} is not among the EC2NodeClass's subnets` };
+    return {
+      reason: "SubnetDrift",
+      message: `instance subnet ${instance.subnetID} is not among the EC2NodeClass's subnets`,
+    };
   }
   return reservationDrift(nodeClass, instance);
 }
@@ -187,7 +225,10 @@ function networkDrift(nodeClass: DriftObject, instance: InstanceNetwork): Drift 
 function reservationDrift(nodeClass: DriftObject, instance: InstanceNetwork): Drift | undefined {
   const id = instance.capacityReservationID;
   if (id === undefined || ids(nodeClass.status?.["capacityReservations"]).includes(id)) return undefined;
-  return { reason: "CapacityReservationDrift", message: `instance capacity reservation ${id} is not among the EC2NodeClass's capacity reservations` };
+  return {
+    reason: "CapacityReservationDrift",
+    message: `instance capacity reservation ${id} is not among the EC2NodeClass's capacity reservations`,
+  };
 }
 
 /** The first drift reason that applies, or undefined. */
@@ -198,8 +239,11 @@ export function driftOf(input: DriftInput): Drift | undefined {
   const checkType = instanceTypes !== undefined && olderThanAnHour(nodeClaim, now);
   const notFound = checkType ? instanceTypeNotFound(nodeClaim, instanceTypes) : undefined;
   if (notFound !== undefined || nodeClass === undefined) return notFound;
-  return nodeClassDrift(nodeClaim, nodeClass, input.caBundle) ?? amiDrift(nodeClaim, nodeClass, instanceTypes)
-    ?? (instance === undefined ? undefined : networkDrift(nodeClass, instance));
+  return (
+    nodeClassDrift(nodeClaim, nodeClass, input.caBundle) ??
+    amiDrift(nodeClaim, nodeClass, instanceTypes) ??
+    (instance === undefined ? undefined : networkDrift(nodeClass, instance))
+  );
 }
 
 /** Whether the NodeClaim must be (re-)stamped with the EC2NodeClass hash: absent, or another version. */

@@ -13,7 +13,9 @@ import type { DisruptionInput } from "./plan.ts";
 
 export const NOW = new Date("2026-11-25T12:00:00Z");
 const HOUR_AGO = new Date(NOW.getTime() - 3_600_000).toISOString();
-export const TYPES: readonly InstanceType[] = toInstanceTypes(builtinCatalog(), { zones: new Set(["us-east-1a", "us-east-1b"]) });
+export const TYPES: readonly InstanceType[] = toInstanceTypes(builtinCatalog(), {
+  zones: new Set(["us-east-1a", "us-east-1b"]),
+});
 const BY_NAME = new Map(TYPES.map((t) => [t.name, t]));
 
 export const ON_DEMAND = { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] };
@@ -34,9 +36,17 @@ export function pool(name: string, o: PoolOptions = {}): NodePoolObject {
     spec: {
       template: {
         metadata: { labels: o.labels ?? {} },
-        spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" }, requirements: o.requirements ?? [ON_DEMAND, FAMILIES], ...o.template },
+        spec: {
+          nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+          requirements: o.requirements ?? [ON_DEMAND, FAMILIES],
+          ...o.template,
+        },
       },
-      disruption: { consolidationPolicy: o.policy ?? "WhenEmptyOrUnderutilized", consolidateAfter: "0s", ...(o.budgets === undefined ? {} : { budgets: o.budgets }) },
+      disruption: {
+        consolidationPolicy: o.policy ?? "WhenEmptyOrUnderutilized",
+        consolidateAfter: "0s",
+        ...(o.budgets === undefined ? {} : { budgets: o.budgets }),
+      },
     },
     status: { conditions: [{ type: "Ready", status: "True" }] },
   };
@@ -60,7 +70,11 @@ export interface MachineOptions {
   readonly terminationGracePeriod?: string;
 }
 
-export interface Machine { readonly claim: NodeClaim; readonly node: Node; readonly pods: Pod[] }
+export interface Machine {
+  readonly claim: NodeClaim;
+  readonly node: Node;
+  readonly pods: Pod[];
+}
 
 function conditionsOf(o: MachineOptions): Condition[] {
   return [
@@ -71,17 +85,35 @@ function conditionsOf(o: MachineOptions): Condition[] {
 }
 
 function podsOf(name: string, o: MachineOptions): Pod[] {
-  return Array.from({ length: o.pods ?? 0 }, (_, i) => ({
-    metadata: { name: `${name}-pod-${i}`, namespace: "default", uid: `${name}-pod-${i}`, creationTimestamp: HOUR_AGO, labels: { app: name, ...o.podLabels }, annotations: o.podAnnotations ?? {} },
-    spec: { nodeName: name, containers: [{ name: "c", resources: { requests: { memory: o.memory ?? "1Gi", cpu: "100m" } } }] },
-    status: { phase: "Running" },
-  }) as Pod);
+  return Array.from(
+    { length: o.pods ?? 0 },
+    (_, i) =>
+      ({
+        metadata: {
+          name: `${name}-pod-${i}`,
+          namespace: "default",
+          uid: `${name}-pod-${i}`,
+          creationTimestamp: HOUR_AGO,
+          labels: { app: name, ...o.podLabels },
+          annotations: o.podAnnotations ?? {},
+        },
+        spec: {
+          nodeName: name,
+          containers: [{ name: "c", resources: { requests: { memory: o.memory ?? "1Gi", cpu: "100m" } } }],
+        },
+        status: { phase: "Running" },
+      }) as Pod,
+  );
 }
 
 function labelsOf(name: string, type: InstanceType, poolName: string, o: MachineOptions): Record<string, string> {
   return {
-    "karpenter.sh/nodepool": poolName, "node.kubernetes.io/instance-type": type.name, "topology.kubernetes.io/zone": o.zone ?? "us-east-1a",
-    "karpenter.sh/capacity-type": o.capacityType ?? "on-demand", "kubernetes.io/hostname": name, ...type.labels,
+    "karpenter.sh/nodepool": poolName,
+    "node.kubernetes.io/instance-type": type.name,
+    "topology.kubernetes.io/zone": o.zone ?? "us-east-1a",
+    "karpenter.sh/capacity-type": o.capacityType ?? "on-demand",
+    "kubernetes.io/hostname": name,
+    ...type.labels,
   };
 }
 
@@ -95,8 +127,18 @@ export function machine(name: string, o: MachineOptions = {}): Machine {
   const allocatable = Object.fromEntries(Object.entries(type.allocatable).map(([k, v]) => [k, formatResource(k, v)]));
   const tgp = o.terminationGracePeriod === undefined ? {} : { terminationGracePeriod: o.terminationGracePeriod };
   const claim: NodeClaim = {
-    metadata: { name, uid: `uid-${name}`, labels, annotations: hashAnnotations(p), creationTimestamp: o.createdAt ?? HOUR_AGO },
-    spec: { requirements: [], nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" }, ...tgp },
+    metadata: {
+      name,
+      uid: `uid-${name}`,
+      labels,
+      annotations: hashAnnotations(p),
+      creationTimestamp: o.createdAt ?? HOUR_AGO,
+    },
+    spec: {
+      requirements: [],
+      nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+      ...tgp,
+    },
     status: { providerID, nodeName: name, conditions: conditionsOf(o), allocatable },
   };
   const node: Node = {
@@ -107,16 +149,29 @@ export function machine(name: string, o: MachineOptions = {}): Machine {
   return { claim, node, pods: podsOf(name, o) };
 }
 
-export function view(machines: readonly Machine[], pools: readonly NodePoolObject[] = [pool("default")], extra: { pdbs?: readonly PdbLike[]; pods?: readonly Pod[] } = {}): ClusterView {
+export function view(
+  machines: readonly Machine[],
+  pools: readonly NodePoolObject[] = [pool("default")],
+  extra: { pdbs?: readonly PdbLike[]; pods?: readonly Pod[] } = {},
+): ClusterView {
   return {
-    pods: [...machines.flatMap((m) => m.pods), ...(extra.pods ?? [])], nodes: machines.map((m) => m.node), nodeClaims: machines.map((m) => m.claim),
-    nodePools: pools, daemonSets: [], pdbs: extra.pdbs ?? [],
+    pods: [...machines.flatMap((m) => m.pods), ...(extra.pods ?? [])],
+    nodes: machines.map((m) => m.node),
+    nodeClaims: machines.map((m) => m.claim),
+    nodePools: pools,
+    daemonSets: [],
+    pdbs: extra.pdbs ?? [],
   };
 }
 
 export function input(cluster: ClusterView, o: Partial<DisruptionInput> = {}): DisruptionInput {
   return {
-    now: NOW, cluster, instanceTypes: new Map(cluster.nodePools.map((p) => [p.metadata?.name ?? "", TYPES])),
-    nominated: new Set(), inFlight: new Set(), spotToSpot: false, ...o,
+    now: NOW,
+    cluster,
+    instanceTypes: new Map(cluster.nodePools.map((p) => [p.metadata?.name ?? "", TYPES])),
+    nominated: new Set(),
+    inFlight: new Set(),
+    spotToSpot: false,
+    ...o,
   };
 }

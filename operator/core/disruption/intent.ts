@@ -54,7 +54,9 @@ const isReason = (v: unknown): v is DisruptionReason => typeof v === "string" &&
 function readJson(value: string): Record<string, unknown> | undefined {
   try {
     const raw: unknown = JSON.parse(value);
-    return typeof raw === "object" && raw !== null && !Array.isArray(raw) ? raw as Record<string, unknown> : undefined;
+    return typeof raw === "object" && raw !== null && !Array.isArray(raw)
+      ? (raw as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -82,15 +84,19 @@ type Claims = readonly NodeClaim[];
 export type Recovery =
   /** Wait for the replacements to be Initialized, then delete the live candidates. */
   | {
-    readonly kind: "resume"; readonly intent: CommandIntent;
-    readonly candidates: Claims; readonly replacements: Claims;
-  }
+      readonly kind: "resume";
+      readonly intent: CommandIntent;
+      readonly candidates: Claims;
+      readonly replacements: Claims;
+    }
   /** Delete the replacements no pod needs, release the candidates. */
   | {
-    readonly kind: "abandon"; readonly intent: CommandIntent;
-    readonly candidates: Claims; readonly replacements: Claims;
-    readonly why: string;
-  }
+      readonly kind: "abandon";
+      readonly intent: CommandIntent;
+      readonly candidates: Claims;
+      readonly replacements: Claims;
+      readonly why: string;
+    }
   /** The candidates are deleting or gone: only the annotations on the replacements remain to clear. */
   | { readonly kind: "finish"; readonly intent: CommandIntent; readonly replacements: readonly NodeClaim[] };
 
@@ -121,8 +127,14 @@ export function recoveries(claims: readonly NodeClaim[], running: ReadonlySet<st
     const intent = intentOf(claim);
     if (intent === undefined || running.has(intent.id)) continue;
     let group = byId.get(intent.id);
-    if (group === undefined) { group = { intent, candidates: [], replacements: [] }; byId.set(intent.id, group); }
-    if (intent.role === "replacement") { group.replacements.push(claim); continue; }
+    if (group === undefined) {
+      group = { intent, candidates: [], replacements: [] };
+      byId.set(intent.id, group);
+    }
+    if (intent.role === "replacement") {
+      group.replacements.push(claim);
+      continue;
+    }
     group.candidates.push(claim);
     if (group.intent.role === "replacement") group.intent = intent;
   }
@@ -135,7 +147,10 @@ export function recoveries(claims: readonly NodeClaim[], running: ReadonlySet<st
  * `pods`: the pods bound to the replacement's Node; `nominated`: nominated node and NodeClaim names.
  */
 export function replacementNeeded(
-  claim: NodeClaim, pods: readonly Pod[], nominated: ReadonlySet<string>, movable: (pod: Pod) => boolean,
+  claim: NodeClaim,
+  pods: readonly Pod[],
+  nominated: ReadonlySet<string>,
+  movable: (pod: Pod) => boolean,
 ): boolean {
   const name = claim.metadata?.name ?? "";
   const nodeName = claim.status?.nodeName ?? "";

@@ -24,7 +24,9 @@ export interface MethodContext extends EvaluationContext {
 }
 
 const budgetBlocker = (c: Candidate, reason: string): Skipped => ({
-  nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "budget", message: `the NodePool's disruption budget for ${reason} allows no more disruptions now` },
+  nodeClaim: c.nodeClaim,
+  node: c.node,
+  blocker: { kind: "budget", message: `the NodePool's disruption budget for ${reason} allows no more disruptions now` },
 });
 
 /**
@@ -43,7 +45,9 @@ export function bySavingsRatio(candidates: readonly Candidate[]): Candidate[] {
  * Empty nodes first, then by savings ratio, as emptiness orders them.
  */
 export function scheduledOff(
-  ctx: MethodContext, candidates: readonly Candidate[], offPools: ReadonlySet<string>,
+  ctx: MethodContext,
+  candidates: readonly Candidate[],
+  offPools: ReadonlySet<string>,
 ): Command | undefined {
   if (offPools.size === 0) return undefined;
   const chosen: Candidate[] = [];
@@ -61,7 +65,11 @@ export function scheduledOff(
   if (chosen.length === 0) return undefined;
   const savingsPerHour = chosen.reduce((s, c) => s + c.pricePerHour, 0);
   return {
-    method: "scheduled-off", reason: SCHEDULED_OFF_REASON, decision: "delete", candidates: chosen, replacements: [],
+    method: "scheduled-off",
+    reason: SCHEDULED_OFF_REASON,
+    decision: "delete",
+    candidates: chosen,
+    replacements: [],
     savingsPerHour,
   };
 }
@@ -75,18 +83,31 @@ export function emptiness(ctx: MethodContext, candidates: readonly Candidate[]):
     ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker });
   }
   for (const c of bySavingsRatio(candidates.filter(isEmptyCandidate))) {
-    if (ctx.ledger.take(c.nodePool, "Empty")) chosen.push(c); else ctx.budgetBlocked.push(budgetBlocker(c, "Empty"));
+    if (ctx.ledger.take(c.nodePool, "Empty")) chosen.push(c);
+    else ctx.budgetBlocked.push(budgetBlocker(c, "Empty"));
   }
   if (chosen.length === 0) return undefined;
   const savingsPerHour = chosen.reduce((s, c) => s + c.pricePerHour, 0);
-  return { method: "emptiness", reason: "Empty", decision: "delete", candidates: chosen, replacements: [], savingsPerHour };
+  return {
+    method: "emptiness",
+    reason: "Empty",
+    decision: "delete",
+    candidates: chosen,
+    replacements: [],
+    savingsPerHour,
+  };
 }
 
 /** Drifted candidates in replacement order: empty first, then the earliest drifted (the Drifted transition). */
 export function driftOrder(candidates: readonly Candidate[]): Candidate[] {
-  return candidates.filter((c) => c.driftReason !== undefined)
-    .sort((a, b) => Number(a.pods.length > 0) - Number(b.pods.length > 0) || (a.driftedAt ?? 0) - (b.driftedAt ?? 0)
-      || a.name.localeCompare(b.name));
+  return candidates
+    .filter((c) => c.driftReason !== undefined)
+    .sort(
+      (a, b) =>
+        Number(a.pods.length > 0) - Number(b.pods.length > 0) ||
+        (a.driftedAt ?? 0) - (b.driftedAt ?? 0) ||
+        a.name.localeCompare(b.name),
+    );
 }
 
 function podsToMove(ctx: EvaluationContext, candidate: Candidate): SimPod[] {
@@ -122,28 +143,49 @@ export function drift(ctx: MethodContext, candidates: readonly Candidate[]): Com
  * every pass.
  */
 export function boundedDrift(
-  ctx: MethodContext, candidates: readonly Candidate[], bound: { readonly maxEvaluations: number; readonly resumeAfter?: string | undefined },
+  ctx: MethodContext,
+  candidates: readonly Candidate[],
+  bound: { readonly maxEvaluations: number; readonly resumeAfter?: string | undefined },
 ): { command?: Command; stoppedAt?: string } {
   const sorted = driftOrder(candidates);
   const start = sorted.findIndex((c) => c.name === bound.resumeAfter) + 1;
   let evaluations = 0;
   let last: string | undefined;
   for (const c of [...sorted.slice(start), ...sorted.slice(0, start)]) {
-    if (c.podBlocker !== undefined && !hasGracePeriod(c.nodeClaim)) { ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker }); continue; }
-    if (ctx.ledger.remaining(c.nodePool, "Drifted") <= 0) { ctx.budgetBlocked.push(budgetBlocker(c, "Drifted")); continue; }
+    if (c.podBlocker !== undefined && !hasGracePeriod(c.nodeClaim)) {
+      ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker });
+      continue;
+    }
+    if (ctx.ledger.remaining(c.nodePool, "Drifted") <= 0) {
+      ctx.budgetBlocked.push(budgetBlocker(c, "Drifted"));
+      continue;
+    }
     // The resume point is the last candidate evaluated: the next pass starts with the first one not evaluated.
     if (evaluations >= bound.maxEvaluations) return last === undefined ? {} : { stoppedAt: last };
     evaluations += 1;
     last = c.name;
     const { result, error } = driftSimulation(ctx, c);
     if (error !== undefined) {
-      ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "unschedulable", message: `its pods cannot be rescheduled: ${error}` } });
+      ctx.skipped.push({
+        nodeClaim: c.nodeClaim,
+        node: c.node,
+        blocker: { kind: "unschedulable", message: `its pods cannot be rescheduled: ${error}` },
+      });
       continue;
     }
     ctx.ledger.take(c.nodePool, "Drifted");
     const newPrice = result.newClaims.reduce((s, n) => s + n.launch.pricePerHour, 0);
     const decision = result.newClaims.length === 0 ? "delete" : "replace";
-    return { command: { method: "drift", reason: "Drifted", decision, candidates: [c], replacements: result.newClaims, savingsPerHour: c.pricePerHour - newPrice } };
+    return {
+      command: {
+        method: "drift",
+        reason: "Drifted",
+        decision,
+        candidates: [c],
+        replacements: result.newClaims,
+        savingsPerHour: c.pricePerHour - newPrice,
+      },
+    };
   }
   return {};
 }
@@ -179,23 +221,33 @@ function emptyingNodes(ctx: MethodContext, candidates: readonly Candidate[]): Ma
  */
 export function consolidationCandidates(ctx: MethodContext, candidates: readonly Candidate[]): Candidate[] {
   const emptying = emptyingNodes(ctx, candidates);
-  return bySavingsRatio(candidates.filter((c) => {
-    const unpriced = unpriceable(ctx, c);
-    if (unpriced !== undefined) {
-      ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "unconsolidatable", message: unpriced } });
-      return false;
-    }
-    if (!c.consolidatable || isEmpty(c) || ctx.policies.get(c.nodePool) === "WhenEmpty") return false;
-    if (c.podBlocker !== undefined) { ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker }); return false; }
-    const waiting = emptying.get(c.nodePool);
-    if (waiting !== undefined) {
-      const message = `node ${waiting.nodeName} of the NodePool is empty and goes once its consolidateAfter `
-        + "has passed; pods moved now would land on it";
-      ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "unconsolidatable", message } });
-      return false;
-    }
-    return true;
-  }));
+  return bySavingsRatio(
+    candidates.filter((c) => {
+      const unpriced = unpriceable(ctx, c);
+      if (unpriced !== undefined) {
+        ctx.skipped.push({
+          nodeClaim: c.nodeClaim,
+          node: c.node,
+          blocker: { kind: "unconsolidatable", message: unpriced },
+        });
+        return false;
+      }
+      if (!c.consolidatable || isEmpty(c) || ctx.policies.get(c.nodePool) === "WhenEmpty") return false;
+      if (c.podBlocker !== undefined) {
+        ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: c.podBlocker });
+        return false;
+      }
+      const waiting = emptying.get(c.nodePool);
+      if (waiting !== undefined) {
+        const message =
+          `node ${waiting.nodeName} of the NodePool is empty and goes once its consolidateAfter ` +
+          "has passed; pods moved now would land on it";
+        ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "unconsolidatable", message } });
+        return false;
+      }
+      return true;
+    }),
+  );
 }
 
 function withinBudgets(ctx: MethodContext, sorted: readonly Candidate[]): Candidate[] {
@@ -204,15 +256,29 @@ function withinBudgets(ctx: MethodContext, sorted: readonly Candidate[]): Candid
   for (const c of sorted) {
     if (out.length >= MAX_MULTI_NODE_CANDIDATES) break;
     const used = taken.get(c.nodePool) ?? 0;
-    if (used >= ctx.ledger.remaining(c.nodePool, "Underutilized")) { ctx.budgetBlocked.push(budgetBlocker(c, "Underutilized")); continue; }
+    if (used >= ctx.ledger.remaining(c.nodePool, "Underutilized")) {
+      ctx.budgetBlocked.push(budgetBlocker(c, "Underutilized"));
+      continue;
+    }
     taken.set(c.nodePool, used + 1);
     out.push(c);
   }
   return out;
 }
 
-function toCommand(method: Command["method"], chosen: readonly Candidate[], e: Extract<ReturnType<typeof evaluate>, { ok: true }>): Command {
-  return { method, reason: "Underutilized", decision: e.decision, candidates: chosen, replacements: e.replacement === undefined ? [] : [e.replacement], savingsPerHour: e.savingsPerHour };
+function toCommand(
+  method: Command["method"],
+  chosen: readonly Candidate[],
+  e: Extract<ReturnType<typeof evaluate>, { ok: true }>,
+): Command {
+  return {
+    method,
+    reason: "Underutilized",
+    decision: e.decision,
+    candidates: chosen,
+    replacements: e.replacement === undefined ? [] : [e.replacement],
+    savingsPerHour: e.savingsPerHour,
+  };
 }
 
 /**
@@ -228,7 +294,10 @@ export function multiNode(ctx: MethodContext, sorted: readonly Candidate[]): Com
     const mid = (lo + hi) >> 1;
     const prefix = pool.slice(0, mid);
     const e = evaluate(ctx, prefix);
-    if (e.ok) { best = toCommand("multi-node-consolidation", prefix, e); lo = mid + 1; } else hi = mid - 1;
+    if (e.ok) {
+      best = toCommand("multi-node-consolidation", prefix, e);
+      lo = mid + 1;
+    } else hi = mid - 1;
   }
   return best;
 }
@@ -237,7 +306,11 @@ export function multiNode(ctx: MethodContext, sorted: readonly Candidate[]): Com
  * Single-node: candidates one at a time in order, from `resumeAfter` on, at most `maxEvaluations` of
  * them; the first that can be deleted or replaced wins. Returns where it stopped when the bound hit.
  */
-export function singleNode(ctx: MethodContext, sorted: readonly Candidate[], bound: { readonly maxEvaluations: number; readonly resumeAfter?: string | undefined }): { command?: Command; stoppedAt?: string } {
+export function singleNode(
+  ctx: MethodContext,
+  sorted: readonly Candidate[],
+  bound: { readonly maxEvaluations: number; readonly resumeAfter?: string | undefined },
+): { command?: Command; stoppedAt?: string } {
   const start = sorted.findIndex((c) => c.name === bound.resumeAfter) + 1;
   const order = [...sorted.slice(start), ...sorted.slice(0, start)];
   let evaluations = 0;
@@ -246,14 +319,24 @@ export function singleNode(ctx: MethodContext, sorted: readonly Candidate[], bou
     // The resume point is the last candidate evaluated, so the next pass starts with the first one not
     // evaluated (naming that one made the next pass skip it until the round after).
     if (evaluations >= bound.maxEvaluations) return last === undefined ? {} : { stoppedAt: last };
-    if (ctx.ledger.remaining(c.nodePool, "Underutilized") <= 0) { ctx.budgetBlocked.push(budgetBlocker(c, "Underutilized")); continue; }
+    if (ctx.ledger.remaining(c.nodePool, "Underutilized") <= 0) {
+      ctx.budgetBlocked.push(budgetBlocker(c, "Underutilized"));
+      continue;
+    }
     // Karpenter's CanPassThreshold: a node whose deletion would fail its pool's Balanced score is not evaluated.
     if (!canPassBalanced(ctx, c)) continue;
     evaluations += 1;
     last = c.name;
     const e = evaluate(ctx, [c]);
-    if (e.ok) { ctx.ledger.take(c.nodePool, "Underutilized"); return { command: toCommand("single-node-consolidation", [c], e) }; }
-    ctx.skipped.push({ nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "unconsolidatable", message: e.reason } });
+    if (e.ok) {
+      ctx.ledger.take(c.nodePool, "Underutilized");
+      return { command: toCommand("single-node-consolidation", [c], e) };
+    }
+    ctx.skipped.push({
+      nodeClaim: c.nodeClaim,
+      node: c.node,
+      blocker: { kind: "unconsolidatable", message: e.reason },
+    });
   }
   return {};
 }

@@ -21,7 +21,12 @@ export const NodeClassHash = {
 } as const;
 
 const EXCLUDED = new Set([
-  "subnetSelectorTerms", "securityGroupSelectorTerms", "amiSelectorTerms", "capacityReservationSelectorTerms", "amiFamily", "ipPrefixCount",
+  "subnetSelectorTerms",
+  "securityGroupSelectorTerms",
+  "amiSelectorTerms",
+  "capacityReservationSelectorTerms",
+  "amiFamily",
+  "ipPrefixCount",
 ]);
 
 type Obj = Readonly<Record<string, unknown>>;
@@ -42,7 +47,8 @@ export function nodeClassHash(nodeClass: { readonly spec?: Obj | undefined }, ca
 
 /** The two annotations a NodeClaim launched from `nodeClass` carries. */
 export function nodeClassHashAnnotations(
-  nodeClass: { readonly spec?: Obj | undefined }, caBundle?: string,
+  nodeClass: { readonly spec?: Obj | undefined },
+  caBundle?: string,
 ): Record<string, string> {
   return { [NodeClassHash.key]: nodeClassHash(nodeClass, caBundle), [NodeClassHash.versionKey]: NodeClassHash.version };
 }

@@ -26,8 +26,10 @@ function withConsolidateAfter(p: NodePoolObject, after: string): NodePoolObject 
   return { ...p, spec: { ...p.spec, disruption: { ...disruption, consolidateAfter: after } } };
 }
 
-const cordoned = (m: Machine): Machine =>
-  ({ ...m, node: { ...m.node, spec: { ...m.node.spec, unschedulable: true } } });
+const cordoned = (m: Machine): Machine => ({
+  ...m,
+  node: { ...m.node, spec: { ...m.node.spec, unschedulable: true } },
+});
 
 function withClaim(m: Machine, patch: (c: NodeClaim) => NodeClaim): Machine {
   return { ...m, claim: patch(m.claim) };
@@ -46,8 +48,12 @@ function withCondition(c: NodeClaim, condition: Condition): NodeClaim {
 function daemonPod(node: string, o: { annotations?: Record<string, string> } = {}): Pod {
   return {
     metadata: {
-      name: `${node}-ds`, namespace: "default", uid: `${node}-ds`, creationTimestamp: ago(3_600_000),
-      labels: { app: "agent" }, annotations: o.annotations ?? {},
+      name: `${node}-ds`,
+      namespace: "default",
+      uid: `${node}-ds`,
+      creationTimestamp: ago(3_600_000),
+      labels: { app: "agent" },
+      annotations: o.annotations ?? {},
       ownerReferences: [{ apiVersion: "apps/v1", kind: "DaemonSet", name: "agent", uid: "ds", controller: true }],
     },
     spec: { nodeName: node, containers: [{ name: "c", resources: { requests: { cpu: "10m", memory: "16Mi" } } }] },
@@ -61,10 +67,13 @@ type Pdbs = NonNullable<Parameters<typeof view>[2]>["pdbs"];
 /** The pod with Ready=False. */
 const unready = (p: Pod): Pod => ({ ...p, status: { ...p.status, conditions: [{ type: "Ready", status: "False" }] } });
 
-const zeroPdb = (labels: Record<string, string>, extra: Record<string, unknown> = {}): Pdbs => [{
-  metadata: { name: "pdb", namespace: "default" }, spec: { selector: { matchLabels: labels }, ...extra },
-  status: { disruptionsAllowed: 0 },
-}];
+const zeroPdb = (labels: Record<string, string>, extra: Record<string, unknown> = {}): Pdbs => [
+  {
+    metadata: { name: "pdb", namespace: "default" },
+    spec: { selector: { matchLabels: labels }, ...extra },
+    status: { disruptionsAllowed: 0 },
+  },
+];
 
 void describe("S1: empty nodes go only through emptiness and its Empty budget", () => {
   void it("keeps an empty node while the Empty budget is 0 (consolidation.go ShouldDisrupt: not underutilized)", () => {
@@ -114,8 +123,8 @@ void describe("S2: cordoned nodes stay in the snapshot, closed to moved pods", (
 void describe("S3: no consolidation onto a destination under its consolidateAfter", () => {
   const p = withConsolidateAfter(pool("default", { budgets: OPEN }), "1m");
   const node0 = machine("node0", { pool: p, type: "c5.large", pods: 2, consolidatable: false });
-  const busy = (eventAgoMs: number): Machine => withClaim(node0,
-    (c) => ({ ...c, status: { ...c.status, lastPodEventTime: ago(eventAgoMs) } }));
+  const busy = (eventAgoMs: number): Machine =>
+    withClaim(node0, (c) => ({ ...c, status: { ...c.status, lastPodEventTime: ago(eventAgoMs) } }));
   const quiet = machine("node1", { pool: p, type: "c5.large", pods: 1 });
 
   void it("keeps node1 while node0 had a pod event 5 s ago (consolidation_test.go:3050)", () => {
@@ -147,7 +156,11 @@ void describe("S4: emptiness re-validation keeps the candidates still valid", ()
     const landed = [machine("a", { pool: p, pods: 1 }), machine("b", { pool: p }), machine("c", { pool: p })];
     const validation = revalidate(input(view(landed, [p])), plan.command);
     assert.equal(validation.ok, true);
-    if (validation.ok) assert.deepEqual(validation.command.candidates.map((c) => c.name), ["b", "c"]);
+    if (validation.ok)
+      assert.deepEqual(
+        validation.command.candidates.map((c) => c.name),
+        ["b", "c"],
+      );
     const allBusy = ["a", "b", "c"].map((n) => machine(n, { pool: p, pods: 1 }));
     assert.equal(revalidate(input(view(allBusy, [p])), plan.command).ok, false, "none left: the command is dropped");
   });
@@ -158,33 +171,53 @@ void describe("S5: pod-level blockers over every pod of the node, as Karpenter r
   const alwaysAllow = { unhealthyPodEvictionPolicy: "AlwaysAllow" };
   const cases: { why: string; m: Machine; pdbs?: Pdbs; blocked: boolean }[] = [
     {
-      why: "E: a DaemonSet pod with do-not-disrupt \"true\" holds an empty node", blocked: true,
+      why: 'E: a DaemonSet pod with do-not-disrupt "true" holds an empty node',
+      blocked: true,
       m: { ...machine("empty"), pods: [daemonPod("empty", { annotations: dnd("true") })] },
     },
     {
-      why: "I: a PDB at 0 selecting a DaemonSet pod (DaemonSet pods are evicted)", blocked: true,
+      why: "I: a PDB at 0 selecting a DaemonSet pod (DaemonSet pods are evicted)",
+      blocked: true,
       pdbs: zeroPdb({ app: "agent" }),
-      m: (() => { const m = oversized(); return { ...m, pods: [...m.pods, daemonPod("big")] }; })(),
+      m: (() => {
+        const m = oversized();
+        return { ...m, pods: [...m.pods, daemonPod("big")] };
+      })(),
     },
     {
-      why: "G: a pod tolerating everything is never evicted, so its PDB does not matter", blocked: false,
+      why: "G: a pod tolerating everything is never evicted, so its PDB does not matter",
+      blocked: false,
       pdbs: zeroPdb({ app: "big" }),
       m: withPods(oversized(), (p) => ({ ...p, spec: { ...p.spec, tolerations: [{ operator: "Exists" }] } }) as Pod),
     },
     {
-      why: "H: AlwaysAllow lets an unready pod go", blocked: false, pdbs: zeroPdb({ app: "big" }, alwaysAllow),
+      why: "H: AlwaysAllow lets an unready pod go",
+      blocked: false,
+      pdbs: zeroPdb({ app: "big" }, alwaysAllow),
       m: withPods(oversized(), unready),
     },
-    { why: "H: AlwaysAllow does not free a ready pod", blocked: true, pdbs: zeroPdb({ app: "big" }, alwaysAllow),
-      m: oversized() },
     {
-      why: "a mirror pod is not evicted, so its PDB does not matter", blocked: false, pdbs: zeroPdb({ app: "big" }),
-      m: withPods(oversized(), (p) => ({
-        ...p, metadata: { ...p.metadata, ownerReferences: [{ apiVersion: "v1", kind: "Node", name: "big", uid: "n" }] },
-      }) as Pod),
+      why: "H: AlwaysAllow does not free a ready pod",
+      blocked: true,
+      pdbs: zeroPdb({ app: "big" }, alwaysAllow),
+      m: oversized(),
     },
     {
-      why: "a terminal pod's do-not-disrupt protects nothing", blocked: false,
+      why: "a mirror pod is not evicted, so its PDB does not matter",
+      blocked: false,
+      pdbs: zeroPdb({ app: "big" }),
+      m: withPods(
+        oversized(),
+        (p) =>
+          ({
+            ...p,
+            metadata: { ...p.metadata, ownerReferences: [{ apiVersion: "v1", kind: "Node", name: "big", uid: "n" }] },
+          }) as Pod,
+      ),
+    },
+    {
+      why: "a terminal pod's do-not-disrupt protects nothing",
+      blocked: false,
       m: (() => {
         const m = oversized();
         const done = { ...daemonPod("big", { annotations: dnd("true") }), status: { phase: "Succeeded" } } as Pod;
@@ -210,8 +243,11 @@ void describe("S5: pod-level blockers over every pod of the node, as Karpenter r
 void describe("S5: an invalid do-not-disrupt value", () => {
   void it("is reported for Karpenter's InvalidDoNotDisruptAnnotation Event, with its reason", () => {
     const cases: [value: string, message: string | undefined][] = [
-      ["yes", 'failed to parse "yes" as a duration'], ["Never", 'failed to parse "Never" as a duration'],
-      ["0s", 'duration "0s" must be positive'], ["true", undefined], ["30m", undefined],
+      ["yes", 'failed to parse "yes" as a duration'],
+      ["Never", 'failed to parse "Never" as a duration'],
+      ["0s", 'duration "0s" must be positive'],
+      ["true", undefined],
+      ["30m", undefined],
     ];
     for (const [value, message] of cases) {
       const m = machine("big", { type: "m5.4xlarge", pods: 1, podAnnotations: dnd(value) });
@@ -253,9 +289,12 @@ void describe("S6: NodeClaims carry the custom labels their requirements resolve
 void describe("S7: candidate order", () => {
   void it("consolidates the best savings ratio first, with no lifetime factor (consolidation_test.go:4429)", () => {
     // expireAfter 3 s: node0 (older, two pods) is nearly expired; Karpenter no longer scales the cost by lifetime.
-    const expiring = (m: Machine, createdAgoMs: number): Machine => withClaim(m, (c) => ({
-      ...c, metadata: { ...c.metadata, creationTimestamp: ago(createdAgoMs) }, spec: { ...c.spec, expireAfter: "3s" },
-    }));
+    const expiring = (m: Machine, createdAgoMs: number): Machine =>
+      withClaim(m, (c) => ({
+        ...c,
+        metadata: { ...c.metadata, creationTimestamp: ago(createdAgoMs) },
+        spec: { ...c.spec, expireAfter: "3s" },
+      }));
     const node0 = expiring(machine("node0", { pods: 2 }), 2_900);
     const node1 = expiring(machine("node1", { pods: 1 }), 800);
     const plan = planDisruption(input(view([node0, node1])));
@@ -279,12 +318,15 @@ void describe("S7: candidate order", () => {
   });
 
   void it("replaces the earliest drifted node first, not the oldest (drift_test.go:1053)", () => {
-    const drifted = (name: string, createdAgoMs: number, driftedAgoMs: number): Machine => withClaim(
-      machine(name, { pods: 1, consolidatable: false, createdAt: ago(createdAgoMs) }),
-      (c) => withCondition(c, {
-        type: "Drifted", status: "True", reason: "NodePoolDrifted", lastTransitionTime: ago(driftedAgoMs),
-      }),
-    );
+    const drifted = (name: string, createdAgoMs: number, driftedAgoMs: number): Machine =>
+      withClaim(machine(name, { pods: 1, consolidatable: false, createdAt: ago(createdAgoMs) }), (c) =>
+        withCondition(c, {
+          type: "Drifted",
+          status: "True",
+          reason: "NodePoolDrifted",
+          lastTransitionTime: ago(driftedAgoMs),
+        }),
+      );
     const machines = [drifted("old", 48 * 3_600_000, 60_000), drifted("newer", 3 * 3_600_000, 3_600_000)];
     const plan = planDisruption(input(view(machines)));
     assert.equal(plan.command?.method, "drift");

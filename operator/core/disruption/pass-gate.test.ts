@@ -7,7 +7,12 @@ import { afterPass, nextTimeChange, REARM_MS, roundDone, skipPass } from "./pass
 const T0 = Date.parse("2026-11-25T12:00:00Z");
 const iso = (ms: number): string => new Date(ms).toISOString();
 const view = (o: Partial<ClusterView>): ClusterView => ({
-  pods: [], nodes: [], nodeClaims: [], nodePools: [], daemonSets: [], ...o,
+  pods: [],
+  nodes: [],
+  nodeClaims: [],
+  nodePools: [],
+  daemonSets: [],
+  ...o,
 });
 
 void describe("skipping a disruption pass while nothing it reads has changed", () => {
@@ -58,9 +63,14 @@ void describe("when time alone changes what a disruption pass can decide", () =>
   });
 
   void it("should wake when a pod's do-not-disrupt duration ends, and not for true or invalid values", () => {
-    const pod = (value: string, created: number): Pod => ({
-      metadata: { name: value, annotations: { "karpenter.sh/do-not-disrupt": value }, creationTimestamp: iso(created) },
-    }) as Pod;
+    const pod = (value: string, created: number): Pod =>
+      ({
+        metadata: {
+          name: value,
+          annotations: { "karpenter.sh/do-not-disrupt": value },
+          creationTimestamp: iso(created),
+        },
+      }) as Pod;
     const pods = (...list: Pod[]): ClusterView => view({ pods: list });
     assert.equal(nextTimeChange(pods(pod("true", T0), pod("nope", T0), pod("10m", T0 - 20 * 60_000)), T0), undefined);
     assert.equal(nextTimeChange(pods(pod("10m", T0 - 60_000), pod("5m", T0 - 60_000)), T0), T0 + 4 * 60_000);
@@ -69,10 +79,11 @@ void describe("when time alone changes what a disruption pass can decide", () =>
   void it("should wake when a NodePool's consolidate-empty-after runs out for one of its NodeClaims", () => {
     const annotations = { "kerf.dev/consolidate-empty-after": "30s" };
     const pool: NodePoolObject = { metadata: { name: "p", annotations } };
-    const claim = (name: string, initializedAt: number, pool = "p"): NodeClaim => ({
-      metadata: { name, labels: { "karpenter.sh/nodepool": pool } },
-      status: { conditions: [{ type: "Initialized", status: "True", lastTransitionTime: iso(initializedAt) }] },
-    }) as NodeClaim;
+    const claim = (name: string, initializedAt: number, pool = "p"): NodeClaim =>
+      ({
+        metadata: { name, labels: { "karpenter.sh/nodepool": pool } },
+        status: { conditions: [{ type: "Initialized", status: "True", lastTransitionTime: iso(initializedAt) }] },
+      }) as NodeClaim;
     const claims = (...list: NodeClaim[]): ClusterView => view({ nodePools: [pool], nodeClaims: list });
     assert.equal(nextTimeChange(claims(claim("old", T0 - 60_000), claim("new", T0 - 10_000)), T0), T0 + 20_000);
     assert.equal(nextTimeChange(claims(claim("elsewhere", T0 - 10_000, "q")), T0), undefined);

@@ -31,7 +31,10 @@ export interface FruitlessPass {
 
 /** Whether the pass at `now`, reading `digest`, may be skipped after `last`. */
 export function skipPass(
-  last: FruitlessPass | undefined, digest: string, now: number, rearmMs: number = REARM_MS,
+  last: FruitlessPass | undefined,
+  digest: string,
+  now: number,
+  rearmMs: number = REARM_MS,
 ): boolean {
   if (last === undefined || last.digest !== digest) return false;
   if (now - last.at >= rearmMs || now < last.at) return false;
@@ -46,7 +49,10 @@ export function skipPass(
  * the next one.
  */
 export function roundDone(
-  stoppedAtBound: boolean, streak: number, candidates: { readonly consolidating: number; readonly drifted: number }, bound: number,
+  stoppedAtBound: boolean,
+  streak: number,
+  candidates: { readonly consolidating: number; readonly drifted: number },
+  bound: number,
 ): boolean {
   if (!stoppedAtBound) return true;
   const passes = Math.max(1, Math.ceil(candidates.consolidating / bound), Math.ceil(candidates.drifted / bound));
@@ -55,7 +61,10 @@ export function roundDone(
 
 /** What the gate keeps after a pass: the pass itself when it was fruitless, else nothing (the next pass runs). */
 export function afterPass(
-  fruitless: boolean, digest: string, at: number, wakeAt: number | undefined,
+  fruitless: boolean,
+  digest: string,
+  at: number,
+  wakeAt: number | undefined,
 ): FruitlessPass | undefined {
   return fruitless ? { digest, at, wakeAt } : undefined;
 }

@@ -26,7 +26,13 @@ import { consolidateAfterOf, underConsolidateAfter } from "./consolidatable.ts";
 import { CompactSnapshot } from "./compact-snapshot.ts";
 import type { PoolTotals } from "./consolidation.ts";
 import {
-  boundedDrift, consolidationCandidates, emptiness, multiNode, scheduledOff, singleNode, type MethodContext,
+  boundedDrift,
+  consolidationCandidates,
+  emptiness,
+  multiNode,
+  scheduledOff,
+  singleNode,
+  type MethodContext,
 } from "./methods.ts";
 import { BudgetLedger, poolBudgets } from "./pool-budgets.ts";
 import { staticDrift } from "./static-drift.ts";
@@ -66,7 +72,10 @@ const DEFAULT_POLICY = "WhenEmptyOrUnderutilized";
  * Per pool, what `read` finds in its annotations; pools where it finds nothing (absent, or unusable:
  * the webhook denies those, the operator falls back to Karpenter's behaviour) are left out.
  */
-function perPool<T>(cluster: ClusterView, read: (annotations: Readonly<Record<string, string>> | undefined) => T | undefined): Map<string, T> {
+function perPool<T>(
+  cluster: ClusterView,
+  read: (annotations: Readonly<Record<string, string>> | undefined) => T | undefined,
+): Map<string, T> {
   const out = new Map<string, T>();
   for (const p of cluster.nodePools) {
     const value = read(p.metadata?.annotations);
@@ -76,22 +85,29 @@ function perPool<T>(cluster: ClusterView, read: (annotations: Readonly<Record<st
 }
 
 /** kerf.dev/spot-to-spot-consolidation per pool. */
-const spotToSpotPools = (cluster: ClusterView): Map<string, boolean> => perPool(cluster, (a) => {
-  const setting = spotToSpotOf(a);
-  return setting.kind === "set" ? setting.enabled : undefined;
-});
+const spotToSpotPools = (cluster: ClusterView): Map<string, boolean> =>
+  perPool(cluster, (a) => {
+    const setting = spotToSpotOf(a);
+    return setting.kind === "set" ? setting.enabled : undefined;
+  });
 
 /** kerf.dev/consolidate-empty-after per pool, in ms. */
-const emptyDelays = (cluster: ClusterView): Map<string, number> => perPool(cluster, (a) => {
-  const delay = emptyAfterOf(a);
-  return delay.kind === "set" ? delay.ms : undefined;
-});
+const emptyDelays = (cluster: ClusterView): Map<string, number> =>
+  perPool(cluster, (a) => {
+    const delay = emptyAfterOf(a);
+    return delay.kind === "set" ? delay.ms : undefined;
+  });
 
 function policies(cluster: ClusterView): Map<string, string> {
-  return new Map(cluster.nodePools.map((p) => {
-    const disruption = (p.spec?.["disruption"] ?? {}) as { consolidationPolicy?: unknown };
-    return [p.metadata?.name ?? "", typeof disruption.consolidationPolicy === "string" ? disruption.consolidationPolicy : DEFAULT_POLICY];
-  }));
+  return new Map(
+    cluster.nodePools.map((p) => {
+      const disruption = (p.spec?.["disruption"] ?? {}) as { consolidationPolicy?: unknown };
+      return [
+        p.metadata?.name ?? "",
+        typeof disruption.consolidationPolicy === "string" ? disruption.consolidationPolicy : DEFAULT_POLICY,
+      ];
+    }),
+  );
 }
 
 /**
@@ -114,9 +130,12 @@ function withWaitingPods(snapshot: Snapshot, waiting: readonly SimPod[], options
   const placed = new Map<string, SimPod[]>();
   for (const p of simulate(snapshot, waiting, { ...options, maxNewClaims: 0, improve: false }).existingPlacements) {
     const on = placed.get(p.node);
-    if (on === undefined) placed.set(p.node, [p.pod]); else on.push(p.pod);
+    if (on === undefined) placed.set(p.node, [p.pod]);
+    else on.push(p.pod);
   }
-  return snapshot.nodes.map((n) => (placed.has(n.name) ? { ...n, pods: [...n.pods, ...(placed.get(n.name) ?? [])] } : n));
+  return snapshot.nodes.map((n) =>
+    placed.has(n.name) ? { ...n, pods: [...n.pods, ...(placed.get(n.name) ?? [])] } : n,
+  );
 }
 
 /**
@@ -180,24 +199,33 @@ function busyNodes(input: DisruptionInput): Set<string> {
  * Cordoned nodes are in it, closed by the unschedulable taint (Karpenter reads no cordon: a cordoned
  * candidate's pods are moved like any other's, and drift pre-launches its replacement).
  */
-function schedulingView(input: DisruptionInput, candidates: readonly Candidate[]): { snapshot: Snapshot; stays: Set<string> } {
+function schedulingView(
+  input: DisruptionInput,
+  candidates: readonly Candidate[],
+): { snapshot: Snapshot; stays: Set<string> } {
   const price = new Map(candidates.map((c) => [c.nodeName, c.pricePerHour]));
   const leaving = leavingNodes(input);
   const evicted = input.cluster.pods.filter((p) => leaving.has(p.spec?.nodeName ?? "") && isReschedulable(p));
   // The operator's one scheduling input (as provisioning and kerf simulate build it); a pod whose requests
   // cannot be read is the provisioner's to report: it reserves nothing here.
   const built = schedulingInput({
-    cluster: input.cluster, pending: [...(input.pending ?? []), ...evicted], instanceTypes: input.instanceTypes,
-    schedulerConfig: input.scheduling?.schedulerConfig, places: { keepCordoned: true },
+    cluster: input.cluster,
+    pending: [...(input.pending ?? []), ...evicted],
+    instanceTypes: input.instanceTypes,
+    schedulerConfig: input.scheduling?.schedulerConfig,
+    places: { keepCordoned: true },
     now: input.now.getTime(),
   });
   const places = { targets: built.targets };
   const busy = busyNodes(input);
-  const priced = places.targets.filter((t) => !leaving.has(t.node.name))
+  const priced = places.targets
+    .filter((t) => !leaving.has(t.node.name))
     .map((t) => (price.has(t.node.name) ? { ...t.node, pricePerHour: price.get(t.node.name) } : t.node))
     .map((n) => (busy.has(n.name) ? { ...n, underConsolidateAfter: true } : n));
   const base: Snapshot = {
-    ...built.snapshot, nodes: existingNodes(priced, candidates), nodePools: built.snapshot.nodePools.map(withUsableTypes),
+    ...built.snapshot,
+    nodes: existingNodes(priced, candidates),
+    nodePools: built.snapshot.nodePools.map(withUsableTypes),
   };
   const waiting = [...built.pods.keys()];
   const nodes = withWaitingPods(base, waiting, input.scheduling ?? {});
@@ -208,7 +236,9 @@ function schedulingView(input: DisruptionInput, candidates: readonly Candidate[]
   return { snapshot: { ...base, nodes }, stays };
 }
 
-const add = (m: Map<string, number>, key: string, n: number): void => { m.set(key, (m.get(key) ?? 0) + n); };
+const add = (m: Map<string, number>, key: string, n: number): void => {
+  m.set(key, (m.get(key) ?? 0) + n);
+};
 
 /** Per pool, the hourly price of all its NodeClaims (Karpenter's ClusterCost). */
 function poolPrices(cluster: ClusterView, byName: ReadonlyMap<string, InstanceType>): Map<string, number> {
@@ -239,7 +269,9 @@ function podCostsByNode(cluster: ClusterView): Map<string, number> {
  * nodes, candidates or not: a candidate's RescheduleDisruptionCost, else 1 plus its pods' eviction costs.
  */
 function poolTotals(
-  cluster: ClusterView, candidates: readonly Candidate[], byName: ReadonlyMap<string, InstanceType>,
+  cluster: ClusterView,
+  candidates: readonly Candidate[],
+  byName: ReadonlyMap<string, InstanceType>,
 ): Map<string, PoolTotals> {
   const price = poolPrices(cluster, byName);
   const byNode = new Map(candidates.map((c) => [c.nodeName, c]));
@@ -252,10 +284,12 @@ function poolTotals(
   }
   const own = new Map<string, number>();
   for (const c of candidates) add(own, c.nodePool, c.pricePerHour);
-  return new Map([...own].map(([pool, fallback]) => {
-    const all = price.get(pool) ?? 0;
-    return [pool, { price: all > 0 ? all : fallback, cost: cost.get(pool) ?? 0 }];
-  }));
+  return new Map(
+    [...own].map(([pool, fallback]) => {
+      const all = price.get(pool) ?? 0;
+      return [pool, { price: all > 0 ? all : fallback, cost: cost.get(pool) ?? 0 }];
+    }),
+  );
 }
 
 /**
@@ -272,8 +306,11 @@ function poolsByMode(cluster: ClusterView): { dynamic: Set<string>; static: Set<
 
 /** The pools off at `now` under their kerf.dev/off-schedule (an unusable annotation leaves a pool on). */
 export function offPools(cluster: ClusterView, now: Date): Set<string> {
-  return new Set(cluster.nodePools.filter((p) => poolOffState(p.metadata?.annotations, now)?.off === true)
-    .map((p) => p.metadata?.name ?? ""));
+  return new Set(
+    cluster.nodePools
+      .filter((p) => poolOffState(p.metadata?.annotations, now)?.off === true)
+      .map((p) => p.metadata?.name ?? ""),
+  );
 }
 
 /** Everything one pass (or one re-validation) reads, computed once. */
@@ -297,8 +334,15 @@ export function preparePass(input: DisruptionInput): Pass {
   const byName = typesByName(input.instanceTypes);
   const modes = poolsByMode(input.cluster);
   const all = findCandidates({
-    now, nodeClaims, nodes, pods, pdbs: input.cluster.pdbs ?? [], types: byName,
-    nodePools: new Set([...modes.dynamic, ...modes.static]), nominated: input.nominated, inFlight: input.inFlight,
+    now,
+    nodeClaims,
+    nodes,
+    pods,
+    pdbs: input.cluster.pdbs ?? [],
+    types: byName,
+    nodePools: new Set([...modes.dynamic, ...modes.static]),
+    nominated: input.nominated,
+    inFlight: input.inFlight,
     emptyAfter: emptyDelays(input.cluster),
   });
   const found = {
@@ -306,19 +350,37 @@ export function preparePass(input: DisruptionInput): Pass {
     blocked: all.blocked.filter((b) => modes.dynamic.has(b.node?.metadata?.labels?.[Label.nodePool] ?? "")),
   };
   const staticCandidates = all.candidates.filter((c) => modes.static.has(c.nodePool));
-  const budgets = poolBudgets({ now: input.now, nodePools: input.cluster.nodePools, nodeClaims, nodes, pods,
-    inFlight: input.inFlight });
+  const budgets = poolBudgets({
+    now: input.now,
+    nodePools: input.cluster.nodePools,
+    nodeClaims,
+    nodes,
+    pods,
+    inFlight: input.inFlight,
+  });
   const { snapshot, stays } = schedulingView(input, found.candidates);
   const ctx: MethodContext = {
-    snapshot, compact: new CompactSnapshot(snapshot), stays, spotToSpot: input.spotToSpot, spotToSpotPools: spotToSpotPools(input.cluster),
-    poolTotals: poolTotals(input.cluster, found.candidates, byName), policies: policies(input.cluster),
+    snapshot,
+    compact: new CompactSnapshot(snapshot),
+    stays,
+    spotToSpot: input.spotToSpot,
+    spotToSpotPools: spotToSpotPools(input.cluster),
+    poolTotals: poolTotals(input.cluster, found.candidates, byName),
+    policies: policies(input.cluster),
     poolTypes: new Map([...input.instanceTypes].map(([pool, types]) => [pool, new Set(types.map((t) => t.name))])),
     // A candidate's pod the simulation places on an uninitialized node makes the move wait (uninitializedPlacement).
-    ledger: new BudgetLedger(budgets), skipped: [], budgetBlocked: [], scheduling: { ...input.scheduling },
+    ledger: new BudgetLedger(budgets),
+    skipped: [],
+    budgetBlocked: [],
+    scheduling: { ...input.scheduling },
   };
   return {
-    candidates: found.candidates, staticCandidates, offPools: offPools(input.cluster, input.now), blocked: found.blocked,
-    budgets, ctx,
+    candidates: found.candidates,
+    staticCandidates,
+    offPools: offPools(input.cluster, input.now),
+    blocked: found.blocked,
+    budgets,
+    ctx,
     consolidating: consolidationCandidates(ctx, found.candidates),
   };
 }
@@ -354,19 +416,27 @@ export function planDisruption(input: DisruptionInput): DisruptionPlan {
   const methods: readonly [Method, () => Command | undefined][] = [
     ["scheduled-off", () => scheduledOff(ctx, candidates, pass.offPools)],
     ["emptiness", () => emptiness(ctx, candidates)],
-    ["static-drift", () => staticDrift(ctx, { ...input.cluster, instanceTypes: input.instanceTypes },
-      pass.staticCandidates)],
-    ["drift", () => {
-      const r = boundedDrift(ctx, candidates, { maxEvaluations: bound, resumeAfter: input.driftResumeAfter });
-      driftResumeAfter = r.stoppedAt;
-      return r.command;
-    }],
+    [
+      "static-drift",
+      () => staticDrift(ctx, { ...input.cluster, instanceTypes: input.instanceTypes }, pass.staticCandidates),
+    ],
+    [
+      "drift",
+      () => {
+        const r = boundedDrift(ctx, candidates, { maxEvaluations: bound, resumeAfter: input.driftResumeAfter });
+        driftResumeAfter = r.stoppedAt;
+        return r.command;
+      },
+    ],
     ["multi-node-consolidation", () => multiNode(ctx, consolidating)],
-    ["single-node-consolidation", () => {
-      const r = singleNode(ctx, consolidating, { maxEvaluations: bound, resumeAfter: input.resumeAfter });
-      resumeAfter = r.stoppedAt;
-      return r.command;
-    }],
+    [
+      "single-node-consolidation",
+      () => {
+        const r = singleNode(ctx, consolidating, { maxEvaluations: bound, resumeAfter: input.resumeAfter });
+        resumeAfter = r.stoppedAt;
+        return r.command;
+      },
+    ],
   ];
   let command: Command | undefined;
   let method: Method | undefined;
@@ -376,7 +446,14 @@ export function planDisruption(input: DisruptionInput): DisruptionPlan {
     if (command !== undefined) break;
   }
   return {
-    command, method, budgets: pass.budgets, eligible, blocked: [...pass.blocked, ...ctx.budgetBlocked],
-    unconsolidatable: ctx.skipped, resumeAfter, driftResumeAfter, invalidDoNotDisrupt: invalidAnnotations(input, pass),
+    command,
+    method,
+    budgets: pass.budgets,
+    eligible,
+    blocked: [...pass.blocked, ...ctx.budgetBlocked],
+    unconsolidatable: ctx.skipped,
+    resumeAfter,
+    driftResumeAfter,
+    invalidDoNotDisrupt: invalidAnnotations(input, pass),
   };
 }

@@ -37,7 +37,7 @@ const DISRUPTED_NO_SCHEDULE = [{ key: Keys.disruptedTaint, effect: "NoSchedule" 
  * ("True", "yes", "Never", "0s") is invalid and protects nothing. Undefined without the annotation.
  */
 export type DoNotDisrupt =
-  | { readonly kind: "always" } | { readonly kind: "for"; readonly ms: number } | { readonly kind: "invalid" };
+  { readonly kind: "always" } | { readonly kind: "for"; readonly ms: number } | { readonly kind: "invalid" };
 
 export function parseDoNotDisrupt(value: string | undefined): DoNotDisrupt | undefined {
   if (value === undefined) return undefined;
@@ -112,11 +112,15 @@ export class PdbIndex {
       if (selector === undefined || selector === null) continue;
       const ns = pdb.metadata?.namespace ?? "";
       let buckets = this.byNamespace.get(ns);
-      if (buckets === undefined) { buckets = new Map(); this.byNamespace.set(ns, buckets); }
+      if (buckets === undefined) {
+        buckets = new Map();
+        this.byNamespace.set(ns, buckets);
+      }
       const first = Object.entries(selector.matchLabels ?? {})[0];
       const key = first === undefined ? "" : `${first[0]}=${first[1]}`;
       const bucket = buckets.get(key);
-      if (bucket === undefined) buckets.set(key, [{ pdb, at }]); else bucket.push({ pdb, at });
+      if (bucket === undefined) buckets.set(key, [{ pdb, at }]);
+      else bucket.push({ pdb, at });
     }
   }
 
@@ -130,14 +134,19 @@ export class PdbIndex {
     const labels = pod.metadata?.labels ?? {};
     const found = [...(buckets.get("") ?? [])];
     for (const [k, v] of Object.entries(labels)) found.push(...(buckets.get(`${k}=${v}`) ?? []));
-    return found.filter((e) => selectorMatches(e.pdb.spec?.selector as LabelSelector, labels)).sort((a, b) => a.at - b.at).map((e) => e.pdb);
+    return found
+      .filter((e) => selectorMatches(e.pdb.spec?.selector as LabelSelector, labels))
+      .sort((a, b) => a.at - b.at)
+      .map((e) => e.pdb);
   }
 }
 
 /** A PDB with `unhealthyPodEvictionPolicy: AlwaysAllow` lets a pod whose Ready condition is False go. */
 function evictableWhenUnhealthy(pod: Pod, pdb: PdbLike): boolean {
-  return pdb.spec?.unhealthyPodEvictionPolicy === "AlwaysAllow"
-    && (pod.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "False");
+  return (
+    pdb.spec?.unhealthyPodEvictionPolicy === "AlwaysAllow" &&
+    (pod.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "False")
+  );
 }
 
 function pdbBlocker(pod: Pod, pdbs: PdbIndex, now: number): Blocker | undefined {
@@ -145,12 +154,18 @@ function pdbBlocker(pod: Pod, pdbs: PdbIndex, now: number): Blocker | undefined 
   const selecting = pdbs.selecting(pod);
   if (selecting.length > 1) {
     const names = selecting.map((p) => p.metadata?.name ?? "").join(", ");
-    return { kind: "pdb", message: `pod ${podName(pod)} is selected by more than one PodDisruptionBudget (${names}); eviction would fail` };
+    return {
+      kind: "pdb",
+      message: `pod ${podName(pod)} is selected by more than one PodDisruptionBudget (${names}); eviction would fail`,
+    };
   }
   const pdb = selecting[0];
   const allows = pdb === undefined || (pdb.status?.disruptionsAllowed ?? 0) > 0 || evictableWhenUnhealthy(pod, pdb);
   if (allows) return undefined;
-  return { kind: "pdb", message: `PodDisruptionBudget ${pdb.metadata?.namespace ?? ""}/${pdb.metadata?.name ?? ""} allows no disruption of pod ${podName(pod)}` };
+  return {
+    kind: "pdb",
+    message: `PodDisruptionBudget ${pdb.metadata?.namespace ?? ""}/${pdb.metadata?.name ?? ""} allows no disruption of pod ${podName(pod)}`,
+  };
 }
 
 /**
@@ -185,7 +200,10 @@ export function currentlyReschedulable(pod: Pod, pdbs: PdbIndex, now: number): b
 export function podBlocker(pods: readonly Pod[], pdbs: PdbIndex, now: number): Blocker | undefined {
   for (const pod of pods) {
     if (isActivePod(pod) && doNotDisruptActive(pod, now)) {
-      return { kind: "do-not-disrupt", message: `pod ${podName(pod)} has "${DO_NOT_DISRUPT}": "${pod.metadata?.annotations?.[DO_NOT_DISRUPT] ?? ""}"` };
+      return {
+        kind: "do-not-disrupt",
+        message: `pod ${podName(pod)} has "${DO_NOT_DISRUPT}": "${pod.metadata?.annotations?.[DO_NOT_DISRUPT] ?? ""}"`,
+      };
     }
   }
   for (const pod of pods) {

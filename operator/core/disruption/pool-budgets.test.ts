@@ -22,11 +22,17 @@ void describe("a NodePool's disruption budget", () => {
   const cases = [
     {
       why: "a deleting NodeClaim whose instance is terminating counts neither as a node nor as disrupting",
-      terminating: true, nodes: 2, busy: 0, allowed: 1,
+      terminating: true,
+      nodes: 2,
+      busy: 0,
+      allowed: 1,
     },
     {
       why: "a deleting NodeClaim still draining counts as a node and as disrupting",
-      terminating: false, nodes: 3, busy: 1, allowed: 0,
+      terminating: false,
+      nodes: 3,
+      busy: 1,
+      allowed: 0,
     },
   ];
   for (const c of cases) {

@@ -5,7 +5,11 @@
  * (deleting, NotReady, tainted karpenter.sh/disrupted, or in a command being executed).
  */
 import {
-  allowedDisruptions, BUDGET_TIMEZONE_ANNOTATION, DISRUPTION_REASONS, SCHEDULED_OFF_REASON, type BudgetSpec,
+  allowedDisruptions,
+  BUDGET_TIMEZONE_ANNOTATION,
+  DISRUPTION_REASONS,
+  SCHEDULED_OFF_REASON,
+  type BudgetSpec,
   type DisruptionReason,
 } from "../../../policies/domain/budgets.ts";
 import { poolOffState } from "../../../policies/domain/off-schedule.ts";
@@ -31,7 +35,6 @@ export interface BudgetInput {
   /** The cluster's pods: a drift rollout in waves waits for a wave's pods to run (drift-waves.ts). */
   readonly pods?: readonly Pod[] | undefined;
 }
-
 
 /** The pool's budgets as written (undefined: the API default applies). */
 export function budgetsOf(pool: PoolObject): readonly BudgetSpec[] | undefined {
@@ -65,10 +68,12 @@ export function poolBudgets(input: BudgetInput): PoolBudget[] {
     // a NodeClaim with InstanceTerminating=True is neither in the base of percentages nor disrupting (its
     // instance is on its way out, so a budget of 1 lets the next node go). A booting node is NotReady but
     // not disrupting: only initialized NodeClaims count.
-    const counted = claims.filter((c) => isTrue(c.status?.conditions, "Initialized")
-      && !isTrue(c.status?.conditions, "InstanceTerminating"));
-    const busy = counted.filter((c) => disrupting(c, nodeByProvider.get(c.status?.providerID ?? ""), input.inFlight))
-      .length;
+    const counted = claims.filter(
+      (c) => isTrue(c.status?.conditions, "Initialized") && !isTrue(c.status?.conditions, "InstanceTerminating"),
+    );
+    const busy = counted.filter((c) =>
+      disrupting(c, nodeByProvider.get(c.status?.providerID ?? ""), input.inFlight),
+    ).length;
     const waves = driftWaves({ pool, claims, nodes: input.nodes, pods: input.pods, inFlight: input.inFlight });
     // kerf's KerfScheduledOff only where it can act: a pool off now under kerf.dev/off-schedule.
     const off = poolOffState(pool.metadata?.annotations, input.now)?.off === true;
@@ -79,11 +84,24 @@ export function poolBudgets(input: BudgetInput): PoolBudget[] {
       const budget = allowedDisruptions(budgetsOf(pool), reason, counted.length, input.now, timeZoneOf(pool));
       const allowed = Math.max(budget.allowed - busy, 0);
       if (reason === "Drifted" && waves !== undefined && waves.startable < allowed) {
-        out.push({ nodePool: name, reason, nodes: counted.length, disrupting: busy, allowed: waves.startable,
-          explanation: waveExplanation(waves) });
+        out.push({
+          nodePool: name,
+          reason,
+          nodes: counted.length,
+          disrupting: busy,
+          allowed: waves.startable,
+          explanation: waveExplanation(waves),
+        });
         continue;
       }
-      out.push({ nodePool: name, reason, nodes: counted.length, disrupting: busy, allowed, explanation: budget.explanation });
+      out.push({
+        nodePool: name,
+        reason,
+        nodes: counted.length,
+        disrupting: busy,
+        allowed,
+        explanation: budget.explanation,
+      });
     }
   }
   return out;

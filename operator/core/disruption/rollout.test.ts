@@ -6,7 +6,12 @@ import { rolloutCondition } from "./rollout.ts";
 void describe("the NodePool rollout condition", () => {
   void it("says how far a drift rollout is and what the budget allows", () => {
     const p = pool("default", { budgets: [{ nodes: "50%" }] });
-    const ms = [machine("a", { pool: p, drifted: "NodePoolDrifted" }), machine("b", { pool: p, drifted: "NodePoolDrifted" }), machine("c", { pool: p }), machine("d", { pool: p })];
+    const ms = [
+      machine("a", { pool: p, drifted: "NodePoolDrifted" }),
+      machine("b", { pool: p, drifted: "NodePoolDrifted" }),
+      machine("c", { pool: p }),
+      machine("d", { pool: p }),
+    ];
     const c = rolloutCondition(p, { claims: ms.map((m) => m.claim), nodes: ms.map((m) => m.node) }, NOW);
     assert.equal(c.status, "True");
     assert.equal(c.reason, "RolloutInProgress");
@@ -26,6 +31,11 @@ void describe("the NodePool rollout condition", () => {
     const m = machine("a", { pool: p, drifted: "NodeClassDrift" });
     assert.equal(rolloutCondition(p, { claims: [m.claim], nodes: [m.node] }, NOW).reason, "RolloutBlocked");
     const clean = machine("b", { pool: p });
-    assert.deepEqual(rolloutCondition(p, { claims: [clean.claim], nodes: [clean.node] }, NOW), { type: "Drifted", status: "False", reason: "NotDrifted", message: "all 1 NodeClaims match the NodePool and its EC2NodeClass" });
+    assert.deepEqual(rolloutCondition(p, { claims: [clean.claim], nodes: [clean.node] }, NOW), {
+      type: "Drifted",
+      status: "False",
+      reason: "NotDrifted",
+      message: "all 1 NodeClaims match the NodePool and its EC2NodeClass",
+    });
   });
 });

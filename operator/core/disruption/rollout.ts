@@ -23,25 +23,40 @@ export interface RolloutView {
 }
 
 /** The condition for `pool` at `now`. */
-export function rolloutCondition(pool: PoolObject, view: RolloutView, now: Date): Omit<Condition, "lastTransitionTime"> {
+export function rolloutCondition(
+  pool: PoolObject,
+  view: RolloutView,
+  now: Date,
+): Omit<Condition, "lastTransitionTime"> {
   const { claims, nodes, pods } = view;
   const live = claims.filter((c) => c.metadata?.deletionTimestamp === undefined);
   const replacing = claims.filter((c) => c.metadata?.deletionTimestamp !== undefined && drifted(c)).length;
   const waiting = live.filter(drifted).length;
   if (waiting + replacing === 0) {
-    return { type: ROLLOUT_CONDITION, status: "False", reason: "NotDrifted",
-      message: `all ${live.length} NodeClaims match the NodePool and its EC2NodeClass` };
+    return {
+      type: ROLLOUT_CONDITION,
+      status: "False",
+      reason: "NotDrifted",
+      message: `all ${live.length} NodeClaims match the NodePool and its EC2NodeClass`,
+    };
   }
-  const budget = poolBudgets({ now, nodePools: [pool], nodeClaims: claims, nodes, pods, inFlight: new Set() })
-    .find((b) => b.reason === "Drifted");
+  const budget = poolBudgets({ now, nodePools: [pool], nodeClaims: claims, nodes, pods, inFlight: new Set() }).find(
+    (b) => b.reason === "Drifted",
+  );
   const allowed = budget?.allowed ?? 0;
   const waves = driftWaves({ pool, claims, nodes, pods });
-  const message = `${waiting + replacing} of ${live.length + replacing} NodeClaims drifted (${replacing} being replaced); `
-    + `budget allows ${allowed} now${waves === undefined ? "" : `; ${waveExplanation(waves)}`}`;
+  const message =
+    `${waiting + replacing} of ${live.length + replacing} NodeClaims drifted (${replacing} being replaced); ` +
+    `budget allows ${allowed} now${waves === undefined ? "" : `; ${waveExplanation(waves)}`}`;
   // A wave waiting for its nodes to settle is progress, not a blocked rollout.
   const settling = waves !== undefined && waves.startable === 0 && waves.inProgress > 0;
   if (waiting > 0 && allowed === 0 && !settling) {
-    return { type: ROLLOUT_CONDITION, status: "True", reason: "RolloutBlocked", message: `${message}: ${budget?.explanation ?? ""}` };
+    return {
+      type: ROLLOUT_CONDITION,
+      status: "True",
+      reason: "RolloutBlocked",
+      message: `${message}: ${budget?.explanation ?? ""}`,
+    };
   }
   return { type: ROLLOUT_CONDITION, status: "True", reason: "RolloutInProgress", message };
 }

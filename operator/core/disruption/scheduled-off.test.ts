@@ -19,25 +19,58 @@ function devMachines(p: ReturnType<typeof pool>, podAnnotations?: Record<string,
   return [
     machine("dev-empty", { pool: p, consolidatable: false }),
     machine("dev-busy-1", { pool: p, consolidatable: false, pods: 2 }),
-    machine("dev-busy-2", { pool: p, consolidatable: false, pods: 1, ...(podAnnotations === undefined ? {} : { podAnnotations }) }),
+    machine("dev-busy-2", {
+      pool: p,
+      consolidatable: false,
+      pods: 1,
+      ...(podAnnotations === undefined ? {} : { podAnnotations }),
+    }),
   ];
 }
 
 void describe("the scheduled-off method (kerf.dev/off-schedule)", () => {
   // [title, pool, pod annotations on dev-busy-2, the command's candidates (undefined: no scheduled-off command)]
   const cases: [string, ReturnType<typeof pool>, Record<string, string> | undefined, string[] | undefined][] = [
-    ["removes one node at a time under the default 10% budget, the empty one first", offPool(), undefined, ["dev-empty"]],
-    ["removes every node at once under a 100% budget, fewest pods first", offPool([{ nodes: "100%" }]), undefined, ["dev-empty", "dev-busy-2", "dev-busy-1"]],
-    ["is limited by a budget without reasons, which applies to every reason", offPool([{ nodes: "2" }, { nodes: "0", reasons: ["Empty"] }]), undefined, ["dev-empty", "dev-busy-2"]],
-    ["is not limited by budgets that list Karpenter's reasons only", offPool([{ nodes: "0", reasons: ["Empty", "Drifted", "Underutilized"] }]), undefined, ["dev-empty", "dev-busy-2", "dev-busy-1"]],
+    [
+      "removes one node at a time under the default 10% budget, the empty one first",
+      offPool(),
+      undefined,
+      ["dev-empty"],
+    ],
+    [
+      "removes every node at once under a 100% budget, fewest pods first",
+      offPool([{ nodes: "100%" }]),
+      undefined,
+      ["dev-empty", "dev-busy-2", "dev-busy-1"],
+    ],
+    [
+      "is limited by a budget without reasons, which applies to every reason",
+      offPool([{ nodes: "2" }, { nodes: "0", reasons: ["Empty"] }]),
+      undefined,
+      ["dev-empty", "dev-busy-2"],
+    ],
+    [
+      "is not limited by budgets that list Karpenter's reasons only",
+      offPool([{ nodes: "0", reasons: ["Empty", "Drifted", "Underutilized"] }]),
+      undefined,
+      ["dev-empty", "dev-busy-2", "dev-busy-1"],
+    ],
     ["waits while a budget without reasons allows nothing", offPool([{ nodes: "0" }]), undefined, undefined],
-    ["leaves a node whose pod says do-not-disrupt", offPool([{ nodes: "100%" }]), { "karpenter.sh/do-not-disrupt": "true" }, ["dev-empty", "dev-busy-1"]],
+    [
+      "leaves a node whose pod says do-not-disrupt",
+      offPool([{ nodes: "100%" }]),
+      { "karpenter.sh/do-not-disrupt": "true" },
+      ["dev-empty", "dev-busy-1"],
+    ],
     ["does nothing while the pool's window is closed", offPool([{ nodes: "100%" }], NIGHTLY), undefined, undefined],
   ];
   for (const [title, p, podAnnotations, want] of cases) {
     void it(title, () => {
       const prod = pool("prod", { budgets: [{ nodes: "100%" }] });
-      const machines = [...devMachines(p, podAnnotations), machine("prod-1", { pool: prod, consolidatable: false, pods: 1 })];
+      const machines = [
+        ...devMachines(p, podAnnotations),
+        machine("prod-1", { pool: prod, consolidatable: false, pods: 1 }),
+      ];
       const plan = planDisruption(input(view(machines, [p, prod])));
       if (want === undefined) {
         assert.notEqual(plan.command?.method, "scheduled-off");
@@ -47,16 +80,24 @@ void describe("the scheduled-off method (kerf.dev/off-schedule)", () => {
       assert.equal(plan.command.reason, "KerfScheduledOff");
       assert.equal(plan.command.decision, "delete");
       assert.deepEqual(plan.command.replacements, []);
-      assert.deepEqual(plan.command.candidates.map((c) => c.name), want);
+      assert.deepEqual(
+        plan.command.candidates.map((c) => c.name),
+        want,
+      );
     });
   }
 
   void it("reports a KerfScheduledOff budget and eligible nodes for the off pool only", () => {
     const p = offPool();
     const prod = pool("prod");
-    const plan = planDisruption(input(view([...devMachines(p), machine("prod-1", { pool: prod, pods: 1 })], [p, prod])));
+    const plan = planDisruption(
+      input(view([...devMachines(p), machine("prod-1", { pool: prod, pods: 1 })], [p, prod])),
+    );
     const rows = plan.budgets.filter((b) => b.reason === "KerfScheduledOff");
-    assert.deepEqual(rows.map((b) => [b.nodePool, b.nodes, b.allowed]), [["dev", 3, 1]]);
+    assert.deepEqual(
+      rows.map((b) => [b.nodePool, b.nodes, b.allowed]),
+      [["dev", 3, 1]],
+    );
     assert.equal(plan.eligible.KerfScheduledOff, 3);
   });
 
@@ -73,6 +114,9 @@ void describe("the scheduled-off method (kerf.dev/off-schedule)", () => {
 
   void it("wakes a skipped pass when a window opens or closes", () => {
     assert.equal(nextTimeChange(view([], [offPool()]), NOW.getTime()), Date.parse("2026-11-25T18:00:00Z"));
-    assert.equal(nextTimeChange(view([], [offPool(undefined, NIGHTLY)]), NOW.getTime()), Date.parse("2026-11-25T20:00:00Z"));
+    assert.equal(
+      nextTimeChange(view([], [offPool(undefined, NIGHTLY)]), NOW.getTime()),
+      Date.parse("2026-11-25T20:00:00Z"),
+    );
   });
 });

@@ -16,16 +16,23 @@ const drifted = (name: string, p: NodePoolObject, o: { pods?: number } = {}): Ma
 
 function candidateOfCommand(m: Machine): Machine {
   const intent = {
-    id: "x", role: "candidate", method: "static-drift", reason: "Drifted", decision: "replace",
-    candidates: [m.claim.metadata?.name], replacements: 1,
+    id: "x",
+    role: "candidate",
+    method: "static-drift",
+    reason: "Drifted",
+    decision: "replace",
+    candidates: [m.claim.metadata?.name],
+    replacements: 1,
   };
   const annotations = { ...m.claim.metadata?.annotations, [COMMAND_ANNOTATION]: JSON.stringify(intent) };
   const claim = { ...m.claim, metadata: { ...m.claim.metadata, annotations } };
   return { ...m, claim };
 }
 
-const deleting = (m: Machine): Machine =>
-  ({ ...m, claim: { ...m.claim, metadata: { ...m.claim.metadata, deletionTimestamp: NOW.toISOString() } } });
+const deleting = (m: Machine): Machine => ({
+  ...m,
+  claim: { ...m.claim, metadata: { ...m.claim.metadata, deletionTimestamp: NOW.toISOString() } },
+});
 
 void describe("StaticDrift: drifted nodes of static NodePools", () => {
   void it("should replace a drifted static node by one NodeClaim from the pool's template, keeping the count", () => {
@@ -34,28 +41,38 @@ void describe("StaticDrift: drifted nodes of static NodePools", () => {
     assert.equal(plan.command?.method, "static-drift");
     assert.equal(plan.command?.reason, "Drifted");
     assert.equal(plan.command?.decision, "replace");
-    assert.deepEqual(plan.command?.candidates.map((c) => c.name), ["a"]);
+    assert.deepEqual(
+      plan.command?.candidates.map((c) => c.name),
+      ["a"],
+    );
     const replacement = plan.command?.replacements[0];
     assert.equal(plan.command?.replacements.length, 1);
     assert.equal(replacement?.nodePool, "fixed");
     assert.deepEqual([replacement?.pods, replacement?.requests], [[], {}]);
-    assert.ok(!replacement?.requirements.some((r) => r.key === "node.kubernetes.io/instance-type"),
-      "no instance-type list: the launch picks the cheapest");
+    assert.ok(
+      !replacement?.requirements.some((r) => r.key === "node.kubernetes.io/instance-type"),
+      "no instance-type list: the launch picks the cheapest",
+    );
     assert.equal(plan.eligible.Drifted, 1);
   });
 
   interface Wait {
-    name: string; machines: (p: NodePoolObject) => Machine[]; pool: NodePoolObject;
-    blocked?: string; inFlight?: string[];
+    name: string;
+    machines: (p: NodePoolObject) => Machine[];
+    pool: NodePoolObject;
+    blocked?: string;
+    inFlight?: string[];
   }
   const waits: Wait[] = [
     {
       name: "should wait while the pool has more NodeClaims than replicas: scale-down goes first",
-      pool: fixed(1), machines: (p) => [drifted("a", p), machine("b", { pool: p })],
+      pool: fixed(1),
+      machines: (p) => [drifted("a", p), machine("b", { pool: p })],
     },
     {
       name: "should not stage a replacement when limits.nodes leaves no room, and say so",
-      pool: fixed(2, { limits: { nodes: "2" } }), machines: (p) => [drifted("a", p), machine("b", { pool: p })],
+      pool: fixed(2, { limits: { nodes: "2" } }),
+      machines: (p) => [drifted("a", p), machine("b", { pool: p })],
       blocked: "static NodePool is at its node limit and cannot stage a replacement",
     },
     {
@@ -72,7 +89,8 @@ void describe("StaticDrift: drifted nodes of static NodePools", () => {
     },
     {
       name: "should leave a node alone while another is being replaced and the budget allows one",
-      pool: fixed(2, { budgets: [{ nodes: "1" }] }), inFlight: ["b"],
+      pool: fixed(2, { budgets: [{ nodes: "1" }] }),
+      inFlight: ["b"],
       machines: (p) => [drifted("a", p), candidateOfCommand(drifted("b", p))],
       blocked: "the NodePool's disruption budget for Drifted allows no more disruptions now",
     },
@@ -100,6 +118,9 @@ void describe("StaticDrift: drifted nodes of static NodePools", () => {
     const machines = [drifted("d", dynamic, { pods: 1 }), machine("s", { pool: p })];
     const plan = planDisruption(input(view(machines, [dynamic, p])));
     assert.equal(plan.command?.method, "drift");
-    assert.deepEqual(plan.command?.candidates.map((c) => c.name), ["d"]);
+    assert.deepEqual(
+      plan.command?.candidates.map((c) => c.name),
+      ["d"],
+    );
   });
 });

@@ -29,7 +29,9 @@ export interface StaticDriftInput {
 }
 
 const blocked = (c: Candidate, message: string): MethodContext["budgetBlocked"][number] => ({
-  nodeClaim: c.nodeClaim, node: c.node, blocker: { kind: "budget", message },
+  nodeClaim: c.nodeClaim,
+  node: c.node,
+  blocker: { kind: "budget", message },
 });
 
 const BUDGET_SPENT = "the NodePool's disruption budget for Drifted allows no more disruptions now";
@@ -47,7 +49,10 @@ function held(ctx: MethodContext, input: StaticDriftInput, pool: NodePoolObject)
 }
 
 function poolCommand(
-  ctx: MethodContext, input: StaticDriftInput, pool: NodePoolObject, drifted: readonly Candidate[],
+  ctx: MethodContext,
+  input: StaticDriftInput,
+  pool: NodePoolObject,
+  drifted: readonly Candidate[],
 ): Command | undefined {
   const name = pool.metadata?.name ?? "";
   const why = held(ctx, input, pool);
@@ -64,7 +69,11 @@ function poolCommand(
     }
     ctx.ledger.take(name, "Drifted");
     return {
-      method: "static-drift", reason: "Drifted", decision: "replace", candidates: [c], replacements: [replacement],
+      method: "static-drift",
+      reason: "Drifted",
+      decision: "replace",
+      candidates: [c],
+      replacements: [replacement],
       savingsPerHour: c.pricePerHour - replacement.launch.pricePerHour,
     };
   }
@@ -73,7 +82,9 @@ function poolCommand(
 
 /** The first static pool's (by name) drift replacement, or undefined. `candidates`: static pools' only. */
 export function staticDrift(
-  ctx: MethodContext, input: StaticDriftInput, candidates: readonly Candidate[],
+  ctx: MethodContext,
+  input: StaticDriftInput,
+  candidates: readonly Candidate[],
 ): Command | undefined {
   const pools = [...input.nodePools]
     .filter((p) => replicasOf(p) !== undefined && input.instanceTypes.has(p.metadata?.name ?? ""))

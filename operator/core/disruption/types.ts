@@ -14,15 +14,31 @@ export type { DisruptionReason } from "../../../policies/domain/budgets.ts";
  * first, under its budgets); the first that yields a command wins the pass.
  */
 export const METHODS = [
-  "scheduled-off", "emptiness", "static-drift", "drift", "multi-node-consolidation", "single-node-consolidation",
+  "scheduled-off",
+  "emptiness",
+  "static-drift",
+  "drift",
+  "multi-node-consolidation",
+  "single-node-consolidation",
 ] as const;
 export type Method = (typeof METHODS)[number];
 
 /** What keeps a node out of voluntary disruption; the kind names the Event's blocker. */
-export type BlockerKind = "budget" | "pdb" | "do-not-disrupt" | "nominated" | "not-initialized" | "in-flight" | "no-nodepool"
-  | "unconsolidatable" | "unschedulable";
+export type BlockerKind =
+  | "budget"
+  | "pdb"
+  | "do-not-disrupt"
+  | "nominated"
+  | "not-initialized"
+  | "in-flight"
+  | "no-nodepool"
+  | "unconsolidatable"
+  | "unschedulable";
 
-export interface Blocker { readonly kind: BlockerKind; readonly message: string }
+export interface Blocker {
+  readonly kind: BlockerKind;
+  readonly message: string;
+}
 
 /** A NodeClaim with a Node the controller may disrupt, with what it knows about it. */
 export interface Candidate {

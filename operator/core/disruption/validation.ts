@@ -10,7 +10,8 @@ import { evaluate } from "./consolidation.ts";
 import { preparePass, type DisruptionInput, type Pass } from "./plan.ts";
 import type { Candidate, Command } from "./types.ts";
 
-export type Validation = { readonly ok: true; readonly command: Command } | { readonly ok: false; readonly reason: string };
+export type Validation =
+  { readonly ok: true; readonly command: Command } | { readonly ok: false; readonly reason: string };
 
 function methodHolds(pass: Pass, command: Command, c: Candidate): string | undefined {
   if (command.method === "scheduled-off") {
@@ -29,7 +30,9 @@ function methodHolds(pass: Pass, command: Command, c: Candidate): string | undef
 function stillHolds(pass: Pass, command: Command, c: Candidate): string | undefined {
   const why = methodHolds(pass, command, c);
   if (why !== undefined) return why;
-  return pass.ctx.ledger.take(c.nodePool, command.reason) ? undefined : `the disruption budget of NodePool ${c.nodePool} for ${command.reason} no longer allows it`;
+  return pass.ctx.ledger.take(c.nodePool, command.reason)
+    ? undefined
+    : `the disruption budget of NodePool ${c.nodePool} for ${command.reason} no longer allows it`;
 }
 
 /**
@@ -38,7 +41,10 @@ function stillHolds(pass: Pass, command: Command, c: Candidate): string | undefi
  * not hold back the others, which under steady churn would never go.
  */
 function validEmpty(
-  pass: Pass, command: Command, byName: ReadonlyMap<string, Candidate>, blockedBy: ReadonlyMap<string, string>,
+  pass: Pass,
+  command: Command,
+  byName: ReadonlyMap<string, Candidate>,
+  blockedBy: ReadonlyMap<string, string>,
 ): Validation {
   const fresh: Candidate[] = [];
   const why: string[] = [];
@@ -46,7 +52,8 @@ function validEmpty(
     const c = byName.get(old.name);
     const gone = `${old.name} is no longer a candidate: ${blockedBy.get(old.name) ?? "gone, deleting or in another command"}`;
     const reason = c === undefined ? gone : stillHolds(pass, command, c);
-    if (reason !== undefined) why.push(reason); else if (c !== undefined) fresh.push(c);
+    if (reason !== undefined) why.push(reason);
+    else if (c !== undefined) fresh.push(c);
   }
   if (fresh.length === 0) return { ok: false, reason: why.join("; ") };
   const savingsPerHour = fresh.reduce((s, c) => s + c.pricePerHour, 0);
@@ -65,7 +72,11 @@ export function revalidate(input: DisruptionInput, command: Command): Validation
   const fresh: Candidate[] = [];
   for (const old of command.candidates) {
     const c = byName.get(old.name);
-    if (c === undefined) return { ok: false, reason: `${old.name} is no longer a candidate: ${blockedBy.get(old.name) ?? "gone, deleting or in another command"}` };
+    if (c === undefined)
+      return {
+        ok: false,
+        reason: `${old.name} is no longer a candidate: ${blockedBy.get(old.name) ?? "gone, deleting or in another command"}`,
+      };
     const why = stillHolds(pass, command, c);
     if (why !== undefined) return { ok: false, reason: why };
     fresh.push(c);
@@ -75,6 +86,15 @@ export function revalidate(input: DisruptionInput, command: Command): Validation
   }
   const e = evaluate(pass.ctx, fresh);
   if (!e.ok) return { ok: false, reason: e.reason };
-  if (command.decision === "delete" && e.decision !== "delete") return { ok: false, reason: "the candidates' pods no longer fit without a replacement" };
-  return { ok: true, command: { ...command, decision: e.decision, replacements: e.replacement === undefined ? [] : [e.replacement], savingsPerHour: e.savingsPerHour } };
+  if (command.decision === "delete" && e.decision !== "delete")
+    return { ok: false, reason: "the candidates' pods no longer fit without a replacement" };
+  return {
+    ok: true,
+    command: {
+      ...command,
+      decision: e.decision,
+      replacements: e.replacement === undefined ? [] : [e.replacement],
+      savingsPerHour: e.savingsPerHour,
+    },
+  };
 }

@@ -31,8 +31,10 @@ export function pacedPool(pool: unknown): PacedPool {
   const zone = at(pool, "metadata", "annotations", BUDGET_TIMEZONE_ANNOTATION);
   const rollout = driftRolloutOf(obj(at(pool, "metadata", "annotations")));
   return {
-    name: nameOf(pool), budgets: Array.isArray(budgets) ? (budgets as BudgetSpec[]) : undefined,
-    timeZone: typeof zone === "string" ? zone : "UTC", ...(rollout.kind === "waves" ? { growingWaves: true } : {}),
+    name: nameOf(pool),
+    budgets: Array.isArray(budgets) ? (budgets as BudgetSpec[]) : undefined,
+    timeZone: typeof zone === "string" ? zone : "UTC",
+    ...(rollout.kind === "waves" ? { growingWaves: true } : {}),
   };
 }
 
@@ -47,7 +49,8 @@ export class PreviewContext {
     this.now = now;
     this.live = live;
     const pools = new Map<string, Obj>();
-    for (const pool of [...afterPools, ...(live?.nodePools ?? [])]) if (!pools.has(nameOf(pool))) pools.set(nameOf(pool), pool);
+    for (const pool of [...afterPools, ...(live?.nodePools ?? [])])
+      if (!pools.has(nameOf(pool))) pools.set(nameOf(pool), pool);
     this.pools = pools;
   }
 
@@ -57,7 +60,10 @@ export class PreviewContext {
 
   /** The pools whose template references the EC2NodeClass `name`, sorted. */
   referencing(name: string): string[] {
-    return [...this.pools.entries()].filter(([, p]) => nodeClassOf(p) === name).map(([n]) => n).sort();
+    return [...this.pools.entries()]
+      .filter(([, p]) => nodeClassOf(p) === name)
+      .map(([n]) => n)
+      .sort();
   }
 
   liveCount(pool: string, measure: Measure): LiveCount | undefined {

@@ -34,7 +34,8 @@ export interface Sides {
 const child = (v: unknown, key: string): unknown => (isObj(v) ? v[key] : undefined);
 
 /** Both sides are maps (or one is absent): differences are looked for key by key. */
-const bothMaps = (a: unknown, b: unknown): boolean => (isObj(a) || a === undefined) && (isObj(b) || b === undefined) && (isObj(a) || isObj(b));
+const bothMaps = (a: unknown, b: unknown): boolean =>
+  (isObj(a) || a === undefined) && (isObj(b) || b === undefined) && (isObj(a) || isObj(b));
 
 /** Every leaf (or whole list) that differs under `path`, recursing through maps; lists are compared whole. */
 export function fieldChanges(path: string, sides: Sides, out: FieldChange[] = []): FieldChange[] {
@@ -46,13 +47,28 @@ export function fieldChanges(path: string, sides: Sides, out: FieldChange[] = []
   }
   const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])].sort();
   for (const key of keys) {
-    fieldChanges(childPath(path, key), { before: child(before, key), after: child(after, key), rawBefore: child(rawBefore, key), rawAfter: child(rawAfter, key) }, out);
+    fieldChanges(
+      childPath(path, key),
+      {
+        before: child(before, key),
+        after: child(after, key),
+        rawBefore: child(rawBefore, key),
+        rawAfter: child(rawAfter, key),
+      },
+      out,
+    );
   }
   return out;
 }
 
 /** The terms of a selector list as a set: terms are ORed, so their order means nothing. */
 export function sameTermSet(a: unknown, b: unknown): boolean {
-  const set = (v: unknown): string => (Array.isArray(v) ? v.map((t) => canonicalJson(t)).sort().join("\n") : "");
+  const set = (v: unknown): string =>
+    Array.isArray(v)
+      ? v
+          .map((t) => canonicalJson(t))
+          .sort()
+          .join("\n")
+      : "";
   return set(a) === set(b);
 }

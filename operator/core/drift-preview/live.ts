@@ -17,12 +17,18 @@ export type Measure =
 
 /** The pool's NodeClaims, without those already being deleted (they go whatever the change). */
 export function claimsOf(claims: readonly NodeClaim[], pool: string): NodeClaim[] {
-  return claims.filter((c) => c.metadata?.labels?.[Label.nodePool] === pool && c.metadata?.deletionTimestamp === undefined);
+  return claims.filter(
+    (c) => c.metadata?.labels?.[Label.nodePool] === pool && c.metadata?.deletionTimestamp === undefined,
+  );
 }
 
 /** The claim without its NodePool stamp and labels, so driftOf judges the EC2NodeClass alone. */
 function classOnly(claim: NodeClaim): NodeClaim {
-  const { [NodePoolHash.key]: _hash, [NodePoolHash.versionKey]: _version, ...annotations } = claim.metadata?.annotations ?? {};
+  const {
+    [NodePoolHash.key]: _hash,
+    [NodePoolHash.versionKey]: _version,
+    ...annotations
+  } = claim.metadata?.annotations ?? {};
   return { ...claim, metadata: { ...claim.metadata, labels: {}, annotations } };
 }
 
@@ -43,7 +49,8 @@ function otherVersion(claim: NodeClaim, measure: Measure): boolean {
  */
 export function countLive(pool: string, claims: readonly NodeClaim[], measure: Measure, caBundle?: string): LiveCount {
   let mine = claimsOf(claims, pool);
-  if (measure.kind === "EC2NodeClass") mine = mine.filter((c) => (c.spec?.nodeClassRef?.name ?? measure.name) === measure.name);
+  if (measure.kind === "EC2NodeClass")
+    mine = mine.filter((c) => (c.spec?.nodeClassRef?.name ?? measure.name) === measure.name);
   const byReason: Partial<Record<DriftReason, number>> = {};
   let drifting = 0;
   for (const claim of mine) {
@@ -53,9 +60,18 @@ export function countLive(pool: string, claims: readonly NodeClaim[], measure: M
     byReason[reason] = (byReason[reason] ?? 0) + 1;
   }
   // As the operator counts for budget percentages: initialized, instance not terminating (deleting ones included).
-  const counted = claims.filter((c) => c.metadata?.labels?.[Label.nodePool] === pool && isTrue(c.status?.conditions, "Initialized") && !isTrue(c.status?.conditions, "InstanceTerminating"));
+  const counted = claims.filter(
+    (c) =>
+      c.metadata?.labels?.[Label.nodePool] === pool &&
+      isTrue(c.status?.conditions, "Initialized") &&
+      !isTrue(c.status?.conditions, "InstanceTerminating"),
+  );
   return {
-    nodePool: pool, nodeClaims: mine.length, budgetNodes: counted.length, drifting, byReason,
+    nodePool: pool,
+    nodeClaims: mine.length,
+    budgetNodes: counted.length,
+    drifting,
+    byReason,
     otherHashVersion: mine.filter((c) => otherVersion(c, measure)).length,
     alreadyDrifted: mine.filter((c) => isTrue(c.status?.conditions, "Drifted")).length,
   };

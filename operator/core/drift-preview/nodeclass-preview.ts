@@ -24,10 +24,21 @@ const SELECTORS: readonly { field: string; reason: DriftReason; what: string }[]
 
 function hashCause(before: Obj, after: Obj): DriftCause | undefined {
   const spec = (c: Obj): unknown => at(c, "spec");
-  const fields = fieldChanges("spec", { before: hashedNodeClass(before), after: hashedNodeClass(after), rawBefore: spec(before), rawAfter: spec(after) })
-    .map((f) => (f.path === RESOLVED_FAMILY ? { ...f, path: "AMI family (resolved from amiFamily and amiSelectorTerms)" } : f));
+  const fields = fieldChanges("spec", {
+    before: hashedNodeClass(before),
+    after: hashedNodeClass(after),
+    rawBefore: spec(before),
+    rawAfter: spec(after),
+  }).map((f) =>
+    f.path === RESOLVED_FAMILY ? { ...f, path: "AMI family (resolved from amiFamily and amiSelectorTerms)" } : f,
+  );
   if (fields.length === 0) return undefined;
-  return { reason: "NodeClassDrift", scope: "every node", detail: "the EC2NodeClass hash changes: every node launched from it is replaced", fields };
+  return {
+    reason: "NodeClassDrift",
+    scope: "every node",
+    detail: "the EC2NodeClass hash changes: every node launched from it is replaced",
+    fields,
+  };
 }
 
 function selectorCauses(before: Obj, after: Obj): DriftCause[] {
@@ -35,15 +46,29 @@ function selectorCauses(before: Obj, after: Obj): DriftCause[] {
     const [old, now] = [at(before, "spec", field), at(after, "spec", field)];
     if (sameTermSet(old, now)) return [];
     const detail = `may drift (${reason}) once the new terms resolve to different ${what} than the nodes run with`;
-    return [{ reason, scope: "maybe" as const, detail, fields: [{ path: `spec.${field}`, before: shown(old), after: shown(now) }] }];
+    return [
+      {
+        reason,
+        scope: "maybe" as const,
+        detail,
+        fields: [{ path: `spec.${field}`, before: shown(old), after: shown(now) }],
+      },
+    ];
   });
 }
 
 /** Changes neither the hash nor a drift check sees: ipPrefixCount, metadata, amiFamily that resolves alike. */
 function unhashedChanges(before: Obj, after: Obj, familyChanged: boolean): FieldChange[] {
   const part = (c: Obj): unknown => {
-    const { [NodeClassHash.key]: _h, [NodeClassHash.versionKey]: _v, ...annotations } = (at(c, "metadata", "annotations") ?? {}) as Record<string, unknown>;
-    const spec = { ipPrefixCount: at(c, "spec", "ipPrefixCount"), ...(familyChanged ? {} : { amiFamily: at(c, "spec", "amiFamily") }) };
+    const {
+      [NodeClassHash.key]: _h,
+      [NodeClassHash.versionKey]: _v,
+      ...annotations
+    } = (at(c, "metadata", "annotations") ?? {}) as Record<string, unknown>;
+    const spec = {
+      ipPrefixCount: at(c, "spec", "ipPrefixCount"),
+      ...(familyChanged ? {} : { amiFamily: at(c, "spec", "amiFamily") }),
+    };
     return { metadata: { labels: at(c, "metadata", "labels"), annotations }, spec };
   };
   return fieldChanges("", { before: part(before), after: part(after) });
@@ -51,8 +76,10 @@ function unhashedChanges(before: Obj, after: Obj, familyChanged: boolean): Field
 
 function verdict(replaces: Replacement, causes: readonly DriftCause[], unhashed: readonly FieldChange[]): string {
   if (replaces === "all") return `replaces every node launched from it (${causes.map((c) => c.reason).join(", ")})`;
-  if (replaces === "maybe") return `may replace nodes: ${causes.map((c) => c.reason).join(", ")} once the new selector terms resolve to different resources`;
-  if (unhashed.length === 0) return "no replacement: the EC2NodeClass hash is unchanged (only order or spelling the hash ignores changed)";
+  if (replaces === "maybe")
+    return `may replace nodes: ${causes.map((c) => c.reason).join(", ")} once the new selector terms resolve to different resources`;
+  if (unhashed.length === 0)
+    return "no replacement: the EC2NodeClass hash is unchanged (only order or spelling the hash ignores changed)";
   return `no replacement: only ${unhashed.map((f) => f.path).join(", ")} changed, which no drift check covers`;
 }
 
@@ -65,10 +92,30 @@ export function nodeClassPreview(before: PreviewInput, after: PreviewInput, ctx:
   const familyChanged = hashed?.fields.some((f) => f.path.startsWith("AMI family")) ?? false;
   const unhashed = unhashedChanges(before.value, after.value, familyChanged);
   const nodePools = ctx.referencing(name);
-  const live = nodePools.map((pool) => ctx.liveCount(pool, { kind: "EC2NodeClass", name, nodeClass: after.value })).filter((l): l is LiveCount => l !== undefined);
-  const pacing = replaces === "none" ? [] : nodePools.map((pool) => ctx.pacing(pool, replaces, live.find((l) => l.nodePool === pool)));
+  const live = nodePools
+    .map((pool) => ctx.liveCount(pool, { kind: "EC2NodeClass", name, nodeClass: after.value }))
+    .filter((l): l is LiveCount => l !== undefined);
+  const pacing =
+    replaces === "none"
+      ? []
+      : nodePools.map((pool) =>
+          ctx.pacing(
+            pool,
+            replaces,
+            live.find((l) => l.nodePool === pool),
+          ),
+        );
   return {
-    kind: "EC2NodeClass", name, change: "modified", source: after.source, replaces, summary: verdict(replaces, causes, unhashed), causes, unhashed,
-    nodePools, pacing, ...(ctx.hasLive ? { live } : {}),
+    kind: "EC2NodeClass",
+    name,
+    change: "modified",
+    source: after.source,
+    replaces,
+    summary: verdict(replaces, causes, unhashed),
+    causes,
+    unhashed,
+    nodePools,
+    pacing,
+    ...(ctx.hasLive ? { live } : {}),
   };
 }

@@ -5,7 +5,11 @@
  * of drifted nodes at a time, so D drifted nodes take ceil(D / allowed) waves.
  */
 import {
-  allowedDisruptions, budgetWindow, DEFAULT_BUDGETS, MAX_INT32, type BudgetSpec,
+  allowedDisruptions,
+  budgetWindow,
+  DEFAULT_BUDGETS,
+  MAX_INT32,
+  type BudgetSpec,
 } from "../../../policies/domain/budgets.ts";
 import { waveSizes } from "../../../policies/domain/drift-waves.ts";
 import type { BudgetState, PoolPacing } from "./types.ts";
@@ -24,7 +28,8 @@ export interface PacedPool {
 
 function stateOf(budget: BudgetSpec, index: number, now: Date, timeZone: string): BudgetState {
   const base = {
-    index, nodes: budget.nodes ?? "10%",
+    index,
+    nodes: budget.nodes ?? "10%",
     ...(budget.schedule === undefined ? {} : { schedule: budget.schedule }),
     ...(budget.duration === undefined ? {} : { duration: budget.duration }),
   };
@@ -32,7 +37,8 @@ function stateOf(budget: BudgetSpec, index: number, now: Date, timeZone: string)
     const window = budgetWindow(budget, now, timeZone);
     if (window === undefined) return { ...base, active: true };
     return {
-      ...base, active: window.active,
+      ...base,
+      active: window.active,
       ...(window.opensAt === undefined ? {} : { opensAt: window.opensAt.toISOString() }),
       ...(window.closesAt === undefined ? {} : { closesAt: window.closesAt.toISOString() }),
     };
@@ -77,12 +83,23 @@ function allowedText(active: readonly BudgetState[]): { text: string; blocked: b
 
 /** When the active windows that block now have all closed; undefined when an always-active budget blocks. */
 function blockedUntil(active: readonly BudgetState[]): string | undefined {
-  const blocking = active.filter((s) => { const p = parsedNodes(s); return p === undefined || p.count === 0 || p.percent === 0; });
+  const blocking = active.filter((s) => {
+    const p = parsedNodes(s);
+    return p === undefined || p.count === 0 || p.percent === 0;
+  });
   if (blocking.some((s) => s.schedule === undefined || s.closesAt === undefined)) return undefined;
-  return blocking.map((s) => s.closesAt as string).sort().at(-1);
+  return blocking
+    .map((s) => s.closesAt as string)
+    .sort()
+    .at(-1);
 }
 
-interface WaveInput { readonly pool: PacedPool; readonly now: Date; readonly nodes: number; readonly drifting: number }
+interface WaveInput {
+  readonly pool: PacedPool;
+  readonly now: Date;
+  readonly nodes: number;
+  readonly drifting: number;
+}
 
 /** Waves at the pace allowed now, or — when blocked now — once the blocking windows have closed. */
 function waves(input: WaveInput, until: string | undefined): Pick<PoolPacing, "waves" | "wavesNote"> {
@@ -107,13 +124,23 @@ function waves(input: WaveInput, until: string | undefined): Pick<PoolPacing, "w
 }
 
 /** The pacing of a Drifted rollout of `drifting` of the pool's `nodes` nodes (both unknown offline). */
-export function pacingOf(pool: PacedPool, now: Date, count?: { readonly nodes: number; readonly drifting: number }): PoolPacing {
+export function pacingOf(
+  pool: PacedPool,
+  now: Date,
+  count?: { readonly nodes: number; readonly drifting: number },
+): PoolPacing {
   const budgets = budgetStates(pool, now);
   const active = budgets.filter((s) => s.active);
   const { text, blocked } = allowedText(active);
   const until = blocked ? blockedUntil(active) : undefined;
-  const base = { nodePool: pool.name, timeZone: pool.timeZone, budgets, allowedNow: text, blocked, ...(until === undefined ? {} : { blockedUntil: until }) };
+  const base = {
+    nodePool: pool.name,
+    timeZone: pool.timeZone,
+    budgets,
+    allowedNow: text,
+    blocked,
+    ...(until === undefined ? {} : { blockedUntil: until }),
+  };
   if (count === undefined) return { ...base, wavesNote: "node count unknown" };
   return { ...base, ...waves({ pool, now, ...count }, until) };
 }
-

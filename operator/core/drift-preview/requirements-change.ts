@@ -25,7 +25,8 @@ function refused(before: Requirement, after: Requirement): string[] | undefined 
 
 /** Whether a bound of the new requirement cuts off values the old one allowed. */
 function boundsNarrowed(before: Requirement, after: Requirement): boolean {
-  const gt = after.greaterThan !== undefined && (before.greaterThan === undefined || after.greaterThan > before.greaterThan);
+  const gt =
+    after.greaterThan !== undefined && (before.greaterThan === undefined || after.greaterThan > before.greaterThan);
   const lt = after.lessThan !== undefined && (before.lessThan === undefined || after.lessThan < before.lessThan);
   return gt || lt;
 }
@@ -37,13 +38,17 @@ function describeNodes(after: Requirement, values: readonly string[] | undefined
     const removed = values === undefined || values.length === 0 ? "" : ` (${values.join(", ")} no longer allowed)`;
     return `nodes whose ${after.key} is no longer in [${[...after.values].sort().join(", ")}]${removed}`;
   }
-  if (op === "NotIn" && values !== undefined && values.length > 0) return `nodes whose ${after.key} is one of [${values.join(", ")}]`;
+  if (op === "NotIn" && values !== undefined && values.length > 0)
+    return `nodes whose ${after.key} is one of [${values.join(", ")}]`;
   return `nodes whose ${after.key} no longer satisfies ${after.toString()}`;
 }
 
 function narrowing(before: Requirement, after: Requirement): Narrowing | undefined {
   const values = refused(before, after);
-  const cut = values === undefined || values.length > 0 || (before.complement && after.complement && boundsNarrowed(before, after));
+  const cut =
+    values === undefined ||
+    values.length > 0 ||
+    (before.complement && after.complement && boundsNarrowed(before, after));
   return cut ? { key: after.key, requirement: after.toString(), nodes: describeNodes(after, values) } : undefined;
 }
 
@@ -51,7 +56,10 @@ function narrowing(before: Requirement, after: Requirement): Narrowing | undefin
  * The keys whose requirement narrowed from `before` to `after` (Kubernetes shapes; beta keys normalised
  * as the operator does). Throws RequirementError for a requirement the operator could not read either.
  */
-export function narrowedRequirements(before: readonly NodeSelectorRequirement[], after: readonly NodeSelectorRequirement[]): Narrowing[] {
+export function narrowedRequirements(
+  before: readonly NodeSelectorRequirement[],
+  after: readonly NodeSelectorRequirement[],
+): Narrowing[] {
   const old = Requirements.fromSelectors(before);
   const out: Narrowing[] = [];
   for (const requirement of Requirements.fromSelectors(after)) {

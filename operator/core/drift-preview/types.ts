@@ -77,12 +77,17 @@ export interface PoolPacing {
    * With a known node count: how many waves the drifting nodes take, each of at most `perWave` nodes;
    * `startsAt` when a window blocks now. For a "maybe" change `drifting` is every NodeClaim (the worst case).
    */
-  readonly waves?: {
-    readonly nodes: number; readonly drifting: number; readonly perWave: number; readonly waves: number;
-    readonly startsAt?: string;
-    /** With `kerf.dev/drift-rollout: waves`: each wave's size (1, 2, 4, …), each waiting for the one before. */
-    readonly sizes?: readonly number[];
-  } | undefined;
+  readonly waves?:
+    | {
+        readonly nodes: number;
+        readonly drifting: number;
+        readonly perWave: number;
+        readonly waves: number;
+        readonly startsAt?: string;
+        /** With `kerf.dev/drift-rollout: waves`: each wave's size (1, 2, 4, …), each waiting for the one before. */
+        readonly sizes?: readonly number[];
+      }
+    | undefined;
   /** Why no wave estimate: unknown node count, or a budget that never allows any. */
   readonly wavesNote?: string;
 }

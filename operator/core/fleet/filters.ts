@@ -16,13 +16,19 @@ export interface Candidate {
 }
 
 /** Launchable offerings (a reservation with room) of compatible types that satisfy the offering requirements. */
-export function candidates(types: readonly InstanceType[], requirements: Requirements, unavailable: ReadonlySet<string>): Candidate[] {
+export function candidates(
+  types: readonly InstanceType[],
+  requirements: Requirements,
+  unavailable: ReadonlySet<string>,
+): Candidate[] {
   const out: Candidate[] = [];
   for (const type of types) {
     for (const offering of type.offerings) {
       if (!launchable(offering) || !offeringMatches(offering, requirements)) continue;
-      const key = offering.reservation === undefined ? offeringKey(offering.capacityType, type.name, offering.zone)
-        : reservedOfferingKey(type.name, offering.zone, offering.reservation.id);
+      const key =
+        offering.reservation === undefined
+          ? offeringKey(offering.capacityType, type.name, offering.zone)
+          : reservedOfferingKey(type.name, offering.zone, offering.reservation.id);
       if (unavailable.has(key)) continue;
       out.push({ type, offering });
     }
@@ -42,7 +48,8 @@ function roomier(a: Candidate, b: Candidate): boolean {
  * interruptible ODCRs at equal price.
  */
 const KIND_PRIORITY = ["default", "capacity-block", "default/interruptible"];
-const kindOf = (c: Candidate): string => `${c.offering.reservation?.type ?? "default"}${c.offering.reservation?.interruptible === true ? "/interruptible" : ""}`;
+const kindOf = (c: Candidate): string =>
+  `${c.offering.reservation?.type ?? "default"}${c.offering.reservation?.interruptible === true ? "/interruptible" : ""}`;
 
 /**
  * A reserved launch's candidates (aws filter.go CapacityReservationTypeFilter, CapacityBlockFilter,
@@ -52,11 +59,16 @@ const kindOf = (c: Candidate): string => `${c.offering.reservation?.type ?? "def
 export function reservedCandidates(list: readonly Candidate[]): Candidate[] {
   const reserved = list.filter((c) => c.offering.capacityType === "reserved" && c.offering.reservation !== undefined);
   if (reserved.length === 0) return [];
-  const cheapestOf = (kind: string): number => Math.min(...reserved.filter((c) => kindOf(c) === kind).map((c) => c.offering.pricePerHour));
-  const kinds = [...new Set(reserved.map(kindOf))].sort((a, b) => cheapestOf(a) - cheapestOf(b) || KIND_PRIORITY.indexOf(a) - KIND_PRIORITY.indexOf(b));
+  const cheapestOf = (kind: string): number =>
+    Math.min(...reserved.filter((c) => kindOf(c) === kind).map((c) => c.offering.pricePerHour));
+  const kinds = [...new Set(reserved.map(kindOf))].sort(
+    (a, b) => cheapestOf(a) - cheapestOf(b) || KIND_PRIORITY.indexOf(a) - KIND_PRIORITY.indexOf(b),
+  );
   const ofKind = reserved.filter((c) => kindOf(c) === kinds[0]);
   if (kinds[0] === "capacity-block") {
-    const best = [...ofKind].sort((a, b) => a.offering.pricePerHour - b.offering.pricePerHour || a.type.name.localeCompare(b.type.name))[0];
+    const best = [...ofKind].sort(
+      (a, b) => a.offering.pricePerHour - b.offering.pricePerHour || a.type.name.localeCompare(b.type.name),
+    )[0];
     return best === undefined ? [] : [best];
   }
   const perPool = new Map<string, Candidate>();
@@ -76,7 +88,8 @@ export function withoutExotic(list: readonly Candidate[]): Candidate[] {
 
 function cheapest(list: readonly Candidate[], capacityType: CapacityType): number {
   let min = Infinity;
-  for (const c of list) if (c.offering.capacityType === capacityType && c.offering.pricePerHour < min) min = c.offering.pricePerHour;
+  for (const c of list)
+    if (c.offering.capacityType === capacityType && c.offering.pricePerHour < min) min = c.offering.pricePerHour;
   return min;
 }
 
@@ -84,7 +97,9 @@ function cheapest(list: readonly Candidate[], capacityType: CapacityType): numbe
  * The capacity type to launch and its candidates: reserved (a reservation with room) before spot before
  * on-demand, but spot offerings dearer than the cheapest on-demand one are dropped first.
  */
-export function chooseCapacityType(list: readonly Candidate[]): { capacityType: CapacityType; candidates: Candidate[] } | undefined {
+export function chooseCapacityType(
+  list: readonly Candidate[],
+): { capacityType: CapacityType; candidates: Candidate[] } | undefined {
   const reserved = reservedCandidates(list);
   if (reserved.length > 0) return { capacityType: "reserved", candidates: reserved };
   const onDemandFloor = cheapest(list, "on-demand");

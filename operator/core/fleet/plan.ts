@@ -38,7 +38,8 @@ export interface FleetPlan {
    * Karpenter's: lowest-price / price-capacity-optimized, or with a price overlay
    * prioritized / capacity-optimized-prioritized.
    */
-  readonly allocationStrategy: "lowest-price" | "price-capacity-optimized" | "prioritized" | "capacity-optimized-prioritized";
+  readonly allocationStrategy:
+    "lowest-price" | "price-capacity-optimized" | "prioritized" | "capacity-optimized-prioritized";
   readonly overrides: readonly FleetOverride[];
 }
 
@@ -72,12 +73,18 @@ export interface FleetInput {
  */
 function typeRequirements(input: FleetInput): Requirements {
   const carried = new Set(input.instanceTypes.flatMap((t) => Object.keys(t.labels)));
-  return new Requirements([...input.requirements].filter((r) => r.key !== Label.nodePool && (carried.has(r.key) || WELL_KNOWN_LABELS.has(r.key))));
+  return new Requirements(
+    [...input.requirements].filter(
+      (r) => r.key !== Label.nodePool && (carried.has(r.key) || WELL_KNOWN_LABELS.has(r.key)),
+    ),
+  );
 }
 
 function compatibleTypes(input: FleetInput): InstanceType[] {
   const requirements = typeRequirements(input);
-  return input.instanceTypes.filter((t) => labelsMismatch(t, requirements) === undefined && fits(t, input.requests ?? {}));
+  return input.instanceTypes.filter(
+    (t) => labelsMismatch(t, requirements) === undefined && fits(t, input.requests ?? {}),
+  );
 }
 
 function byPrice(a: FleetOverride, b: FleetOverride): number {
@@ -88,7 +95,12 @@ function byPrice(a: FleetOverride, b: FleetOverride): number {
 function truncateTypes(list: readonly Candidate[], max: number): Candidate[] {
   const floor = new Map<string, number>();
   for (const c of list) floor.set(c.type.name, Math.min(floor.get(c.type.name) ?? Infinity, c.offering.pricePerHour));
-  const kept = new Set([...floor].sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0])).slice(0, max).map(([name]) => name));
+  const kept = new Set(
+    [...floor]
+      .sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0]))
+      .slice(0, max)
+      .map(([name]) => name),
+  );
   return list.filter((c) => kept.has(c.type.name));
 }
 
@@ -103,19 +115,29 @@ export function planFleet(input: FleetInput): FleetPlan | NoFleet {
       ? { kind: "none", reason: "no-compatible-offering", message: "no available offering satisfies the requirements" }
       : { kind: "none", reason: "no-subnet-in-zone", message: "no subnet in any zone of the compatible offerings" };
   }
-  const overrides = truncateTypes(chosen.candidates, input.maxInstanceTypes ?? MAX_INSTANCE_TYPES).map((c): FleetOverride => {
-    const r = c.offering.reservation;
-    return {
-      instanceType: c.type.name, zone: c.offering.zone, subnetId: zones.get(c.offering.zone)?.id ?? "", priority: c.offering.pricePerHour,
-      ...(r === undefined ? {} : { reservation: { id: r.id, type: r.type, interruptible: r.interruptible } }),
-    };
-  });
+  const overrides = truncateTypes(chosen.candidates, input.maxInstanceTypes ?? MAX_INSTANCE_TYPES).map(
+    (c): FleetOverride => {
+      const r = c.offering.reservation;
+      return {
+        instanceType: c.type.name,
+        zone: c.offering.zone,
+        subnetId: zones.get(c.offering.zone)?.id ?? "",
+        priority: c.offering.pricePerHour,
+        ...(r === undefined ? {} : { reservation: { id: r.id, type: r.type, interruptible: r.interruptible } }),
+      };
+    },
+  );
   return {
     kind: "launch",
     capacityType: chosen.capacityType,
-    allocationStrategy: chosen.capacityType === "spot"
-      ? (input.priceOverlay === true ? "capacity-optimized-prioritized" : "price-capacity-optimized")
-      : (input.priceOverlay === true ? "prioritized" : "lowest-price"),
+    allocationStrategy:
+      chosen.capacityType === "spot"
+        ? input.priceOverlay === true
+          ? "capacity-optimized-prioritized"
+          : "price-capacity-optimized"
+        : input.priceOverlay === true
+          ? "prioritized"
+          : "lowest-price",
     overrides: overrides.sort(byPrice),
   };
 }

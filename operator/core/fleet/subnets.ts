@@ -13,7 +13,11 @@ export function subnetPerZone(subnets: readonly SubnetChoice[]): Map<string, Sub
   const best = new Map<string, SubnetChoice>();
   for (const s of subnets) {
     const current = best.get(s.zone);
-    if (current === undefined || s.availableIpCount > current.availableIpCount || (s.availableIpCount === current.availableIpCount && s.id < current.id)) {
+    if (
+      current === undefined ||
+      s.availableIpCount > current.availableIpCount ||
+      (s.availableIpCount === current.availableIpCount && s.id < current.id)
+    ) {
       best.set(s.zone, s);
     }
   }

@@ -3,7 +3,12 @@
  * NodePool or EC2NodeClass (the list is policies/operator-coverage.ts, shared with `kerf check` and the webhook).
  * Pure: the controllers write the condition and the log.
  */
-import { ignoredUses, ignoredUsesMessage, type CoverageKind, type IgnoredUse } from "../../../policies/operator-coverage.ts";
+import {
+  ignoredUses,
+  ignoredUsesMessage,
+  type CoverageKind,
+  type IgnoredUse,
+} from "../../../policies/operator-coverage.ts";
 
 /** kerf's condition type: True while the object sets something kerf ignores; absent otherwise. */
 export const IGNORED_FIELDS_CONDITION = "IgnoredFields";
@@ -12,10 +17,18 @@ export const IGNORED_FIELDS_CONDITION = "IgnoredFields";
 export const IGNORED_FIELDS_REASON = "NotImplemented";
 
 /** The IgnoredFields condition for an object, or undefined when it sets nothing kerf ignores. */
-export function ignoredFieldsCondition(kind: CoverageKind, object: unknown): { type: string; status: "True"; reason: string; message: string } | undefined {
+export function ignoredFieldsCondition(
+  kind: CoverageKind,
+  object: unknown,
+): { type: string; status: "True"; reason: string; message: string } | undefined {
   const uses = ignoredUses(kind, object);
   if (uses.length === 0) return undefined;
-  return { type: IGNORED_FIELDS_CONDITION, status: "True", reason: IGNORED_FIELDS_REASON, message: ignoredUsesMessage(uses) };
+  return {
+    type: IGNORED_FIELDS_CONDITION,
+    status: "True",
+    reason: IGNORED_FIELDS_REASON,
+    message: ignoredUsesMessage(uses),
+  };
 }
 
 /**

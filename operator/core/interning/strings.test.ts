@@ -5,11 +5,16 @@ import { Strings } from "./strings.ts";
 
 void describe("interning string values", () => {
   void it("should leave every object deep-equal to what it was, whatever the table's limit", () => {
-    fc.assert(fc.property(fc.array(fc.jsonValue()), fc.integer({ min: 1, max: 50 }), (objects, limit) => {
-      const strings = new Strings(limit);
-      const copies = structuredClone(objects);
-      assert.deepEqual(objects.map((o) => strings.intern(o)), copies);
-    }));
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue()), fc.integer({ min: 1, max: 50 }), (objects, limit) => {
+        const strings = new Strings(limit);
+        const copies = structuredClone(objects);
+        assert.deepEqual(
+          objects.map((o) => strings.intern(o)),
+          copies,
+        );
+      }),
+    );
   });
 
   void it("should leave dates, frozen objects and non-strings as they are", () => {

@@ -11,7 +11,9 @@ export class Strings {
   private readonly table = new Map<string, string>();
   private readonly limit: number;
 
-  constructor(limit = 200_000) { this.limit = limit; }
+  constructor(limit = 200_000) {
+    this.limit = limit;
+  }
 
   /** `value` with every string in it replaced, in place, by the shared copy; frozen objects are left as they are. */
   intern<T>(value: T): T {

@@ -55,7 +55,10 @@ function stateKind(state: unknown): MessageKind {
 
 function instanceId(detail: Obj, what: string): string {
   const id = detail["instance-id"];
-  if (typeof id !== "string" || !INSTANCE_ID.test(id)) throw new InterruptionParseError(`${what}: detail.instance-id ${id === undefined ? "is missing" : `${JSON.stringify(id)} is not an EC2 instance id`}`);
+  if (typeof id !== "string" || !INSTANCE_ID.test(id))
+    throw new InterruptionParseError(
+      `${what}: detail.instance-id ${id === undefined ? "is missing" : `${JSON.stringify(id)} is not an EC2 instance id`}`,
+    );
   return id;
 }
 
@@ -64,23 +67,37 @@ function healthInstances(detail: Obj, what: string): string[] | undefined {
   if (detail["service"] !== "EC2" || detail["eventTypeCategory"] !== "scheduledChange") return undefined;
   const entities = detail["affectedEntities"];
   if (!Array.isArray(entities)) throw new InterruptionParseError(`${what}: detail.affectedEntities is missing`);
-  return entities.map((e) => (isObj(e) ? e["entityValue"] : undefined)).filter((v): v is string => typeof v === "string" && INSTANCE_ID.test(v));
+  return entities
+    .map((e) => (isObj(e) ? e["entityValue"] : undefined))
+    .filter((v): v is string => typeof v === "string" && INSTANCE_ID.test(v));
 }
 
 type Envelope = Omit<InterruptionMessage, "kind" | "instanceIds">;
 
-function str(v: unknown): string { return typeof v === "string" ? v : ""; }
+function str(v: unknown): string {
+  return typeof v === "string" ? v : "";
+}
 
 function envelope(body: string): { event: Obj; base: Envelope } {
   let event: unknown;
   try {
     event = JSON.parse(body);
   } catch (error) {
-    throw new InterruptionParseError(`reading interruption message: not JSON (${(error as Error).message})`, { cause: error });
+    throw new InterruptionParseError(`reading interruption message: not JSON (${(error as Error).message})`, {
+      cause: error,
+    });
   }
   if (!isObj(event)) throw new InterruptionParseError("reading interruption message: not a JSON object");
   const time = Date.parse(str(event["time"]));
-  return { event, base: { id: str(event["id"]), source: str(event["source"]), detailType: str(event["detail-type"]), eventTimeMs: Number.isNaN(time) ? undefined : time } };
+  return {
+    event,
+    base: {
+      id: str(event["id"]),
+      source: str(event["source"]),
+      detailType: str(event["detail-type"]),
+      eventTimeMs: Number.isNaN(time) ? undefined : time,
+    },
+  };
 }
 
 /** Parses one SQS message body. */

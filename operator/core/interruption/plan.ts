@@ -17,7 +17,11 @@ export interface InterruptedClaim {
   readonly deleting: boolean;
 }
 
-export interface Offering { readonly capacityType: string; readonly instanceType: string; readonly zone: string }
+export interface Offering {
+  readonly capacityType: string;
+  readonly instanceType: string;
+  readonly zone: string;
+}
 
 /** An Event for the NodeClaim and, when it has one, its Node. */
 export interface InterruptionNotice {
@@ -36,28 +40,56 @@ export interface InterruptionPlan {
 }
 
 /** Karpenter's AWS event reason and message per kind. */
-const NOTICE: Readonly<Record<Exclude<MessageKind, "no_op">, { reason: string; message: string; type: "Normal" | "Warning" }>> = {
+const NOTICE: Readonly<
+  Record<Exclude<MessageKind, "no_op">, { reason: string; message: string; type: "Normal" | "Warning" }>
+> = {
   spot_interrupted: { reason: "SpotInterrupted", message: "Spot interruption warning was triggered", type: "Warning" },
-  rebalance_recommendation: { reason: "SpotRebalanceRecommendation", message: "Spot rebalance recommendation was triggered", type: "Normal" },
-  scheduled_change: { reason: "InstanceUnhealthy", message: "An unhealthy warning was triggered for the instance", type: "Warning" },
+  rebalance_recommendation: {
+    reason: "SpotRebalanceRecommendation",
+    message: "Spot rebalance recommendation was triggered",
+    type: "Normal",
+  },
+  scheduled_change: {
+    reason: "InstanceUnhealthy",
+    message: "An unhealthy warning was triggered for the instance",
+    type: "Warning",
+  },
   instance_stopped: { reason: "InstanceStopping", message: "Instance is stopping", type: "Warning" },
   instance_terminated: { reason: "InstanceTerminating", message: "Instance is terminating", type: "Warning" },
-  capacity_reservation_interrupted: { reason: "CapacityReservationInstanceInterrupted", message: "Capacity reservation interruption warning was triggered", type: "Warning" },
+  capacity_reservation_interrupted: {
+    reason: "CapacityReservationInstanceInterrupted",
+    message: "Capacity reservation interruption warning was triggered",
+    type: "Warning",
+  },
 };
 
 /** The plan for `message` given the NodeClaims by instance id. */
-export function planInterruption(message: InterruptionMessage, claimsByInstance: ReadonlyMap<string, InterruptedClaim>): InterruptionPlan {
+export function planInterruption(
+  message: InterruptionMessage,
+  claimsByInstance: ReadonlyMap<string, InterruptedClaim>,
+): InterruptionPlan {
   const action = actionFor(message.kind);
-  const claims = [...new Set(message.instanceIds)].map((id) => claimsByInstance.get(id)).filter((c): c is InterruptedClaim => c !== undefined);
+  const claims = [...new Set(message.instanceIds)]
+    .map((id) => claimsByInstance.get(id))
+    .filter((c): c is InterruptedClaim => c !== undefined);
   if (message.kind === "no_op" || claims.length === 0) return { action, deletes: [], unavailable: [], notices: [] };
   const notice = NOTICE[message.kind];
   const notices: InterruptionNotice[] = claims.map((claim) => ({ claim, ...notice }));
   if (action === "NoAction") return { action, deletes: [], unavailable: [], notices };
   const deletes = claims.filter((c) => !c.deleting);
-  for (const claim of deletes) notices.push({ claim, reason: "TerminatingOnInterruption", message: "Interruption triggered termination for the NodeClaim", type: "Warning" });
+  for (const claim of deletes)
+    notices.push({
+      claim,
+      reason: "TerminatingOnInterruption",
+      message: "Interruption triggered termination for the NodeClaim",
+      type: "Warning",
+    });
   // The pool being reclaimed would be the cheapest choice for the replacement too: avoid it for the ICE TTL.
-  const unavailable = message.kind === "spot_interrupted"
-    ? claims.filter((c) => c.capacityType === "spot" && c.instanceType !== "" && c.zone !== "").map((c) => ({ capacityType: "spot", instanceType: c.instanceType, zone: c.zone }))
-    : [];
+  const unavailable =
+    message.kind === "spot_interrupted"
+      ? claims
+          .filter((c) => c.capacityType === "spot" && c.instanceType !== "" && c.zone !== "")
+          .map((c) => ({ capacityType: "spot", instanceType: c.instanceType, zone: c.zone }))
+      : [];
   return { action, deletes, unavailable, notices };
 }

@@ -6,17 +6,46 @@ import { amiForType, bootable, newestPerRequirements, typesByImage, variantRequi
 import type { ResolvedAmi } from "./amis.ts";
 
 function type(name: string, arch: string, extra: Record<string, string> = {}): InstanceType {
-  return { name, labels: { [Label.instanceType]: name, [Label.arch]: arch, ...extra }, capacity: {}, allocatable: {}, offerings: [] };
+  return {
+    name,
+    labels: { [Label.instanceType]: name, [Label.arch]: arch, ...extra },
+    capacity: {},
+    allocatable: {},
+    offerings: [],
+  };
 }
 
-const amd = (id: string, date: string, deprecated = false): ResolvedAmi => ({ id, creationDate: date, deprecated, requirements: variantRequirements("amd64", "standard") });
-const arm: ResolvedAmi = { id: "ami-arm", creationDate: "2024-01-01", deprecated: false, requirements: variantRequirements("arm64", "standard") };
-const gpu: ResolvedAmi = { id: "ami-gpu", creationDate: "2024-01-01", deprecated: false, requirements: variantRequirements("amd64", "nvidia") };
+const amd = (id: string, date: string, deprecated = false): ResolvedAmi => ({
+  id,
+  creationDate: date,
+  deprecated,
+  requirements: variantRequirements("amd64", "standard"),
+});
+const arm: ResolvedAmi = {
+  id: "ami-arm",
+  creationDate: "2024-01-01",
+  deprecated: false,
+  requirements: variantRequirements("arm64", "standard"),
+};
+const gpu: ResolvedAmi = {
+  id: "ami-gpu",
+  creationDate: "2024-01-01",
+  deprecated: false,
+  requirements: variantRequirements("amd64", "nvidia"),
+};
 
 void describe("AMI selection", () => {
   void it("should keep the newest non-deprecated image per requirement set", () => {
-    const kept = newestPerRequirements([amd("ami-old", "2023-01-01"), amd("ami-new", "2024-06-01"), amd("ami-newest-deprecated", "2025-01-01", true), arm]);
-    assert.deepEqual(kept.map((a) => a.id), ["ami-new", "ami-arm"]);
+    const kept = newestPerRequirements([
+      amd("ami-old", "2023-01-01"),
+      amd("ami-new", "2024-06-01"),
+      amd("ami-newest-deprecated", "2025-01-01", true),
+      arm,
+    ]);
+    assert.deepEqual(
+      kept.map((a) => a.id),
+      ["ami-new", "ami-arm"],
+    );
   });
 
   void it("should boot each type with the image its arch and accelerators match", () => {
@@ -31,7 +60,10 @@ void describe("AMI selection", () => {
   });
 
   void it("should group types by image and leave out types nothing boots", () => {
-    const groups = typesByImage([amd("ami-x86", "2024-01-01")], [type("m5.large", "amd64"), type("c5.large", "amd64"), type("m6g.large", "arm64")]);
+    const groups = typesByImage(
+      [amd("ami-x86", "2024-01-01")],
+      [type("m5.large", "amd64"), type("c5.large", "amd64"), type("m6g.large", "arm64")],
+    );
     assert.deepEqual([...groups], [["ami-x86", ["m5.large", "c5.large"]]]);
   });
 
@@ -43,6 +75,11 @@ void describe("AMI selection", () => {
       ["both architectures", [amd("ami-x86", "2024-01-01"), arm], ["m5.large", "c6g.16xlarge"]],
       ["with the NVIDIA variant", [amd("ami-x86", "2024-01-01"), arm, gpu], ["m5.large", "c6g.16xlarge", gpuType.name]],
     ];
-    for (const [name, amis, want] of cases) assert.deepEqual(bootable(amis, types).map((t) => t.name), want, name);
+    for (const [name, amis, want] of cases)
+      assert.deepEqual(
+        bootable(amis, types).map((t) => t.name),
+        want,
+        name,
+      );
   });
 });

@@ -29,13 +29,22 @@ export function variantRequirements(arch: string, variant: AmiVariant): NodeSele
   const reqs: NodeSelectorRequirement[] = [{ key: Label.arch, operator: "In", values: [arch] }];
   if (variant === "nvidia") reqs.push({ key: Label.instanceGpuCount, operator: "Exists" });
   if (variant === "neuron") reqs.push({ key: Label.instanceAcceleratorCount, operator: "Exists" });
-  if (variant === "standard") reqs.push({ key: Label.instanceGpuCount, operator: "DoesNotExist" }, { key: Label.instanceAcceleratorCount, operator: "DoesNotExist" });
+  if (variant === "standard")
+    reqs.push(
+      { key: Label.instanceGpuCount, operator: "DoesNotExist" },
+      { key: Label.instanceAcceleratorCount, operator: "DoesNotExist" },
+    );
   return reqs;
 }
 
 /** Non-deprecated first, then newest first, then by id: the order status.amis is written in. */
 export function sortAmis(amis: readonly ResolvedAmi[]): ResolvedAmi[] {
-  return [...amis].sort((a, b) => Number(a.deprecated) - Number(b.deprecated) || (b.creationDate ?? "").localeCompare(a.creationDate ?? "") || a.id.localeCompare(b.id));
+  return [...amis].sort(
+    (a, b) =>
+      Number(a.deprecated) - Number(b.deprecated) ||
+      (b.creationDate ?? "").localeCompare(a.creationDate ?? "") ||
+      a.id.localeCompare(b.id),
+  );
 }
 
 /** Keeps the best image per distinct requirement set (the newest non-deprecated one). */
@@ -51,7 +60,9 @@ export function newestPerRequirements(amis: readonly ResolvedAmi[]): ResolvedAmi
 
 /** The first AMI (in sortAmis order) whose requirements the type's labels meet. */
 export function amiForType(amis: readonly ResolvedAmi[], type: InstanceType): ResolvedAmi | undefined {
-  return sortAmis(amis).find((ami) => Requirements.fromSelectors(ami.requirements).matchLabels(type.labels) === undefined);
+  return sortAmis(amis).find(
+    (ami) => Requirements.fromSelectors(ami.requirements).matchLabels(type.labels) === undefined,
+  );
 }
 
 /**

@@ -33,12 +33,17 @@ export const UNREGISTERED_TAINT: BootstrapTaint = { key: "karpenter.sh/unregiste
 
 /** Labels as the kubelet flag spells them, sorted by key: `a=1,b=2`. */
 export function labelFlag(labels: Readonly<Record<string, string>>): string {
-  return Object.keys(labels).sort().map((k) => `${k}=${labels[k] ?? ""}`).join(",");
+  return Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${labels[k] ?? ""}`)
+    .join(",");
 }
 
 /** Taints as the kubelet flag spells them: `key=value:Effect,key:Effect`. */
 export function taintFlag(taints: readonly BootstrapTaint[]): string {
-  return taints.map((t) => (t.value === undefined || t.value === "" ? `${t.key}:${t.effect}` : `${t.key}=${t.value}:${t.effect}`)).join(",");
+  return taints
+    .map((t) => (t.value === undefined || t.value === "" ? `${t.key}:${t.effect}` : `${t.key}=${t.value}:${t.effect}`))
+    .join(",");
 }
 
 /** Karpenter's `--node-labels="a=1,b=2"` (sorted by key), or undefined without labels. */
@@ -67,7 +72,10 @@ export function goDuration(value: string): string {
   }
 }
 
-function mapValues(entries: Readonly<Record<string, string>> | undefined, f: (v: string) => string): Record<string, string> {
+function mapValues(
+  entries: Readonly<Record<string, string>> | undefined,
+  f: (v: string) => string,
+): Record<string, string> {
   return Object.fromEntries(Object.entries(entries ?? {}).map(([k, v]) => [k, f(v)]));
 }
 
@@ -80,11 +88,16 @@ export function kubeletExtraArgs(options: BootstrapOptions): string[] {
   const args = [nodeLabelArg(options.labels), nodeTaintArg(options.taints)].filter((a) => a !== undefined);
   if (k.maxPods !== undefined) args.push(`--max-pods=${k.maxPods}`);
   if (k.podsPerCore !== undefined) args.push(`--pods-per-core=${k.podsPerCore}`);
-  args.push(...joinedArg("--system-reserved", k.systemReserved, "="), ...joinedArg("--kube-reserved", k.kubeReserved, "="));
+  args.push(
+    ...joinedArg("--system-reserved", k.systemReserved, "="),
+    ...joinedArg("--kube-reserved", k.kubeReserved, "="),
+  );
   args.push(...joinedArg("--eviction-hard", k.evictionHard, "<"), ...joinedArg("--eviction-soft", k.evictionSoft, "<"));
   args.push(...joinedArg("--eviction-soft-grace-period", mapValues(k.evictionSoftGracePeriod, goDuration), "="));
-  if (k.evictionMaxPodGracePeriod !== undefined) args.push(`--eviction-max-pod-grace-period=${k.evictionMaxPodGracePeriod}`);
-  if (k.imageGCHighThresholdPercent !== undefined) args.push(`--image-gc-high-threshold=${k.imageGCHighThresholdPercent}`);
+  if (k.evictionMaxPodGracePeriod !== undefined)
+    args.push(`--eviction-max-pod-grace-period=${k.evictionMaxPodGracePeriod}`);
+  if (k.imageGCHighThresholdPercent !== undefined)
+    args.push(`--image-gc-high-threshold=${k.imageGCHighThresholdPercent}`);
   if (k.imageGCLowThresholdPercent !== undefined) args.push(`--image-gc-low-threshold=${k.imageGCLowThresholdPercent}`);
   if (k.cpuCFSQuota !== undefined) args.push(`--cpu-cfs-quota=${k.cpuCFSQuota}`);
   return args;
@@ -129,7 +142,8 @@ export interface MimePart {
 /** A multipart/mixed document made of the parts, in order. */
 export function mimeDocument(parts: readonly MimePart[]): string {
   const lines = ["MIME-Version: 1.0", `Content-Type: multipart/mixed; boundary="${MIME_BOUNDARY}"`, ""];
-  for (const p of parts) lines.push(`--${MIME_BOUNDARY}`, `Content-Type: ${p.contentType}`, "", p.body.replace(/\n$/, ""));
+  for (const p of parts)
+    lines.push(`--${MIME_BOUNDARY}`, `Content-Type: ${p.contentType}`, "", p.body.replace(/\n$/, ""));
   lines.push(`--${MIME_BOUNDARY}--`, "");
   return lines.join("\n");
 }
@@ -143,7 +157,13 @@ export function userParts(userData: string | undefined, defaultType: string): Mi
   if (userData === undefined || userData.trim() === "") return [];
   // Karpenter reads user data starting with either header as MIME.
   const boundary = /^(MIME-Version|Content-Type):/i.test(userData.trimStart()) ? boundaryOf(userData) : undefined;
-  if (boundary === undefined) return [{ contentType: userData.startsWith("#!") ? "text/x-shellscript; charset=\"us-ascii\"" : defaultType, body: userData }];
+  if (boundary === undefined)
+    return [
+      {
+        contentType: userData.startsWith("#!") ? 'text/x-shellscript; charset="us-ascii"' : defaultType,
+        body: userData,
+      },
+    ];
   const parts: MimePart[] = [];
   for (const chunk of userData.split(`--${boundary}`).slice(1)) {
     if (chunk.startsWith("--")) break;

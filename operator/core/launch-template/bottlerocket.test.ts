@@ -35,9 +35,17 @@ time-servers = ["169.254.169.123"]
 
 function options(overrides: Partial<BootstrapOptions> = {}): BootstrapOptions {
   return {
-    clusterName: "test-cluster", clusterEndpoint: "https://test-cluster", caBundle: "Y2EtYnVuZGxlCg==", clusterCIDR: "10.100.0.0/16",
-    kubelet: { maxPods: 110, clusterDNS: ["10.0.100.10"] }, labels: { "karpenter.sh/nodepool": "default" },
-    taints: [{ key: "foo", value: "bar", effect: "NoExecute" }, { key: "karpenter.sh/unregistered", effect: "NoExecute" }], ...overrides,
+    clusterName: "test-cluster",
+    clusterEndpoint: "https://test-cluster",
+    caBundle: "Y2EtYnVuZGxlCg==",
+    clusterCIDR: "10.100.0.0/16",
+    kubelet: { maxPods: 110, clusterDNS: ["10.0.100.10"] },
+    labels: { "karpenter.sh/nodepool": "default" },
+    taints: [
+      { key: "foo", value: "bar", effect: "NoExecute" },
+      { key: "karpenter.sh/unregistered", effect: "NoExecute" },
+    ],
+    ...overrides,
   };
 }
 
@@ -48,7 +56,14 @@ function tables(toml: string): { values: Map<string, Map<string, string>>; count
   for (const s of tomlSections(toml)) {
     if (s.path !== "") counts.set(s.path, (counts.get(s.path) ?? 0) + 1);
     const table = values.get(s.path) ?? new Map<string, string>();
-    for (const e of s.entries) table.set(e.key, e.text.slice(e.text.indexOf("=") + 1).replace(/#.*$/, "").trim());
+    for (const e of s.entries)
+      table.set(
+        e.key,
+        e.text
+          .slice(e.text.indexOf("=") + 1)
+          .replace(/#.*$/, "")
+          .trim(),
+      );
     values.set(s.path, table);
   }
   return { values, counts };
@@ -73,11 +88,17 @@ void describe("Bottlerocket user data merged with custom TOML", () => {
   });
 
   void it("should add kerf's labels to the user's, kerf's value winning", () => {
-    assert.deepEqual(table("settings.kubernetes.node-labels"), { "custom-node-label": '"custom"', "karpenter.sh/nodepool": '"default"' });
+    assert.deepEqual(table("settings.kubernetes.node-labels"), {
+      "custom-node-label": '"custom"',
+      "karpenter.sh/nodepool": '"default"',
+    });
   });
 
   void it("should register with kerf's taints only", () => {
-    assert.deepEqual(table("settings.kubernetes.node-taints"), { foo: '["bar:NoExecute"]', "karpenter.sh/unregistered": '[":NoExecute"]' });
+    assert.deepEqual(table("settings.kubernetes.node-taints"), {
+      foo: '["bar:NoExecute"]',
+      "karpenter.sh/unregistered": '[":NoExecute"]',
+    });
   });
 
   void it("should keep the user's eviction thresholds and other settings tables when spec.kubelet does not set them", () => {
@@ -87,16 +108,25 @@ void describe("Bottlerocket user data merged with custom TOML", () => {
   });
 
   void it("should replace the user's eviction thresholds when spec.kubelet sets them", () => {
-    const out = tables(bottlerocketUserData(options({ customUserData: INPUT, kubelet: { evictionHard: { "nodefs.available": "10%" } } })));
-    assert.deepEqual(Object.fromEntries(out.values.get("settings.kubernetes.eviction-hard") ?? []), { "nodefs.available": '"10%"' });
+    const out = tables(
+      bottlerocketUserData(
+        options({ customUserData: INPUT, kubelet: { evictionHard: { "nodefs.available": "10%" } } }),
+      ),
+    );
+    assert.deepEqual(Object.fromEntries(out.values.get("settings.kubernetes.eviction-hard") ?? []), {
+      "nodefs.available": '"10%"',
+    });
   });
 });
 
 void describe("Bottlerocket settings kerf writes", () => {
   void it("should write kubelet settings as Karpenter does: GC thresholds as strings, grace periods as Go durations", () => {
     const kubelet = {
-      evictionSoft: { "memory.available": "10%" }, evictionSoftGracePeriod: { "memory.available": "60s" },
-      imageGCHighThresholdPercent: 50, evictionMaxPodGracePeriod: 10, cpuCFSQuota: false,
+      evictionSoft: { "memory.available": "10%" },
+      evictionSoftGracePeriod: { "memory.available": "60s" },
+      imageGCHighThresholdPercent: 50,
+      evictionMaxPodGracePeriod: 10,
+      cpuCFSQuota: false,
     };
     const out = bottlerocketUserData(options({ kubelet }));
     assert.ok(out.includes('[settings.kubernetes.eviction-soft]\n"memory.available" = "10%"\n'), out);
@@ -108,12 +138,20 @@ void describe("Bottlerocket settings kerf writes", () => {
 
   void it("should add Karpenter's ephemeral-storage bootstrap command for RAID0", () => {
     const out = tables(bottlerocketUserData(options({ instanceStorePolicy: "RAID0" })));
-    assert.deepEqual(Object.fromEntries(out.values.get("settings.bootstrap-commands.000-mount-instance-storage") ?? []), {
-      commands: '[["apiclient", "ephemeral-storage", "init"], ["apiclient", "ephemeral-storage", "bind", "--dirs", '
-        + '"/var/lib/containerd", "/var/lib/kubelet", "/var/log/pods"]]',
-      essential: "true", mode: '"always"',
-    });
-    assert.equal(tables(bottlerocketUserData(options())).values.has("settings.bootstrap-commands.000-mount-instance-storage"), false);
+    assert.deepEqual(
+      Object.fromEntries(out.values.get("settings.bootstrap-commands.000-mount-instance-storage") ?? []),
+      {
+        commands:
+          '[["apiclient", "ephemeral-storage", "init"], ["apiclient", "ephemeral-storage", "bind", "--dirs", ' +
+          '"/var/lib/containerd", "/var/lib/kubelet", "/var/log/pods"]]',
+        essential: "true",
+        mode: '"always"',
+      },
+    );
+    assert.equal(
+      tables(bottlerocketUserData(options())).values.has("settings.bootstrap-commands.000-mount-instance-storage"),
+      false,
+    );
   });
 });
 
@@ -126,11 +164,19 @@ void describe("Bottlerocket custom user data kerf cannot merge", () => {
   ];
   for (const c of cases) {
     void it(`should reject ${c.name} naming spec.userData and the line`, () => {
-      assert.throws(() => bottlerocketUserData(options({ customUserData: c.userData })), (error: unknown) => {
-        assert.ok(error instanceof BottlerocketUserDataError);
-        assert.match(error.message, new RegExp(`^spec\\.userData \\(Bottlerocket\\): not TOML kerf can merge with Bottlerocket's settings: ${c.line}: `));
-        return true;
-      });
+      assert.throws(
+        () => bottlerocketUserData(options({ customUserData: c.userData })),
+        (error: unknown) => {
+          assert.ok(error instanceof BottlerocketUserDataError);
+          assert.match(
+            error.message,
+            new RegExp(
+              `^spec\\.userData \\(Bottlerocket\\): not TOML kerf can merge with Bottlerocket's settings: ${c.line}: `,
+            ),
+          );
+          return true;
+        },
+      );
     });
   }
 });

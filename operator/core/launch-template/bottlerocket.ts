@@ -27,10 +27,12 @@ const BARE_KEY = /^[A-Za-z0-9_-]+$/;
 const key = (k: string): string => (BARE_KEY.test(k) ? k : str(k));
 
 function entriesOf(values: Readonly<Record<string, string | readonly string[]>>): [string, string][] {
-  return Object.keys(values).sort().map((k) => {
-    const v = values[k] ?? "";
-    return [k, typeof v === "string" ? str(v) : `[${v.map(str).join(", ")}]`];
-  });
+  return Object.keys(values)
+    .sort()
+    .map((k) => {
+      const v = values[k] ?? "";
+      return [k, typeof v === "string" ? str(v) : `[${v.map(str).join(", ")}]`];
+    });
 }
 
 /**
@@ -38,14 +40,18 @@ function entriesOf(values: Readonly<Record<string, string | readonly string[]>>)
  * Bottlerocket detects it at boot).
  */
 function clusterDNS(options: BootstrapOptions): readonly string[] {
-  if (options.kubelet.clusterDNS !== undefined && options.kubelet.clusterDNS.length > 0) return options.kubelet.clusterDNS;
+  if (options.kubelet.clusterDNS !== undefined && options.kubelet.clusterDNS.length > 0)
+    return options.kubelet.clusterDNS;
   const derived = clusterDNSFromCIDR(options.clusterCIDR);
   return derived === undefined ? [] : [derived];
 }
 
 function scalars(options: BootstrapOptions): [string, string][] {
   const k = options.kubelet;
-  const out: [string, string][] = [["api-server", str(options.clusterEndpoint)], ["cluster-name", str(options.clusterName)]];
+  const out: [string, string][] = [
+    ["api-server", str(options.clusterEndpoint)],
+    ["cluster-name", str(options.clusterName)],
+  ];
   if (options.caBundle !== undefined) out.push(["cluster-certificate", str(options.caBundle)]);
   if (k.maxPods !== undefined) out.push(["max-pods", String(k.maxPods)]);
   if (k.podsPerCore !== undefined) out.push(["pods-per-core", String(k.podsPerCore)]);
@@ -54,9 +60,12 @@ function scalars(options: BootstrapOptions): [string, string][] {
   if (dns !== undefined) out.push(["cluster-dns-ip", str(dns)]);
   if (k.cpuCFSQuota !== undefined) out.push(["cpu-cfs-quota-enforced", String(k.cpuCFSQuota)]);
   // Karpenter writes the image GC thresholds as strings (Bottlerocket's settings model).
-  if (k.imageGCHighThresholdPercent !== undefined) out.push(["image-gc-high-threshold-percent", str(String(k.imageGCHighThresholdPercent))]);
-  if (k.imageGCLowThresholdPercent !== undefined) out.push(["image-gc-low-threshold-percent", str(String(k.imageGCLowThresholdPercent))]);
-  if (k.evictionMaxPodGracePeriod !== undefined) out.push(["eviction-max-pod-grace-period", String(k.evictionMaxPodGracePeriod)]);
+  if (k.imageGCHighThresholdPercent !== undefined)
+    out.push(["image-gc-high-threshold-percent", str(String(k.imageGCHighThresholdPercent))]);
+  if (k.imageGCLowThresholdPercent !== undefined)
+    out.push(["image-gc-low-threshold-percent", str(String(k.imageGCLowThresholdPercent))]);
+  if (k.evictionMaxPodGracePeriod !== undefined)
+    out.push(["eviction-max-pod-grace-period", String(k.evictionMaxPodGracePeriod)]);
   return out;
 }
 
@@ -71,8 +80,11 @@ const RAID0_COMMAND: KerfTable = {
   path: "settings.bootstrap-commands.000-mount-instance-storage",
   keepUserKeys: false,
   entries: [
-    ["commands", '[["apiclient", "ephemeral-storage", "init"], ["apiclient", "ephemeral-storage", "bind", "--dirs", '
-      + '"/var/lib/containerd", "/var/lib/kubelet", "/var/log/pods"]]'],
+    [
+      "commands",
+      '[["apiclient", "ephemeral-storage", "init"], ["apiclient", "ephemeral-storage", "bind", "--dirs", ' +
+        '"/var/lib/containerd", "/var/lib/kubelet", "/var/log/pods"]]',
+    ],
     ["essential", "true"],
     ["mode", str("always")],
   ],
@@ -81,11 +93,16 @@ const RAID0_COMMAND: KerfTable = {
 /** The tables kerf writes; a kubelet map table only when spec.kubelet sets it (then it replaces the user's). */
 function kerfTables(options: BootstrapOptions): KerfTable[] {
   const k = options.kubelet;
-  const grace = k.evictionSoftGracePeriod === undefined ? undefined
-    : Object.fromEntries(Object.entries(k.evictionSoftGracePeriod).map(([n, v]) => [n, goDuration(v)]));
+  const grace =
+    k.evictionSoftGracePeriod === undefined
+      ? undefined
+      : Object.fromEntries(Object.entries(k.evictionSoftGracePeriod).map(([n, v]) => [n, goDuration(v)]));
   const maps: [string, Readonly<Record<string, string>> | undefined][] = [
-    ["eviction-hard", k.evictionHard], ["eviction-soft", k.evictionSoft], ["eviction-soft-grace-period", grace],
-    ["kube-reserved", k.kubeReserved], ["system-reserved", k.systemReserved],
+    ["eviction-hard", k.evictionHard],
+    ["eviction-soft", k.evictionSoft],
+    ["eviction-soft-grace-period", grace],
+    ["kube-reserved", k.kubeReserved],
+    ["system-reserved", k.systemReserved],
   ];
   const tables: KerfTable[] = [
     { path: "settings.kubernetes", entries: scalars(options), keepUserKeys: true },
@@ -93,7 +110,8 @@ function kerfTables(options: BootstrapOptions): KerfTable[] {
     { path: "settings.kubernetes.node-taints", entries: entriesOf(taints(options)), keepUserKeys: false },
   ];
   for (const [name, values] of maps) {
-    if (values !== undefined) tables.push({ path: `settings.kubernetes.${name}`, entries: entriesOf(values), keepUserKeys: false });
+    if (values !== undefined)
+      tables.push({ path: `settings.kubernetes.${name}`, entries: entriesOf(values), keepUserKeys: false });
   }
   if (options.instanceStorePolicy === "RAID0") tables.push(RAID0_COMMAND);
   return tables;
@@ -114,10 +132,14 @@ function parse(userData: string | undefined): TomlSection[] {
 function mergedTable(table: KerfTable, user: readonly TomlSection[]): string[] {
   const ours = new Set(table.entries.map(([k]) => k));
   const kept = table.keepUserKeys
-    ? user.flatMap((s) => s.lines.filter((l) => typeof l === "string" ? l.trim() !== "" : !ours.has(l.key)))
+    ? user.flatMap((s) => s.lines.filter((l) => (typeof l === "string" ? l.trim() !== "" : !ours.has(l.key))))
     : [];
   const header = user[0]?.header ?? `[${table.path.split(".").map(key).join(".")}]`;
-  return [header, ...kept.map((l) => (typeof l === "string" ? l : l.text)), ...table.entries.map(([k, v]) => `${key(k)} = ${v}`)];
+  return [
+    header,
+    ...kept.map((l) => (typeof l === "string" ? l : l.text)),
+    ...table.entries.map(([k, v]) => `${key(k)} = ${v}`),
+  ];
 }
 
 /**
@@ -138,7 +160,12 @@ export function bottlerocketUserData(options: BootstrapOptions): string {
       if (block.some((l) => l.trim() !== "")) blocks.push(trimBlank(block));
     } else if (!written.has(table.path)) {
       written.add(table.path);
-      blocks.push(mergedTable(table, sections.filter((s) => s.path === table.path)));
+      blocks.push(
+        mergedTable(
+          table,
+          sections.filter((s) => s.path === table.path),
+        ),
+      );
     }
   }
   for (const table of tables) if (!written.has(table.path)) blocks.push(mergedTable(table, []));

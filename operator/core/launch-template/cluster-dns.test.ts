@@ -14,8 +14,14 @@ const spec: EC2NodeClassSpec = {
 
 function options(overrides: Partial<LaunchOptions> = {}): LaunchOptions {
   return {
-    clusterName: "demo", clusterEndpoint: "https://demo.example:6443", caBundle: "Q0E=", nodeClass: spec,
-    imageId: "ami-0123", securityGroupIds: ["sg-1"], labels: { "karpenter.sh/nodepool": "default" }, taints: [],
+    clusterName: "demo",
+    clusterEndpoint: "https://demo.example:6443",
+    caBundle: "Q0E=",
+    nodeClass: spec,
+    imageId: "ami-0123",
+    securityGroupIds: ["sg-1"],
+    labels: { "karpenter.sh/nodepool": "default" },
+    taints: [],
     ...overrides,
   };
 }
@@ -30,7 +36,9 @@ function userData(dns: string | undefined, nodeClass: Partial<EC2NodeClassSpec> 
 }
 
 function kubeletConfig(data: string): Record<string, unknown> {
-  const part = userParts(data, "").filter((p) => p.contentType === "application/node.eks.aws").at(-1);
+  const part = userParts(data, "")
+    .filter((p) => p.contentType === "application/node.eks.aws")
+    .at(-1);
   assert.ok(part !== undefined, "a nodeadm part exists");
   return (parse(part.body) as { spec: { kubelet: { config: Record<string, unknown> } } }).spec.kubelet.config;
 }

@@ -1,8 +1,16 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
-  LAUNCH_TEMPLATE_IN_FLIGHT_GRACE_MS as GRACE, LAUNCH_TEMPLATE_TTL_MS as TTL, nodeClassInputsHash, originOf, originTags,
-  planTemplateCollection, securityGroupsKey, type NodeClassNow, type OwnedTemplate, type TemplateDeletionReason,
+  LAUNCH_TEMPLATE_IN_FLIGHT_GRACE_MS as GRACE,
+  LAUNCH_TEMPLATE_TTL_MS as TTL,
+  nodeClassInputsHash,
+  originOf,
+  originTags,
+  planTemplateCollection,
+  securityGroupsKey,
+  type NodeClassNow,
+  type OwnedTemplate,
+  type TemplateDeletionReason,
 } from "./garbage-collection.ts";
 import type { EC2NodeClassSpec } from "./node-class.ts";
 
@@ -16,7 +24,9 @@ const spec: EC2NodeClassSpec = {
 
 const now = 1_000_000_000;
 const origin = {
-  imageId: "ami-new", securityGroups: securityGroupsKey(["sg-1", "sg-2"]), nodeClassInputs: nodeClassInputsHash(spec),
+  imageId: "ami-new",
+  securityGroups: securityGroupsKey(["sg-1", "sg-2"]),
+  nodeClassInputs: nodeClassInputsHash(spec),
 };
 const current: NodeClassNow = {
   current: {
@@ -26,7 +36,11 @@ const current: NodeClassNow = {
   },
 };
 const template = (extra: Partial<OwnedTemplate> = {}): OwnedTemplate => ({
-  id: "lt-1", name: "karpenter.k8s.aws/1", nodeClass: "default", origin, ...extra,
+  id: "lt-1",
+  name: "karpenter.k8s.aws/1",
+  nodeClass: "default",
+  origin,
+  ...extra,
 });
 
 interface Case {
@@ -46,53 +60,87 @@ void describe("launch-template garbage-collection decisions", () => {
     { name: "a current template unused for the TTL", nodeClasses: classes(), idleMs: TTL, outcome: "idle" },
     {
       name: "a template of a replaced AMI asked for within the grace (a launch may be in flight)",
-      template: oldAmi, nodeClasses: classes(), idleMs: GRACE - 1, outcome: "retiring",
+      template: oldAmi,
+      nodeClasses: classes(),
+      idleMs: GRACE - 1,
+      outcome: "retiring",
     },
     {
       name: "a template of a replaced AMI no launch asked for within the grace",
-      template: oldAmi, nodeClasses: classes(), idleMs: GRACE, outcome: "ami-superseded",
+      template: oldAmi,
+      nodeClasses: classes(),
+      idleMs: GRACE,
+      outcome: "ami-superseded",
     },
     {
       name: "a template of other security groups",
       template: template({ origin: { ...origin, securityGroups: securityGroupsKey(["sg-1"]) } }),
-      nodeClasses: classes(), idleMs: GRACE, outcome: "security-groups-superseded",
+      nodeClasses: classes(),
+      idleMs: GRACE,
+      outcome: "security-groups-superseded",
     },
     {
       name: "a template of changed user data or kubelet settings",
       template: template({ origin: { ...origin, nodeClassInputs: "other" } }),
-      nodeClasses: classes(), idleMs: GRACE, outcome: "node-class-changed",
+      nodeClasses: classes(),
+      idleMs: GRACE,
+      outcome: "node-class-changed",
     },
     {
       name: "a template whose EC2NodeClass is gone",
-      template: template({ nodeClass: "deleted" }), nodeClasses: classes(), idleMs: GRACE, outcome: "node-class-gone",
+      template: template({ nodeClass: "deleted" }),
+      nodeClasses: classes(),
+      idleMs: GRACE,
+      outcome: "node-class-gone",
     },
     {
       name: "a template of a node class whose AMIs do not resolve now, within the TTL",
-      template: oldAmi, nodeClasses: classes({}), idleMs: GRACE, outcome: "kept",
+      template: oldAmi,
+      nodeClasses: classes({}),
+      idleMs: GRACE,
+      outcome: "kept",
     },
     {
       name: "a template without origin tags (Karpenter's, an older kerf's), within the TTL",
-      template: template({ origin: undefined }), nodeClasses: classes(), idleMs: GRACE, outcome: "kept",
+      template: template({ origin: undefined }),
+      nodeClasses: classes(),
+      idleMs: GRACE,
+      outcome: "kept",
     },
     {
       name: "a template without origin tags after the TTL",
-      template: template({ origin: undefined }), nodeClasses: classes(), idleMs: TTL, outcome: "idle",
+      template: template({ origin: undefined }),
+      nodeClasses: classes(),
+      idleMs: TTL,
+      outcome: "idle",
     },
     {
       name: "a template without a node-class tag, within the TTL",
-      template: template({ nodeClass: undefined }), nodeClasses: classes(), idleMs: GRACE, outcome: "kept",
+      template: template({ nodeClass: undefined }),
+      nodeClasses: classes(),
+      idleMs: GRACE,
+      outcome: "kept",
     },
     {
       name: "a superseded-looking template when the node classes are not known",
-      template: template({ nodeClass: "deleted" }), nodeClasses: undefined, idleMs: GRACE, outcome: "kept",
+      template: template({ nodeClass: "deleted" }),
+      nodeClasses: undefined,
+      idleMs: GRACE,
+      outcome: "kept",
     },
     {
       name: "a superseded template never seen used (first listed now, after a restart)",
-      template: oldAmi, nodeClasses: classes(), idleMs: undefined, outcome: "retiring",
+      template: oldAmi,
+      nodeClasses: classes(),
+      idleMs: undefined,
+      outcome: "retiring",
     },
     {
       name: "a superseded template idle past the TTL (reported with its superseded reason)",
-      template: oldAmi, nodeClasses: classes(), idleMs: TTL + 1, outcome: "ami-superseded",
+      template: oldAmi,
+      nodeClasses: classes(),
+      idleMs: TTL + 1,
+      outcome: "ami-superseded",
     },
   ];
   for (const c of cases) {
@@ -109,7 +157,10 @@ void describe("launch-template garbage-collection decisions", () => {
 
   void it("should say when the earliest kept template becomes deletable", () => {
     const old = template({ name: "old", origin: { ...origin, imageId: "ami-old" } });
-    const lastUsed = new Map([["karpenter.k8s.aws/1", now - 60_000], ["old", now - 30_000]]);
+    const lastUsed = new Map([
+      ["karpenter.k8s.aws/1", now - 60_000],
+      ["old", now - 30_000],
+    ]);
     const plan = planTemplateCollection({ templates: [template(), old], nodeClasses: classes(), lastUsed, now });
     assert.equal(plan.nextDueMs, GRACE - 30_000);
     const none = planTemplateCollection({ templates: [], nodeClasses: classes(), lastUsed: new Map(), now });
@@ -119,7 +170,12 @@ void describe("launch-template garbage-collection decisions", () => {
   void it("should never give a superseded template more time than the TTL", () => {
     const lastUsed = new Map([[oldAmi.name, now - 10_000]]);
     const plan = planTemplateCollection({
-      templates: [oldAmi], nodeClasses: classes(), lastUsed, now, ttlMs: 5_000, graceMs: 60_000,
+      templates: [oldAmi],
+      nodeClasses: classes(),
+      lastUsed,
+      now,
+      ttlMs: 5_000,
+      graceMs: 60_000,
     });
     assert.equal(plan.delete[0]?.reason, "ami-superseded");
   });

@@ -57,10 +57,15 @@ export function securityGroupsKey(ids: readonly string[]): string {
  */
 export function nodeClassInputsHash(spec: EC2NodeClassSpec): string {
   return contentHash({
-    family: amiFamilyOf(spec), userData: spec.userData, kubelet: spec.kubelet,
-    blockDeviceMappings: spec.blockDeviceMappings, metadataOptions: spec.metadataOptions,
-    detailedMonitoring: spec.detailedMonitoring, associatePublicIPAddress: spec.associatePublicIPAddress,
-    role: spec.role, instanceProfile: spec.instanceProfile,
+    family: amiFamilyOf(spec),
+    userData: spec.userData,
+    kubelet: spec.kubelet,
+    blockDeviceMappings: spec.blockDeviceMappings,
+    metadataOptions: spec.metadataOptions,
+    detailedMonitoring: spec.detailedMonitoring,
+    associatePublicIPAddress: spec.associatePublicIPAddress,
+    role: spec.role,
+    instanceProfile: spec.instanceProfile,
   });
 }
 
@@ -92,16 +97,18 @@ export interface OwnedTemplate {
 
 /** What an existing EC2NodeClass would make now; no `current` when its AMIs or security groups do not resolve. */
 export interface NodeClassNow {
-  readonly current?: {
-    readonly imageIds: ReadonlySet<string>;
-    readonly securityGroups: string;
-    readonly nodeClassInputs: string;
-  } | undefined;
+  readonly current?:
+    | {
+        readonly imageIds: ReadonlySet<string>;
+        readonly securityGroups: string;
+        readonly nodeClassInputs: string;
+      }
+    | undefined;
 }
 
 /** Why a template is deleted. */
 export type TemplateDeletionReason =
-  | "node-class-gone" | "ami-superseded" | "security-groups-superseded" | "node-class-changed" | "idle";
+  "node-class-gone" | "ami-superseded" | "security-groups-superseded" | "node-class-changed" | "idle";
 
 /** A template to delete. */
 export interface TemplateDeletion {
@@ -141,7 +148,8 @@ export interface CollectionPlan {
 
 /** Why the content of a template can no longer be produced, or undefined when it still may be. */
 export function supersededBy(
-  template: OwnedTemplate, nodeClasses: ReadonlyMap<string, NodeClassNow> | undefined,
+  template: OwnedTemplate,
+  nodeClasses: ReadonlyMap<string, NodeClassNow> | undefined,
 ): TemplateDeletionReason | undefined {
   if (nodeClasses === undefined || template.nodeClass === undefined) return undefined;
   const nodeClass = nodeClasses.get(template.nodeClass);

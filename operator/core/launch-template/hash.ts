@@ -11,7 +11,9 @@ const MASK = 0xffffffffffffffffn;
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(",")}]`;
   if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
   }
   return JSON.stringify(value);
@@ -28,7 +30,9 @@ export function pruned(value: unknown): unknown {
     return items.length === 0 ? undefined : items;
   }
   if (typeof value !== "object") return value;
-  const entries = Object.entries(value as Readonly<Record<string, unknown>>).map(([k, v]) => [k, pruned(v)] as const).filter(([, v]) => v !== undefined);
+  const entries = Object.entries(value as Readonly<Record<string, unknown>>)
+    .map(([k, v]) => [k, pruned(v)] as const)
+    .filter(([, v]) => v !== undefined);
   return entries.length === 0 ? undefined : Object.fromEntries(entries);
 }
 

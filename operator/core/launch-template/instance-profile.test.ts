@@ -1,14 +1,23 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { fnv1Hash64 } from "./hash.ts";
-import { instanceProfilePath, instanceProfileTags, launchInstanceProfile, managedInstanceProfileName, roleNameOf } from "./instance-profile.ts";
+import {
+  instanceProfilePath,
+  instanceProfileTags,
+  launchInstanceProfile,
+  managedInstanceProfileName,
+  roleNameOf,
+} from "./instance-profile.ts";
 import { buildLaunchTemplate, type LaunchOptions } from "./template.ts";
 import type { EC2NodeClassSpec } from "./node-class.ts";
 
 const scope = { clusterName: "demo", region: "us-west-2", nodeClassName: "default" };
 
 const roleSpec: EC2NodeClassSpec = {
-  amiSelectorTerms: [{ alias: "al2023@latest" }], subnetSelectorTerms: [{ id: "subnet-1" }], securityGroupSelectorTerms: [{ id: "sg-1" }], role: "KarpenterNodeRole-demo",
+  amiSelectorTerms: [{ alias: "al2023@latest" }],
+  subnetSelectorTerms: [{ id: "subnet-1" }],
+  securityGroupSelectorTerms: [{ id: "sg-1" }],
+  role: "KarpenterNodeRole-demo",
 };
 
 void describe("managed instance profile naming", () => {
@@ -27,7 +36,11 @@ void describe("managed instance profile naming", () => {
   void it("should give a different name per region, node class and cluster and the same name every time", () => {
     const name = managedInstanceProfileName(scope);
     assert.equal(managedInstanceProfileName({ ...scope }), name);
-    for (const other of [{ ...scope, region: "eu-west-1" }, { ...scope, nodeClassName: "gpu" }, { ...scope, clusterName: "prod" }]) {
+    for (const other of [
+      { ...scope, region: "eu-west-1" },
+      { ...scope, nodeClassName: "gpu" },
+      { ...scope, clusterName: "prod" },
+    ]) {
       assert.notEqual(managedInstanceProfileName(other), name, JSON.stringify(other));
     }
   });
@@ -63,7 +76,14 @@ void describe("managed instance profile naming", () => {
 
 void describe("launch templates of a role node class", () => {
   const options = (instanceProfile: string | undefined): LaunchOptions => ({
-    clusterName: "demo", clusterEndpoint: "https://demo.example:6443", nodeClass: roleSpec, imageId: "ami-1", securityGroupIds: ["sg-1"], labels: {}, taints: [], instanceProfile,
+    clusterName: "demo",
+    clusterEndpoint: "https://demo.example:6443",
+    nodeClass: roleSpec,
+    imageId: "ami-1",
+    securityGroupIds: ["sg-1"],
+    labels: {},
+    taints: [],
+    instanceProfile,
   });
 
   void it("should carry the resolved profile and hash it into the template name", () => {

@@ -34,7 +34,10 @@ export function managedInstanceProfileName(scope: ManagedProfileScope): string {
  * Tags of a managed profile (Karpenter's InstanceProfileTags): the node class's spec.tags, then the
  * ownership tags, which win over user tags of the same key.
  */
-export function instanceProfileTags(scope: ManagedProfileScope, specTags: Readonly<Record<string, string>> = {}): Record<string, string> {
+export function instanceProfileTags(
+  scope: ManagedProfileScope,
+  specTags: Readonly<Record<string, string>> = {},
+): Record<string, string> {
   return {
     ...specTags,
     [`kubernetes.io/cluster/${scope.clusterName}`]: "owned",

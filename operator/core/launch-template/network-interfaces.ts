@@ -39,7 +39,12 @@ export function networkInterfaces(o: NetworkInterfaceOptions): NetworkInterface[
   const common = { groups, associatePublicIPAddress: o.associatePublicIPAddress, ...ipv6Fields(o.ipv6) };
   if (o.efaCount > 0) {
     // Card 0 keeps device index 0 so it has priority (the one that gets a public IP); the others take 1.
-    return Array.from({ length: o.efaCount }, (_, i) => ({ networkCardIndex: i, deviceIndex: i === 0 ? 0 : 1, interfaceType: "efa" as const, ...common }));
+    return Array.from({ length: o.efaCount }, (_, i) => ({
+      networkCardIndex: i,
+      deviceIndex: i === 0 ? 0 : 1,
+      interfaceType: "efa" as const,
+      ...common,
+    }));
   }
   if (!o.ipv6 && o.associatePublicIPAddress === undefined) return undefined;
   return [{ deviceIndex: 0, ...common }];

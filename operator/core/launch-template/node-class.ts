@@ -2,7 +2,10 @@
  * The EC2NodeClass (karpenter.k8s.aws/v1) fields the cloud provider reads, typed locally until
  * policies/api carries the full API types; field names are exactly the CRD's.
  */
-import type { CapacityReservationSelectorTerm, CapacityReservationStatus } from "../capacity-reservations/reservations.ts";
+import type {
+  CapacityReservationSelectorTerm,
+  CapacityReservationStatus,
+} from "../capacity-reservations/reservations.ts";
 
 /** Tags and/or id (subnets); tags, id or name (security groups). Fields AND, terms OR. */
 export interface SelectorTerm {
@@ -22,16 +25,18 @@ export interface AmiSelectorTerm extends SelectorTerm {
 export interface BlockDeviceMapping {
   readonly deviceName?: string | undefined;
   readonly rootVolume?: boolean | undefined;
-  readonly ebs?: {
-    readonly deleteOnTermination?: boolean | undefined;
-    readonly encrypted?: boolean | undefined;
-    readonly iops?: number | undefined;
-    readonly kmsKeyID?: string | undefined;
-    readonly snapshotID?: string | undefined;
-    readonly throughput?: number | undefined;
-    readonly volumeSize?: string | undefined;
-    readonly volumeType?: string | undefined;
-  } | undefined;
+  readonly ebs?:
+    | {
+        readonly deleteOnTermination?: boolean | undefined;
+        readonly encrypted?: boolean | undefined;
+        readonly iops?: number | undefined;
+        readonly kmsKeyID?: string | undefined;
+        readonly snapshotID?: string | undefined;
+        readonly throughput?: number | undefined;
+        readonly volumeSize?: string | undefined;
+        readonly volumeType?: string | undefined;
+      }
+    | undefined;
 }
 
 /** spec.metadataOptions (defaulted by the CRD). */
@@ -93,12 +98,17 @@ export interface AmiStatus {
   readonly id: string;
   readonly name?: string | undefined;
   readonly deprecated?: boolean | undefined;
-  readonly requirements: readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] | undefined }[];
+  readonly requirements: readonly {
+    readonly key: string;
+    readonly operator: string;
+    readonly values?: readonly string[] | undefined;
+  }[];
 }
 
 /** EC2NodeClass status as kerf writes it. */
 export interface EC2NodeClassStatus {
-  readonly subnets?: readonly { readonly id: string; readonly zone: string; readonly zoneID?: string | undefined }[] | undefined;
+  readonly subnets?:
+    readonly { readonly id: string; readonly zone: string; readonly zoneID?: string | undefined }[] | undefined;
   readonly securityGroups?: readonly { readonly id: string; readonly name?: string | undefined }[] | undefined;
   readonly amis?: readonly AmiStatus[] | undefined;
   readonly instanceProfile?: string | undefined;
@@ -110,8 +120,12 @@ export interface EC2NodeClassStatus {
 /** An EC2NodeClass object. */
 export interface EC2NodeClassLike {
   readonly metadata: {
-    readonly name: string; readonly generation?: number | undefined; readonly uid?: string | undefined;
-    readonly resourceVersion?: string | undefined; readonly finalizers?: readonly string[] | undefined; readonly deletionTimestamp?: string | undefined;
+    readonly name: string;
+    readonly generation?: number | undefined;
+    readonly uid?: string | undefined;
+    readonly resourceVersion?: string | undefined;
+    readonly finalizers?: readonly string[] | undefined;
+    readonly deletionTimestamp?: string | undefined;
   };
   readonly spec: EC2NodeClassSpec;
   readonly status?: EC2NodeClassStatus | undefined;

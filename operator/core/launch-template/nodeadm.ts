@@ -19,7 +19,11 @@ export const DEFAULT_SERVICE_CIDR = "10.100.0.0/16";
 function kubeletConfig(options: BootstrapOptions): Record<string, unknown> {
   const config: Record<string, unknown> = { ...(options.kubelet as Readonly<Record<string, unknown>>) };
   if (options.taints.length > 0) {
-    config["registerWithTaints"] = options.taints.map((t) => ({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect }));
+    config["registerWithTaints"] = options.taints.map((t) => ({
+      key: t.key,
+      ...(t.value ? { value: t.value } : {}),
+      effect: t.effect,
+    }));
   }
   return config;
 }
@@ -35,7 +39,8 @@ function cluster(options: BootstrapOptions): Record<string, unknown> {
 export function nodeConfig(options: BootstrapOptions): Record<string, unknown> {
   const label = nodeLabelArg(options.labels);
   const spec: Record<string, unknown> = {
-    cluster: cluster(options), kubelet: { config: kubeletConfig(options), flags: label === undefined ? [] : [label] },
+    cluster: cluster(options),
+    kubelet: { config: kubeletConfig(options), flags: label === undefined ? [] : [label] },
   };
   // nodeadm mounts the instance-store disks as one RAID-0 array under containerd and kubelet.
   if (options.instanceStorePolicy === "RAID0") spec["instance"] = { localStorage: { strategy: "RAID0" } };

@@ -96,9 +96,17 @@ export interface LaunchOptions {
 }
 
 /** CRD defaults for metadataOptions (IMDSv2 required, hop limit 1). */
-export const DEFAULT_IMDS: Imds = { httpEndpoint: "enabled", httpProtocolIPv6: "disabled", httpPutResponseHopLimit: 1, httpTokens: "required" };
+export const DEFAULT_IMDS: Imds = {
+  httpEndpoint: "enabled",
+  httpProtocolIPv6: "disabled",
+  httpPutResponseHopLimit: 1,
+  httpTokens: "required",
+};
 
-const GP3 = (deviceName: string, volumeSize: string): BlockDeviceMapping => ({ deviceName, ebs: { volumeSize, volumeType: "gp3", encrypted: true, deleteOnTermination: true } });
+const GP3 = (deviceName: string, volumeSize: string): BlockDeviceMapping => ({
+  deviceName,
+  ebs: { volumeSize, volumeType: "gp3", encrypted: true, deleteOnTermination: true },
+});
 
 /** Karpenter's default block devices per AMI family when spec.blockDeviceMappings is unset. */
 export function defaultBlockDevices(family: string): BlockDeviceMapping[] {
@@ -113,8 +121,13 @@ function toBlockDevice(m: BlockDeviceMapping): BlockDevice {
     deviceName: m.deviceName ?? "/dev/xvda",
     ebs: {
       volumeSizeGiB: e.volumeSize === undefined ? undefined : Math.ceil(parseQuantity(e.volumeSize) / 2 ** 30),
-      volumeType: e.volumeType ?? "gp3", encrypted: e.encrypted ?? false, deleteOnTermination: e.deleteOnTermination ?? true,
-      iops: e.iops, throughput: e.throughput, kmsKeyId: e.kmsKeyID, snapshotId: e.snapshotID,
+      volumeType: e.volumeType ?? "gp3",
+      encrypted: e.encrypted ?? false,
+      deleteOnTermination: e.deleteOnTermination ?? true,
+      iops: e.iops,
+      throughput: e.throughput,
+      kmsKeyId: e.kmsKeyID,
+      snapshotId: e.snapshotID,
     },
   };
 }
@@ -129,7 +142,10 @@ function withClusterDNS(kubelet: NodeClassKubelet, clusterDNS: string | undefine
  * Karpenter's families other than Custom register nodes with karpenter.sh/do-not-sync-taints=true: the
  * taints come from the user data, so the NodeClaim's taints are not synced onto the Node (a race otherwise).
  */
-function withDoNotSyncTaints(family: string, labels: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+function withDoNotSyncTaints(
+  family: string,
+  labels: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> {
   return family === "Custom" ? labels : { ...labels, "karpenter.sh/do-not-sync-taints": "true" };
 }
 
@@ -142,9 +158,15 @@ export function buildLaunchTemplate(options: LaunchOptions): LaunchTemplateSpec 
   const spec = options.nodeClass;
   const family = amiFamilyOf(spec);
   const userData = userDataFor(family, {
-    clusterName: options.clusterName, clusterEndpoint: options.clusterEndpoint, caBundle: options.caBundle, clusterCIDR: options.clusterCIDR,
-    kubelet: withClusterDNS(spec.kubelet ?? {}, options.clusterDNS), labels: withDoNotSyncTaints(family, options.labels), taints: withUnregistered(options.taints),
-    customUserData: spec.userData, instanceStorePolicy: spec.instanceStorePolicy,
+    clusterName: options.clusterName,
+    clusterEndpoint: options.clusterEndpoint,
+    caBundle: options.caBundle,
+    clusterCIDR: options.clusterCIDR,
+    kubelet: withClusterDNS(spec.kubelet ?? {}, options.clusterDNS),
+    labels: withDoNotSyncTaints(family, options.labels),
+    taints: withUnregistered(options.taints),
+    customUserData: spec.userData,
+    instanceStorePolicy: spec.instanceStorePolicy,
   });
   const content = {
     imageId: options.imageId,
@@ -156,7 +178,9 @@ export function buildLaunchTemplate(options: LaunchOptions): LaunchTemplateSpec 
     detailedMonitoring: spec.detailedMonitoring ?? false,
     associatePublicIPAddress: spec.associatePublicIPAddress,
     networkInterfaces: networkInterfaces({
-      efaCount: options.efaCount ?? 0, ipv6: isIPv6Cluster(options), securityGroupIds: options.securityGroupIds,
+      efaCount: options.efaCount ?? 0,
+      ipv6: isIPv6Cluster(options),
+      securityGroupIds: options.securityGroupIds,
       associatePublicIPAddress: spec.associatePublicIPAddress,
     }),
     capacityReservation: options.capacityReservation,

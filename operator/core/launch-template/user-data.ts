@@ -3,7 +3,12 @@
  * Windows Start-EKSBootstrap.ps1; Custom passes spec.userData through.
  */
 import {
-  clusterDNSFromCIDR, isIPv6CIDR, kubeletExtraArgs, mimeDocument, userParts, type BootstrapOptions,
+  clusterDNSFromCIDR,
+  isIPv6CIDR,
+  kubeletExtraArgs,
+  mimeDocument,
+  userParts,
+  type BootstrapOptions,
 } from "./bootstrap.ts";
 import { bottlerocketUserData } from "./bottlerocket.ts";
 import { al2023UserData } from "./nodeadm.ts";
@@ -22,7 +27,8 @@ function networkArgs(options: BootstrapOptions): string[] {
   const cidr = options.clusterCIDR;
   const ipv6CIDR = cidr !== undefined && isIPv6CIDR(cidr) ? cidr : undefined;
   const dns = options.kubelet.clusterDNS?.[0] ?? (ipv6CIDR === undefined ? clusterDNSFromCIDR(cidr) : undefined);
-  if (dns === undefined) return ipv6CIDR === undefined ? [] : ["--ip-family ipv6", `--service-ipv6-cidr ${quote(ipv6CIDR)}`];
+  if (dns === undefined)
+    return ipv6CIDR === undefined ? [] : ["--ip-family ipv6", `--service-ipv6-cidr ${quote(ipv6CIDR)}`];
   return [...(isIPv6CIDR(dns) ? ["--ip-family ipv6"] : []), `--dns-cluster-ip ${quote(dns)}`];
 }
 
@@ -40,17 +46,27 @@ export function al2BootstrapScript(options: BootstrapOptions): string {
 
 /** AL2: the user's parts, then a shell part running /etc/eks/bootstrap.sh with the kubelet flags. */
 export function al2UserData(options: BootstrapOptions): string {
-  const shell = "text/x-shellscript; charset=\"us-ascii\"";
-  return mimeDocument([...userParts(options.customUserData, shell), { contentType: shell, body: al2BootstrapScript(options) }]);
+  const shell = 'text/x-shellscript; charset="us-ascii"';
+  return mimeDocument([
+    ...userParts(options.customUserData, shell),
+    { contentType: shell, body: al2BootstrapScript(options) },
+  ]);
 }
 
 /** User data for an AMI family (as named by amiFamilyOf); Custom and unknown families pass spec.userData through. */
 export function userDataFor(family: string, options: BootstrapOptions): string {
   switch (family) {
-    case "AL2023": return al2023UserData(options);
-    case "Bottlerocket": return bottlerocketUserData(options);
-    case "AL2": return al2UserData(options);
-    case "Windows2019": case "Windows2022": case "Windows2025": return windowsUserData(options);
-    default: return options.customUserData ?? "";
+    case "AL2023":
+      return al2023UserData(options);
+    case "Bottlerocket":
+      return bottlerocketUserData(options);
+    case "AL2":
+      return al2UserData(options);
+    case "Windows2019":
+    case "Windows2022":
+    case "Windows2025":
+      return windowsUserData(options);
+    default:
+      return options.customUserData ?? "";
   }
 }

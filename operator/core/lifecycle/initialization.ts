@@ -29,7 +29,9 @@ function missingExtendedResource(nodeClaim: NodeClaim, node: Node): string | und
 export function initializationBlocker(nodeClaim: NodeClaim, node: Node): string | undefined {
   if (!isTrue(node.status?.conditions, "Ready")) return "node is not ready";
   const taints = node.spec?.taints ?? [];
-  const startup = (nodeClaim.spec?.startupTaints ?? []).find((s) => taints.some((t) => t.key === s.key && t.effect === s.effect));
+  const startup = (nodeClaim.spec?.startupTaints ?? []).find((s) =>
+    taints.some((t) => t.key === s.key && t.effect === s.effect),
+  );
   if (startup !== undefined) return `startup taint "${startup.key}" still exists`;
   const ephemeral = taints.find((t) => EPHEMERAL_TAINTS.includes(t.key));
   if (ephemeral !== undefined) return `known ephemeral taint "${ephemeral.key}" still exists`;

@@ -1,7 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
-  CLUSTER_NAME_TAGGED_ANNOTATION, TAGGED_ANNOTATION, TAGGED_ANNOTATIONS, isTaggable, missingInstanceTags,
+  CLUSTER_NAME_TAGGED_ANNOTATION,
+  TAGGED_ANNOTATION,
+  TAGGED_ANNOTATIONS,
+  isTaggable,
+  missingInstanceTags,
 } from "./instance-tagging.ts";
 import type { NodeClaim } from "./objects.ts";
 

@@ -34,7 +34,9 @@ function isLaunchPlaceholder(value: string): boolean {
 
 /** The tags to create on the instance (empty: nothing to do). */
 export function missingInstanceTags(
-  nodeClaim: NodeClaim, clusterName: string, existing: Readonly<Record<string, string>>,
+  nodeClaim: NodeClaim,
+  clusterName: string,
+  existing: Readonly<Record<string, string>>,
 ): Record<string, string> {
   const wanted: Record<string, string> = {
     Name: nodeClaim.status?.nodeName ?? "",

@@ -3,7 +3,10 @@ import type { NodeClaim } from "./objects.ts";
 import { findCondition, isTrue, timeMs } from "./objects.ts";
 
 /** The two deadlines, in milliseconds. */
-export interface LivenessTimeouts { readonly launchMs: number; readonly registrationMs: number }
+export interface LivenessTimeouts {
+  readonly launchMs: number;
+  readonly registrationMs: number;
+}
 
 /** Karpenter's defaults. */
 export const DEFAULT_TIMEOUTS: LivenessTimeouts = { launchMs: 5 * 60_000, registrationMs: 15 * 60_000 };
@@ -18,9 +21,14 @@ function countdown(leftMs: number, reason: "launch_timeout" | "registration_time
 }
 
 /** Launch is timed from creation; registration from the Launched transition (falling back to creation). */
-export function livenessDecision(nodeClaim: NodeClaim, now: Date, timeouts: LivenessTimeouts = DEFAULT_TIMEOUTS): LivenessDecision {
+export function livenessDecision(
+  nodeClaim: NodeClaim,
+  now: Date,
+  timeouts: LivenessTimeouts = DEFAULT_TIMEOUTS,
+): LivenessDecision {
   const conditions = nodeClaim.status?.conditions;
-  if (isTrue(conditions, "Registered") || nodeClaim.metadata?.deletionTimestamp !== undefined) return { action: "none" };
+  if (isTrue(conditions, "Registered") || nodeClaim.metadata?.deletionTimestamp !== undefined)
+    return { action: "none" };
   const created = timeMs(nodeClaim.metadata?.creationTimestamp) ?? now.getTime();
   if (!isTrue(conditions, "Launched")) return countdown(created + timeouts.launchMs - now.getTime(), "launch_timeout");
   const launched = timeMs(findCondition(conditions, "Launched")?.lastTransitionTime) ?? created;

@@ -34,13 +34,20 @@ function syncTaints(nodeClaim: NodeClaim, current: readonly Taint[], firstSync: 
   // taints get removed by their owners).
   if (!firstSync || nodeClaim.metadata?.labels?.[Keys.doNotSyncTaintsLabel] === "true") return out;
   for (const t of [...(nodeClaim.spec?.taints ?? []), ...(nodeClaim.spec?.startupTaints ?? [])]) {
-    if (!out.some((o) => sameTaint(o, t))) out.push({ key: t.key, effect: t.effect, ...(t.value === undefined ? {} : { value: t.value }) });
+    if (!out.some((o) => sameTaint(o, t)))
+      out.push({ key: t.key, effect: t.effect, ...(t.value === undefined ? {} : { value: t.value }) });
   }
   return out;
 }
 
 function ownerRef(nodeClaim: NodeClaim): OwnerReference {
-  return { apiVersion: "karpenter.sh/v1", kind: "NodeClaim", name: nodeClaim.metadata?.name ?? "", uid: nodeClaim.metadata?.uid ?? "", blockOwnerDeletion: true };
+  return {
+    apiVersion: "karpenter.sh/v1",
+    kind: "NodeClaim",
+    name: nodeClaim.metadata?.name ?? "",
+    uid: nodeClaim.metadata?.uid ?? "",
+    blockOwnerDeletion: true,
+  };
 }
 
 function desiredOwners(nodeClaim: NodeClaim, node: Node): readonly OwnerReference[] {
@@ -51,10 +58,12 @@ function desiredOwners(nodeClaim: NodeClaim, node: Node): readonly OwnerReferenc
 
 function differs(node: Node, sync: Omit<NodeSync, "changed" | "unregisteredTaintMissing">): boolean {
   const meta = node.metadata ?? {};
-  return JSON.stringify(sync.labels) !== JSON.stringify(meta.labels ?? {})
-    || JSON.stringify(sync.taints) !== JSON.stringify(node.spec?.taints ?? [])
-    || sync.finalizers.length !== (meta.finalizers ?? []).length
-    || sync.ownerReferences.length !== (meta.ownerReferences ?? []).length;
+  return (
+    JSON.stringify(sync.labels) !== JSON.stringify(meta.labels ?? {}) ||
+    JSON.stringify(sync.taints) !== JSON.stringify(node.spec?.taints ?? []) ||
+    sync.finalizers.length !== (meta.finalizers ?? []).length ||
+    sync.ownerReferences.length !== (meta.ownerReferences ?? []).length
+  );
 }
 
 /**

@@ -38,7 +38,9 @@ export function consolidationPolicyLabel(policy: string | undefined): string {
 }
 
 /** The zone label of a NodeClaim or Node ("" before it is known). */
-export function zoneOf(obj: { readonly metadata?: { readonly labels?: Readonly<Record<string, string>> | undefined }
-  | undefined } | undefined): string {
+export function zoneOf(
+  obj:
+    { readonly metadata?: { readonly labels?: Readonly<Record<string, string>> | undefined } | undefined } | undefined,
+): string {
   return obj?.metadata?.labels?.[Label.zone] ?? "";
 }

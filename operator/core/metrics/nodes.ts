@@ -14,14 +14,20 @@ import { podRequests } from "../scheduling/pod-spec.ts";
  * Metric label of each well-known Node label, as Karpenter names it: the part after `/`, lower-cased, `-` → `_`
  * (`topology.kubernetes.io/zone` → `zone`, `karpenter.k8s.aws/instance-cpu` → `instance_cpu`).
  */
-export const WELL_KNOWN_DIMENSIONS: ReadonlyMap<string, string> = new Map([...WELL_KNOWN_LABELS].flatMap((key) => {
-  const parts = key.split("/");
-  return parts.length === 2 ? [[key, (parts[1] ?? "").toLowerCase().replaceAll("-", "_")] as const] : [];
-}));
+export const WELL_KNOWN_DIMENSIONS: ReadonlyMap<string, string> = new Map(
+  [...WELL_KNOWN_LABELS].flatMap((key) => {
+    const parts = key.split("/");
+    return parts.length === 2 ? [[key, (parts[1] ?? "").toLowerCase().replaceAll("-", "_")] as const] : [];
+  }),
+);
 
 /** Labels of the per-node series (the well-known labels, node_name, phase, managed). */
-export const NODE_LABELS: readonly string[] = [...new Set(WELL_KNOWN_DIMENSIONS.values()), "node_name", "phase",
-  "managed"].sort();
+export const NODE_LABELS: readonly string[] = [
+  ...new Set(WELL_KNOWN_DIMENSIONS.values()),
+  "node_name",
+  "phase",
+  "managed",
+].sort();
 
 /** Labels of the per-node, per-resource gauges. */
 export const NODE_RESOURCE_LABELS: readonly string[] = [...NODE_LABELS, "resource_type"];
@@ -38,9 +44,10 @@ export function resourceType(name: string): string {
 export function nodeSeriesLabels(node: Node): Record<string, string> {
   const labels = node.metadata?.labels ?? {};
   const out: Record<string, string> = {};
-  for (const [key, dim] of WELL_KNOWN_DIMENSIONS) if (out[dim] === undefined || labels[key] !== undefined) {
-    out[dim] = labels[key] ?? "";
-  }
+  for (const [key, dim] of WELL_KNOWN_DIMENSIONS)
+    if (out[dim] === undefined || labels[key] !== undefined) {
+      out[dim] = labels[key] ?? "";
+    }
   out["node_name"] = node.metadata?.name ?? "";
   // Node.status.phase is deprecated and unset by today's kubelets; Karpenter still exports it ("" then).
   out["phase"] = (node.status as { readonly phase?: string } | undefined)?.phase ?? "";
@@ -50,7 +57,7 @@ export function nodeSeriesLabels(node: Node): Record<string, string> {
 }
 
 type Obj = Readonly<Record<string, unknown>>;
-const obj = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? v as Obj : {});
+const obj = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
 const limitsOf = (c: Obj): ResourceList => parseResourceList(obj(obj(c["resources"])["limits"]));
 
@@ -124,7 +131,7 @@ export function clusterUtilization(nodes: readonly NodeResources[]): Record<stri
   const used = addResources(...nodes.map((n) => n.podRequests));
   const out: Record<string, number> = {};
   for (const [name, total] of Object.entries(allocatable)) {
-    if (total > 0) out[resourceType(name)] = 100 * (used[name] ?? 0) / total;
+    if (total > 0) out[resourceType(name)] = (100 * (used[name] ?? 0)) / total;
   }
   return out;
 }

@@ -9,14 +9,31 @@ import { findCondition, timeMs } from "../lifecycle/objects.ts";
 
 /** The labels of `karpenter_pods_state`, in Karpenter's order. */
 export const POD_STATE_LABELS = [
-  "name", "namespace", "owner", "node", "scheduled", "nodepool", "zone", "arch", "capacity_type", "instance_type",
-  "phase", "ready", "managed",
+  "name",
+  "namespace",
+  "owner",
+  "node",
+  "scheduled",
+  "nodepool",
+  "zone",
+  "arch",
+  "capacity_type",
+  "instance_type",
+  "phase",
+  "ready",
+  "managed",
 ] as const;
 
 export type PodStateLabels = Readonly<Record<(typeof POD_STATE_LABELS)[number], string>>;
 
 /** The Node labels the metric reads, by metric label. */
-const NODE_LABELS = { nodepool: Label.nodePool, zone: Label.zone, arch: Label.arch, capacity_type: Label.capacityType, instance_type: Label.instanceType } as const;
+const NODE_LABELS = {
+  nodepool: Label.nodePool,
+  zone: Label.zone,
+  arch: Label.arch,
+  capacity_type: Label.capacityType,
+  instance_type: Label.instanceType,
+} as const;
 
 /**
  * Karpenter's hand-made self link of the first owner reference ("" without one),
@@ -37,10 +54,17 @@ export function ownerSelfLink(pod: Pod): string {
  */
 export function podStateLabels(pod: Pod, node: Node | undefined): PodStateLabels {
   const nodeLabels = node?.metadata?.labels ?? {};
-  const fromNode = Object.fromEntries(Object.entries(NODE_LABELS).map(([metric, key]) => [metric, nodeLabels[key] ?? ""])) as Record<keyof typeof NODE_LABELS, string>;
+  const fromNode = Object.fromEntries(
+    Object.entries(NODE_LABELS).map(([metric, key]) => [metric, nodeLabels[key] ?? ""]),
+  ) as Record<keyof typeof NODE_LABELS, string>;
   return {
-    name: pod.metadata?.name ?? "", namespace: pod.metadata?.namespace ?? "", owner: ownerSelfLink(pod),
-    node: pod.spec?.nodeName ?? "", phase: pod.status?.phase ?? "", ...fromNode, ...flags(pod, fromNode.nodepool),
+    name: pod.metadata?.name ?? "",
+    namespace: pod.metadata?.namespace ?? "",
+    owner: ownerSelfLink(pod),
+    node: pod.spec?.nodeName ?? "",
+    phase: pod.status?.phase ?? "",
+    ...fromNode,
+    ...flags(pod, fromNode.nodepool),
   };
 }
 
@@ -58,7 +82,9 @@ function flags(pod: Pod, nodePool: string): { scheduled: string; ready: string; 
  */
 export function nodeLabelDigest(node: Pick<Node, "metadata">): string {
   const labels = node.metadata?.labels ?? {};
-  return Object.values(NODE_LABELS).map((k) => labels[k] ?? "").join("\u0000");
+  return Object.values(NODE_LABELS)
+    .map((k) => labels[k] ?? "")
+    .join("\u0000");
 }
 
 /** Whether two label sets name the same series. */
@@ -70,7 +96,10 @@ export function sameSeries(a: PodStateLabels, b: PodStateLabels): boolean {
  * The startup tracking after one look at a pod: whether it stays remembered, and the
  * duration to observe now, if any.
  */
-export interface StartupStep { readonly pending: boolean; readonly seconds?: number }
+export interface StartupStep {
+  readonly pending: boolean;
+  readonly seconds?: number;
+}
 
 /**
  * Karpenter's startup rule: a pod seen in phase Pending is remembered; once it is Ready, the time

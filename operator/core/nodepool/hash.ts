@@ -64,14 +64,21 @@ function durationValue(raw: unknown): unknown {
 function normalisedField(field: string, value: unknown): unknown {
   if (DURATIONS.has(field)) return durationValue(value);
   const clean = pruned(value);
-  return SETS.has(field) && Array.isArray(clean) ? clean.map((v) => [canonicalJson(v), v] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v) : clean;
+  return SETS.has(field) && Array.isArray(clean)
+    ? clean
+        .map((v) => [canonicalJson(v), v] as const)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([, v]) => v)
+    : clean;
 }
 
 /** The part of a NodePool the hash covers, normalised (exported for tests and `kerf check` previews). */
 export function hashedTemplate(pool: { readonly spec?: Obj | undefined }): unknown {
   const template = obj(pool.spec?.["template"]);
   const meta = obj(template["metadata"]);
-  const spec = Object.entries(obj(template["spec"])).filter(([k]) => !EXCLUDED.has(k)).map(([k, v]) => [k, normalisedField(k, v)] as const);
+  const spec = Object.entries(obj(template["spec"]))
+    .filter(([k]) => !EXCLUDED.has(k))
+    .map(([k, v]) => [k, normalisedField(k, v)] as const);
   return {
     metadata: { labels: nonEmptyMap(meta["labels"]), annotations: nonEmptyMap(meta["annotations"]) },
     spec: Object.fromEntries(spec.filter(([, v]) => v !== undefined)),

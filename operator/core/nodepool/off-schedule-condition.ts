@@ -5,7 +5,10 @@
  * cannot clash with a condition Karpenter adds; Karpenter's Ready does not depend on it.
  */
 import {
-  describeOff, OFF_SCHEDULE_ANNOTATION, offScheduleOf, offStateAt,
+  describeOff,
+  OFF_SCHEDULE_ANNOTATION,
+  offScheduleOf,
+  offStateAt,
 } from "../../../policies/domain/off-schedule.ts";
 import type { Condition, Meta } from "../lifecycle/objects.ts";
 

@@ -4,8 +4,15 @@ import { COMMAND_ANNOTATION } from "../disruption/intent.ts";
 import { TYPES } from "../disruption/fixtures.ts";
 import type { NodeClaim, Pod } from "../lifecycle/objects.ts";
 import {
-  isStatic, nodeLimitOf, replicasOf, scaleDownOrder, staticClaim, staticDecision, staticLaunches,
-  type StaticMember, type StaticPool,
+  isStatic,
+  nodeLimitOf,
+  replicasOf,
+  scaleDownOrder,
+  staticClaim,
+  staticDecision,
+  staticLaunches,
+  type StaticMember,
+  type StaticPool,
 } from "./static.ts";
 
 const NOW = Date.parse("2026-11-25T12:00:00Z");
@@ -15,13 +22,16 @@ function pool(replicas: number | undefined, limits?: Record<string, string>): St
   return {
     metadata: { name: "fixed" },
     spec: {
-      ...(replicas === undefined ? {} : { replicas }), ...(limits === undefined ? {} : { limits }),
+      ...(replicas === undefined ? {} : { replicas }),
+      ...(limits === undefined ? {} : { limits }),
       template: {
         metadata: { labels: { team: "a" } },
         spec: {
           nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
-          requirements: [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
-            { key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["m5"] }],
+          requirements: [
+            { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+            { key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["m5"] },
+          ],
         },
       },
     },
@@ -39,17 +49,25 @@ interface ClaimOptions {
 
 function claim(name: string, o: ClaimOptions = {}): NodeClaim {
   const intent = {
-    id: "c1", role: "candidate", method: "static-drift", reason: "Drifted", decision: "replace", candidates: [name],
+    id: "c1",
+    role: "candidate",
+    method: "static-drift",
+    reason: "Drifted",
+    decision: "replace",
+    candidates: [name],
     replacements: 1,
   };
   return {
     metadata: {
-      name, labels: { "karpenter.sh/nodepool": o.nodePool ?? "fixed" }, creationTimestamp: ago(o.createdHoursAgo ?? 1),
+      name,
+      labels: { "karpenter.sh/nodepool": o.nodePool ?? "fixed" },
+      creationTimestamp: ago(o.createdHoursAgo ?? 1),
       ...(o.deleting === true ? { deletionTimestamp: ago(0) } : {}),
       ...(o.candidate === true ? { annotations: { [COMMAND_ANNOTATION]: JSON.stringify(intent) } } : {}),
     },
     spec: {
-      requirements: [], nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+      requirements: [],
+      nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
       ...(o.expireAfter === undefined ? {} : { expireAfter: o.expireAfter }),
     },
     status: o.launched === false ? {} : { providerID: `aws:///us-east-1a/i-${name}`, nodeName: name },
@@ -61,7 +79,9 @@ const DAEMON_SET = { apiVersion: "apps/v1", kind: "DaemonSet", name: "ds", uid: 
 function pod(name: string, o: { daemonSet?: boolean; doNotDisrupt?: string; priority?: number } = {}): Pod {
   return {
     metadata: {
-      name, namespace: "default", uid: name,
+      name,
+      namespace: "default",
+      uid: name,
       ...(o.daemonSet === true ? { ownerReferences: [DAEMON_SET] } : {}),
       ...(o.doNotDisrupt === undefined ? {} : { annotations: { "karpenter.sh/do-not-disrupt": o.doNotDisrupt } }),
     },
@@ -89,47 +109,56 @@ void describe("staticDecision: how many NodeClaims a static pool launches or rem
   const cases: { name: string; pool: StaticPool; claims: NodeClaim[]; want: unknown }[] = [
     {
       name: "should launch every replica of a new pool",
-      pool: pool(3), claims: [],
+      pool: pool(3),
+      claims: [],
       want: { kind: "scale-up", count: 3, current: 0, desired: 3 },
     },
     {
       name: "should launch the missing replicas, counting NodeClaims that have not launched yet",
-      pool: pool(3), claims: [claim("a"), claim("b", { launched: false })],
+      pool: pool(3),
+      claims: [claim("a"), claim("b", { launched: false })],
       want: { kind: "scale-up", count: 1, current: 2, desired: 3 },
     },
     {
       name: "should do nothing when the pool has its replicas",
-      pool: pool(2), claims: [claim("a"), claim("b")],
+      pool: pool(2),
+      claims: [claim("a"), claim("b")],
       want: { kind: "steady", current: 2, desired: 2 },
     },
     {
       name: "should ignore NodeClaims of other pools",
-      pool: pool(1), claims: [claim("x", { nodePool: "other" })],
+      pool: pool(1),
+      claims: [claim("x", { nodePool: "other" })],
       want: { kind: "scale-up", count: 1, current: 0, desired: 1 },
     },
     {
       name: "should replace a deleted NodeClaim at once when there is no node limit",
-      pool: pool(2), claims: [claim("a"), claim("b", { deleting: true })],
+      pool: pool(2),
+      claims: [claim("a"), claim("b", { deleting: true })],
       want: { kind: "scale-up", count: 1, current: 1, desired: 2 },
     },
     {
       name: "should wait for a deleting NodeClaim to go when limits.nodes has no room",
-      pool: pool(2, { nodes: "2" }), claims: [claim("a"), claim("b", { deleting: true })],
+      pool: pool(2, { nodes: "2" }),
+      claims: [claim("a"), claim("b", { deleting: true })],
       want: { kind: "limit-reached", current: 1, desired: 2, limit: 2 },
     },
     {
       name: "should launch only what limits.nodes leaves",
-      pool: pool(5, { nodes: "3" }), claims: [claim("a")],
+      pool: pool(5, { nodes: "3" }),
+      claims: [claim("a")],
       want: { kind: "scale-up", count: 2, current: 1, desired: 5 },
     },
     {
       name: "should count a node being replaced by drift, whose replacement is in flight, as present",
-      pool: pool(2), claims: [claim("a"), claim("b", { candidate: true })],
+      pool: pool(2),
+      claims: [claim("a"), claim("b", { candidate: true })],
       want: { kind: "steady", current: 1, desired: 2 },
     },
     {
       name: "should launch nothing with replicas 0",
-      pool: pool(0), claims: [],
+      pool: pool(0),
+      claims: [],
       want: { kind: "steady", current: 0, desired: 0 },
     },
   ];
@@ -144,8 +173,13 @@ void describe("staticDecision: how many NodeClaims a static pool launches or rem
   });
 
   void it("should remove the surplus, not counting a drifted node being replaced nor a deleting one", () => {
-    const claims = [claim("a"), claim("b"), claim("c"), claim("d", { candidate: true }),
-      claim("e", { deleting: true })];
+    const claims = [
+      claim("a"),
+      claim("b"),
+      claim("c"),
+      claim("d", { candidate: true }),
+      claim("e", { deleting: true }),
+    ];
     const busy = members(claims, { a: [pod("pa")], b: [pod("pb")] });
     const decision = staticDecision({ pool: pool(1), members: busy, now: NOW });
     assert.equal(decision?.kind, "scale-down");
@@ -157,12 +191,15 @@ void describe("scaleDownOrder: which NodeClaims a static pool removes first", ()
   const cases: { name: string; claims: NodeClaim[]; pods: Record<string, Pod[]>; want: string[] }[] = [
     {
       name: "should remove NodeClaims that have not launched before launched ones, even empty ones",
-      claims: [claim("empty"), claim("unlaunched", { launched: false })], pods: {}, want: ["unlaunched", "empty"],
+      claims: [claim("empty"), claim("unlaunched", { launched: false })],
+      pods: {},
+      want: ["unlaunched", "empty"],
     },
     {
       name: "should remove empty nodes, including those with only DaemonSet pods, before nodes with pods",
       claims: [claim("busy"), claim("daemons"), claim("empty")],
-      pods: { busy: [pod("w")], daemons: [pod("d", { daemonSet: true })] }, want: ["daemons", "empty", "busy"],
+      pods: { busy: [pod("w")], daemons: [pod("d", { daemonSet: true })] },
+      want: ["daemons", "empty", "busy"],
     },
     {
       name: "should keep a node whose DaemonSet pod has an active do-not-disrupt out of the empty group",
@@ -191,7 +228,8 @@ void describe("scaleDownOrder: which NodeClaims a static pool removes first", ()
     {
       name: "should weigh the cost by the lifetime left: an old node's pods cost less to move",
       claims: [claim("young", { createdHoursAgo: 1 }), claim("old", { createdHoursAgo: 700 })],
-      pods: { young: [pod("1")], old: [pod("2"), pod("3")] }, want: ["old", "young"],
+      pods: { young: [pod("1")], old: [pod("2"), pod("3")] },
+      want: ["old", "young"],
     },
     {
       name: "should break ties by the newest NodeClaim first",
@@ -199,12 +237,16 @@ void describe("scaleDownOrder: which NodeClaims a static pool removes first", ()
         claim("older", { createdHoursAgo: 5, expireAfter: "Never" }),
         claim("newer", { createdHoursAgo: 2, expireAfter: "Never" }),
       ],
-      pods: {}, want: ["newer", "older"],
+      pods: {},
+      want: ["newer", "older"],
     },
   ];
   for (const c of cases) {
     void it(c.name, () => {
-      assert.deepEqual(scaleDownOrder(members(c.claims, c.pods), NOW).map((x) => x.metadata?.name), c.want);
+      assert.deepEqual(
+        scaleDownOrder(members(c.claims, c.pods), NOW).map((x) => x.metadata?.name),
+        c.want,
+      );
     });
   }
 });
@@ -213,9 +255,10 @@ void describe("staticClaim: the NodeClaim a static pool launches", () => {
   void it("should carry the pool's requirements and labels, no instance-type list, no requests", () => {
     const planned = staticClaim(pool(2), TYPES);
     assert.ok(planned !== undefined);
-    assert.deepEqual(planned.requirements.map((r) => r.key), [
-      "karpenter.k8s.aws/instance-family", "karpenter.sh/capacity-type", "karpenter.sh/nodepool", "team",
-    ]);
+    assert.deepEqual(
+      planned.requirements.map((r) => r.key),
+      ["karpenter.k8s.aws/instance-family", "karpenter.sh/capacity-type", "karpenter.sh/nodepool", "team"],
+    );
     assert.deepEqual([planned.pods, planned.requests, planned.nodePool], [[], {}, "fixed"]);
   });
 
@@ -225,14 +268,19 @@ void describe("staticClaim: the NodeClaim a static pool launches", () => {
   });
 
   void it("should find nothing when no instance type is compatible", () => {
-    const none = staticClaim(pool(2), TYPES.filter((t) => !t.name.startsWith("m5.")));
+    const none = staticClaim(
+      pool(2),
+      TYPES.filter((t) => !t.name.startsWith("m5.")),
+    );
     assert.equal(none, undefined);
   });
 });
 
 void describe("staticLaunches: the NodeClaims static pools would launch now", () => {
-  const ready = (p: StaticPool, status = "True"): StaticPool & { status: Record<string, unknown> } =>
-    ({ ...p, status: { conditions: [{ type: "Ready", status }] } });
+  const ready = (p: StaticPool, status = "True"): StaticPool & { status: Record<string, unknown> } => ({
+    ...p,
+    status: { conditions: [{ type: "Ready", status }] },
+  });
   const types = new Map([["fixed", TYPES]]);
 
   void it("should plan the missing replicas of a Ready static pool, within limits.nodes", () => {
@@ -242,6 +290,9 @@ void describe("staticLaunches: the NodeClaims static pools would launch now", ()
 
   void it("should plan nothing for a NotReady pool, a dynamic pool or a pool at its replicas", () => {
     const none = [ready(pool(2), "False"), ready(pool(undefined)), ready({ ...pool(1) })];
-    assert.deepEqual(none.map((p) => staticLaunches([p], [claim("a")], types, NOW).length), [0, 0, 0]);
+    assert.deepEqual(
+      none.map((p) => staticLaunches([p], [claim("a")], types, NOW).length),
+      [0, 0, 0],
+    );
   });
 });

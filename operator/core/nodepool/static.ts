@@ -89,9 +89,11 @@ export type StaticDecision =
   | { readonly kind: "scale-up"; readonly count: number; readonly current: number; readonly desired: number }
   | { readonly kind: "limit-reached"; readonly current: number; readonly desired: number; readonly limit: number }
   | {
-    readonly kind: "scale-down"; readonly claims: readonly NodeClaim[];
-    readonly current: number; readonly desired: number;
-  };
+      readonly kind: "scale-down";
+      readonly claims: readonly NodeClaim[];
+      readonly current: number;
+      readonly desired: number;
+    };
 
 export interface StaticInput {
   readonly pool: StaticPool;
@@ -106,7 +108,10 @@ export function staticDecision(input: StaticInput): StaticDecision | undefined {
   const desired = replicasOf(input.pool);
   if (desired === undefined) return undefined;
   const name = input.pool.metadata?.name ?? "";
-  const counts = staticCounts(name, input.members.map((m) => m.claim));
+  const counts = staticCounts(
+    name,
+    input.members.map((m) => m.claim),
+  );
   const active = counts.active.length;
   const pending = counts.pendingDisruption.length;
   if (active > desired) {
@@ -136,7 +141,10 @@ function lifetimeRemaining(claim: NodeClaim, now: number): number {
 }
 
 interface Ranked {
-  readonly member: StaticMember; readonly group: number; readonly cost: number; readonly created: number;
+  readonly member: StaticMember;
+  readonly group: number;
+  readonly cost: number;
+  readonly created: number;
 }
 
 /** 0: not launched, 1: empty, 2: pods without do-not-disrupt, 3: a pod with an active do-not-disrupt. */
@@ -150,14 +158,20 @@ function groupOf(m: StaticMember, now: number): number {
 /** Members in the order scale-down removes them (see the module comment). */
 export function scaleDownOrder(members: readonly StaticMember[], now: number): NodeClaim[] {
   const ranked: Ranked[] = members.map((member) => ({
-    member, group: groupOf(member, now),
+    member,
+    group: groupOf(member, now),
     cost: member.pods.reduce((s, p) => s + evictionCost(p), 0) * lifetimeRemaining(member.claim, now),
     created: timeMs(member.claim.metadata?.creationTimestamp) ?? 0,
   }));
   // Cost orders only the non-empty groups, as in Karpenter.
   const cost = (r: Ranked): number => (r.group >= 2 ? r.cost : 0);
-  ranked.sort((a, b) => a.group - b.group || cost(a) - cost(b) || b.created - a.created
-    || (a.member.claim.metadata?.name ?? "").localeCompare(b.member.claim.metadata?.name ?? ""));
+  ranked.sort(
+    (a, b) =>
+      a.group - b.group ||
+      cost(a) - cost(b) ||
+      b.created - a.created ||
+      (a.member.claim.metadata?.name ?? "").localeCompare(b.member.claim.metadata?.name ?? ""),
+  );
   return ranked.map((r) => r.member.claim);
 }
 
@@ -175,17 +189,32 @@ export function staticClaim(pool: StaticPool, instanceTypes: readonly InstanceTy
   const { meta, spec } = templateOf(pool);
   const written = (meta["labels"] ?? {}) as Record<string, unknown>;
   const labels = Object.fromEntries(Object.entries(written).map(([k, v]) => [k, String(v)]));
-  const types = new PoolTypes({
-    name, weight: 0, labels, taints: list<Taint>(spec["taints"]), startupTaints: list<Taint>(spec["startupTaints"]),
-    requirements: list<NodeSelectorRequirement>(spec["requirements"]), instanceTypes,
-  }, new ResourceSpace(), []);
+  const types = new PoolTypes(
+    {
+      name,
+      weight: 0,
+      labels,
+      taints: list<Taint>(spec["taints"]),
+      startupTaints: list<Taint>(spec["startupTaints"]),
+      requirements: list<NodeSelectorRequirement>(spec["requirements"]),
+      instanceTypes,
+    },
+    new ResourceSpace(),
+    [],
+  );
   const cheapest = types.types[0];
   const offering = cheapest === undefined ? undefined : cheapestOffering(cheapest, types.requirements);
   if (cheapest === undefined || offering === undefined) return undefined;
   return {
-    nodePool: name, requirements: types.requirements.toSelectors(), instanceTypes: types.types, pods: [], requests: {},
+    nodePool: name,
+    requirements: types.requirements.toSelectors(),
+    instanceTypes: types.types,
+    pods: [],
+    requests: {},
     launch: {
-      instanceType: cheapest.name, capacityType: offering.capacityType, zone: offering.zone,
+      instanceType: cheapest.name,
+      capacityType: offering.capacityType,
+      zone: offering.zone,
       pricePerHour: offering.pricePerHour,
     },
   };
@@ -198,8 +227,9 @@ export interface LaunchingPool extends StaticPool {
 }
 
 const ready = (pool: LaunchingPool): boolean =>
-  list<{ type?: unknown; status?: unknown }>(pool.status?.["conditions"])
-    .some((c) => c.type === "Ready" && c.status === "True");
+  list<{ type?: unknown; status?: unknown }>(pool.status?.["conditions"]).some(
+    (c) => c.type === "Ready" && c.status === "True",
+  );
 
 /**
  * The NodeClaims the static controller would launch now, for every Ready static pool not being deleted
@@ -207,13 +237,17 @@ const ready = (pool: LaunchingPool): boolean =>
  * compatible instance type launches nothing.
  */
 export function staticLaunches(
-  pools: readonly LaunchingPool[], claims: readonly NodeClaim[],
-  instanceTypes: ReadonlyMap<string, readonly InstanceType[]>, now: number,
+  pools: readonly LaunchingPool[],
+  claims: readonly NodeClaim[],
+  instanceTypes: ReadonlyMap<string, readonly InstanceType[]>,
+  now: number,
 ): PlannedNodeClaim[] {
-  return pools.filter((p) => isStatic(p) && ready(p) && p.metadata?.deletionTimestamp === undefined).flatMap((pool) => {
-    const decision = staticDecision({ pool, members: claims.map((claim) => ({ claim, pods: [] })), now });
-    if (decision?.kind !== "scale-up") return [];
-    const planned = staticClaim(pool, instanceTypes.get(pool.metadata?.name ?? "") ?? []);
-    return planned === undefined ? [] : Array.from({ length: decision.count }, () => planned);
-  });
+  return pools
+    .filter((p) => isStatic(p) && ready(p) && p.metadata?.deletionTimestamp === undefined)
+    .flatMap((pool) => {
+      const decision = staticDecision({ pool, members: claims.map((claim) => ({ claim, pods: [] })), now });
+      if (decision?.kind !== "scale-up") return [];
+      const planned = staticClaim(pool, instanceTypes.get(pool.metadata?.name ?? "") ?? []);
+      return planned === undefined ? [] : Array.from({ length: decision.count }, () => planned);
+    });
 }

@@ -19,7 +19,10 @@
  * covers cpu, memory, ephemeral-storage and pods only, so an extended resource is wholly allocatable).
  */
 import {
-  instanceTypeRequirements, offeringMatches, type InstanceType, type Offering,
+  instanceTypeRequirements,
+  offeringMatches,
+  type InstanceType,
+  type Offering,
 } from "../../../policies/domain/instance-types.ts";
 import { Label, WELL_KNOWN_RESOURCES } from "../../../policies/domain/labels.ts";
 import { parseResourceList, type ResourceList } from "../../../policies/domain/quantity.ts";
@@ -42,9 +45,11 @@ export interface OverlayPool {
 export type OverlayVerdict =
   | { readonly name: string; readonly status: "True" }
   | {
-    readonly name: string; readonly status: "False";
-    readonly reason: "RuntimeValidation" | "Conflict"; readonly message: string;
-  };
+      readonly name: string;
+      readonly status: "False";
+      readonly reason: "RuntimeValidation" | "Conflict";
+      readonly message: string;
+    };
 
 interface CapacityUpdate {
   /** Resource → value, the first (highest-weight) overlay per resource wins. */
@@ -54,7 +59,10 @@ interface CapacityUpdate {
   lastResources: ReadonlySet<string>;
 }
 
-interface PriceUpdate { readonly change: string; lastWeight: number }
+interface PriceUpdate {
+  readonly change: string;
+  lastWeight: number;
+}
 
 interface TypeUpdate {
   /** Offering key (capacityType/zone) → price change. */
@@ -81,7 +89,7 @@ interface ParsedOverlay {
 
 const RESTRICTED_CAPACITY: ReadonlySet<string> = new Set(WELL_KNOWN_RESOURCES);
 const obj = (v: unknown): Readonly<Record<string, unknown>> =>
-  (typeof v === "object" && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : {});
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 /** The overlay's weight (0 when unset). */
 export function overlayWeight(overlay: NodeOverlayObject): number {
@@ -93,7 +101,7 @@ export function overlayWeight(overlay: NodeOverlayObject): number {
 export function orderByWeight<T extends NodeOverlayObject>(overlays: readonly T[]): T[] {
   const name = (o: NodeOverlayObject): string => o.metadata?.name ?? "";
   const byName = (a: NodeOverlayObject, b: NodeOverlayObject): number =>
-    (name(a) < name(b) ? 1 : name(a) > name(b) ? -1 : 0);
+    name(a) < name(b) ? 1 : name(a) > name(b) ? -1 : 0;
   return [...overlays].sort((a, b) => overlayWeight(b) - overlayWeight(a) || byName(a, b));
 }
 
@@ -157,7 +165,8 @@ function selectedOfferings(pool: OverlayPool, type: InstanceType, overlay: Parse
   // Every offering, available or not: which overlay owns a price must not flap with the ICE cache.
   const all = instanceTypeRequirements({ ...type, offerings: type.offerings.map((o) => ({ ...o, available: true })) });
   const poolReqs = new Requirements([
-    Requirement.in(Label.nodePool, [pool.name]), ...Requirements.fromLabels(pool.labels),
+    Requirement.in(Label.nodePool, [pool.name]),
+    ...Requirements.fromLabels(pool.labels),
   ]);
   const own = poolReqs.intersect(all);
   if (own.compatible(overlay.requirements, { allowUndefined: new Set() }) !== undefined) return [];
@@ -167,7 +176,11 @@ function selectedOfferings(pool: OverlayPool, type: InstanceType, overlay: Parse
 type Store = Map<string, Map<string, TypeUpdate>>;
 
 /** One type of one pool an overlay selects, with the offerings it selects. */
-interface Selection { readonly pool: string; readonly type: string; readonly offerings: readonly Offering[] }
+interface Selection {
+  readonly pool: string;
+  readonly type: string;
+  readonly offerings: readonly Offering[];
+}
 
 function conflicts(store: Store, { pool, type, offerings }: Selection, overlay: ParsedOverlay): boolean {
   const update = store.get(pool)?.get(type);
@@ -190,8 +203,7 @@ function record(store: Store, { pool, type, offerings }: Selection, overlay: Par
       const found = update.prices.get(offeringKey(o));
       if (found === undefined) {
         update.prices.set(offeringKey(o), { change: overlay.change, lastWeight: overlay.weight });
-      }
-      else found.lastWeight = overlay.weight;
+      } else found.lastWeight = overlay.weight;
     }
   }
   if (overlay.capacity !== undefined) {
@@ -205,7 +217,8 @@ function record(store: Store, { pool, type, offerings }: Selection, overlay: Par
 
 /** Evaluates every overlay against every pool's instance types (Karpenter's nodeoverlay controller reconcile). */
 export function evaluateOverlays(
-  overlays: readonly NodeOverlayObject[], pools: readonly OverlayPool[],
+  overlays: readonly NodeOverlayObject[],
+  pools: readonly OverlayPool[],
 ): OverlayEvaluation {
   const store: Store = new Map();
   const verdicts: OverlayVerdict[] = [];
@@ -216,9 +229,13 @@ export function evaluateOverlays(
       verdicts.push({ name, status: "False", reason: "RuntimeValidation", message: overlay.error });
       continue;
     }
-    const select = (pool: OverlayPool, type: InstanceType): Selection =>
-      ({ pool: pool.name, type: type.name, offerings: selectedOfferings(pool, type, overlay) });
-    const selections = pools.flatMap((pool) => pool.types.map((type) => select(pool, type)))
+    const select = (pool: OverlayPool, type: InstanceType): Selection => ({
+      pool: pool.name,
+      type: type.name,
+      offerings: selectedOfferings(pool, type, overlay),
+    });
+    const selections = pools
+      .flatMap((pool) => pool.types.map((type) => select(pool, type)))
       .filter((s) => s.offerings.length > 0);
     // Validate everywhere first, then record: a conflicting overlay is applied nowhere.
     if (selections.some((s) => conflicts(store, s, overlay))) {
@@ -233,7 +250,9 @@ export function evaluateOverlays(
 
 /** The pool's types with the evaluated overlays applied (copies; types without an update are returned as they are). */
 export function applyOverlays(
-  evaluation: OverlayEvaluation, pool: string, types: readonly InstanceType[],
+  evaluation: OverlayEvaluation,
+  pool: string,
+  types: readonly InstanceType[],
 ): readonly InstanceType[] {
   const byType = evaluation.updates.get(pool);
   if (byType === undefined) return types;

@@ -28,7 +28,8 @@ export interface NodePoolObject {
 /** A DaemonSet, as much as the plan reads (its pod template). */
 export interface DaemonSetObject {
   readonly metadata?: Meta | undefined;
-  readonly spec?: { readonly template?: { readonly metadata?: unknown; readonly spec?: unknown } | undefined } | undefined;
+  readonly spec?:
+    { readonly template?: { readonly metadata?: unknown; readonly spec?: unknown } | undefined } | undefined;
 }
 
 /** The informer caches at one instant. */
@@ -64,7 +65,12 @@ export interface ClusterView {
 
 /** The volume objects of the view as the simulation reads them (Snapshot.volumes); undefined when the view has none. */
 export function viewVolumes(view: ClusterView): Snapshot["volumes"] {
-  const objects = { claims: view.persistentVolumeClaims, volumes: view.persistentVolumes, classes: view.storageClasses, csiNodes: view.csiNodes };
+  const objects = {
+    claims: view.persistentVolumeClaims,
+    volumes: view.persistentVolumes,
+    classes: view.storageClasses,
+    csiNodes: view.csiNodes,
+  };
   return Object.values(objects).every((x) => x === undefined) ? undefined : volumeIndexOf(objects);
 }
 
@@ -75,16 +81,28 @@ export function namespaceLabelMap(namespaces: ClusterView["namespaces"]): Snapsh
 }
 
 /** Taints a booting node carries that pods will not have to tolerate (Karpenter's known ephemeral taints). */
-const EPHEMERAL_TAINTS = new Set(["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable", "node.cloudprovider.kubernetes.io/uninitialized", "karpenter.sh/unregistered"]);
+const EPHEMERAL_TAINTS = new Set([
+  "node.kubernetes.io/not-ready",
+  "node.kubernetes.io/unreachable",
+  "node.cloudprovider.kubernetes.io/uninitialized",
+  "karpenter.sh/unregistered",
+]);
 
 /** A place in the simulation and what to call it in a Nominated event. */
-export interface Target { readonly node: ExistingNode; readonly ref: string }
+export interface Target {
+  readonly node: ExistingNode;
+  readonly ref: string;
+}
 
 /** Existing places plus the pods that must move because their node is being deleted. */
-export interface Places { readonly targets: readonly Target[]; readonly reschedulable: readonly Pod[] }
+export interface Places {
+  readonly targets: readonly Target[];
+  readonly reschedulable: readonly Pod[];
+}
 
 const deleting = (o: { readonly metadata?: Meta | undefined }): boolean => o.metadata?.deletionTimestamp !== undefined;
-const active = (pod: Pod): boolean => pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed" && !deleting(pod);
+const active = (pod: Pod): boolean =>
+  pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed" && !deleting(pod);
 
 type Spec = Readonly<Record<string, unknown>>;
 const specOf = (v: unknown): Spec => (typeof v === "object" && v !== null ? (v as Spec) : {});
@@ -94,8 +112,9 @@ const daemonOwner = (pod: Pod): { readonly name: string; readonly uid?: string |
 
 /** The newest pod each DaemonSet controls, by `namespace/name` (its uid checked where both carry one). */
 function newestDaemonPods(daemonSets: readonly DaemonSetObject[], pods: readonly Pod[]): Map<string, Pod> {
-  const uids = new Map(daemonSets.map((d) => [`${d.metadata?.namespace ?? "default"}/${d.metadata?.name ?? ""}`,
-    d.metadata?.uid]));
+  const uids = new Map(
+    daemonSets.map((d) => [`${d.metadata?.namespace ?? "default"}/${d.metadata?.name ?? ""}`, d.metadata?.uid]),
+  );
   const controlled = (pod: Pod): string | undefined => {
     const ref = daemonOwner(pod);
     if (ref === undefined) return undefined;
@@ -127,7 +146,8 @@ function daemonPodSpec(ds: DaemonSetObject, live: Pod | undefined): { metadata: 
   const affinity = specOf(spec["affinity"]);
   const templateRequired = specOf(specOf(specOf(template?.spec)["affinity"])["nodeAffinity"])[REQUIRED];
   const nodeAffinity = { ...specOf(affinity["nodeAffinity"]) };
-  if (templateRequired === undefined) delete nodeAffinity[REQUIRED]; else nodeAffinity[REQUIRED] = templateRequired;
+  if (templateRequired === undefined) delete nodeAffinity[REQUIRED];
+  else nodeAffinity[REQUIRED] = templateRequired;
   return { metadata: live.metadata, spec: { ...spec, affinity: { ...affinity, nodeAffinity } } };
 }
 const REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution";
@@ -143,7 +163,11 @@ export function daemonSetViews(daemonSets: readonly DaemonSetObject[], pods: rea
     const name = ds.metadata?.name ?? "";
     const namespace = ds.metadata?.namespace ?? "default";
     const { metadata, spec } = daemonPodSpec(ds, live.get(`${namespace}/${name}`));
-    const pod = simPodFromSpec(metadata, spec, { name: `${name}-daemon`, namespace, uid: `daemonset/${namespace}/${name}` });
+    const pod = simPodFromSpec(metadata, spec, {
+      name: `${name}-daemon`,
+      namespace,
+      uid: `daemonset/${namespace}/${name}`,
+    });
     return pod.dynamicResources === true ? [] : [{ name, pod }];
   });
 }
@@ -176,15 +200,36 @@ function claimLabels(claim: NodeClaim, name: string): Record<string, string> {
 function daemonPodsFor(claim: NodeClaim, daemonSets: readonly DaemonSetView[]): SimPod[] {
   const reqs = Requirements.fromSelectors((claim.spec?.requirements ?? []) as readonly NodeSelectorRequirement[]);
   const taints = (claim.spec?.taints ?? []) as readonly Taint[];
-  return daemonSets.map((d) => d.pod).filter((pod) => untoleratedTaint(taints, pod.tolerations) === undefined
-    && (pod.requiredTerms.length === 0 ? [[]] : pod.requiredTerms).some((term) => reqs.compatible(nodeSelectorRequirements(pod, term)) === undefined));
+  return daemonSets
+    .map((d) => d.pod)
+    .filter(
+      (pod) =>
+        untoleratedTaint(taints, pod.tolerations) === undefined &&
+        (pod.requiredTerms.length === 0 ? [[]] : pod.requiredTerms).some(
+          (term) => reqs.compatible(nodeSelectorRequirements(pod, term)) === undefined,
+        ),
+    );
 }
 
-function inFlight(claim: NodeClaim, types: ReadonlyMap<string, InstanceType>, daemonSets: readonly DaemonSetView[]): Target {
+function inFlight(
+  claim: NodeClaim,
+  types: ReadonlyMap<string, InstanceType>,
+  daemonSets: readonly DaemonSetView[],
+): Target {
   const name = claim.metadata?.name ?? "";
   const launched = claim.status?.allocatable;
-  const allocatable = launched === undefined ? smallest(claimOptions(claim, types).map((t) => t.allocatable)) : parseResourceList(launched);
-  const node: ExistingNode = { name, labels: claimLabels(claim, name), taints: (claim.spec?.taints ?? []) as readonly Taint[], allocatable, pods: daemonPodsFor(claim, daemonSets), initialized: false };
+  const allocatable =
+    launched === undefined
+      ? smallest(claimOptions(claim, types).map((t) => t.allocatable))
+      : parseResourceList(launched);
+  const node: ExistingNode = {
+    name,
+    labels: claimLabels(claim, name),
+    taints: (claim.spec?.taints ?? []) as readonly Taint[],
+    allocatable,
+    pods: daemonPodsFor(claim, daemonSets),
+    initialized: false,
+  };
   return { node, ref: `nodeclaim/${name}` };
 }
 
@@ -192,7 +237,11 @@ const nameOf = (o: { readonly metadata?: Meta | undefined }): string => o.metada
 const nodeProvider = (node: Node): string => node.spec?.providerID ?? "";
 const claimProvider = (claim: NodeClaim): string => claim.status?.providerID ?? "";
 
-interface NodeInput { readonly node: Node; readonly claim: NodeClaim | undefined; readonly pods: readonly Pod[] }
+interface NodeInput {
+  readonly node: Node;
+  readonly claim: NodeClaim | undefined;
+  readonly pods: readonly Pod[];
+}
 
 /** Until the NodeClaim is initialized its startup and ephemeral taints are about to go away. */
 function lastingTaints(node: Node, claim: NodeClaim | undefined, initialized: boolean): readonly Taint[] {
@@ -207,7 +256,17 @@ function fromNode({ node, claim, pods }: NodeInput): Target {
   const initialized = claim === undefined || isTrue(claim.status?.conditions, "Initialized");
   const allocatable = parseResourceList(node.status?.allocatable ?? node.status?.capacity);
   const simPods = pods.filter(active).map((p) => simPodFromPod(p));
-  return { node: { name, labels: { ...(node.metadata?.labels ?? {}) }, taints: lastingTaints(node, claim, initialized), allocatable, pods: simPods, initialized }, ref: `node/${name}` };
+  return {
+    node: {
+      name,
+      labels: { ...(node.metadata?.labels ?? {}) },
+      taints: lastingTaints(node, claim, initialized),
+      allocatable,
+      pods: simPods,
+      initialized,
+    },
+    ref: `node/${name}`,
+  };
 }
 
 function podsByNode(pods: readonly Pod[]): Map<string, Pod[]> {
@@ -216,7 +275,8 @@ function podsByNode(pods: readonly Pod[]): Map<string, Pod[]> {
     const n = pod.spec?.nodeName ?? "";
     if (n === "") continue;
     const on = out.get(n);
-    if (on === undefined) out.set(n, [pod]); else on.push(pod);
+    if (on === undefined) out.set(n, [pod]);
+    else on.push(pod);
   }
   return out;
 }
@@ -267,12 +327,16 @@ function reschedulableNow(view: ClusterView, now: number | undefined): (pod: Pod
  * DaemonSet or mirror pods, no do-not-disrupt in force, eviction not fully blocked by PDBs).
  */
 export function existingPlaces(
-  view: ClusterView, types: ReadonlyMap<string, InstanceType>, options: PlaceOptions = {},
+  view: ClusterView,
+  types: ReadonlyMap<string, InstanceType>,
+  options: PlaceOptions = {},
 ): Places {
   const movesNow = reschedulableNow(view, options.now);
   const daemonSets = daemonSetViews(view.daemonSets, view.pods);
   const bound = podsByNode(view.pods);
-  const claimByProvider = new Map(view.nodeClaims.filter((c) => claimProvider(c) !== "").map((c) => [claimProvider(c), c]));
+  const claimByProvider = new Map(
+    view.nodeClaims.filter((c) => claimProvider(c) !== "").map((c) => [claimProvider(c), c]),
+  );
   const targets: Target[] = [];
   const reschedulable: Pod[] = [];
   const keep = (node: Node): boolean => node.spec?.unschedulable !== true || options.keepCordoned === true;

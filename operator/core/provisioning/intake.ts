@@ -6,22 +6,41 @@
  */
 import { Label } from "../../../policies/domain/labels.ts";
 import type { Pod } from "../lifecycle/objects.ts";
-import { Requirement, RequirementError, Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
+import {
+  Requirement,
+  RequirementError,
+  Requirements,
+  type NodeSelectorRequirement,
+} from "../../../policies/domain/requirements.ts";
 
 /** A node selector term as the API sends it. */
-interface SelectorTerm { readonly matchExpressions?: readonly NodeSelectorRequirement[] | undefined }
+interface SelectorTerm {
+  readonly matchExpressions?: readonly NodeSelectorRequirement[] | undefined;
+}
 
 /** The pod fields the intake checks read (client-node's V1Pod and raw pod JSON fit). */
 export interface SchedulingPod {
-  readonly spec?: {
-    readonly nodeSelector?: Readonly<Record<string, string>> | undefined;
-    readonly affinity?: {
-      readonly nodeAffinity?: {
-        readonly requiredDuringSchedulingIgnoredDuringExecution?: { readonly nodeSelectorTerms?: readonly SelectorTerm[] | undefined } | undefined;
-        readonly preferredDuringSchedulingIgnoredDuringExecution?: readonly { readonly weight?: number | undefined; readonly preference?: SelectorTerm | undefined }[] | undefined;
-      } | undefined;
-    } | undefined;
-  } | undefined;
+  readonly spec?:
+    | {
+        readonly nodeSelector?: Readonly<Record<string, string>> | undefined;
+        readonly affinity?:
+          | {
+              readonly nodeAffinity?:
+                | {
+                    readonly requiredDuringSchedulingIgnoredDuringExecution?:
+                      { readonly nodeSelectorTerms?: readonly SelectorTerm[] | undefined } | undefined;
+                    readonly preferredDuringSchedulingIgnoredDuringExecution?:
+                      | readonly {
+                          readonly weight?: number | undefined;
+                          readonly preference?: SelectorTerm | undefined;
+                        }[]
+                      | undefined;
+                  }
+                | undefined;
+            }
+          | undefined;
+      }
+    | undefined;
 }
 
 /** The heaviest preferred term (the first one on a tie). */
@@ -40,9 +59,15 @@ function heaviestPreference(pod: SchedulingPod): SelectorTerm | undefined {
  * RequirementError on a malformed requirement.
  */
 export function intakeRequirements(pod: SchedulingPod): Requirements {
-  const firstRequired = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.[0];
-  const expressions = [...(heaviestPreference(pod)?.matchExpressions ?? []), ...(firstRequired?.matchExpressions ?? [])];
-  return Requirements.fromLabels(pod.spec?.nodeSelector).intersect(new Requirements(expressions.map((e) => Requirement.fromSelector(e))));
+  const firstRequired =
+    pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.[0];
+  const expressions = [
+    ...(heaviestPreference(pod)?.matchExpressions ?? []),
+    ...(firstRequired?.matchExpressions ?? []),
+  ];
+  return Requirements.fromLabels(pod.spec?.nodeSelector).intersect(
+    new Requirements(expressions.map((e) => Requirement.fromSelector(e))),
+  );
 }
 
 /**
@@ -64,4 +89,6 @@ export function optsOutOfKarpenter(pod: SchedulingPod): boolean {
  * capacity for such a pod, the DaemonSet controller or the kubelet places it where its node is.
  */
 export const ownedByDaemonSetOrNode = (pod: Pod): boolean =>
-  (pod.metadata?.ownerReferences ?? []).some((o) => o.controller === true && (o.kind === "DaemonSet" || o.kind === "Node"));
+  (pod.metadata?.ownerReferences ?? []).some(
+    (o) => o.controller === true && (o.kind === "DaemonSet" || o.kind === "Node"),
+  );

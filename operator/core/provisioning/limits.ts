@@ -19,11 +19,18 @@ function largest(lists: readonly ResourceList[]): ResourceList {
 /** What one NodeClaim counts against its pool's limits. */
 export function claimUsage(claim: NodeClaim, types: ReadonlyMap<string, InstanceType>): ResourceList {
   const launched = claim.status?.capacity;
-  return launched === undefined ? largest(claimOptions(claim, types).map((t) => t.capacity)) : parseResourceList(launched);
+  return launched === undefined
+    ? largest(claimOptions(claim, types).map((t) => t.capacity))
+    : parseResourceList(launched);
 }
 
 /** The pool's limits with its NodeClaims' usage taken off; undefined when the pool sets no limits. */
-export function remainingLimits(pool: string, limits: ResourceList | undefined, claims: readonly NodeClaim[], types: ReadonlyMap<string, InstanceType>): ResourceList | undefined {
+export function remainingLimits(
+  pool: string,
+  limits: ResourceList | undefined,
+  claims: readonly NodeClaim[],
+  types: ReadonlyMap<string, InstanceType>,
+): ResourceList | undefined {
   if (limits === undefined) return undefined;
   const own = claims.filter((c) => c.metadata?.labels?.[Label.nodePool] === pool);
   const used = addResources(...own.map((c) => claimUsage(c, types)), { nodes: own.length });

@@ -23,7 +23,13 @@ export interface NodeClaimManifest {
     readonly labels: Readonly<Record<string, string>>;
     readonly annotations?: Readonly<Record<string, string>>;
     readonly finalizers: readonly string[];
-    readonly ownerReferences?: readonly { apiVersion: string; kind: string; name: string; uid: string; blockOwnerDeletion: boolean }[];
+    readonly ownerReferences?: readonly {
+      apiVersion: string;
+      kind: string;
+      name: string;
+      uid: string;
+      blockOwnerDeletion: boolean;
+    }[];
   };
   readonly spec: {
     readonly nodeClassRef: { readonly group: string; readonly kind: string; readonly name: string };
@@ -38,7 +44,8 @@ export interface NodeClaimManifest {
 
 type Obj = Readonly<Record<string, unknown>>;
 const obj = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
-const strings = (v: unknown): Record<string, string> => Object.fromEntries(Object.entries(obj(v)).map(([k, x]) => [k, String(x)]));
+const strings = (v: unknown): Record<string, string> =>
+  Object.fromEntries(Object.entries(obj(v)).map(([k, x]) => [k, String(x)]));
 const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
 
 /** The template parts of a NodePool: `spec.template.metadata` and `spec.template.spec`. */
@@ -90,8 +97,10 @@ export function requirementLabels(requirements: readonly NodeSelectorRequirement
 /** Karpenter's markers that a NodeOverlay changed the price or capacity of one of the claim's instance types. */
 function overlayAnnotations(claim: PlannedNodeClaim): Record<string, string> {
   const out: Record<string, string> = {};
-  if (claim.instanceTypes.some((t) => t.offerings.some((o) => o.priceOverlaid === true))) out["karpenter.sh/price-overlay-applied"] = "true";
-  if (claim.instanceTypes.some((t) => t.capacityOverlaid === true)) out["karpenter.sh/capacity-overlay-applied"] = "true";
+  if (claim.instanceTypes.some((t) => t.offerings.some((o) => o.priceOverlaid === true)))
+    out["karpenter.sh/price-overlay-applied"] = "true";
+  if (claim.instanceTypes.some((t) => t.capacityOverlaid === true))
+    out["karpenter.sh/capacity-overlay-applied"] = "true";
   return out;
 }
 
@@ -103,9 +112,14 @@ export function nodeClaimManifest(pool: NodePoolObject, claim: PlannedNodeClaim)
   const annotations = { ...strings(meta["annotations"]), ...hashAnnotations(pool), ...overlayAnnotations(claim) };
   const uid = pool.metadata?.uid;
   const ref = obj(spec["nodeClassRef"]);
-  const requests = Object.fromEntries(Object.entries(claim.requests).filter(([, v]) => v > 0).map(([k, v]) => [k, formatResource(k, v)]));
+  const requests = Object.fromEntries(
+    Object.entries(claim.requests)
+      .filter(([, v]) => v > 0)
+      .map(([k, v]) => [k, formatResource(k, v)]),
+  );
   return {
-    apiVersion: "karpenter.sh/v1", kind: "NodeClaim",
+    apiVersion: "karpenter.sh/v1",
+    kind: "NodeClaim",
     metadata: {
       generateName: `${name}-`,
       labels: { ...strings(meta["labels"]), ...requirementLabels(claim.requirements), [Label.nodePool]: name },
@@ -113,14 +127,24 @@ export function nodeClaimManifest(pool: NodePoolObject, claim: PlannedNodeClaim)
       // Set at creation (Karpenter adds it in its first reconcile): no window in which a deletion
       // could skip termination, and one write less before the launch.
       finalizers: [Keys.finalizer],
-      ...(uid === undefined ? {} : { ownerReferences: [{ apiVersion: "karpenter.sh/v1", kind: "NodePool", name, uid, blockOwnerDeletion: true }] }),
+      ...(uid === undefined
+        ? {}
+        : {
+            ownerReferences: [{ apiVersion: "karpenter.sh/v1", kind: "NodePool", name, uid, blockOwnerDeletion: true }],
+          }),
     },
     spec: {
-      nodeClassRef: { group: String(ref["group"] ?? "karpenter.k8s.aws"), kind: String(ref["kind"] ?? "EC2NodeClass"), name: String(ref["name"] ?? "") },
+      nodeClassRef: {
+        group: String(ref["group"] ?? "karpenter.k8s.aws"),
+        kind: String(ref["kind"] ?? "EC2NodeClass"),
+        name: String(ref["name"] ?? ""),
+      },
       // The hostname is the simulation's placeholder for a node that has no name yet (and the CRD refuses it).
       requirements: claim.requirements.filter((r) => r.key !== Label.hostname),
-      ...nonEmpty("taints", spec["taints"]), ...nonEmpty("startupTaints", spec["startupTaints"]),
-      ...optional("expireAfter", spec["expireAfter"]), ...optional("terminationGracePeriod", spec["terminationGracePeriod"]),
+      ...nonEmpty("taints", spec["taints"]),
+      ...nonEmpty("startupTaints", spec["startupTaints"]),
+      ...optional("expireAfter", spec["expireAfter"]),
+      ...optional("terminationGracePeriod", spec["terminationGracePeriod"]),
       resources: { requests },
     },
   };

@@ -14,7 +14,11 @@ const NIGHTLY = JSON.stringify([{ schedule: "0 20 * * *", duration: "10h" }]);
 
 function nodePool(name: string, offSchedule?: string, weight = 0): NodePoolObject {
   return {
-    metadata: { name, uid: `uid-${name}`, ...(offSchedule === undefined ? {} : { annotations: { "kerf.dev/off-schedule": offSchedule } }) },
+    metadata: {
+      name,
+      uid: `uid-${name}`,
+      ...(offSchedule === undefined ? {} : { annotations: { "kerf.dev/off-schedule": offSchedule } }),
+    },
     spec: {
       weight,
       template: {
@@ -32,29 +36,71 @@ function nodePool(name: string, offSchedule?: string, weight = 0): NodePoolObjec
 function pod(nodeSelector?: Record<string, string>): Pod {
   return {
     metadata: { name: "web", namespace: "default", uid: "uid-web", creationTimestamp: "2026-11-27T00:00:00Z" },
-    spec: { containers: [{ name: "c", resources: { requests: { memory: "1Gi" } } }], ...(nodeSelector === undefined ? {} : { nodeSelector }) },
+    spec: {
+      containers: [{ name: "c", resources: { requests: { memory: "1Gi" } } }],
+      ...(nodeSelector === undefined ? {} : { nodeSelector }),
+    },
     status: { phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable" }] },
   } as Pod;
 }
 
 void describe("the provisioning plan under kerf.dev/off-schedule", () => {
   // [title, pools, pod's nodeSelector, now, pools given claims, pools holding the pod (with until)]
-  const cases: [string, NodePoolObject[], Record<string, string> | undefined, string | undefined, string[], string[]][] = [
-    ["an off pool launches nothing and holds the pod until its window closes", [nodePool("dev", NIGHTLY)], undefined, NIGHT, [], ["dev until 2026-11-28T06:00:00.000Z"]],
+  const cases: [
+    string,
+    NodePoolObject[],
+    Record<string, string> | undefined,
+    string | undefined,
+    string[],
+    string[],
+  ][] = [
+    [
+      "an off pool launches nothing and holds the pod until its window closes",
+      [nodePool("dev", NIGHTLY)],
+      undefined,
+      NIGHT,
+      [],
+      ["dev until 2026-11-28T06:00:00.000Z"],
+    ],
     ["a pool whose window is closed launches as usual", [nodePool("dev", NIGHTLY)], undefined, NOON, ["dev"], []],
     ["a pool without the annotation launches as usual", [nodePool("dev")], undefined, NIGHT, ["dev"], []],
     ["without a time every pool is on", [nodePool("dev", NIGHTLY)], undefined, undefined, ["dev"], []],
     ["an unusable annotation leaves the pool on", [nodePool("dev", "nightly")], undefined, NIGHT, ["dev"], []],
-    ["another pool that is on serves the pod, so nothing holds it", [nodePool("dev", NIGHTLY, 50), nodePool("prod")], undefined, NIGHT, ["prod"], []],
-    ["a pod only the off pool could serve is held by it alone", [nodePool("dev", NIGHTLY), nodePool("prod")], { pool: "dev" }, NIGHT, [], ["dev until 2026-11-28T06:00:00.000Z"]],
+    [
+      "another pool that is on serves the pod, so nothing holds it",
+      [nodePool("dev", NIGHTLY, 50), nodePool("prod")],
+      undefined,
+      NIGHT,
+      ["prod"],
+      [],
+    ],
+    [
+      "a pod only the off pool could serve is held by it alone",
+      [nodePool("dev", NIGHTLY), nodePool("prod")],
+      { pool: "dev" },
+      NIGHT,
+      [],
+      ["dev until 2026-11-28T06:00:00.000Z"],
+    ],
   ];
   for (const [title, nodePools, selector, now, claims, held] of cases) {
     void it(title, () => {
       const cluster: ClusterView = { pods: [], nodes: [], nodeClaims: [], nodePools, daemonSets: [] };
       const instanceTypes = new Map(nodePools.map((p) => [p.metadata?.name ?? "", types]));
-      const plan = planProvisioning({ cluster, pending: [pod(selector)], instanceTypes, now: now === undefined ? undefined : Date.parse(now) });
-      assert.deepEqual(plan.claims.map((c) => c.nodePool), claims);
-      assert.deepEqual(plan.heldByOffPools.map((h) => `${h.nodePool} until ${h.state.until?.toISOString() ?? "-"}`), held);
+      const plan = planProvisioning({
+        cluster,
+        pending: [pod(selector)],
+        instanceTypes,
+        now: now === undefined ? undefined : Date.parse(now),
+      });
+      assert.deepEqual(
+        plan.claims.map((c) => c.nodePool),
+        claims,
+      );
+      assert.deepEqual(
+        plan.heldByOffPools.map((h) => `${h.nodePool} until ${h.state.until?.toISOString() ?? "-"}`),
+        held,
+      );
       assert.ok(plan.heldByOffPools.every((h) => h.pod.metadata?.name === "web"));
     });
   }

@@ -81,13 +81,17 @@ function hasCompatibleType(view: NodePoolView): boolean {
   const carried = new Set(view.instanceTypes.flatMap((t) => Object.keys(t.labels)));
   const all = Requirements.fromSelectors(view.requirements);
   const filter = new Requirements([...all].filter((r) => carried.has(r.key) || WELL_KNOWN_LABELS.has(r.key)));
-  return view.instanceTypes.some((t) => labelsMismatch(t, filter) === undefined && cheapestOffering(t, all) !== undefined);
+  return view.instanceTypes.some(
+    (t) => labelsMismatch(t, filter) === undefined && cheapestOffering(t, all) !== undefined,
+  );
 }
 
 /** Computes what to create, whom to nominate and who cannot be placed. */
 export function planProvisioning(input: PlanInput): ProvisioningPlan {
   const built = schedulingInput({
-    ...input, schedulerConfig: input.options?.schedulerConfig, expendablePodsPriorityCutoff: input.options?.expendablePodsPriorityCutoff,
+    ...input,
+    schedulerConfig: input.options?.schedulerConfig,
+    expendablePodsPriorityCutoff: input.options?.expendablePodsPriorityCutoff,
   });
   const { pools, targets, errors } = built;
   const sims = built.pods;
@@ -98,10 +102,21 @@ export function planProvisioning(input: PlanInput): ProvisioningPlan {
   const podOf = (s: SimPod): Pod => sims.get(s) as Pod;
   const views = built.snapshot.nodePools;
   return {
-    claims: result.newClaims.map((c) => ({ manifest: nodeClaimManifest(poolByName.get(c.nodePool) ?? {}, c), nodePool: c.nodePool, pods: c.pods.map(podOf), launch: c.launch })),
-    nominations: result.existingPlacements.filter((p) => pendingUids.has(podOf(p.pod).metadata?.uid)).map((p) => ({ pod: podOf(p.pod), target: refs.get(p.node) ?? `node/${p.node}` })),
+    claims: result.newClaims.map((c) => ({
+      manifest: nodeClaimManifest(poolByName.get(c.nodePool) ?? {}, c),
+      nodePool: c.nodePool,
+      pods: c.pods.map(podOf),
+      launch: c.launch,
+    })),
+    nominations: result.existingPlacements
+      .filter((p) => pendingUids.has(podOf(p.pod).metadata?.uid))
+      .map((p) => ({ pod: podOf(p.pod), target: refs.get(p.node) ?? `node/${p.node}` })),
     podErrors: [...errors, ...result.podErrors.map((e) => ({ pod: podOf(e.pod), reason: e.reason }))],
     incompatiblePools: pools.filter((_, i) => !hasCompatibleType(views[i]!)),
-    heldByOffPools: offHolds(built, result.podErrors.map((e) => e.pod), input.options ?? {}),
+    heldByOffPools: offHolds(
+      built,
+      result.podErrors.map((e) => e.pod),
+      input.options ?? {},
+    ),
   };
 }

@@ -30,7 +30,13 @@ import { DefaultSpread, type SchedulerConfig } from "../scheduling/default-sprea
 import { simPodFromPod } from "../scheduling/pod-spec.ts";
 import type { NodePoolView, SimPod, Snapshot } from "../scheduling/types.ts";
 import {
-  daemonSetViews, existingPlaces, namespaceLabelMap, viewVolumes, type ClusterView, type NodePoolObject, type Target,
+  daemonSetViews,
+  existingPlaces,
+  namespaceLabelMap,
+  viewVolumes,
+  type ClusterView,
+  type NodePoolObject,
+  type Target,
 } from "./cluster-view.ts";
 import { noLaunchReason } from "./expendable.ts";
 import { ownedByDaemonSetOrNode } from "./intake.ts";
@@ -98,16 +104,21 @@ export function takesPart(pool: NodePoolObject): boolean {
 }
 
 function poolView(
-  pool: NodePoolObject, types: readonly InstanceType[], cluster: ClusterView, byName: ReadonlyMap<string, InstanceType>,
+  pool: NodePoolObject,
+  types: readonly InstanceType[],
+  cluster: ClusterView,
+  byName: ReadonlyMap<string, InstanceType>,
 ): NodePoolView {
   const name = pool.metadata?.name ?? "";
   const { meta, spec } = templateOf(pool);
   const limits = pool.spec?.["limits"] === undefined ? undefined : parseResourceList(pool.spec["limits"] as Obj);
   const remaining = remainingLimits(name, limits, cluster.nodeClaims, byName);
   return {
-    name, weight: Number(pool.spec?.["weight"] ?? 0),
+    name,
+    weight: Number(pool.spec?.["weight"] ?? 0),
     labels: Object.fromEntries(Object.entries((meta["labels"] ?? {}) as Obj).map(([k, v]) => [k, String(v)])),
-    taints: list<Taint>(spec["taints"]), startupTaints: list<Taint>(spec["startupTaints"]),
+    taints: list<Taint>(spec["taints"]),
+    startupTaints: list<Taint>(spec["startupTaints"]),
     requirements: list<NodeSelectorRequirement>(spec["requirements"]),
     ...(remaining === undefined ? {} : { limits: remaining }),
     instanceTypes: types,
@@ -119,7 +130,8 @@ function poolView(
  * a pod may not launch a node (SimPod.noLaunch), if so.
  */
 export function simPods(
-  pods: readonly Pod[], noLaunch: (pod: Pod) => string | undefined = () => undefined,
+  pods: readonly Pod[],
+  noLaunch: (pod: Pod) => string | undefined = () => undefined,
 ): { sims: Map<SimPod, Pod>; errors: { pod: Pod; reason: string }[] } {
   const created = (p: Pod): number => timeMs(p.metadata?.creationTimestamp) ?? 0;
   const ordered = [...pods].sort((a, b) => created(a) - created(b));
@@ -167,17 +179,20 @@ export function offAt(pool: NodePoolObject, now: number | undefined): OffState |
  * and apart, the pools that would take part but are off at `now`.
  */
 export function takingPartPools(
-  input: Omit<SchedulingSource, "pending">, byName: ReadonlyMap<string, InstanceType>,
+  input: Omit<SchedulingSource, "pending">,
+  byName: ReadonlyMap<string, InstanceType>,
 ): { pools: NodePoolObject[]; views: NodePoolView[]; off: OffPool[] } {
-  const eligible = input.cluster.nodePools
-    .filter((p) => takesPart(p) && input.instanceTypes.has(p.metadata?.name ?? ""));
+  const eligible = input.cluster.nodePools.filter(
+    (p) => takesPart(p) && input.instanceTypes.has(p.metadata?.name ?? ""),
+  );
   const typesOf = (p: NodePoolObject): readonly InstanceType[] => input.instanceTypes.get(p.metadata?.name ?? "") ?? [];
   const view = (p: NodePoolObject): NodePoolView => poolView(p, typesOf(p), input.cluster, byName);
   const pools: NodePoolObject[] = [];
   const off: OffPool[] = [];
   for (const p of eligible) {
     const state = offAt(p, input.now);
-    if (state === undefined) pools.push(p); else off.push({ pool: p, view: view(p), state });
+    if (state === undefined) pools.push(p);
+    else off.push({ pool: p, view: view(p), state });
   }
   return { pools, views: pools.map(view), off };
 }
@@ -192,12 +207,14 @@ function defaultSpreadOf(source: SchedulingSource): DefaultSpread | undefined {
 
 export function schedulingInput(given: SchedulingSource): SchedulingInput {
   const spread = defaultSpreadOf(given);
-  const source = spread?.active === true
-    ? {
-      ...given, cluster: { ...given.cluster, pods: given.cluster.pods.map((p) => spread.apply(p)) },
-      pending: given.pending.map((p) => spread.apply(p)),
-    }
-    : given;
+  const source =
+    spread?.active === true
+      ? {
+          ...given,
+          cluster: { ...given.cluster, pods: given.cluster.pods.map((p) => spread.apply(p)) },
+          pending: given.pending.map((p) => spread.apply(p)),
+        }
+      : given;
   const byName = typesByName(source.instanceTypes);
   const { pools, views, off } = takingPartPools(source, byName);
   const places = existingPlaces(source.cluster, byName, { ...source.places, now: source.now });
@@ -208,8 +225,11 @@ export function schedulingInput(given: SchedulingSource): SchedulingInput {
   const noLaunch = (pod: Pod): string | undefined => (waiting.has(pod) ? noLaunchReason(pod, cutoff) : undefined);
   const { sims, errors } = simPods(uniqueByUid([...pending, ...places.reschedulable]), noLaunch);
   const snapshot: Snapshot = {
-    nodes: places.targets.map((t) => t.node), nodePools: views, daemonSets: daemonSetViews(source.cluster.daemonSets, source.cluster.pods),
-    namespaces: namespaceLabelMap(source.cluster.namespaces), volumes: viewVolumes(source.cluster),
+    nodes: places.targets.map((t) => t.node),
+    nodePools: views,
+    daemonSets: daemonSetViews(source.cluster.daemonSets, source.cluster.pods),
+    namespaces: namespaceLabelMap(source.cluster.namespaces),
+    volumes: viewVolumes(source.cluster),
   };
   const { targets, reschedulable } = places;
   return { snapshot, pods: sims, errors, pools, off, targets, reschedulable, typesByName: byName };

@@ -50,7 +50,10 @@ export interface UnhealthyCondition {
 }
 
 /** The matching condition due first (Karpenter requeues on the nearest), or undefined for a healthy Node. */
-export function unhealthyCondition(node: Node, policies: readonly RepairPolicy[] = REPAIR_POLICIES): UnhealthyCondition | undefined {
+export function unhealthyCondition(
+  node: Node,
+  policies: readonly RepairPolicy[] = REPAIR_POLICIES,
+): UnhealthyCondition | undefined {
   let found: UnhealthyCondition | undefined;
   for (const policy of policies) {
     const condition = findCondition(node.status?.conditions, policy.conditionType);
@@ -79,10 +82,12 @@ export type RepairDecision =
   | { readonly action: "none" }
   | { readonly action: "wait"; readonly requeueAfterMs: number }
   | {
-    readonly action: "blocked"; readonly requeueAfterMs: number; readonly message: string;
-    /** The NodePool whose health blocks it; undefined: the cluster's (a NodeClaim without a NodePool). */
-    readonly nodePool: string | undefined;
-  }
+      readonly action: "blocked";
+      readonly requeueAfterMs: number;
+      readonly message: string;
+      /** The NodePool whose health blocks it; undefined: the cluster's (a NodeClaim without a NodePool). */
+      readonly nodePool: string | undefined;
+    }
   | { readonly action: "repair"; readonly condition: UnhealthyCondition };
 
 export interface RepairInput {
@@ -98,17 +103,21 @@ export interface RepairInput {
 /** The decision for one Node: nothing, wait for the toleration, blocked by the 20% rule, or repair. */
 export function repairDecision(input: RepairInput): RepairDecision {
   const policies = input.policies ?? REPAIR_POLICIES;
-  if (input.nodeClaim === undefined || input.nodeClaim.metadata?.deletionTimestamp !== undefined) return { action: "none" };
+  if (input.nodeClaim === undefined || input.nodeClaim.metadata?.deletionTimestamp !== undefined)
+    return { action: "none" };
   const condition = unhealthyCondition(input.node, policies);
   if (condition === undefined) return { action: "none" };
   if (input.now < condition.dueAt) return { action: "wait", requeueAfterMs: condition.dueAt - input.now };
   const pool = input.nodeClaim.metadata?.labels?.[NODEPOOL_LABEL];
-  const counted = pool === undefined ? input.nodes : input.nodes.filter((n) => n.metadata?.labels?.[NODEPOOL_LABEL] === pool);
+  const counted =
+    pool === undefined ? input.nodes : input.nodes.filter((n) => n.metadata?.labels?.[NODEPOOL_LABEL] === pool);
   const unhealthy = counted.filter((n) => isUnhealthy(n, policies)).length;
   if (unhealthy <= unhealthyThreshold(counted.length)) return { action: "repair", condition };
   const scope = pool === undefined ? "cluster" : "nodepool";
   return {
-    action: "blocked", requeueAfterMs: BLOCKED_RECHECK_MS, nodePool: pool,
+    action: "blocked",
+    requeueAfterMs: BLOCKED_RECHECK_MS,
+    nodePool: pool,
     message: `more than ${ALLOWED_UNHEALTHY_PERCENT}% nodes are unhealthy in the ${scope}`,
   };
 }

@@ -64,7 +64,10 @@ export class ClaimSizer {
     this.demand = new Demand();
     for (const state of queue) {
       this.demand.add(state.baseKey, () => ({
-        state, vector: space.vector(state.pod.requests), perNode: perNodeCap(state), spreadKeys: spreadKeys(state),
+        state,
+        vector: space.vector(state.pod.requests),
+        perNode: perNodeCap(state),
+        spreadKeys: spreadKeys(state),
       }));
     }
   }
@@ -162,8 +165,9 @@ export class ClaimSizer {
     let ok = this.shareable.get(id);
     if (ok === undefined) {
       try {
-        ok = untoleratedTaint(pool.pool.taints, d.state.pod.tolerations, d.state.strictSoftTaints) === undefined
-          && reqs.compatible(d.state.requirements()) === undefined;
+        ok =
+          untoleratedTaint(pool.pool.taints, d.state.pod.tolerations, d.state.strictSoftTaints) === undefined &&
+          reqs.compatible(d.state.requirements()) === undefined;
       } catch (error) {
         if (!(error instanceof RequirementError)) throw error;
         ok = false;

@@ -58,8 +58,14 @@ export class SchedulerConfigError extends Error {
 const DNS_PREFIX = String.raw`([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?`;
 const QUALIFIED_NAME = new RegExp(`^${DNS_PREFIX}[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`, "u");
 const CONSTRAINT_FIELDS = new Set([
-  "maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector", "minDomains",
-  "nodeAffinityPolicy", "nodeTaintsPolicy", "matchLabelKeys",
+  "maxSkew",
+  "topologyKey",
+  "whenUnsatisfiable",
+  "labelSelector",
+  "minDomains",
+  "nodeAffinityPolicy",
+  "nodeTaintsPolicy",
+  "matchLabelKeys",
 ]);
 
 function unknownField(obj: Obj, known: ReadonlySet<string>, at: string): void {
@@ -117,9 +123,12 @@ function constraint(raw: unknown, at: string): DefaultConstraint {
     throw new SchedulerConfigError(`${at}.minDomains must be greater than 0`);
   }
   return {
-    maxSkew, topologyKey, whenUnsatisfiable,
+    maxSkew,
+    topologyKey,
+    whenUnsatisfiable,
     ...(minDomains === undefined ? {} : { minDomains }),
-    ...optionalPolicy("nodeAffinityPolicy", c, at), ...optionalPolicy("nodeTaintsPolicy", c, at),
+    ...optionalPolicy("nodeAffinityPolicy", c, at),
+    ...optionalPolicy("nodeTaintsPolicy", c, at),
   };
 }
 
@@ -174,8 +183,11 @@ type Requirement = { readonly key: string; readonly operator: string; readonly v
 
 /** A LabelSelector as a list of requirements (matchLabels as single-value In), as Karpenter's requirementsFrom. */
 function requirementsOf(selector: Obj): Requirement[] {
-  const labels = Object.entries(o(selector["matchLabels"]))
-    .map(([key, v]) => ({ key, operator: "In", values: [String(v)] }));
+  const labels = Object.entries(o(selector["matchLabels"])).map(([key, v]) => ({
+    key,
+    operator: "In",
+    values: [String(v)],
+  }));
   const expressions = (Array.isArray(selector["matchExpressions"]) ? selector["matchExpressions"] : []).map((e) => {
     const x = o(e);
     const values = Array.isArray(x["values"]) ? x["values"].map(String) : undefined;
@@ -243,8 +255,8 @@ export class DefaultSpread {
     const labels = Object.fromEntries(Object.entries(o(meta["labels"])).map(([k, v]) => [k, String(v)]));
     const refs = Array.isArray(meta["ownerReferences"]) ? meta["ownerReferences"].map(o) : [];
     const owner = refs.find((r) => r["controller"] === true);
-    const ownerKey = owner === undefined ? "" : [owner["apiVersion"], owner["kind"], owner["name"]]
-      .map(String).join("|");
+    const ownerKey =
+      owner === undefined ? "" : [owner["apiVersion"], owner["kind"], owner["name"]].map(String).join("|");
     const key = JSON.stringify([ns, ownerKey, Object.entries(labels).sort()]);
     if (this.cache.has(key)) return this.cache.get(key);
     const selector = this.deduce(ns, labels, owner);
@@ -252,7 +264,7 @@ export class DefaultSpread {
     return selector;
   }
 
-/** The equality labels of the namespace's Services that select the pod (a Service without a selector selects none). */
+  /** The equality labels of the namespace's Services that select the pod (a Service without a selector selects none). */
   private serviceLabels(ns: string, labels: Readonly<Record<string, string>>): Record<string, string> {
     const matchLabels: Record<string, string> = {};
     for (const svc of this.services.get(ns) ?? []) {

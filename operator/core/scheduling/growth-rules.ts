@@ -55,7 +55,8 @@ export class GrowthRules {
 
   /** The NodeClaim's use with the pod added (a scratch vector, valid until the next call). */
   private after(claim: ClaimTarget, c: Candidate): Float64Array {
-    const out = this.scratch.length === claim.used.length ? this.scratch : (this.scratch = new Float64Array(claim.used.length));
+    const out =
+      this.scratch.length === claim.used.length ? this.scratch : (this.scratch = new Float64Array(claim.used.length));
     for (let r = 0; r < out.length; r++) out[r] = claim.used[r]! + c.vector[r]!;
     return out;
   }

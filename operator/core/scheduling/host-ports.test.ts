@@ -9,30 +9,46 @@ import type { DaemonSetView, NodePoolView } from "./types.ts";
 const SIZE = "karpenter.k8s.aws/instance-size";
 
 const c5: NodePoolView = {
-  name: "default", weight: 0, labels: {}, taints: [], startupTaints: [],
+  name: "default",
+  weight: 0,
+  labels: {},
+  taints: [],
+  startupTaints: [],
   instanceTypes: toInstanceTypes(builtinCatalog()),
-  requirements: [{ key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["c5"] },
-    { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] }],
+  requirements: [
+    { key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["c5"] },
+    { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+  ],
 };
 
-interface PortSpec { hostPort: number; protocol?: string; hostIP?: string }
+interface PortSpec {
+  hostPort: number;
+  protocol?: string;
+  hostIP?: string;
+}
 
 /** A pod spec with one container using `ports` as host ports, plus `extra` spec fields. */
 function spec(ports: readonly PortSpec[], extra: Record<string, unknown> = {}): Record<string, unknown> {
   const container = {
-    resources: { requests: { cpu: "100m" } }, ports: ports.map((p) => ({ containerPort: p.hostPort, ...p })),
+    resources: { requests: { cpu: "100m" } },
+    ports: ports.map((p) => ({ containerPort: p.hostPort, ...p })),
   };
   return { containers: [container], ...extra };
 }
 
-const daemonSet = (name: string, ports: readonly PortSpec[], extra: Record<string, unknown> = {}): DaemonSetView =>
-  ({ name, pod: simPodFromSpec({}, spec(ports, extra), { name, namespace: "kube-system", uid: `daemonset/${name}` }) });
+const daemonSet = (name: string, ports: readonly PortSpec[], extra: Record<string, unknown> = {}): DaemonSetView => ({
+  name,
+  pod: simPodFromSpec({}, spec(ports, extra), { name, namespace: "kube-system", uid: `daemonset/${name}` }),
+});
 
 const onSize = (size: string): Record<string, unknown> => ({ nodeSelector: { [SIZE]: size } });
 
 describe("DaemonSet host ports on new nodes", () => {
   const cases: {
-    name: string; daemonSets: DaemonSetView[]; pod: Record<string, unknown>; pool?: NodePoolView;
+    name: string;
+    daemonSets: DaemonSetView[];
+    pod: Record<string, unknown>;
+    pool?: NodePoolView;
     /** The launch's instance type, undefined when no NodeClaim may be planned. */
     want: string | undefined;
     /** An instance size no option of the NodeClaim may have. */
@@ -41,7 +57,9 @@ describe("DaemonSet host ports on new nodes", () => {
     {
       // Karpenter: provisioning/suite_test.go 'should account for daemonset hostports'.
       name: "plans no node for a pod whose host port a DaemonSet on every type uses",
-      daemonSets: [daemonSet("ds", [{ hostPort: 8080 }])], pod: spec([{ hostPort: 8080 }]), want: undefined,
+      daemonSets: [daemonSet("ds", [{ hostPort: 8080 }])],
+      pod: spec([{ hostPort: 8080 }]),
+      want: undefined,
     },
     {
       // Karpenter: provisioning/suite_test.go 'should not account for daemonset hostports when daemonset would not
@@ -51,28 +69,34 @@ describe("DaemonSet host ports on new nodes", () => {
         daemonSet("large", [{ hostPort: 8080 }], onSize("large")),
         daemonSet("xlarge", [{ hostPort: 8081 }], onSize("xlarge")),
       ],
-      pod: spec([{ hostPort: 8080 }], onSize("xlarge")), want: "c5.xlarge",
+      pod: spec([{ hostPort: 8080 }], onSize("xlarge")),
+      want: "c5.xlarge",
     },
     {
       // Karpenter groups DaemonSets per instance type (scheduler.go buildDaemonOverheadGroups): the port conflict rules
       // out only the types the DaemonSet runs on.
       name: "moves the pod to a type the conflicting DaemonSet does not run on",
-      daemonSets: [daemonSet("large", [{ hostPort: 8080 }], onSize("large"))], pod: spec([{ hostPort: 8080 }]),
-      want: "c5.xlarge", offSize: "large",
+      daemonSets: [daemonSet("large", [{ hostPort: 8080 }], onSize("large"))],
+      pod: spec([{ hostPort: 8080 }]),
+      want: "c5.xlarge",
+      offSize: "large",
     },
     {
       name: "lets a pod use the same port number over another protocol",
-      daemonSets: [daemonSet("ds", [{ hostPort: 8080, protocol: "UDP" }])], pod: spec([{ hostPort: 8080 }]),
+      daemonSets: [daemonSet("ds", [{ hostPort: 8080, protocol: "UDP" }])],
+      pod: spec([{ hostPort: 8080 }]),
       want: "c5.large",
     },
     {
       name: "lets a pod use the same port on another host IP",
       daemonSets: [daemonSet("ds", [{ hostPort: 8080, hostIP: "127.0.0.1" }])],
-      pod: spec([{ hostPort: 8080, hostIP: "10.0.0.1" }]), want: "c5.large",
+      pod: spec([{ hostPort: 8080, hostIP: "10.0.0.1" }]),
+      want: "c5.large",
     },
     {
       name: "counts a DaemonSet bound to every IP against a pod bound to one",
-      daemonSets: [daemonSet("ds", [{ hostPort: 8080 }])], pod: spec([{ hostPort: 8080, hostIP: "10.0.0.1" }]),
+      daemonSets: [daemonSet("ds", [{ hostPort: 8080 }])],
+      pod: spec([{ hostPort: 8080, hostIP: "10.0.0.1" }]),
       want: undefined,
     },
     {
@@ -80,7 +104,8 @@ describe("DaemonSet host ports on new nodes", () => {
       name: "ignores a DaemonSet that does not tolerate the NodePool's taint",
       pool: { ...c5, taints: [{ key: "dedicated", value: "x", effect: "NoSchedule" }] },
       daemonSets: [daemonSet("ds", [{ hostPort: 8080 }])],
-      pod: spec([{ hostPort: 8080 }], { tolerations: [{ key: "dedicated", operator: "Exists" }] }), want: "c5.large",
+      pod: spec([{ hostPort: 8080 }], { tolerations: [{ key: "dedicated", operator: "Exists" }] }),
+      want: "c5.large",
     },
   ];
   for (const { name, daemonSets, pod, pool, want, offSize } of cases) {

@@ -53,12 +53,18 @@ function fullness(used: Float64Array, alloc: Float64Array, r: number): number {
 function binding(claim: ClaimTarget): number {
   const alloc = claim.cheapAlloc();
   let best = 0;
-  for (let r = 1; r < alloc.length; r++) if (fullness(claim.used, alloc, r) > fullness(claim.used, alloc, best)) best = r;
+  for (let r = 1; r < alloc.length; r++)
+    if (fullness(claim.used, alloc, r) > fullness(claim.used, alloc, best)) best = r;
   return best;
 }
 
 /** The largest fullness of `used` plus `add` minus `sub` on `alloc` (Infinity when it does not fit). */
-function peakAfter(used: Float64Array, alloc: Float64Array, add: Float64Array | undefined, sub: Float64Array | undefined): number {
+function peakAfter(
+  used: Float64Array,
+  alloc: Float64Array,
+  add: Float64Array | undefined,
+  sub: Float64Array | undefined,
+): number {
   let peak = 0;
   for (let r = 0; r < used.length; r++) {
     const u = used[r]! + (add?.[r] ?? 0) - (sub?.[r] ?? 0);
@@ -131,7 +137,8 @@ export class Improver {
 
   /** Whether `b` may trade with `a`: same NodePool, both hold pods, bound by different resources, same domains. */
   private partners(a: ClaimTarget, b: ClaimTarget): boolean {
-    if (b === a || b.pool !== a.pool || b.pods.length === 0 || a.pods.length === 0 || binding(a) === binding(b)) return false;
+    if (b === a || b.pool !== a.pool || b.pods.length === 0 || a.pods.length === 0 || binding(a) === binding(b))
+      return false;
     return this.plan.keys.every((k) => a.domainOf(k) === b.domainOf(k));
   }
 
@@ -143,8 +150,12 @@ export class Improver {
     const [ra, rb] = [binding(a), binding(b)];
     const lean = (claim: ClaimTarget, heavy: number, light: number): Candidate[] => {
       const alloc = claim.cheapAlloc();
-      const tilt = (c: Candidate): number => c.vector[heavy]! / (alloc[heavy]! || 1) - c.vector[light]! / (alloc[light]! || 1);
-      return claim.pods.map((p) => this.plan.candidateOf(p)).filter((c) => tilt(c) > 0).sort((x, y) => tilt(y) - tilt(x));
+      const tilt = (c: Candidate): number =>
+        c.vector[heavy]! / (alloc[heavy]! || 1) - c.vector[light]! / (alloc[light]! || 1);
+      return claim.pods
+        .map((p) => this.plan.candidateOf(p))
+        .filter((c) => tilt(c) > 0)
+        .sort((x, y) => tilt(y) - tilt(x));
     };
     const fromA = lean(a, ra, rb);
     const fromB = [undefined, ...lean(b, rb, ra)];
@@ -159,7 +170,12 @@ export class Improver {
    * at most LOOKS candidates compared and WINDOW moves attempted. A pod refused for its own
    * constraints stays refused on this pair.
    */
-  private moveOne(a: ClaimTarget, b: ClaimTarget, p: Candidate, partner: { fromB: readonly (Candidate | undefined)[]; taken: Set<Candidate> }): boolean {
+  private moveOne(
+    a: ClaimTarget,
+    b: ClaimTarget,
+    p: Candidate,
+    partner: { fromB: readonly (Candidate | undefined)[]; taken: Set<Candidate> },
+  ): boolean {
     let [looks, tries] = [0, 0];
     for (const q of partner.fromB) {
       if (q !== undefined && partner.taken.has(q)) continue;
@@ -185,13 +201,20 @@ export class Improver {
   /** Whether `c` may leave `from` for `to` without changing any count another pod's constraint reads. */
   private movable(c: Candidate, from: ClaimTarget, to: ClaimTarget): boolean {
     if (c.state.pod.hostPorts.length > 0) return false;
-    return c.countedIn.every((g) => (g.key === Label.hostname
-      ? !this.plan.affinityGroups.has(g)
-      : from.domainOf(g.key) !== undefined && from.domainOf(g.key) === to.domainOf(g.key)));
+    return c.countedIn.every((g) =>
+      g.key === Label.hostname
+        ? !this.plan.affinityGroups.has(g)
+        : from.domainOf(g.key) !== undefined && from.domainOf(g.key) === to.domainOf(g.key),
+    );
   }
 
   /** Moves `p` to `b` and `q` (if any) to `a` with the solver's checks; undoes everything on a refusal. */
-  private swap(a: ClaimTarget, b: ClaimTarget, p: Candidate, q: Candidate | undefined): "moved" | "p refused" | "q refused" {
+  private swap(
+    a: ClaimTarget,
+    b: ClaimTarget,
+    p: Candidate,
+    q: Candidate | undefined,
+  ): "moved" | "p refused" | "q refused" {
     if (!this.movable(p, a, b)) return "p refused";
     if (q !== undefined && !this.movable(q, b, a)) return "q refused";
     this.budget--;

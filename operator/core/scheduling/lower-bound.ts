@@ -55,7 +55,11 @@ export function antiAffinityNodes(pods: readonly SimPod[]): number {
 }
 
 /** The covering LP of `pods` over the pools' instance types (cheapest price per type over pools). */
-export function coveringProblem(pools: readonly NodePoolView[], pods: readonly SimPod[], daemonSets: readonly DaemonSetView[] = []): CoveringProblem {
+export function coveringProblem(
+  pools: readonly NodePoolView[],
+  pods: readonly SimPod[],
+  daemonSets: readonly DaemonSetView[] = [],
+): CoveringProblem {
   const space = new ResourceSpace();
   space.register([{ cpu: 0, memory: 0, pods: 0 }]);
   const [cpu, memory, podSlot] = [space.slot("cpu"), space.slot("memory"), space.slot("pods")];
@@ -64,25 +68,48 @@ export function coveringProblem(pools: readonly NodePoolView[], pods: readonly S
     const pool = new PoolTypes(view, space, daemonSets);
     pool.types.forEach((t, i) => {
       const at = i * pool.width;
-      const column = { name: t.name, pricePerHour: pool.prices[i]!, vcpu: pool.alloc[at + cpu]! / 1000, memoryGiB: pool.alloc[at + memory]! / GI, pods: pool.alloc[at + podSlot]! };
+      const column = {
+        name: t.name,
+        pricePerHour: pool.prices[i]!,
+        vcpu: pool.alloc[at + cpu]! / 1000,
+        memoryGiB: pool.alloc[at + memory]! / GI,
+        pods: pool.alloc[at + podSlot]!,
+      };
       const known = columns.get(t.name);
-      if (column.pods > 0 && (known === undefined || column.pricePerHour < known.pricePerHour)) columns.set(t.name, column);
+      if (column.pods > 0 && (known === undefined || column.pricePerHour < known.pricePerHour))
+        columns.set(t.name, column);
     });
   }
   const sum = (key: string, scale: number): number => pods.reduce((s, p) => s + (p.requests[key] ?? 0) / scale, 0);
-  return { columns: [...columns.values()], demand: { vcpu: sum("cpu", 1000), memoryGiB: sum("memory", GI), pods: sum("pods", 1), nodes: antiAffinityNodes(pods) } };
+  return {
+    columns: [...columns.values()],
+    demand: {
+      vcpu: sum("cpu", 1000),
+      memoryGiB: sum("memory", GI),
+      pods: sum("pods", 1),
+      nodes: antiAffinityNodes(pods),
+    },
+  };
 }
 
 /** The problem in CPLEX LP format (one term per line; columns x0, x1, … in `columns` order). */
 export function toLpFormat(problem: CoveringProblem): string {
   const { columns, demand } = problem;
-  const row = (name: string, coef: (c: CoveringColumn) => number, rhs: number): string[] =>
-    [` ${name}:`, ...columns.map((c, j) => `  + ${coef(c)} x${j}`), `  >= ${rhs}`];
+  const row = (name: string, coef: (c: CoveringColumn) => number, rhs: number): string[] => [
+    ` ${name}:`,
+    ...columns.map((c, j) => `  + ${coef(c)} x${j}`),
+    `  >= ${rhs}`,
+  ];
   return [
-    "Minimize", " price:", ...columns.map((c, j) => `  + ${c.pricePerHour} x${j}`),
+    "Minimize",
+    " price:",
+    ...columns.map((c, j) => `  + ${c.pricePerHour} x${j}`),
     "Subject To",
-    ...row("vcpu", (c) => c.vcpu, demand.vcpu), ...row("memory", (c) => c.memoryGiB, demand.memoryGiB),
-    ...row("pods", (c) => c.pods, demand.pods), ...row("nodes", () => 1, demand.nodes),
-    "End", "",
+    ...row("vcpu", (c) => c.vcpu, demand.vcpu),
+    ...row("memory", (c) => c.memoryGiB, demand.memoryGiB),
+    ...row("pods", (c) => c.pods, demand.pods),
+    ...row("nodes", () => 1, demand.nodes),
+    "End",
+    "",
   ].join("\n");
 }

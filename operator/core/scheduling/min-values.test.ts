@@ -14,7 +14,10 @@ const CAPACITY_TYPE = "karpenter.sh/capacity-type";
 const ZONE_A = "us-east-1a";
 const family: NodeSelectorRequirement = { key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["c5"] };
 const threeZones: NodeSelectorRequirement = {
-  key: ZONE, operator: "In", values: ["us-east-1a", "us-east-1b", "us-east-1c"], minValues: 3,
+  key: ZONE,
+  operator: "In",
+  values: ["us-east-1a", "us-east-1b", "us-east-1c"],
+  minValues: 3,
 };
 
 /** The catalog's types, each offered only in `zones` (as Karpenter's fake instance types with two offerings). */
@@ -23,8 +26,11 @@ const onlyIn = (zones: readonly string[]): InstanceType[] =>
 
 describe("minValues on offering labels (zone, capacity type) in the simulation", () => {
   const cases: {
-    name: string; requirements: NodeSelectorRequirement[]; nodeSelector?: Record<string, string>;
-    types?: InstanceType[]; schedules: boolean;
+    name: string;
+    requirements: NodeSelectorRequirement[];
+    nodeSelector?: Record<string, string>;
+    types?: InstanceType[];
+    schedules: boolean;
   }[] = [
     {
       // Karpenter: provisioning/suite_test.go 'with zone requirements': types offered in every required zone
@@ -35,20 +41,23 @@ describe("minValues on offering labels (zone, capacity type) in the simulation",
     },
     {
       name: "counts the zones of a NodePool that leaves the zone open (Exists)",
-      requirements: [family, { key: ZONE, operator: "Exists", minValues: 3 }], schedules: true,
+      requirements: [family, { key: ZONE, operator: "Exists", minValues: 3 }],
+      schedules: true,
     },
     {
       // Karpenter: provisioning/suite_test.go 'should not schedule when zone minValues requirement is not met'.
       name: "plans nothing when the types are offered in fewer allowed zones than minValues asks",
       requirements: [family, threeZones],
-      types: onlyIn(["us-east-1a", "us-east-1b"]), schedules: false,
+      types: onlyIn(["us-east-1a", "us-east-1b"]),
+      schedules: false,
     },
     {
       // Karpenter: provisioning/suite_test.go 'should not schedule when pod volume topology narrows zones below
       // minValues' (here the pod's zone selector narrows them, as the volume's topology does there).
       name: "plans nothing when the pod narrows the zones below minValues",
       requirements: [family, threeZones],
-      nodeSelector: { [ZONE]: "us-east-1a" }, schedules: false,
+      nodeSelector: { [ZONE]: "us-east-1a" },
+      schedules: false,
     },
     {
       name: "plans a NodeClaim for a capacity-type minValues of 2 when its types sell both",
@@ -58,13 +67,19 @@ describe("minValues on offering labels (zone, capacity type) in the simulation",
     {
       name: "plans nothing for a capacity-type minValues of 2 when the pod asks for spot only",
       requirements: [family, { key: CAPACITY_TYPE, operator: "In", values: ["spot", "on-demand"], minValues: 2 }],
-      nodeSelector: { [CAPACITY_TYPE]: "spot" }, schedules: false,
+      nodeSelector: { [CAPACITY_TYPE]: "spot" },
+      schedules: false,
     },
   ];
   for (const { name, requirements, nodeSelector, types, schedules } of cases) {
     it(name, () => {
       const pool: NodePoolView = {
-        name: "default", weight: 0, labels: {}, taints: [], startupTaints: [], requirements,
+        name: "default",
+        weight: 0,
+        labels: {},
+        taints: [],
+        startupTaints: [],
+        requirements,
         instanceTypes: types ?? catalogTypes,
       };
       const spec = { nodeSelector: nodeSelector ?? {}, containers: [{ resources: { requests: { cpu: "900m" } } }] };
@@ -80,7 +95,10 @@ describe("typesMinValuesGap", () => {
   const c5 = catalogTypes.filter((t) => t.name === "c5.large");
   const reqs = (...rs: NodeSelectorRequirement[]): Requirements => Requirements.fromSelectors(rs);
   const cases: {
-    name: string; types: InstanceType[]; requirements: Requirements; want: ReturnType<typeof typesMinValuesGap>;
+    name: string;
+    types: InstanceType[];
+    requirements: Requirements;
+    want: ReturnType<typeof typesMinValuesGap>;
   }[] = [
     {
       name: "counts only the zones the requirement allows",

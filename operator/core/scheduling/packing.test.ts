@@ -10,30 +10,67 @@ import type { NodePoolView, SimPod, SimulateOptions } from "./types.ts";
 const GI = 2 ** 30;
 
 /** A test instance type: `vcpu` cores, `gib` GiB and 110 pods allocatable, offered as `kinds` in one zone. */
-function type(name: string, [vcpu, gib]: [number, number], price: number, kinds: Offering["capacityType"][] = ["spot", "on-demand"]): InstanceType {
+function type(
+  name: string,
+  [vcpu, gib]: [number, number],
+  price: number,
+  kinds: Offering["capacityType"][] = ["spot", "on-demand"],
+): InstanceType {
   const resources = { cpu: vcpu * 1000, memory: gib * GI, pods: 110 };
   return {
-    name, labels: { "node.kubernetes.io/instance-type": name, "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux" },
-    capacity: resources, allocatable: resources,
+    name,
+    labels: { "node.kubernetes.io/instance-type": name, "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux" },
+    capacity: resources,
+    allocatable: resources,
     offerings: kinds.map((capacityType) => ({ zone: "zone-a", capacityType, pricePerHour: price, available: true })),
   };
 }
 
 function pool(instanceTypes: readonly InstanceType[], overrides: Partial<NodePoolView> = {}): NodePoolView {
-  return { name: "default", weight: 0, labels: {}, taints: [], startupTaints: [], requirements: [], instanceTypes, ...overrides };
+  return {
+    name: "default",
+    weight: 0,
+    labels: {},
+    taints: [],
+    startupTaints: [],
+    requirements: [],
+    instanceTypes,
+    ...overrides,
+  };
 }
 
 function pods(n: number, cpu: number, memory = 64 * 2 ** 20): SimPod[] {
   return Array.from({ length: n }, (_, i) => ({
-    uid: `p-${i}`, name: `p-${i}`, namespace: "default", labels: {}, requests: { cpu, memory, pods: 1 }, nodeSelector: {},
-    requiredTerms: [], preferredTerms: [], tolerations: [], spread: [], affinity: [], antiAffinity: [], preferredAffinity: [],
-    preferredAntiAffinity: [], hostPorts: [], creationOrder: i,
+    uid: `p-${i}`,
+    name: `p-${i}`,
+    namespace: "default",
+    labels: {},
+    requests: { cpu, memory, pods: 1 },
+    nodeSelector: {},
+    requiredTerms: [],
+    preferredTerms: [],
+    tolerations: [],
+    spread: [],
+    affinity: [],
+    antiAffinity: [],
+    preferredAffinity: [],
+    preferredAntiAffinity: [],
+    hostPorts: [],
+    creationOrder: i,
   }));
 }
 
-function plan(types: readonly InstanceType[], podList: readonly SimPod[], options: SimulateOptions = {}, overrides: Partial<NodePoolView> = {}): string[] {
+function plan(
+  types: readonly InstanceType[],
+  podList: readonly SimPod[],
+  options: SimulateOptions = {},
+  overrides: Partial<NodePoolView> = {},
+): string[] {
   const result = simulate({ nodes: [], nodePools: [pool(types, overrides)], daemonSets: [] }, podList, options);
-  assert.deepEqual(result.podErrors.map((e) => e.reason), []);
+  assert.deepEqual(
+    result.podErrors.map((e) => e.reason),
+    [],
+  );
   return result.newClaims.map((c) => `${c.launch.instanceType}:${c.pods.length}`);
 }
 
@@ -60,7 +97,12 @@ describe("cost-aware packing", () => {
     // First fit grew the first to `big` for the second 0.5-core pod ($2.90/h); the room on the other costs nothing.
     const types = [type("small", [2, 8], 1), type("big", [4, 16], 1.9)];
     const port = pods(2, 1500).map((p) => ({ ...p, hostPorts: [{ hostIP: "", port: 8080, protocol: "TCP" }] }));
-    const small = pods(2, 500).map((p) => ({ ...p, uid: `q-${p.uid}`, name: `q-${p.name}`, creationOrder: 10 + (p.creationOrder ?? 0) }));
+    const small = pods(2, 500).map((p) => ({
+      ...p,
+      uid: `q-${p.uid}`,
+      name: `q-${p.name}`,
+      creationOrder: 10 + (p.creationOrder ?? 0),
+    }));
     assert.deepEqual(plan(types, [...port, ...small]), ["small:2", "small:2"]);
   });
 
@@ -89,10 +131,20 @@ describe("cost-aware packing", () => {
   it("finds the room a NodeClaim pays for past the first blocks of NodeClaims", () => {
     // 40 anti-affine pods open 40 NodeClaims (blocks of 32 in the solver's scan); only the last, holding
     // 1 of its 2 cores, has room for the 0.9-core pod without a price rise.
-    const anti = [{ selector: { matchLabels: { app: "web" } }, namespaces: ["default"], topologyKey: "kubernetes.io/hostname" }];
-    const web = pods(40, 1500).map((p, i) => ({ ...p, labels: { app: "web" }, antiAffinity: anti, requests: { ...p.requests, cpu: i === 39 ? 1000 : 1500 } }));
+    const anti = [
+      { selector: { matchLabels: { app: "web" } }, namespaces: ["default"], topologyKey: "kubernetes.io/hostname" },
+    ];
+    const web = pods(40, 1500).map((p, i) => ({
+      ...p,
+      labels: { app: "web" },
+      antiAffinity: anti,
+      requests: { ...p.requests, cpu: i === 39 ? 1000 : 1500 },
+    }));
     const last = { ...pods(1, 900)[0]!, uid: "late", name: "late" };
-    const result = simulate({ nodes: [], nodePools: [pool([type("small", [2, 8], 1), type("big", [4, 16], 2.1)])], daemonSets: [] }, [...web, last]);
+    const result = simulate(
+      { nodes: [], nodePools: [pool([type("small", [2, 8], 1), type("big", [4, 16], 2.1)])], daemonSets: [] },
+      [...web, last],
+    );
     assert.deepEqual(result.podErrors, []);
     assert.equal(result.newClaims.length, 40);
     const home = result.newClaims.find((c) => c.pods.some((p) => p.uid === "late"));
@@ -102,10 +154,18 @@ describe("cost-aware packing", () => {
 
   it("never leaves a burst of thousands of small pods on only on-demand high-memory types of the real catalog", () => {
     // First fit bought a u7i-12tb.224xlarge ($125.58/h, on-demand only) for 697 of these pods.
-    const result = simulate({ nodes: [], nodePools: [pool(toInstanceTypes(builtinCatalog()))], daemonSets: [] }, diversePods(5000));
+    const result = simulate(
+      { nodes: [], nodePools: [pool(toInstanceTypes(builtinCatalog()))], daemonSets: [] },
+      diversePods(5000),
+    );
     assert.equal(result.podErrors.length, 0);
-    const spotless = result.newClaims.filter((c) => !c.instanceTypes.some((t) => t.offerings.some((o) => o.available && o.capacityType === "spot")));
-    assert.deepEqual(spotless.map((c) => `${c.launch.instanceType} (${c.pods.length} pods)`), []);
+    const spotless = result.newClaims.filter(
+      (c) => !c.instanceTypes.some((t) => t.offerings.some((o) => o.available && o.capacityType === "spot")),
+    );
+    assert.deepEqual(
+      spotless.map((c) => `${c.launch.instanceType} (${c.pods.length} pods)`),
+      [],
+    );
     const priciest = Math.max(...result.newClaims.map((c) => c.launch.pricePerHour));
     assert.ok(priciest < 5, `the most expensive NodeClaim costs $${priciest}/h`);
   });

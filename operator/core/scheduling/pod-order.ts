@@ -7,8 +7,12 @@ import type { SimPod } from "./types.ts";
 
 /** Queue order: CPU desc, memory desc, creation order, UID. */
 export function queueOrder(a: SimPod, b: SimPod): number {
-  return (b.requests["cpu"] ?? 0) - (a.requests["cpu"] ?? 0) || (b.requests["memory"] ?? 0) - (a.requests["memory"] ?? 0)
-    || (a.creationOrder ?? 0) - (b.creationOrder ?? 0) || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
+  return (
+    (b.requests["cpu"] ?? 0) - (a.requests["cpu"] ?? 0) ||
+    (b.requests["memory"] ?? 0) - (a.requests["memory"] ?? 0) ||
+    (a.creationOrder ?? 0) - (b.creationOrder ?? 0) ||
+    (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0)
+  );
 }
 
 /**

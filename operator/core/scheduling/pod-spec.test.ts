@@ -10,8 +10,10 @@ const GI = 2 ** 30;
 const MI = 2 ** 20;
 
 /** A container with the given `resources` (requests and/or limits). */
-const c = (resources: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> =>
-  ({ resources, ...extra });
+const c = (resources: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  resources,
+  ...extra,
+});
 
 describe("podRequests", () => {
   // Each case: a pod spec and the requests the scheduler must see (cpu in millicores, memory in bytes, one pod slot).
@@ -20,7 +22,8 @@ describe("podRequests", () => {
       // Karpenter: scheduling/suite_test.go 'should exclude instance types that are not supported by the provider
       // constraints (arch)' sizes a pod that sets only limits (cpu 14) by them.
       name: "takes a container's limits as its requests when it sets no requests",
-      spec: { containers: [c({ limits: { cpu: "14" } })] }, want: { cpu: 14000, pods: 1 },
+      spec: { containers: [c({ limits: { cpu: "14" } })] },
+      want: { cpu: 14000, pods: 1 },
     },
     {
       // Karpenter: utils/daemonset/suite_test.go 'should merge resource limits into requests if no requests exists for
@@ -31,33 +34,41 @@ describe("podRequests", () => {
     },
     {
       name: "defaults init containers from their limits too",
-      spec: { containers: [c({ requests: { cpu: "1" } })],
-        initContainers: [c({ limits: { cpu: "3", memory: "3Gi" } })] },
+      spec: {
+        containers: [c({ requests: { cpu: "1" } })],
+        initContainers: [c({ limits: { cpu: "3", memory: "3Gi" } })],
+      },
       want: { cpu: 3000, memory: 3 * GI, pods: 1 },
     },
     {
       name: "defaults sidecars (restartPolicy Always) from their limits and adds them to the containers",
-      spec: { containers: [c({ requests: { cpu: "1" } })],
-        initContainers: [c({ limits: { cpu: "500m" } }, { restartPolicy: "Always" })] },
+      spec: {
+        containers: [c({ requests: { cpu: "1" } })],
+        initContainers: [c({ limits: { cpu: "500m" } }, { restartPolicy: "Always" })],
+      },
       want: { cpu: 1500, pods: 1 },
     },
     {
       // Karpenter: scheduling/suite_test.go 'should launch pods with resources that aren't on any single instance type
       // on different instances' (GPUs given as limits only).
       name: "defaults extended resources from their limits",
-      spec: { containers: [c({ limits: { "nvidia.com/gpu": "1" } })] }, want: { "nvidia.com/gpu": 1, pods: 1 },
+      spec: { containers: [c({ limits: { "nvidia.com/gpu": "1" } })] },
+      want: { "nvidia.com/gpu": 1, pods: 1 },
     },
     {
       // Karpenter: provisioning/suite_test.go 'should be able to schedule pods if resource requests and limits are not
       // defined'.
       name: "is one pod slot for a pod without requests or limits",
-      spec: { containers: [{}] }, want: { pods: 1 },
+      spec: { containers: [{}] },
+      want: { pods: 1 },
     },
     {
       // Kubernetes PodLevelResources (1.32+): resourcehelper.PodRequests, which Karpenter's resources.Ceiling calls.
       name: "takes pod-level requests instead of the containers' sum for cpu and memory",
-      spec: { resources: { requests: { cpu: "4", memory: "8Gi" } },
-        containers: [c({ requests: { cpu: "1", memory: "1Gi" } }), c({ requests: { cpu: "1" } })] },
+      spec: {
+        resources: { requests: { cpu: "4", memory: "8Gi" } },
+        containers: [c({ requests: { cpu: "1", memory: "1Gi" } }), c({ requests: { cpu: "1" } })],
+      },
       want: { cpu: 4000, memory: 8 * GI, pods: 1 },
     },
     {
@@ -67,8 +78,10 @@ describe("podRequests", () => {
     },
     {
       name: "ignores pod-level requests of resources pod-level resources do not support",
-      spec: { resources: { requests: { "nvidia.com/gpu": "2" } },
-        containers: [c({ requests: { "nvidia.com/gpu": "1" } })] },
+      spec: {
+        resources: { requests: { "nvidia.com/gpu": "2" } },
+        containers: [c({ requests: { "nvidia.com/gpu": "1" } })],
+      },
       want: { "nvidia.com/gpu": 1, pods: 1 },
     },
     {
@@ -79,8 +92,11 @@ describe("podRequests", () => {
     },
     {
       name: "takes pod-level requests over the init containers' peak",
-      spec: { resources: { requests: { cpu: "2" } }, containers: [c({ requests: { cpu: "1" } })],
-        initContainers: [c({ requests: { cpu: "8" } })] },
+      spec: {
+        resources: { requests: { cpu: "2" } },
+        containers: [c({ requests: { cpu: "1" } })],
+        initContainers: [c({ requests: { cpu: "8" } })],
+      },
       want: { cpu: 2000, pods: 1 },
     },
     {
@@ -95,9 +111,16 @@ describe("podRequests", () => {
 describe("requests defaulted from limits in the simulation", () => {
   const catalogTypes = toInstanceTypes(builtinCatalog());
   const c5: NodePoolView = {
-    name: "default", weight: 0, labels: {}, taints: [], startupTaints: [], instanceTypes: catalogTypes,
-    requirements: [{ key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["c5"] },
-      { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] }],
+    name: "default",
+    weight: 0,
+    labels: {},
+    taints: [],
+    startupTaints: [],
+    instanceTypes: catalogTypes,
+    requirements: [
+      { key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["c5"] },
+      { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+    ],
   };
   const pod = (name: string, spec: Record<string, unknown>) =>
     simPodFromSpec({}, spec, { name, namespace: "default", uid: name });

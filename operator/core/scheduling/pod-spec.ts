@@ -84,22 +84,36 @@ export function podRequests(spec: Obj): ResourceList {
 
 function selectorRequirements(term: Obj): NodeSelectorRequirement[] {
   return list(term["matchExpressions"]).map((e) => ({
-    key: String(e["key"]), operator: String(e["operator"]),
+    key: String(e["key"]),
+    operator: String(e["operator"]),
     values: Array.isArray(e["values"]) ? e["values"].map(String) : [],
   }));
 }
 
 function hostPorts(spec: Obj): HostPort[] {
-  const containers = [...list(spec["containers"]), ...list(spec["initContainers"]).filter((c) => c["restartPolicy"] === "Always")];
-  return containers.flatMap((c) => list(c["ports"])).filter((p) => typeof p["hostPort"] === "number" && p["hostPort"] > 0)
-    .map((p) => ({ hostIP: String(p["hostIP"] ?? "0.0.0.0"), port: Number(p["hostPort"]), protocol: String(p["protocol"] ?? "TCP") }));
+  const containers = [
+    ...list(spec["containers"]),
+    ...list(spec["initContainers"]).filter((c) => c["restartPolicy"] === "Always"),
+  ];
+  return containers
+    .flatMap((c) => list(c["ports"]))
+    .filter((p) => typeof p["hostPort"] === "number" && p["hostPort"] > 0)
+    .map((p) => ({
+      hostIP: String(p["hostIP"] ?? "0.0.0.0"),
+      port: Number(p["hostPort"]),
+      protocol: String(p["protocol"] ?? "TCP"),
+    }));
 }
 
 function nodeAffinity(affinity: Obj): { required: NodeSelectorRequirement[][]; preferred: PreferredNodeTerm[] } {
   const node = obj(affinity["nodeAffinity"]);
-  const required = list(obj(node["requiredDuringSchedulingIgnoredDuringExecution"])["nodeSelectorTerms"]).map(selectorRequirements);
-  const preferred = list(node["preferredDuringSchedulingIgnoredDuringExecution"])
-    .map((p) => ({ weight: Number(p["weight"] ?? 0), requirements: selectorRequirements(obj(p["preference"])) }));
+  const required = list(obj(node["requiredDuringSchedulingIgnoredDuringExecution"])["nodeSelectorTerms"]).map(
+    selectorRequirements,
+  );
+  const preferred = list(node["preferredDuringSchedulingIgnoredDuringExecution"]).map((p) => ({
+    weight: Number(p["weight"] ?? 0),
+    requirements: selectorRequirements(obj(p["preference"])),
+  }));
   return { required, preferred };
 }
 
@@ -137,11 +151,14 @@ export function simPodFromSpec(metadata: unknown, podSpec: unknown, identity: Po
   const labels = strings(obj(metadata)["labels"]);
   const claims = podClaims(spec, identity.name);
   return {
-    uid: identity.uid, name: identity.name, namespace: ns,
+    uid: identity.uid,
+    name: identity.name,
+    namespace: ns,
     labels,
     requests: podRequests(spec),
     nodeSelector: strings(spec["nodeSelector"]),
-    requiredTerms: required, preferredTerms: preferred,
+    requiredTerms: required,
+    preferredTerms: preferred,
     tolerations: list(spec["tolerations"]) as Toleration[],
     spread: spreadConstraints(spec["topologySpreadConstraints"], labels),
     affinity: affinityTerms(podAffinity["requiredDuringSchedulingIgnoredDuringExecution"], ns),
@@ -179,5 +196,10 @@ function buildSimPod(pod: unknown, creationOrder: number | undefined): SimPod {
   const name = String(metadata["name"] ?? "pod");
   const namespace = String(metadata["namespace"] ?? "default");
   const uid = String(metadata["uid"] ?? `${namespace}/${name}`);
-  return simPodFromSpec(metadata, obj(pod)["spec"], { name, namespace, uid, ...(creationOrder === undefined ? {} : { creationOrder }) });
+  return simPodFromSpec(metadata, obj(pod)["spec"], {
+    name,
+    namespace,
+    uid,
+    ...(creationOrder === undefined ? {} : { creationOrder }),
+  });
 }

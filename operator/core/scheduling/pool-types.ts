@@ -6,9 +6,21 @@
  * set bit is (nearly always) its cheapest option; the pool's best price per unit of each resource
  * values what a NodeClaim's pods use (the packing's cost rules, solver.ts).
  */
-import { cheapestOffering, isExotic, labelsMismatch, offeringLabel, offeringMatches } from "../../../policies/domain/instance-types.ts";
+import {
+  cheapestOffering,
+  isExotic,
+  labelsMismatch,
+  offeringLabel,
+  offeringMatches,
+} from "../../../policies/domain/instance-types.ts";
 import type { InstanceType, Offering } from "../../../policies/domain/instance-types.ts";
-import { Label, OFFERING_LABELS, RESERVATION_LABELS, WELL_KNOWN_LABELS, type CapacityType } from "../../../policies/domain/labels.ts";
+import {
+  Label,
+  OFFERING_LABELS,
+  RESERVATION_LABELS,
+  WELL_KNOWN_LABELS,
+  type CapacityType,
+} from "../../../policies/domain/labels.ts";
 import { Requirement, Requirements, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import { untoleratedTaint } from "../../../policies/domain/taints.ts";
 import { andBits, emptyBits, fullBits, intersects, isEmptyBits, orInto, setBit, forEachBit } from "./bitset.ts";
@@ -74,7 +86,10 @@ export class PoolTypes {
   private readonly offerings: OfferingBits[] = [];
   private readonly cache = new Map<string, Bitset>();
   private readonly domainCache = new Map<string, ReadonlySet<string>>();
-  private readonly maxCache = { alloc: new WeakMap<Bitset, Float64Array>(), capacity: new WeakMap<Bitset, Float64Array>() };
+  private readonly maxCache = {
+    alloc: new WeakMap<Bitset, Float64Array>(),
+    capacity: new WeakMap<Bitset, Float64Array>(),
+  };
   /** The DaemonSets with host ports, by their view (indexType marks the types each runs on). */
   private readonly daemonPorts = new Map<DaemonSetView, DaemonPorts>();
   /** Every type of the pool. */
@@ -100,10 +115,19 @@ export class PoolTypes {
   constructor(pool: NodePoolView, space: ResourceSpace, daemonSets: readonly DaemonSetView[]) {
     this.pool = pool;
     const labels = Object.entries(pool.labels).map(([k, v]) => Requirement.in(k, [v]));
-    this.requirements = Requirements.fromSelectors(pool.requirements).intersect(new Requirements([...labels, Requirement.in(Label.nodePool, [pool.name])]));
+    this.requirements = Requirements.fromSelectors(pool.requirements).intersect(
+      new Requirements([...labels, Requirement.in(Label.nodePool, [pool.name])]),
+    );
     const typeKeys = new Set(pool.instanceTypes.flatMap((t) => Object.keys(t.labels)));
     // Keys no instance type carries (template labels, custom keys, the nodepool label) become node labels, not filters.
-    const typeFilter = new Requirements([...this.requirements].filter((r) => r.key !== Label.nodePool && pool.labels[r.key] === undefined && (typeKeys.has(r.key) || WELL_KNOWN_LABELS.has(r.key))));
+    const typeFilter = new Requirements(
+      [...this.requirements].filter(
+        (r) =>
+          r.key !== Label.nodePool &&
+          pool.labels[r.key] === undefined &&
+          (typeKeys.has(r.key) || WELL_KNOWN_LABELS.has(r.key)),
+      ),
+    );
     const priced = pool.instanceTypes
       .filter((t) => labelsMismatch(t, typeFilter) === undefined)
       .map((t) => ({ t, price: cheapestOffering(t, this.requirements)?.pricePerHour }))
@@ -125,8 +149,13 @@ export class PoolTypes {
     }
     const w = this.width;
     const values = Float64Array.from(this.types, (_, i) => this.value(this.alloc.subarray(i * w, (i + 1) * w)));
-    ({ efficiencyBound: this.efficiencyBound, byEfficiency: this.byEfficiency, capacityValue: this.capacityValue,
-      byCapacity: this.byCapacity, ordinary: this.ordinary } = sizingIndex(this.types, this.prices, values));
+    ({
+      efficiencyBound: this.efficiencyBound,
+      byEfficiency: this.byEfficiency,
+      capacityValue: this.capacityValue,
+      byCapacity: this.byCapacity,
+      ordinary: this.ordinary,
+    } = sizingIndex(this.types, this.prices, values));
     const ct = this.requirements.get(Label.capacityType);
     const spot = emptyBits(this.types.length);
     for (const e of this.offerings) if (e.capacityType === "spot") orInto(spot, e.bits);
@@ -171,7 +200,8 @@ export class PoolTypes {
     const ct = reqs.get(Label.capacityType);
     const zoneId = reqs.get(Label.zoneId);
     const own = this.requirements;
-    if (zone === own.get(Label.zone) && ct === own.get(Label.capacityType) && zoneId === own.get(Label.zoneId)) return this.prices[i]!;
+    if (zone === own.get(Label.zone) && ct === own.get(Label.capacityType) && zoneId === own.get(Label.zoneId))
+      return this.prices[i]!;
     const key = [zone, ct, zoneId].map((r) => r?.toString()).join("|");
     let prices = this.offeringPrices.get(key);
     if (prices === undefined) this.offeringPrices.set(key, (prices = new Float64Array(this.types.length).fill(NaN)));
@@ -267,10 +297,14 @@ export class PoolTypes {
     }
     for (const o of t.offerings) {
       if (!o.available) continue;
-      let entry = this.offerings.find((e) => e.zone === o.zone && e.capacityType === o.capacityType && e.reservation?.id === o.reservation?.id);
+      let entry = this.offerings.find(
+        (e) => e.zone === o.zone && e.capacityType === o.capacityType && e.reservation?.id === o.reservation?.id,
+      );
       if (entry === undefined) {
         const bits = emptyBits(this.types.length);
-        this.offerings.push((entry = { zone: o.zone, zoneId: o.zoneId, capacityType: o.capacityType, reservation: o.reservation, bits }));
+        this.offerings.push(
+          (entry = { zone: o.zone, zoneId: o.zoneId, capacityType: o.capacityType, reservation: o.reservation, bits }),
+        );
       }
       setBit(entry.bits, i);
     }
@@ -291,7 +325,8 @@ export class PoolTypes {
     let bits = this.missing.get(key);
     if (bits === undefined) {
       bits = fullBits(this.types.length);
-      for (const set of this.labelIndex.get(key)?.values() ?? []) for (let w = 0; w < bits.length; w++) bits[w]! &= ~set[w]!;
+      for (const set of this.labelIndex.get(key)?.values() ?? [])
+        for (let w = 0; w < bits.length; w++) bits[w]! &= ~set[w]!;
       this.missing.set(key, bits);
     }
     return bits;
@@ -314,7 +349,11 @@ export class PoolTypes {
       if (zone !== undefined && !zone.has(e.zone)) continue;
       if (ct !== undefined && !ct.has(e.capacityType)) continue;
       if (zoneId !== undefined && (e.zoneId === undefined || !zoneId.has(e.zoneId))) continue;
-      if (byReservation && !offeringMatches({ ...e, capacityType: e.capacityType as CapacityType, pricePerHour: 0, available: true }, reqs)) continue;
+      if (
+        byReservation &&
+        !offeringMatches({ ...e, capacityType: e.capacityType as CapacityType, pricePerHour: 0, available: true }, reqs)
+      )
+        continue;
       orInto(out, e.bits);
     }
     return out;
@@ -327,7 +366,13 @@ export class PoolTypes {
     if (bits !== undefined) return bits;
     bits = this.offeringBits(reqs);
     for (const r of reqs) {
-      if (OFFERING_LABELS.has(r.key) || (!this.labelIndex.has(r.key) && !WELL_KNOWN_LABELS.has(r.key)) || r.key === Label.nodePool || this.pool.labels[r.key] !== undefined) continue;
+      if (
+        OFFERING_LABELS.has(r.key) ||
+        (!this.labelIndex.has(r.key) && !WELL_KNOWN_LABELS.has(r.key)) ||
+        r.key === Label.nodePool ||
+        this.pool.labels[r.key] !== undefined
+      )
+        continue;
       bits = andBits(bits, this.bitsFor(r));
     }
     this.cache.set(key, bits);
@@ -378,7 +423,8 @@ export class PoolTypes {
       if (v !== undefined && (r === undefined || r.has(v))) values.add(v);
     };
     if (r !== undefined && !r.complement) r.values.forEach(add);
-    else if (OFFERING_LABELS.has(key)) this.types.forEach((t) => t.offerings.filter((o) => o.available).forEach((o) => add(offeringValue(o, key))));
+    else if (OFFERING_LABELS.has(key))
+      this.types.forEach((t) => t.offerings.filter((o) => o.available).forEach((o) => add(offeringValue(o, key))));
     else this.types.forEach((t) => add(t.labels[key]));
     this.domainCache.set(key, (out = values));
     return out;
@@ -414,7 +460,8 @@ function sizingIndex(types: readonly InstanceType[], prices: Float64Array, value
     if (!isExotic(t)) setBit(ordinary, i);
   });
   return {
-    efficiencyBound, capacityValue: values,
+    efficiencyBound,
+    capacityValue: values,
     byEfficiency: Int32Array.from(types.keys()).sort((a, b) => efficiencyBound[a]! - efficiencyBound[b]! || a - b),
     byCapacity: Int32Array.from(types.keys()).sort((a, b) => values[b]! - values[a]! || a - b),
     ordinary: !isEmptyBits(ordinary) && types.some((t) => isExotic(t)) ? ordinary : undefined,

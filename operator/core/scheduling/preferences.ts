@@ -31,7 +31,12 @@ export class PodState {
   private readonly volumeTerms: readonly (readonly NodeSelectorRequirement[])[];
   private volumeIndex = 0;
 
-  constructor(pod: SimPod, ignorePreferences: boolean, baseKey: string, volumeTerms: readonly (readonly NodeSelectorRequirement[])[] = []) {
+  constructor(
+    pod: SimPod,
+    ignorePreferences: boolean,
+    baseKey: string,
+    volumeTerms: readonly (readonly NodeSelectorRequirement[])[] = [],
+  ) {
     this.pod = pod;
     this.baseKey = baseKey;
     this.volumeTerms = volumeTerms;
@@ -59,8 +64,10 @@ export class PodState {
       const base = nodeSelectorRequirements(this.pod, this.pod.requiredTerms[this.termIndex] ?? []);
       const preferred = this.preferredNode[0];
       const volume = this.volumeTerms[this.volumeIndex];
-      const withPreferred = preferred === undefined ? base : base.intersect(Requirements.fromSelectors(preferred.requirements));
-      this.cachedRequirements = volume === undefined ? withPreferred : withPreferred.intersect(Requirements.fromSelectors(volume));
+      const withPreferred =
+        preferred === undefined ? base : base.intersect(Requirements.fromSelectors(preferred.requirements));
+      this.cachedRequirements =
+        volume === undefined ? withPreferred : withPreferred.intersect(Requirements.fromSelectors(volume));
     }
     return this.cachedRequirements;
   }

@@ -7,8 +7,13 @@ import { simulate } from "./simulate.ts";
 
 type Obj = Record<string, unknown>;
 
-const runtimeClass = (name: string, extra: Obj = {}): Obj =>
-  ({ apiVersion: "node.k8s.io/v1", kind: "RuntimeClass", metadata: { name }, handler: name, ...extra });
+const runtimeClass = (name: string, extra: Obj = {}): Obj => ({
+  apiVersion: "node.k8s.io/v1",
+  kind: "RuntimeClass",
+  metadata: { name },
+  handler: name,
+  ...extra,
+});
 
 const kata = runtimeClass("kata", { overhead: { podFixed: { cpu: "2", memory: "160Mi" } } });
 const windows = runtimeClass("windows", {
@@ -19,18 +24,32 @@ const windows = runtimeClass("windows", {
 });
 
 const nodePool: Obj = {
-  apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name: "default" },
-  spec: { template: { spec: {
-    nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
-    requirements: [{ key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["c5"] },
-      { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] }],
-  } } },
+  apiVersion: "karpenter.sh/v1",
+  kind: "NodePool",
+  metadata: { name: "default" },
+  spec: {
+    template: {
+      spec: {
+        nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+        requirements: [
+          { key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["c5"] },
+          { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+        ],
+      },
+    },
+  },
 };
 
-const podSpec = (extra: Obj = {}): Obj =>
-  ({ containers: [{ name: "app", resources: { requests: { cpu: "1" } } }], ...extra });
-const pod = (name: string, extra: Obj = {}): Obj =>
-  ({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default" }, spec: podSpec(extra) });
+const podSpec = (extra: Obj = {}): Obj => ({
+  containers: [{ name: "app", resources: { requests: { cpu: "1" } } }],
+  ...extra,
+});
+const pod = (name: string, extra: Obj = {}): Obj => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name, namespace: "default" },
+  spec: podSpec(extra),
+});
 
 describe("admitRuntimeClass", () => {
   const classes = runtimeClassesOf([kata, windows, runtimeClass("plain")]);
@@ -53,13 +72,15 @@ describe("admitRuntimeClass", () => {
     },
     {
       name: "rejects a pod whose RuntimeClass does not exist",
-      spec: podSpec({ runtimeClassName: "gvisor" }), want: /"gvisor" not found/,
+      spec: podSpec({ runtimeClassName: "gvisor" }),
+      want: /"gvisor" not found/,
     },
     {
       name: "adds the RuntimeClass's nodeSelector and tolerations to the pod's",
       spec: podSpec({ runtimeClassName: "windows", nodeSelector: { app: "x" } }),
       want: podSpec({
-        runtimeClassName: "windows", nodeSelector: { app: "x", "kubernetes.io/os": "windows" },
+        runtimeClassName: "windows",
+        nodeSelector: { app: "x", "kubernetes.io/os": "windows" },
         tolerations: [{ key: "os", operator: "Equal", value: "windows", effect: "NoSchedule" }],
       }),
     },
@@ -70,7 +91,8 @@ describe("admitRuntimeClass", () => {
     },
     {
       name: "changes nothing for a RuntimeClass without overhead or scheduling",
-      spec: podSpec({ runtimeClassName: "plain" }), want: podSpec({ runtimeClassName: "plain" }),
+      spec: podSpec({ runtimeClassName: "plain" }),
+      want: podSpec({ runtimeClassName: "plain" }),
     },
   ];
   for (const { name, spec, want } of cases) {
@@ -83,7 +105,10 @@ describe("admitRuntimeClass", () => {
 
 describe("RuntimeClass objects in kerf simulate scenarios", () => {
   const ec2NodeClass: Obj = {
-    apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "default" }, spec: {},
+    apiVersion: "karpenter.k8s.aws/v1",
+    kind: "EC2NodeClass",
+    metadata: { name: "default" },
+    spec: {},
   };
   const plan = (docs: Obj[]) => {
     const scenario = buildScenario([nodePool, ec2NodeClass, ...docs], builtinCatalog());
@@ -100,11 +125,17 @@ describe("RuntimeClass objects in kerf simulate scenarios", () => {
   it("adds the overhead to every replica of a Deployment and to a DaemonSet's pod", () => {
     const template = { metadata: { labels: { app: "a" } }, spec: podSpec({ runtimeClassName: "kata" }) };
     const deployment = {
-      apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { replicas: 2, template },
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "d" },
+      spec: { replicas: 2, template },
     };
     const daemonSet = { apiVersion: "apps/v1", kind: "DaemonSet", metadata: { name: "ds" }, spec: { template } };
     const { scenario } = plan([kata, deployment, daemonSet]);
-    assert.deepEqual(scenario.pending.map((p) => p.requests["cpu"]), [3000, 3000]);
+    assert.deepEqual(
+      scenario.pending.map((p) => p.requests["cpu"]),
+      [3000, 3000],
+    );
     assert.equal(scenario.snapshot.daemonSets[0]?.pod.requests["cpu"], 3000);
     // The disruption what-if reads the DaemonSet objects: their template carries the overhead too.
     const kept = scenario.objects.daemonSets[0] as { spec: { template: { spec: { overhead?: unknown } } } };
@@ -123,7 +154,9 @@ describe("RuntimeClass objects in kerf simulate scenarios", () => {
   });
   it("names the pod whose RuntimeClass is missing", () => {
     const rejected = /Pod p: pod rejected: RuntimeClass "kata" not found/;
-    assert.throws(() => plan([pod("p", { runtimeClassName: "kata" })]),
-      (e: unknown) => e instanceof ScenarioError && e.document === 2 && rejected.test(e.message));
+    assert.throws(
+      () => plan([pod("p", { runtimeClassName: "kata" })]),
+      (e: unknown) => e instanceof ScenarioError && e.document === 2 && rejected.test(e.message),
+    );
   });
 });

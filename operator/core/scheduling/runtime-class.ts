@@ -62,8 +62,10 @@ function nodeSelector(spec: Obj, scheduling: Obj): Obj {
   for (const [key, value] of Object.entries(selector)) {
     const own = podSelector[key];
     if (own !== undefined && String(own) !== String(value)) {
-      throw new Error(`pod rejected: conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${String(value)}; `
-        + `pod.spec.nodeSelector[${key}] = ${String(own)}`);
+      throw new Error(
+        `pod rejected: conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${String(value)}; ` +
+          `pod.spec.nodeSelector[${key}] = ${String(own)}`,
+      );
     }
   }
   return { nodeSelector: { ...podSelector, ...selector } };

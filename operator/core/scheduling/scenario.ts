@@ -48,7 +48,16 @@ import { admitRuntimeClass, runtimeClassesOf, type RuntimeClasses } from "./runt
 import type { PlannedNodeClaim, SimPod, Snapshot } from "./types.ts";
 import { staticLaunches } from "../nodepool/static.ts";
 import { scenarioCluster } from "./scenario/cluster.ts";
-import { arr, docLabels, labelsOf, nameOf, o, ScenarioError, type Obj, type ScenarioObjects } from "./scenario/objects.ts";
+import {
+  arr,
+  docLabels,
+  labelsOf,
+  nameOf,
+  o,
+  ScenarioError,
+  type Obj,
+  type ScenarioObjects,
+} from "./scenario/objects.ts";
 
 export { ScenarioError, type Obj, type ScenarioObjects } from "./scenario/objects.ts";
 
@@ -85,13 +94,21 @@ function nodeClass(doc: Obj): NodeClassView {
   const kubelet = o(spec["kubelet"]) as KubeletConfig;
   // The operator's rule (launch-template/node-class.ts): amiFamily, else the alias's family, else Custom.
   const family = typeof spec["amiFamily"] === "string" ? spec["amiFamily"] : undefined;
-  const amiFamily = amiFamilyOf({ amiFamily: family, amiSelectorTerms: arr(spec["amiSelectorTerms"]) } as unknown as EC2NodeClassSpec);
+  const amiFamily = amiFamilyOf({
+    amiFamily: family,
+    amiSelectorTerms: arr(spec["amiSelectorTerms"]),
+  } as unknown as EC2NodeClassSpec);
   const policy = spec["instanceStorePolicy"];
   // The operator's rule (policies/domain/ephemeral-storage.ts): RAID0 instance store, else the kubelet's EBS volume.
-  const storage = { amiFamily, blockDeviceMappings: arr(spec["blockDeviceMappings"]) as StorageSource["blockDeviceMappings"] };
+  const storage = {
+    amiFamily,
+    blockDeviceMappings: arr(spec["blockDeviceMappings"]) as StorageSource["blockDeviceMappings"],
+  };
   const reservations = arr(o(doc["status"])["capacityReservations"]) as unknown as CapacityReservationStatus[];
   return {
-    kubelet, amiFamily, ephemeralStorageBytes: ebsEphemeralStorageBytes(storage),
+    kubelet,
+    amiFamily,
+    ephemeralStorageBytes: ebsEphemeralStorageBytes(storage),
     ...(typeof policy === "string" ? { instanceStorePolicy: policy } : {}),
     ...(reservations.length === 0 ? {} : { reservations }),
   };
@@ -104,17 +121,26 @@ function nodeClass(doc: Obj): NodeClassView {
 function withReservations(types: InstanceType[], c: NodeClassView | undefined, catalog: Catalog): InstanceType[] {
   if (c?.reservations === undefined) return types;
   const zones = new Set(types.flatMap((t) => t.offerings.map((of) => of.zone)));
-  return withReservedOfferings(types, { reservations: c.reservations, zones, zoneIds: catalog.zoneIds, capacity: () => 1, unavailable: new Set() });
+  return withReservedOfferings(types, {
+    reservations: c.reservations,
+    zones,
+    zoneIds: catalog.zoneIds,
+    capacity: () => 1,
+    unavailable: new Set(),
+  });
 }
 
 /** Checks a NodePool's requirements and limits read (the operator would reject it at the webhook). */
 function checkNodePool(doc: Obj): void {
   const spec = o(doc["spec"]);
-  Requirements.fromSelectors(arr(o(o(spec["template"])["spec"])["requirements"]) as unknown as NodeSelectorRequirement[]);
+  Requirements.fromSelectors(
+    arr(o(o(spec["template"])["spec"])["requirements"]) as unknown as NodeSelectorRequirement[],
+  );
   if (spec["limits"] !== undefined) parseResourceList(o(spec["limits"]));
 }
 
-const nodeClassRef = (pool: Obj): string => String(o(o(o(o(pool["spec"])["template"])["spec"])["nodeClassRef"])["name"] ?? "");
+const nodeClassRef = (pool: Obj): string =>
+  String(o(o(o(o(pool["spec"])["template"])["spec"])["nodeClassRef"])["name"] ?? "");
 
 /**
  * The Pods of a Deployment or StatefulSet, each admitted as its RuntimeClass has it (read once: every
@@ -128,11 +154,22 @@ function replicas(doc: Obj, classes: RuntimeClasses): Obj[] {
   const podSpec = admitRuntimeClass(template["spec"], classes);
   simPodFromSpec(template["metadata"], podSpec, { name: nameOf(doc), namespace: ns, uid: "" });
   const kind = doc["kind"] === "StatefulSet" ? "StatefulSet" : "ReplicaSet";
-  const owner = { apiVersion: "apps/v1", kind, name: nameOf(doc), uid: `${kind}/${ns}/${nameOf(doc)}`, controller: true };
+  const owner = {
+    apiVersion: "apps/v1",
+    kind,
+    name: nameOf(doc),
+    uid: `${kind}/${ns}/${nameOf(doc)}`,
+    controller: true,
+  };
   return Array.from({ length: count }, (_, i) => ({
-    apiVersion: "v1", kind: "Pod",
+    apiVersion: "v1",
+    kind: "Pod",
     metadata: {
-      ...o(template["metadata"]), name: `${nameOf(doc)}-${i}`, namespace: ns, uid: `${ns}/${nameOf(doc)}-${i}`, ownerReferences: [owner],
+      ...o(template["metadata"]),
+      name: `${nameOf(doc)}-${i}`,
+      namespace: ns,
+      uid: `${ns}/${nameOf(doc)}-${i}`,
+      ownerReferences: [owner],
     },
     // A StatefulSet's pods use the claims of its volumeClaimTemplates (volume-objects.ts).
     spec: kind === "StatefulSet" ? withClaimTemplates(doc, i, podSpec) : podSpec,
@@ -147,7 +184,9 @@ function replicas(doc: Obj, classes: RuntimeClasses): Obj[] {
 function deploymentReplicaSet(doc: Obj): Obj {
   const meta = o(doc["metadata"]);
   return {
-    apiVersion: "apps/v1", kind: "ReplicaSet", metadata: { name: nameOf(doc), namespace: meta["namespace"] ?? "default" },
+    apiVersion: "apps/v1",
+    kind: "ReplicaSet",
+    metadata: { name: nameOf(doc), namespace: meta["namespace"] ?? "default" },
     spec: { selector: o(doc["spec"])["selector"] },
   };
 }
@@ -156,7 +195,11 @@ function wrap<T>(index: number, doc: Obj, fn: () => T): T {
   try {
     return fn();
   } catch (error) {
-    throw new ScenarioError(index, `reading ${String(doc["kind"])} ${nameOf(doc)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new ScenarioError(
+      index,
+      `reading ${String(doc["kind"])} ${nameOf(doc)}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }
 
@@ -166,18 +209,36 @@ export function completeNode(doc: Obj, types: ReadonlyMap<string, InstanceType>)
   const own = labelsOf(metadata["labels"]);
   const type = types.get(own["node.kubernetes.io/instance-type"] ?? "");
   if (type === undefined) return doc;
-  const labels = { ...type.labels, "kubernetes.io/hostname": nameOf(doc), "karpenter.sh/capacity-type": "on-demand", ...own };
+  const labels = {
+    ...type.labels,
+    "kubernetes.io/hostname": nameOf(doc),
+    "karpenter.sh/capacity-type": "on-demand",
+    ...own,
+  };
   const status = o(doc["status"]);
-  const allocatable = status["allocatable"] ?? status["capacity"] ?? Object.fromEntries(Object.entries(type.allocatable).map(([k, v]) => [k, formatResource(k, v)]));
+  const allocatable =
+    status["allocatable"] ??
+    status["capacity"] ??
+    Object.fromEntries(Object.entries(type.allocatable).map(([k, v]) => [k, formatResource(k, v)]));
   return { ...doc, metadata: { ...metadata, labels }, status: { ...status, allocatable } };
 }
 
-const KNOWN_KINDS = "NodePool, EC2NodeClass, NodeOverlay, Pod, Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, "
-  + "Namespace, RuntimeClass, StatefulSet, Service, ReplicaSet, ReplicationController, PersistentVolumeClaim, PersistentVolume, StorageClass or CSINode";
+const KNOWN_KINDS =
+  "NodePool, EC2NodeClass, NodeOverlay, Pod, Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, " +
+  "Namespace, RuntimeClass, StatefulSet, Service, ReplicaSet, ReplicationController, PersistentVolumeClaim, PersistentVolume, StorageClass or CSINode";
 
 /** Kinds read after the first pass (or only as selector sources): nothing to do for them there. */
 const READ_LATER = new Set([
-  "EC2NodeClass", "NodeOverlay", "Node", "NodeClaim", "PodDisruptionBudget", "Namespace", "RuntimeClass", "DaemonSet", "Service", "ReplicaSet",
+  "EC2NodeClass",
+  "NodeOverlay",
+  "Node",
+  "NodeClaim",
+  "PodDisruptionBudget",
+  "Namespace",
+  "RuntimeClass",
+  "DaemonSet",
+  "Service",
+  "ReplicaSet",
   "ReplicationController",
 ]);
 
@@ -189,7 +250,9 @@ const terminal = (pod: Obj): boolean => ["Succeeded", "Failed"].includes(String(
  * not asking for no Karpenter node.
  */
 function waits(pod: Obj): boolean {
-  return o(pod["metadata"])["deletionTimestamp"] === undefined && !terminal(pod) && !optsOutOfKarpenter(pod as SchedulingPod);
+  return (
+    o(pod["metadata"])["deletionTimestamp"] === undefined && !terminal(pod) && !optsOutOfKarpenter(pod as SchedulingPod)
+  );
 }
 
 /** The operator's settings a scenario is read with. */
@@ -206,7 +269,10 @@ export interface ScenarioSettings {
  * scheduling input.
  */
 export function buildScenario(
-  documents: readonly unknown[], catalog: Catalog, at?: Date, settings: ScenarioSettings = {},
+  documents: readonly unknown[],
+  catalog: Catalog,
+  at?: Date,
+  settings: ScenarioSettings = {},
 ): Scenario {
   const { schedulerConfig, expendablePodsPriorityCutoff } = settings;
   // Without a time, no kerf.dev/off-schedule window is open; the scenario's other clocks read the epoch.
@@ -216,24 +282,34 @@ export function buildScenario(
   const typeCache = new Map<NodeClassView | undefined, InstanceType[]>();
   const typesFor = (c: NodeClassView | undefined): InstanceType[] => {
     let types = typeCache.get(c);
-    if (types === undefined) typeCache.set(c, (types = withReservations(toInstanceTypes(catalog, { ...(c === undefined ? {} : c) }), c, catalog)));
+    if (types === undefined)
+      typeCache.set(
+        c,
+        (types = withReservations(toInstanceTypes(catalog, { ...(c === undefined ? {} : c) }), c, catalog)),
+      );
     return types;
   };
   const pending: Obj[] = [];
   const boundPods: Obj[] = [];
   const runtimeClasses = runtimeClassesOf(docs);
   docs.forEach((d, i) => {
-    if (d["kind"] === "EC2NodeClass") classes.set(nameOf(d), wrap(i, d, () => nodeClass(d)));
+    if (d["kind"] === "EC2NodeClass")
+      classes.set(
+        nameOf(d),
+        wrap(i, d, () => nodeClass(d)),
+      );
   });
-  docs.forEach((d, i) => wrap(i, d, () => {
-    const kind = String(d["kind"]);
-    if (READ_LATER.has(kind)) return;
-    if (kind === "NodePool") checkNodePool(d);
-    else if (kind === "Deployment" || kind === "StatefulSet") pending.push(...replicas(d, runtimeClasses));
-    else if (kind === "Pod") addPod(d, runtimeClasses, { pending, boundPods });
-    else if (VOLUME_KINDS.has(kind)) checkVolumeObject(d);
-    else throw new Error(`unsupported kind (expected ${KNOWN_KINDS})`);
-  }));
+  docs.forEach((d, i) =>
+    wrap(i, d, () => {
+      const kind = String(d["kind"]);
+      if (READ_LATER.has(kind)) return;
+      if (kind === "NodePool") checkNodePool(d);
+      else if (kind === "Deployment" || kind === "StatefulSet") pending.push(...replicas(d, runtimeClasses));
+      else if (kind === "Pod") addPod(d, runtimeClasses, { pending, boundPods });
+      else if (VOLUME_KINDS.has(kind)) checkVolumeObject(d);
+      else throw new Error(`unsupported kind (expected ${KNOWN_KINDS})`);
+    }),
+  );
   const ofKind = (kind: string): Obj[] => docs.filter((d) => d["kind"] === kind);
   const catalogTypes = new Map(ofKind("NodePool").map((p) => [nameOf(p), typesFor(classes.get(nodeClassRef(p)))]));
   const { instanceTypes, verdicts } = overlaid(docs, catalogTypes);
@@ -241,25 +317,49 @@ export function buildScenario(
     const pool = docLabels(d)[Label.nodePool] ?? "";
     return new Map((instanceTypes.get(pool) ?? typesFor(undefined)).map((t) => [t.name, t]));
   };
-  const nodes = docs.flatMap((d, i) => (d["kind"] === "Node" ? [wrap(i, d, () => checkNode(completeNode(d, typesOfNode(d))))] : []));
-  const daemonSets = docs.flatMap((d, i) => (d["kind"] === "DaemonSet" ? [wrap(i, d, () => admittedTemplate(d, runtimeClasses))] : []));
+  const nodes = docs.flatMap((d, i) =>
+    d["kind"] === "Node" ? [wrap(i, d, () => checkNode(completeNode(d, typesOfNode(d))))] : [],
+  );
+  const daemonSets = docs.flatMap((d, i) =>
+    d["kind"] === "DaemonSet" ? [wrap(i, d, () => admittedTemplate(d, runtimeClasses))] : [],
+  );
   const objects: ScenarioObjects = {
-    nodePools: ofKind("NodePool"), nodes, nodeClaims: ofKind("NodeClaim"), pods: boundPods, daemonSets,
-    pdbs: ofKind("PodDisruptionBudget"), namespaces: ofKind("Namespace"), instanceTypes,
+    nodePools: ofKind("NodePool"),
+    nodes,
+    nodeClaims: ofKind("NodeClaim"),
+    pods: boundPods,
+    daemonSets,
+    pdbs: ofKind("PodDisruptionBudget"),
+    namespaces: ofKind("Namespace"),
+    instanceTypes,
     volumes: [...docs.filter((d) => VOLUME_KINDS.has(String(d["kind"]))), ...templateClaims(docs)],
     pending: pending.filter(waits),
     selectorSources: {
-      services: ofKind("Service"), replicaSets: [...ofKind("ReplicaSet"), ...ofKind("Deployment").map(deploymentReplicaSet)],
-      statefulSets: ofKind("StatefulSet"), replicationControllers: ofKind("ReplicationController"),
+      services: ofKind("Service"),
+      replicaSets: [...ofKind("ReplicaSet"), ...ofKind("Deployment").map(deploymentReplicaSet)],
+      statefulSets: ofKind("StatefulSet"),
+      replicationControllers: ofKind("ReplicationController"),
     },
   };
   const cluster = scenarioCluster(objects, now);
   const input = schedulingInput({
-    cluster, pending: objects.pending as readonly Pod[], instanceTypes, schedulerConfig, expendablePodsPriorityCutoff,
+    cluster,
+    pending: objects.pending as readonly Pod[],
+    instanceTypes,
+    schedulerConfig,
+    expendablePodsPriorityCutoff,
     now: at?.getTime(),
   });
   const staticClaims = staticLaunches(cluster.nodePools, cluster.nodeClaims, instanceTypes, now.getTime());
-  return { snapshot: input.snapshot, pending: [...input.pods.keys()], objects, cluster, overlays: verdicts, input, staticClaims };
+  return {
+    snapshot: input.snapshot,
+    pending: [...input.pods.keys()],
+    objects,
+    cluster,
+    overlays: verdicts,
+    input,
+    staticClaims,
+  };
 }
 
 /**
@@ -267,20 +367,31 @@ export function buildScenario(
  * core/overlay/apply.ts); an overlay Karpenter would mark RuntimeValidation=False is an error naming it.
  */
 function overlaid(
-  docs: readonly Obj[], types: ReadonlyMap<string, readonly InstanceType[]>,
+  docs: readonly Obj[],
+  types: ReadonlyMap<string, readonly InstanceType[]>,
 ): { instanceTypes: Map<string, readonly InstanceType[]>; verdicts: readonly OverlayVerdict[] } {
   const overlays = docs.flatMap((d, i) => (d["kind"] === "NodeOverlay" ? [{ d, i }] : []));
   if (overlays.length === 0) return { instanceTypes: new Map(types), verdicts: [] };
-  const pools = docs.filter((d) => d["kind"] === "NodePool").map((p) => ({
-    name: nameOf(p), labels: labelsOf(o(o(o(p["spec"])["template"])["metadata"])["labels"]), types: types.get(nameOf(p)) ?? [],
-  }));
-  const evaluation = evaluateOverlays(overlays.map(({ d }) => d as NodeOverlayObject), pools);
+  const pools = docs
+    .filter((d) => d["kind"] === "NodePool")
+    .map((p) => ({
+      name: nameOf(p),
+      labels: labelsOf(o(o(o(p["spec"])["template"])["metadata"])["labels"]),
+      types: types.get(nameOf(p)) ?? [],
+    }));
+  const evaluation = evaluateOverlays(
+    overlays.map(({ d }) => d as NodeOverlayObject),
+    pools,
+  );
   for (const v of evaluation.verdicts) {
     if (v.status === "True" || v.reason !== "RuntimeValidation") continue;
     const at = overlays.find(({ d }) => nameOf(d) === v.name);
     throw new ScenarioError(at?.i ?? 0, `reading NodeOverlay ${v.name}: ${v.message}`);
   }
-  return { instanceTypes: new Map(pools.map((p) => [p.name, applyOverlays(evaluation, p.name, p.types)])), verdicts: evaluation.verdicts };
+  return {
+    instanceTypes: new Map(pools.map((p) => [p.name, applyOverlays(evaluation, p.name, p.types)])),
+    verdicts: evaluation.verdicts,
+  };
 }
 
 /** Checks a Node's allocatable reads (the simulation parses it). */
@@ -300,7 +411,10 @@ function admittedTemplate(doc: Obj, classes: RuntimeClasses): Obj {
   return podSpec === template["spec"] ? doc : { ...doc, spec: { ...spec, template: { ...template, spec: podSpec } } };
 }
 
-interface PodLists { readonly pending: Obj[]; readonly boundPods: Obj[] }
+interface PodLists {
+  readonly pending: Obj[];
+  readonly boundPods: Obj[];
+}
 
 /** A Pod, admitted as its RuntimeClass has it and given a uid: pending without `spec.nodeName`, else bound to that node. */
 function addPod(written: Obj, classes: RuntimeClasses, lists: PodLists): void {

@@ -17,18 +17,25 @@ export function selectorMatches(selector: LabelSelector, labels: Readonly<Record
 
 function expressionMatches(operator: string, value: string | undefined, values: readonly string[]): boolean {
   switch (operator) {
-    case "In": return value !== undefined && values.includes(value);
-    case "NotIn": return value === undefined || !values.includes(value);
-    case "Exists": return value !== undefined;
-    case "DoesNotExist": return value === undefined;
-    default: return false;
+    case "In":
+      return value !== undefined && values.includes(value);
+    case "NotIn":
+      return value === undefined || !values.includes(value);
+    case "Exists":
+      return value !== undefined;
+    case "DoesNotExist":
+      return value === undefined;
+    default:
+      return false;
   }
 }
 
 /** A stable string for a selector (group identity). */
 export function selectorKey(selector: LabelSelector): string {
   const labels = Object.entries(selector.matchLabels ?? {}).sort(([a], [b]) => a.localeCompare(b));
-  const exprs = (selector.matchExpressions ?? []).map((e) => `${e.key} ${e.operator} ${[...(e.values ?? [])].sort().join(",")}`).sort();
+  const exprs = (selector.matchExpressions ?? [])
+    .map((e) => `${e.key} ${e.operator} ${[...(e.values ?? [])].sort().join(",")}`)
+    .sort();
   return JSON.stringify([labels, exprs]);
 }
 
@@ -51,7 +58,9 @@ export function namespaceLabels(namespaces: Snapshot["namespaces"], name: string
  * reader of terms.
  */
 export function termNamespaceMatches(
-  term: NamespaceChoice, namespace: string, namespaces: Snapshot["namespaces"],
+  term: NamespaceChoice,
+  namespace: string,
+  namespaces: Snapshot["namespaces"],
 ): boolean {
   if (term.namespaces.includes(namespace)) return true;
   // "" is no real namespace: the compact snapshot's reserved pods (compact-snapshot.ts), which no term selects.

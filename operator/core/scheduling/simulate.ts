@@ -23,13 +23,25 @@ function planned(claim: ClaimTarget, solver: Solver, max: number): PlannedNodeCl
   forEachBit(claim.bits, (i) => types.push(claim.pool.types[i]!));
   const ranked = rankOptions(types, claim.requirements, max);
   if (ranked === undefined || ranked.minValuesProblem !== undefined) {
-    const reason = ranked?.minValuesProblem ?? `NodePool ${claim.pool.pool.name}: no instance type has an available offering`;
+    const reason =
+      ranked?.minValuesProblem ?? `NodePool ${claim.pool.pool.name}: no instance type has an available offering`;
     return claim.pods.map((pod) => ({ pod, reason }));
   }
-  const requirements = claim.requirements.with(Requirement.in(Label.instanceType, ranked.types.map((t) => t.name))).toSelectors();
+  const requirements = claim.requirements
+    .with(
+      Requirement.in(
+        Label.instanceType,
+        ranked.types.map((t) => t.name),
+      ),
+    )
+    .toSelectors();
   return {
-    nodePool: claim.pool.pool.name, requirements, instanceTypes: ranked.types, pods: [...claim.pods],
-    requests: claimRequests(claim, solver, ranked.launch.instanceType), launch: ranked.launch,
+    nodePool: claim.pool.pool.name,
+    requirements,
+    instanceTypes: ranked.types,
+    pods: [...claim.pods],
+    requests: claimRequests(claim, solver, ranked.launch.instanceType),
+    launch: ranked.launch,
   };
 }
 
@@ -51,22 +63,30 @@ function claimRequests(claim: ClaimTarget, solver: Solver, launchType: string): 
 }
 
 /** Runs the simulation; pure: everything comes from the arguments. */
-export function simulate(snapshot: Snapshot, given: readonly SimPod[], options: SimulateOptions = {}): SimulationResult {
+export function simulate(
+  snapshot: Snapshot,
+  given: readonly SimPod[],
+  options: SimulateOptions = {},
+): SimulationResult {
   // A pod with DRA requirements is refused before the solve, never relaxed (dra.ts); one flag read per pod.
-  const pods = given.some((p) => p.dynamicResources === true) ? given.filter((p) => p.dynamicResources !== true) : given;
+  const pods = given.some((p) => p.dynamicResources === true)
+    ? given.filter((p) => p.dynamicResources !== true)
+    : given;
   const solver = new Solver(snapshot, options, pods);
   solver.solve(pods);
   if (options.improve !== false) solver.improve();
   solver.finish();
   const newClaims: PlannedNodeClaim[] = [];
-  const refused = pods === given ? [] : given.filter((p) => p.dynamicResources === true).map((pod) => ({ pod, reason: DRA_REASON }));
+  const refused =
+    pods === given ? [] : given.filter((p) => p.dynamicResources === true).map((pod) => ({ pod, reason: DRA_REASON }));
   const podErrors: PodError[] = [...refused, ...[...solver.errors].map(([pod, reason]) => ({ pod, reason }))];
   for (const claim of solver.claims.filter((c) => c.pods.length > 0)) {
     const result = planned(claim, solver, options.maxInstanceTypes ?? MAX_INSTANCE_TYPES);
     if (Array.isArray(result)) podErrors.push(...result);
     else newClaims.push(result);
   }
-  const existingPlacements = [...solver.placements].filter(([, place]) => place instanceof NodeTarget)
+  const existingPlacements = [...solver.placements]
+    .filter(([, place]) => place instanceof NodeTarget)
     .map(([pod, place]) => ({ pod, node: (place as NodeTarget).name }));
   return { newClaims, existingPlacements, podErrors };
 }

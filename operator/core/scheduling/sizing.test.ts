@@ -19,16 +19,30 @@ type Requests = Record<string, number>;
 
 function pods(n: number, requests: Requests, labels: Record<string, string> = { app: "inflate" }): SimPod[] {
   return Array.from({ length: n }, (_, i) => ({
-    uid: `p-${i}`, name: `inflate-${i}`, namespace: "default", labels, requests: { ...requests, pods: 1 },
-    nodeSelector: {}, requiredTerms: [], preferredTerms: [], tolerations: [], spread: [], affinity: [],
-    antiAffinity: [], preferredAffinity: [], preferredAntiAffinity: [], hostPorts: [], creationOrder: i,
+    uid: `p-${i}`,
+    name: `inflate-${i}`,
+    namespace: "default",
+    labels,
+    requests: { ...requests, pods: 1 },
+    nodeSelector: {},
+    requiredTerms: [],
+    preferredTerms: [],
+    tolerations: [],
+    spread: [],
+    affinity: [],
+    antiAffinity: [],
+    preferredAffinity: [],
+    preferredAntiAffinity: [],
+    hostPorts: [],
+    creationOrder: i,
   }));
 }
 
 function pool(names: readonly string[] | undefined, overrides: Partial<NodePoolView> = {}): NodePoolView {
-  const requirements = names === undefined
-    ? [{ key: "karpenter.k8s.aws/instance-category", operator: "In", values: ["c", "m", "r"] }]
-    : [{ key: "node.kubernetes.io/instance-type", operator: "In", values: [...names] }];
+  const requirements =
+    names === undefined
+      ? [{ key: "karpenter.k8s.aws/instance-category", operator: "In", values: ["c", "m", "r"] }]
+      : [{ key: "node.kubernetes.io/instance-type", operator: "In", values: [...names] }];
   const base = { name: "default", weight: 0, labels: {}, taints: [], startupTaints: [], requirements };
   return { ...base, instanceTypes: catalog, ...overrides };
 }
@@ -50,7 +64,11 @@ function perNode(type: InstanceType, requests: Requests): { k: number; price: nu
  * kerf's slack: max(1, ⌊fewest × NODE_SLACK⌋)); and Karpenter's plan (fill one NodeClaim up to the
  * most any option holds, then launch the cheapest option holding what it got).
  */
-interface WholeNodes { readonly best: number; readonly budget: number; readonly karpenter: number }
+interface WholeNodes {
+  readonly best: number;
+  readonly budget: number;
+  readonly karpenter: number;
+}
 
 function wholeNodes(types: readonly InstanceType[], requests: Requests, n: number): WholeNodes {
   const options = types.map((t) => perNode(t, requests)).filter((o) => o.k > 0);
@@ -77,8 +95,19 @@ function wholeNodes(types: readonly InstanceType[], requests: Requests, n: numbe
   return { best, budget, karpenter };
 }
 
-const SMALL_SET = ["c6g.large", "c6gd.2xlarge", "c6g.4xlarge", "c6g.16xlarge", "m6i.4xlarge", "m6i.24xlarge",
-  "r6g.xlarge", "r6g.4xlarge", "r7g.12xlarge", "r8g.16xlarge", "m8gd.48xlarge"];
+const SMALL_SET = [
+  "c6g.large",
+  "c6gd.2xlarge",
+  "c6g.4xlarge",
+  "c6g.16xlarge",
+  "m6i.4xlarge",
+  "m6i.24xlarge",
+  "r6g.xlarge",
+  "r6g.4xlarge",
+  "r7g.12xlarge",
+  "r8g.16xlarge",
+  "m8gd.48xlarge",
+];
 const snapshot = (p: NodePoolView): Snapshot => ({ nodes: [], nodePools: [p], daemonSets: [] });
 const dollars = (v: number): string => `$${v.toFixed(4)}/h`;
 
@@ -103,23 +132,32 @@ describe("sizing NodeClaims for the pods still queued", () => {
     }
   }
 
-  it("never plans identical pods dearer than Karpenter's fill-the-largest plan and stays near the best within "
-    + "the budget (random shapes and type sets)", () => {
-    fc.assert(fc.property(
-      fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 80 }), fc.integer({ min: 1, max: 320 }),
-      fc.uniqueArray(fc.integer({ min: 0, max: spotTypes.length - 1 }), { minLength: 3, maxLength: 8 }),
-      (n, deciCpu, deciGi, picks) => {
-        const types = picks.map((i) => spotTypes[i]!);
-        const requests = { cpu: deciCpu * 100, memory: deciGi * 0.1 * GI };
-        if (!types.some((t) => perNode(t, requests).k > 0)) return;
-        const result = simulate(snapshot(pool(types.map((t) => t.name))), pods(n, requests));
-        assert.deepEqual(result.podErrors, []);
-        const { best, karpenter } = wholeNodes(types, requests, n);
-        const kerf = dollars(price(result));
-        assert.ok(price(result) <= karpenter * (1 + 1e-9), `kerf ${kerf} above Karpenter's ${dollars(karpenter)}`);
-        assert.ok(price(result) <= best * 1.5, `kerf ${kerf}, best within the budget ${dollars(best)}`);
-      }), { numRuns: 150, seed: 19 });
-  });
+  it(
+    "never plans identical pods dearer than Karpenter's fill-the-largest plan and stays near the best within " +
+      "the budget (random shapes and type sets)",
+    () => {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 300 }),
+          fc.integer({ min: 1, max: 80 }),
+          fc.integer({ min: 1, max: 320 }),
+          fc.uniqueArray(fc.integer({ min: 0, max: spotTypes.length - 1 }), { minLength: 3, maxLength: 8 }),
+          (n, deciCpu, deciGi, picks) => {
+            const types = picks.map((i) => spotTypes[i]!);
+            const requests = { cpu: deciCpu * 100, memory: deciGi * 0.1 * GI };
+            if (!types.some((t) => perNode(t, requests).k > 0)) return;
+            const result = simulate(snapshot(pool(types.map((t) => t.name))), pods(n, requests));
+            assert.deepEqual(result.podErrors, []);
+            const { best, karpenter } = wholeNodes(types, requests, n);
+            const kerf = dollars(price(result));
+            assert.ok(price(result) <= karpenter * (1 + 1e-9), `kerf ${kerf} above Karpenter's ${dollars(karpenter)}`);
+            assert.ok(price(result) <= best * 1.5, `kerf ${kerf}, best within the budget ${dollars(best)}`);
+          },
+        ),
+        { numRuns: 150, seed: 19 },
+      );
+    },
+  );
 
   it("plans a hundred inflate pods on the real catalog as two NodeClaims, not one per pod", () => {
     const result = simulate(snapshot(pool(undefined)), pods(100, INFLATE));
@@ -132,7 +170,10 @@ describe("sizing NodeClaims for the pods still queued", () => {
   it("never sizes a NodeClaim to a bare-metal type while an ordinary one does (the launch would not buy it)", () => {
     const result = simulate(snapshot(pool(undefined)), pods(300, INFLATE));
     const exotic = result.newClaims.filter((c) => isExotic(byName.get(c.launch.instanceType)!));
-    assert.deepEqual(exotic.map((c) => c.launch.instanceType), []);
+    assert.deepEqual(
+      exotic.map((c) => c.launch.instanceType),
+      [],
+    );
   });
 
   it("keeps one pod per node for a hostname anti-affinity and sizes the rest around it", () => {
@@ -155,7 +196,10 @@ describe("NodePool limits with a burst of pending pods", () => {
   for (const n of [100, 300]) {
     it(`places all ${n} inflate pods in one batch under limits of 1000 CPU and 1000Gi`, () => {
       const result = simulate(snapshot(pool(undefined, { limits })), pods(n, INFLATE));
-      assert.deepEqual(result.podErrors.map((e) => e.reason), []);
+      assert.deepEqual(
+        result.podErrors.map((e) => e.reason),
+        [],
+      );
       // What the NodeClaims reserve (the largest capacity among their options) stays within the limits.
       assert.ok(reserved(result, "cpu") <= limits.cpu, `cpu reserved ${reserved(result, "cpu")}`);
       assert.ok(reserved(result, "memory") <= limits.memory, `memory reserved ${reserved(result, "memory") / GI}Gi`);
@@ -177,7 +221,10 @@ describe("NodePool limits with a burst of pending pods", () => {
     const result = simulate(snapshot(pool(undefined, { limits: small })), pods(100, INFLATE));
     const placed = result.newClaims.reduce((s, c) => s + c.pods.length, 0);
     assert.ok(placed >= 55 && placed <= 64, `${placed} placed`);
-    assert.ok(result.podErrors.every((e) => e.reason.includes("would exceed its limits")), result.podErrors[0]?.reason);
+    assert.ok(
+      result.podErrors.every((e) => e.reason.includes("would exceed its limits")),
+      result.podErrors[0]?.reason,
+    );
     assert.ok(reserved(result, "cpu") <= small.cpu, `cpu reserved ${reserved(result, "cpu")}`);
   });
 });

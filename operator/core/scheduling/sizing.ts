@@ -149,7 +149,10 @@ class Sizing {
     const key = Math.round((rest / this.work) * 1e9);
     let cost = this.lastNode.get(key);
     if (cost === undefined) {
-      const i = this.pool.firstFitting(this.options, this.all.map((v) => (v * rest) / this.work));
+      const i = this.pool.firstFitting(
+        this.options,
+        this.all.map((v) => (v * rest) / this.work),
+      );
       this.lastNode.set(key, (cost = i === undefined ? Infinity : this.input.priceOf(i)));
     }
     return cost;
@@ -172,7 +175,8 @@ class Sizing {
     const first = this.pool.firstFitting(this.options, used);
     const floor = first === undefined ? 0 : priceOf(first);
     return {
-      nodes, minHold,
+      nodes,
+      minHold,
       admits: (i, value) => {
         const price = priceOf(i);
         return value >= minHold && Number.isFinite(price) && price <= Math.max(maxPriceRatio * value, floor);
@@ -261,7 +265,9 @@ export function perNodeCap(state: PodState): number {
 /** The non-hostname keys the class spreads over (a spread matching its own labels). */
 export function spreadKeys(state: PodState): string[] {
   const pod = state.pod;
-  return state.terms().spread.filter((s) => s.topologyKey !== Label.hostname && selectorMatches(s.selector, pod.labels))
+  return state
+    .terms()
+    .spread.filter((s) => s.topologyKey !== Label.hostname && selectorMatches(s.selector, pod.labels))
     .map((s) => s.topologyKey);
 }
 

@@ -103,31 +103,49 @@ export class Solver {
     const maxPriceRatio = options.maxPriceRatio ?? MAX_PRICE_RATIO;
     this.sizer = new ClaimSizer({ eligible, maxPriceRatio, running });
     this.growth = new GrowthRules({
-      maxPriceRatio, sizer: this.sizer,
+      maxPriceRatio,
+      sizer: this.sizer,
       openable: (pool) => (this.canOpen() ? this.limits[this.pools.indexOf(pool)]!.allowedTypes() : undefined),
     });
     const bound = snapshot.nodes.flatMap((n) => n.pods);
     this.space.register([...pending, ...bound, ...snapshot.daemonSets.map((d) => d.pod)].map((p) => p.requests));
     this.space.register(snapshot.nodes.map((n) => n.allocatable));
-    this.space.register(snapshot.nodePools.flatMap((p) => [p.limits ?? {}, ...p.instanceTypes.map((t) => t.allocatable)]));
+    this.space.register(
+      snapshot.nodePools.flatMap((p) => [p.limits ?? {}, ...p.instanceTypes.map((t) => t.allocatable)]),
+    );
     const ordered = [...snapshot.nodePools].sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name));
     this.pools = ordered.map((p) => new PoolTypes(p, this.space, snapshot.daemonSets));
     this.limits = this.pools.map((p) => new PoolLimits(p, this.space, snapshot.nodes));
     this.softTaints = ordered.some((p) => p.taints.some((t) => t.effect === "PreferNoSchedule"));
     for (const p of [...pending, ...bound]) this.topology.registerOwner(p);
-    for (const p of [...pending, ...bound]) this.topology.constraints(p, { spread: p.spread, affinity: [...p.affinity, ...p.preferredAffinity.map((w) => w.term)], anti: [...p.antiAffinity, ...p.preferredAntiAffinity.map((w) => w.term)] });
+    for (const p of [...pending, ...bound])
+      this.topology.constraints(p, {
+        spread: p.spread,
+        affinity: [...p.affinity, ...p.preferredAffinity.map((w) => w.term)],
+        anti: [...p.antiAffinity, ...p.preferredAntiAffinity.map((w) => w.term)],
+      });
     this.topology.setDomainSource({
       nodes: snapshot.nodes,
       pools: this.pools.map((p) => ({
-        taints: p.pool.taints, requirements: p.requirements, domains: (k: string) => p.domains(k),
+        taints: p.pool.taints,
+        requirements: p.requirements,
+        domains: (k: string) => p.domains(k),
       })),
     });
     for (const n of snapshot.nodes) {
-      const closed = this.options.onlyInitializedNodes === true && n.initialized === false ? "is not initialized"
-        : this.options.consolidationSimulation === true && n.underConsolidateAfter === true
-          ? "is under its NodePool's consolidateAfter (a recent pod event)" : undefined;
+      const closed =
+        this.options.onlyInitializedNodes === true && n.initialized === false
+          ? "is not initialized"
+          : this.options.consolidationSimulation === true && n.underConsolidateAfter === true
+            ? "is under its NodePool's consolidateAfter (a recent pod event)"
+            : undefined;
       const target = new NodeTarget({
-        name: n.name, labels: n.labels, taints: n.taints, allocatable: this.space.vector(n.allocatable), topology: this.topology, closed,
+        name: n.name,
+        labels: n.labels,
+        taints: n.taints,
+        allocatable: this.space.vector(n.allocatable),
+        topology: this.topology,
+        closed,
         volumeLimits: snapshot.volumes?.nodeLimits.get(n.name),
       });
       for (const p of n.pods) target.bind(this.candidate(new PodState(p, true, ""), this.boundVolumes(p)));
@@ -149,7 +167,13 @@ export class Solver {
     const pod = state.pod;
     const countedIn = this.topology.countedIn(pod, pod.antiAffinity);
     const attachments = volumes === undefined || volumes.attachments.size === 0 ? undefined : volumes.attachments;
-    return { state, vector: this.space.vector(pod.requests), constraints: this.constraintsOf(state), countedIn, attachments };
+    return {
+      state,
+      vector: this.space.vector(pod.requests),
+      constraints: this.constraintsOf(state),
+      countedIn,
+      attachments,
+    };
   }
 
   /**
@@ -205,7 +229,9 @@ export class Solver {
       for (const c of constraints) if (c.kind === "affinity") affinityGroups.add(c.group);
     }
     const plan: PlanView = {
-      claims: this.claims, affinityGroups, keys: [...this.topology.keys()],
+      claims: this.claims,
+      affinityGroups,
+      keys: [...this.topology.keys()],
       candidateOf: (pod) => {
         let c = candidates.get(pod);
         if (c === undefined) candidates.set(pod, (c = this.candidate(this.states.get(pod)!)));
@@ -245,7 +271,12 @@ export class Solver {
   private place(state: PodState): string | undefined {
     const c = this.candidate(state);
     if (state.pod.noLaunch !== undefined) return this.placeOnExisting(c) ? undefined : state.pod.noLaunch;
-    const scan: Scan = { cursor: this.cursors.get(state.key) ?? 0, rules: this.canOpen(), tried: new Map(), refused: this.refusalsOf(state.key) };
+    const scan: Scan = {
+      cursor: this.cursors.get(state.key) ?? 0,
+      rules: this.canOpen(),
+      tried: new Map(),
+      refused: this.refusalsOf(state.key),
+    };
     const placed = this.placeWithoutRise(c, scan);
     this.cursors.set(state.key, scan.cursor);
     if (placed || this.placeByGrowth(c, scan)) return undefined;
@@ -373,7 +404,8 @@ export class Solver {
   /** Opens a NodeClaim from the first pool that can take the pod; undefined on success, else the reasons. */
   private newClaim(c: Candidate): string | undefined {
     if (this.pools.length === 0) return "no existing node can take the pod and no NodePool can launch nodes";
-    if (this.options.maxNewClaims !== undefined && this.claims.length >= this.options.maxNewClaims) return "the pod does not fit on the remaining nodes and no new node may be launched";
+    if (this.options.maxNewClaims !== undefined && this.claims.length >= this.options.maxNewClaims)
+      return "the pod does not fit on the remaining nodes and no new node may be launched";
     const reasons: string[] = [];
     for (const [i, pool] of this.pools.entries()) {
       const reason = this.tryPool(c, pool, this.limits[i]!);
@@ -386,7 +418,8 @@ export class Solver {
   private tryPool(c: Candidate, pool: PoolTypes, limits: PoolLimits): string | undefined {
     const name = pool.pool.name;
     const taint = untoleratedTaint(pool.pool.taints, c.state.pod.tolerations, c.state.strictSoftTaints);
-    if (taint !== undefined) return `NodePool ${name} has taint ${taint.key}:${taint.effect} that the pod does not tolerate`;
+    if (taint !== undefined)
+      return `NodePool ${name} has taint ${taint.key}:${taint.effect} that the pod does not tolerate`;
     const incompatible = pool.requirements.compatible(c.state.requirements());
     if (incompatible !== undefined) return `incompatible with NodePool ${name}: ${incompatible}`;
     let allowed = limits.allowedTypes();
@@ -398,10 +431,18 @@ export class Solver {
     // Blame the limits only for a pod some type could hold without them: an arm64 or GPU pod on a pool that
     // has neither gets the reason it can act on, also when the limits happen to be spent.
     if (allowed === undefined) return this.limitsReason(c, pool);
-    const claim = new ClaimTarget({ pool, hostname: `${name}-nodeclaim-${this.claims.length + 1}`, bits: allowed, topology: this.topology, onNarrow: limits.tracker() });
+    const claim = new ClaimTarget({
+      pool,
+      hostname: `${name}-nodeclaim-${this.claims.length + 1}`,
+      bits: allowed,
+      topology: this.topology,
+      onNarrow: limits.tracker(),
+    });
     const result = claim.tryAdd(c);
     if (!result.ok) {
-      return result.noFit === true ? noFitReason({ pool, podReqs: c.state.requirements(), vector: c.vector, space: this.space, allowed }) : `NodePool ${name}: ${result.reason}`;
+      return result.noFit === true
+        ? noFitReason({ pool, podReqs: c.state.requirements(), vector: c.vector, space: this.space, allowed })
+        : `NodePool ${name}: ${result.reason}`;
     }
     this.slack.register(claim, this.claims.length);
     this.claims.push(claim);
@@ -429,7 +470,8 @@ export class Solver {
   private limitsReason(c: Candidate, pool: PoolTypes): string {
     const podReqs = c.state.requirements();
     const holds = pool.fitting(andBits(pool.all, pool.typesFor(pool.requirements.intersect(podReqs))), c.vector);
-    if (isEmptyBits(holds)) return noFitReason({ pool, podReqs, vector: c.vector, space: this.space, allowed: pool.all });
+    if (isEmptyBits(holds))
+      return noFitReason({ pool, podReqs, vector: c.vector, space: this.space, allowed: pool.all });
     return `NodePool ${pool.pool.name} would exceed its limits`;
   }
 }

@@ -129,8 +129,13 @@ export class NodeTarget extends Target {
   private readonly volumeLimits: ReadonlyMap<string, number | null> | undefined;
 
   constructor(init: {
-    name: string; labels: Readonly<Record<string, string>>; taints: readonly Taint[]; allocatable: Float64Array; topology: Topology;
-    closed?: string | undefined; volumeLimits?: ReadonlyMap<string, number | null> | undefined;
+    name: string;
+    labels: Readonly<Record<string, string>>;
+    taints: readonly Taint[];
+    allocatable: Float64Array;
+    topology: Topology;
+    closed?: string | undefined;
+    volumeLimits?: ReadonlyMap<string, number | null> | undefined;
   }) {
     super(init.labels["kubernetes.io/hostname"] ?? init.name, init.allocatable.length, init.topology);
     this.name = init.name;
@@ -158,7 +163,8 @@ export class NodeTarget extends Target {
     if (this.closed !== undefined) return fail(`node ${this.name} ${this.closed}`);
     const common = this.commonChecks(c, this.taints, `node ${this.name}`);
     if (common !== undefined) return common;
-    if (!fitsAt(this.used, c.vector, this.allocatable, 0)) return fail(`node ${this.name} does not have enough free resources`);
+    if (!fitsAt(this.used, c.vector, this.allocatable, 0))
+      return fail(`node ${this.name} does not have enough free resources`);
     const volumes = c.attachments === undefined ? undefined : this.volumes.exceeds(c.attachments, this.volumeLimits);
     if (volumes !== undefined) return fail(`node ${this.name} ${volumes}`, false);
     const mismatch = c.state.requirements().matchLabels(this.labels);
@@ -195,7 +201,13 @@ export class ClaimTarget extends Target {
   /** The size it may grow to without the solver's per-pod cost rules (sizing.ts); set when it opens. */
   target: SizeTarget | undefined;
 
-  constructor(init: { pool: PoolTypes; hostname: string; bits: Bitset; topology: Topology; onNarrow?: (before: Bitset, after: Bitset) => void }) {
+  constructor(init: {
+    pool: PoolTypes;
+    hostname: string;
+    bits: Bitset;
+    topology: Topology;
+    onNarrow?: (before: Bitset, after: Bitset) => void;
+  }) {
     super(init.hostname, init.pool.width, init.topology);
     this.pool = init.pool;
     this.onNarrow = init.onNarrow;
@@ -227,9 +239,13 @@ export class ClaimTarget extends Target {
   /** Whether narrowing to `bits` would leave only on-demand options where spot ones were left before. */
   losesSpot(bits: Bitset): boolean {
     const spot = this.pool.spot;
-    return spot !== undefined && this.pods.length > 0 && isEmptyBits(andBits(bits, spot)) && !isEmptyBits(andBits(this.bits, spot));
+    return (
+      spot !== undefined &&
+      this.pods.length > 0 &&
+      isEmptyBits(andBits(bits, spot)) &&
+      !isEmptyBits(andBits(this.bits, spot))
+    );
   }
-
 
   domainOf(key: string): string | undefined {
     return singleValue(this.requirements, key);
@@ -242,7 +258,10 @@ export class ClaimTarget extends Target {
   /** The allocatable of the cheapest option (read-only view into the pool's table). */
   cheapAlloc(): Float64Array {
     if (this.cheapView?.index !== this.cheapIndex) {
-      this.cheapView = { index: this.cheapIndex, alloc: this.pool.alloc.subarray(this.cheapIndex * this.pool.width, (this.cheapIndex + 1) * this.pool.width) };
+      this.cheapView = {
+        index: this.cheapIndex,
+        alloc: this.pool.alloc.subarray(this.cheapIndex * this.pool.width, (this.cheapIndex + 1) * this.pool.width),
+      };
     }
     return this.cheapView.alloc;
   }
@@ -298,11 +317,13 @@ export class ClaimTarget extends Target {
   tryAdd(c: Candidate): AddResult {
     const common = this.commonChecks(c, this.pool.pool.taints, `NodePool ${this.pool.pool.name}`);
     if (common !== undefined) return common;
-    if (!fitsAt(this.used, c.vector, this.maxAlloc, 0)) return { ok: false, permanent: true, reason: "no instance type has room", noFit: true };
+    if (!fitsAt(this.used, c.vector, this.maxAlloc, 0))
+      return { ok: false, permanent: true, reason: "no instance type has room", noFit: true };
     const ported = this.portsFree(c);
     if (ported === undefined) return fail(this.portsTaken(c));
     const base = this.volumesFit(ported, c);
-    if (base === undefined) return fail(`no instance type of NodePool ${this.pool.pool.name} can attach the pod's volumes`, false);
+    if (base === undefined)
+      return fail(`no instance type of NodePool ${this.pool.pool.name} can attach the pod's volumes`, false);
     const podReqs = c.state.requirements();
     const incompatible = this.requirements.compatible(podReqs);
     if (incompatible !== undefined) return fail(`incompatible with NodePool ${this.pool.pool.name}: ${incompatible}`);
@@ -355,7 +376,10 @@ export class ClaimTarget extends Target {
 
   /** Pins undecided topology keys to the first allowed domain that still leaves an instance type. */
   private narrow(
-    merged: Requirements, topo: Map<string, string[]>, used: Float64Array, base: Bitset,
+    merged: Requirements,
+    topo: Map<string, string[]>,
+    used: Float64Array,
+    base: Bitset,
   ): { reqs: Requirements; bits: Bitset } | undefined {
     let reqs = merged;
     for (const [key, domains] of topo) {

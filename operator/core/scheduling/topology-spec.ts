@@ -30,7 +30,8 @@ function labelSelector(value: unknown): LabelSelector | undefined {
   const matchLabels: Record<string, string> = {};
   for (const [k, v] of Object.entries(obj(s["matchLabels"]))) matchLabels[k] = String(v);
   const matchExpressions = list(s["matchExpressions"]).map((e) => ({
-    key: String(e["key"]), operator: String(e["operator"]),
+    key: String(e["key"]),
+    operator: String(e["operator"]),
     values: Array.isArray(e["values"]) ? e["values"].map(String) : [],
   }));
   return { matchLabels, matchExpressions };
@@ -47,7 +48,8 @@ function spreadSelector(c: Obj, podLabels: Readonly<Record<string, string>>): La
   const selector = labelSelector(c["labelSelector"]);
   if (selector === undefined) return NO_POD;
   const keys = Array.isArray(c["matchLabelKeys"]) ? c["matchLabelKeys"].map(String) : [];
-  const added = keys.filter((k) => podLabels[k] !== undefined)
+  const added = keys
+    .filter((k) => podLabels[k] !== undefined)
     .map((k) => ({ key: k, operator: "In", values: [podLabels[k]!] }));
   if (added.length === 0) return selector;
   return { ...selector, matchExpressions: [...(selector.matchExpressions ?? []), ...added] };
@@ -56,11 +58,13 @@ function spreadSelector(c: Obj, podLabels: Readonly<Record<string, string>>): La
 /** A pod's topologySpreadConstraints; `podLabels` are the pod's own labels (matchLabelKeys). */
 export function spreadConstraints(value: unknown, podLabels: Readonly<Record<string, string>>): SpreadConstraint[] {
   return list(value).map((c) => ({
-    maxSkew: Number(c["maxSkew"] ?? 1), topologyKey: String(c["topologyKey"] ?? ""),
+    maxSkew: Number(c["maxSkew"] ?? 1),
+    topologyKey: String(c["topologyKey"] ?? ""),
     whenUnsatisfiable: c["whenUnsatisfiable"] === "ScheduleAnyway" ? "ScheduleAnyway" : "DoNotSchedule",
     selector: spreadSelector(c, podLabels),
     ...(typeof c["minDomains"] === "number" ? { minDomains: c["minDomains"] } : {}),
-    ...policy(c, "nodeTaintsPolicy"), ...policy(c, "nodeAffinityPolicy"),
+    ...policy(c, "nodeTaintsPolicy"),
+    ...policy(c, "nodeAffinityPolicy"),
   }));
 }
 
@@ -85,6 +89,7 @@ export function affinityTerms(value: unknown, namespace: string): PodAffinityTer
 /** Preferred terms (a list of WeightedPodAffinityTerm objects). */
 export function weightedTerms(value: unknown, namespace: string): WeightedPodAffinityTerm[] {
   return list(value).map((w) => ({
-    weight: Number(w["weight"] ?? 0), term: affinityTerm(obj(w["podAffinityTerm"]), namespace),
+    weight: Number(w["weight"] ?? 0),
+    term: affinityTerm(obj(w["podAffinityTerm"]), namespace),
   }));
 }

@@ -27,7 +27,13 @@ const karpenter = (title: string): string => `Karpenter: topology_test.go '${tit
 /** Karpenter's test NodePool: any capacity type, three zones; `extra` requirements and overrides on top. */
 function pool(name = "default", overrides: Partial<NodePoolView> = {}, extra: Requirements = []): NodePoolView {
   return {
-    name, weight: 0, labels: {}, taints: [], startupTaints: [], instanceTypes: types, ...overrides,
+    name,
+    weight: 0,
+    labels: {},
+    taints: [],
+    startupTaints: [],
+    instanceTypes: types,
+    ...overrides,
     requirements: [
       { key: "karpenter.sh/capacity-type", operator: "Exists", values: [] },
       { key: ZONE, operator: "In", values: ZONES },
@@ -144,62 +150,77 @@ describe("topology spread domains (issue 22 cause 3)", () => {
       from: karpenter("should not spread when a nil label selector is defined"),
       snapshot: pools(pool()),
       pending: pods(2, { labels: LABELS }, spreadWithoutSelector(ZONE)),
-      key: ZONE, want: [2],
+      key: ZONE,
+      want: [2],
     },
     {
       name: "tainted nodes count as domains under nodeTaintsPolicy Ignore, so one pod schedules",
       from: karpenter("should balance pods across a label (NodeTaintsPolicy=ignore)"),
       snapshot: twoNodes({ taints: [TAINT] }, {}, {}),
       pending: pods(5, { labels: LABELS }, spread(SPREAD_LABEL, { nodeTaintsPolicy: "Ignore" })),
-      key: SPREAD_LABEL, want: [1],
+      key: SPREAD_LABEL,
+      want: [1],
     },
     {
       name: "tainted nodes are no domains under nodeTaintsPolicy Honor, so all pods go to the NodePool's domain",
       from: karpenter("should balance pods across a label (NodeTaintsPolicy=honor)"),
       snapshot: twoNodes({ taints: [TAINT] }, {}, {}),
       pending: pods(5, { labels: LABELS }, honorTaints),
-      key: SPREAD_LABEL, want: [5],
+      key: SPREAD_LABEL,
+      want: [5],
     },
     {
       name: "a tainted NodePool's domain counts by default (nodeTaintsPolicy Ignore): the second pod cannot schedule",
       from: karpenter("should balance pods across a label when discovered from the nodepool (NodeTaintsPolicy=ignore)"),
       snapshot: pools(labelPool("default", ["foo"]), labelPool("tainted", ["bar"], "taint-value")),
       pending: pods(2, { labels: LABELS }, spread(SPREAD_LABEL)),
-      key: SPREAD_LABEL, want: [1],
+      key: SPREAD_LABEL,
+      want: [1],
     },
     {
       name: "a NodePool whose taint the pod does not tolerate is no domain under nodeTaintsPolicy Honor",
       from: karpenter("should balance pods across a label when discovered from the nodepool (NodeTaintsPolicy=honor)"),
       snapshot: pools(labelPool("default", ["foo"]), labelPool("tainted", ["bar"], "taint-value")),
       pending: pods(2, { labels: LABELS }, honorTaints),
-      key: SPREAD_LABEL, want: [2],
+      key: SPREAD_LABEL,
+      want: [2],
     },
     {
       name: "each workload spreads over the domains of the NodePool it tolerates, counting only pods there",
-      from: karpenter("should balance pods across a label when mutually exclusive NodePools (by taints) share domains"
-        + " (NodeTaintsPolicy=honor)"),
+      from: karpenter(
+        "should balance pods across a label when mutually exclusive NodePools (by taints) share domains" +
+          " (NodeTaintsPolicy=honor)",
+      ),
       snapshot: pools(labelPool("np-0", ["foo", "bar"], "nodepool-0"), labelPool("np-1", ["foo", "baz"], "nodepool-1")),
       pending: [
         ...pods(2, { labels: LABELS }, { ...honorTaints, ...tolerating("nodepool-0") }),
         ...pods(4, { labels: LABELS }, { ...honorTaints, ...tolerating("nodepool-1") }),
       ],
-      key: SPREAD_LABEL, want: [3, 2, 1],
+      key: SPREAD_LABEL,
+      want: [3, 2, 1],
     },
     {
       name: "nodes the pod's nodeSelector excludes count under nodeAffinityPolicy Ignore",
       from: karpenter("should balance pods across a label (NodeAffinityPolicy=ignore)"),
       snapshot: twoNodes({}, { selector: "mismatch" }, { selector: "value" }),
-      pending: pods(5, { labels: LABELS }, {
-        ...spread(SPREAD_LABEL, { nodeAffinityPolicy: "Ignore" }), ...selectValue,
-      }),
-      key: SPREAD_LABEL, want: [1],
+      pending: pods(
+        5,
+        { labels: LABELS },
+        {
+          ...spread(SPREAD_LABEL, { nodeAffinityPolicy: "Ignore" }),
+          ...selectValue,
+        },
+      ),
+      key: SPREAD_LABEL,
+      want: [1],
     },
     {
       name: "nodes the pod's nodeSelector excludes are no domains by default (nodeAffinityPolicy Honor)",
       from: karpenter("should balance pods across a label (NodeAffinityPolicy=honor)"),
       snapshot: twoNodes({}, { selector: "mismatch" }, { selector: "value" }),
       pending: pods(5, { labels: LABELS }, { ...spread(SPREAD_LABEL), ...selectValue }),
-      key: SPREAD_LABEL, want: [5],
+      key: SPREAD_LABEL,
+      want: [5],
     },
     {
       name: "each workload's nodeSelector zone is its only domain, so both fill their zone",
@@ -209,46 +230,58 @@ describe("topology spread domains (issue 22 cause 3)", () => {
         ...pods(5, { labels: LABELS }, { ...SMALL, ...spread(ZONE), nodeSelector: { [ZONE]: ZONES[0] } }),
         ...pods(10, { labels: LABELS }, { ...SMALL, ...spread(ZONE), nodeSelector: { [ZONE]: ZONES[1] } }),
       ],
-      key: ZONE, want: [10, 5],
+      key: ZONE,
+      want: [10, 5],
     },
     {
       name: "pods on a node the pod's nodeSelector excludes are not counted by default",
       from: "kerf: Karpenter's countDomains skips nodes the spread's node filter rejects (topology.go)",
       snapshot: {
         nodes: [node("n-x", { [ZONE]: ZONES[0]!, selector: "mismatch" }, { pods: pods(2, { labels: LABELS }, SMALL) })],
-        nodePools: [pool("default", { labels: { selector: "value" } })], daemonSets: [],
+        nodePools: [pool("default", { labels: { selector: "value" } })],
+        daemonSets: [],
       },
       pending: pods(3, { labels: LABELS }, { ...spread(ZONE), ...selectValue }),
-      key: ZONE, want: [1, 1, 1],
+      key: ZONE,
+      want: [1, 1, 1],
     },
     {
       name: "a required node affinity limits the zones counted",
       from: karpenter("should limit spread options by required node affinity"),
       snapshot: pools(pool()),
       pending: pods(6, { labels: LABELS }, { ...spread(ZONE), ...zoneIn(ZONES.slice(0, 2)) }),
-      key: ZONE, want: [3, 3],
+      key: ZONE,
+      want: [3, 3],
     },
     {
       name: "a preferred node affinity does not limit the zones counted",
       from: karpenter("should not limit spread options by preferred node affinity"),
       snapshot: pools(pool()),
       pending: pods(6, { labels: LABELS }, { ...spread(ZONE), ...preferZones(ZONES.slice(0, 2)) }),
-      key: ZONE, want: [2, 2, 2],
+      key: ZONE,
+      want: [2, 2, 2],
     },
     {
       name: "matchLabelKeys spreads each value of the key on its own, so two workloads share two nodes",
       from: karpenter("should support matchLabelKeys"),
       snapshot: pools(pool()),
-      pending: ["value-a", "value-b"].flatMap((value) => pods(2, { labels: { ...LABELS, "test-label": value } },
-        { ...SMALL, ...spread(HOSTNAME, { matchLabelKeys: ["test-label"] }) })),
-      key: HOSTNAME, want: [2, 2],
+      pending: ["value-a", "value-b"].flatMap((value) =>
+        pods(
+          2,
+          { labels: { ...LABELS, "test-label": value } },
+          { ...SMALL, ...spread(HOSTNAME, { matchLabelKeys: ["test-label"] }) },
+        ),
+      ),
+      key: HOSTNAME,
+      want: [2, 2],
     },
     {
       name: "a matchLabelKeys key the pod does not carry is ignored",
       from: karpenter("should ignore unknown labels specified in matchLabelKeys"),
       snapshot: pools(pool()),
       pending: pods(4, { labels: LABELS }, { ...SMALL, ...spread(HOSTNAME, { matchLabelKeys: ["test-label"] }) }),
-      key: HOSTNAME, want: [1, 1, 1, 1],
+      key: HOSTNAME,
+      want: [1, 1, 1, 1],
     },
   ];
   for (const c of cases) {
@@ -300,9 +333,14 @@ const apart = (r: SimulationResult, p: readonly SimPod[]): void => {
 };
 
 /** A node in zone a running one AFF pod with hostname self-affinity, with room for more. */
-const affineNode = node("n-1", { [ZONE]: ZONES[0]! }, {
-  allocatable: { cpu: 4000, memory: 2 ** 33, pods: 110 }, pods: pods(1, { labels: AFF }, affinity(HOSTNAME)),
-});
+const affineNode = node(
+  "n-1",
+  { [ZONE]: ZONES[0]! },
+  {
+    allocatable: { cpu: 4000, memory: 2 ** 33, pods: 110 },
+    pods: pods(1, { labels: AFF }, affinity(HOSTNAME)),
+  },
+);
 const withNamespaces = (entries: [string, Labels][]): Snapshot => ({ ...pools(pool()), namespaces: new Map(entries) });
 const selecting = (labels: Labels): Spec => ({ namespaceSelector: { matchLabels: labels } });
 
@@ -310,20 +348,25 @@ describe("pod affinity (issue 22 cause 4)", () => {
   const cases: AffinityCase[] = [
     {
       name: "a self-affine pod opens its own zone when the matching pods are only in zones it cannot use",
-      from: karpenter("should allow two nodes to be created when two pods with matching affinities have"
-        + " incompatible selectors"),
+      from: karpenter(
+        "should allow two nodes to be created when two pods with matching affinities have" + " incompatible selectors",
+      ),
       snapshot: pools(pool()),
       pending: [ZONES[1]!, ZONES[2]!].flatMap((zone) => pods(1, { labels: AFF }, both(affinity(ZONE), zoneIn([zone])))),
       expect: (r, p) => {
         assert.equal(r.podErrors.length, 0);
-        assert.deepEqual(r.newClaims.map((c) => [c.launch.zone, c.pods.length]).sort(), [[ZONES[1], 1], [ZONES[2], 1]]);
+        assert.deepEqual(r.newClaims.map((c) => [c.launch.zone, c.pods.length]).sort(), [
+          [ZONES[1], 1],
+          [ZONES[2], 1],
+        ]);
         assert.notEqual(placeOf(r, p[0]!), placeOf(r, p[1]!));
       },
     },
     {
       name: "a hostname self-affinity opens no node while a matching pod runs elsewhere, even in a zone it cannot use",
-      from: karpenter("should respect self pod affinity for first empty topology domain only"
-        + " (hostname/constrained zones)"),
+      from: karpenter(
+        "should respect self pod affinity for first empty topology domain only" + " (hostname/constrained zones)",
+      ),
       snapshot: { nodes: [affineNode], nodePools: [pool()], daemonSets: [] },
       pending: pods(10, { labels: AFF }, both(affinity(HOSTNAME), zoneIn(ZONES.slice(1)))),
       expect: (r) =>
@@ -332,31 +375,37 @@ describe("pod affinity (issue 22 cause 4)", () => {
     {
       name: "an affinity term sees only pods of the pod's own namespace by default",
       from: karpenter("should filter pod affinity topologies by namespace, no matching pods"),
-      snapshot: pools(pool()), pending: namespaceCase({ namespace: "other-ns-no-match" }, {}), expect: apart,
+      snapshot: pools(pool()),
+      pending: namespaceCase({ namespace: "other-ns-no-match" }, {}),
+      expect: apart,
     },
     {
       name: "an affinity term sees pods of the namespaces it lists",
       from: karpenter("should filter pod affinity topologies by namespace, matching pods namespace list"),
-      snapshot: pools(pool()), expect: together,
+      snapshot: pools(pool()),
+      expect: together,
       pending: namespaceCase({ namespace: "other-ns-list" }, { namespaces: ["other-ns-list"] }),
     },
     {
       name: "an empty namespaceSelector selects pods of every namespace",
       from: karpenter("should filter pod affinity topologies by namespace, empty namespace selector"),
       snapshot: withNamespaces([["empty-ns-selector", { foo: "bar" }]]),
-      pending: namespaceCase({ namespace: "empty-ns-selector" }, { namespaceSelector: {} }), expect: together,
+      pending: namespaceCase({ namespace: "empty-ns-selector" }, { namespaceSelector: {} }),
+      expect: together,
     },
     {
       name: "a namespaceSelector selects pods of the namespaces whose labels it matches",
       from: "kerf: Karpenter lists the Namespaces the selector matches (topology.go buildNamespaceList)",
       snapshot: withNamespaces([["team-a", { team: "a" }]]),
-      pending: namespaceCase({ namespace: "team-a" }, selecting({ team: "a" })), expect: together,
+      pending: namespaceCase({ namespace: "team-a" }, selecting({ team: "a" })),
+      expect: together,
     },
     {
       name: "a namespaceSelector does not select pods of a namespace whose labels it does not match",
       from: "kerf: topology.go buildNamespaceList",
       snapshot: withNamespaces([["team-b", { team: "b" }]]),
-      pending: namespaceCase({ namespace: "team-b" }, selecting({ team: "a" })), expect: apart,
+      pending: namespaceCase({ namespace: "team-b" }, selecting({ team: "a" })),
+      expect: apart,
     },
     {
       name: "a namespaceSelector on the name label needs no Namespace object",

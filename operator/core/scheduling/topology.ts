@@ -226,7 +226,8 @@ export class Topology {
 
   /** Inverse anti-affinity: owner groups whose selector matches this pod (it may not join their domains). */
   inverse(pod: SimPod): TopologyConstraint[] {
-    return [...this.groups.values()].filter((g) => g.owner && this.matches(g, pod))
+    return [...this.groups.values()]
+      .filter((g) => g.owner && this.matches(g, pod))
       .map((g) => ({ kind: "inverse" as const, group: g, maxSkew: 0, minDomains: 0, self: false }));
   }
 
@@ -242,9 +243,9 @@ export class Topology {
     const hit = this.counted.get(id);
     if (hit !== undefined && hit.groupCount === this.groups.size) return hit.groups;
     const ownedSet = new Set(owned);
-    const groups = [...this.groups.values()].filter((g) => (g.owner
-      ? ownedSet.has(`${g.key}|${namespacesKey(g)}|${selectorKey(g.selector)}`)
-      : this.matches(g, pod)));
+    const groups = [...this.groups.values()].filter((g) =>
+      g.owner ? ownedSet.has(`${g.key}|${namespacesKey(g)}|${selectorKey(g.selector)}`) : this.matches(g, pod),
+    );
     this.counted.set(id, { groupCount: this.groups.size, groups });
     return groups;
   }
@@ -311,10 +312,13 @@ export class Topology {
   allowed(c: TopologyConstraint, domain: string, min: number, open: boolean): boolean {
     const n = c.group.counts.get(domain) ?? 0;
     switch (c.kind) {
-      case "spread": return n + (c.self ? 1 : 0) - min <= c.maxSkew;
-      case "affinity": return n > 0 || open;
+      case "spread":
+        return n + (c.self ? 1 : 0) - min <= c.maxSkew;
+      case "affinity":
+        return n > 0 || open;
       case "anti":
-      case "inverse": return n === 0;
+      case "inverse":
+        return n === 0;
     }
   }
 
@@ -337,8 +341,8 @@ export class Topology {
       const decided = key === Label.hostname ? place.hostname : place.domainOf(key);
       const kept = this.keep(c, narrowed.get(key) ?? (decided !== undefined ? [decided] : possible(key)), podReqs);
       if (kept.length === 0) {
-        const permanent = decided !== undefined && c.kind !== "affinity"
-          && !(c.kind === "spread" && key !== Label.hostname);
+        const permanent =
+          decided !== undefined && c.kind !== "affinity" && !(c.kind === "spread" && key !== Label.hostname);
         return { reason: describe(c), permanent };
       }
       narrowed.set(key, kept);
@@ -368,9 +372,13 @@ function requiredNodeTerms(pod: SimPod): Requirements[] {
 
 function describe(c: TopologyConstraint): string {
   switch (c.kind) {
-    case "spread": return `topology spread constraint on ${c.group.key} (maxSkew ${c.maxSkew}) would be violated`;
-    case "affinity": return `pod affinity on ${c.group.key} has no domain with a matching pod`;
-    case "anti": return `pod anti-affinity on ${c.group.key} conflicts with pods already there`;
-    case "inverse": return `anti-affinity of pods already on ${c.group.key} excludes this pod`;
+    case "spread":
+      return `topology spread constraint on ${c.group.key} (maxSkew ${c.maxSkew}) would be violated`;
+    case "affinity":
+      return `pod affinity on ${c.group.key} has no domain with a matching pod`;
+    case "anti":
+      return `pod anti-affinity on ${c.group.key} conflicts with pods already there`;
+    case "inverse":
+      return `anti-affinity of pods already on ${c.group.key} excludes this pod`;
   }
 }

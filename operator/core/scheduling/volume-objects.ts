@@ -5,14 +5,26 @@
  * object it was (scenario.ts its document index).
  */
 import { Requirement, type NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
-import { csiDriverOf, EBS_CSI_DRIVER, type ClaimInfo, type ClassInfo, type VolumeIndex, type VolumeInfo } from "./volumes.ts";
+import {
+  csiDriverOf,
+  EBS_CSI_DRIVER,
+  type ClaimInfo,
+  type ClassInfo,
+  type VolumeIndex,
+  type VolumeInfo,
+} from "./volumes.ts";
 
 type Obj = Readonly<Record<string, unknown>>;
 
 const o = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
 
 /** The kinds this module reads. */
-export const VOLUME_KINDS: ReadonlySet<string> = new Set(["PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"]);
+export const VOLUME_KINDS: ReadonlySet<string> = new Set([
+  "PersistentVolumeClaim",
+  "PersistentVolume",
+  "StorageClass",
+  "CSINode",
+]);
 
 /** The annotation the PersistentVolume controller puts on a claim once it is bound. */
 const BIND_COMPLETED = "pv.kubernetes.io/bind-completed";
@@ -37,13 +49,15 @@ function optionalString(value: unknown, field: string): string | undefined {
 
 function strings(value: unknown, field: string): string[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) throw new Error(`${field} must be a list of strings`);
+  if (!Array.isArray(value) || value.some((v) => typeof v !== "string"))
+    throw new Error(`${field} must be a list of strings`);
   return value as string[];
 }
 
 const meta = (doc: Obj): Obj => o(doc["metadata"]);
 const nameOf = (doc: Obj): string => String(meta(doc)["name"] ?? "");
-const deleting = (doc: Obj): boolean => meta(doc)["deletionTimestamp"] !== undefined && meta(doc)["deletionTimestamp"] !== null;
+const deleting = (doc: Obj): boolean =>
+  meta(doc)["deletionTimestamp"] !== undefined && meta(doc)["deletionTimestamp"] !== null;
 
 /** A node selector term's expressions, each checked as a requirement (operator, values). */
 function selectorTerm(term: Obj, field: string): NodeSelectorRequirement[] {
@@ -69,8 +83,9 @@ export function claimInfo(doc: Obj, defaultClass?: string): ClaimInfo {
   const annotations = o(meta(doc)["annotations"]);
   return {
     ...(volumeName === undefined ? {} : { volumeName, bindCompleted: BIND_COMPLETED in annotations }),
-    ...(className ?? defaultClass) === undefined ? {} : { storageClassName: className ?? defaultClass },
-    deleting: deleting(doc), lost: o(doc["status"])["phase"] === "Lost",
+    ...((className ?? defaultClass) === undefined ? {} : { storageClassName: className ?? defaultClass }),
+    deleting: deleting(doc),
+    lost: o(doc["status"])["phase"] === "Lost",
   };
 }
 
@@ -94,15 +109,22 @@ export function classInfo(doc: Obj): ClassInfo {
   if (mode !== "Immediate" && mode !== "WaitForFirstConsumer") {
     throw new Error(`volumeBindingMode must be Immediate or WaitForFirstConsumer, not ${mode}`);
   }
-  const allowedTopologies = list(doc["allowedTopologies"], "allowedTopologies").map((term, i) =>
-    list(term["matchLabelExpressions"], `allowedTopologies[${i}].matchLabelExpressions`).map((e, j) => {
-      const at = `allowedTopologies[${i}].matchLabelExpressions[${j}]`;
-      const key = optionalString(e["key"], `${at}.key`);
-      const values = strings(e["values"], `${at}.values`);
-      if (key === undefined || key === "" || values.length === 0) throw new Error(`${at} needs a key and values`);
-      return { key, operator: "In", values };
-    })).filter((term) => term.length > 0);
-  return { provisioner: csiDriverOf(provisioner), waitForFirstConsumer: mode === "WaitForFirstConsumer", allowedTopologies };
+  const allowedTopologies = list(doc["allowedTopologies"], "allowedTopologies")
+    .map((term, i) =>
+      list(term["matchLabelExpressions"], `allowedTopologies[${i}].matchLabelExpressions`).map((e, j) => {
+        const at = `allowedTopologies[${i}].matchLabelExpressions[${j}]`;
+        const key = optionalString(e["key"], `${at}.key`);
+        const values = strings(e["values"], `${at}.values`);
+        if (key === undefined || key === "" || values.length === 0) throw new Error(`${at} needs a key and values`);
+        return { key, operator: "In", values };
+      }),
+    )
+    .filter((term) => term.length > 0);
+  return {
+    provisioner: csiDriverOf(provisioner),
+    waitForFirstConsumer: mode === "WaitForFirstConsumer",
+    allowedTopologies,
+  };
 }
 
 /** A CSINode's attachable volumes per driver (null: the driver reports no count, unbounded). */
@@ -136,7 +158,10 @@ export interface VolumeObjects {
 function newestDefault(classes: readonly Obj[]): string | undefined {
   const defaults = classes.filter((c) => o(meta(c)["annotations"])[DEFAULT_CLASS] === "true");
   const created = (c: Obj): string => String(meta(c)["creationTimestamp"] ?? "");
-  const newest = defaults.reduce<Obj | undefined>((best, c) => (best === undefined || created(c) > created(best) ? c : best), undefined);
+  const newest = defaults.reduce<Obj | undefined>(
+    (best, c) => (best === undefined || created(c) > created(best) ? c : best),
+    undefined,
+  );
   return newest === undefined ? undefined : nameOf(newest);
 }
 
@@ -151,13 +176,19 @@ export function volumeIndexOf(
   const docs = (xs: readonly unknown[] | undefined): Obj[] => (xs ?? []).map(o);
   const classDocs = docs(objects.classes);
   const defaultClass = newestDefault(classDocs);
-  const claims = new Map(docs(objects.claims).map((d, i) => {
-    const ns = String(meta(d)["namespace"] ?? "default");
-    return [`${ns}/${nameOf(d)}`, at("PersistentVolumeClaim", i, d, () => claimInfo(d, defaultClass))] as const;
-  }));
-  const volumes = new Map(docs(objects.volumes).map((d, i) => [nameOf(d), at("PersistentVolume", i, d, () => volumeInfo(d))] as const));
+  const claims = new Map(
+    docs(objects.claims).map((d, i) => {
+      const ns = String(meta(d)["namespace"] ?? "default");
+      return [`${ns}/${nameOf(d)}`, at("PersistentVolumeClaim", i, d, () => claimInfo(d, defaultClass))] as const;
+    }),
+  );
+  const volumes = new Map(
+    docs(objects.volumes).map((d, i) => [nameOf(d), at("PersistentVolume", i, d, () => volumeInfo(d))] as const),
+  );
   const classes = new Map(classDocs.map((d, i) => [nameOf(d), at("StorageClass", i, d, () => classInfo(d))] as const));
-  const nodeLimits = new Map(docs(objects.csiNodes).map((d, i) => [nameOf(d), at("CSINode", i, d, () => csiNodeLimits(d))] as const));
+  const nodeLimits = new Map(
+    docs(objects.csiNodes).map((d, i) => [nameOf(d), at("CSINode", i, d, () => csiNodeLimits(d))] as const),
+  );
   return { claims, volumes, classes, nodeLimits, ...(defaultClass === undefined ? {} : { defaultClass }) };
 }
 
@@ -169,11 +200,20 @@ export function hasVolumeObjects(objects: VolumeObjects): boolean {
 /** Checks one volume object of a scenario (throws naming the field); `kind` is one of VOLUME_KINDS. */
 export function checkVolumeObject(doc: Obj): void {
   switch (doc["kind"]) {
-    case "PersistentVolumeClaim": claimInfo(doc); return;
-    case "PersistentVolume": volumeInfo(doc); return;
-    case "StorageClass": classInfo(doc); return;
-    case "CSINode": csiNodeLimits(doc); return;
-    default: throw new Error(`not a volume object: ${String(doc["kind"])}`);
+    case "PersistentVolumeClaim":
+      claimInfo(doc);
+      return;
+    case "PersistentVolume":
+      volumeInfo(doc);
+      return;
+    case "StorageClass":
+      classInfo(doc);
+      return;
+    case "CSINode":
+      csiNodeLimits(doc);
+      return;
+    default:
+      throw new Error(`not a volume object: ${String(doc["kind"])}`);
   }
 }
 
@@ -192,19 +232,26 @@ function scenarioClaim(doc: Obj): Obj {
 
 /** The cluster view's volume fields (ClusterView) from a scenario's volume objects; always set, maybe empty. */
 export function volumeView(docs: readonly Obj[]): {
-  persistentVolumeClaims: Obj[]; persistentVolumes: Obj[]; storageClasses: Obj[]; csiNodes: Obj[];
+  persistentVolumeClaims: Obj[];
+  persistentVolumes: Obj[];
+  storageClasses: Obj[];
+  csiNodes: Obj[];
 } {
   const of = (kind: string): Obj[] => docs.filter((d) => d["kind"] === kind);
   return {
-    persistentVolumeClaims: of("PersistentVolumeClaim").map(scenarioClaim), persistentVolumes: of("PersistentVolume"),
-    storageClasses: of("StorageClass"), csiNodes: of("CSINode"),
+    persistentVolumeClaims: of("PersistentVolumeClaim").map(scenarioClaim),
+    persistentVolumes: of("PersistentVolume"),
+    storageClasses: of("StorageClass"),
+    csiNodes: of("CSINode"),
   };
 }
 
 /** A StatefulSet's volumeClaimTemplates (name and spec). */
 function claimTemplates(sts: Obj): { name: string; spec: Obj }[] {
-  return list(o(sts["spec"])["volumeClaimTemplates"], "spec.volumeClaimTemplates")
-    .map((t) => ({ name: nameOf(t), spec: o(t["spec"]) }));
+  return list(o(sts["spec"])["volumeClaimTemplates"], "spec.volumeClaimTemplates").map((t) => ({
+    name: nameOf(t),
+    spec: o(t["spec"]),
+  }));
 }
 
 const claimName = (template: string, sts: Obj, ordinal: number): string => `${template}-${nameOf(sts)}-${ordinal}`;
@@ -218,8 +265,13 @@ export function withClaimTemplates(sts: Obj, ordinal: number, podSpec: unknown):
   if (templates.length === 0) return podSpec;
   const spec = o(podSpec);
   const names = new Set(templates.map((t) => t.name));
-  const own = (Array.isArray(spec["volumes"]) ? (spec["volumes"] as unknown[]) : []).filter((v) => !names.has(String(o(v)["name"])));
-  const volumes = templates.map((t) => ({ name: t.name, persistentVolumeClaim: { claimName: claimName(t.name, sts, ordinal) } }));
+  const own = (Array.isArray(spec["volumes"]) ? (spec["volumes"] as unknown[]) : []).filter(
+    (v) => !names.has(String(o(v)["name"])),
+  );
+  const volumes = templates.map((t) => ({
+    name: t.name,
+    persistentVolumeClaim: { claimName: claimName(t.name, sts, ordinal) },
+  }));
   return { ...spec, volumes: [...own, ...volumes] };
 }
 
@@ -229,16 +281,25 @@ export function withClaimTemplates(sts: Obj, ordinal: number, podSpec: unknown):
  * default class then applies).
  */
 export function templateClaims(docs: readonly Obj[]): Obj[] {
-  const held = new Set(docs.filter((d) => d["kind"] === "PersistentVolumeClaim")
-    .map((d) => `${String(meta(d)["namespace"] ?? "default")}/${nameOf(d)}`));
-  return docs.filter((d) => d["kind"] === "StatefulSet").flatMap((sts) => {
-    const namespace = String(meta(sts)["namespace"] ?? "default");
-    const count = Number(o(sts["spec"])["replicas"] ?? 1);
-    return claimTemplates(sts).flatMap((t) => Array.from({ length: count }, (_, i) => claimName(t.name, sts, i))
-      .filter((name) => !held.has(`${namespace}/${name}`))
-      .map((name) => ({
-        apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: { name, namespace },
-        spec: t.spec,
-      })));
-  });
+  const held = new Set(
+    docs
+      .filter((d) => d["kind"] === "PersistentVolumeClaim")
+      .map((d) => `${String(meta(d)["namespace"] ?? "default")}/${nameOf(d)}`),
+  );
+  return docs
+    .filter((d) => d["kind"] === "StatefulSet")
+    .flatMap((sts) => {
+      const namespace = String(meta(sts)["namespace"] ?? "default");
+      const count = Number(o(sts["spec"])["replicas"] ?? 1);
+      return claimTemplates(sts).flatMap((t) =>
+        Array.from({ length: count }, (_, i) => claimName(t.name, sts, i))
+          .filter((name) => !held.has(`${namespace}/${name}`))
+          .map((name) => ({
+            apiVersion: "v1",
+            kind: "PersistentVolumeClaim",
+            metadata: { name, namespace },
+            spec: t.spec,
+          })),
+      );
+    });
 }

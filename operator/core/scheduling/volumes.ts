@@ -33,7 +33,9 @@ import type { PodClaim } from "./types.ts";
 export const EBS_CSI_DRIVER = "ebs.csi.aws.com";
 
 /** Topology keys CSI drivers write that mean a well-known label (karpenter-provider-aws operator.go). */
-const TOPOLOGY_ALIASES: Readonly<Record<string, string>> = { "topology.ebs.csi.aws.com/zone": "topology.kubernetes.io/zone" };
+const TOPOLOGY_ALIASES: Readonly<Record<string, string>> = {
+  "topology.ebs.csi.aws.com/zone": "topology.kubernetes.io/zone",
+};
 
 /** In-tree volume plugins and the CSI driver each migrated to (csi-translation-lib), those that matter on AWS. */
 const IN_TREE_PROVISIONERS: Readonly<Record<string, string>> = { "kubernetes.io/aws-ebs": EBS_CSI_DRIVER };
@@ -105,7 +107,9 @@ export interface PodVolumes {
 export const NO_VOLUMES: PodVolumes = { alternatives: [], attachments: new Map() };
 
 /** A pending pod's claim that the scheduler cannot use; `reason` names the claim. */
-export interface VolumeProblem { readonly reason: string }
+export interface VolumeProblem {
+  readonly reason: string;
+}
 
 const claimId = (namespace: string, name: string): string => `${namespace}/${name}`;
 
@@ -153,7 +157,8 @@ function claimOf(index: VolumeIndex, id: string, claim: PodClaim): ClaimInfo | u
 function readBound(index: VolumeIndex, id: string, claim: ClaimInfo, volumeName: string): ClaimAnswer {
   const pv = index.volumes.get(volumeName);
   if (pv === undefined) return { problem: `persistentvolumeclaim ${id}: persistentvolume ${volumeName} not found` };
-  if (pv.deleting === true) return { problem: `persistentvolumeclaim ${id}: persistentvolume ${volumeName} is being deleted` };
+  if (pv.deleting === true)
+    return { problem: `persistentvolumeclaim ${id}: persistentvolume ${volumeName} is being deleted` };
   if (claim.bindCompleted === false) {
     return { problem: `persistentvolumeclaim ${id} is not bound yet (no pv.kubernetes.io/bind-completed annotation)` };
   }
@@ -166,7 +171,8 @@ function readClaim(index: VolumeIndex, namespace: string, podClaim: PodClaim): C
   const claim = claimOf(index, id, podClaim);
   if (claim === undefined) return { problem: `persistentvolumeclaim ${id} not found` };
   if (claim.deleting === true) return { problem: `persistentvolumeclaim ${id} is being deleted` };
-  if (claim.lost === true) return { problem: `persistentvolumeclaim ${id} is bound to a non-existent persistentvolume` };
+  if (claim.lost === true)
+    return { problem: `persistentvolumeclaim ${id} is bound to a non-existent persistentvolume` };
   const volumeName = claim.volumeName ?? "";
   if (volumeName !== "") return readBound(index, id, claim, volumeName);
   const className = claim.storageClassName ?? "";
@@ -174,14 +180,17 @@ function readClaim(index: VolumeIndex, namespace: string, podClaim: PodClaim): C
   const sc = index.classes.get(className);
   if (sc === undefined) return { problem: `persistentvolumeclaim ${id}: storageclass ${className} not found` };
   if (!sc.waitForFirstConsumer) {
-    return { problem: `persistentvolumeclaim ${id} is unbound and storageclass ${className} binds Immediate (it must be bound first)` };
+    return {
+      problem: `persistentvolumeclaim ${id} is unbound and storageclass ${className} binds Immediate (it must be bound first)`,
+    };
   }
   return { alternatives: sc.allowedTopologies.map(aliased), driver: csiDriverOf(sc.provisioner) };
 }
 
 /** Combines the alternatives so far with one volume's: the compatible pairs, or every pair when none is. */
 function crossProduct(
-  sofar: readonly NodeSelectorRequirement[][] | undefined, next: readonly NodeSelectorRequirement[][],
+  sofar: readonly NodeSelectorRequirement[][] | undefined,
+  next: readonly NodeSelectorRequirement[][],
 ): NodeSelectorRequirement[][] {
   if (sofar === undefined) return [...next];
   const all = sofar.flatMap((a) => next.map((b) => ({ a, b, merged: [...a, ...b] })));
@@ -207,7 +216,10 @@ function attach(attachments: Map<string, string[]>, driver: string, id: string):
  * are skipped, as Karpenter's volume usage skips missing ones, since it is not being placed.
  */
 export function podVolumes(
-  index: VolumeIndex, namespace: string, claims: readonly PodClaim[], bound = false,
+  index: VolumeIndex,
+  namespace: string,
+  claims: readonly PodClaim[],
+  bound = false,
 ): PodVolumes | VolumeProblem {
   let alternatives: NodeSelectorRequirement[][] | undefined;
   const attachments = new Map<string, string[]>();
@@ -218,7 +230,8 @@ export function podVolumes(
       if (bound) continue;
       return { reason: answer.problem };
     }
-    if (answer.driver !== undefined && answer.driver !== "") attach(attachments, answer.driver, claimId(namespace, name));
+    if (answer.driver !== undefined && answer.driver !== "")
+      attach(attachments, answer.driver, claimId(namespace, name));
     if (answer.alternatives !== undefined && answer.alternatives.length > 0) {
       alternatives = crossProduct(alternatives, answer.alternatives);
     }

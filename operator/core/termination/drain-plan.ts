@@ -12,7 +12,10 @@ const DISRUPTED_TAINT = { key: "karpenter.sh/disrupted", effect: "NoSchedule" };
 const DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt";
 
 /** A pod to delete directly (bypassing PDBs) with this grace period. */
-export interface ForcedDeletion { readonly pod: Pod; readonly graceSeconds: number }
+export interface ForcedDeletion {
+  readonly pod: Pod;
+  readonly graceSeconds: number;
+}
 
 /** The decision for one drain pass. */
 export interface DrainPlan {
@@ -32,13 +35,17 @@ export interface DrainPlan {
 
 function tolerates(t: Toleration): boolean {
   const effectOk = t.effect === undefined || t.effect === "" || t.effect === DISRUPTED_TAINT.effect;
-  if (t.operator === "Exists") return effectOk && (t.key === undefined || t.key === "" || t.key === DISRUPTED_TAINT.key);
+  if (t.operator === "Exists")
+    return effectOk && (t.key === undefined || t.key === "" || t.key === DISRUPTED_TAINT.key);
   return effectOk && t.key === DISRUPTED_TAINT.key && (t.value ?? "") === "";
 }
 
 /** Whether the pod is a mirror (static) pod: the kubelet owns it, the API cannot evict it. */
 export function isMirror(pod: Pod): boolean {
-  return pod.metadata?.annotations?.["kubernetes.io/config.mirror"] !== undefined || (pod.metadata?.ownerReferences ?? []).some((o) => o.kind === "Node");
+  return (
+    pod.metadata?.annotations?.["kubernetes.io/config.mirror"] !== undefined ||
+    (pod.metadata?.ownerReferences ?? []).some((o) => o.kind === "Node")
+  );
 }
 
 function isDaemonSetPod(pod: Pod): boolean {
@@ -72,7 +79,11 @@ export function hasDoNotDisrupt(pod: Pod): boolean {
 
 const isTerminating = (pod: Pod): boolean => pod.metadata?.deletionTimestamp !== undefined;
 
-function forced(pods: readonly Pod[], deadlineMs: number | undefined, nowMs: number): { now: ForcedDeletion[]; nextInMs?: number } {
+function forced(
+  pods: readonly Pod[],
+  deadlineMs: number | undefined,
+  nowMs: number,
+): { now: ForcedDeletion[]; nextInMs?: number } {
   if (deadlineMs === undefined) return { now: [] };
   const now: ForcedDeletion[] = [];
   let next: number | undefined;
@@ -107,7 +118,11 @@ export function planDrain(pods: readonly Pod[], nowMs: number, deadlineMs?: numb
  * The TGP deadline: an existing annotation wins (it survives restarts); else deletion
  * time + terminationGracePeriod.
  */
-export function terminationDeadline(annotation: string | undefined, deletionTimestamp: Date | string | undefined, gracePeriodMs: number | undefined): number | undefined {
+export function terminationDeadline(
+  annotation: string | undefined,
+  deletionTimestamp: Date | string | undefined,
+  gracePeriodMs: number | undefined,
+): number | undefined {
   const stored = timeMs(annotation);
   if (stored !== undefined) return stored;
   const deleted = timeMs(deletionTimestamp);

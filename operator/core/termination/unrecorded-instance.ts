@@ -25,8 +25,13 @@ export interface UnrecordedInstances {
  * running over one already shutting down. Any further instance (two launches raced) is terminated
  * now rather than left to garbage collection, as its NodeClaim is going away.
  */
-export function unrecordedInstances(remembered: string | undefined, tagged: readonly TaggedInstance[]): UnrecordedInstances {
-  const ordered = [...tagged].sort((a, b) => Number(a.state === "shutting-down") - Number(b.state === "shutting-down")).map((i) => i.providerID);
+export function unrecordedInstances(
+  remembered: string | undefined,
+  tagged: readonly TaggedInstance[],
+): UnrecordedInstances {
+  const ordered = [...tagged]
+    .sort((a, b) => Number(a.state === "shutting-down") - Number(b.state === "shutting-down"))
+    .map((i) => i.providerID);
   const ids = [...new Set([...(remembered === undefined || remembered === "" ? [] : [remembered]), ...ordered])];
   const [adopt, ...rest] = ids;
   const shuttingDown = new Set(tagged.filter((i) => i.state === "shutting-down").map((i) => i.providerID));

@@ -12,7 +12,12 @@ import { isMirror, toleratesDisruption } from "./drain-plan.ts";
 /** A VolumeAttachment as much as the decision reads. */
 export interface VolumeAttachmentLike {
   readonly metadata?: { readonly name?: string | undefined } | undefined;
-  readonly spec?: { readonly nodeName?: string | undefined; readonly source?: { readonly persistentVolumeName?: string | undefined } | undefined } | undefined;
+  readonly spec?:
+    | {
+        readonly nodeName?: string | undefined;
+        readonly source?: { readonly persistentVolumeName?: string | undefined } | undefined;
+      }
+    | undefined;
 }
 
 /** A pod volume's claim, as the pod names it (only the fields read here). */
@@ -23,10 +28,15 @@ interface PodVolume {
 }
 
 /** A pod with its volumes (client-node's V1Pod fits). */
-export type PodWithVolumes = Pod & { readonly spec?: { readonly volumes?: readonly PodVolume[] | undefined } | undefined };
+export type PodWithVolumes = Pod & {
+  readonly spec?: { readonly volumes?: readonly PodVolume[] | undefined } | undefined;
+};
 
 /** A PersistentVolumeClaim by namespace and name. */
-export interface ClaimRef { readonly namespace: string; readonly name: string }
+export interface ClaimRef {
+  readonly namespace: string;
+  readonly name: string;
+}
 
 /** How long a deleted pod may take before Karpenter calls it stuck terminating (and no longer drainable). */
 export const STUCK_TERMINATING_MS = 60_000;
@@ -67,7 +77,11 @@ export function claimsOfUndrainablePods(pods: readonly PodWithVolumes[], nowMs: 
  * volumes of undrainable pods (`exemptVolumes`: PersistentVolume names). An attachment without a
  * PersistentVolume (an inline CSI volume) never blocks, as in Karpenter.
  */
-export function blockingAttachments<T extends VolumeAttachmentLike>(attachments: readonly T[], nodeName: string, exemptVolumes: ReadonlySet<string>): T[] {
+export function blockingAttachments<T extends VolumeAttachmentLike>(
+  attachments: readonly T[],
+  nodeName: string,
+  exemptVolumes: ReadonlySet<string>,
+): T[] {
   return attachments.filter((va) => {
     const volume = va.spec?.source?.persistentVolumeName ?? "";
     return va.spec?.nodeName === nodeName && volume !== "" && !exemptVolumes.has(volume);
@@ -80,7 +94,12 @@ export function deadlinePassed(nowMs: number, deadlineMs: number | undefined): b
 }
 
 /** The VolumesDetached condition termination writes on the NodeClaim (Karpenter's statuses and reasons). */
-export interface VolumesDetachedCondition { readonly type: "VolumesDetached"; readonly status: "True" | "False" | "Unknown"; readonly reason: string; readonly message?: string }
+export interface VolumesDetachedCondition {
+  readonly type: "VolumesDetached";
+  readonly status: "True" | "False" | "Unknown";
+  readonly reason: string;
+  readonly message?: string;
+}
 
 /** The decision of one pass. */
 export interface VolumeDetachDecision {
@@ -99,12 +118,35 @@ export const VOLUME_POLL_MS = 1000;
  * deadline not passed → VolumesDetached=Unknown (AwaitingVolumeDetachment), wait; some and the
  * deadline passed → VolumesDetached=False (TerminationGracePeriodElapsed), proceed.
  */
-export function volumeDetachDecision(blocking: readonly VolumeAttachmentLike[], nowMs: number, deadlineMs: number | undefined): VolumeDetachDecision {
-  if (blocking.length === 0) return { proceed: true, condition: { type: "VolumesDetached", status: "True", reason: "VolumesDetached" } };
+export function volumeDetachDecision(
+  blocking: readonly VolumeAttachmentLike[],
+  nowMs: number,
+  deadlineMs: number | undefined,
+): VolumeDetachDecision {
+  if (blocking.length === 0)
+    return { proceed: true, condition: { type: "VolumesDetached", status: "True", reason: "VolumesDetached" } };
   if (deadlinePassed(nowMs, deadlineMs)) {
-    return { proceed: true, condition: { type: "VolumesDetached", status: "False", reason: "TerminationGracePeriodElapsed", message: "TerminationGracePeriodElapsed" } };
+    return {
+      proceed: true,
+      condition: {
+        type: "VolumesDetached",
+        status: "False",
+        reason: "TerminationGracePeriodElapsed",
+        message: "TerminationGracePeriodElapsed",
+      },
+    };
   }
   const names = blocking.map((va) => va.metadata?.name ?? "").join(", ");
-  const retryInMs = deadlineMs === undefined ? VOLUME_POLL_MS : Math.max(1, Math.min(VOLUME_POLL_MS, deadlineMs - nowMs));
-  return { proceed: false, condition: { type: "VolumesDetached", status: "Unknown", reason: "AwaitingVolumeDetachment", message: `Awaiting deletion of VolumeAttachments: ${names}` }, retryInMs };
+  const retryInMs =
+    deadlineMs === undefined ? VOLUME_POLL_MS : Math.max(1, Math.min(VOLUME_POLL_MS, deadlineMs - nowMs));
+  return {
+    proceed: false,
+    condition: {
+      type: "VolumesDetached",
+      status: "Unknown",
+      reason: "AwaitingVolumeDetachment",
+      message: `Awaiting deletion of VolumeAttachments: ${names}`,
+    },
+    retryInMs,
+  };
 }

@@ -25,7 +25,10 @@ export interface TopInput {
   readonly types: ReadonlyMap<string, InstanceType>;
 }
 
-export interface Usage { readonly requested: number; readonly allocatable: number }
+export interface Usage {
+  readonly requested: number;
+  readonly allocatable: number;
+}
 
 export interface NodeRow {
   readonly name: string;
@@ -49,7 +52,12 @@ export interface PoolRow {
   readonly budgets: readonly string[];
 }
 
-export interface ClaimRow { readonly name: string; readonly nodePool: string; readonly instanceType: string; readonly state: string }
+export interface ClaimRow {
+  readonly name: string;
+  readonly nodePool: string;
+  readonly instanceType: string;
+  readonly state: string;
+}
 
 export interface TopView {
   readonly pools: readonly PoolRow[];
@@ -58,7 +66,8 @@ export interface TopView {
   readonly pricePerHour: number;
 }
 
-const nameOf = (o: { readonly metadata?: { readonly name?: string | undefined } | undefined }): string => o.metadata?.name ?? "";
+const nameOf = (o: { readonly metadata?: { readonly name?: string | undefined } | undefined }): string =>
+  o.metadata?.name ?? "";
 
 function active(pod: Pod): boolean {
   const phase = pod.status?.phase;
@@ -94,7 +103,9 @@ type Found = ReturnType<typeof findCandidates>;
 
 /** What the operator would do with a candidate, or which budget or wait holds it. */
 function candidateState(
-  candidate: Found["candidates"][number], zeroBudget: ReadonlySet<string>, fixed: ReadonlySet<string>,
+  candidate: Found["candidates"][number],
+  zeroBudget: ReadonlySet<string>,
+  fixed: ReadonlySet<string>,
 ): string {
   if (candidate.podBlocker !== undefined) return `blocked: ${candidate.podBlocker.message}`;
   // A static NodePool's node goes only through StaticDrift (replaced one for one); nothing empties or consolidates it.
@@ -107,7 +118,10 @@ function candidateState(
 }
 
 function stateOf(
-  claim: NodeClaim | undefined, found: Found, zeroBudget: ReadonlySet<string>, fixed: ReadonlySet<string>,
+  claim: NodeClaim | undefined,
+  found: Found,
+  zeroBudget: ReadonlySet<string>,
+  fixed: ReadonlySet<string>,
 ): string {
   if (claim === undefined) return "not managed by kerf (no NodeClaim)";
   const name = nameOf(claim);
@@ -124,28 +138,49 @@ function requestedOn(pods: readonly Pod[]): Record<string, number> {
   return sum;
 }
 
-function nodeRow(node: Node, claim: NodeClaim | undefined, pods: readonly Pod[],
-  context: { readonly types: TopInput["types"]; readonly state: string }): NodeRow {
+function nodeRow(
+  node: Node,
+  claim: NodeClaim | undefined,
+  pods: readonly Pod[],
+  context: { readonly types: TopInput["types"]; readonly state: string },
+): NodeRow {
   const labels: Readonly<Record<string, string>> = { ...claim?.metadata?.labels, ...node.metadata?.labels };
   const requested = requestedOn(pods);
   const allocatable = allocatableOf(node);
   return {
-    name: nameOf(node), nodePool: labels[Label.nodePool] ?? "", instanceType: labels[Label.instanceType] ?? "",
-    capacityType: labels[Label.capacityType] ?? "", zone: labels[Label.zone] ?? "",
+    name: nameOf(node),
+    nodePool: labels[Label.nodePool] ?? "",
+    instanceType: labels[Label.instanceType] ?? "",
+    capacityType: labels[Label.capacityType] ?? "",
+    zone: labels[Label.zone] ?? "",
     cpu: { requested: requested["cpu"] ?? 0, allocatable: allocatable["cpu"] ?? 0 },
     memory: { requested: requested["memory"] ?? 0, allocatable: allocatable["memory"] ?? 0 },
-    pods: pods.length, pricePerHour: runningPrice(labels, context.types), state: context.state,
+    pods: pods.length,
+    pricePerHour: runningPrice(labels, context.types),
+    state: context.state,
   };
 }
 
 /** Builds the view of one snapshot. */
 export function buildView(input: TopInput): TopView {
   const found = findCandidates({
-    now: input.now, nodeClaims: input.nodeClaims, nodes: input.nodes, pods: input.pods, pdbs: input.pdbs,
-    nodePools: new Set(input.nodePools.map(nameOf)), types: input.types, nominated: new Set(), inFlight: new Set(),
+    now: input.now,
+    nodeClaims: input.nodeClaims,
+    nodes: input.nodes,
+    pods: input.pods,
+    pdbs: input.pdbs,
+    nodePools: new Set(input.nodePools.map(nameOf)),
+    types: input.types,
+    nominated: new Set(),
+    inFlight: new Set(),
   });
-  const budgets = poolBudgets({ now: new Date(input.now), nodePools: input.nodePools, nodeClaims: input.nodeClaims,
-    nodes: input.nodes, inFlight: new Set() });
+  const budgets = poolBudgets({
+    now: new Date(input.now),
+    nodePools: input.nodePools,
+    nodeClaims: input.nodeClaims,
+    nodes: input.nodes,
+    inFlight: new Set(),
+  });
   const zeroBudget = new Set(budgets.filter((b) => b.allowed === 0).map((b) => `${b.nodePool}/${b.reason}`));
   const fixed = new Set(input.nodePools.filter(isStatic).map(nameOf));
   const claimByProvider = new Map(input.nodeClaims.map((c) => [c.status?.providerID ?? "", c]));
@@ -154,24 +189,36 @@ export function buildView(input: TopInput): TopView {
     const node = pod.spec?.nodeName;
     if (node !== undefined && active(pod)) podsByNode.set(node, [...(podsByNode.get(node) ?? []), pod]);
   }
-  const nodes = input.nodes.map((node) => {
-    const claim = claimByProvider.get(node.spec?.providerID ?? "__none__");
-    return nodeRow(node, claim, podsByNode.get(nameOf(node)) ?? [],
-      { types: input.types, state: stateOf(claim, found, zeroBudget, fixed) });
-  }).sort((a, b) => a.nodePool.localeCompare(b.nodePool) || a.name.localeCompare(b.name));
-  const pools = input.nodePools.map((pool): PoolRow => {
-    const name = nameOf(pool);
-    const own = nodes.filter((n) => n.nodePool === name);
-    return {
-      name, nodes: own.length, pricePerHour: own.reduce((s, n) => s + n.pricePerHour, 0),
-      budgets: budgets.filter((b) => b.nodePool === name).map((b) => `${b.reason} ${b.allowed}/${b.nodes}`),
-    };
-  }).sort((a, b) => a.name.localeCompare(b.name));
+  const nodes = input.nodes
+    .map((node) => {
+      const claim = claimByProvider.get(node.spec?.providerID ?? "__none__");
+      return nodeRow(node, claim, podsByNode.get(nameOf(node)) ?? [], {
+        types: input.types,
+        state: stateOf(claim, found, zeroBudget, fixed),
+      });
+    })
+    .sort((a, b) => a.nodePool.localeCompare(b.nodePool) || a.name.localeCompare(b.name));
+  const pools = input.nodePools
+    .map((pool): PoolRow => {
+      const name = nameOf(pool);
+      const own = nodes.filter((n) => n.nodePool === name);
+      return {
+        name,
+        nodes: own.length,
+        pricePerHour: own.reduce((s, n) => s + n.pricePerHour, 0),
+        budgets: budgets.filter((b) => b.nodePool === name).map((b) => `${b.reason} ${b.allowed}/${b.nodes}`),
+      };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
   const nodeNames = new Set(nodes.map((n) => n.name));
   const claims = input.nodeClaims
     .filter((c) => !nodeNames.has(c.status?.nodeName ?? ""))
-    .map((c) => ({ name: nameOf(c), nodePool: c.metadata?.labels?.[Label.nodePool] ?? "",
-      instanceType: c.metadata?.labels?.[Label.instanceType] ?? "", state: claimState(c) }))
+    .map((c) => ({
+      name: nameOf(c),
+      nodePool: c.metadata?.labels?.[Label.nodePool] ?? "",
+      instanceType: c.metadata?.labels?.[Label.instanceType] ?? "",
+      state: claimState(c),
+    }))
     .sort((a, b) => a.name.localeCompare(b.name));
   return { pools, nodes, claims, pricePerHour: nodes.reduce((s, n) => s + n.pricePerHour, 0) };
 }
@@ -190,7 +237,12 @@ const money = (n: number): string => `$${n.toFixed(4)}/h`;
 
 function table(rows: readonly (readonly string[])[]): string[] {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ").trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd(),
+  );
 }
 
 /**
@@ -199,15 +251,40 @@ function table(rows: readonly (readonly string[])[]): string[] {
  */
 export function renderView(view: TopView, at: string): string {
   const lines = [`kerf top  ${at}  ${view.nodes.length} nodes  ${money(view.pricePerHour)}`, ""];
-  lines.push(...table([["NODEPOOL", "NODES", "$/H", "BUDGETS (allowed/nodes)"],
-    ...view.pools.map((p) => [p.name, String(p.nodes), money(p.pricePerHour), p.budgets.join(", ")])]), "");
-  lines.push(...table([["NODE", "NODEPOOL", "TYPE", "CAPACITY", "ZONE", "CPU", "", "MEMORY", "", "PODS", "$/H", "DISRUPTION"],
-    ...view.nodes.map((n) => [n.name, n.nodePool || "-", n.instanceType || "-", n.capacityType || "-", n.zone || "-",
-      bar(n.cpu, 10), `${percent(n.cpu)} ${formatResource("cpu", n.cpu.requested)}/${formatResource("cpu", n.cpu.allocatable)}`,
-      bar(n.memory, 10), percent(n.memory), String(n.pods), money(n.pricePerHour), n.state])]));
+  lines.push(
+    ...table([
+      ["NODEPOOL", "NODES", "$/H", "BUDGETS (allowed/nodes)"],
+      ...view.pools.map((p) => [p.name, String(p.nodes), money(p.pricePerHour), p.budgets.join(", ")]),
+    ]),
+    "",
+  );
+  lines.push(
+    ...table([
+      ["NODE", "NODEPOOL", "TYPE", "CAPACITY", "ZONE", "CPU", "", "MEMORY", "", "PODS", "$/H", "DISRUPTION"],
+      ...view.nodes.map((n) => [
+        n.name,
+        n.nodePool || "-",
+        n.instanceType || "-",
+        n.capacityType || "-",
+        n.zone || "-",
+        bar(n.cpu, 10),
+        `${percent(n.cpu)} ${formatResource("cpu", n.cpu.requested)}/${formatResource("cpu", n.cpu.allocatable)}`,
+        bar(n.memory, 10),
+        percent(n.memory),
+        String(n.pods),
+        money(n.pricePerHour),
+        n.state,
+      ]),
+    ]),
+  );
   if (view.claims.length > 0) {
-    lines.push("", ...table([["NODECLAIM (no node yet)", "NODEPOOL", "TYPE", "STATE"],
-      ...view.claims.map((c) => [c.name, c.nodePool || "-", c.instanceType || "-", c.state])]));
+    lines.push(
+      "",
+      ...table([
+        ["NODECLAIM (no node yet)", "NODEPOOL", "TYPE", "STATE"],
+        ...view.claims.map((c) => [c.name, c.nodePool || "-", c.instanceType || "-", c.state]),
+      ]),
+    );
   }
   return lines.join("\n") + "\n";
 }

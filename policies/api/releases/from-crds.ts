@@ -35,9 +35,10 @@ export function stripDescriptions(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === "description" && typeof value === "string") continue;
-    out[key] = key === "properties" && typeof value === "object" && value !== null
-      ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stripDescriptions(v)]))
-      : stripDescriptions(value);
+    out[key] =
+      key === "properties" && typeof value === "object" && value !== null
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stripDescriptions(v)]))
+        : stripDescriptions(value);
   }
   return out;
 }
@@ -63,7 +64,10 @@ export function schemasFromCrds(crds: readonly unknown[]): Record<Kind, SchemaNo
     const crd = crdNamed(crds, KARPENTER_CRD_NAMES[kind]);
     const schema = v1SchemaOf(crd);
     if (schema !== undefined) schemas[kind] = stripDescriptions(schema) as SchemaNode;
-    else missing.push(crd === undefined ? `no CRD ${KARPENTER_CRD_NAMES[kind]}` : `${KARPENTER_CRD_NAMES[kind]} has no v1 schema`);
+    else
+      missing.push(
+        crd === undefined ? `no CRD ${KARPENTER_CRD_NAMES[kind]}` : `${KARPENTER_CRD_NAMES[kind]} has no v1 schema`,
+      );
   }
   if (missing.length > 0) throw new KarpenterCrdError(missing.join("; "));
   return schemas as Record<Kind, SchemaNode>;

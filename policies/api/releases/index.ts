@@ -26,11 +26,25 @@ export interface KarpenterApi {
 /** The release kerf's contract is written against, and what is used when nothing else is said. */
 export const DEFAULT_KARPENTER_VERSION = "1.14.1";
 
-interface Release { readonly version: string; readonly schemas: Record<string, unknown> }
+interface Release {
+  readonly version: string;
+  readonly schemas: Record<string, unknown>;
+}
 
 // The newest patch of each minor the Go module proxy serves from v1.0 on (v1.1–v1.7 are not served), plus 1.14.1,
 // the contract's release. Oldest first.
-const RELEASES: readonly Release[] = [v1_0_8, v1_8_2, v1_9_3, v1_10_2, v1_11_0, v1_12_0, v1_13_1, v1_14_1, v1_14_3, v1_15_1];
+const RELEASES: readonly Release[] = [
+  v1_0_8,
+  v1_8_2,
+  v1_9_3,
+  v1_10_2,
+  v1_11_0,
+  v1_12_0,
+  v1_13_1,
+  v1_14_1,
+  v1_14_3,
+  v1_15_1,
+];
 
 /** The bundled releases, oldest first. */
 export const BUNDLED_KARPENTER_VERSIONS: readonly string[] = Object.freeze(RELEASES.map((r) => r.version));
@@ -39,7 +53,9 @@ export const BUNDLED_KARPENTER_VERSIONS: readonly string[] = Object.freeze(RELEA
 export class UnknownKarpenterVersionError extends Error {
   readonly version: string;
   constructor(version: string) {
-    super(`selecting Karpenter API ${JSON.stringify(version)}: not bundled (bundled: ${BUNDLED_KARPENTER_VERSIONS.join(", ")})`);
+    super(
+      `selecting Karpenter API ${JSON.stringify(version)}: not bundled (bundled: ${BUNDLED_KARPENTER_VERSIONS.join(", ")})`,
+    );
     this.name = "UnknownKarpenterVersionError";
     this.version = version;
   }

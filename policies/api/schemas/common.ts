@@ -75,9 +75,15 @@ export function conditions(options: { nodeClaim: boolean; listMap: boolean }): S
       status: str({ enum: ["True", "False", "Unknown"] }),
       type: str({ maxLength: 316, pattern: P.CONDITION_TYPE }),
     },
-    { required: options.nodeClaim ? ["lastTransitionTime", "status", "type"] : ["lastTransitionTime", "message", "reason", "status", "type"] },
+    {
+      required: options.nodeClaim
+        ? ["lastTransitionTime", "status", "type"]
+        : ["lastTransitionTime", "message", "reason", "status", "type"],
+    },
   );
-  const extra: Partial<SchemaNode> = options.listMap ? { "x-kubernetes-list-map-keys": ["type"], "x-kubernetes-list-type": "map" } : {};
+  const extra: Partial<SchemaNode> = options.listMap
+    ? { "x-kubernetes-list-map-keys": ["type"], "x-kubernetes-list-type": "map" }
+    : {};
   return arr(condition, extra);
 }
 

@@ -32,7 +32,11 @@ function blockDeviceMappings(): SchemaNode {
     volumeSize: str({ pattern: P.VOLUME_SIZE }),
     volumeType: str({ enum: ["standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"] }),
   });
-  const mapping = obj({ deviceName: str(), ebs: withRules(ebs, at(".spec.blockDeviceMappings[].ebs")), rootVolume: bool() });
+  const mapping = obj({
+    deviceName: str(),
+    ebs: withRules(ebs, at(".spec.blockDeviceMappings[].ebs")),
+    rootVolume: bool(),
+  });
   return withRules(arr(mapping, { maxItems: 50 }), at(".spec.blockDeviceMappings"));
 }
 
@@ -71,7 +75,11 @@ function networking(): Record<string, SchemaNode> {
 }
 
 function selectorTerms(): Record<string, SchemaNode> {
-  const sgTerm = obj({ id: str({ pattern: P.SECURITY_GROUP_ID }), name: str(), tags: tags(".spec.securityGroupSelectorTerms[].tags") });
+  const sgTerm = obj({
+    id: str({ pattern: P.SECURITY_GROUP_ID }),
+    name: str(),
+    tags: tags(".spec.securityGroupSelectorTerms[].tags"),
+  });
   const subnetTerm = obj({ id: str({ pattern: P.SUBNET_ID }), tags: tags(".spec.subnetSelectorTerms[].tags") });
   return {
     securityGroupSelectorTerms: withRules(arr(sgTerm, { maxItems: 30 }), at(".spec.securityGroupSelectorTerms")),
@@ -87,14 +95,23 @@ function metadataOptions(): SchemaNode {
       httpPutResponseHopLimit: int({ default: 1, format: "int64", maximum: 64, minimum: 1 }),
       httpTokens: str({ default: "required", enum: ["required", "optional"] }),
     },
-    { default: { httpEndpoint: "enabled", httpProtocolIPv6: "disabled", httpPutResponseHopLimit: 1, httpTokens: "required" } },
+    {
+      default: {
+        httpEndpoint: "enabled",
+        httpProtocolIPv6: "disabled",
+        httpPutResponseHopLimit: 1,
+        httpTokens: "required",
+      },
+    },
   );
 }
 
 function spec(): SchemaNode {
   const node = obj(
     {
-      amiFamily: str({ enum: ["AL2", "AL2023", "Bottlerocket", "Custom", "Windows2019", "Windows2022", "Windows2025"] }),
+      amiFamily: str({
+        enum: ["AL2", "AL2023", "Bottlerocket", "Custom", "Windows2019", "Windows2022", "Windows2025"],
+      }),
       amiSelectorTerms: amiSelectorTerms(),
       blockDeviceMappings: blockDeviceMappings(),
       capacityReservationSelectorTerms: capacityReservationSelectorTerms(),
@@ -142,7 +159,12 @@ function status(): SchemaNode {
     { required: ["availabilityZone", "id", "instanceMatchCriteria", "instanceType", "ownerID"] },
   );
   return obj({
-    amis: arr(obj({ deprecated: bool(), id: str(), name: str(), requirements: arr(amiRequirement) }, { required: ["id", "requirements"] })),
+    amis: arr(
+      obj(
+        { deprecated: bool(), id: str(), name: str(), requirements: arr(amiRequirement) },
+        { required: ["id", "requirements"] },
+      ),
+    ),
     capacityReservations: arr(capacityReservation),
     conditions: conditions({ nodeClaim: false, listMap: false }),
     instanceProfile: str(),

@@ -17,14 +17,26 @@ function requirements(): SchemaNode {
     },
     { message: 'label "kubernetes.io/hostname" is restricted', rule: 'self != "kubernetes.io/hostname"' },
   ]);
-  const values: SchemaNode = { type: "array", items: str(), maxLength: 63, pattern: P.LABEL_VALUE, "x-kubernetes-list-type": "atomic" };
+  const values: SchemaNode = {
+    type: "array",
+    items: str(),
+    maxLength: 63,
+    pattern: P.LABEL_VALUE,
+    "x-kubernetes-list-type": "atomic",
+  };
   const requirement = obj(
     { key, operator: str({ enum: ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"] }), values },
     { required: ["key", "operator"] },
   );
   return withRules(arr(requirement, { maxItems: 100, "x-kubernetes-list-type": "atomic" }), [
-    { message: "requirements with operator 'NotIn' must have a value defined", rule: "self.all(x, x.operator == 'NotIn' ? x.values.size() != 0 : true)" },
-    { message: "requirements with operator 'In' must have a value defined", rule: "self.all(x, x.operator == 'In' ? x.values.size() != 0 : true)" },
+    {
+      message: "requirements with operator 'NotIn' must have a value defined",
+      rule: "self.all(x, x.operator == 'NotIn' ? x.values.size() != 0 : true)",
+    },
+    {
+      message: "requirements with operator 'In' must have a value defined",
+      rule: "self.all(x, x.operator == 'In' ? x.values.size() != 0 : true)",
+    },
     {
       message: "requirements operator 'Gt', 'Lt', 'Gte' or 'Lte' must have a single positive integer value",
       rule: "self.all(x, (x.operator == 'Gt' || x.operator == 'Lt' || x.operator == 'Gte' || x.operator == 'Lte') ? (x.values.size() == 1 && int(x.values[0]) >= 0) : true)",
@@ -36,7 +48,10 @@ function spec(): SchemaNode {
   const node = obj(
     {
       capacity: withRules(resourceList(), [
-        { message: "invalid resource restricted", rule: "self.all(x, !(x in ['cpu', 'memory', 'ephemeral-storage', 'pods']))" },
+        {
+          message: "invalid resource restricted",
+          rule: "self.all(x, !(x in ['cpu', 'memory', 'ephemeral-storage', 'pods']))",
+        },
       ]),
       price: str({ pattern: PRICE }),
       priceAdjustment: str({ pattern: PRICE_ADJUSTMENT }),
@@ -45,8 +60,17 @@ function spec(): SchemaNode {
     },
     { required: ["requirements"] },
   );
-  return withRules(node, [{ message: "cannot set both 'price' and 'priceAdjustment'", rule: "!has(self.price) || !has(self.priceAdjustment)" }]);
+  return withRules(node, [
+    {
+      message: "cannot set both 'price' and 'priceAdjustment'",
+      rule: "!has(self.price) || !has(self.priceAdjustment)",
+    },
+  ]);
 }
 
 /** openAPIV3Schema of the NodeOverlay CRD. */
-export const NODEOVERLAY_SCHEMA: SchemaNode = envelope(spec(), obj({ conditions: conditions({ nodeClaim: false, listMap: true }) }), ["spec"]);
+export const NODEOVERLAY_SCHEMA: SchemaNode = envelope(
+  spec(),
+  obj({ conditions: conditions({ nodeClaim: false, listMap: true }) }),
+  ["spec"],
+);

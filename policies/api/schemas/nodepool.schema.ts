@@ -11,7 +11,10 @@ function budgets(): SchemaNode {
     {
       duration: str({ pattern: P.BUDGET_DURATION }),
       nodes: str({ default: "10%", pattern: P.BUDGET_NODES }),
-      reasons: arr(str({ enum: ["Underutilized", "Empty", "Drifted", "Unhealthy"] }), { maxItems: 50, "x-kubernetes-list-type": "set" }),
+      reasons: arr(str({ enum: ["Underutilized", "Empty", "Drifted", "Unhealthy"] }), {
+        maxItems: 50,
+        "x-kubernetes-list-type": "set",
+      }),
       schedule: str({ pattern: P.BUDGET_SCHEDULE }),
     },
     { required: ["nodes"] },
@@ -25,14 +28,20 @@ function disruption(): SchemaNode {
     {
       budgets: budgets(),
       consolidateAfter: str({ default: "0s", pattern: P.DURATION }),
-      consolidationPolicy: str({ default: "WhenEmptyOrUnderutilized", enum: ["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"] }),
+      consolidationPolicy: str({
+        default: "WhenEmptyOrUnderutilized",
+        enum: ["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"],
+      }),
     },
     { default: { consolidateAfter: "0s" } },
   );
 }
 
 function templateMetadata(): SchemaNode {
-  const labels = map(str({ maxLength: 63, pattern: P.LABEL_VALUE }), { maxProperties: 100, "x-kubernetes-map-type": "atomic" });
+  const labels = map(str({ maxLength: 63, pattern: P.LABEL_VALUE }), {
+    maxProperties: 100,
+    "x-kubernetes-map-type": "atomic",
+  });
   return obj({
     annotations: map(str(), { "x-kubernetes-map-type": "granular" }),
     labels: withRules(labels, at(".spec.template.metadata.labels")),

@@ -20,16 +20,30 @@ void describe("bundled catalogs: one per commercial region", () => {
     assert.equal(catalog.region, "us-east-1");
     assert.equal(catalog.instanceTypes.length, 1345);
     assert.equal(builtinCatalog("us-east-1"), catalog);
-    assert.deepEqual(catalog.zones, ["a", "b", "c", "d", "e", "f"].map((letter) => `us-east-1${letter}`));
+    assert.deepEqual(
+      catalog.zones,
+      ["a", "b", "c", "d", "e", "f"].map((letter) => `us-east-1${letter}`),
+    );
   });
 
   const facts: Array<[string, string, Record<string, unknown>]> = [
-    ["us-east-1", "m5.large",
-      { vcpu: 2, memoryMiB: 8192, onDemandPricePerHour: 0.096, spotPriceSource: "aws-spot-pricing-feed", maxPods: 29 }],
+    [
+      "us-east-1",
+      "m5.large",
+      { vcpu: 2, memoryMiB: 8192, onDemandPricePerHour: 0.096, spotPriceSource: "aws-spot-pricing-feed", maxPods: 29 },
+    ],
     ["us-east-1", "t2.nano", { capacityTypes: ["on-demand"], spotPricePerHour: null, spotPriceSource: null }],
-    ["eu-west-1", "m5.large",
-      { vcpu: 2, onDemandPricePerHour: 0.096, spotPricePerHour: 0.096, spotPriceSource: "on-demand-cap",
-        spotPriceDerived: true }],
+    [
+      "eu-west-1",
+      "m5.large",
+      {
+        vcpu: 2,
+        onDemandPricePerHour: 0.096,
+        spotPricePerHour: 0.096,
+        spotPriceSource: "on-demand-cap",
+        spotPriceDerived: true,
+      },
+    ],
     ["ap-southeast-2", "c5.large", { vcpu: 2, memoryMiB: 4096, family: "c5", spotAdvisorSavingsPct: null }],
   ];
   for (const [region, type, expected] of facts) {
@@ -73,8 +87,13 @@ void describe("bundled catalogs: one per commercial region", () => {
   for (const region of unknown) {
     void it(`refuses region ${JSON.stringify(region)} with the list of bundled regions`, () => {
       assert.equal(isBundledRegion(region), false);
-      assert.throws(() => builtinCatalog(region), (error: unknown) => error instanceof UnknownRegionError &&
-        error.message.includes(`"${region}"`) && error.message.includes("eu-west-1"));
+      assert.throws(
+        () => builtinCatalog(region),
+        (error: unknown) =>
+          error instanceof UnknownRegionError &&
+          error.message.includes(`"${region}"`) &&
+          error.message.includes("eu-west-1"),
+      );
     });
   }
 });
@@ -83,21 +102,38 @@ void describe("bundled catalogs: malformed documents", () => {
   const specs = parseTypesDocument(typesDocument);
   const good = REGION_DOCUMENTS["eu-west-1"] as Record<string, unknown>;
   const cases: Array<[string, unknown, RegExp]> = [
-    ["a document of another kind", { ...good, kind: "other" },
-      /x\.json: not a schemaVersion 2 kerf-region-offerings document/],
-    ["rows that are not arrays", { ...good, instanceTypes: [{}] },
-      /x\.json: instanceTypes\[0\] is not a row of 3 values/],
-    ["a type types.json lacks", { ...good, instanceTypes: [["m99.huge", "a", 1]] },
-      /x\.json: m99\.huge has no row in types\.json/],
-    ["a price that is not a number", { ...good, instanceTypes: [["m5.large", "a", "1"]] },
-      /x\.json: m5\.large needs zones \(letters\) and onDemandPricePerHour/],
-    ["no on-demand price source", { ...good, prices: { spot: null } },
-      /x\.json: prices\.onDemand needs description, table and asOf/],
+    [
+      "a document of another kind",
+      { ...good, kind: "other" },
+      /x\.json: not a schemaVersion 2 kerf-region-offerings document/,
+    ],
+    [
+      "rows that are not arrays",
+      { ...good, instanceTypes: [{}] },
+      /x\.json: instanceTypes\[0\] is not a row of 3 values/,
+    ],
+    [
+      "a type types.json lacks",
+      { ...good, instanceTypes: [["m99.huge", "a", 1]] },
+      /x\.json: m99\.huge has no row in types\.json/,
+    ],
+    [
+      "a price that is not a number",
+      { ...good, instanceTypes: [["m5.large", "a", "1"]] },
+      /x\.json: m5\.large needs zones \(letters\) and onDemandPricePerHour/,
+    ],
+    [
+      "no on-demand price source",
+      { ...good, prices: { spot: null } },
+      /x\.json: prices\.onDemand needs description, table and asOf/,
+    ],
   ];
   for (const [what, document, message] of cases) {
     void it(`names the file and the fault for ${what}`, () => {
-      assert.throws(() => parseRegionDocument(document, specs, "x.json"),
-        (e: unknown) => e instanceof CatalogError && message.test(e.message));
+      assert.throws(
+        () => parseRegionDocument(document, specs, "x.json"),
+        (e: unknown) => e instanceof CatalogError && message.test(e.message),
+      );
     });
   }
 
@@ -105,7 +141,9 @@ void describe("bundled catalogs: malformed documents", () => {
     const doc = typesDocument as unknown as { instanceTypes: unknown[][]; columns: string[] };
     const row = [...(doc.instanceTypes[0] ?? [])];
     row[doc.columns.indexOf("allocatable")] = [1, 2];
-    assert.throws(() => parseTypesDocument({ ...doc, instanceTypes: [row] }, "t.json"),
-      /t\.json: a1\.2xlarge allocatable is not 4 numbers/);
+    assert.throws(
+      () => parseTypesDocument({ ...doc, instanceTypes: [row] }, "t.json"),
+      /t\.json: a1\.2xlarge allocatable is not 4 numbers/,
+    );
   });
 });

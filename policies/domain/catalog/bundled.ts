@@ -54,8 +54,9 @@ function rows(document: Record<string, unknown>, file: string): Record<string, u
   }
   return list.map((row: unknown, index) => {
     if (!Array.isArray(row) || row.length !== columns.length || typeof row[0] !== "string") {
-      throw new CatalogError(`${file}: instanceTypes[${index}] is not a row of ${columns.length} values ` +
-        "starting with a name");
+      throw new CatalogError(
+        `${file}: instanceTypes[${index}] is not a row of ${columns.length} values ` + "starting with a name",
+      );
     }
     // A plain loop: this runs for every row of every region read, on the CLI's and the webhook's start.
     const object: Record<string, unknown> = {};
@@ -109,9 +110,10 @@ function provenanceOf(document: Record<string, unknown>, file: string): CatalogP
       asOf: String(onDemand["asOf"]),
       pricesOfRegion: String(onDemand["table"]),
     },
-    spot: spot === null
-      ? null
-      : { description: String(spot["description"]), asOf: String(spot["asOf"]), pricesOfRegion: String(region) },
+    spot:
+      spot === null
+        ? null
+        : { description: String(spot["description"]), asOf: String(spot["asOf"]), pricesOfRegion: String(region) },
   };
 }
 
@@ -147,12 +149,44 @@ function spotFields(row: Record<string, unknown>, spec: Record<string, unknown>,
 
 /** The key order of the schemaVersion 1 entries (kept so a bundled entry serialises as before). */
 const ENTRY_KEYS = [
-  "name", "family", "category", "generation", "size", "arch", "vcpu", "memoryMiB", "gpuCount", "gpuName",
-  "gpuManufacturer", "gpuMemoryMiB", "localNvmeGiB", "networkBandwidthMbps", "maxENIs", "ipv4PerENI", "hypervisor",
-  "encryptionInTransit", "bareMetal", "onDemandPricePerHour", "spotPricePerHour", "spotPriceDerived", "zones",
-  "capacityTypes", "spotPriceSource", "spotAdvisorSavingsPct", "spotInterruptionRange", "currentGeneration",
-  "cpuManufacturer", "cpuSustainedClockSpeedMHz", "ebsBandwidthMbps", "acceleratorCount", "acceleratorName",
-  "acceleratorManufacturer", "efaCount", "capabilityFlex", "maxPods", "allocatable",
+  "name",
+  "family",
+  "category",
+  "generation",
+  "size",
+  "arch",
+  "vcpu",
+  "memoryMiB",
+  "gpuCount",
+  "gpuName",
+  "gpuManufacturer",
+  "gpuMemoryMiB",
+  "localNvmeGiB",
+  "networkBandwidthMbps",
+  "maxENIs",
+  "ipv4PerENI",
+  "hypervisor",
+  "encryptionInTransit",
+  "bareMetal",
+  "onDemandPricePerHour",
+  "spotPricePerHour",
+  "spotPriceDerived",
+  "zones",
+  "capacityTypes",
+  "spotPriceSource",
+  "spotAdvisorSavingsPct",
+  "spotInterruptionRange",
+  "currentGeneration",
+  "cpuManufacturer",
+  "cpuSustainedClockSpeedMHz",
+  "ebsBandwidthMbps",
+  "acceleratorCount",
+  "acceleratorName",
+  "acceleratorManufacturer",
+  "efaCount",
+  "capabilityFlex",
+  "maxPods",
+  "allocatable",
 ] as const;
 
 /** What every row of one region document is read with. */

@@ -20,7 +20,11 @@ void describe("catalog: operating system by AMI family", () => {
       const types = toInstanceTypes(builtinCatalog(), { amiFamily: family });
       const amd64 = builtinCatalog().instanceTypes.filter((e) => e.arch === "amd64").length;
       assert.equal(types.length, amd64);
-      assert.ok(types.every((t) => t.labels[OS] === "windows" && t.labels[BUILD] === build && t.labels["kubernetes.io/arch"] === "amd64"));
+      assert.ok(
+        types.every(
+          (t) => t.labels[OS] === "windows" && t.labels[BUILD] === build && t.labels["kubernetes.io/arch"] === "amd64",
+        ),
+      );
     });
   }
 
@@ -42,7 +46,10 @@ void describe("catalog: ephemeral-storage under instanceStorePolicy", () => {
   });
 
   void it("keeps the EBS figure for a type without instance storage, and for every type without RAID0", () => {
-    assert.equal(storage({ instanceStorePolicy: "RAID0", ephemeralStorageBytes: 50 * 2 ** 30 }, "m5.large"), 50 * 2 ** 30);
+    assert.equal(
+      storage({ instanceStorePolicy: "RAID0", ephemeralStorageBytes: 50 * 2 ** 30 }, "m5.large"),
+      50 * 2 ** 30,
+    );
     assert.equal(storage({ ephemeralStorageBytes: 50 * 2 ** 30 }, "m5d.large"), 50 * 2 ** 30);
   });
 });

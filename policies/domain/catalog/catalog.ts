@@ -46,7 +46,12 @@ export interface CatalogEntry {
   readonly capabilityFlex: boolean;
   readonly maxPods: number;
   /** Karpenter's documented allocatable for AL2023 defaults (a cross-check; kerf computes its own). */
-  readonly allocatable: { readonly cpuMillicores: number; readonly memoryMiB: number; readonly ephemeralStorageGiB: number; readonly pods: number };
+  readonly allocatable: {
+    readonly cpuMillicores: number;
+    readonly memoryMiB: number;
+    readonly ephemeralStorageGiB: number;
+    readonly pods: number;
+  };
 }
 
 /** The parsed catalog file. */
@@ -65,18 +70,30 @@ export class CatalogError extends Error {
   }
 }
 
-const NUMBER_FIELDS = ["generation", "vcpu", "memoryMiB", "gpuCount", "maxENIs", "ipv4PerENI", "onDemandPricePerHour", "maxPods"] as const;
+const NUMBER_FIELDS = [
+  "generation",
+  "vcpu",
+  "memoryMiB",
+  "gpuCount",
+  "maxENIs",
+  "ipv4PerENI",
+  "onDemandPricePerHour",
+  "maxPods",
+] as const;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function checkEntry(entry: unknown, index: number): CatalogEntry {
-  if (!isRecord(entry) || typeof entry["name"] !== "string") throw new CatalogError(`instanceTypes[${index}] has no name`);
+  if (!isRecord(entry) || typeof entry["name"] !== "string")
+    throw new CatalogError(`instanceTypes[${index}] has no name`);
   for (const field of NUMBER_FIELDS) {
-    if (typeof entry[field] !== "number") throw new CatalogError(`instanceTypes[${index}] (${entry["name"]}) field ${field} is not a number`);
+    if (typeof entry[field] !== "number")
+      throw new CatalogError(`instanceTypes[${index}] (${entry["name"]}) field ${field} is not a number`);
   }
-  if (!Array.isArray(entry["zones"]) || !Array.isArray(entry["capacityTypes"])) throw new CatalogError(`instanceTypes[${index}] (${entry["name"]}) lacks zones or capacityTypes`);
+  if (!Array.isArray(entry["zones"]) || !Array.isArray(entry["capacityTypes"]))
+    throw new CatalogError(`instanceTypes[${index}] (${entry["name"]}) lacks zones or capacityTypes`);
   return entry as unknown as CatalogEntry;
 }
 
@@ -87,10 +104,20 @@ export function parseCatalog(document: unknown): Catalog {
   if (typeof region !== "string" || !Array.isArray(zones) || !isRecord(zoneIds) || !Array.isArray(instanceTypes)) {
     throw new CatalogError("expected region, zones, zoneIds and instanceTypes");
   }
-  return { region, zones: zones as string[], zoneIds: zoneIds as Record<string, string>, instanceTypes: instanceTypes.map(checkEntry) };
+  return {
+    region,
+    zones: zones as string[],
+    zoneIds: zoneIds as Record<string, string>,
+    instanceTypes: instanceTypes.map(checkEntry),
+  };
 }
 
-function optional(labels: Record<string, string>, key: string, value: string | number | null | undefined, skipZero = false): void {
+function optional(
+  labels: Record<string, string>,
+  key: string,
+  value: string | number | null | undefined,
+  skipZero = false,
+): void {
   if (value === null || value === undefined || (skipZero && value === 0)) return;
   labels[key] = String(value);
 }
@@ -121,12 +148,20 @@ export function runsFamily(entry: CatalogEntry, amiFamily: string | undefined): 
 export function entryLabels(entry: CatalogEntry, region: string, amiFamily?: string): Record<string, string> {
   const windowsBuild = amiFamily === undefined ? undefined : WINDOWS_BUILDS[amiFamily];
   const labels: Record<string, string> = {
-    [Label.instanceType]: entry.name, [Label.arch]: entry.arch, [Label.os]: windowsBuild === undefined ? "linux" : "windows", [Label.region]: region,
-    [Label.instanceCategory]: entry.category, [Label.instanceFamily]: entry.family,
-    [Label.instanceGeneration]: String(entry.generation), [Label.instanceSize]: entry.size,
-    [Label.instanceCpu]: String(entry.vcpu), [Label.instanceMemory]: String(entry.memoryMiB),
-    [Label.instanceHypervisor]: entry.hypervisor, [Label.instanceEncryptionInTransit]: String(entry.encryptionInTransit),
-    [Label.instanceCapabilityFlex]: String(entry.capabilityFlex), [Label.instanceTenancy]: "default",
+    [Label.instanceType]: entry.name,
+    [Label.arch]: entry.arch,
+    [Label.os]: windowsBuild === undefined ? "linux" : "windows",
+    [Label.region]: region,
+    [Label.instanceCategory]: entry.category,
+    [Label.instanceFamily]: entry.family,
+    [Label.instanceGeneration]: String(entry.generation),
+    [Label.instanceSize]: entry.size,
+    [Label.instanceCpu]: String(entry.vcpu),
+    [Label.instanceMemory]: String(entry.memoryMiB),
+    [Label.instanceHypervisor]: entry.hypervisor,
+    [Label.instanceEncryptionInTransit]: String(entry.encryptionInTransit),
+    [Label.instanceCapabilityFlex]: String(entry.capabilityFlex),
+    [Label.instanceTenancy]: "default",
   };
   optional(labels, Label.instanceCpuManufacturer, entry.cpuManufacturer);
   optional(labels, Label.instanceCpuClock, entry.cpuSustainedClockSpeedMHz);
@@ -149,7 +184,8 @@ export function entryExtendedResources(entry: CatalogEntry): ResourceList {
   const out: Record<string, number> = {};
   if (entry.gpuCount > 0 && entry.gpuManufacturer === "nvidia") out["nvidia.com/gpu"] = entry.gpuCount;
   if (entry.gpuCount > 0 && entry.gpuManufacturer === "amd") out["amd.com/gpu"] = entry.gpuCount;
-  if (entry.acceleratorCount > 0 && entry.acceleratorManufacturer === "aws") out["aws.amazon.com/neuron"] = entry.acceleratorCount;
+  if (entry.acceleratorCount > 0 && entry.acceleratorManufacturer === "aws")
+    out["aws.amazon.com/neuron"] = entry.acceleratorCount;
   if (entry.efaCount > 0) out["vpc.amazonaws.com/efa"] = entry.efaCount;
   return out;
 }
@@ -175,11 +211,21 @@ function entryOfferings(entry: CatalogEntry, catalog: Catalog, options: Instance
   for (const zone of entry.zones) {
     if (options.zones !== undefined && !options.zones.has(zone)) continue;
     for (const ct of entry.capacityTypes) {
-      const price = ct !== "spot" ? entry.onDemandPricePerHour
-        : entry.spotPriceByZone === undefined ? entry.spotPricePerHour : entry.spotPriceByZone[zone] ?? null;
+      const price =
+        ct !== "spot"
+          ? entry.onDemandPricePerHour
+          : entry.spotPriceByZone === undefined
+            ? entry.spotPricePerHour
+            : (entry.spotPriceByZone[zone] ?? null);
       if (price === null || (ct !== "spot" && ct !== "on-demand")) continue;
       const available = options.unavailable?.has(offeringKey(ct, entry.name, zone)) !== true;
-      offerings.push({ zone, zoneId: catalog.zoneIds[zone], capacityType: ct as CapacityType, pricePerHour: price, available });
+      offerings.push({
+        zone,
+        zoneId: catalog.zoneIds[zone],
+        capacityType: ct as CapacityType,
+        pricePerHour: price,
+        available,
+      });
     }
   }
   return offerings;
@@ -190,18 +236,31 @@ function entryOfferings(entry: CatalogEntry, catalog: Catalog, options: Instance
  * allocatable from Karpenter's AWS model.
  */
 export function toInstanceTypes(catalog: Catalog, options: InstanceTypeOptions = {}): InstanceType[] {
-  return catalog.instanceTypes.filter((entry) => runsFamily(entry, options.amiFamily)).map((entry) => {
-    const spec = { vcpu: entry.vcpu, memoryMiB: entry.memoryMiB, arch: entry.arch, maxENIs: entry.maxENIs, ipv4PerENI: entry.ipv4PerENI, defaultCardMaxPods: entry.maxPods, extended: entryExtendedResources(entry) };
-    const raid0 = raid0StorageBytes(options.instanceStorePolicy, entry.localNvmeGiB);
-    const capacity = computeCapacity(spec, raid0 === undefined ? options : { ...options, ephemeralStorageBytes: raid0 });
-    return {
-      name: entry.name,
-      labels: entryLabels(entry, catalog.region, options.amiFamily),
-      capacity,
-      allocatable: computeAllocatable(capacity, options.kubelet ?? {}),
-      offerings: entryOfferings(entry, catalog, options),
-    };
-  });
+  return catalog.instanceTypes
+    .filter((entry) => runsFamily(entry, options.amiFamily))
+    .map((entry) => {
+      const spec = {
+        vcpu: entry.vcpu,
+        memoryMiB: entry.memoryMiB,
+        arch: entry.arch,
+        maxENIs: entry.maxENIs,
+        ipv4PerENI: entry.ipv4PerENI,
+        defaultCardMaxPods: entry.maxPods,
+        extended: entryExtendedResources(entry),
+      };
+      const raid0 = raid0StorageBytes(options.instanceStorePolicy, entry.localNvmeGiB);
+      const capacity = computeCapacity(
+        spec,
+        raid0 === undefined ? options : { ...options, ephemeralStorageBytes: raid0 },
+      );
+      return {
+        name: entry.name,
+        labels: entryLabels(entry, catalog.region, options.amiFamily),
+        capacity,
+        allocatable: computeAllocatable(capacity, options.kubelet ?? {}),
+        offerings: entryOfferings(entry, catalog, options),
+      };
+    });
 }
 
 /**

@@ -15,34 +15,44 @@ export interface Ec2InstanceTypeInfo {
   readonly SupportedUsageClasses?: readonly string[] | undefined;
   readonly VCpuInfo?: { readonly DefaultVCpus?: number | undefined } | undefined;
   readonly MemoryInfo?: { readonly SizeInMiB?: number | undefined } | undefined;
-  readonly ProcessorInfo?: {
-    readonly SupportedArchitectures?: readonly string[] | undefined;
-    readonly Manufacturer?: string | undefined;
-    readonly SustainedClockSpeedInGhz?: number | undefined;
-  } | undefined;
+  readonly ProcessorInfo?:
+    | {
+        readonly SupportedArchitectures?: readonly string[] | undefined;
+        readonly Manufacturer?: string | undefined;
+        readonly SustainedClockSpeedInGhz?: number | undefined;
+      }
+    | undefined;
   readonly GpuInfo?: { readonly Gpus?: readonly Ec2Device[] | undefined } | undefined;
   readonly InferenceAcceleratorInfo?: { readonly Accelerators?: readonly Ec2Device[] | undefined } | undefined;
   readonly NeuronInfo?: { readonly NeuronDevices?: readonly Ec2Device[] | undefined } | undefined;
-  readonly InstanceStorageInfo?: {
-    readonly TotalSizeInGB?: number | undefined;
-    readonly NvmeSupport?: string | undefined;
-  } | undefined;
-  readonly EbsInfo?: {
-    readonly EbsOptimizedSupport?: string | undefined;
-    readonly EbsOptimizedInfo?: { readonly MaximumBandwidthInMbps?: number | undefined } | undefined;
-  } | undefined;
-  readonly NetworkInfo?: {
-    readonly MaximumNetworkInterfaces?: number | undefined;
-    readonly Ipv4AddressesPerInterface?: number | undefined;
-    readonly EncryptionInTransitSupported?: boolean | undefined;
-    readonly DefaultNetworkCardIndex?: number | undefined;
-    readonly NetworkCards?: readonly {
-      readonly NetworkCardIndex?: number | undefined;
-      readonly MaximumNetworkInterfaces?: number | undefined;
-      readonly BaselineBandwidthInGbps?: number | undefined;
-    }[] | undefined;
-    readonly EfaInfo?: { readonly MaximumEfaInterfaces?: number | undefined } | undefined;
-  } | undefined;
+  readonly InstanceStorageInfo?:
+    | {
+        readonly TotalSizeInGB?: number | undefined;
+        readonly NvmeSupport?: string | undefined;
+      }
+    | undefined;
+  readonly EbsInfo?:
+    | {
+        readonly EbsOptimizedSupport?: string | undefined;
+        readonly EbsOptimizedInfo?: { readonly MaximumBandwidthInMbps?: number | undefined } | undefined;
+      }
+    | undefined;
+  readonly NetworkInfo?:
+    | {
+        readonly MaximumNetworkInterfaces?: number | undefined;
+        readonly Ipv4AddressesPerInterface?: number | undefined;
+        readonly EncryptionInTransitSupported?: boolean | undefined;
+        readonly DefaultNetworkCardIndex?: number | undefined;
+        readonly NetworkCards?:
+          | readonly {
+              readonly NetworkCardIndex?: number | undefined;
+              readonly MaximumNetworkInterfaces?: number | undefined;
+              readonly BaselineBandwidthInGbps?: number | undefined;
+            }[]
+          | undefined;
+        readonly EfaInfo?: { readonly MaximumEfaInterfaces?: number | undefined } | undefined;
+      }
+    | undefined;
 }
 
 /** A GPU, inference accelerator or Neuron device of an instance type. */
@@ -83,8 +93,12 @@ const DEVICE: Shape = { Name: true, Manufacturer: true, Count: true, MemoryInfo:
 
 /** The fields of an `InstanceTypeInfo` this module reads (Ec2InstanceTypeInfo). */
 const READ: Shape = {
-  InstanceType: true, BareMetal: true, Hypervisor: true, SupportedUsageClasses: true,
-  VCpuInfo: { DefaultVCpus: true }, MemoryInfo: { SizeInMiB: true },
+  InstanceType: true,
+  BareMetal: true,
+  Hypervisor: true,
+  SupportedUsageClasses: true,
+  VCpuInfo: { DefaultVCpus: true },
+  MemoryInfo: { SizeInMiB: true },
   ProcessorInfo: { SupportedArchitectures: true, Manufacturer: true, SustainedClockSpeedInGhz: true },
   GpuInfo: { Gpus: [DEVICE] },
   InferenceAcceleratorInfo: { Accelerators: [DEVICE] },
@@ -92,8 +106,10 @@ const READ: Shape = {
   InstanceStorageInfo: { TotalSizeInGB: true, NvmeSupport: true },
   EbsInfo: { EbsOptimizedSupport: true, EbsOptimizedInfo: { MaximumBandwidthInMbps: true } },
   NetworkInfo: {
-    MaximumNetworkInterfaces: true, Ipv4AddressesPerInterface: true,
-    EncryptionInTransitSupported: true, DefaultNetworkCardIndex: true,
+    MaximumNetworkInterfaces: true,
+    Ipv4AddressesPerInterface: true,
+    EncryptionInTransitSupported: true,
+    DefaultNetworkCardIndex: true,
     NetworkCards: [{ NetworkCardIndex: true, MaximumNetworkInterfaces: true, BaselineBandwidthInGbps: true }],
     EfaInfo: { MaximumEfaInterfaces: true },
   },
@@ -171,42 +187,62 @@ function nameParts(name: string): { family: string; size: string; category: stri
 }
 
 /** The GPU and accelerator facts of a type (Karpenter labels one device model per kind). */
-function deviceFacts(info: Ec2InstanceTypeInfo): Pick<CatalogEntry,
-  "gpuCount" | "gpuName" | "gpuManufacturer" | "gpuMemoryMiB"
-  | "acceleratorCount" | "acceleratorName" | "acceleratorManufacturer"> {
+function deviceFacts(
+  info: Ec2InstanceTypeInfo,
+): Pick<
+  CatalogEntry,
+  | "gpuCount"
+  | "gpuName"
+  | "gpuManufacturer"
+  | "gpuMemoryMiB"
+  | "acceleratorCount"
+  | "acceleratorName"
+  | "acceleratorManufacturer"
+> {
   const gpu = single(info.GpuInfo?.Gpus);
   const acc = accelerator(info);
   return {
-    gpuCount: gpu?.Count ?? 0, gpuName: lowerKebab(gpu?.Name), gpuManufacturer: lowerKebab(gpu?.Manufacturer),
+    gpuCount: gpu?.Count ?? 0,
+    gpuName: lowerKebab(gpu?.Name),
+    gpuManufacturer: lowerKebab(gpu?.Manufacturer),
     gpuMemoryMiB: gpu?.MemoryInfo?.SizeInMiB ?? 0,
-    acceleratorCount: acc.count, acceleratorName: acc.name, acceleratorManufacturer: acc.manufacturer,
+    acceleratorCount: acc.count,
+    acceleratorName: acc.name,
+    acceleratorManufacturer: acc.manufacturer,
   };
 }
 
 /** Local NVMe, EBS and processor facts. */
-function hostFacts(info: Ec2InstanceTypeInfo): Pick<CatalogEntry,
-  "localNvmeGiB" | "ebsBandwidthMbps" | "cpuManufacturer" | "cpuSustainedClockSpeedMHz"> {
+function hostFacts(
+  info: Ec2InstanceTypeInfo,
+): Pick<CatalogEntry, "localNvmeGiB" | "ebsBandwidthMbps" | "cpuManufacturer" | "cpuSustainedClockSpeedMHz"> {
   const storage = info.InstanceStorageInfo;
   const ebs = info.EbsInfo;
   const clock = info.ProcessorInfo?.SustainedClockSpeedInGhz;
   return {
-    localNvmeGiB: storage !== undefined && storage.NvmeSupport !== "unsupported" ? storage.TotalSizeInGB ?? 0 : 0,
-    ebsBandwidthMbps: ebs?.EbsOptimizedSupport === "default"
-      ? ebs.EbsOptimizedInfo?.MaximumBandwidthInMbps ?? null : null,
+    localNvmeGiB: storage !== undefined && storage.NvmeSupport !== "unsupported" ? (storage.TotalSizeInGB ?? 0) : 0,
+    ebsBandwidthMbps:
+      ebs?.EbsOptimizedSupport === "default" ? (ebs.EbsOptimizedInfo?.MaximumBandwidthInMbps ?? null) : null,
     cpuManufacturer: lowerKebab(info.ProcessorInfo?.Manufacturer),
     cpuSustainedClockSpeedMHz: clock === undefined ? null : Math.round(clock * 1000),
   };
 }
 
 /** Network facts: bandwidth, ENI limits and the ENI-limited pod count, EFA, encryption in transit. */
-function networkFacts(info: Ec2InstanceTypeInfo, reference: CatalogEntry | undefined): Pick<CatalogEntry,
-  "networkBandwidthMbps" | "maxENIs" | "ipv4PerENI" | "encryptionInTransit" | "efaCount" | "maxPods"> {
+function networkFacts(
+  info: Ec2InstanceTypeInfo,
+  reference: CatalogEntry | undefined,
+): Pick<
+  CatalogEntry,
+  "networkBandwidthMbps" | "maxENIs" | "ipv4PerENI" | "encryptionInTransit" | "efaCount" | "maxPods"
+> {
   const network = info.NetworkInfo;
   const maxENIs = network?.MaximumNetworkInterfaces ?? 0;
   const ipv4PerENI = network?.Ipv4AddressesPerInterface ?? 0;
   return {
     networkBandwidthMbps: reference?.networkBandwidthMbps ?? cardBandwidthMbps(info),
-    maxENIs, ipv4PerENI,
+    maxENIs,
+    ipv4PerENI,
     encryptionInTransit: network?.EncryptionInTransitSupported === true,
     efaCount: network?.EfaInfo?.MaximumEfaInterfaces ?? 0,
     maxPods: defaultCardMaxPods(info, maxENIs, ipv4PerENI),
@@ -219,9 +255,11 @@ function networkFacts(info: Ec2InstanceTypeInfo, reference: CatalogEntry | undef
  * offering: Karpenter marks an offering it cannot price unavailable.
  */
 function priceFacts(
-  info: Ec2InstanceTypeInfo, name: string, zones: readonly string[], prices: RegionPrices,
-): Pick<CatalogEntry,
-  "onDemandPricePerHour" | "spotPricePerHour" | "spotPriceByZone" | "capacityTypes"> {
+  info: Ec2InstanceTypeInfo,
+  name: string,
+  zones: readonly string[],
+  prices: RegionPrices,
+): Pick<CatalogEntry, "onDemandPricePerHour" | "spotPricePerHour" | "spotPriceByZone" | "capacityTypes"> {
   const onDemand = prices.onDemand.get(name);
   const byZone = [...(prices.spot.get(name)?.entries() ?? [])].filter(([zone]) => zones.includes(zone));
   const spot = byZone.map(([, p]) => p);
@@ -229,8 +267,9 @@ function priceFacts(
     onDemandPricePerHour: onDemand ?? 0,
     spotPricePerHour: spot.length === 0 ? null : Math.min(...spot),
     spotPriceByZone: Object.fromEntries(byZone),
-    capacityTypes: (info.SupportedUsageClasses ?? [])
-      .filter((c) => (c === "on-demand" && onDemand !== undefined) || (c === "spot" && spot.length > 0)),
+    capacityTypes: (info.SupportedUsageClasses ?? []).filter(
+      (c) => (c === "on-demand" && onDemand !== undefined) || (c === "spot" && spot.length > 0),
+    ),
   };
 }
 
@@ -239,7 +278,10 @@ function priceFacts(
  * architecture Kubernetes has no name for).
  */
 export function entryFromEc2(
-  info: Ec2InstanceTypeInfo, zones: readonly string[], prices: RegionPrices, reference?: CatalogEntry,
+  info: Ec2InstanceTypeInfo,
+  zones: readonly string[],
+  prices: RegionPrices,
+  reference?: CatalogEntry,
 ): CatalogEntry | undefined {
   const name = info.InstanceType;
   const arch = architecture(info);
@@ -248,15 +290,26 @@ export function entryFromEc2(
   if (name === undefined || arch === undefined || vcpu === undefined || memoryMiB === undefined) return undefined;
   const network = networkFacts(info, reference);
   return {
-    name, ...nameParts(name), arch, vcpu, memoryMiB, ...deviceFacts(info), ...hostFacts(info), ...network,
+    name,
+    ...nameParts(name),
+    arch,
+    vcpu,
+    memoryMiB,
+    ...deviceFacts(info),
+    ...hostFacts(info),
+    ...network,
     hypervisor: info.Hypervisor ?? "",
     bareMetal: info.BareMetal === true,
     ...priceFacts(info, name, zones, prices),
     zones: [...zones].sort(),
     capabilityFlex: name.split(".")[0]?.includes("-flex") === true,
     // Karpenter's documented allocatable is a cross-check of the bundled data only; kerf computes its own.
-    allocatable: reference?.allocatable
-      ?? { cpuMillicores: 0, memoryMiB: 0, ephemeralStorageGiB: 0, pods: network.maxPods },
+    allocatable: reference?.allocatable ?? {
+      cpuMillicores: 0,
+      memoryMiB: 0,
+      ephemeralStorageGiB: 0,
+      pods: network.maxPods,
+    },
   };
 }
 
@@ -274,9 +327,11 @@ export function catalogFromEc2(input: Ec2CatalogInput): Catalog {
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const zones = [...new Set(entries.flatMap((e) => e.zones))].sort();
-  const zoneIds = Object.fromEntries(zones.flatMap((z) => {
-    const id = input.zoneIds[z];
-    return id === undefined ? [] : [[z, id] as const];
-  }));
+  const zoneIds = Object.fromEntries(
+    zones.flatMap((z) => {
+      const id = input.zoneIds[z];
+      return id === undefined ? [] : [[z, id] as const];
+    }),
+  );
   return { region: input.region, zones, zoneIds, instanceTypes: entries };
 }

@@ -61,7 +61,8 @@ export function onDemandPricesFromPriceList(priceList: readonly unknown[], curre
     const type = field(product, "product", "attributes", "instanceType");
     if (typeof type !== "string" || type === "") return;
     const price = productPrice(product, currency);
-    if (price === undefined) problems.push({ index, message: `price list entry ${index} (${type}) states no ${currency} price` });
+    if (price === undefined)
+      problems.push({ index, message: `price list entry ${index} (${type}) states no ${currency} price` });
     else prices.set(type, price);
   });
   return { prices, problems };

@@ -11,7 +11,10 @@ import { explainStricter } from "../known-differences.ts";
 import { structuredCloneJson, type Generated } from "./mutations.ts";
 
 /** The apiserver's answer to a dry-run create: its verdict and, on a rejection, its message. */
-export interface ApiAnswer { verdict: "accept" | "reject"; message: string }
+export interface ApiAnswer {
+  verdict: "accept" | "reject";
+  message: string;
+}
 export type Apiserver = (kind: Generated["kind"], object: Record<string, unknown>) => Promise<ApiAnswer>;
 
 /**
@@ -19,7 +22,11 @@ export type Apiserver = (kind: Generated["kind"], object: Record<string, unknown
  * strict stay, kerf's own policies go.
  */
 const PARITY_POLICIES = new Set(["runtime", "strict"]);
-export const PARITY_CONFIG = policyConfigFromObject({ policies: Object.fromEntries(CONFIGURABLE_POLICY_IDS.filter((id) => !PARITY_POLICIES.has(id)).map((id) => [id, "off"])) });
+export const PARITY_CONFIG = policyConfigFromObject({
+  policies: Object.fromEntries(
+    CONFIGURABLE_POLICY_IDS.filter((id) => !PARITY_POLICIES.has(id)).map((id) => [id, "off"]),
+  ),
+});
 const catalog = builtinCatalog();
 
 export interface Judgement {
@@ -38,7 +45,11 @@ export interface Judgement {
 
 /** A finding path without indices or map keys past the field, so disagreements group by field. */
 function fieldOf(path: string): string {
-  return path.replace(/\[\d+\]/g, "[]").split(".").slice(0, 6).join(".");
+  return path
+    .replace(/\[\d+\]/g, "[]")
+    .split(".")
+    .slice(0, 6)
+    .join(".");
 }
 
 function apiField(message: string): string {
@@ -53,15 +64,23 @@ function apiField(message: string): string {
 export async function judge(generated: Generated, apiserver: Apiserver, karpenter?: KarpenterApi): Promise<Judgement> {
   const object = structuredCloneJson(generated.object);
   const context = { catalog, config: PARITY_CONFIG, ...(karpenter === undefined ? {} : { api: karpenter }) };
-  const [api, verdict] = [await apiserver(generated.kind, object), evaluate({ kind: generated.kind, operation: "CREATE", object: structuredCloneJson(object), context })];
+  const [api, verdict] = [
+    await apiserver(generated.kind, object),
+    evaluate({ kind: generated.kind, operation: "CREATE", object: structuredCloneJson(object), context }),
+  ];
   const denials = verdict.findings.filter((f) => f.severity === "deny");
   const base = { generated, object, api, denials };
   if ((api.verdict === "accept") === verdict.allowed) return { ...base, outcome: "agree", explained: true };
-  if (api.verdict === "reject") return { ...base, outcome: `kerf-looser: ${generated.kind} ${apiField(api.message)}`, explained: false };
+  if (api.verdict === "reject")
+    return { ...base, outcome: `kerf-looser: ${generated.kind} ${apiField(api.message)}`, explained: false };
   const known = explainStricter(denials);
   if (known !== undefined) return { ...base, outcome: `known: ${known.join(" + ")}`, explained: true };
   const first = denials.find((d) => explainStricter([d]) === undefined) ?? denials[0];
-  return { ...base, outcome: `kerf-stricter: ${generated.kind} ${first?.policy ?? "?"} ${fieldOf(first?.path ?? "?")}`, explained: false };
+  return {
+    ...base,
+    outcome: `kerf-stricter: ${generated.kind} ${first?.policy ?? "?"} ${fieldOf(first?.path ?? "?")}`,
+    explained: false,
+  };
 }
 
 export interface FuzzOptions {
@@ -94,20 +113,30 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
   const samples = fc.sample(options.objects, { seed: options.seed, numRuns: options.runs });
   const judgements: Judgement[] = [];
   for (let i = 0; i < samples.length; i += options.concurrency) {
-    judgements.push(...(await Promise.all(samples.slice(i, i + options.concurrency).map((g) => judge(g, options.apiserver, options.karpenter)))));
+    judgements.push(
+      ...(await Promise.all(
+        samples.slice(i, i + options.concurrency).map((g) => judge(g, options.apiserver, options.karpenter)),
+      )),
+    );
   }
   if (options.onJudgement !== undefined) judgements.forEach(options.onJudgement);
   const outcomes = new Map<string, number>();
   for (const j of judgements) outcomes.set(j.outcome, (outcomes.get(j.outcome) ?? 0) + 1);
   const firstOfClass = new Map<string, number>();
-  judgements.forEach((j, index) => { if (!j.explained && !firstOfClass.has(j.outcome)) firstOfClass.set(j.outcome, index); });
+  judgements.forEach((j, index) => {
+    if (!j.explained && !firstOfClass.has(j.outcome)) firstOfClass.set(j.outcome, index);
+  });
   const failures: Judgement[] = [];
   for (const index of [...firstOfClass.values()].slice(0, options.maxShrunk ?? 10)) {
     failures.push(await shrink(options, index, judgements[index] as Judgement));
   }
   return {
-    seed: options.seed, objects: judgements.length, apiserverRejected: judgements.filter((j) => j.api.verdict === "reject").length,
-    outcomes, failures, seconds: (performance.now() - started) / 1000,
+    seed: options.seed,
+    objects: judgements.length,
+    apiserverRejected: judgements.filter((j) => j.api.verdict === "reject").length,
+    outcomes,
+    failures,
+    seconds: (performance.now() - started) / 1000,
   };
 }
 
@@ -133,7 +162,8 @@ export function formatReport(report: FuzzReport): string {
   ];
   for (const f of report.failures) {
     lines.push(
-      "", `UNEXPLAINED ${f.outcome}`,
+      "",
+      `UNEXPLAINED ${f.outcome}`,
       `  mutations: ${JSON.stringify(f.generated.mutations)}`,
       `  object: ${JSON.stringify(f.object)}`,
       `  apiserver: ${f.api.verdict}${f.api.message === "" ? "" : `: ${f.api.message}`}`,

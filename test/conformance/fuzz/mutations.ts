@@ -2,7 +2,17 @@
 // valid, boundary or wrong-typed value, to null, or deleted; maps get keys from Karpenter's vocabulary (and __proto__).
 import fc from "fast-check";
 import {
-  BUDGET_NODES, BY_FIELD, CRONS, DURATIONS, LABEL_KEYS, MAP_KEYS, MAP_VALUES, OPERATORS, REQUIREMENT_VALUES, TRICKY_CHARS, VOLUME_SIZES,
+  BUDGET_NODES,
+  BY_FIELD,
+  CRONS,
+  DURATIONS,
+  LABEL_KEYS,
+  MAP_KEYS,
+  MAP_VALUES,
+  OPERATORS,
+  REQUIREMENT_VALUES,
+  TRICKY_CHARS,
+  VOLUME_SIZES,
   WRONG_TYPES,
 } from "./dictionary.ts";
 
@@ -27,10 +37,16 @@ export interface SchemaNode {
 /** A path step: a property, an array index, or a map key (the last two chosen when the mutation is drawn). */
 type Step = { prop: string } | { index: true } | { mapKey: string };
 
-interface Field { steps: Step[]; node: SchemaNode; name: string; dotted: string }
+interface Field {
+  steps: Step[];
+  node: SchemaNode;
+  name: string;
+  dotted: string;
+}
 
 /** One change to an object: a concrete path and a value, or a deletion. */
-export type Mutation = { op: "set"; path: (string | number)[]; value: unknown } | { op: "delete"; path: (string | number)[] };
+export type Mutation =
+  { op: "set"; path: (string | number)[]; value: unknown } | { op: "delete"; path: (string | number)[] };
 
 /** ObjectMeta as the apiserver decodes it (the CRD schema says only `type: object`). */
 const METADATA: SchemaNode = {
@@ -56,7 +72,8 @@ export function schemaFields(root: SchemaNode): Field[] {
       walk(child, [...steps, { prop }], prop, dotted === "" ? prop : `${dotted}.${prop}`);
     }
     if (node.items !== undefined) walk(node.items, [...steps, { index: true }], name, dotted);
-    if (typeof node.additionalProperties === "object") walk(node.additionalProperties, [...steps, { mapKey: name }], name, dotted);
+    if (typeof node.additionalProperties === "object")
+      walk(node.additionalProperties, [...steps, { mapKey: name }], name, dotted);
   };
   walk(METADATA, [{ prop: "metadata" }], "metadata", "metadata");
   const spec = root.properties?.["spec"];
@@ -114,51 +131,68 @@ function withExtras(arb: fc.Arbitrary<unknown>, extras: readonly unknown[] | und
 /** Builds a JSON object keyed by `key`, keeping keys like __proto__ as own properties. */
 function entriesToObject(entries: [string, unknown][]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of entries) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of entries)
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   return out;
 }
 
 /** A word of Karpenter's vocabulary, now and then a near miss of one. */
 const word = (words: readonly string[]): fc.Arbitrary<unknown> =>
-  fc.oneof({ arbitrary: fc.constantFrom(...words), weight: 4 }, { arbitrary: nearMiss(fc.constantFrom(...words)), weight: 1 });
+  fc.oneof(
+    { arbitrary: fc.constantFrom(...words), weight: 4 },
+    { arbitrary: nearMiss(fc.constantFrom(...words)), weight: 1 },
+  );
 const optional = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(arb, { nil: undefined, freq: 3 });
-const defined = (o: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+const defined = (o: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 /** Whole list items from Karpenter's vocabulary, by list name: the combinations per-field values rarely reach. */
-const TAINT = fc.record({
-  key: word(LABEL_KEYS),
-  value: optional(fc.constantFrom("", "x", "true", "a".repeat(63), "a".repeat(64), "a b", "-a")),
-  effect: fc.constantFrom("NoSchedule", "PreferNoSchedule", "NoExecute", "noschedule", ""),
-}).map(defined);
+const TAINT = fc
+  .record({
+    key: word(LABEL_KEYS),
+    value: optional(fc.constantFrom("", "x", "true", "a".repeat(63), "a".repeat(64), "a b", "-a")),
+    effect: fc.constantFrom("NoSchedule", "PreferNoSchedule", "NoExecute", "noschedule", ""),
+  })
+  .map(defined);
 
 const ITEMS: Readonly<Record<string, fc.Arbitrary<unknown>>> = {
-  requirements: fc.record({
-    key: word(LABEL_KEYS),
-    operator: word(OPERATORS),
-    values: optional(fc.array(word(REQUIREMENT_VALUES), { maxLength: 3 })),
-    minValues: optional(fc.constantFrom(0, 1, 2, 3, 50, 51, 2 ** 63)),
-  }).map(defined),
+  requirements: fc
+    .record({
+      key: word(LABEL_KEYS),
+      operator: word(OPERATORS),
+      values: optional(fc.array(word(REQUIREMENT_VALUES), { maxLength: 3 })),
+      minValues: optional(fc.constantFrom(0, 1, 2, 3, 50, 51, 2 ** 63)),
+    })
+    .map(defined),
   taints: TAINT,
   startupTaints: TAINT,
-  budgets: fc.record({
-    nodes: word(BUDGET_NODES),
-    schedule: optional(word(CRONS)),
-    duration: optional(word(DURATIONS)),
-    reasons: optional(fc.array(fc.constantFrom("Drifted", "Empty", "Underutilized", "drifted"), { maxLength: 3 })),
-  }).map(defined),
-  blockDeviceMappings: fc.record({
-    deviceName: optional(fc.constantFrom("/dev/xvda", "/dev/xvdb", "")),
-    rootVolume: optional(fc.boolean()),
-    ebs: optional(fc.record({
-      volumeSize: optional(word(VOLUME_SIZES)),
-      snapshotID: optional(fc.constantFrom("snap-0123456789abcdef0", "", "snap")),
-      volumeType: optional(fc.constantFrom("gp3", "io2", "st1", "GP3")),
-      iops: optional(fc.constantFrom(3000, 0, -1, 64000, 256001, 2 ** 63)),
-      throughput: optional(fc.constantFrom(125, 0, 1000, 2001, 2 ** 63)),
-      volumeInitializationRate: optional(fc.constantFrom(100, 300, 99, 301)),
-      encrypted: optional(fc.boolean()),
-    }).map(defined)),
-  }).map(defined),
+  budgets: fc
+    .record({
+      nodes: word(BUDGET_NODES),
+      schedule: optional(word(CRONS)),
+      duration: optional(word(DURATIONS)),
+      reasons: optional(fc.array(fc.constantFrom("Drifted", "Empty", "Underutilized", "drifted"), { maxLength: 3 })),
+    })
+    .map(defined),
+  blockDeviceMappings: fc
+    .record({
+      deviceName: optional(fc.constantFrom("/dev/xvda", "/dev/xvdb", "")),
+      rootVolume: optional(fc.boolean()),
+      ebs: optional(
+        fc
+          .record({
+            volumeSize: optional(word(VOLUME_SIZES)),
+            snapshotID: optional(fc.constantFrom("snap-0123456789abcdef0", "", "snap")),
+            volumeType: optional(fc.constantFrom("gp3", "io2", "st1", "GP3")),
+            iops: optional(fc.constantFrom(3000, 0, -1, 64000, 256001, 2 ** 63)),
+            throughput: optional(fc.constantFrom(125, 0, 1000, 2001, 2 ** 63)),
+            volumeInitializationRate: optional(fc.constantFrom(100, 300, 99, 301)),
+            encrypted: optional(fc.boolean()),
+          })
+          .map(defined),
+      ),
+    })
+    .map(defined),
 };
 
 /** A value for a schema node: valid by type (with dictionary extras), boundaries, occasionally a wrong type. */
@@ -184,7 +218,10 @@ function valueOf(node: SchemaNode, name: string, dotted: string, depth: number):
   } else {
     valid = wrong;
   }
-  const typed = item === undefined ? withExtras(valid, extras) : fc.oneof({ arbitrary: item, weight: 3 }, { arbitrary: valid, weight: 1 });
+  const typed =
+    item === undefined
+      ? withExtras(valid, extras)
+      : fc.oneof({ arbitrary: item, weight: 3 }, { arbitrary: valid, weight: 1 });
   return fc.oneof({ arbitrary: typed, weight: 6 }, { arbitrary: wrong, weight: 1 });
 }
 
@@ -216,7 +253,12 @@ export function mutationOf(field: Field): fc.Arbitrary<Mutation> {
   const path = pathOf(field.steps);
   const map = typeof field.node.additionalProperties === "object" ? field.node.additionalProperties : undefined;
   const arbs: fc.WeightedArbitrary<Mutation>[] = [
-    { arbitrary: fc.tuple(path, valueOf(field.node, field.name, field.dotted, 0)).map(([p, value]) => ({ op: "set", path: p, value })), weight: 8 },
+    {
+      arbitrary: fc
+        .tuple(path, valueOf(field.node, field.name, field.dotted, 0))
+        .map(([p, value]) => ({ op: "set", path: p, value })),
+      weight: 8,
+    },
     { arbitrary: path.map((p) => ({ op: "delete", path: p })), weight: 2 },
     { arbitrary: path.map((p) => ({ op: "set", path: p, value: null })), weight: 1 },
   ];
@@ -226,7 +268,10 @@ export function mutationOf(field: Field): fc.Arbitrary<Mutation> {
   if (map !== undefined) {
     const keys = fc.constantFrom(...(MAP_KEYS[field.name] ?? LABEL_KEYS));
     const value = withExtras(valueOf(map, field.name, field.dotted, 1), MAP_VALUES[field.name]);
-    arbs.push({ arbitrary: fc.tuple(path, keys, value).map(([p, k, v]) => ({ op: "set", path: [...p, k], value: v })), weight: 3 });
+    arbs.push({
+      arbitrary: fc.tuple(path, keys, value).map(([p, k, v]) => ({ op: "set", path: [...p, k], value: v })),
+      weight: 3,
+    });
   }
   return fc.oneof(...arbs);
 }
@@ -274,18 +319,32 @@ export function structuredCloneJson<T>(value: T): T {
 }
 
 /** A generated object: which base it started from, the mutations, and the result. */
-export interface Generated { kind: "NodePool" | "EC2NodeClass"; base: number; mutations: Mutation[]; object: Record<string, unknown> }
+export interface Generated {
+  kind: "NodePool" | "EC2NodeClass";
+  base: number;
+  mutations: Mutation[];
+  object: Record<string, unknown>;
+}
 
 /**
  * Objects of one kind: a valid base with one or two schema mutations (so most rejections have one cause);
  * shrinking drops the extra mutations before it simplifies the first.
  */
-export function generatedObjects(kind: Generated["kind"], schema: SchemaNode, bases: readonly Record<string, unknown>[]): fc.Arbitrary<Generated> {
+export function generatedObjects(
+  kind: Generated["kind"],
+  schema: SchemaNode,
+  bases: readonly Record<string, unknown>[],
+): fc.Arbitrary<Generated> {
   const perField = schemaFields(schema).map(mutationOf);
   const mutation = fc.nat(perField.length - 1).chain((i) => perField[i] as fc.Arbitrary<Mutation>);
-  return fc.tuple(fc.nat(bases.length - 1), fc.tuple(mutation, fc.array(mutation, { maxLength: 2, size: "xsmall" })).map(([first, rest]) => [first, ...rest])).map(([base, mutations]) => {
-    const object = structuredCloneJson(bases[base] as Record<string, unknown>);
-    for (const m of mutations) applyMutation(object, m);
-    return { kind, base, mutations, object };
-  });
+  return fc
+    .tuple(
+      fc.nat(bases.length - 1),
+      fc.tuple(mutation, fc.array(mutation, { maxLength: 2, size: "xsmall" })).map(([first, rest]) => [first, ...rest]),
+    )
+    .map(([base, mutations]) => {
+      const object = structuredCloneJson(bases[base] as Record<string, unknown>);
+      for (const m of mutations) applyMutation(object, m);
+      return { kind, base, mutations, object };
+    });
 }

@@ -52,21 +52,34 @@ export function karpenterCrds(): V1CustomResourceDefinition[] {
   if (!existsSync(dir)) {
     // Not built here yet (e.g. --no-karpenter on a fresh cache): the module alone, no build.
     const env = {
-      ...process.env, GOTOOLCHAIN: "auto", GOFLAGS: "-modcacherw", GOMODCACHE: path.join(cacheDir, "go", "mod"),
+      ...process.env,
+      GOTOOLCHAIN: "auto",
+      GOFLAGS: "-modcacherw",
+      GOMODCACHE: path.join(cacheDir, "go", "mod"),
     };
-    const out = spawnSync("go", ["mod", "download", `github.com/aws/karpenter-provider-aws@v${KARPENTER_VERSION}`],
-      { cwd: path.join(import.meta.dirname, "karpenter"), env, encoding: "utf8" });
+    const out = spawnSync("go", ["mod", "download", `github.com/aws/karpenter-provider-aws@v${KARPENTER_VERSION}`], {
+      cwd: path.join(import.meta.dirname, "karpenter"),
+      env,
+      encoding: "utf8",
+    });
     if (out.status !== 0) throw new Error(`fetching Karpenter's CRDs: ${out.stderr.trim()}`);
   }
-  return readdirSync(dir).filter((f) => f.endsWith(".yaml")).sort().flatMap((f) =>
-    parseAllDocuments(readFileSync(path.join(dir, f), "utf8")).map((d) => d.toJS() as V1CustomResourceDefinition)
-      .filter((d) => d?.kind === "CustomResourceDefinition"));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort()
+    .flatMap((f) =>
+      parseAllDocuments(readFileSync(path.join(dir, f), "utf8"))
+        .map((d) => d.toJS() as V1CustomResourceDefinition)
+        .filter((d) => d?.kind === "CustomResourceDefinition"),
+    );
 }
 
 /** The NodePool every run uses (see README: Karpenter's getting-started NodePool with spot allowed). */
 export function nodePool(consolidateAfter: string): object {
   return {
-    apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name: "default" },
+    apiVersion: "karpenter.sh/v1",
+    kind: "NodePool",
+    metadata: { name: "default" },
     spec: {
       template: {
         spec: {
@@ -90,10 +103,14 @@ export function nodePool(consolidateAfter: string): object {
 function nodeClass(): object {
   const discovery = [{ tags: { "karpenter.sh/discovery": CLUSTER } }];
   return {
-    apiVersion: "karpenter.k8s.aws/v1", kind: "EC2NodeClass", metadata: { name: "default" },
+    apiVersion: "karpenter.k8s.aws/v1",
+    kind: "EC2NodeClass",
+    metadata: { name: "default" },
     spec: {
-      role: `KarpenterNodeRole-${CLUSTER}`, amiSelectorTerms: [{ alias: "al2023@latest" }],
-      subnetSelectorTerms: discovery, securityGroupSelectorTerms: discovery,
+      role: `KarpenterNodeRole-${CLUSTER}`,
+      amiSelectorTerms: [{ alias: "al2023@latest" }],
+      subnetSelectorTerms: discovery,
+      securityGroupSelectorTerms: discovery,
     },
   };
 }
@@ -103,15 +120,22 @@ function nodeClass(): object {
  * read with EKS DescribeCluster. Its CIDR is the apiserver's --service-cluster-ip-range.
  */
 async function seedEksCluster(
-  moto: AwsTestConfig, subnets: readonly string[], securityGroups: readonly string[], version: string,
+  moto: AwsTestConfig,
+  subnets: readonly string[],
+  securityGroups: readonly string[],
+  version: string,
 ): Promise<void> {
   const eks = new EKSClient({ ...moto });
   try {
-    await eks.send(new CreateClusterCommand({
-      name: CLUSTER, version, roleArn: `arn:aws:iam::123456789012:role/${CLUSTER}-cluster`,
-      resourcesVpcConfig: { subnetIds: [...subnets], securityGroupIds: [...securityGroups] },
-      kubernetesNetworkConfig: { serviceIpv4Cidr: "10.0.0.0/24" },
-    }));
+    await eks.send(
+      new CreateClusterCommand({
+        name: CLUSTER,
+        version,
+        roleArn: `arn:aws:iam::123456789012:role/${CLUSTER}-cluster`,
+        resourcesVpcConfig: { subnetIds: [...subnets], securityGroupIds: [...securityGroups] },
+        kubernetesNetworkConfig: { serviceIpv4Cidr: "10.0.0.0/24" },
+      }),
+    );
   } finally {
     eks.destroy();
   }
@@ -129,7 +153,10 @@ export async function startCluster(o: { consolidateAfter: string }): Promise<Clu
     const version = await kc.makeApiClient(VersionApi).getCode();
     const kubernetesVersion = `${version.major}.${version.minor.replace(/\D+$/, "")}`;
     const seeded = await seedMoto(moto, {
-      clusterName: CLUSTER, ssmPrefix: SEED_SSM_PREFIX, kubernetesVersion, zones: ZONES,
+      clusterName: CLUSTER,
+      ssmPrefix: SEED_SSM_PREFIX,
+      kubernetesVersion,
+      zones: ZONES,
     });
     await seedEksCluster(moto, [...seeded.subnets.values()], seeded.securityGroups, kubernetesVersion);
     const proxy = await startFaultProxy(moto.endpoint);
@@ -142,7 +169,12 @@ export async function startCluster(o: { consolidateAfter: string }): Promise<Clu
     const sim = new KubeletSim({ kubeConfig: kc, aws: moto, clusterName: CLUSTER });
     sim.start();
     return {
-      env, kc, moto, proxy, bridge, sim,
+      env,
+      kc,
+      moto,
+      proxy,
+      bridge,
+      sim,
       stop: async () => {
         await sim.stop();
         await proxy.stop();
@@ -158,11 +190,17 @@ export async function startCluster(o: { consolidateAfter: string }): Promise<Clu
 /** Waits until the controller reports the NodePool Ready (its EC2NodeClass resolved). */
 export async function waitNodePoolReady(kc: KubeConfig, timeoutMs = 180_000): Promise<void> {
   const custom = kc.makeApiClient(CustomObjectsApi);
-  await eventually("the NodePool to be Ready", async () => {
-    const pool = (await custom.getClusterCustomObject({ ...NODEPOOLS, name: "default" })) as
-      { status?: { conditions?: { type: string; status: string }[] } };
-    return pool.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
-  }, timeoutMs, 250);
+  await eventually(
+    "the NodePool to be Ready",
+    async () => {
+      const pool = (await custom.getClusterCustomObject({ ...NODEPOOLS, name: "default" })) as {
+        status?: { conditions?: { type: string; status: string }[] };
+      };
+      return pool.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
+    },
+    timeoutMs,
+    250,
+  );
 }
 
 /** A controller process the bench measures. */
@@ -176,8 +214,12 @@ export interface Controller {
 /** Karpenter's controller on the cluster. */
 export async function runKarpenter(cluster: Cluster, binary: string): Promise<Controller> {
   const proc: ManagedProcess = await startKarpenter({
-    binary, kubeconfig: cluster.env.state.kubeconfig, apiserverUrl: cluster.env.state.apiserverUrl,
-    awsEndpoint: cluster.proxy.url, clusterName: CLUSTER, logDir: cluster.env.state.dir,
+    binary,
+    kubeconfig: cluster.env.state.kubeconfig,
+    apiserverUrl: cluster.env.state.apiserverUrl,
+    awsEndpoint: cluster.proxy.url,
+    clusterName: CLUSTER,
+    logDir: cluster.env.state.dir,
   });
   return { name: "karpenter", pid: proc.pid ?? 0, logFile: proc.logFile, stop: () => proc.stop(10_000) };
 }
@@ -189,17 +231,31 @@ export async function runKarpenter(cluster: Cluster, binary: string): Promise<Co
  */
 export async function runKerf(cluster: Cluster): Promise<Controller> {
   const logFile = path.join(cluster.env.state.dir, "kerf-operator.log");
-  const args = [path.join(import.meta.dirname, "..", "operator", "operator-process.ts"),
-    "--kubeconfig", cluster.env.state.kubeconfig,
-    "--aws-endpoint", cluster.proxy.url, "--cluster-name", CLUSTER, "--ssm-prefix", "/aws/service", "--log", logFile];
+  const args = [
+    path.join(import.meta.dirname, "..", "operator", "operator-process.ts"),
+    "--kubeconfig",
+    cluster.env.state.kubeconfig,
+    "--aws-endpoint",
+    cluster.proxy.url,
+    "--cluster-name",
+    CLUSTER,
+    "--ssm-prefix",
+    "/aws/service",
+    "--log",
+    logFile,
+  ];
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   await new Promise<void>((resolve, reject) => {
-    child.stdout?.on("data", (c: Buffer) => { if (c.toString().includes("SYNCED")) resolve(); });
+    child.stdout?.on("data", (c: Buffer) => {
+      if (c.toString().includes("SYNCED")) resolve();
+    });
     child.once("exit", (code) => reject(new Error(`kerf's operator exited with ${code}; log ${logFile}`)));
   });
   return {
-    name: "kerf", pid: child.pid ?? 0, logFile,
+    name: "kerf",
+    pid: child.pid ?? 0,
+    logFile,
     stop: async () => {
       if (child.exitCode === null) child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);

@@ -21,21 +21,35 @@ import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import {
-  CLUSTER, runKarpenter, runKerf, startCluster, waitNodePoolReady, type Cluster, type Controller,
+  CLUSTER,
+  runKarpenter,
+  runKerf,
+  startCluster,
+  waitNodePoolReady,
+  type Cluster,
+  type Controller,
 } from "./cluster.ts";
 import { buildKarpenterController } from "./karpenter-controller.ts";
 import { catalogPrices } from "./moto-bridge.ts";
 import { ClusterWatch, fleet, processUsage } from "./observe.ts";
 import { PHASES, prepareWorkloads, waitPhase, type Desired, type Phase } from "./phases.ts";
 
-const { values } = parseArgs({ options: {
-  "no-karpenter": { type: "boolean", default: false }, "no-kerf": { type: "boolean", default: false },
-  phases: { type: "string", default: PHASES.map((p) => p.name).join(",") }, timeout: { type: "string" },
-  budget: { type: "string", default: "13" }, "consolidate-after": { type: "string", default: "1m" },
-  logs: { type: "string" },
-} });
+const { values } = parseArgs({
+  options: {
+    "no-karpenter": { type: "boolean", default: false },
+    "no-kerf": { type: "boolean", default: false },
+    phases: { type: "string", default: PHASES.map((p) => p.name).join(",") },
+    timeout: { type: "string" },
+    budget: { type: "string", default: "13" },
+    "consolidate-after": { type: "string", default: "1m" },
+    logs: { type: "string" },
+  },
+});
 
-const wanted = values.phases.split(",").map((s) => s.trim()).filter((s) => s !== "");
+const wanted = values.phases
+  .split(",")
+  .map((s) => s.trim())
+  .filter((s) => s !== "");
 const unknown = wanted.filter((n) => !PHASES.some((p) => p.name === n));
 if (unknown.length > 0) {
   throw new Error(`--phases: unknown ${unknown.join(", ")} (known: ${PHASES.map((p) => p.name).join(", ")})`);
@@ -118,12 +132,22 @@ async function runPhase(o: PhaseRun): Promise<Row> {
   const usage = processUsage(controller.pid);
   const f = await fleet(cluster.moto, CLUSTER, prices);
   return {
-    controller: controller.name, phase: phase.name, status: end.status, seconds: end.seconds, pods,
-    nodeClaims: watch.liveNodeClaims().length, nodes: watch.nodes.size, instances: f.instances,
-    pricePerHour: f.pricePerHour, instanceTypes: f.types, createFleet: cluster.bridge.launches - launches0,
+    controller: controller.name,
+    phase: phase.name,
+    status: end.status,
+    seconds: end.seconds,
+    pods,
+    nodeClaims: watch.liveNodeClaims().length,
+    nodes: watch.nodes.size,
+    instances: f.instances,
+    pricePerHour: f.pricePerHour,
+    instanceTypes: f.types,
+    createFleet: cluster.bridge.launches - launches0,
     created: watch.nodeClaimsCreated - created0,
-    awsCalls: sum(cluster.bridge.calls) - sum(calls0), awsCallsByAction: since(cluster.bridge.calls, calls0),
-    cpuSeconds: usage.cpuSeconds - usage0.cpuSeconds, peakRssMiB: usage.peakRssMiB,
+    awsCalls: sum(cluster.bridge.calls) - sum(calls0),
+    awsCallsByAction: since(cluster.bridge.calls, calls0),
+    cpuSeconds: usage.cpuSeconds - usage0.cpuSeconds,
+    peakRssMiB: usage.peakRssMiB,
   };
 }
 
@@ -150,8 +174,10 @@ async function runController(name: "karpenter" | "kerf", binary: string | undefi
       }
       const timeoutMs = Math.min(phase.timeoutS * 1000, capS * 1000, left);
       const row = await runPhase({ cluster, controller, watch, phase, timeoutMs, desired });
-      log(`${name} ${phase.name}: ${row.status} ${row.seconds.toFixed(1)} s, ${row.nodeClaims} NodeClaims, `
-        + `$${row.pricePerHour.toFixed(3)}/h, ${row.createFleet} CreateFleet, ${row.cpuSeconds.toFixed(1)} CPU s`);
+      log(
+        `${name} ${phase.name}: ${row.status} ${row.seconds.toFixed(1)} s, ${row.nodeClaims} NodeClaims, ` +
+          `$${row.pricePerHour.toFixed(3)}/h, ${row.createFleet} CreateFleet, ${row.cpuSeconds.toFixed(1)} CPU s`,
+      );
       rows.push(row);
     }
   } finally {
@@ -165,9 +191,22 @@ async function runController(name: "karpenter" | "kerf", binary: string | undefi
 
 function skipped(controller: string, phase: Phase, status: string, pods = Number.NaN): Row {
   return {
-    controller, phase: phase.name, status, seconds: Number.NaN, pods, nodeClaims: 0, nodes: 0, instances: 0,
-    pricePerHour: 0, instanceTypes: {}, createFleet: 0, created: 0, awsCalls: 0, awsCallsByAction: {},
-    cpuSeconds: Number.NaN, peakRssMiB: Number.NaN,
+    controller,
+    phase: phase.name,
+    status,
+    seconds: Number.NaN,
+    pods,
+    nodeClaims: 0,
+    nodes: 0,
+    instances: 0,
+    pricePerHour: 0,
+    instanceTypes: {},
+    createFleet: 0,
+    created: 0,
+    awsCalls: 0,
+    awsCallsByAction: {},
+    cpuSeconds: Number.NaN,
+    peakRssMiB: Number.NaN,
   };
 }
 
@@ -194,13 +233,22 @@ function typesOf(r: Row): string {
 function table(rows: readonly Row[], controllers: readonly string[]): string {
   const row = (c: string, p: Phase): Row | undefined => rows.find((x) => x.controller === c && x.phase === p.name);
   const cell = (p: Phase, value: (r: Row) => string): string =>
-    controllers.map((c) => { const r = row(c, p); return r === undefined ? "–" : value(r); }).join(" / ");
+    controllers
+      .map((c) => {
+        const r = row(c, p);
+        return r === undefined ? "–" : value(r);
+      })
+      .join(" / ");
   const columns: readonly [string, (r: Row) => string][] = [
-    ["status", (r) => r.status], ["seconds", (r) => fmt(r.seconds)], ["NodeClaims", (r) => String(r.nodeClaims)],
-    ["$/h", (r) => fmt(r.pricePerHour, 3)], ["NodeClaims created", (r) => String(r.created)],
+    ["status", (r) => r.status],
+    ["seconds", (r) => fmt(r.seconds)],
+    ["NodeClaims", (r) => String(r.nodeClaims)],
+    ["$/h", (r) => fmt(r.pricePerHour, 3)],
+    ["NodeClaims created", (r) => String(r.created)],
     ["CreateFleet", (r) => String(r.createFleet)],
     ["AWS calls", (r) => String(r.awsCalls)],
-    ["CPU s", (r) => fmt(r.cpuSeconds, 1)], ["peak RSS MiB", (r) => fmt(r.peakRssMiB, 0)],
+    ["CPU s", (r) => fmt(r.cpuSeconds, 1)],
+    ["peak RSS MiB", (r) => fmt(r.peakRssMiB, 0)],
   ];
   const head = `| phase | ${columns.map(([name]) => name).join(" | ")} |`;
   const sep = `|---|${columns.map(() => "---").join("|")}|`;
@@ -211,14 +259,17 @@ function table(rows: readonly Row[], controllers: readonly string[]): string {
     return `| ${p.name} (${podsOf(p)} pods) | ${cells} |`;
   });
   const types = rows.map((r) => `| ${r.controller} | ${r.phase} | ${r.instances} | ${typesOf(r)} |`);
-  const typesHead = ["| controller | phase | instances | instance types (count × type capacity-type) |",
-    "|---|---|---|---|"];
+  const typesHead = [
+    "| controller | phase | instances | instance types (count × type capacity-type) |",
+    "|---|---|---|---|",
+  ];
   return [head, sep, ...body, "", ...typesHead, ...types].join("\n");
 }
 
 const build = values["no-karpenter"] ? undefined : buildKarpenterController();
 const controllers: ("karpenter" | "kerf")[] = [
-  ...(values["no-karpenter"] ? [] : ["karpenter" as const]), ...(values["no-kerf"] ? [] : ["kerf" as const]),
+  ...(values["no-karpenter"] ? [] : ["karpenter" as const]),
+  ...(values["no-kerf"] ? [] : ["kerf" as const]),
 ];
 /** The Karpenter binary, once its build (started first thing) is done; throws why it could not be built. */
 async function karpenterBinary(): Promise<string> {
@@ -232,7 +283,7 @@ const rows: Row[] = [];
 let failed = 0;
 for (const name of controllers) {
   try {
-    rows.push(...await runController(name, name === "karpenter" ? await karpenterBinary() : undefined));
+    rows.push(...(await runController(name, name === "karpenter" ? await karpenterBinary() : undefined)));
   } catch (error) {
     failed++;
     log(`${name}: failed: ${(error as Error).stack ?? String(error)}`);
@@ -241,8 +292,10 @@ for (const name of controllers) {
     rows.push(...missing.map((p) => skipped(name, p, reason)));
   }
 }
-process.stdout.write(`End to end, Karpenter v1.15.1 beside kerf (consolidateAfter ${values["consolidate-after"]}, `
-  + `quiet window ${quietMs / 1000} s; each cell: ${controllers.join(" / ")})\n`);
+process.stdout.write(
+  `End to end, Karpenter v1.15.1 beside kerf (consolidateAfter ${values["consolidate-after"]}, ` +
+    `quiet window ${quietMs / 1000} s; each cell: ${controllers.join(" / ")})\n`,
+);
 process.stdout.write(`${table(rows, controllers)}\n`);
 for (const r of rows) {
   process.stdout.write(`BENCH_RESULT ${JSON.stringify({ name: `e2e-${r.controller}-${r.phase}`, ...r })}\n`);

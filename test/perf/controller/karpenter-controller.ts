@@ -35,8 +35,12 @@ const cacheDir = process.env["KERF_CACHE_DIR"] ?? path.join(homedir(), ".cache",
 
 function goEnv(): NodeJS.ProcessEnv {
   return {
-    ...process.env, GOTOOLCHAIN: "auto", CGO_ENABLED: "0", GOFLAGS: "-modcacherw",
-    GOMODCACHE: path.join(cacheDir, "go", "mod"), GOCACHE: path.join(cacheDir, "go", "build"),
+    ...process.env,
+    GOTOOLCHAIN: "auto",
+    CGO_ENABLED: "0",
+    GOFLAGS: "-modcacherw",
+    GOMODCACHE: path.join(cacheDir, "go", "mod"),
+    GOCACHE: path.join(cacheDir, "go", "build"),
   };
 }
 
@@ -63,7 +67,9 @@ export function buildKarpenterController(): Promise<{ binary: string } | { skipp
   const args = ["build", "-trimpath", `-ldflags=${ldflags}`, "-o", tmp, PACKAGE];
   const child = spawn("go", args, { cwd: moduleDir, env: goEnv(), stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
-  child.stderr.on("data", (c: Buffer) => { stderr = (stderr + c.toString()).slice(-8000); });
+  child.stderr.on("data", (c: Buffer) => {
+    stderr = (stderr + c.toString()).slice(-8000);
+  });
   return new Promise((resolve) => {
     child.on("exit", (code) => {
       if (code !== 0 || !existsSync(tmp)) {
@@ -91,15 +97,28 @@ export interface KarpenterTarget {
  * variable of the host that is not set here is blanked, so no host profile or endpoint leaks in.
  */
 export function karpenterEnv(t: KarpenterTarget, ports: { metrics: number; health: number }): Record<string, string> {
-  const blanked = Object.fromEntries(Object.keys(process.env).filter((k) => k.startsWith("AWS_")).map((k) => [k, ""]));
+  const blanked = Object.fromEntries(
+    Object.keys(process.env)
+      .filter((k) => k.startsWith("AWS_"))
+      .map((k) => [k, ""]),
+  );
   return {
     ...blanked,
-    KUBECONFIG: t.kubeconfig, CLUSTER_NAME: t.clusterName, CLUSTER_ENDPOINT: t.apiserverUrl,
-    ISOLATED_VPC: "true", DISABLE_LEADER_ELECTION: "true",
-    METRICS_PORT: String(ports.metrics), HEALTH_PROBE_PORT: String(ports.health),
-    LOG_LEVEL: "info", AWS_REGION: "us-east-1", AWS_ENDPOINT_URL: t.awsEndpoint,
-    AWS_ACCESS_KEY_ID: "testing", AWS_SECRET_ACCESS_KEY: "testing", AWS_EC2_METADATA_DISABLED: "true",
-    AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
+    KUBECONFIG: t.kubeconfig,
+    CLUSTER_NAME: t.clusterName,
+    CLUSTER_ENDPOINT: t.apiserverUrl,
+    ISOLATED_VPC: "true",
+    DISABLE_LEADER_ELECTION: "true",
+    METRICS_PORT: String(ports.metrics),
+    HEALTH_PROBE_PORT: String(ports.health),
+    LOG_LEVEL: "info",
+    AWS_REGION: "us-east-1",
+    AWS_ENDPOINT_URL: t.awsEndpoint,
+    AWS_ACCESS_KEY_ID: "testing",
+    AWS_SECRET_ACCESS_KEY: "testing",
+    AWS_EC2_METADATA_DISABLED: "true",
+    AWS_CONFIG_FILE: "/dev/null",
+    AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
   };
 }
 

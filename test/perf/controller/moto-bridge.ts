@@ -28,23 +28,37 @@ export interface TypePrices {
 
 /** The bundled catalog's prices by instance type. */
 export function catalogPrices(): ReadonlyMap<string, TypePrices> {
-  return new Map(builtinCatalog().instanceTypes.map((t) => [t.name, {
-    onDemand: t.onDemandPricePerHour, spot: t.spotPricePerHour ?? undefined, zones: t.zones,
-  }]));
+  return new Map(
+    builtinCatalog().instanceTypes.map((t) => [
+      t.name,
+      {
+        onDemand: t.onDemandPricePerHour,
+        spot: t.spotPricePerHour ?? undefined,
+        zones: t.zones,
+      },
+    ]),
+  );
 }
 
 /** The catalog price of one instance; undefined for a type or capacity type the catalog does not price. */
 export function priceOf(
-  prices: ReadonlyMap<string, TypePrices>, type: string, capacityType: string,
+  prices: ReadonlyMap<string, TypePrices>,
+  type: string,
+  capacityType: string,
 ): number | undefined {
   const p = prices.get(type);
   return capacityType === "spot" ? p?.spot : p?.onDemand;
 }
 
-const AL2023 = new RegExp("^/aws/service/eks/optimized-ami/[^/]+/amazon-linux-2023/(x86_64|arm64)"
-  + "/standard/recommended/image_id$");
+const AL2023 = new RegExp(
+  "^/aws/service/eks/optimized-ami/[^/]+/amazon-linux-2023/(x86_64|arm64)" + "/standard/recommended/image_id$",
+);
 
-interface Override { readonly config: string; readonly index: string; readonly fields: Map<string, string> }
+interface Override {
+  readonly config: string;
+  readonly index: string;
+  readonly fields: Map<string, string>;
+}
 
 const OVERRIDE = /^LaunchTemplateConfigs\.(\d+)\.Overrides\.(\d+)\.(.+)$/;
 const CONFIG = /^LaunchTemplateConfigs\.(\d+)\.(?!Overrides\.)(.+)$/;
@@ -100,7 +114,7 @@ export class E2eMotoBridge implements MotoBridge {
     const price = (o: Override): number =>
       priceOf(this.prices, o.fields.get("InstanceType") ?? "", capacityType) ?? Infinity;
     const priority = (o: Override): number =>
-      (strategy.includes("prioritized") ? Number(o.fields.get("Priority") ?? Infinity) : 0);
+      strategy.includes("prioritized") ? Number(o.fields.get("Priority") ?? Infinity) : 0;
     // Array.prototype.sort is stable: equal keys keep the request's order.
     const chosen = [...overrides].sort((a, b) => priority(a) - priority(b) || price(a) - price(b))[0] as Override;
     const out = new URLSearchParams();
@@ -120,8 +134,13 @@ export class E2eMotoBridge implements MotoBridge {
     const id = arch === undefined ? undefined : this.amis[arch];
     if (typeof name !== "string" || id === undefined) return undefined;
     const parameter = {
-      Name: name, Type: "String", Value: id, Version: 1, LastModifiedDate: Math.floor(Date.now() / 1000),
-      ARN: `arn:aws:ssm:us-east-1::parameter${name}`, DataType: "text",
+      Name: name,
+      Type: "String",
+      Value: id,
+      Version: 1,
+      LastModifiedDate: Math.floor(Date.now() / 1000),
+      ARN: `arn:aws:ssm:us-east-1::parameter${name}`,
+      DataType: "text",
     };
     return { status: 200, contentType: "application/x-amz-json-1.1", body: JSON.stringify({ Parameter: parameter }) };
   }

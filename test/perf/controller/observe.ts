@@ -8,8 +8,14 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { EC2Client, paginateDescribeInstances, type Instance } from "@aws-sdk/client-ec2";
 import {
-  CoreV1Api, CustomObjectsApi, makeInformer,
-  type Informer, type KubeConfig, type KubernetesObject, type V1Node, type V1Pod,
+  CoreV1Api,
+  CustomObjectsApi,
+  makeInformer,
+  type Informer,
+  type KubeConfig,
+  type KubernetesObject,
+  type V1Node,
+  type V1Pod,
 } from "@kubernetes/client-node";
 import type { AwsTestConfig } from "../../harness/use-environment.ts";
 import { priceOf, type TypePrices } from "./moto-bridge.ts";
@@ -41,16 +47,25 @@ export class ClusterWatch {
 
   private track<T extends KubernetesObject>(informer: Informer<T>, into: Map<string, T>, counts: boolean): void {
     const key = (o: T): string => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
-    informer.on("add", (o) => { into.set(key(o), o); if (counts) this.lastChange = Date.now(); });
+    informer.on("add", (o) => {
+      into.set(key(o), o);
+      if (counts) this.lastChange = Date.now();
+    });
     informer.on("update", (o) => {
       const was = into.get(key(o));
       into.set(key(o), o);
       if (counts && deleting(o) && (was === undefined || !deleting(was))) this.lastChange = Date.now();
     });
-    informer.on("delete", (o) => { into.delete(key(o)); if (counts) this.lastChange = Date.now(); });
+    informer.on("delete", (o) => {
+      into.delete(key(o));
+      if (counts) this.lastChange = Date.now();
+    });
     // client-node's informers stop on any error other than 410: start again, as a controller would.
     informer.on("error", () => {
-      if (!this.stopped) setTimeout(() => { void informer.start().catch(() => undefined); }, 1_000);
+      if (!this.stopped)
+        setTimeout(() => {
+          void informer.start().catch(() => undefined);
+        }, 1_000);
     });
     this.informers.push(informer as unknown as Informer<KubernetesObject>);
   }
@@ -59,12 +74,18 @@ export class ClusterWatch {
     const watch = new ClusterWatch();
     const core = kc.makeApiClient(CoreV1Api);
     const custom = kc.makeApiClient(CustomObjectsApi);
-    watch.track(makeInformer<V1Node>(kc, "/api/v1/nodes", () => core.listNode()), watch.nodes, true);
+    watch.track(
+      makeInformer<V1Node>(kc, "/api/v1/nodes", () => core.listNode()),
+      watch.nodes,
+      true,
+    );
     const claims = { group: "karpenter.sh", version: "v1", plural: "nodeclaims" };
     const listClaims = (): never => custom.listClusterCustomObject(claims) as never;
     const claimInformer = makeInformer<NodeClaimObject>(kc, "/apis/karpenter.sh/v1/nodeclaims", listClaims);
     watch.track(claimInformer, watch.nodeClaims, true);
-    claimInformer.on("add", () => { watch.nodeClaimsCreated += 1; });
+    claimInformer.on("add", () => {
+      watch.nodeClaimsCreated += 1;
+    });
     const listPods = (): ReturnType<CoreV1Api["listNamespacedPod"]> => core.listNamespacedPod({ namespace: NAMESPACE });
     watch.track(makeInformer<V1Pod>(kc, `/api/v1/namespaces/${NAMESPACE}/pods`, listPods), watch.pods, false);
     await Promise.all(watch.informers.map((i) => i.start()));
@@ -100,7 +121,10 @@ export class ClusterWatch {
 }
 
 /** Process CPU seconds (user + system, reaped children included) and peak RSS of a process. */
-export interface ProcessUsage { readonly cpuSeconds: number; readonly peakRssMiB: number }
+export interface ProcessUsage {
+  readonly cpuSeconds: number;
+  readonly peakRssMiB: number;
+}
 
 let ticks: number | undefined;
 function clockTicks(): number {
@@ -128,7 +152,9 @@ export interface Fleet {
 
 /** Reads moto's running instances of the cluster (every page) and prices each at its type and capacity type. */
 export async function fleet(
-  moto: AwsTestConfig, cluster: string, prices: ReadonlyMap<string, TypePrices>,
+  moto: AwsTestConfig,
+  cluster: string,
+  prices: ReadonlyMap<string, TypePrices>,
 ): Promise<Fleet> {
   const ec2 = new EC2Client({ ...moto });
   try {

@@ -44,9 +44,12 @@ export const MIXED: readonly Workload[] = [
 
 function deployment(w: Workload): object {
   return {
-    apiVersion: "apps/v1", kind: "Deployment", metadata: { name: w.name, namespace: NAMESPACE },
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: w.name, namespace: NAMESPACE },
     spec: {
-      replicas: w.replicas, selector: { matchLabels: { app: w.name } },
+      replicas: w.replicas,
+      selector: { matchLabels: { app: w.name } },
       template: {
         metadata: { labels: { app: w.name } },
         spec: {
@@ -71,15 +74,18 @@ async function createWorkload(kc: KubeConfig, w: Workload): Promise<void> {
 
 async function scale(kc: KubeConfig, name: string, replicas: number): Promise<void> {
   await rawRequest(kc, {
-    method: "PATCH", path: `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${name}/scale`,
-    body: { spec: { replicas } }, contentType: "application/merge-patch+json",
+    method: "PATCH",
+    path: `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${name}/scale`,
+    body: { spec: { replicas } },
+    contentType: "application/merge-patch+json",
   });
 }
 
 /** A change to the NodePool's template that both controllers see as drift (its hash changes). */
 async function rollNodePool(kc: KubeConfig, value: string): Promise<void> {
   await rawRequest(kc, {
-    method: "PATCH", path: "/apis/karpenter.sh/v1/nodepools/default",
+    method: "PATCH",
+    path: "/apis/karpenter.sh/v1/nodepools/default",
     body: { spec: { template: { metadata: { labels: { "bench.kerf.dev/rollout": value } } } } },
     contentType: "application/merge-patch+json",
   });
@@ -100,7 +106,10 @@ export interface Phase {
 }
 
 function scaleInflate(replicas: number): (kc: KubeConfig, desired: Desired) => Promise<void> {
-  return (kc, desired) => { desired.set(INFLATE, replicas); return scale(kc, INFLATE, replicas); };
+  return (kc, desired) => {
+    desired.set(INFLATE, replicas);
+    return scale(kc, INFLATE, replicas);
+  };
 }
 
 async function create(kc: KubeConfig, desired: Desired, workloads: readonly Workload[]): Promise<void> {

@@ -51,11 +51,43 @@ interface PoolSpec {
 // Families c5/m5/r5 on-demand (as in the EKS workshop): the full nodes of the worst case have no
 // strictly cheaper type that holds their pods.
 const POOLS: readonly PoolSpec[] = [
-  { name: "general", share: 0.5, types: ["m5.2xlarge", "c5.2xlarge", "r5.xlarge", "m5.xlarge"], capacityType: "on-demand", policy: "WhenEmptyOrUnderutilized", budgets: [{ nodes: "10%" }], weight: 10 },
-  { name: "spot", share: 0.25, types: ["m5.2xlarge", "c5.2xlarge"], capacityType: "spot", policy: "WhenEmptyOrUnderutilized", budgets: [{ nodes: "20%", reasons: ["Underutilized"] }, { nodes: "5" }], weight: 5 },
-  { name: "batch", share: 0.15, types: ["c5.2xlarge", "c5.4xlarge"], capacityType: "on-demand", policy: "WhenEmpty", budgets: [{ nodes: "100%" }], weight: 1 },
+  {
+    name: "general",
+    share: 0.5,
+    types: ["m5.2xlarge", "c5.2xlarge", "r5.xlarge", "m5.xlarge"],
+    capacityType: "on-demand",
+    policy: "WhenEmptyOrUnderutilized",
+    budgets: [{ nodes: "10%" }],
+    weight: 10,
+  },
+  {
+    name: "spot",
+    share: 0.25,
+    types: ["m5.2xlarge", "c5.2xlarge"],
+    capacityType: "spot",
+    policy: "WhenEmptyOrUnderutilized",
+    budgets: [{ nodes: "20%", reasons: ["Underutilized"] }, { nodes: "5" }],
+    weight: 5,
+  },
+  {
+    name: "batch",
+    share: 0.15,
+    types: ["c5.2xlarge", "c5.4xlarge"],
+    capacityType: "on-demand",
+    policy: "WhenEmpty",
+    budgets: [{ nodes: "100%" }],
+    weight: 1,
+  },
   // Business hours (Wednesday noon UTC at NOW): the zero budget is active, the pool is frozen.
-  { name: "critical", share: 0.1, types: ["m5.2xlarge"], capacityType: "on-demand", policy: "WhenEmptyOrUnderutilized", budgets: [{ nodes: "0", schedule: "0 8 * * mon-fri", duration: "10h" }, { nodes: "1" }], weight: 0 },
+  {
+    name: "critical",
+    share: 0.1,
+    types: ["m5.2xlarge"],
+    capacityType: "on-demand",
+    policy: "WhenEmptyOrUnderutilized",
+    budgets: [{ nodes: "0", schedule: "0 8 * * mon-fri", duration: "10h" }, { nodes: "1" }],
+    weight: 0,
+  },
 ];
 
 function requirementsOf(p: PoolSpec): Record<string, unknown>[] {
@@ -71,7 +103,13 @@ function nodePool(p: PoolSpec, cpuLimit: number | undefined): NodePoolObject {
     spec: {
       weight: p.weight,
       ...(cpuLimit === undefined ? {} : { limits: { cpu: `${cpuLimit}m` } }),
-      template: { metadata: { labels: {} }, spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" }, requirements: requirementsOf(p) } },
+      template: {
+        metadata: { labels: {} },
+        spec: {
+          nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+          requirements: requirementsOf(p),
+        },
+      },
       disruption: { consolidationPolicy: p.policy, consolidateAfter: "30s", budgets: p.budgets },
     },
     status: { conditions: [{ type: "Ready", status: "True" }] },
@@ -80,10 +118,18 @@ function nodePool(p: PoolSpec, cpuLimit: number | undefined): NodePoolObject {
 
 const DAEMON = { cpu: 100, memory: 128 * MI };
 
-interface Sizing { readonly cpu: number; readonly memory: number }
+interface Sizing {
+  readonly cpu: number;
+  readonly memory: number;
+}
 type State = "empty" | "underutilized" | "drifted" | "blocked" | "moderate";
 
-interface Built { nodes: Node[]; claims: NodeClaim[]; pods: Pod[]; pdbs: PdbLike[] }
+interface Built {
+  nodes: Node[];
+  claims: NodeClaim[];
+  pods: Pod[];
+  pdbs: PdbLike[];
+}
 
 class Generator {
   readonly out: Built = { nodes: [], claims: [], pods: [], pdbs: [] };
@@ -102,19 +148,46 @@ class Generator {
     return xs[Math.floor(this.rand() * xs.length)]!;
   }
 
-  private pod(node: string, app: number, size: Sizing, extra: { annotations?: Record<string, string>; daemon?: boolean } = {}): Pod {
+  private pod(
+    node: string,
+    app: number,
+    size: Sizing,
+    extra: { annotations?: Record<string, string>; daemon?: boolean } = {},
+  ): Pod {
     const i = this.podCount++;
     const name = extra.daemon === true ? `agent-${node}` : `app-${app}-${i}`;
-    const owner = extra.daemon === true ? { apiVersion: "apps/v1", kind: "DaemonSet", name: "agent", uid: "ds-agent", controller: true } : { apiVersion: "apps/v1", kind: "ReplicaSet", name: `app-${app}-rs`, uid: `rs-${app}`, controller: true };
-    const spread = extra.daemon !== true && app % 5 === 0
-      ? { topologySpreadConstraints: [{ maxSkew: 1, topologyKey: "topology.kubernetes.io/zone", whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: { app: `app-${app}` } } }] }
-      : {};
+    const owner =
+      extra.daemon === true
+        ? { apiVersion: "apps/v1", kind: "DaemonSet", name: "agent", uid: "ds-agent", controller: true }
+        : { apiVersion: "apps/v1", kind: "ReplicaSet", name: `app-${app}-rs`, uid: `rs-${app}`, controller: true };
+    const spread =
+      extra.daemon !== true && app % 5 === 0
+        ? {
+            topologySpreadConstraints: [
+              {
+                maxSkew: 1,
+                topologyKey: "topology.kubernetes.io/zone",
+                whenUnsatisfiable: "ScheduleAnyway",
+                labelSelector: { matchLabels: { app: `app-${app}` } },
+              },
+            ],
+          }
+        : {};
     return {
       metadata: {
-        name, namespace: extra.daemon === true ? "kube-system" : "default", uid: `pod-${i}`, creationTimestamp: HOUR_AGO,
-        labels: { app: extra.daemon === true ? "agent" : `app-${app}` }, annotations: extra.annotations ?? {}, ownerReferences: [owner],
+        name,
+        namespace: extra.daemon === true ? "kube-system" : "default",
+        uid: `pod-${i}`,
+        creationTimestamp: HOUR_AGO,
+        labels: { app: extra.daemon === true ? "agent" : `app-${app}` },
+        annotations: extra.annotations ?? {},
+        ownerReferences: [owner],
       },
-      spec: { nodeName: node, ...spread, containers: [{ name: "c", resources: { requests: { cpu: `${size.cpu}m`, memory: `${size.memory}` } } }] },
+      spec: {
+        nodeName: node,
+        ...spread,
+        containers: [{ name: "c", resources: { requests: { cpu: `${size.cpu}m`, memory: `${size.memory}` } } }],
+      },
       status: { phase: "Running" },
     } as unknown as Pod;
   }
@@ -136,7 +209,10 @@ class Generator {
     // Pods of two or three Deployments, each ±20 % around the node's share, rounded as people write requests.
     return Array.from({ length: count }, (_, i) => {
       const jitter = 0.8 + this.rand() * 0.4;
-      const size = { cpu: Math.max(50, Math.round((cpu * fill * jitter) / count / 50) * 50), memory: Math.max(64, Math.round((memory * fill * jitter) / count / MI / 64) * 64) * MI };
+      const size = {
+        cpu: Math.max(50, Math.round((cpu * fill * jitter) / count / 50) * 50),
+        memory: Math.max(64, Math.round((memory * fill * jitter) / count / MI / 64) * 64) * MI,
+      };
       return this.pod(name, (app + (i % 3)) % 60, size);
     });
   }
@@ -146,31 +222,50 @@ class Generator {
     const t = this.types.get(this.pick(pool.types))!;
     const zone = ZONES[index % ZONES.length]!;
     const labels = {
-      ...t.labels, "karpenter.sh/nodepool": pool.name, "node.kubernetes.io/instance-type": t.name, "topology.kubernetes.io/zone": zone,
-      "karpenter.sh/capacity-type": pool.capacityType, "kubernetes.io/hostname": name,
+      ...t.labels,
+      "karpenter.sh/nodepool": pool.name,
+      "node.kubernetes.io/instance-type": t.name,
+      "topology.kubernetes.io/zone": zone,
+      "karpenter.sh/capacity-type": pool.capacityType,
+      "kubernetes.io/hostname": name,
     };
     const providerID = `aws:///${zone}/i-${index.toString(16).padStart(17, "0")}`;
     const allocatable = Object.fromEntries(Object.entries(t.allocatable).map(([k, v]) => [k, formatResource(k, v)]));
     const capacity = Object.fromEntries(Object.entries(t.capacity).map(([k, v]) => [k, formatResource(k, v)]));
     const conditions = [
-      { type: "Initialized", status: "True", lastTransitionTime: HOUR_AGO }, { type: "Consolidatable", status: "True" },
+      { type: "Initialized", status: "True", lastTransitionTime: HOUR_AGO },
+      { type: "Consolidatable", status: "True" },
       ...(state === "drifted" ? [{ type: "Drifted", status: "True", reason: "NodePoolDrifted" }] : []),
     ];
     this.out.claims.push({
-      metadata: { name, uid: `uid-${name}`, labels, creationTimestamp: new Date(NOW.getTime() - (1 + index) * 60_000).toISOString() },
+      metadata: {
+        name,
+        uid: `uid-${name}`,
+        labels,
+        creationTimestamp: new Date(NOW.getTime() - (1 + index) * 60_000).toISOString(),
+      },
       spec: { requirements: [], nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" } },
       status: { providerID, nodeName: name, conditions, capacity, allocatable },
     });
-    this.out.nodes.push({ metadata: { name, labels }, spec: { providerID }, status: { conditions: [{ type: "Ready", status: "True" }], allocatable } });
+    this.out.nodes.push({
+      metadata: { name, labels },
+      spec: { providerID },
+      status: { conditions: [{ type: "Ready", status: "True" }], allocatable },
+    });
     this.out.pods.push(this.pod(name, 0, DAEMON, { daemon: true }));
     const pods = this.appPods(name, t, state, podCount);
     if (state === "blocked" && pods[0] !== undefined) {
       // Half the blocked nodes hold a do-not-disrupt pod, the other half a pod under a PDB at 0.
       const first = pods[0];
-      if (index % 2 === 0) pods[0] = { ...first, metadata: { ...first.metadata, annotations: { "karpenter.sh/do-not-disrupt": "true" } } };
+      if (index % 2 === 0)
+        pods[0] = { ...first, metadata: { ...first.metadata, annotations: { "karpenter.sh/do-not-disrupt": "true" } } };
       else {
         pods[0] = { ...first, metadata: { ...first.metadata, labels: { app: `guarded-${index}` } } };
-        this.out.pdbs.push({ metadata: { name: `guarded-${index}`, namespace: "default" }, spec: { selector: { matchLabels: { app: `guarded-${index}` } } }, status: { disruptionsAllowed: 0 } });
+        this.out.pdbs.push({
+          metadata: { name: `guarded-${index}`, namespace: "default" },
+          spec: { selector: { matchLabels: { app: `guarded-${index}` } } },
+          status: { disruptionsAllowed: 0 },
+        });
       }
     }
     this.out.pods.push(...pods);
@@ -178,7 +273,12 @@ class Generator {
 }
 
 function states(nodes: number, mix: ClusterMix, rand: () => number): State[] {
-  const counts: [State, number][] = [["empty", mix.empty], ["underutilized", mix.underutilized], ["drifted", mix.drifted], ["blocked", mix.blocked]];
+  const counts: [State, number][] = [
+    ["empty", mix.empty],
+    ["underutilized", mix.underutilized],
+    ["drifted", mix.drifted],
+    ["blocked", mix.blocked],
+  ];
   const out: State[] = counts.flatMap(([s, share]) => Array.from({ length: Math.round(nodes * share) }, () => s));
   while (out.length < nodes) out.push("moderate");
   // Fisher–Yates, so states are spread over the pools.
@@ -203,14 +303,30 @@ function podCounts(order: readonly State[], pods: number, rand: () => number): n
 
 /** `count` provisionable pods waiting for a place (250m, 512Mi each, spread over 20 Deployments). */
 function pendingPods(count: number): Pod[] {
-  return Array.from({ length: count }, (_, i) => ({
-    metadata: {
-      name: `waiting-${i}`, namespace: "default", uid: `waiting-${i}`, creationTimestamp: NOW.toISOString(), labels: { app: `waiting-${i % 20}` },
-      ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: `waiting-${i % 20}-rs`, uid: `rs-waiting-${i % 20}`, controller: true }],
-    },
-    spec: { containers: [{ name: "c", resources: { requests: { cpu: "250m", memory: `${512 * MI}` } } }] },
-    status: { phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable" }] },
-  }) as unknown as Pod);
+  return Array.from(
+    { length: count },
+    (_, i) =>
+      ({
+        metadata: {
+          name: `waiting-${i}`,
+          namespace: "default",
+          uid: `waiting-${i}`,
+          creationTimestamp: NOW.toISOString(),
+          labels: { app: `waiting-${i % 20}` },
+          ownerReferences: [
+            {
+              apiVersion: "apps/v1",
+              kind: "ReplicaSet",
+              name: `waiting-${i % 20}-rs`,
+              uid: `rs-waiting-${i % 20}`,
+              controller: true,
+            },
+          ],
+        },
+        spec: { containers: [{ name: "c", resources: { requests: { cpu: "250m", memory: `${512 * MI}` } } }] },
+        status: { phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable" }] },
+      }) as unknown as Pod,
+  );
 }
 
 /** The CPU capacity, in millicores, of a NodePool's NodeClaims (what its limits count). */
@@ -218,14 +334,23 @@ function cpuOf(claims: readonly NodeClaim[], pool: string, types: readonly Insta
   const byName = new Map(types.map((t) => [t.name, t]));
   return claims
     .filter((c) => c.metadata?.labels?.["karpenter.sh/nodepool"] === pool)
-    .reduce((sum, c) => sum + (byName.get(c.metadata?.labels?.["node.kubernetes.io/instance-type"] ?? "")?.capacity["cpu"] ?? 0), 0);
+    .reduce(
+      (sum, c) =>
+        sum + (byName.get(c.metadata?.labels?.["node.kubernetes.io/instance-type"] ?? "")?.capacity["cpu"] ?? 0),
+      0,
+    );
 }
 
 /**
  * The disruption input for `nodes` nodes and `pods` pods, one DaemonSet pod per node included, and
  * `pending` more pods waiting for a place (they reserve room before any candidate's pods move).
  */
-export function disruptionInput(nodes: number, pods: number, mix: ClusterMix, o: { readonly seed?: number; readonly pending?: number } = {}): DisruptionInput {
+export function disruptionInput(
+  nodes: number,
+  pods: number,
+  mix: ClusterMix,
+  o: { readonly seed?: number; readonly pending?: number } = {},
+): DisruptionInput {
   const { seed = 42, pending = 0 } = o;
   const types = toInstanceTypes(builtinCatalog(), { zones: new Set(ZONES) });
   const gen = new Generator(seed, new Map(types.map((t) => [t.name, t])), mix.full);
@@ -239,15 +364,31 @@ export function disruptionInput(nodes: number, pods: number, mix: ClusterMix, o:
     for (let i = 0; i < count; i++, index++) gen.machine(index, pool, order[index]!, counts[index]!);
     start += count;
   }
-  const nodePools = POOLS.map((p) => nodePool(p, mix.limitsBelowUsage === true ? Math.floor(0.9 * cpuOf(gen.out.claims, p.name, types)) : undefined));
-  const daemonSets: DaemonSetObject[] = [{
-    metadata: { name: "agent", namespace: "kube-system" },
-    spec: { template: { metadata: { labels: { app: "agent" } }, spec: { tolerations: [{ operator: "Exists" }], containers: [{ name: "agent", resources: { requests: { cpu: "100m", memory: "128Mi" } } }] } } },
-  }];
+  const nodePools = POOLS.map((p) =>
+    nodePool(p, mix.limitsBelowUsage === true ? Math.floor(0.9 * cpuOf(gen.out.claims, p.name, types)) : undefined),
+  );
+  const daemonSets: DaemonSetObject[] = [
+    {
+      metadata: { name: "agent", namespace: "kube-system" },
+      spec: {
+        template: {
+          metadata: { labels: { app: "agent" } },
+          spec: {
+            tolerations: [{ operator: "Exists" }],
+            containers: [{ name: "agent", resources: { requests: { cpu: "100m", memory: "128Mi" } } }],
+          },
+        },
+      },
+    },
+  ];
   const waiting = pendingPods(pending);
   return {
-    now: NOW, cluster: { ...gen.out, pods: [...gen.out.pods, ...waiting], nodeClaims: gen.out.claims, nodePools, daemonSets },
-    instanceTypes: new Map(nodePools.map((p) => [p.metadata?.name ?? "", types])), nominated: new Set(), inFlight: new Set(), spotToSpot: false,
+    now: NOW,
+    cluster: { ...gen.out, pods: [...gen.out.pods, ...waiting], nodeClaims: gen.out.claims, nodePools, daemonSets },
+    instanceTypes: new Map(nodePools.map((p) => [p.metadata?.name ?? "", types])),
+    nominated: new Set(),
+    inFlight: new Set(),
+    spotToSpot: false,
     ...(pending > 0 ? { pending: waiting } : {}),
   };
 }

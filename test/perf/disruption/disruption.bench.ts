@@ -7,7 +7,11 @@
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_MAX_SINGLE_NODE_EVALUATIONS, planDisruption, type DisruptionInput } from "../../../operator/core/disruption/plan.ts";
+import {
+  DEFAULT_MAX_SINGLE_NODE_EVALUATIONS,
+  planDisruption,
+  type DisruptionInput,
+} from "../../../operator/core/disruption/plan.ts";
 import type { Method } from "../../../operator/core/disruption/types.ts";
 import { disruptionInput, NOTHING_TO_DO, REALISTIC, type ClusterMix } from "./cluster.ts";
 
@@ -23,16 +27,45 @@ interface Case {
 }
 
 const CASES: readonly Case[] = [
-  { name: "default", what: "5 % empty, 8 % underutilized, 4 % drifted, 3 % blocked", mix: REALISTIC, expect: "emptiness" },
-  { name: "drift", what: "the same without empty nodes", mix: { ...REALISTIC, empty: 0 }, expect: "drift" },
-  { name: "consolidation", what: "no empty or drifted node", mix: { ...REALISTIC, empty: 0, drifted: 0 }, expect: "multi-node-consolidation" },
-  { name: "pending", what: "the same during a burst: 1,000 pending pods placed first", mix: { ...REALISTIC, empty: 0, drifted: 0 }, expect: "multi-node-consolidation", pending: 1000 },
-  { name: "worst", what: `full nodes, nothing to do; single-node bound ${DEFAULT_MAX_SINGLE_NODE_EVALUATIONS} (default)`, mix: NOTHING_TO_DO, expect: undefined },
   {
-    name: "drift-limits", what: "every node drifted and full, each NodePool's CPU limit 10 % under its use: no replacement fits",
-    mix: { empty: 0, underutilized: 0, drifted: 1, blocked: 0, full: true, limitsBelowUsage: true }, expect: undefined,
+    name: "default",
+    what: "5 % empty, 8 % underutilized, 4 % drifted, 3 % blocked",
+    mix: REALISTIC,
+    expect: "emptiness",
   },
-  { name: "worst-unbounded", what: "full nodes, every candidate evaluated", mix: NOTHING_TO_DO, expect: undefined, maxSingleNodeEvaluations: Number.POSITIVE_INFINITY },
+  { name: "drift", what: "the same without empty nodes", mix: { ...REALISTIC, empty: 0 }, expect: "drift" },
+  {
+    name: "consolidation",
+    what: "no empty or drifted node",
+    mix: { ...REALISTIC, empty: 0, drifted: 0 },
+    expect: "multi-node-consolidation",
+  },
+  {
+    name: "pending",
+    what: "the same during a burst: 1,000 pending pods placed first",
+    mix: { ...REALISTIC, empty: 0, drifted: 0 },
+    expect: "multi-node-consolidation",
+    pending: 1000,
+  },
+  {
+    name: "worst",
+    what: `full nodes, nothing to do; single-node bound ${DEFAULT_MAX_SINGLE_NODE_EVALUATIONS} (default)`,
+    mix: NOTHING_TO_DO,
+    expect: undefined,
+  },
+  {
+    name: "drift-limits",
+    what: "every node drifted and full, each NodePool's CPU limit 10 % under its use: no replacement fits",
+    mix: { empty: 0, underutilized: 0, drifted: 1, blocked: 0, full: true, limitsBelowUsage: true },
+    expect: undefined,
+  },
+  {
+    name: "worst-unbounded",
+    what: "full nodes, every candidate evaluated",
+    mix: NOTHING_TO_DO,
+    expect: undefined,
+    maxSingleNodeEvaluations: Number.POSITIVE_INFINITY,
+  },
 ];
 
 export interface PassResult {
@@ -64,26 +97,69 @@ function timed(input: DisruptionInput): { plan: ReturnType<typeof planDisruption
 
 export function runCase(c: Case, nodes: number, pods: number, passes: number): PassResult {
   const built = disruptionInput(nodes, pods, c.mix, { pending: c.pending ?? 0 });
-  const input = c.maxSingleNodeEvaluations === undefined ? built : { ...built, maxSingleNodeEvaluations: c.maxSingleNodeEvaluations };
+  const input =
+    c.maxSingleNodeEvaluations === undefined
+      ? built
+      : { ...built, maxSingleNodeEvaluations: c.maxSingleNodeEvaluations };
   const runs = Array.from({ length: passes }, () => timed(input));
   const { plan } = runs[0]!;
-  const loadAverage = Number((spawnSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).stdout ?? "").split(" ")[0] ?? Number.NaN);
+  const loadAverage = Number(
+    (spawnSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).stdout ?? "").split(" ")[0] ?? Number.NaN,
+  );
   return {
-    name: c.name, nodes: input.cluster.nodes.length, pods: input.cluster.pods.length, wall: runs.map((r) => r.wall), cpu: runs.map((r) => r.cpu),
-    method: plan.command?.method ?? "none", decision: plan.command?.decision ?? "-", candidates: plan.command?.candidates.length ?? 0,
-    savingsPerHour: plan.command?.savingsPerHour ?? 0, eligibleUnderutilized: plan.eligible.Underutilized,
-    unconsolidatable: plan.unconsolidatable.length, blocked: plan.blocked.length, loadAverage, ok: plan.command?.method === c.expect,
+    name: c.name,
+    nodes: input.cluster.nodes.length,
+    pods: input.cluster.pods.length,
+    wall: runs.map((r) => r.wall),
+    cpu: runs.map((r) => r.cpu),
+    method: plan.command?.method ?? "none",
+    decision: plan.command?.decision ?? "-",
+    candidates: plan.command?.candidates.length ?? 0,
+    savingsPerHour: plan.command?.savingsPerHour ?? 0,
+    eligibleUnderutilized: plan.eligible.Underutilized,
+    unconsolidatable: plan.unconsolidatable.length,
+    blocked: plan.blocked.length,
+    loadAverage,
+    ok: plan.command?.method === c.expect,
   };
 }
 
-const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const median = (xs: readonly number[]): number =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
 function table(rows: readonly PassResult[]): string {
-  const head = ["case", "nodes", "pods", "first wall s", "first CPU s", "later wall s (median)", "later CPU s (median)", "command", "candidates", "$/h saved", "unconsolidatable", "blocked", "load"];
-  const lines = rows.map((r) => [
-    r.name, r.nodes, r.pods, r.wall[0]!.toFixed(2), r.cpu[0]!.toFixed(2), median(r.wall.slice(1)).toFixed(2), median(r.cpu.slice(1)).toFixed(2),
-    `${r.method}${r.decision === "-" ? "" : ` (${r.decision})`}`, r.candidates, r.savingsPerHour.toFixed(2), r.unconsolidatable, r.blocked, r.loadAverage.toFixed(1),
-  ].map(String));
+  const head = [
+    "case",
+    "nodes",
+    "pods",
+    "first wall s",
+    "first CPU s",
+    "later wall s (median)",
+    "later CPU s (median)",
+    "command",
+    "candidates",
+    "$/h saved",
+    "unconsolidatable",
+    "blocked",
+    "load",
+  ];
+  const lines = rows.map((r) =>
+    [
+      r.name,
+      r.nodes,
+      r.pods,
+      r.wall[0]!.toFixed(2),
+      r.cpu[0]!.toFixed(2),
+      median(r.wall.slice(1)).toFixed(2),
+      median(r.cpu.slice(1)).toFixed(2),
+      `${r.method}${r.decision === "-" ? "" : ` (${r.decision})`}`,
+      r.candidates,
+      r.savingsPerHour.toFixed(2),
+      r.unconsolidatable,
+      r.blocked,
+      r.loadAverage.toFixed(1),
+    ].map(String),
+  );
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   return [head, ...lines].map((l) => l.map((c, i) => c.padStart(widths[i]!)).join("  ")).join("\n");
 }
@@ -109,7 +185,21 @@ function main(args: readonly string[]): number {
   const rows: PassResult[] = [];
   let failed = 0;
   for (const c of CASES.filter((x) => only.length === 0 || only.includes(x.name))) {
-    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--case", c.name, "--nodes", String(nodes), "--pods", String(pods), "--passes", String(passes)], { encoding: "utf8" });
+    const child = spawnSync(
+      process.execPath,
+      [
+        fileURLToPath(import.meta.url),
+        "--case",
+        c.name,
+        "--nodes",
+        String(nodes),
+        "--pods",
+        String(pods),
+        "--passes",
+        String(passes),
+      ],
+      { encoding: "utf8" },
+    );
     const line = child.stdout.split("\n").find((l) => l.startsWith("BENCH_RESULT "));
     if (line === undefined || child.status !== 0) failed++;
     if (line !== undefined) {
@@ -119,7 +209,9 @@ function main(args: readonly string[]): number {
   }
   console.log(`\n${CASES.map((c) => `${c.name}: ${c.what}`).join("\n")}\n\n${table(rows)}`);
   const slowest = Math.max(...rows.flatMap((r) => r.wall));
-  console.log(`\nslowest pass ${slowest.toFixed(2)} s wall (target < 5 s per pass; wall time depends on the host's load, CPU time does not)`);
+  console.log(
+    `\nslowest pass ${slowest.toFixed(2)} s wall (target < 5 s per pass; wall time depends on the host's load, CPU time does not)`,
+  );
   return failed === 0 ? 0 : 1;
 }
 

@@ -17,7 +17,9 @@ import { awsEc2CatalogApi, awsPricingApi } from "../../../operator/adapters/aws/
 import { startEnvironment } from "../../harness/environment.ts";
 import { startFaultProxy } from "../../harness/fault-proxy.ts";
 
-const { values } = parseArgs({ options: { regions: { type: "string", default: "us-east-1,eu-west-1" }, rounds: { type: "string", default: "3" } } });
+const { values } = parseArgs({
+  options: { regions: { type: "string", default: "us-east-1,eu-west-1" }, rounds: { type: "string", default: "3" } },
+});
 const regions = values.regions.split(",").filter((r) => r !== "");
 const rounds = Math.max(1, Number(values.rounds));
 
@@ -45,8 +47,12 @@ try {
   for (const region of regions) {
     const aws = { region, endpoint: proxy.url, credentials };
     const catalog = new Ec2CatalogProvider({
-      region, ec2: awsEc2CatalogApi(aws), pricing: awsPricingApi(aws, pricingApiRegion(region)),
-      clock: { now: () => new Date() }, bundled: undefined, reference: builtinCatalog(),
+      region,
+      ec2: awsEc2CatalogApi(aws),
+      pricing: awsPricingApi(aws, pricingApiRegion(region)),
+      clock: { now: () => new Date() },
+      bundled: undefined,
+      reference: builtinCatalog(),
     });
     const parts = [
       ["instanceTypes", () => catalog.refreshInstanceTypes()],
@@ -58,9 +64,13 @@ try {
       const built = catalog.current();
       const offerings = toInstanceTypes(built).reduce((n, t) => n + t.offerings.length, 0);
       const rest = times.slice(1).sort((x, y) => x - y);
-      const median = rest.length === 0 ? times[0] ?? 0 : rest[Math.floor(rest.length / 2)] ?? 0;
-      console.log(`| ${region} | ${part} | ${calls} | ${(times[0] ?? 0).toFixed(0)} | ${median.toFixed(0)} | ${built.instanceTypes.length} | ${offerings} |`);
-      console.log(`BENCH_RESULT ${JSON.stringify({ bench: "catalog-discovery", region, part, calls, firstMs: Math.round(times[0] ?? 0), medianMs: Math.round(median), types: built.instanceTypes.length, offerings })}`);
+      const median = rest.length === 0 ? (times[0] ?? 0) : (rest[Math.floor(rest.length / 2)] ?? 0);
+      console.log(
+        `| ${region} | ${part} | ${calls} | ${(times[0] ?? 0).toFixed(0)} | ${median.toFixed(0)} | ${built.instanceTypes.length} | ${offerings} |`,
+      );
+      console.log(
+        `BENCH_RESULT ${JSON.stringify({ bench: "catalog-discovery", region, part, calls, firstMs: Math.round(times[0] ?? 0), medianMs: Math.round(median), types: built.instanceTypes.length, offerings })}`,
+      );
     }
   }
 } finally {

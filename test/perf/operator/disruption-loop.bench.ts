@@ -28,7 +28,10 @@ import type { Clock } from "../../../operator/core/clock.ts";
 import type { DisruptionInput } from "../../../operator/core/disruption/plan.ts";
 import type { Node, NodeClaim, Pod } from "../../../operator/core/lifecycle/objects.ts";
 import { planProvisioning } from "../../../operator/core/provisioning/plan.ts";
-import { DEFAULT_DISRUPTION_SETTINGS, DisruptionController } from "../../../operator/controllers/disruption/controller.ts";
+import {
+  DEFAULT_DISRUPTION_SETTINGS,
+  DisruptionController,
+} from "../../../operator/controllers/disruption/controller.ts";
 import { Nominations } from "../../../operator/controllers/disruption/nominations.ts";
 import { InProcessPlanner } from "../../../operator/controllers/disruption/planner.ts";
 import { loadConfig } from "../../../operator/config.ts";
@@ -36,12 +39,16 @@ import { createMetrics } from "../../../operator/observability/metrics.ts";
 import type { Cluster } from "../../../operator/ports/cluster.ts";
 import { disruptionInput, NOTHING_TO_DO, NOW } from "../disruption/cluster.ts";
 
-const { values } = parseArgs({ options: {
-  scenario: { type: "string" }, seconds: { type: "string", default: "120" }, idle: { type: "string", default: "120" },
-  "in-process": { type: "boolean", default: false },
-  /** loop without pending pods: the event-loop delay the disruption controller alone causes. */
-  "no-pending": { type: "boolean", default: false },
-} });
+const { values } = parseArgs({
+  options: {
+    scenario: { type: "string" },
+    seconds: { type: "string", default: "120" },
+    idle: { type: "string", default: "120" },
+    "in-process": { type: "boolean", default: false },
+    /** loop without pending pods: the event-loop delay the disruption controller alone causes. */
+    "no-pending": { type: "boolean", default: false },
+  },
+});
 const IDLE_WINDOW_MS = 1000;
 const POLL_MS = 10_000;
 const PENDING_EVERY_MS = 2000;
@@ -49,9 +56,12 @@ const PENDING_EVERY_MS = 2000;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const quantile = (xs: readonly number[], q: number): number => {
   const sorted = [...xs].sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : (sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN);
+  return sorted.length === 0
+    ? Number.NaN
+    : (sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN);
 };
-const loadAverage = (): number => Number((spawnSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).stdout ?? "").split(" ")[0] ?? Number.NaN);
+const loadAverage = (): number =>
+  Number((spawnSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).stdout ?? "").split(" ")[0] ?? Number.NaN);
 
 /** The cluster port over arrays: reads as the informer caches answer; writes are not expected (nothing to do). */
 class ArrayCluster {
@@ -69,22 +79,43 @@ class ArrayCluster {
     this.pods = [...input.cluster.pods];
     this.nodesList = input.cluster.nodes;
     this.claims = input.cluster.nodeClaims;
-    for (const n of this.nodesList) { this.byNode.set(n.metadata?.name ?? "", n); this.byProvider.set(n.spec?.providerID ?? "", n); }
+    for (const n of this.nodesList) {
+      this.byNode.set(n.metadata?.name ?? "", n);
+      this.byProvider.set(n.spec?.providerID ?? "", n);
+    }
     for (const c of this.claims) this.byClaim.set(c.metadata?.name ?? "", c);
   }
 
   snapshot(): DisruptionInput["cluster"] {
     return { ...this.base.cluster, pods: [...this.pods], nodes: [...this.nodesList], nodeClaims: [...this.claims] };
   }
-  nodeClaims(): readonly NodeClaim[] { return this.claims; }
-  nodeClaim(name: string): NodeClaim | undefined { return this.byClaim.get(name); }
-  node(name: string): Node | undefined { return this.byNode.get(name); }
-  nodeByProviderID(id: string): Node | undefined { return this.byProvider.get(id); }
-  pod(namespace: string, name: string): Pod | undefined { return this.pods.find((p) => p.metadata?.namespace === namespace && p.metadata.name === name); }
-  podsOnNode(name: string): readonly Pod[] { return this.pods.filter((p) => p.spec?.nodeName === name); }
-  pendingPods(): readonly Pod[] { return []; }
-  nodePool(name: string): unknown { return this.base.cluster.nodePools.find((p) => p.metadata?.name === name); }
-  nodePools(): readonly unknown[] { return this.base.cluster.nodePools; }
+  nodeClaims(): readonly NodeClaim[] {
+    return this.claims;
+  }
+  nodeClaim(name: string): NodeClaim | undefined {
+    return this.byClaim.get(name);
+  }
+  node(name: string): Node | undefined {
+    return this.byNode.get(name);
+  }
+  nodeByProviderID(id: string): Node | undefined {
+    return this.byProvider.get(id);
+  }
+  pod(namespace: string, name: string): Pod | undefined {
+    return this.pods.find((p) => p.metadata?.namespace === namespace && p.metadata.name === name);
+  }
+  podsOnNode(name: string): readonly Pod[] {
+    return this.pods.filter((p) => p.spec?.nodeName === name);
+  }
+  pendingPods(): readonly Pod[] {
+    return [];
+  }
+  nodePool(name: string): unknown {
+    return this.base.cluster.nodePools.find((p) => p.metadata?.name === name);
+  }
+  nodePools(): readonly unknown[] {
+    return this.base.cluster.nodePools;
+  }
 
   /** Replaces one pod object (a status update, say): the gate sees a change and the next pass runs. */
   touch(i: number): void {
@@ -98,9 +129,15 @@ function controllerOver(cluster: ArrayCluster, clock: Clock): DisruptionControll
   const types = [...cluster.base.instanceTypes.values()][0] ?? [];
   const logger = pino({ level: "silent" });
   return new DisruptionController({
-    cluster: cluster as unknown as Cluster, clock, logger, metrics: createMetrics(), events: { publish: () => undefined } as never,
-    cloud: { getInstanceTypes: () => Promise.resolve([...types]) } as never, timeouts: {} as never,
-    nominations: new Nominations(10_000, clock), settings: { ...DEFAULT_DISRUPTION_SETTINGS, pollMs: POLL_MS },
+    cluster: cluster as unknown as Cluster,
+    clock,
+    logger,
+    metrics: createMetrics(),
+    events: { publish: () => undefined } as never,
+    cloud: { getInstanceTypes: () => Promise.resolve([...types]) } as never,
+    timeouts: {} as never,
+    nominations: new Nominations(10_000, clock),
+    settings: { ...DEFAULT_DISRUPTION_SETTINGS, pollMs: POLL_MS },
     ...(values["in-process"] === true ? { planner: new InProcessPlanner() } : {}),
   });
 }
@@ -112,7 +149,13 @@ function clockFrom(start: number): Clock {
 /** A provisionable pod the full cluster has no room for. */
 function pendingPod(i: number): Pod {
   return {
-    metadata: { name: `pending-${i}`, namespace: "default", uid: `pending-${i}`, creationTimestamp: NOW.toISOString(), labels: { app: "pending" } },
+    metadata: {
+      name: `pending-${i}`,
+      namespace: "default",
+      uid: `pending-${i}`,
+      creationTimestamp: NOW.toISOString(),
+      labels: { app: "pending" },
+    },
     spec: { containers: [{ name: "c", resources: { requests: { cpu: "1", memory: "1Gi" } } }] },
     status: { phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable" }] },
   } as unknown as Pod;
@@ -167,17 +210,27 @@ async function loop(seconds: number): Promise<Record<string, unknown>> {
   delay.disable();
   await controller.close();
   return {
-    podToCreateFleetP50Ms: Math.round(quantile(latencies, 0.5)), podToCreateFleetP99Ms: Math.round(quantile(latencies, 0.99)), pendingPods: latencies.length,
-    provisioningPlanMedianMs: Math.round(quantile(provisioningPlans, 0.5)), provisioningPlanMaxMs: Math.round(Math.max(...provisioningPlans)),
-    eventLoopDelayP99Ms: Math.round(ms(delay.percentile(99))), eventLoopDelayMaxMs: Math.round(ms(delay.max)),
-    passes: passes.length, passWallMedianMs: Math.round(quantile(passes, 0.5)), passCpuMedianMs: Math.round(quantile(passCpu, 0.5)), rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
+    podToCreateFleetP50Ms: Math.round(quantile(latencies, 0.5)),
+    podToCreateFleetP99Ms: Math.round(quantile(latencies, 0.99)),
+    pendingPods: latencies.length,
+    provisioningPlanMedianMs: Math.round(quantile(provisioningPlans, 0.5)),
+    provisioningPlanMaxMs: Math.round(Math.max(...provisioningPlans)),
+    eventLoopDelayP99Ms: Math.round(ms(delay.percentile(99))),
+    eventLoopDelayMaxMs: Math.round(ms(delay.max)),
+    passes: passes.length,
+    passWallMedianMs: Math.round(quantile(passes, 0.5)),
+    passCpuMedianMs: Math.round(quantile(passCpu, 0.5)),
+    rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
     ok: (latencies.length === 0 || quantile(latencies, 0.99) <= IDLE_WINDOW_MS + 250) && ms(delay.percentile(99)) < 100,
   };
 }
 
 /** The leader's renewals, as a timer at the retry period: the largest gap between two, against the renew deadline. */
 function leaseStandIn(): { stop: () => { maxGapMs: number; renewDeadlineMs: number } } {
-  const { retryPeriodMs, renewDeadlineMs } = loadConfig({ argv: [], env: { CLUSTER_NAME: "bench", AWS_REGION: "us-east-1" } });
+  const { retryPeriodMs, renewDeadlineMs } = loadConfig({
+    argv: [],
+    env: { CLUSTER_NAME: "bench", AWS_REGION: "us-east-1" },
+  });
   let last = performance.now();
   let maxGapMs = 0;
   const timer = setInterval(() => {
@@ -185,7 +238,12 @@ function leaseStandIn(): { stop: () => { maxGapMs: number; renewDeadlineMs: numb
     maxGapMs = Math.max(maxGapMs, now - last);
     last = now;
   }, retryPeriodMs);
-  return { stop: () => { clearInterval(timer); return { maxGapMs: Math.max(maxGapMs, performance.now() - last), renewDeadlineMs }; } };
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return { maxGapMs: Math.max(maxGapMs, performance.now() - last), renewDeadlineMs };
+    },
+  };
 }
 
 async function large(): Promise<Record<string, unknown>> {
@@ -210,11 +268,15 @@ async function large(): Promise<Record<string, unknown>> {
   const { maxGapMs, renewDeadlineMs } = lease.stop();
   await controller.close();
   return {
-    renewalMaxGapMs: Math.round(maxGapMs), leaseLost: maxGapMs > renewDeadlineMs,
-    firstPassS: Number((walls[0]! / 1000).toFixed(2)), secondPassS: Number((walls[1]! / 1000).toFixed(2)),
+    renewalMaxGapMs: Math.round(maxGapMs),
+    leaseLost: maxGapMs > renewDeadlineMs,
+    firstPassS: Number((walls[0]! / 1000).toFixed(2)),
+    secondPassS: Number((walls[1]! / 1000).toFixed(2)),
     // CPU of every thread during the pass: what it costs, whatever share of a core the host leaves it.
-    firstPassCpuS: Number((cpus[0]! / 1000).toFixed(2)), secondPassCpuS: Number((cpus[1]! / 1000).toFixed(2)),
-    eventLoopDelayMaxMs: Math.round(ms(delay.max)), eventLoopDelayP99Ms: Math.round(ms(delay.percentile(99))),
+    firstPassCpuS: Number((cpus[0]! / 1000).toFixed(2)),
+    secondPassCpuS: Number((cpus[1]! / 1000).toFixed(2)),
+    eventLoopDelayMaxMs: Math.round(ms(delay.max)),
+    eventLoopDelayP99Ms: Math.round(ms(delay.percentile(99))),
     rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
     ok: Math.max(...walls) < 5000 && ms(delay.max) < 1000 && maxGapMs <= renewDeadlineMs,
   };
@@ -251,15 +313,27 @@ async function main(): Promise<number> {
   const planner = values["in-process"] === true ? "in-process" : "thread";
   if (values.scenario !== undefined) {
     const figures = await scenario(values.scenario);
-    console.log(`BENCH_RESULT ${JSON.stringify({ suite: "operator-disruption-loop", scenario: values.scenario, planner, ...figures, loadAverage: loadAverage() })}`);
+    console.log(
+      `BENCH_RESULT ${JSON.stringify({ suite: "operator-disruption-loop", scenario: values.scenario, planner, ...figures, loadAverage: loadAverage() })}`,
+    );
     return figures["ok"] === true ? 0 : 1;
   }
   let failed = 0;
   for (const name of ["loop", "large", "idle"]) {
-    const args = [fileURLToPath(import.meta.url), "--scenario", name, "--seconds", values.seconds, "--idle", values.idle, ...(values["in-process"] === true ? ["--in-process"] : [])];
+    const args = [
+      fileURLToPath(import.meta.url),
+      "--scenario",
+      name,
+      "--seconds",
+      values.seconds,
+      "--idle",
+      values.idle,
+      ...(values["in-process"] === true ? ["--in-process"] : []),
+    ];
     const child = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
     const line = child.stdout.split("\n").find((l) => l.startsWith("BENCH_RESULT "));
-    if (line === undefined) process.stderr.write(child.stderr); else console.log(line);
+    if (line === undefined) process.stderr.write(child.stderr);
+    else console.log(line);
     if (child.status !== 0) failed += 1;
   }
   return failed === 0 ? 0 : 1;

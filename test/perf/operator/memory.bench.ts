@@ -26,17 +26,33 @@ import { installCrds } from "../../harness/crds.ts";
 import { generatedCrds } from "../../harness/karpenter-crds.ts";
 import { benchNode, benchPod, create, forEachConcurrently, patchPodStatus, runningStatus } from "./cluster-objects.ts";
 
-const { values } = parseArgs({ options: { nodes: { type: "string", default: "1000" }, pods: { type: "string", default: "10000" }, concurrency: { type: "string", default: "48" }, settle: { type: "string", default: "10s" }, variants: { type: "string", default: "shipped,default,semi-space-2,optimize-for-size" } } });
+const { values } = parseArgs({
+  options: {
+    nodes: { type: "string", default: "1000" },
+    pods: { type: "string", default: "10000" },
+    concurrency: { type: "string", default: "48" },
+    settle: { type: "string", default: "10s" },
+    variants: { type: "string", default: "shipped,default,semi-space-2,optimize-for-size" },
+  },
+});
 const nodeCount = Number(values.nodes);
 const podCount = Number(values.pods);
 const concurrency = Number(values.concurrency);
 const settleMs = Number(parseDuration(values.settle));
 const NAMESPACES = 10;
 /** How the operator process runs: V8 flags, extra environment, and whether Node's compile cache is on (and warm). */
-interface Variant { readonly name: string; readonly flags: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly compileCache: boolean }
+interface Variant {
+  readonly name: string;
+  readonly flags: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly compileCache: boolean;
+}
 
 /** The operator container of the Deployment the Helm chart renders with its default values. */
-const shippedOperator: V1Container = deploymentContainer(only<V1Deployment>(await renderChart(), "Deployment", "kerf-operator"), "controller");
+const shippedOperator: V1Container = deploymentContainer(
+  only<V1Deployment>(await renderChart(), "Deployment", "kerf-operator"),
+  "controller",
+);
 
 function shippedContainer(): V1Container {
   return shippedOperator;
@@ -45,7 +61,11 @@ function shippedContainer(): V1Container {
 /** The Node/glibc settings the operator container gets from its environment. */
 function shippedEnv(): Record<string, string> {
   const env = shippedContainer().env ?? [];
-  return Object.fromEntries(env.filter((e) => /^(NODE_OPTIONS|MALLOC_|UV_)/.test(e.name) && e.value !== undefined).map((e) => [e.name, e.value ?? ""]));
+  return Object.fromEntries(
+    env
+      .filter((e) => /^(NODE_OPTIONS|MALLOC_|UV_)/.test(e.name) && e.value !== undefined)
+      .map((e) => [e.name, e.value ?? ""]),
+  );
 }
 
 /** The V8 flags the operator container passes on Node's command line. */
@@ -54,19 +74,40 @@ function shippedFlags(): readonly string[] {
 }
 
 const VARIANTS: Readonly<Record<string, () => Variant>> = {
-  "default": () => ({ name: "default", flags: [], env: {}, compileCache: false }),
+  default: () => ({ name: "default", flags: [], env: {}, compileCache: false }),
   "semi-space-2": () => ({ name: "semi-space-2", flags: ["--max-semi-space-size=2"], env: {}, compileCache: false }),
-  "optimize-for-size": () => ({ name: "optimize-for-size", flags: ["--optimize-for-size"], env: {}, compileCache: false }),
+  "optimize-for-size": () => ({
+    name: "optimize-for-size",
+    flags: ["--optimize-for-size"],
+    env: {},
+    compileCache: false,
+  }),
   // What the chart's Deployment runs: its env, and the compile cache the image ships warm.
-  "shipped": () => ({ name: "shipped", flags: shippedFlags(), env: shippedEnv(), compileCache: true }),
+  shipped: () => ({ name: "shipped", flags: shippedFlags(), env: shippedEnv(), compileCache: true }),
   // Candidates for the shipped settings: the shipped ones plus one change each.
-  "shipped+trim": () => ({ name: "shipped+trim", flags: shippedFlags(), env: { ...shippedEnv(), MALLOC_TRIM_THRESHOLD_: "131072" }, compileCache: true }),
-  "shipped+semi-space-2": () => ({ name: "shipped+semi-space-2", flags: [...shippedFlags(), "--max-semi-space-size=2"], env: shippedEnv(), compileCache: true }),
-  "shipped-without-optimize-for-size": () => ({ name: "shipped-without-optimize-for-size", flags: shippedFlags().filter((f) => f !== "--optimize-for-size"), env: shippedEnv(), compileCache: true }),
+  "shipped+trim": () => ({
+    name: "shipped+trim",
+    flags: shippedFlags(),
+    env: { ...shippedEnv(), MALLOC_TRIM_THRESHOLD_: "131072" },
+    compileCache: true,
+  }),
+  "shipped+semi-space-2": () => ({
+    name: "shipped+semi-space-2",
+    flags: [...shippedFlags(), "--max-semi-space-size=2"],
+    env: shippedEnv(),
+    compileCache: true,
+  }),
+  "shipped-without-optimize-for-size": () => ({
+    name: "shipped-without-optimize-for-size",
+    flags: shippedFlags().filter((f) => f !== "--optimize-for-size"),
+    env: shippedEnv(),
+    compileCache: true,
+  }),
 };
 const variants = values.variants.split(",").map((v) => {
   const variant = VARIANTS[v];
-  if (variant === undefined) throw new Error(`--variants: unknown variant ${v} (known: ${Object.keys(VARIANTS).join(", ")})`);
+  if (variant === undefined)
+    throw new Error(`--variants: unknown variant ${v} (known: ${Object.keys(VARIANTS).join(", ")})`);
   return variant();
 });
 
@@ -81,10 +122,16 @@ async function populate(kc: KubeConfig): Promise<{ seconds: number }> {
   for (let n = 0; n < NAMESPACES; n++) await create(kc, "/api/v1/namespaces", { metadata: { name: `bench-${n}` } });
   const nodes = Array.from({ length: nodeCount }, (_, i) => benchNode(i));
   await forEachConcurrently(nodeCount, concurrency, (i) => create(kc, "/api/v1/nodes", nodes[i]));
-  const pods = Array.from({ length: podCount }, (_, i) => benchPod(i, `bench-${i % NAMESPACES}`, nodes[i % nodeCount]?.metadata.name ?? ""));
-  await forEachConcurrently(podCount, concurrency, (i) => create(kc, `/api/v1/namespaces/${pods[i]?.metadata.namespace ?? ""}/pods`, pods[i]));
+  const pods = Array.from({ length: podCount }, (_, i) =>
+    benchPod(i, `bench-${i % NAMESPACES}`, nodes[i % nodeCount]?.metadata.name ?? ""),
+  );
+  await forEachConcurrently(podCount, concurrency, (i) =>
+    create(kc, `/api/v1/namespaces/${pods[i]?.metadata.namespace ?? ""}/pods`, pods[i]),
+  );
   // Pod status is reset on create; a kubelet would report it Running.
-  await forEachConcurrently(podCount, concurrency, (i) => patchPodStatus(kc, pods[i]?.metadata.namespace ?? "", pods[i]?.metadata.name ?? "", runningStatus(i)));
+  await forEachConcurrently(podCount, concurrency, (i) =>
+    patchPodStatus(kc, pods[i]?.metadata.namespace ?? "", pods[i]?.metadata.name ?? "", runningStatus(i)),
+  );
   return { seconds: (performance.now() - t) / 1000 };
 }
 
@@ -92,20 +139,53 @@ async function populate(kc: KubeConfig): Promise<{ seconds: number }> {
 function warmCompileCache(dir: string): void {
   const main = pathToFileURL(path.join(import.meta.dirname, "../../../operator/main.ts")).href;
   // The disruption planner's thread entry too, as the Dockerfile warms it (main.ts imports it only by URL).
-  const thread = pathToFileURL(path.join(import.meta.dirname, "../../../operator/controllers/disruption/planner-thread.ts")).href;
+  const thread = pathToFileURL(
+    path.join(import.meta.dirname, "../../../operator/controllers/disruption/planner-thread.ts"),
+  ).href;
   const imports = [main, thread].map((m) => `await import(${JSON.stringify(m)});`).join(" ");
-  const warm = spawnSync(process.execPath, ["--input-type=module", "-e", `import m from "node:module"; m.enableCompileCache(${JSON.stringify(dir)}); ${imports} m.flushCompileCache();`], { stdio: "inherit" });
+  const warm = spawnSync(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `import m from "node:module"; m.enableCompileCache(${JSON.stringify(dir)}); ${imports} m.flushCompileCache();`,
+    ],
+    { stdio: "inherit" },
+  );
   if (warm.status !== 0) throw new Error("warming the compile cache failed");
 }
 
-function runOperator(kubeconfig: string, awsEndpoint: string, variant: Variant): Promise<{ synced: Record<string, number>; memory: Record<string, number>; proc: { rssMiB: number; peakMiB: number } }> {
-  const args = ["--kubeconfig", kubeconfig, "--aws-endpoint", awsEndpoint, "--nodes", String(nodeCount), "--pods", String(podCount), "--memory-after", String(settleMs)];
+function runOperator(
+  kubeconfig: string,
+  awsEndpoint: string,
+  variant: Variant,
+): Promise<{
+  synced: Record<string, number>;
+  memory: Record<string, number>;
+  proc: { rssMiB: number; peakMiB: number };
+}> {
+  const args = [
+    "--kubeconfig",
+    kubeconfig,
+    "--aws-endpoint",
+    awsEndpoint,
+    "--nodes",
+    String(nodeCount),
+    "--pods",
+    String(podCount),
+    "--memory-after",
+    String(settleMs),
+  ];
   if (variant.compileCache) {
     const dir = mkdtempSync(path.join(os.tmpdir(), "kerf-compile-cache-"));
     warmCompileCache(dir);
     args.push("--compile-cache", dir);
   }
-  const child = spawn(process.execPath, [...variant.flags, "--expose-gc", path.join(import.meta.dirname, "operator-process.ts"), ...args], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...variant.env } });
+  const child = spawn(
+    process.execPath,
+    [...variant.flags, "--expose-gc", path.join(import.meta.dirname, "operator-process.ts"), ...args],
+    { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...variant.env } },
+  );
   return new Promise((resolve, reject) => {
     let synced: Record<string, number> = {};
     let buffer = "";
@@ -141,15 +221,22 @@ try {
     const { synced, memory, proc } = await runOperator(env.state.kubeconfig, env.state.awsEndpoint ?? "", variant);
     if (variant.name === "shipped") shippedRss = proc.rssMiB;
     const syncSeconds = (synced["syncMs"] ?? 0) / 1000;
-    rows.push(`| ${variant.name} | ${nodeCount} | ${podCount} | ${syncSeconds.toFixed(2)} | ${f(proc.rssMiB)} | ${f(proc.peakMiB)} | ${f(memory["heapUsedMiB"])} | ${f(memory["heapTotalMiB"])} |`);
-    results.push(`BENCH_RESULT ${JSON.stringify({ name: `operator-memory-${nodeCount}n-${podCount}p-${variant.name}`, flags: variant.flags.join(" "), env: variant.env, compileCache: variant.compileCache, nodes: nodeCount, pods: podCount, syncSeconds, rssMiB: proc.rssMiB, peakRssMiB: proc.peakMiB, heapUsedMiB: memory["heapUsedMiB"], heapTotalMiB: memory["heapTotalMiB"], target: "rss <= 300 MiB", met: proc.rssMiB <= 300 })}`);
+    rows.push(
+      `| ${variant.name} | ${nodeCount} | ${podCount} | ${syncSeconds.toFixed(2)} | ${f(proc.rssMiB)} | ${f(proc.peakMiB)} | ${f(memory["heapUsedMiB"])} | ${f(memory["heapTotalMiB"])} |`,
+    );
+    results.push(
+      `BENCH_RESULT ${JSON.stringify({ name: `operator-memory-${nodeCount}n-${podCount}p-${variant.name}`, flags: variant.flags.join(" "), env: variant.env, compileCache: variant.compileCache, nodes: nodeCount, pods: podCount, syncSeconds, rssMiB: proc.rssMiB, peakRssMiB: proc.peakMiB, heapUsedMiB: memory["heapUsedMiB"], heapTotalMiB: memory["heapTotalMiB"], target: "rss <= 300 MiB", met: proc.rssMiB <= 300 })}`,
+    );
   }
-  process.stdout.write([
-    `operator memory with ${nodeCount} Nodes / ${podCount} Pods in its caches (own process, settled ${settleMs / 1000} s, after full GC)`,
-    "| variant | nodes | pods | sync s | RSS MiB | peak RSS MiB | heap used MiB | heap total MiB |",
-    "|---|---|---|---|---|---|---|---|",
-    ...rows, ...results,
-  ].join("\n") + "\n");
+  process.stdout.write(
+    [
+      `operator memory with ${nodeCount} Nodes / ${podCount} Pods in its caches (own process, settled ${settleMs / 1000} s, after full GC)`,
+      "| variant | nodes | pods | sync s | RSS MiB | peak RSS MiB | heap used MiB | heap total MiB |",
+      "|---|---|---|---|---|---|---|---|",
+      ...rows,
+      ...results,
+    ].join("\n") + "\n",
+  );
   // The target is judged on the shipped configuration (what the operator Deployment runs); the
   // others are reported for sizing.
   process.exitCode = Number.isNaN(shippedRss) || shippedRss <= 300 ? 0 : 1;

@@ -28,23 +28,50 @@ export function fakeInstanceTypes(count = 400): InstanceType[] {
     const cpu = i + 1;
     const memory = 2 * cpu * GI;
     const price = 0.1 * cpu + 0.1 * (memory / 1e9);
-    const offer = (zone: string, capacityType: "spot" | "on-demand"): Offering => ({ zone, capacityType, pricePerHour: price, available: true });
+    const offer = (zone: string, capacityType: "spot" | "on-demand"): Offering => ({
+      zone,
+      capacityType,
+      pricePerHour: price,
+      available: true,
+    });
     const large = cpu > 4 && memory > 8 * GI;
     const labels: Record<string, string> = {
-      "node.kubernetes.io/instance-type": `fake-it-${i}`, "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux",
-      size: large ? "large" : "small", integer: String(cpu), ...(large ? { special: "optional" } : {}),
+      "node.kubernetes.io/instance-type": `fake-it-${i}`,
+      "kubernetes.io/arch": "amd64",
+      "kubernetes.io/os": "linux",
+      size: large ? "large" : "small",
+      integer: String(cpu),
+      ...(large ? { special: "optional" } : {}),
     };
     const resources = { cpu: cpu * 1000, memory, pods: 10 * cpu };
     return {
-      name: `fake-it-${i}`, labels, capacity: resources, allocatable: resources,
-      offerings: [offer("test-zone-1", "spot"), offer("test-zone-2", "spot"), offer("test-zone-1", "on-demand"), offer("test-zone-2", "on-demand"), offer("test-zone-3", "on-demand")],
+      name: `fake-it-${i}`,
+      labels,
+      capacity: resources,
+      allocatable: resources,
+      offerings: [
+        offer("test-zone-1", "spot"),
+        offer("test-zone-2", "spot"),
+        offer("test-zone-1", "on-demand"),
+        offer("test-zone-2", "on-demand"),
+        offer("test-zone-3", "on-demand"),
+      ],
     };
   });
 }
 
 /** The benchmark NodePool: no requirements, limits that never bind. */
 export function benchNodePool(instanceTypes: readonly InstanceType[]): NodePoolView {
-  return { name: "default", weight: 0, labels: {}, taints: [], startupTaints: [], requirements: [], limits: { cpu: 10_000_000 * 1000, memory: 10_000_000 * GI }, instanceTypes };
+  return {
+    name: "default",
+    weight: 0,
+    labels: {},
+    taints: [],
+    startupTaints: [],
+    requirements: [],
+    limits: { cpu: 10_000_000 * 1000, memory: 10_000_000 * GI },
+    instanceTypes,
+  };
 }
 
 const CPUS = [100, 250, 500, 1000, 1500];
@@ -57,27 +84,76 @@ function pick<T>(rand: () => number, xs: readonly T[]): T {
 
 function basePod(uid: number, labels: Record<string, string>, requests: { cpu: number; memory: number }): SimPod {
   return {
-    uid: `pod-${uid}`, name: `pod-${uid}`, namespace: "default", labels, requests: { ...requests, pods: 1 }, nodeSelector: {},
-    requiredTerms: [], preferredTerms: [], tolerations: [], spread: [], affinity: [], antiAffinity: [], preferredAffinity: [],
-    preferredAntiAffinity: [], hostPorts: [], creationOrder: uid,
+    uid: `pod-${uid}`,
+    name: `pod-${uid}`,
+    namespace: "default",
+    labels,
+    requests: { ...requests, pods: 1 },
+    nodeSelector: {},
+    requiredTerms: [],
+    preferredTerms: [],
+    tolerations: [],
+    spread: [],
+    affinity: [],
+    antiAffinity: [],
+    preferredAffinity: [],
+    preferredAntiAffinity: [],
+    hostPorts: [],
+    creationOrder: uid,
   };
 }
 
 type PodClass = "generic" | "zonal-spread" | "hostname-spread" | "zonal-affinity" | "hostname-anti-affinity";
 
 function spread(key: string, value: string): SpreadConstraint[] {
-  return [{ maxSkew: 1, topologyKey: key, whenUnsatisfiable: "DoNotSchedule", selector: { matchLabels: { "my-label": value } } }];
+  return [
+    {
+      maxSkew: 1,
+      topologyKey: key,
+      whenUnsatisfiable: "DoNotSchedule",
+      selector: { matchLabels: { "my-label": value } },
+    },
+  ];
 }
 
 function makePod(kind: PodClass, uid: number, rand: () => number): SimPod {
   const requests = { cpu: pick(rand, CPUS), memory: pick(rand, MEMS) };
   const v = pick(rand, VALUES);
   switch (kind) {
-    case "generic": return basePod(uid, { "my-label": v }, requests);
-    case "zonal-spread": return { ...basePod(uid, { "my-label": v }, requests), spread: spread("topology.kubernetes.io/zone", pick(rand, VALUES)) };
-    case "hostname-spread": return { ...basePod(uid, { "my-label": v }, requests), spread: spread("kubernetes.io/hostname", pick(rand, VALUES)) };
-    case "zonal-affinity": return { ...basePod(uid, { "my-affininity": v }, requests), affinity: [{ selector: { matchLabels: { "my-affininity": v } }, namespaces: ["default"], topologyKey: "topology.kubernetes.io/zone" }] };
-    case "hostname-anti-affinity": return { ...basePod(uid, { app: "nginx" }, requests), antiAffinity: [{ selector: { matchLabels: { app: "nginx" } }, namespaces: ["default"], topologyKey: "kubernetes.io/hostname" }] };
+    case "generic":
+      return basePod(uid, { "my-label": v }, requests);
+    case "zonal-spread":
+      return {
+        ...basePod(uid, { "my-label": v }, requests),
+        spread: spread("topology.kubernetes.io/zone", pick(rand, VALUES)),
+      };
+    case "hostname-spread":
+      return {
+        ...basePod(uid, { "my-label": v }, requests),
+        spread: spread("kubernetes.io/hostname", pick(rand, VALUES)),
+      };
+    case "zonal-affinity":
+      return {
+        ...basePod(uid, { "my-affininity": v }, requests),
+        affinity: [
+          {
+            selector: { matchLabels: { "my-affininity": v } },
+            namespaces: ["default"],
+            topologyKey: "topology.kubernetes.io/zone",
+          },
+        ],
+      };
+    case "hostname-anti-affinity":
+      return {
+        ...basePod(uid, { app: "nginx" }, requests),
+        antiAffinity: [
+          {
+            selector: { matchLabels: { app: "nginx" } },
+            namespaces: ["default"],
+            topologyKey: "kubernetes.io/hostname",
+          },
+        ],
+      };
   }
 }
 
@@ -90,7 +166,13 @@ export function homogeneousPods(n: number, requests: { cpu: number; memory: numb
 export function diversePods(n: number, seed = 42): SimPod[] {
   const rand = prng(seed);
   const part = Math.floor(n / 5);
-  const classes: PodClass[] = ["generic", "zonal-spread", "hostname-spread", "zonal-affinity", "hostname-anti-affinity"];
+  const classes: PodClass[] = [
+    "generic",
+    "zonal-spread",
+    "hostname-spread",
+    "zonal-affinity",
+    "hostname-anti-affinity",
+  ];
   const pods: SimPod[] = [];
   for (const kind of classes) for (let i = 0; i < part; i++) pods.push(makePod(kind, pods.length, rand));
   while (pods.length < n) pods.push(makePod("generic", pods.length, rand));
@@ -101,10 +183,19 @@ export function diversePods(n: number, seed = 42): SimPod[] {
 export function preferencePods(n = 4000, seed = 42, zone = "test-zone-1"): SimPod[] {
   const rand = prng(seed);
   const requests = { cpu: pick(rand, CPUS), memory: pick(rand, MEMS) };
-  const term = (topologyKey: string) => ({ selector: { matchLabels: { app: "nginx" } }, namespaces: ["default"], topologyKey });
+  const term = (topologyKey: string) => ({
+    selector: { matchLabels: { app: "nginx" } },
+    namespaces: ["default"],
+    topologyKey,
+  });
   return Array.from({ length: n }, (_, i) => ({
     ...basePod(i, { app: "nginx" }, requests),
-    preferredTerms: [{ weight: 1, requirements: [{ key: "topology.kubernetes.io/zone", operator: "In", values: [zone] }] }],
-    preferredAntiAffinity: [{ weight: 10, term: term("topology.kubernetes.io/zone") }, { weight: 1, term: term("kubernetes.io/hostname") }],
+    preferredTerms: [
+      { weight: 1, requirements: [{ key: "topology.kubernetes.io/zone", operator: "In", values: [zone] }] },
+    ],
+    preferredAntiAffinity: [
+      { weight: 10, term: term("topology.kubernetes.io/zone") },
+      { weight: 1, term: term("kubernetes.io/hostname") },
+    ],
   }));
 }

@@ -34,7 +34,10 @@ const cacheDir = process.env["KERF_CACHE_DIR"] ?? path.join(homedir(), ".cache",
 const moduleDir = path.join(import.meta.dirname, "karpenter");
 
 function goBinary(): string | undefined {
-  const candidates = ["go", ...["1.26.9", "1.26.8"].map((v) => path.join(cacheDir, "go-toolchain", `go${v}`, "bin", "go"))];
+  const candidates = [
+    "go",
+    ...["1.26.9", "1.26.8"].map((v) => path.join(cacheDir, "go-toolchain", `go${v}`, "bin", "go")),
+  ];
   return candidates.find((go) => spawnSync(go, ["version"], { encoding: "utf8" }).status === 0);
 }
 
@@ -45,11 +48,16 @@ export function buildKarpenter(): { binary: string } | { skipped: string } {
   mkdirSync(path.join(cacheDir, "bin"), { recursive: true });
   const binary = path.join(cacheDir, "bin", "karpenter-solve");
   const env = {
-    ...process.env, GOTOOLCHAIN: "auto", CGO_ENABLED: "0", GOFLAGS: "-modcacherw",
-    GOMODCACHE: path.join(cacheDir, "go", "mod"), GOCACHE: path.join(cacheDir, "go", "build"),
+    ...process.env,
+    GOTOOLCHAIN: "auto",
+    CGO_ENABLED: "0",
+    GOFLAGS: "-modcacherw",
+    GOMODCACHE: path.join(cacheDir, "go", "mod"),
+    GOCACHE: path.join(cacheDir, "go", "build"),
   };
   const built = spawnSync(go, ["build", "-o", binary, "."], { cwd: moduleDir, env, encoding: "utf8" });
-  if (built.status !== 0 || !existsSync(binary)) return { skipped: `building ${moduleDir}: ${built.stderr.trim().split("\n").slice(-3).join(" | ")}` };
+  if (built.status !== 0 || !existsSync(binary))
+    return { skipped: `building ${moduleDir}: ${built.stderr.trim().split("\n").slice(-3).join(" | ")}` };
   return { binary };
 }
 
@@ -57,8 +65,22 @@ export function buildKarpenter(): { binary: string } | { skipped: string } {
 function input(types: readonly InstanceType[], pods: readonly SimPod[], limits: boolean): string {
   return JSON.stringify({
     limits,
-    types: types.map((t) => ({ name: t.name, labels: t.labels, capacity: t.capacity, allocatable: t.allocatable, offerings: t.offerings })),
-    pods: pods.map((p) => ({ uid: p.uid, name: p.name, labels: p.labels, requests: p.requests, spread: p.spread, affinity: p.affinity, antiAffinity: p.antiAffinity })),
+    types: types.map((t) => ({
+      name: t.name,
+      labels: t.labels,
+      capacity: t.capacity,
+      allocatable: t.allocatable,
+      offerings: t.offerings,
+    })),
+    pods: pods.map((p) => ({
+      uid: p.uid,
+      name: p.name,
+      labels: p.labels,
+      requests: p.requests,
+      spread: p.spread,
+      affinity: p.affinity,
+      antiAffinity: p.antiAffinity,
+    })),
   });
 }
 
@@ -66,8 +88,15 @@ function input(types: readonly InstanceType[], pods: readonly SimPod[], limits: 
  * Solves once with Karpenter's scheduler (`limits`: the benchmark's NodePool limits, as kerf's bench
  * sets them on the fake catalog only); throws with its stderr when it fails.
  */
-export function runKarpenter(binary: string, workload: { types: readonly InstanceType[]; pods: readonly SimPod[]; limits: boolean }): KarpenterResult {
-  const child = spawnSync(binary, [], { input: input(workload.types, workload.pods, workload.limits), encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
+export function runKarpenter(
+  binary: string,
+  workload: { types: readonly InstanceType[]; pods: readonly SimPod[]; limits: boolean },
+): KarpenterResult {
+  const child = spawnSync(binary, [], {
+    input: input(workload.types, workload.pods, workload.limits),
+    encoding: "utf8",
+    maxBuffer: 16 * 1024 * 1024,
+  });
   if (child.status !== 0) throw new Error(`running Karpenter's scheduler: ${child.stderr.trim()}`);
   return JSON.parse(child.stdout) as KarpenterResult;
 }

@@ -61,13 +61,22 @@ function workload(name: string, n: number): { pods: SimPod[]; types: InstanceTyp
     const cmr = types.filter((t) => ["c", "m", "r"].includes(t.labels["karpenter.k8s.aws/instance-category"] ?? ""));
     return { pods: homogeneousPods(n, shape), types: cmr, ignore: false };
   }
-  if (name.includes("preferences")) return { pods: preferencePods(n, 42, real ? "us-east-1a" : "test-zone-1"), types, ignore: name.includes("ignore") };
+  if (name.includes("preferences"))
+    return { pods: preferencePods(n, 42, real ? "us-east-1a" : "test-zone-1"), types, ignore: name.includes("ignore") };
   return { pods: diversePods(n), types, ignore: false };
 }
 
 function priciest(claims: readonly PlannedNodeClaim[]): ClaimSummary {
-  const top = claims.reduce<PlannedNodeClaim | undefined>((a, c) => (a === undefined || c.launch.pricePerHour > a.launch.pricePerHour ? c : a), undefined);
-  return { instanceType: top?.launch.instanceType ?? "-", capacityType: top?.launch.capacityType ?? "-", pods: top?.pods.length ?? 0, pricePerHour: top?.launch.pricePerHour ?? 0 };
+  const top = claims.reduce<PlannedNodeClaim | undefined>(
+    (a, c) => (a === undefined || c.launch.pricePerHour > a.launch.pricePerHour ? c : a),
+    undefined,
+  );
+  return {
+    instanceType: top?.launch.instanceType ?? "-",
+    capacityType: top?.launch.capacityType ?? "-",
+    pods: top?.pods.length ?? 0,
+    pricePerHour: top?.launch.pricePerHour ?? 0,
+  };
 }
 
 /** Runs one case in this process (and Karpenter on the same input when given its binary). */
@@ -85,50 +94,126 @@ export function runCase(name: string, n: number, karpenter?: string): BenchResul
   const used = process.cpuUsage(cpu);
   const sizes = result.newClaims.map((c) => c.pods.length);
   return {
-    name, pods: n, seconds, cpuSeconds: (used.user + used.system) / 1e6, podsPerSecond: n / seconds, nodes: result.newClaims.length,
-    unschedulable: result.podErrors.length, pricePerHour: result.newClaims.reduce((s, c) => s + c.launch.pricePerHour, 0),
-    lowerBound: coveringOptimum(coveringProblem(snapshot.nodePools, pods)), priciest: priciest(result.newClaims),
-    podsPerNode: [Math.min(...sizes), Math.max(...sizes)], peakMiB: process.resourceUsage().maxRSS / 1024,
+    name,
+    pods: n,
+    seconds,
+    cpuSeconds: (used.user + used.system) / 1e6,
+    podsPerSecond: n / seconds,
+    nodes: result.newClaims.length,
+    unschedulable: result.podErrors.length,
+    pricePerHour: result.newClaims.reduce((s, c) => s + c.launch.pricePerHour, 0),
+    lowerBound: coveringOptimum(coveringProblem(snapshot.nodePools, pods)),
+    priciest: priciest(result.newClaims),
+    podsPerNode: [Math.min(...sizes), Math.max(...sizes)],
+    peakMiB: process.resourceUsage().maxRSS / 1024,
     ...(karpenter === undefined ? {} : { karpenter: runKarpenter(karpenter, { types, pods, limits: !real }) }),
   };
 }
 
 const CASES: [string, number][] = [
   ...SIZES.map((n): [string, number] => ["diverse", n]),
-  ["respect-preferences", 4000], ["ignore-preferences", 4000],
+  ["respect-preferences", 4000],
+  ["ignore-preferences", 4000],
   ...SIZES.map((n): [string, number] => ["catalog-diverse", n]),
   ["catalog-respect-preferences", 4000],
   ...Object.keys(SHAPES).flatMap((name) => SHAPE_SIZES.map((n): [string, number] => [name, n])),
 ];
 
 const money = (v: number): string => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(4));
-const claim = (c: ClaimSummary, bill: number): string => `${c.instanceType} ${c.capacityType}, ${c.pods} pods, $${money(c.pricePerHour)} (${((100 * c.pricePerHour) / bill).toFixed(1)}%)`;
+const claim = (c: ClaimSummary, bill: number): string =>
+  `${c.instanceType} ${c.capacityType}, ${c.pods} pods, $${money(c.pricePerHour)} (${((100 * c.pricePerHour) / bill).toFixed(1)}%)`;
 
 function table(head: readonly string[], lines: readonly (readonly (string | number)[])[]): string {
   const cells = lines.map((l) => l.map(String));
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((l) => l[i]!.length)));
-  return [head, ...cells].map((l) => l.map((c, i) => (i === l.length - 1 ? c : c.padStart(widths[i]!))).join("  ")).join("\n");
+  return [head, ...cells]
+    .map((l) => l.map((c, i) => (i === l.length - 1 ? c : c.padStart(widths[i]!))).join("  "))
+    .join("\n");
 }
 
 function kerfTable(rows: readonly BenchResult[]): string {
-  return table(["case", "pods", "seconds", "CPU s", "pods/s", "nodes", "pods/node", "unsched", "$/h", "bound $/h", "price/bound", "peak MiB", "most expensive NodeClaim"],
-    rows.map((r) => [r.name, r.pods, r.seconds.toFixed(3), r.cpuSeconds.toFixed(2), Math.round(r.podsPerSecond), r.nodes, r.podsPerNode.join("-"), r.unschedulable,
-      money(r.pricePerHour), money(r.lowerBound), (r.pricePerHour / r.lowerBound).toFixed(3), Math.round(r.peakMiB), claim(r.priciest, r.pricePerHour)]));
+  return table(
+    [
+      "case",
+      "pods",
+      "seconds",
+      "CPU s",
+      "pods/s",
+      "nodes",
+      "pods/node",
+      "unsched",
+      "$/h",
+      "bound $/h",
+      "price/bound",
+      "peak MiB",
+      "most expensive NodeClaim",
+    ],
+    rows.map((r) => [
+      r.name,
+      r.pods,
+      r.seconds.toFixed(3),
+      r.cpuSeconds.toFixed(2),
+      Math.round(r.podsPerSecond),
+      r.nodes,
+      r.podsPerNode.join("-"),
+      r.unschedulable,
+      money(r.pricePerHour),
+      money(r.lowerBound),
+      (r.pricePerHour / r.lowerBound).toFixed(3),
+      Math.round(r.peakMiB),
+      claim(r.priciest, r.pricePerHour),
+    ]),
+  );
 }
 
 function comparisonTable(rows: readonly BenchResult[]): string {
   const compared = rows.filter((r): r is BenchResult & { karpenter: KarpenterResult } => r.karpenter !== undefined);
-  return table(["case", "pods", "unsched kerf/Karp", "nodes kerf/Karp", "$/h kerf", "$/h Karp", "kerf÷Karp $", "price/bound kerf", "Karp", "CPU s kerf", "CPU s Karp", "Karp÷kerf CPU", "Karpenter's most expensive NodeClaim"],
+  return table(
+    [
+      "case",
+      "pods",
+      "unsched kerf/Karp",
+      "nodes kerf/Karp",
+      "$/h kerf",
+      "$/h Karp",
+      "kerf÷Karp $",
+      "price/bound kerf",
+      "Karp",
+      "CPU s kerf",
+      "CPU s Karp",
+      "Karp÷kerf CPU",
+      "Karpenter's most expensive NodeClaim",
+    ],
     compared.map((r) => {
       const k = r.karpenter;
-      return [r.name, r.pods, `${r.unschedulable}/${k.unschedulable}`, `${r.nodes}/${k.nodes}`, money(r.pricePerHour), money(k.pricePerHour), (r.pricePerHour / k.pricePerHour).toFixed(2),
-        (r.pricePerHour / r.lowerBound).toFixed(3), (k.pricePerHour / r.lowerBound).toFixed(3), r.cpuSeconds.toFixed(2), k.cpuSeconds.toFixed(1),
-        `${(k.cpuSeconds / r.cpuSeconds).toFixed(0)}×`, claim(k.priciest, k.pricePerHour)];
-    }));
+      return [
+        r.name,
+        r.pods,
+        `${r.unschedulable}/${k.unschedulable}`,
+        `${r.nodes}/${k.nodes}`,
+        money(r.pricePerHour),
+        money(k.pricePerHour),
+        (r.pricePerHour / k.pricePerHour).toFixed(2),
+        (r.pricePerHour / r.lowerBound).toFixed(3),
+        (k.pricePerHour / r.lowerBound).toFixed(3),
+        r.cpuSeconds.toFixed(2),
+        k.cpuSeconds.toFixed(1),
+        `${(k.cpuSeconds / r.cpuSeconds).toFixed(0)}×`,
+        claim(k.priciest, k.pricePerHour),
+      ];
+    }),
+  );
 }
 
 function runChild(name: string, n: number, karpenter: string | undefined): BenchResult | undefined {
-  const args = [fileURLToPath(import.meta.url), "--case", name, "--pods", String(n), ...(karpenter === undefined ? [] : ["--karpenter", karpenter])];
+  const args = [
+    fileURLToPath(import.meta.url),
+    "--case",
+    name,
+    "--pods",
+    String(n),
+    ...(karpenter === undefined ? [] : ["--karpenter", karpenter]),
+  ];
   const child = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
   const line = child.stdout.split("\n").find((l) => l.startsWith("BENCH_RESULT "));
   if (line === undefined || child.status !== 0) process.stderr.write(`${name}/${n} failed:\n${child.stderr}`);
@@ -139,13 +224,20 @@ function main(args: readonly string[]): number {
   const at = args.indexOf("--case");
   if (at >= 0) {
     const k = args.indexOf("--karpenter");
-    const result = runCase(args[at + 1] ?? "diverse", Number(args[args.indexOf("--pods") + 1] ?? 1000), k >= 0 ? args[k + 1] : undefined);
+    const result = runCase(
+      args[at + 1] ?? "diverse",
+      Number(args[args.indexOf("--pods") + 1] ?? 1000),
+      k >= 0 ? args[k + 1] : undefined,
+    );
     console.log(`BENCH_RESULT ${JSON.stringify({ suite: "scheduling", ...result })}`);
     return result.unschedulable === 0 && (result.karpenter?.unschedulable ?? 0) === 0 ? 0 : 1;
   }
   const only = args.filter((a) => !a.startsWith("--"));
   const cases = CASES.filter(([name, n]) => only.length === 0 || only.some((o) => `${name}/${n}`.includes(o)));
-  const build = args.includes("--no-karpenter") || !cases.some(([name, n]) => COMPARED.has(`${name}/${n}`)) ? { skipped: "--no-karpenter" } : buildKarpenter();
+  const build =
+    args.includes("--no-karpenter") || !cases.some(([name, n]) => COMPARED.has(`${name}/${n}`))
+      ? { skipped: "--no-karpenter" }
+      : buildKarpenter();
   if ("skipped" in build) console.log(`Karpenter comparison skipped: ${build.skipped}`);
   const rows: BenchResult[] = [];
   for (const [name, n] of cases) {
@@ -153,7 +245,10 @@ function main(args: readonly string[]): number {
     if (row !== undefined) rows.push(row);
   }
   console.log(kerfTable(rows));
-  if (rows.some((r) => r.karpenter !== undefined)) console.log(`\nSame input through Karpenter's scheduler (sigs.k8s.io/karpenter, karpenter/go.mod):\n${comparisonTable(rows)}`);
+  if (rows.some((r) => r.karpenter !== undefined))
+    console.log(
+      `\nSame input through Karpenter's scheduler (sigs.k8s.io/karpenter, karpenter/go.mod):\n${comparisonTable(rows)}`,
+    );
   return rows.length === cases.length && rows.every((r) => r.unschedulable === 0) ? 0 : 1;
 }
 

@@ -19,13 +19,22 @@ import { runLoad, type LoadResult } from "./load.ts";
 
 const here = import.meta.dirname;
 const root = path.resolve(here, "../../..");
-const { values } = parseArgs({ options: { concurrency: { type: "string", default: "200" }, seconds: { type: "string", default: "10" }, rate: { type: "string" }, "node-flags": { type: "string", default: "" } } });
+const { values } = parseArgs({
+  options: {
+    concurrency: { type: "string", default: "200" },
+    seconds: { type: "string", default: "10" },
+    rate: { type: "string" },
+    "node-flags": { type: "string", default: "" },
+  },
+});
 const concurrency = Number(values.concurrency);
 const durationMs = Number(values.seconds) * 1000;
 const rate = values.rate === undefined ? undefined : Number(values.rate);
 
 function reviewBody(): string {
-  const docs = readFileSync(path.join(root, "manifests/examples/production.yaml"), "utf8").split(/^---$/m).map((d) => parse(d) as { kind: string });
+  const docs = readFileSync(path.join(root, "manifests/examples/production.yaml"), "utf8")
+    .split(/^---$/m)
+    .map((d) => parse(d) as { kind: string });
   const object = docs.find((d) => d.kind === "NodePool");
   return JSON.stringify({
     apiVersion: "admission.k8s.io/v1",
@@ -84,8 +93,12 @@ async function measure(which: "kerf" | "bare", body: string): Promise<Measured> 
     const before = cpuSeconds(child.pid);
     const closed = await runLoad({ port, path: "/validate", body, concurrency, durationMs });
     const after = cpuSeconds(child.pid);
-    const cpuUsPerReview = before === undefined || after === undefined ? undefined : ((after - before) * 1e6) / closed.requests;
-    const open = rate === undefined ? undefined : await runLoad({ port, path: "/validate", body, concurrency, durationMs, ratePerSecond: rate });
+    const cpuUsPerReview =
+      before === undefined || after === undefined ? undefined : ((after - before) * 1e6) / closed.requests;
+    const open =
+      rate === undefined
+        ? undefined
+        : await runLoad({ port, path: "/validate", body, concurrency, durationMs, ratePerSecond: rate });
     return { closed, cpuUsPerReview, open };
   } finally {
     child.kill("SIGTERM");
@@ -96,23 +109,33 @@ if (pinned) spawnSync("taskset", ["-cp", "1", String(process.pid)], { stdio: "ig
 const body = reviewBody();
 const bare = await measure("bare", body);
 const kerf = await measure("kerf", body);
-const cpu = (m: Measured): string => (m.cpuUsPerReview === undefined ? "n/a | n/a" : `${m.cpuUsPerReview.toFixed(0)} | ${(1e6 / m.cpuUsPerReview).toFixed(0)}`);
+const cpu = (m: Measured): string =>
+  m.cpuUsPerReview === undefined
+    ? "n/a | n/a"
+    : `${m.cpuUsPerReview.toFixed(0)} | ${(1e6 / m.cpuUsPerReview).toFixed(0)}`;
 const row = (name: string, m: Measured): string => {
   const r = m.closed;
   return `| ${name} | ${concurrency} | ${r.requests} | ${r.errors} | ${r.perSecond.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${cpu(m)} |`;
 };
-const openRow = (name: string, r: LoadResult): string => `| ${name} | ${rate} | ${concurrency} | ${r.requests} | ${r.errors} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} |`;
-const openLines = kerf.open === undefined || bare.open === undefined ? [] : [
-  `open loop at ${rate} reviews/s over ${concurrency} connections (latency from the scheduled send time):`,
-  "| endpoint | rate/s | connections | requests | errors | p50 ms | p99 ms |",
-  "|---|---|---|---|---|---|---|",
-  openRow("bare fastify", bare.open),
-  openRow("kerf /validate", kerf.open),
-  `kerf overhead at ${rate}/s: p50 +${(kerf.open.p50Ms - bare.open.p50Ms).toFixed(2)} ms, p99 +${(kerf.open.p99Ms - bare.open.p99Ms).toFixed(2)} ms`,
-];
+const openRow = (name: string, r: LoadResult): string =>
+  `| ${name} | ${rate} | ${concurrency} | ${r.requests} | ${r.errors} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} |`;
+const openLines =
+  kerf.open === undefined || bare.open === undefined
+    ? []
+    : [
+        `open loop at ${rate} reviews/s over ${concurrency} connections (latency from the scheduled send time):`,
+        "| endpoint | rate/s | connections | requests | errors | p50 ms | p99 ms |",
+        "|---|---|---|---|---|---|---|",
+        openRow("bare fastify", bare.open),
+        openRow("kerf /validate", kerf.open),
+        `kerf overhead at ${rate}/s: p50 +${(kerf.open.p50Ms - bare.open.p50Ms).toFixed(2)} ms, p99 +${(kerf.open.p99Ms - bare.open.p99Ms).toFixed(2)} ms`,
+      ];
 const result = (name: "bare" | "kerf", m: Measured): string => {
   const r = m.closed;
-  const open = m.open === undefined ? {} : { openRate: rate, openP50Ms: m.open.p50Ms, openP99Ms: m.open.p99Ms, openErrors: m.open.errors };
+  const open =
+    m.open === undefined
+      ? {}
+      : { openRate: rate, openP50Ms: m.open.p50Ms, openP99Ms: m.open.p99Ms, openErrors: m.open.errors };
   return `BENCH_RESULT ${JSON.stringify({ name: `webhook-${name}-c${concurrency}`, reviewsPerSecond: Math.round(r.perSecond), p50Ms: r.p50Ms, p99Ms: r.p99Ms, errors: r.errors, requests: r.requests, serverCpuUsPerReview: m.cpuUsPerReview, ...open })}`;
 };
 process.stdout.write(
@@ -123,7 +146,9 @@ process.stdout.write(
     row("bare fastify", bare),
     row("kerf /validate", kerf),
     `kerf overhead: p50 +${(kerf.closed.p50Ms - bare.closed.p50Ms).toFixed(2)} ms, p99 +${(kerf.closed.p99Ms - bare.closed.p99Ms).toFixed(2)} ms` +
-      (kerf.cpuUsPerReview === undefined || bare.cpuUsPerReview === undefined ? "" : `, server CPU +${(kerf.cpuUsPerReview - bare.cpuUsPerReview).toFixed(0)} µs/review`),
+      (kerf.cpuUsPerReview === undefined || bare.cpuUsPerReview === undefined
+        ? ""
+        : `, server CPU +${(kerf.cpuUsPerReview - bare.cpuUsPerReview).toFixed(0)} µs/review`),
     ...openLines,
     result("bare", bare),
     result("kerf", kerf),

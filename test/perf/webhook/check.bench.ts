@@ -15,17 +15,24 @@ import { parseArgs } from "node:util";
 import { parseAllDocuments, stringify } from "yaml";
 
 const root = path.resolve(import.meta.dirname, "../../..");
-const { values } = parseArgs({ options: { manifests: { type: "string", default: "1000" }, runs: { type: "string", default: "3" } } });
+const { values } = parseArgs({
+  options: { manifests: { type: "string", default: "1000" }, runs: { type: "string", default: "3" } },
+});
 const count = Number(values.manifests);
 
 /** Every object of the passing examples, as templates to copy. */
 function templates(): unknown[] {
   const dir = path.join(root, "manifests/examples");
-  return readdirSync(dir).filter((f) => f.endsWith(".yaml")).flatMap((f) =>
-    parseAllDocuments(readFileSync(path.join(dir, f), "utf8")).map((d) => d.toJS() as unknown));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml"))
+    .flatMap((f) => parseAllDocuments(readFileSync(path.join(dir, f), "utf8")).map((d) => d.toJS() as unknown));
 }
 
-type Manifest = Record<string, unknown> & { kind: string; metadata: { name: string }; spec: { template?: { spec: { nodeClassRef: { name: string } } } } };
+type Manifest = Record<string, unknown> & {
+  kind: string;
+  metadata: { name: string };
+  spec: { template?: { spec: { nodeClassRef: { name: string } } } };
+};
 
 /** Half EC2NodeClasses, half NodePools, each NodePool pointing at a renamed copy of its own class. */
 function writeCorpus(dir: string, format: "yaml" | "json"): void {
@@ -35,7 +42,10 @@ function writeCorpus(dir: string, format: "yaml" | "json"): void {
   const renamed = new Map<string, string>();
   const write = (i: number, object: Manifest): void => {
     const body = format === "json" ? JSON.stringify(object, null, 2) : stringify(object);
-    writeFileSync(path.join(dir, `manifest-${String(i).padStart(4, "0")}.${format}`), `# generated for the kerf check benchmark\n${body}\n`);
+    writeFileSync(
+      path.join(dir, `manifest-${String(i).padStart(4, "0")}.${format}`),
+      `# generated for the kerf check benchmark\n${body}\n`,
+    );
   };
   for (let i = 1; i < count; i += 2) {
     const copy = structuredClone(classes[((i - 1) / 2) % classes.length]!);
@@ -64,7 +74,11 @@ function measure(format: "yaml" | "json"): void {
     let summary = "";
     for (let run = 0; run < Number(values.runs); run++) {
       const started = performance.now();
-      const result = spawnSync(process.execPath, ["--import", REPORT_CPU, path.join(root, "webhook/cli/kerf.mjs"), "check", dir], { encoding: "utf8" });
+      const result = spawnSync(
+        process.execPath,
+        ["--import", REPORT_CPU, path.join(root, "webhook/cli/kerf.mjs"), "check", dir],
+        { encoding: "utf8" },
+      );
       times.push((performance.now() - started) / 1000);
       summary = result.stdout.trim().split("\n").at(-1) ?? "";
       if (result.status !== 0) throw new Error(`kerf check exited ${result.status}: ${result.stderr}`);

@@ -30,7 +30,14 @@ export interface LoadOptions {
 function post(agent: http.Agent, options: LoadOptions): Promise<boolean> {
   return new Promise((resolve) => {
     const req = http.request(
-      { host: "127.0.0.1", port: options.port, path: options.path, method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(options.body) } },
+      {
+        host: "127.0.0.1",
+        port: options.port,
+        path: options.path,
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(options.body) },
+      },
       (res) => {
         res.resume();
         res.on("end", () => resolve(res.statusCode === 200));
@@ -47,7 +54,14 @@ function percentile(sorted: readonly number[], p: number): number {
 
 function summary(latencies: number[], errors: number, seconds: number): LoadResult {
   latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99) };
+  return {
+    requests: latencies.length,
+    errors,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+  };
 }
 
 /** Open loop: sends due requests every millisecond, each timed from when it was due. */
@@ -64,10 +78,12 @@ async function runOpenLoop(options: LoadOptions & { ratePerSecond: number }): Pr
       const due = Math.min(total, Math.floor(((performance.now() - started) * options.ratePerSecond) / 1000));
       for (; sent < due; sent++) {
         const scheduled = started + (sent * 1000) / options.ratePerSecond;
-        inFlight.push(post(agent, options).then((ok) => {
-          latencies.push(performance.now() - scheduled);
-          if (!ok) errors++;
-        }));
+        inFlight.push(
+          post(agent, options).then((ok) => {
+            latencies.push(performance.now() - scheduled);
+            if (!ok) errors++;
+          }),
+        );
       }
       if (sent >= total) {
         clearInterval(timer);

@@ -71,13 +71,26 @@ function body(i: number): { text: string; size: "small" | "medium" | "large" } {
   const category = { key: "karpenter.k8s.aws/instance-category", operator: "In", values: ["c", "m", "r"] };
   if (i % largeEvery === 0) {
     const values = instanceTypes(i, Math.floor(largeBytes / 32));
-    return { text: review(i, [category, { key: "node.kubernetes.io/instance-type", operator: "In", values }]), size: "large" };
+    return {
+      text: review(i, [category, { key: "node.kubernetes.io/instance-type", operator: "In", values }]),
+      size: "large",
+    };
   }
   if (i % 10 === 0) {
-    const requirements = Array.from({ length: 20 }, (_, k) => ({ key: `example.com/k${k}`, operator: "In", values: instanceTypes(i, 30) }));
+    const requirements = Array.from({ length: 20 }, (_, k) => ({
+      key: `example.com/k${k}`,
+      operator: "In",
+      values: instanceTypes(i, 30),
+    }));
     return { text: review(i, [category, ...requirements]), size: "medium" };
   }
-  return { text: review(i, [category, { key: "node.kubernetes.io/instance-type", operator: "NotIn", values: [`x${i}.large`] }]), size: "small" };
+  return {
+    text: review(i, [
+      category,
+      { key: "node.kubernetes.io/instance-type", operator: "NotIn", values: [`x${i}.large`] },
+    ]),
+    size: "small",
+  };
 }
 
 /**
@@ -93,7 +106,10 @@ const CONTAINER_ENV = { MALLOC_ARENA_MAX: "2" };
 function startServer(): Promise<{ child: ChildProcess; port: number }> {
   const flags = values["node-flags"] === "" ? [] : values["node-flags"].split(" ");
   const args = [...CONTAINER_FLAGS, ...flags, path.join(here, "server-process.ts"), "kerf"];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...CONTAINER_ENV } });
+  const child = spawn(process.execPath, args, {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...CONTAINER_ENV },
+  });
   return new Promise((resolve, reject) => {
     child.stdout?.on("data", (chunk: Buffer) => {
       const match = /listening (\d+)/.exec(chunk.toString());
@@ -113,7 +129,14 @@ function memory(pid: number): { rss: number; peak: number } {
 function post(agent: http.Agent, port: number, text: string): Promise<number> {
   return new Promise((resolve) => {
     const req = http.request(
-      { host: "127.0.0.1", port, path: "/validate", method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } },
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/validate",
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) },
+      },
       (res) => {
         res.resume();
         res.on("end", () => resolve(res.statusCode ?? 0));

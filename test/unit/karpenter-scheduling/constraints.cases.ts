@@ -3,8 +3,21 @@
 // preferred node affinity, well-known and restricted labels. Karpenter's file repeats the "Well Known Labels",
 // "Constraints Validation" and "Scheduling Logic" contexts; each case here stands for both copies.
 import {
-  ARCH, CAPACITY_TYPE, FAMILY, INSTANCE_TYPE, OS, ZONE, ZONES, nodeClass, nodePool, pod, req,
-  type Doc, type ParityCase, type PoolSpec, type Source,
+  ARCH,
+  CAPACITY_TYPE,
+  FAMILY,
+  INSTANCE_TYPE,
+  OS,
+  ZONE,
+  ZONES,
+  nodeClass,
+  nodePool,
+  pod,
+  req,
+  type Doc,
+  type ParityCase,
+  type PoolSpec,
+  type Source,
 } from "./harness.ts";
 
 const suite = (it: string): Source => ({ file: "scheduling/suite_test.go", it });
@@ -131,52 +144,75 @@ export const cases: ParityCase[] = [
   {
     name: "a preferred zone within the required ones is chosen",
     from: suite("should schedule compatible preferences and requirements with Operator=In"),
-    scenario: withPool({}, pod("p", {
-      required: [[req(ZONE, "In", Z1, Z2, Z3, "unknown")]], preferred: [[1, [req(ZONE, "In", Z2, "unknown")]]],
-    })),
+    scenario: withPool(
+      {},
+      pod("p", {
+        required: [[req(ZONE, "In", Z1, Z2, Z3, "unknown")]],
+        preferred: [[1, [req(ZONE, "In", Z2, "unknown")]]],
+      }),
+    ),
     expect: { nodeLabels: { p: { [ZONE]: Z2 } } },
   },
   {
     name: "a preferred zone that cannot be met is dropped and the pod schedules",
     from: suite("should schedule incompatible preferences and requirements with Operator=In"),
-    scenario: withPool({}, pod("p", {
-      required: [[req(ZONE, "In", Z1, Z2, Z3, "unknown")]], preferred: [[1, [req(ZONE, "In", "unknown")]]],
-    })),
+    scenario: withPool(
+      {},
+      pod("p", {
+        required: [[req(ZONE, "In", Z1, Z2, Z3, "unknown")]],
+        preferred: [[1, [req(ZONE, "In", "unknown")]]],
+      }),
+    ),
     expect: { scheduled: ["p"] },
   },
   {
     name: "a preferred zone NotIn leaves the one zone it does not exclude",
     from: suite("should schedule compatible preferences and requirements with Operator=NotIn"),
-    scenario: withPool({}, pod("p", {
-      required: [[req(ZONE, "In", Z1, Z2, Z3, "unknown")]], preferred: [[1, [req(ZONE, "NotIn", Z1, Z3)]]],
-    })),
+    scenario: withPool(
+      {},
+      pod("p", {
+        required: [[req(ZONE, "In", Z1, Z2, Z3, "unknown")]],
+        preferred: [[1, [req(ZONE, "NotIn", Z1, Z3)]]],
+      }),
+    ),
     expect: { nodeLabels: { p: { [ZONE]: Z2 } } },
   },
   {
     name: "a preferred zone NotIn excluding every zone is dropped and the pod schedules",
     from: suite("should schedule incompatible preferences and requirements with Operator=NotIn"),
-    scenario: withPool({}, pod("p", {
-      required: [[req(ZONE, "In", Z1, Z2, Z3, "unknown")]], preferred: [[1, [req(ZONE, "NotIn", Z1, Z2, Z3)]]],
-    })),
+    scenario: withPool(
+      {},
+      pod("p", {
+        required: [[req(ZONE, "In", Z1, Z2, Z3, "unknown")]],
+        preferred: [[1, [req(ZONE, "NotIn", Z1, Z2, Z3)]]],
+      }),
+    ),
     expect: { scheduled: ["p"] },
   },
   {
     name: "a node selector narrows compatible requirements and preferences to its zone",
     from: suite("should schedule compatible node selectors, preferences and requirements"),
-    scenario: withPool({}, pod("p", {
-      nodeSelector: { [ZONE]: Z3 }, required: [[req(ZONE, "In", Z1, Z2, Z3)]], preferred: [[1, [req(ZONE, "In", Z1, Z2,
-        Z3)]]],
-    })),
+    scenario: withPool(
+      {},
+      pod("p", {
+        nodeSelector: { [ZONE]: Z3 },
+        required: [[req(ZONE, "In", Z1, Z2, Z3)]],
+        preferred: [[1, [req(ZONE, "In", Z1, Z2, Z3)]]],
+      }),
+    ),
     expect: { nodeLabels: { p: { [ZONE]: Z3 } } },
   },
   {
     name: "node selectors, requirements and preferences over zone and instance type combine",
     from: suite("should combine multidimensional node selectors, preferences and requirements"),
-    scenario: withPool({}, pod("p", {
-      nodeSelector: { [ZONE]: Z3, [INSTANCE_TYPE]: "m6g.large" },
-      required: [[req(ZONE, "In", Z1, Z3), req(INSTANCE_TYPE, "In", "m5.large", "m6g.large")]],
-      preferred: [[1, [req(ZONE, "NotIn", "unknown"), req(INSTANCE_TYPE, "NotIn", "unknown")]]],
-    })),
+    scenario: withPool(
+      {},
+      pod("p", {
+        nodeSelector: { [ZONE]: Z3, [INSTANCE_TYPE]: "m6g.large" },
+        required: [[req(ZONE, "In", Z1, Z3), req(INSTANCE_TYPE, "In", "m5.large", "m6g.large")]],
+        preferred: [[1, [req(ZONE, "NotIn", "unknown"), req(INSTANCE_TYPE, "NotIn", "unknown")]]],
+      }),
+    ),
     expect: { nodeLabels: { p: { [ZONE]: Z3, [INSTANCE_TYPE]: "m6g.large" } } },
   },
   // Constraints Validation
@@ -198,30 +234,47 @@ export const cases: ParityCase[] = [
       suite("should schedule pods that have node selectors with label in the kubernetes domains"),
       suite("should schedule pods that have node selectors with label in kubernetes domains"),
     ],
-    scenario: withPool({ requirements: [req("kubernetes.io/test", "In", "test-value"), req("k8s.io/test", "In",
-      "test-value")] },
-      pod("p")),
+    scenario: withPool(
+      { requirements: [req("kubernetes.io/test", "In", "test-value"), req("k8s.io/test", "In", "test-value")] },
+      pod("p"),
+    ),
     expect: { nodeLabels: { p: { "kubernetes.io/test": "test-value", "k8s.io/test": "test-value" } } },
   },
   {
     name: "NodePool requirements on labels in subdomains of the kubernetes domains become node labels",
     from: suite("should schedule pods that have node selectors with label in subdomain from kubernetes domains"),
-    scenario: withPool({ requirements: [req("subdomain.kubernetes.io/test", "In", "test-value"),
-      req("subdomain.k8s.io/test", "In", "test-value")] }, pod("p")),
-    expect: { nodeLabels: { p: { "subdomain.kubernetes.io/test": "test-value",
-      "subdomain.k8s.io/test": "test-value" } } },
+    scenario: withPool(
+      {
+        requirements: [
+          req("subdomain.kubernetes.io/test", "In", "test-value"),
+          req("subdomain.k8s.io/test", "In", "test-value"),
+        ],
+      },
+      pod("p"),
+    ),
+    expect: {
+      nodeLabels: { p: { "subdomain.kubernetes.io/test": "test-value", "subdomain.k8s.io/test": "test-value" } },
+    },
   },
   {
     name: "node selectors on well-known labels (zone, instance type, arch, os, capacity type) are all schedulable",
     from: suite("should schedule pods that have node selectors with label in wellknown label list"),
-    scenario: withPool({},
-      pod("zone", { nodeSelector: { [ZONE]: Z1 } }), pod("type", { nodeSelector: { [INSTANCE_TYPE]: "m5.large" } }),
-      pod("arch", { nodeSelector: { [ARCH]: "arm64" } }), pod("os", { nodeSelector: { [OS]: "linux" } }),
-      pod("ct", { nodeSelector: { [CAPACITY_TYPE]: "spot" } })),
+    scenario: withPool(
+      {},
+      pod("zone", { nodeSelector: { [ZONE]: Z1 } }),
+      pod("type", { nodeSelector: { [INSTANCE_TYPE]: "m5.large" } }),
+      pod("arch", { nodeSelector: { [ARCH]: "arm64" } }),
+      pod("os", { nodeSelector: { [OS]: "linux" } }),
+      pod("ct", { nodeSelector: { [CAPACITY_TYPE]: "spot" } }),
+    ),
     expect: {
       scheduled: "all",
-      nodeLabels: { zone: { [ZONE]: Z1 }, type: { [INSTANCE_TYPE]: "m5.large" }, arch: { [ARCH]: "arm64" },
-        ct: { [CAPACITY_TYPE]: "spot" } },
+      nodeLabels: {
+        zone: { [ZONE]: Z1 },
+        type: { [INSTANCE_TYPE]: "m5.large" },
+        arch: { [ARCH]: "arm64" },
+        ct: { [CAPACITY_TYPE]: "spot" },
+      },
     },
   },
   // Scheduling Logic
@@ -294,15 +347,21 @@ export const cases: ParityCase[] = [
   {
     name: "two pods whose custom requirements agree on one value share a node",
     from: suite("should schedule compatible pods to the same node"),
-    scenario: withPool(keyInBoth, pod("a", { required: [[req(KEY, "In", "test-value")]] }),
-      pod("b", { required: [[req(KEY, "NotIn", "another-value")]] })),
+    scenario: withPool(
+      keyInBoth,
+      pod("a", { required: [[req(KEY, "In", "test-value")]] }),
+      pod("b", { required: [[req(KEY, "NotIn", "another-value")]] }),
+    ),
     expect: { together: [["a", "b"]], nodeLabels: { a: { [KEY]: "test-value" }, b: { [KEY]: "test-value" } } },
   },
   {
     name: "two pods requiring different values of a custom key get different nodes",
     from: suite("should schedule incompatible pods to the different node"),
-    scenario: withPool(keyInBoth, pod("a", { required: [[req(KEY, "In", "test-value")]] }),
-      pod("b", { required: [[req(KEY, "In", "another-value")]] })),
+    scenario: withPool(
+      keyInBoth,
+      pod("a", { required: [[req(KEY, "In", "test-value")]] }),
+      pod("b", { required: [[req(KEY, "In", "another-value")]] }),
+    ),
     expect: { apart: ["a", "b"], nodeLabels: { a: { [KEY]: "test-value" }, b: { [KEY]: "another-value" } } },
   },
   {
@@ -315,30 +374,55 @@ export const cases: ParityCase[] = [
   {
     name: "the last required node-affinity term is never relaxed",
     from: suite("should not relax the final term"),
-    scenario: withPool({ requirements: [req(ZONE, "In", Z1), req(INSTANCE_TYPE, "In", "m5.large")] },
-      pod("p", { required: [[req(ZONE, "In", "invalid")]] })),
+    scenario: withPool(
+      { requirements: [req(ZONE, "In", Z1), req(INSTANCE_TYPE, "In", "m5.large")] },
+      pod("p", { required: [[req(ZONE, "In", "invalid")]] }),
+    ),
     expect: { unschedulable: ["p"] },
   },
   {
     name: "required node-affinity terms are tried in order until one can be met",
     from: suite("should relax multiple terms"),
-    scenario: withPool({}, pod("p", { required: [[req(ZONE, "In", "invalid")], [req(ZONE, "In", "invalid")],
-      [req(ZONE, "In", Z1)], [req(ZONE, "In", Z2)]] })),
+    scenario: withPool(
+      {},
+      pod("p", {
+        required: [
+          [req(ZONE, "In", "invalid")],
+          [req(ZONE, "In", "invalid")],
+          [req(ZONE, "In", Z1)],
+          [req(ZONE, "In", Z2)],
+        ],
+      }),
+    ),
     expect: { nodeLabels: { p: { [ZONE]: Z1 } } },
   },
   {
     name: "every unsatisfiable preferred term is dropped",
     from: suite("should relax all terms"),
-    scenario: withPool({}, pod("p", { preferred: [[1, [req(ZONE, "In", "invalid")]], [1, [req(INSTANCE_TYPE, "In",
-      "invalid")]]] })),
+    scenario: withPool(
+      {},
+      pod("p", {
+        preferred: [
+          [1, [req(ZONE, "In", "invalid")]],
+          [1, [req(INSTANCE_TYPE, "In", "invalid")]],
+        ],
+      }),
+    ),
     expect: { scheduled: ["p"] },
   },
   {
     name: "the heaviest satisfiable preferred term wins after heavier ones are dropped",
     from: suite("should relax to use lighter weights"),
-    scenario: withPool({ requirements: [req(ZONE, "In", Z1, Z2)] }, pod("p", { preferred: [
-      [100, [req(INSTANCE_TYPE, "In", Z3)]], [50, [req(ZONE, "In", Z2)]], [1, [req(ZONE, "In", Z1)]],
-    ] })),
+    scenario: withPool(
+      { requirements: [req(ZONE, "In", Z1, Z2)] },
+      pod("p", {
+        preferred: [
+          [100, [req(INSTANCE_TYPE, "In", Z3)]],
+          [50, [req(ZONE, "In", Z2)]],
+          [1, [req(ZONE, "In", Z1)]],
+        ],
+      }),
+    ),
     expect: { nodeLabels: { p: { [ZONE]: Z2 } } },
   },
   {
@@ -363,93 +447,123 @@ export const cases: ParityCase[] = [
   {
     name: "pods selecting different architectures get different nodes of their architecture",
     from: suite("should launch pods with different archs on different instances"),
-    scenario: withPool({ requirements: [req(ARCH, "In", "arm64", "amd64")] },
-      pod("amd", { nodeSelector: { [ARCH]: "amd64" } }), pod("arm", { nodeSelector: { [ARCH]: "arm64" } })),
+    scenario: withPool(
+      { requirements: [req(ARCH, "In", "arm64", "amd64")] },
+      pod("amd", { nodeSelector: { [ARCH]: "amd64" } }),
+      pod("arm", { nodeSelector: { [ARCH]: "arm64" } }),
+    ),
     expect: { apart: ["amd", "arm"], nodeLabels: { amd: { [ARCH]: "amd64" }, arm: { [ARCH]: "arm64" } } },
   },
   {
     name: "a pod requiring an arm64 instance type from an amd64-only NodePool is unschedulable",
-    from: suite("should exclude instance types that are not supported by the pod constraints (node affinity/instance " +
-      "type)"),
-    scenario: withPool({ requirements: [req(ARCH, "In", "amd64")] }, pod("p", { required: [[req(INSTANCE_TYPE, "In",
-      "m6g.large")]] })),
+    from: suite(
+      "should exclude instance types that are not supported by the pod constraints (node affinity/instance " + "type)",
+    ),
+    scenario: withPool(
+      { requirements: [req(ARCH, "In", "amd64")] },
+      pod("p", { required: [[req(INSTANCE_TYPE, "In", "m6g.large")]] }),
+    ),
     expect: { unschedulable: ["p"] },
   },
   {
     name: "a pod requiring an operating system no instance type runs is unschedulable",
-    from: suite("should exclude instance types that are not supported by the pod constraints (node " +
-      "affinity/operating system)"),
+    from: suite(
+      "should exclude instance types that are not supported by the pod constraints (node " +
+        "affinity/operating system)",
+    ),
     scenario: withPool({ requirements: [req(ARCH, "In", "amd64")] }, pod("p", { required: [[req(OS, "In", "ios")]] })),
     expect: { unschedulable: ["p"] },
   },
   {
     name: "a pod only an arm64 type could hold is unschedulable in an amd64-only NodePool",
     from: suite("should exclude instance types that are not supported by the provider constraints (arch)"),
-    scenario: withPool({ onlyRequirements: [req(ARCH, "In", "amd64"), req(INSTANCE_TYPE, "In", "c5.large",
-      "c6g.xlarge")] },
-      pod("p", { cpu: null, limits: { cpu: "3" } })),
+    scenario: withPool(
+      { onlyRequirements: [req(ARCH, "In", "amd64"), req(INSTANCE_TYPE, "In", "c5.large", "c6g.xlarge")] },
+      pod("p", { cpu: null, limits: { cpu: "3" } }),
+    ),
     expect: { unschedulable: ["p"] },
   },
   {
     name: "pods selecting different instance types (one by the beta key) get different nodes",
     from: suite("should launch pods with different instance type node selectors on different instances"),
-    scenario: withPool({ requirements: [req(ARCH, "In", "arm64", "amd64")] },
+    scenario: withPool(
+      { requirements: [req(ARCH, "In", "arm64", "amd64")] },
       pod("small", { nodeSelector: { "beta.kubernetes.io/instance-type": "c5.large" } }),
-      pod("default", { nodeSelector: { [INSTANCE_TYPE]: "m5.large" } })),
+      pod("default", { nodeSelector: { [INSTANCE_TYPE]: "m5.large" } }),
+    ),
     expect: { apart: ["small", "default"], launches: { small: "c5.large", default: "m5.large" } },
   },
   {
     name: "pods selecting different zones get different nodes",
     from: suite("should launch pods with different zone selectors on different instances"),
-    scenario: withPool({ requirements: [req(ARCH, "In", "arm64", "amd64")] },
-      pod("z1", { nodeSelector: { [ZONE]: Z1 } }), pod("z2", { nodeSelector: { [ZONE]: Z2 } })),
+    scenario: withPool(
+      { requirements: [req(ARCH, "In", "arm64", "amd64")] },
+      pod("z1", { nodeSelector: { [ZONE]: Z1 } }),
+      pod("z2", { nodeSelector: { [ZONE]: Z2 } }),
+    ),
     expect: { apart: ["z1", "z2"], nodeLabels: { z1: { [ZONE]: Z1 }, z2: { [ZONE]: Z2 } } },
   },
   {
     name: "pods needing resources no single instance type has together get different nodes",
     from: suite("should launch pods with resources that aren't on any single instance type on different instances"),
-    scenario: withPool({ onlyRequirements: [req(INSTANCE_TYPE, "In", "g4dn.xlarge", "c5n.9xlarge")] },
-      pod("gpu", { requests: { "nvidia.com/gpu": "1" } }), pod("efa", { requests: { "vpc.amazonaws.com/efa": "1" } })),
+    scenario: withPool(
+      { onlyRequirements: [req(INSTANCE_TYPE, "In", "g4dn.xlarge", "c5n.9xlarge")] },
+      pod("gpu", { requests: { "nvidia.com/gpu": "1" } }),
+      pod("efa", { requests: { "vpc.amazonaws.com/efa": "1" } }),
+    ),
     expect: { apart: ["gpu", "efa"] },
   },
   {
     name: "a pod needing two resources no single instance type has together is unschedulable",
     from: suite("should fail to schedule a pod with resources requests that aren't on a single instance type"),
-    scenario: withPool({ onlyRequirements: [req(INSTANCE_TYPE, "In", "g4dn.xlarge", "c5n.9xlarge")] },
-      pod("p", { requests: { "nvidia.com/gpu": "1", "vpc.amazonaws.com/efa": "1" } })),
+    scenario: withPool(
+      { onlyRequirements: [req(INSTANCE_TYPE, "In", "g4dn.xlarge", "c5n.9xlarge")] },
+      pod("p", { requests: { "nvidia.com/gpu": "1", "vpc.amazonaws.com/efa": "1" } }),
+    ),
     expect: { unschedulable: ["p"] },
   },
   // Provider Specific Labels
   {
     name: "a node selector on a provider label (instance size) picks matching types",
     from: suite("should filter instance types that match labels"),
-    scenario: withPool({}, pod("large", { nodeSelector: { "karpenter.k8s.aws/instance-size": "2xlarge" } }),
-      pod("small", { nodeSelector: { "karpenter.k8s.aws/instance-size": "medium" } })),
+    scenario: withPool(
+      {},
+      pod("large", { nodeSelector: { "karpenter.k8s.aws/instance-size": "2xlarge" } }),
+      pod("small", { nodeSelector: { "karpenter.k8s.aws/instance-size": "medium" } }),
+    ),
     expect: {
-      nodeLabels: { large: { "karpenter.k8s.aws/instance-size": "2xlarge" },
-        small: { "karpenter.k8s.aws/instance-size": "medium" } },
+      nodeLabels: {
+        large: { "karpenter.k8s.aws/instance-size": "2xlarge" },
+        small: { "karpenter.k8s.aws/instance-size": "medium" },
+      },
     },
   },
   {
     name: "a node selector whose provider label contradicts its instance type is unschedulable",
     from: suite("should not schedule with incompatible labels"),
-    scenario: withPool({},
+    scenario: withPool(
+      {},
       pod("a", { nodeSelector: { "karpenter.k8s.aws/instance-size": "2xlarge", [INSTANCE_TYPE]: "m5.large" } }),
-      pod("b", { nodeSelector: { "karpenter.k8s.aws/instance-size": "medium", [INSTANCE_TYPE]: "m5.2xlarge" } })),
+      pod("b", { nodeSelector: { "karpenter.k8s.aws/instance-size": "medium", [INSTANCE_TYPE]: "m5.2xlarge" } }),
+    ),
     expect: { unschedulable: ["a", "b"] },
   },
   {
     name: "an Exists on a label only some instance types carry picks one of those",
     from: suite("should schedule optional labels"),
-    scenario: withPool({ onlyRequirements: [req(FAMILY, "In", "m5", "m5d")] },
-      pod("p", { required: [[req("karpenter.k8s.aws/instance-local-nvme", "Exists")]] })),
+    scenario: withPool(
+      { onlyRequirements: [req(FAMILY, "In", "m5", "m5d")] },
+      pod("p", { required: [[req("karpenter.k8s.aws/instance-local-nvme", "Exists")]] }),
+    ),
     expect: { everyOption: { [FAMILY]: "m5d" } },
   },
   {
     name: "a DoesNotExist on a label only some instance types carry picks one without it",
     from: suite("should schedule without optional labels if disallowed"),
-    scenario: withPool({ onlyRequirements: [req(FAMILY, "In", "m5", "m5d")] },
-      pod("p", { required: [[req("karpenter.k8s.aws/instance-local-nvme", "DoesNotExist")]] })),
+    scenario: withPool(
+      { onlyRequirements: [req(FAMILY, "In", "m5", "m5d")] },
+      pod("p", { required: [[req("karpenter.k8s.aws/instance-local-nvme", "DoesNotExist")]] }),
+    ),
     expect: { everyOption: { [FAMILY]: "m5" }, nodeLabels: { p: { "karpenter.k8s.aws/instance-local-nvme": null } } },
   },
 ];

@@ -38,8 +38,11 @@ export const ZONES = ["us-east-1a", "us-east-1b", "us-east-1c"] as const;
 export const FAMILIES = ["c5", "m5", "r5", "c6g", "m6g"];
 
 /** The Karpenter test file a case comes from (under sigs.k8s.io/karpenter@v1.15.0 pkg/controllers/provisioning/). */
-export type KarpenterFile = "scheduling/suite_test.go" | "scheduling/topology_test.go"
-  | "scheduling/instance_selection_test.go" | "suite_test.go";
+export type KarpenterFile =
+  | "scheduling/suite_test.go"
+  | "scheduling/topology_test.go"
+  | "scheduling/instance_selection_test.go"
+  | "suite_test.go";
 
 export interface Source {
   readonly file: KarpenterFile;
@@ -89,8 +92,10 @@ export interface Expectation {
    * catalog here, independently of the solver.
    */
   readonly cheapestLaunch?: {
-    readonly families?: readonly string[]; readonly labels?: Labels;
-    readonly zones?: readonly string[]; readonly capacityTypes?: readonly string[];
+    readonly families?: readonly string[];
+    readonly labels?: Labels;
+    readonly zones?: readonly string[];
+    readonly capacityTypes?: readonly string[];
   };
   /** Every option of the first NodeClaim has at least this allocatable (millicores and bytes, as quantities parse). */
   readonly optionsHold?: Readonly<Record<string, string>>;
@@ -135,18 +140,25 @@ export interface PoolSpec {
   readonly replicas?: number;
 }
 
-export const req = (key: string, operator: string, ...values: string[]): NodeSelectorRequirement =>
-  ({ key, operator, values });
+export const req = (key: string, operator: string, ...values: string[]): NodeSelectorRequirement => ({
+  key,
+  operator,
+  values,
+});
 export const minValues = (r: NodeSelectorRequirement, n: number): NodeSelectorRequirement => ({ ...r, minValues: n });
 
 /** Karpenter's test NodePool: every capacity type; here also three zones and the FAMILIES, plus `spec`. */
 export function nodePool(name = "default", spec: PoolSpec = {}): Doc {
   const requirements = spec.onlyRequirements ?? [
-    req(CAPACITY_TYPE, "In", "spot", "on-demand"), req(ZONE, "In", ...ZONES), req(FAMILY, "In", ...FAMILIES),
+    req(CAPACITY_TYPE, "In", "spot", "on-demand"),
+    req(ZONE, "In", ...ZONES),
+    req(FAMILY, "In", ...FAMILIES),
     ...(spec.requirements ?? []),
   ];
   return {
-    apiVersion: "karpenter.sh/v1", kind: "NodePool", metadata: { name },
+    apiVersion: "karpenter.sh/v1",
+    kind: "NodePool",
+    metadata: { name },
     spec: {
       ...(spec.weight === undefined ? {} : { weight: spec.weight }),
       ...(spec.limits === undefined ? {} : { limits: spec.limits }),
@@ -155,7 +167,9 @@ export function nodePool(name = "default", spec: PoolSpec = {}): Doc {
         metadata: { labels: spec.labels ?? {} },
         spec: {
           nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: spec.nodeClass ?? "default" },
-          requirements, taints: spec.taints ?? [], startupTaints: spec.startupTaints ?? [],
+          requirements,
+          taints: spec.taints ?? [],
+          startupTaints: spec.startupTaints ?? [],
         },
       },
     },
@@ -201,17 +215,29 @@ function podSpec(o: PodOptions): Doc {
   if (o.cpu !== null) requests["cpu"] ??= o.cpu ?? "100m";
   if (o.memory !== undefined) requests["memory"] = o.memory;
   const container: Doc = {
-    name: "app", image: "app",
+    name: "app",
+    image: "app",
     resources: { ...(Object.keys(requests).length > 0 ? { requests } : {}), ...(o.limits ? { limits: o.limits } : {}) },
     ...(o.hostPorts ? { ports: o.hostPorts.map((p) => ({ containerPort: p, hostPort: p })) } : {}),
   };
   const affinity: Doc = {};
   if (o.required !== undefined || o.preferred !== undefined) {
     affinity["nodeAffinity"] = {
-      ...(o.required ? { requiredDuringSchedulingIgnoredDuringExecution: {
-        nodeSelectorTerms: o.required.map((t) => ({ matchExpressions: t })) } } : {}),
-      ...(o.preferred ? { preferredDuringSchedulingIgnoredDuringExecution: o.preferred.map(([weight, t]) =>
-        ({ weight, preference: { matchExpressions: t } })) } : {}),
+      ...(o.required
+        ? {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: o.required.map((t) => ({ matchExpressions: t })),
+            },
+          }
+        : {}),
+      ...(o.preferred
+        ? {
+            preferredDuringSchedulingIgnoredDuringExecution: o.preferred.map(([weight, t]) => ({
+              weight,
+              preference: { matchExpressions: t },
+            })),
+          }
+        : {}),
     };
   }
   if (o.podAffinity !== undefined || o.preferredPodAffinity !== undefined) {
@@ -224,7 +250,8 @@ function podSpec(o: PodOptions): Doc {
     affinity["podAntiAffinity"] = {
       ...(o.podAntiAffinity ? { requiredDuringSchedulingIgnoredDuringExecution: o.podAntiAffinity } : {}),
       ...(o.preferredPodAntiAffinity
-        ? { preferredDuringSchedulingIgnoredDuringExecution: o.preferredPodAntiAffinity } : {}),
+        ? { preferredDuringSchedulingIgnoredDuringExecution: o.preferredPodAntiAffinity }
+        : {}),
     };
   }
   return {
@@ -240,23 +267,29 @@ function podSpec(o: PodOptions): Doc {
 
 export function pod(name: string, o: PodOptions = {}): Doc {
   return {
-    apiVersion: "v1", kind: "Pod",
+    apiVersion: "v1",
+    kind: "Pod",
     metadata: { name, namespace: o.namespace ?? "default", labels: o.labels ?? {}, ...(o.metadata ?? {}) },
-    spec: podSpec(o), ...(o.status === undefined ? {} : { status: o.status }),
+    spec: podSpec(o),
+    ...(o.status === undefined ? {} : { status: o.status }),
   };
 }
 
 /** `replicas` identical pending pods named `<name>-<i>`. */
 export function deployment(name: string, replicas: number, o: PodOptions = {}): Doc {
   return {
-    apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace: o.namespace ?? "default" },
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name, namespace: o.namespace ?? "default" },
     spec: { replicas, template: { metadata: { labels: o.labels ?? {} }, spec: podSpec(o) } },
   };
 }
 
 export function daemonSet(name: string, o: PodOptions = {}): Doc {
   return {
-    apiVersion: "apps/v1", kind: "DaemonSet", metadata: { name, namespace: "default" },
+    apiVersion: "apps/v1",
+    kind: "DaemonSet",
+    metadata: { name, namespace: "default" },
     spec: { template: { metadata: { labels: o.labels ?? {} }, spec: podSpec({ cpu: null, ...o }) } },
   };
 }
@@ -276,9 +309,13 @@ export const DELETED = { deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: 
 /** An existing Node; with an instance type its labels and allocatable come from the catalog. */
 export function node(name: string, o: NodeOptions = {}): Doc {
   return {
-    apiVersion: "v1", kind: "Node",
-    metadata: { name, labels: { [HOSTNAME]: name, ...(o.instanceType ? { [INSTANCE_TYPE]: o.instanceType } : {}),
-      ...(o.labels ?? {}) }, ...(o.deleting === true ? DELETED : {}) },
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: {
+      name,
+      labels: { [HOSTNAME]: name, ...(o.instanceType ? { [INSTANCE_TYPE]: o.instanceType } : {}), ...(o.labels ?? {}) },
+      ...(o.deleting === true ? DELETED : {}),
+    },
     spec: { taints: o.taints ?? [] },
     status: o.allocatable ? { allocatable: o.allocatable } : {},
   };
@@ -297,33 +334,47 @@ export interface NodeClaimOptions {
 
 /** A NodeClaim of `nodePool` (default "default"). */
 export function nodeClaim(name: string, o: NodeClaimOptions = {}): Doc {
-  const conditions = o.initialized === undefined ? [] : [{ type: "Initialized",
-    status: o.initialized ? "True" : "False" }];
+  const conditions =
+    o.initialized === undefined ? [] : [{ type: "Initialized", status: o.initialized ? "True" : "False" }];
   return {
-    apiVersion: "karpenter.sh/v1", kind: "NodeClaim",
-    metadata: { name, labels: { "karpenter.sh/nodepool": o.nodePool ?? "default" },
-      ...(o.deleting === true ? DELETED : {}) },
+    apiVersion: "karpenter.sh/v1",
+    kind: "NodeClaim",
+    metadata: {
+      name,
+      labels: { "karpenter.sh/nodepool": o.nodePool ?? "default" },
+      ...(o.deleting === true ? DELETED : {}),
+    },
     spec: { requirements: o.requirements ?? [], ...(o.startupTaints ? { startupTaints: o.startupTaints } : {}) },
     status: { ...(o.nodeName ? { nodeName: o.nodeName } : {}), conditions },
   };
 }
 
 export const taint = (key: string, value: string | undefined, effect = "NoSchedule"): Doc =>
-  (value === undefined ? { key, effect } : { key, value, effect });
-export const toleration = (key: string, operator: "Equal" | "Exists", value?: string, effect?: string): Doc =>
-  ({ key, operator, ...(value === undefined ? {} : { value }), ...(effect === undefined ? {} : { effect }) });
+  value === undefined ? { key, effect } : { key, value, effect };
+export const toleration = (key: string, operator: "Equal" | "Exists", value?: string, effect?: string): Doc => ({
+  key,
+  operator,
+  ...(value === undefined ? {} : { value }),
+  ...(effect === undefined ? {} : { effect }),
+});
 
 /** A topology spread constraint selecting `select` (no labelSelector when null). */
 export function spread(key: string, select: Labels | null, extra: Doc = {}): Doc {
   return {
-    maxSkew: 1, topologyKey: key, whenUnsatisfiable: "DoNotSchedule",
-    ...(select === null ? {} : { labelSelector: { matchLabels: select } }), ...extra,
+    maxSkew: 1,
+    topologyKey: key,
+    whenUnsatisfiable: "DoNotSchedule",
+    ...(select === null ? {} : { labelSelector: { matchLabels: select } }),
+    ...extra,
   };
 }
 
 /** A pod (anti-)affinity term selecting `select` over `key`. */
-export const term = (key: string, select: Labels, extra: Doc = {}): Doc =>
-  ({ topologyKey: key, labelSelector: { matchLabels: select }, ...extra });
+export const term = (key: string, select: Labels, extra: Doc = {}): Doc => ({
+  topologyKey: key,
+  labelSelector: { matchLabels: select },
+  ...extra,
+});
 export const weighted = (weight: number, t: Doc): Doc => ({ weight, podAffinityTerm: t });
 
 // ---------------------------------------------------------------------------------------------------------
@@ -338,10 +389,13 @@ function cheapestPrice(want: NonNullable<Expectation["cheapestLaunch"]>): number
   const zones = new Set(want.zones ?? ZONES);
   const capacityTypes = new Set(want.capacityTypes ?? ["spot", "on-demand"]);
   const prices = catalogTypes
-    .filter((t) => families.has(t.labels[FAMILY] ?? "")
-      && Object.entries(want.labels ?? {}).every(([k, v]) => t.labels[k] === v))
+    .filter(
+      (t) =>
+        families.has(t.labels[FAMILY] ?? "") && Object.entries(want.labels ?? {}).every(([k, v]) => t.labels[k] === v),
+    )
     .flatMap((t) => t.offerings)
-    .filter((o) => o.available && zones.has(o.zone) && capacityTypes.has(o.capacityType)).map((o) => o.pricePerHour);
+    .filter((o) => o.available && zones.has(o.zone) && capacityTypes.has(o.capacityType))
+    .map((o) => o.pricePerHour);
   return Math.min(...prices);
 }
 
@@ -366,10 +420,16 @@ function run(c: ParityCase): Outcome {
     const at = `claim-${i}`;
     for (const p of claim.pods) place.set(p.name, at);
     const type = claim.instanceTypes.find((t) => t.name === claim.launch.instanceType);
-    const fixed = Object.fromEntries(claim.requirements
-      .filter((r) => r.operator === "In" && r.values?.length === 1).map((r) => [r.key, r.values![0]!]));
+    const fixed = Object.fromEntries(
+      claim.requirements
+        .filter((r) => r.operator === "In" && r.values?.length === 1)
+        .map((r) => [r.key, r.values![0]!]),
+    );
     labels.set(at, {
-      ...(type?.labels ?? {}), [ZONE]: claim.launch.zone, [CAPACITY_TYPE]: claim.launch.capacityType, ...fixed,
+      ...(type?.labels ?? {}),
+      [ZONE]: claim.launch.zone,
+      [CAPACITY_TYPE]: claim.launch.capacityType,
+      ...fixed,
       [INSTANCE_TYPE]: claim.launch.instanceType,
     });
   });
@@ -388,7 +448,7 @@ function named(o: Outcome, name: string): SimPod[] {
 }
 
 const names = (o: Outcome, list: readonly string[] | "all"): SimPod[] =>
-  (list === "all" ? [...o.pending] : list.flatMap((n) => named(o, n)));
+  list === "all" ? [...o.pending] : list.flatMap((n) => named(o, n));
 
 function placeOf(o: Outcome, name: string): string {
   const pods = named(o, name);
@@ -401,7 +461,7 @@ const reasonOf = (o: Outcome, p: SimPod): string => o.result.podErrors.find((e) 
 
 /** The domain of `key` a place is in: its hostname for hostnames, else the node's (or NodeClaim's) label. */
 const domainOf = (o: Outcome, at: string, key: string): string =>
-  (key === HOSTNAME ? at : o.labels.get(at)?.[key] ?? "?");
+  key === HOSTNAME ? at : (o.labels.get(at)?.[key] ?? "?");
 
 /** Selected pods (scheduled pending ones and bound ones) per domain of `key`, largest first. */
 function perDomain(o: Outcome, key: string, select: Labels | undefined): number[] {

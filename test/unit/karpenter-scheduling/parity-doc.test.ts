@@ -16,7 +16,12 @@ import type { ParityCase, Source } from "./harness.ts";
 
 const doc = readFileSync(path.resolve(import.meta.dirname, "../../../docs/scheduling-parity.md"), "utf8");
 
-interface Row { readonly file: string; readonly it: string; readonly status: string; readonly where: string }
+interface Row {
+  readonly file: string;
+  readonly it: string;
+  readonly status: string;
+  readonly where: string;
+}
 
 /** The table rows of the document, each under the Karpenter file of its section. */
 function rows(): Row[] {
@@ -25,8 +30,12 @@ function rows(): Row[] {
   for (const line of doc.split("\n")) {
     const section = /^## `pkg\/controllers\/provisioning\/(.+)`$/.exec(line);
     if (section !== null) file = section[1]!;
-    const cells = line.startsWith("| ") ? line.slice(2, -2).split(/ (?<!\\)\| /).map((c) => c.replace(/\\\|/g,
-      "|")) : [];
+    const cells = line.startsWith("| ")
+      ? line
+          .slice(2, -2)
+          .split(/ (?<!\\)\| /)
+          .map((c) => c.replace(/\\\|/g, "|"))
+      : [];
     if (cells.length === 5 && /^\d+$/.test(cells[0]!)) {
       out.push({ file, it: cells[2]!, status: cells[3]!, where: cells[4]! });
     }
@@ -34,8 +43,16 @@ function rows(): Row[] {
   return out;
 }
 
-const all: readonly ParityCase[] = [...constraints, ...topology, ...provisioning, ...instanceSelection, ...clusterState,
-  ...volumes, ...requests, ...defaultSpread];
+const all: readonly ParityCase[] = [
+  ...constraints,
+  ...topology,
+  ...provisioning,
+  ...instanceSelection,
+  ...clusterState,
+  ...volumes,
+  ...requests,
+  ...defaultSpread,
+];
 const sources = (c: ParityCase): readonly Source[] => (Array.isArray(c.from) ? c.from : [c.from as Source]);
 
 describe("the scheduling parity document", () => {

@@ -23,7 +23,14 @@ void describe("the disruption benchmark's cluster, at 100 nodes", () => {
     assert.equal(plan.command, undefined);
     assert.equal(plan.unconsolidatable.filter((u) => u.blocker.kind === "unconsolidatable").length, 20);
     assert.ok(plan.resumeAfter !== undefined, "the bound stopped single-node consolidation: the next pass resumes");
-    assert.ok(plan.unconsolidatable.some((u) => u.blocker.kind === "pdb") && plan.unconsolidatable.some((u) => u.blocker.kind === "do-not-disrupt"));
-    assert.ok(plan.blocked.some((b) => b.blocker.kind === "budget" && b.nodeClaim.metadata?.labels?.["karpenter.sh/nodepool"] === "critical"));
+    assert.ok(
+      plan.unconsolidatable.some((u) => u.blocker.kind === "pdb") &&
+        plan.unconsolidatable.some((u) => u.blocker.kind === "do-not-disrupt"),
+    );
+    assert.ok(
+      plan.blocked.some(
+        (b) => b.blocker.kind === "budget" && b.nodeClaim.metadata?.labels?.["karpenter.sh/nodepool"] === "critical",
+      ),
+    );
   });
 });

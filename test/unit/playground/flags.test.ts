@@ -17,7 +17,11 @@ void describe("playground flags", () => {
   });
 
   void it("passes --feature-gates through to the operator as given", () => {
-    const cases = ["NodeRepair=true,StaticCapacity=true", "SpotToSpotConsolidation=false", "NodeRepair=true, NodeOverlay=false"];
+    const cases = [
+      "NodeRepair=true,StaticCapacity=true",
+      "SpotToSpotConsolidation=false",
+      "NodeRepair=true, NodeOverlay=false",
+    ];
     for (const gates of cases) assert.equal(parseFlags(["--feature-gates", gates]).featureGates, gates);
   });
 
@@ -26,7 +30,19 @@ void describe("playground flags", () => {
   });
 
   void it("reads steps, hold, keep, interval, logs and the SSM prefix", () => {
-    const o = parseFlags(["--steps", "3, 0", "--hold", "1m30s", "--keep", "--interval", "500ms", "--logs", "/tmp/x", "--ssm-prefix", "/mine/aws"]);
+    const o = parseFlags([
+      "--steps",
+      "3, 0",
+      "--hold",
+      "1m30s",
+      "--keep",
+      "--interval",
+      "500ms",
+      "--logs",
+      "/tmp/x",
+      "--ssm-prefix",
+      "/mine/aws",
+    ]);
     assert.deepEqual(o.steps, [3, 0]);
     assert.equal(o.holdMs, 90_000);
     assert.equal(o.keep, true);
@@ -47,13 +63,19 @@ void describe("playground flags", () => {
     [["--ssm-prefix", "/aws/service"], /outside \/aws\//],
     [["--ssm-prefix", "relative"], /absolute/],
     [["--region", "eu-west"], /--region: "eu-west" is not an AWS region/],
-    [["--feature-gates", "NodeRepair"], /--feature-gates: "NodeRepair" is not a comma-separated list of Name=true\|false/],
+    [
+      ["--feature-gates", "NodeRepair"],
+      /--feature-gates: "NodeRepair" is not a comma-separated list of Name=true\|false/,
+    ],
     [["--feature-gates", "NodeRepair=yes"], /--feature-gates/],
     [["--nope"], /Unknown option '--nope'/],
     [["positional"], /positional/],
   ] as const) {
     void it(`refuses ${argv.join(" ") || "(empty)"} with a one-line usage error`, () => {
-      assert.throws(() => parseFlags(argv), (e: unknown) => e instanceof UsageError && message.test(e.message) && !e.message.includes("\n"));
+      assert.throws(
+        () => parseFlags(argv),
+        (e: unknown) => e instanceof UsageError && message.test(e.message) && !e.message.includes("\n"),
+      );
     });
   }
 });

@@ -5,8 +5,15 @@ import { niceMax, timelineSvg } from "../../playground/timeline.ts";
 void describe("the playground timeline picture", () => {
   void it("draws pods, nodes and cost as step lines with a marker per scaling step", () => {
     const svg = timelineSvg(
-      [{ atMs: 0, running: 0, readyNodes: 0, costPerHour: 0 }, { atMs: 10_000, running: 12, readyNodes: 2, costPerHour: 0.192 }, { atMs: 40_000, running: 0, readyNodes: 0, costPerHour: 0 }],
-      [{ atMs: 0, replicas: 12 }, { atMs: 30_000, replicas: 0 }],
+      [
+        { atMs: 0, running: 0, readyNodes: 0, costPerHour: 0 },
+        { atMs: 10_000, running: 12, readyNodes: 2, costPerHour: 0.192 },
+        { atMs: 40_000, running: 0, readyNodes: 0, costPerHour: 0 },
+      ],
+      [
+        { atMs: 0, replicas: 12 },
+        { atMs: 30_000, replicas: 0 },
+      ],
     );
     assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
     assert.equal((svg.match(/<path /g) ?? []).length, 3, "three series");

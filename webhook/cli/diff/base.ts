@@ -23,7 +23,8 @@ export interface Checked {
   readonly files: readonly string[];
 }
 
-const isDirectory = async (p: string): Promise<boolean> => (await stat(p).catch(() => undefined))?.isDirectory() ?? false;
+const isDirectory = async (p: string): Promise<boolean> =>
+  (await stat(p).catch(() => undefined))?.isDirectory() ?? false;
 const exists = async (p: string): Promise<boolean> => (await stat(p).catch(() => undefined)) !== undefined;
 
 async function git(cwd: string, args: readonly string[]): Promise<string> {
@@ -39,16 +40,28 @@ async function resolveRevision(ref: string, dir: string): Promise<string> {
     return root;
   } catch (error) {
     if ((error as { code?: unknown }).code === "ENOENT") {
-      throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading --diff ${ref}: git is not installed (no git on PATH); ` +
-        "install it, or give a directory holding the other version instead of a revision", { cause: error });
+      throw new KerfError(
+        "KERF_ERR_INPUT_UNREADABLE",
+        `reading --diff ${ref}: git is not installed (no git on PATH); ` +
+          "install it, or give a directory holding the other version instead of a revision",
+        { cause: error },
+      );
     }
     const detail = (error as { stderr?: string }).stderr?.trim() || causeText(error);
-    throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading --diff ${ref}: not a directory, and not a git revision of the repository at ${dir} (${detail || "unknown revision"})`, { cause: error });
+    throw new KerfError(
+      "KERF_ERR_INPUT_UNREADABLE",
+      `reading --diff ${ref}: not a directory, and not a git revision of the repository at ${dir} (${detail || "unknown revision"})`,
+      { cause: error },
+    );
   }
 }
 
 /** Files under the checked paths as `list` finds them on the other side: kept when checked now or deleted since. */
-async function baseFiles(checked: Checked, list: (p: string) => Promise<string[]>, here: (f: string) => string): Promise<string[]> {
+async function baseFiles(
+  checked: Checked,
+  list: (p: string) => Promise<string[]>,
+  here: (f: string) => string,
+): Promise<string[]> {
   const now = new Set(checked.files.map(here));
   const out: string[] = [];
   for (const p of checked.paths) {
@@ -56,7 +69,8 @@ async function baseFiles(checked: Checked, list: (p: string) => Promise<string[]
       out.push(here(p));
       continue;
     }
-    for (const f of await list(p)) if (MANIFEST.test(f) && (now.has(f) || !(await exists(path.resolve(f))))) out.push(f);
+    for (const f of await list(p))
+      if (MANIFEST.test(f) && (now.has(f) || !(await exists(path.resolve(f))))) out.push(f);
   }
   return [...new Set(out)];
 }
@@ -67,7 +81,10 @@ async function fromRevision(ref: string, checked: Checked): Promise<SourceObject
   // Listed with paths relative to the root; mapped back to the working directory to compare with what is checked now.
   const fromRoot = (f: string): string => path.relative(process.cwd(), path.join(root, f));
   const list = async (dir: string): Promise<string[]> =>
-    (await git(root, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", ref, "--", rel(dir) || "."])).split("\0").filter((f) => f !== "").map(fromRoot);
+    (await git(root, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", ref, "--", rel(dir) || "."]))
+      .split("\0")
+      .filter((f) => f !== "")
+      .map(fromRoot);
   const objects: SourceObject[] = [];
   for (const file of await baseFiles(checked, list, (f) => path.relative(process.cwd(), path.resolve(f)))) {
     const text = await git(root, ["show", `${ref}:${rel(file)}`]).catch(() => undefined);
@@ -79,7 +96,11 @@ async function fromRevision(ref: string, checked: Checked): Promise<SourceObject
 async function fromDirectory(base: string, checked: Checked): Promise<SourceObject[]> {
   const rel = (p: string): string => {
     const r = path.relative(process.cwd(), path.resolve(p));
-    if (r.startsWith("..") || path.isAbsolute(r)) throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading --diff ${base}: ${p} is outside the working directory, so it has no counterpart in ${base}`);
+    if (r.startsWith("..") || path.isAbsolute(r))
+      throw new KerfError(
+        "KERF_ERR_INPUT_UNREADABLE",
+        `reading --diff ${base}: ${p} is outside the working directory, so it has no counterpart in ${base}`,
+      );
     return r;
   };
   const list = async (dir: string): Promise<string[]> => {

@@ -22,8 +22,15 @@ async function listAll(api: CustomObjectsApi, plural: string): Promise<Record<st
   const items: Record<string, unknown>[] = [];
   let token: string | undefined;
   do {
-    const page = (await api.listClusterCustomObject({ group: "karpenter.sh", version: "v1", plural, limit: PAGE, ...(token === undefined ? {} : { _continue: token }) })) as {
-      items?: Record<string, unknown>[]; metadata?: { _continue?: string; continue?: string };
+    const page = (await api.listClusterCustomObject({
+      group: "karpenter.sh",
+      version: "v1",
+      plural,
+      limit: PAGE,
+      ...(token === undefined ? {} : { _continue: token }),
+    })) as {
+      items?: Record<string, unknown>[];
+      metadata?: { _continue?: string; continue?: string };
     };
     items.push(...(page.items ?? []));
     const next = page.metadata?._continue ?? page.metadata?.continue;
@@ -39,7 +46,9 @@ export function loadKubeConfig(kubeconfig: string | undefined): KubeConfig {
     if (kubeconfig === undefined) kc.loadFromDefault();
     else kc.loadFromFile(kubeconfig);
   } catch (error) {
-    throw new KerfError("KERF_ERR_CONFIG", `reading kubeconfig ${kubeconfig ?? "(default)"}: ${causeText(error)}`, { cause: error });
+    throw new KerfError("KERF_ERR_CONFIG", `reading kubeconfig ${kubeconfig ?? "(default)"}: ${causeText(error)}`, {
+      cause: error,
+    });
   }
   return kc;
 }
@@ -62,6 +71,10 @@ export async function readCluster(kubeconfig: string | undefined): Promise<Clust
     const [nodeClaims, nodePools] = await Promise.all([listAll(api, "nodeclaims"), listAll(api, "nodepools")]);
     return { nodeClaims, nodePools, server, caBundle: caBundleOf(kc) };
   } catch (error) {
-    throw new KerfError("KERF_ERR_INPUT_UNREADABLE", `reading NodeClaims and NodePools from ${server}: ${causeText(error)}`, { cause: error });
+    throw new KerfError(
+      "KERF_ERR_INPUT_UNREADABLE",
+      `reading NodeClaims and NodePools from ${server}: ${causeText(error)}`,
+      { cause: error },
+    );
   }
 }

@@ -10,11 +10,22 @@ import type { CliIo } from "../io.ts";
 function capture(): { io: CliIo; out: () => string; err: () => string } {
   let out = "";
   let err = "";
-  const io: CliIo = { stdout: (t) => { out += t; }, stderr: (t) => { err += t; }, isTty: false, readStdin: async () => "" };
+  const io: CliIo = {
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: (t) => {
+      err += t;
+    },
+    isTty: false,
+    readStdin: async () => "",
+  };
   return { io, out: () => out, err: () => err };
 }
 
-const pool = (o: { team?: string; cpu?: string; weight?: number; expireAfter?: string; name?: string } = {}): string => `apiVersion: karpenter.sh/v1
+const pool = (
+  o: { team?: string; cpu?: string; weight?: number; expireAfter?: string; name?: string } = {},
+): string => `apiVersion: karpenter.sh/v1
 kind: NodePool
 metadata:
   name: ${o.name ?? "general"}
@@ -45,7 +56,20 @@ spec:
   securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
 `;
 
-interface PreviewJson { against: string; unchanged: number; changed: { kind: string; name: string; change: string; replaces: string; causes: { reason: string; fields: { path: string; before: string; after: string }[] }[]; unhashed: { path: string }[]; nodePools: string[]; pacing: { allowedNow: string }[] }[] }
+interface PreviewJson {
+  against: string;
+  unchanged: number;
+  changed: {
+    kind: string;
+    name: string;
+    change: string;
+    replaces: string;
+    causes: { reason: string; fields: { path: string; before: string; after: string }[] }[];
+    unhashed: { path: string }[];
+    nodePools: string[];
+    pacing: { allowedNow: string }[];
+  }[];
+}
 
 void describe("kerf check --diff", () => {
   let repo = "";
@@ -103,9 +127,15 @@ void describe("kerf check --diff", () => {
     const { code, out } = await check("--diff", "HEAD", "--format", "json", "pool.yaml");
     assert.equal(code, 0);
     const json = JSON.parse(out) as { results: { name: string }[]; driftPreview: PreviewJson };
-    assert.deepEqual(json.results.map((r) => r.name), ["general"]);
+    assert.deepEqual(
+      json.results.map((r) => r.name),
+      ["general"],
+    );
     const [p] = json.driftPreview.changed;
-    assert.deepEqual([json.driftPreview.against, p?.kind, p?.name, p?.replaces], ["HEAD", "NodePool", "general", "all"]);
+    assert.deepEqual(
+      [json.driftPreview.against, p?.kind, p?.name, p?.replaces],
+      ["HEAD", "NodePool", "general", "all"],
+    );
     assert.deepEqual(p?.causes[0]?.fields, [{ path: "spec.template.metadata.labels.team", before: "a", after: "b" }]);
     assert.equal(p?.pacing[0]?.allowedNow, "1 node");
   });
@@ -122,9 +152,14 @@ void describe("kerf check --diff", () => {
     write("clusters/new.yaml", pool({ name: "fresh" }));
     rmSync(path.join(repo, "clusters/gone.yaml"));
     const p = await preview("--diff", "HEAD");
-    assert.deepEqual(p.changed.map((o) => [o.kind, o.name, o.change, o.replaces]), [
-      ["EC2NodeClass", "default", "modified", "all"], ["NodePool", "fresh", "added", "none"], ["NodePool", "gone", "removed", "removes"],
-    ]);
+    assert.deepEqual(
+      p.changed.map((o) => [o.kind, o.name, o.change, o.replaces]),
+      [
+        ["EC2NodeClass", "default", "modified", "all"],
+        ["NodePool", "fresh", "added", "none"],
+        ["NodePool", "gone", "removed", "removes"],
+      ],
+    );
     assert.deepEqual(p.changed[0]?.nodePools, ["fresh", "general"]);
     assert.equal(p.unchanged, 1);
     rmSync(path.join(repo, "clusters/new.yaml"));
@@ -136,7 +171,10 @@ void describe("kerf check --diff", () => {
     writeFileSync(path.join(old, "pool.yaml"), pool({ cpu: "50", weight: 3 }));
     const p = await preview("--diff", old, "pool.yaml");
     rmSync(old, { recursive: true, force: true });
-    assert.deepEqual(p.changed.map((o) => [o.replaces, o.unhashed.map((f) => f.path)]), [["none", ["spec.limits.cpu", "spec.weight"]]]);
+    assert.deepEqual(
+      p.changed.map((o) => [o.replaces, o.unhashed.map((f) => f.path)]),
+      [["none", ["spec.limits.cpu", "spec.weight"]]],
+    );
   });
 
   void it("exits 1 when the checked files are denied, as without --diff", async () => {
@@ -149,19 +187,34 @@ void describe("kerf check --diff", () => {
 
   const usage: { name: string; args: string[]; message: RegExp }[] = [
     { name: "standard input", args: ["--diff", "HEAD", "-"], message: /standard input \(-\) has none/ },
-    { name: "--cluster without --diff, with a path", args: ["--cluster", "pool.yaml"], message: /--cluster without --diff audits the cluster's stored objects: give no PATH/ },
-    { name: "a format other than text or json", args: ["--diff", "HEAD", "--format", "sarif", "pool.yaml"], message: /--diff works with --format text or json/ },
-    { name: "a revision that does not exist", args: ["--diff", "no-such-ref", "pool.yaml"], message: /reading --diff no-such-ref: not a directory, and not a git revision/ },
+    {
+      name: "--cluster without --diff, with a path",
+      args: ["--cluster", "pool.yaml"],
+      message: /--cluster without --diff audits the cluster's stored objects: give no PATH/,
+    },
+    {
+      name: "a format other than text or json",
+      args: ["--diff", "HEAD", "--format", "sarif", "pool.yaml"],
+      message: /--diff works with --format text or json/,
+    },
+    {
+      name: "a revision that does not exist",
+      args: ["--diff", "no-such-ref", "pool.yaml"],
+      message: /reading --diff no-such-ref: not a directory, and not a git revision/,
+    },
   ];
   void it("exits 2 naming the API server when --cluster cannot read it", async () => {
     const kubeconfig = path.join(repo, "kubeconfig");
-    writeFileSync(kubeconfig, `apiVersion: v1
+    writeFileSync(
+      kubeconfig,
+      `apiVersion: v1
 kind: Config
 clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]
 users: [{name: u, user: {token: t}}]
 contexts: [{name: x, context: {cluster: c, user: u}}]
 current-context: x
-`);
+`,
+    );
     const { code, err } = await check("--diff", "HEAD", "--cluster", "--kubeconfig", kubeconfig, "pool.yaml");
     assert.equal(code, 2);
     // The line before it says the cluster's CRDs could not be read either (the bundled release is named).

@@ -37,11 +37,23 @@ function previewInputs(sources: readonly SourceObject[]): PreviewInput[] {
  * The drift preview of the checked objects against BASE, as a report section. Throws
  * KerfError for unreadable input.
  */
-export async function driftPreviewSection(current: readonly SourceObject[], checked: Checked, options: DiffOptions): Promise<PreviewSection> {
-  const [base, cluster] = await Promise.all([readBase(options.base, checked), options.cluster ? readCluster(options.kubeconfig) : undefined]);
-  const live = cluster === undefined ? undefined : {
-    nodeClaims: cluster.nodeClaims as readonly NodeClaim[], nodePools: cluster.nodePools, caBundle: cluster.caBundle,
-  };
+export async function driftPreviewSection(
+  current: readonly SourceObject[],
+  checked: Checked,
+  options: DiffOptions,
+): Promise<PreviewSection> {
+  const [base, cluster] = await Promise.all([
+    readBase(options.base, checked),
+    options.cluster ? readCluster(options.kubeconfig) : undefined,
+  ]);
+  const live =
+    cluster === undefined
+      ? undefined
+      : {
+          nodeClaims: cluster.nodeClaims as readonly NodeClaim[],
+          nodePools: cluster.nodePools,
+          caBundle: cluster.caBundle,
+        };
   const preview = previewDrift({ before: previewInputs(base), after: previewInputs(current), now: options.now, live });
   const origin = { against: options.base, cluster: cluster?.server };
   return {

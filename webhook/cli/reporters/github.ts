@@ -26,7 +26,9 @@ export const renderGithub: Reporter = (report) => {
     }),
   );
   for (const s of report.skippedFiles ?? []) {
-    lines.push(`::notice file=${escapeProperty(s.file)},title=${escapeProperty("kerf skipped")}::${escapeData(`skipped: ${s.reason}`)}`);
+    lines.push(
+      `::notice file=${escapeProperty(s.file)},title=${escapeProperty("kerf skipped")}::${escapeData(`skipped: ${s.reason}`)}`,
+    );
   }
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 };

@@ -26,7 +26,8 @@ export const renderJson: Reporter = (report) => {
     ...(r.explain === undefined ? {} : { explain: r.explain }),
   }));
   const preview = report.driftPreview === undefined ? {} : { driftPreview: report.driftPreview.json };
-  const skipped = report.skippedFiles === undefined || report.skippedFiles.length === 0 ? {} : { skippedFiles: report.skippedFiles };
+  const skipped =
+    report.skippedFiles === undefined || report.skippedFiles.length === 0 ? {} : { skippedFiles: report.skippedFiles };
   const cluster = report.cluster === undefined ? {} : { cluster: report.cluster };
   return `${JSON.stringify({ results, ...preview, ...skipped, ...cluster }, null, 2)}\n`;
 };

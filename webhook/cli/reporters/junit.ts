@@ -14,15 +14,19 @@ function escapeXml(text: string): string {
 function testCase(result: ObjectResult): string {
   const denies = result.violations.filter((v) => v.severity === "deny");
   const warns = result.violations.filter((v) => v.severity !== "deny");
-  const line = (v: ObjectResult["violations"][number]): string => `${result.file}:${v.line}:${v.column}: ${v.path}: ${v.message} [${v.policy}]`;
+  const line = (v: ObjectResult["violations"][number]): string =>
+    `${result.file}:${v.line}:${v.column}: ${v.path}: ${v.message} [${v.policy}]`;
   const head = `    <testcase classname="${escapeXml(result.file)}" name="${escapeXml(objectLabel(result))}" file="${escapeXml(result.file)}" line="${result.line}">`;
   const body: string[] = [];
   if (denies.length > 0) {
     const first = denies[0];
     const message = first === undefined ? "" : `${first.path}: ${first.message}`;
-    body.push(`      <failure message="${escapeXml(message)}" type="deny">${escapeXml(denies.map(line).join("\n"))}</failure>`);
+    body.push(
+      `      <failure message="${escapeXml(message)}" type="deny">${escapeXml(denies.map(line).join("\n"))}</failure>`,
+    );
   }
-  if (warns.length > 0) body.push(`      <system-out>${escapeXml(warns.map((v) => `${v.severity} ${line(v)}`).join("\n"))}</system-out>`);
+  if (warns.length > 0)
+    body.push(`      <system-out>${escapeXml(warns.map((v) => `${v.severity} ${line(v)}`).join("\n"))}</system-out>`);
   return [head, ...body, "    </testcase>"].join("\n");
 }
 
@@ -41,9 +45,14 @@ export const renderJunit: Reporter = (report) => {
   });
   const skipped = report.skippedFiles ?? [];
   if (skipped.length > 0) {
-    const cases = skipped.map((f) => `    <testcase classname="${escapeXml(f.file)}" name="${escapeXml(f.file)}" file="${escapeXml(f.file)}">\n` +
-      `      <skipped message="${escapeXml(f.reason)}"/>\n    </testcase>`);
-    suites.push(`  <testsuite name="skipped files" tests="${skipped.length}" failures="0" errors="0" skipped="${skipped.length}">\n${cases.join("\n")}\n  </testsuite>`);
+    const cases = skipped.map(
+      (f) =>
+        `    <testcase classname="${escapeXml(f.file)}" name="${escapeXml(f.file)}" file="${escapeXml(f.file)}">\n` +
+        `      <skipped message="${escapeXml(f.reason)}"/>\n    </testcase>`,
+    );
+    suites.push(
+      `  <testsuite name="skipped files" tests="${skipped.length}" failures="0" errors="0" skipped="${skipped.length}">\n${cases.join("\n")}\n  </testsuite>`,
+    );
   }
   const failures = report.results.filter((r) => !r.allowed).length;
   return [

@@ -1,6 +1,14 @@
 /** `--format text` (default): one `file:line:column` line per finding, grouped by object, coloured on a terminal. */
 import type { CapacityTypeExplanation, NodePoolExplanation, PricedType } from "../explain.ts";
-import { objectLabel, tally, type ObjectResult, type RenderOptions, type Reporter, type SkippedFile, type ClusterNote } from "./report.ts";
+import {
+  objectLabel,
+  tally,
+  type ObjectResult,
+  type RenderOptions,
+  type Reporter,
+  type SkippedFile,
+  type ClusterNote,
+} from "./report.ts";
 
 const codes = { red: "31", yellow: "33", green: "32", cyan: "36", dim: "2", bold: "1" } as const;
 
@@ -16,17 +24,23 @@ function renderObject(result: ObjectResult, options: RenderOptions): string[] {
   for (const v of result.violations) {
     const severity = paint(options, SEVERITY_COLOUR[v.severity], v.severity);
     const where = `${result.file}:${v.line}:${v.column}`;
-    lines.push(`${where}: ${severity} ${objectLabel(result)} ${v.path}: ${v.message} ${paint(options, "dim", `[${v.policy}]`)}`);
+    lines.push(
+      `${where}: ${severity} ${objectLabel(result)} ${v.path}: ${v.message} ${paint(options, "dim", `[${v.policy}]`)}`,
+    );
   }
   if (options.showDefaults && result.patch.length > 0) {
-    lines.push(`${result.file}:${result.line}:${result.column}: ${paint(options, "bold", "defaults")} ${objectLabel(result)} would get:`);
+    lines.push(
+      `${result.file}:${result.line}:${result.column}: ${paint(options, "bold", "defaults")} ${objectLabel(result)} would get:`,
+    );
     for (const op of result.patch) {
       const value = "value" in op ? ` ${JSON.stringify(op.value)}` : "";
       lines.push(`  ${op.op} ${op.path}${value}`);
     }
   }
   if (result.explain !== undefined) {
-    lines.push(`${result.file}:${result.line}:${result.column}: ${paint(options, "bold", "explain")} ${objectLabel(result)}:`);
+    lines.push(
+      `${result.file}:${result.line}:${result.column}: ${paint(options, "bold", "explain")} ${objectLabel(result)}:`,
+    );
     lines.push(...explainLines(result.explain));
   }
   return lines;
@@ -43,17 +57,20 @@ function priced(type: PricedType | null): string {
 function capacityTypeLine(name: string, e: CapacityTypeExplanation): string {
   if (e.instanceTypes === 0) return `  ${name}: no instance type`;
   const w = e.worstCase;
-  const worst = w === null
-    ? "unbounded (no limit bounds every matching type)"
-    : `${dollars(w.pricePerHour)} (limit ${w.resource}=${w.limit} at $${w.ratePerUnit.toFixed(4)} per ${w.unit}-hour on ${w.instanceType})`;
+  const worst =
+    w === null
+      ? "unbounded (no limit bounds every matching type)"
+      : `${dollars(w.pricePerHour)} (limit ${w.resource}=${w.limit} at $${w.ratePerUnit.toFixed(4)} per ${w.unit}-hour on ${w.instanceType})`;
   return `  ${name}: ${e.instanceTypes} types, cheapest ${priced(e.cheapest)}, dearest ${priced(e.dearest)}; worst case under limits ${worst}`;
 }
 
 /** The spot line: priced, or (no bundled spot figures for the region) the count and why nothing is priced. */
 function spotLine(e: NodePoolExplanation): string {
   if (e.prices?.spot !== null || e.spot.instanceTypes === 0) return capacityTypeLine("spot", e.spot);
-  return `  spot: ${e.spot.instanceTypes} types; no spot prices are bundled for ${e.prices.region}, ` +
-    "so this prints on-demand prices only (a spot node costs at most its on-demand price)";
+  return (
+    `  spot: ${e.spot.instanceTypes} types; no spot prices are bundled for ${e.prices.region}, ` +
+    "so this prints on-demand prices only (a spot node costs at most its on-demand price)"
+  );
 }
 
 /** Where the --explain prices come from (once per run: every NodePool is explained from the same catalog). */
@@ -67,11 +84,15 @@ function priceLines(report: Parameters<Reporter>[0]): string[] {
 
 /** The --explain block of one NodePool, indented under its heading. */
 function explainLines(e: NodePoolExplanation): string[] {
-  const lines = [`  instance types: ${e.instanceTypes} match (spot ${e.spot.instanceTypes}, on-demand ${e.onDemand.instanceTypes})`];
+  const lines = [
+    `  instance types: ${e.instanceTypes} match (spot ${e.spot.instanceTypes}, on-demand ${e.onDemand.instanceTypes})`,
+  ];
   lines.push(capacityTypeLine("on-demand", e.onDemand), spotLine(e));
   if (e.allocatable !== null) {
     const { cpuCores: cpu, memoryGiB: memory, pods } = e.allocatable;
-    lines.push(`  allocatable per node: cpu ${cpu.min}–${cpu.max} cores, memory ${memory.min}–${memory.max} GiB, pods ${pods.min}–${pods.max}`);
+    lines.push(
+      `  allocatable per node: cpu ${cpu.min}–${cpu.max} cores, memory ${memory.min}–${memory.max} GiB, pods ${pods.min}–${pods.max}`,
+    );
   }
   return lines;
 }
@@ -83,14 +104,18 @@ function skippedLines(skipped: readonly SkippedFile[], options: RenderOptions): 
   const notice = paint(options, "cyan", "notice");
   return [...byReason].flatMap(([reason, files]) => {
     if (files.length <= 3) return files.map((f) => `${f}: ${notice} skipped: ${reason}`);
-    return [`${notice} skipped ${files.length} files: ${reason}: ${files.slice(0, 3).join(", ")} and ${files.length - 3} more`];
+    return [
+      `${notice} skipped ${files.length} files: ${reason}: ${files.slice(0, 3).join(", ")} and ${files.length - 3} more`,
+    ];
   });
 }
 
 /** `--cluster`: what was read and, per policy, the objects that violate it (the list to fix before enforcing). */
 function clusterLines(report: Parameters<Reporter>[0], cluster: ClusterNote): string[] {
   const api = cluster.karpenterApi;
-  const lines = [`cluster ${cluster.context} (${cluster.server}), judged against Karpenter ${api.version} (${api.source} CRDs):`];
+  const lines = [
+    `cluster ${cluster.context} (${cluster.server}), judged against Karpenter ${api.version} (${api.source} CRDs):`,
+  ];
   const byPolicy = new Map<string, Set<string>>();
   for (const r of report.results) {
     for (const v of r.violations) {
@@ -115,10 +140,14 @@ function summary(report: Parameters<Reporter>[0], options: RenderOptions): strin
   const { denied, warnings, notices, deniedObjects } = tally(report);
   const checked = `${count(report.results.length, "Karpenter object")} checked in ${count(report.files, "file")}`;
   const skipped = report.skipped > 0 ? `, ${count(report.skipped, "other object")} skipped` : "";
-  const notKube = (report.skippedFiles?.length ?? 0) > 0 ? `, ${count(report.skippedFiles?.length ?? 0, "file")} skipped (not Kubernetes YAML)` : "";
-  const outcome = denied > 0
-    ? paint(options, "red", `${count(denied, "denied finding")} in ${count(deniedObjects, "object")}`)
-    : paint(options, "green", "nothing denied");
+  const notKube =
+    (report.skippedFiles?.length ?? 0) > 0
+      ? `, ${count(report.skippedFiles?.length ?? 0, "file")} skipped (not Kubernetes YAML)`
+      : "";
+  const outcome =
+    denied > 0
+      ? paint(options, "red", `${count(denied, "denied finding")} in ${count(deniedObjects, "object")}`)
+      : paint(options, "green", "nothing denied");
   const warned = warnings > 0 ? `, ${paint(options, "yellow", count(warnings, "warning"))}` : "";
   const noted = notices > 0 ? `, ${paint(options, "cyan", count(notices, "notice"))}` : "";
   return `${checked}${skipped}${notKube}: ${outcome}${warned}${noted}`;

@@ -71,7 +71,9 @@ export class DefaultAmiProvider implements AmiProvider {
       return id === undefined ? [] : [{ filters: [{ Name: "image-id", Values: [id] }] }];
     }
     const owners = term.owner !== undefined ? [term.owner] : term.name !== undefined ? ["self", "amazon"] : undefined;
-    return [{ filters: termFilters(term, { id: "image-id", name: "name" }), ...(owners === undefined ? {} : { owners }) }];
+    return [
+      { filters: termFilters(term, { id: "image-id", name: "name" }), ...(owners === undefined ? {} : { owners }) },
+    ];
   }
 
   private async parameter(name: string): Promise<string | undefined> {
@@ -86,18 +88,25 @@ export class DefaultAmiProvider implements AmiProvider {
   private async describe(w: Wanted): Promise<ResolvedAmi[]> {
     let images: Image[];
     try {
-      const out = await this.options.ec2.describeImages({ Filters: [...w.filters, { Name: "state", Values: ["available"] }], ...(w.owners === undefined ? {} : { Owners: w.owners }) });
+      const out = await this.options.ec2.describeImages({
+        Filters: [...w.filters, { Name: "state", Values: ["available"] }],
+        ...(w.owners === undefined ? {} : { Owners: w.owners }),
+      });
       images = out.Images ?? [];
     } catch (error) {
       throw new SelectorResolutionError(describeAwsError("describing images", error), { cause: error });
     }
     const now = this.options.clock.now().getTime();
-    return images.filter((i) => i.ImageId !== undefined).map((i) => ({
-      id: i.ImageId ?? "",
-      name: i.Name,
-      creationDate: i.CreationDate,
-      deprecated: i.DeprecationTime !== undefined && Date.parse(i.DeprecationTime) <= now,
-      requirements: w.requirements ?? [{ key: "kubernetes.io/arch", operator: "In", values: [kubeArch(i.Architecture ?? "x86_64")] }],
-    }));
+    return images
+      .filter((i) => i.ImageId !== undefined)
+      .map((i) => ({
+        id: i.ImageId ?? "",
+        name: i.Name,
+        creationDate: i.CreationDate,
+        deprecated: i.DeprecationTime !== undefined && Date.parse(i.DeprecationTime) <= now,
+        requirements: w.requirements ?? [
+          { key: "kubernetes.io/arch", operator: "In", values: [kubeArch(i.Architecture ?? "x86_64")] },
+        ],
+      }));
   }
 }

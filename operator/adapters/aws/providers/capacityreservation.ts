@@ -5,17 +5,29 @@
  * launch finds it full, given back when kerf terminates one of its instances.
  */
 import type { CapacityReservation } from "@aws-sdk/client-ec2";
-import { queriesFromTerms, type CapacityReservationSelectorTerm, type Ec2Reservation, type ReservationQuery } from "../../../core/capacity-reservations/reservations.ts";
+import {
+  queriesFromTerms,
+  type CapacityReservationSelectorTerm,
+  type Ec2Reservation,
+  type ReservationQuery,
+} from "../../../core/capacity-reservations/reservations.ts";
 import { describeAwsError, errorCode } from "../errors.ts";
 import type { Ec2Api } from "../sdk.ts";
 import { SelectorResolutionError } from "./subnet.ts";
 
 function toReservation(r: CapacityReservation): Ec2Reservation | undefined {
-  if (r.CapacityReservationId === undefined || r.InstanceType === undefined || r.AvailabilityZone === undefined) return undefined;
+  if (r.CapacityReservationId === undefined || r.InstanceType === undefined || r.AvailabilityZone === undefined)
+    return undefined;
   return {
-    id: r.CapacityReservationId, instanceType: r.InstanceType, availabilityZone: r.AvailabilityZone, ownerId: r.OwnerId ?? "",
-    instanceMatchCriteria: r.InstanceMatchCriteria ?? "", reservationType: r.ReservationType, endDate: r.EndDate,
-    interruptible: r.Interruptible, availableInstanceCount: r.AvailableInstanceCount ?? 0,
+    id: r.CapacityReservationId,
+    instanceType: r.InstanceType,
+    availabilityZone: r.AvailabilityZone,
+    ownerId: r.OwnerId ?? "",
+    instanceMatchCriteria: r.InstanceMatchCriteria ?? "",
+    reservationType: r.ReservationType,
+    endDate: r.EndDate,
+    interruptible: r.Interruptible,
+    availableInstanceCount: r.AvailableInstanceCount ?? 0,
   };
 }
 
@@ -73,13 +85,16 @@ export class CapacityReservationProvider {
       let page;
       try {
         page = await this.ec2.describeCapacityReservations({
-          Filters: filters, ...(query.ids === undefined ? { MaxResults: 1000 } : { CapacityReservationIds: [...query.ids] }),
+          Filters: filters,
+          ...(query.ids === undefined ? { MaxResults: 1000 } : { CapacityReservationIds: [...query.ids] }),
           ...(token === undefined ? {} : { NextToken: token }),
         });
       } catch (error) {
         // An id that does not exist (or no longer does) selects nothing, as in Karpenter.
         if (errorCode(error)?.includes("NotFound") === true) return out;
-        throw new SelectorResolutionError(describeAwsError("describing capacity reservations", error), { cause: error });
+        throw new SelectorResolutionError(describeAwsError("describing capacity reservations", error), {
+          cause: error,
+        });
       }
       for (const r of page.CapacityReservations ?? []) {
         const reservation = toReservation(r);

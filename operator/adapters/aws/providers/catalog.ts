@@ -10,10 +10,16 @@
 import { createHash } from "node:crypto";
 import type { Catalog, CatalogEntry } from "../../../../policies/domain/catalog/catalog.ts";
 import {
-  catalogFromEc2, trimInstanceTypeInfo, type Ec2InstanceTypeInfo, type RegionPrices,
+  catalogFromEc2,
+  trimInstanceTypeInfo,
+  type Ec2InstanceTypeInfo,
+  type RegionPrices,
 } from "../../../../policies/domain/catalog/from-ec2.ts";
 import {
-  newestSpotPrices, onDemandPricesFromPriceList, pricingCurrency, type SpotPriceRecord,
+  newestSpotPrices,
+  onDemandPricesFromPriceList,
+  pricingCurrency,
+  type SpotPriceRecord,
 } from "../../../../policies/domain/catalog/prices.ts";
 import type { CatalogFreshness, CatalogPart, CatalogSource, PartFreshness } from "../../../ports/catalog-source.ts";
 import { describeAwsError } from "../errors.ts";
@@ -89,7 +95,8 @@ export class Ec2CatalogProvider implements CatalogSource {
       instanceTypes: { source: bundled },
       spotPrices: { source: bundlesSpot ? "bundled" : "on-demand-estimate" },
       onDemandPrices: {
-        source: bundled, ...(deps.pricing === undefined ? { note: "isolated VPC: the Pricing API is not asked" } : {}),
+        source: bundled,
+        ...(deps.pricing === undefined ? { note: "isolated VPC: the Pricing API is not asked" } : {}),
       },
     };
   }
@@ -113,13 +120,17 @@ export class Ec2CatalogProvider implements CatalogSource {
       const [infos, offered, zones] = await Promise.all([
         allPages(async (NextToken) => {
           const page = await this.deps.ec2.describeInstanceTypes({
-            Filters: TYPE_FILTERS, MaxResults: 100, ...(NextToken === undefined ? {} : { NextToken }),
+            Filters: TYPE_FILTERS,
+            MaxResults: 100,
+            ...(NextToken === undefined ? {} : { NextToken }),
           });
           return { items: page.InstanceTypes ?? [], next: page.NextToken };
         }),
         allPages(async (NextToken) => {
           const page = await this.deps.ec2.describeInstanceTypeOfferings({
-            LocationType: "availability-zone", MaxResults: 1000, ...(NextToken === undefined ? {} : { NextToken }),
+            LocationType: "availability-zone",
+            MaxResults: 1000,
+            ...(NextToken === undefined ? {} : { NextToken }),
           });
           return { items: page.InstanceTypeOfferings ?? [], next: page.NextToken };
         }),
@@ -138,7 +149,13 @@ export class Ec2CatalogProvider implements CatalogSource {
       return { infos: (infos as Ec2InstanceTypeInfo[]).map(trimInstanceTypeInfo), offerings, zoneIds };
     });
     const content = [answer.infos, [...answer.offerings], answer.zoneIds];
-    this.replace("instanceTypes", () => { this.types = answer; }, content);
+    this.replace(
+      "instanceTypes",
+      () => {
+        this.types = answer;
+      },
+      content,
+    );
   }
 
   /** The newest spot price per type and zone. */
@@ -147,7 +164,8 @@ export class Ec2CatalogProvider implements CatalogSource {
       const records = await allPages<SpotPriceRecord>(async (NextToken) => {
         const page = await this.deps.ec2.describeSpotPriceHistory({
           ProductDescriptions: ["Linux/UNIX", "Linux/UNIX (Amazon VPC)"],
-          StartTime: this.deps.clock.now(), MaxResults: 1000,
+          StartTime: this.deps.clock.now(),
+          MaxResults: 1000,
           ...(NextToken === undefined ? {} : { NextToken }),
         });
         return { items: page.SpotPriceHistory ?? [], next: page.NextToken };
@@ -159,7 +177,13 @@ export class Ec2CatalogProvider implements CatalogSource {
     // Types the answer leaves out keep their last known prices, as Karpenter's do.
     const merged = new Map(this.spot ?? []);
     for (const [type, zones] of prices) merged.set(type, new Map([...(merged.get(type) ?? []), ...zones]));
-    this.replace("spotPrices", () => { this.spot = merged; }, [...merged].map(([t, z]) => [t, [...z]]));
+    this.replace(
+      "spotPrices",
+      () => {
+        this.spot = merged;
+      },
+      [...merged].map(([t, z]) => [t, [...z]]),
+    );
   }
 
   /** On-demand prices from the Pricing API (shared tenancy, and dedicated for bare metal, as Karpenter asks). */
@@ -175,7 +199,13 @@ export class Ec2CatalogProvider implements CatalogSource {
       if (all.size === 0) throw new Error(`the Pricing API answered no prices for ${this.deps.region}`);
       return all;
     });
-    this.replace("onDemandPrices", () => { this.onDemand = prices; }, [...prices]);
+    this.replace(
+      "onDemandPrices",
+      () => {
+        this.onDemand = prices;
+      },
+      [...prices],
+    );
   }
 
   /**
@@ -195,13 +225,20 @@ export class Ec2CatalogProvider implements CatalogSource {
   private async products(pricing: PricingApi, tenancy: string, family: string): Promise<Map<string, number>> {
     const term = (Field: string, Value: string) => ({ Field, Value, Type: "TERM_MATCH" as const });
     const filters = [
-      term("regionCode", this.deps.region), term("serviceCode", "AmazonEC2"), term("preInstalledSw", "NA"),
-      term("operatingSystem", "Linux"), term("capacitystatus", "Used"), term("marketoption", "OnDemand"),
-      term("tenancy", tenancy), term("productFamily", family),
+      term("regionCode", this.deps.region),
+      term("serviceCode", "AmazonEC2"),
+      term("preInstalledSw", "NA"),
+      term("operatingSystem", "Linux"),
+      term("capacitystatus", "Used"),
+      term("marketoption", "OnDemand"),
+      term("tenancy", tenancy),
+      term("productFamily", family),
     ];
     const list = await allPages<unknown>(async (NextToken) => {
       const page = await pricing.getProducts({
-        ServiceCode: "AmazonEC2", Filters: filters, ...(NextToken === undefined ? {} : { NextToken }),
+        ServiceCode: "AmazonEC2",
+        Filters: filters,
+        ...(NextToken === undefined ? {} : { NextToken }),
       });
       return { items: page.PriceList ?? [], next: page.NextToken };
     });
@@ -241,8 +278,12 @@ export class Ec2CatalogProvider implements CatalogSource {
     const region = this.deps.region;
     if (this.types === undefined) return this.deps.bundled ?? { region, zones: [], zoneIds: {}, instanceTypes: [] };
     return catalogFromEc2({
-      region, instanceTypes: this.types.infos, offerings: this.types.offerings, zoneIds: this.types.zoneIds,
-      prices: this.prices(), reference: this.referenceByName,
+      region,
+      instanceTypes: this.types.infos,
+      offerings: this.types.offerings,
+      zoneIds: this.types.zoneIds,
+      prices: this.prices(),
+      reference: this.referenceByName,
     });
   }
 }

@@ -45,18 +45,27 @@ export interface FleetOutcome {
  * NodeOverlay set a price; a reserved launch is `on-demand` into a default reservation, `capacity-block` into a
  * block, `reserved-capacity` into an interruptible reservation.
  */
-function market(plan: FleetPlan): Pick<CreateFleetCommandInput, "SpotOptions" | "OnDemandOptions" | "ReservedCapacityOptions"> & {
+function market(plan: FleetPlan): Pick<
+  CreateFleetCommandInput,
+  "SpotOptions" | "OnDemandOptions" | "ReservedCapacityOptions"
+> & {
   target: "spot" | "on-demand" | "capacity-block" | "reserved-capacity";
 } {
-  const prioritized = plan.allocationStrategy === "prioritized" || plan.allocationStrategy === "capacity-optimized-prioritized";
+  const prioritized =
+    plan.allocationStrategy === "prioritized" || plan.allocationStrategy === "capacity-optimized-prioritized";
   if (plan.capacityType === "spot") {
-    return { target: "spot",
-      SpotOptions: { AllocationStrategy: prioritized ? "capacity-optimized-prioritized" : "price-capacity-optimized" } };
+    return {
+      target: "spot",
+      SpotOptions: { AllocationStrategy: prioritized ? "capacity-optimized-prioritized" : "price-capacity-optimized" },
+    };
   }
   const reservation = plan.capacityType === "reserved" ? plan.overrides[0]?.reservation : undefined;
   if (reservation?.type === "capacity-block") return { target: "capacity-block" };
   if (reservation?.interruptible === true) {
-    return { target: "reserved-capacity", ReservedCapacityOptions: { ReservationTypes: ["interruptible-capacity-reservation"] } };
+    return {
+      target: "reserved-capacity",
+      ReservedCapacityOptions: { ReservationTypes: ["interruptible-capacity-reservation"] },
+    };
   }
   return { target: "on-demand", OnDemandOptions: { AllocationStrategy: prioritized ? "prioritized" : "lowest-price" } };
 }
@@ -70,12 +79,19 @@ export function createFleetInput(request: FleetRequest): CreateFleetCommandInput
     Type: "instant",
     TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: target },
     ...options,
-    LaunchTemplateConfigs: request.templates.map((t) => ({
-      LaunchTemplateSpecification: { LaunchTemplateId: t.launchTemplateId, Version: "$Latest" },
-      Overrides: plan.overrides.filter((o) => t.instanceTypes.includes(o.instanceType) && o.reservation?.id === t.reservationId).map((o) => ({
-        InstanceType: o.instanceType as "m5.large", SubnetId: o.subnetId, AvailabilityZone: o.zone, Priority: o.priority,
-      })),
-    })).filter((c) => c.Overrides.length > 0),
+    LaunchTemplateConfigs: request.templates
+      .map((t) => ({
+        LaunchTemplateSpecification: { LaunchTemplateId: t.launchTemplateId, Version: "$Latest" },
+        Overrides: plan.overrides
+          .filter((o) => t.instanceTypes.includes(o.instanceType) && o.reservation?.id === t.reservationId)
+          .map((o) => ({
+            InstanceType: o.instanceType as "m5.large",
+            SubnetId: o.subnetId,
+            AvailabilityZone: o.zone,
+            Priority: o.priority,
+          })),
+      }))
+      .filter((c) => c.Overrides.length > 0),
     TagSpecifications: (["instance", "volume"] as const).map((ResourceType) => ({ ResourceType, Tags: tags })),
   };
 }
@@ -87,10 +103,17 @@ export function toCloudInstance(i: Instance): CloudInstance {
   const id = i.InstanceId ?? "";
   const reservation = reservationOf(i);
   return {
-    providerID: formatProviderID(zone, id), instanceID: id, imageID: i.ImageId ?? "", instanceType: i.InstanceType ?? "", zone,
+    providerID: formatProviderID(zone, id),
+    instanceID: id,
+    imageID: i.ImageId ?? "",
+    instanceType: i.InstanceType ?? "",
+    zone,
     capacityType: reservation === undefined ? (i.InstanceLifecycle === "spot" ? "spot" : "on-demand") : "reserved",
-    state: i.State?.Name ?? "", launchTime: i.LaunchTime ?? new Date(0),
-    ...network(i), ...tagFields(tags), tags,
+    state: i.State?.Name ?? "",
+    launchTime: i.LaunchTime ?? new Date(0),
+    ...network(i),
+    ...tagFields(tags),
+    tags,
     ...(reservation === undefined ? {} : { capacityReservation: reservation }),
   };
 }
@@ -102,9 +125,18 @@ export function toCloudInstance(i: Instance): CloudInstance {
  */
 function reservationOf(i: Instance): InstanceReservation | undefined {
   const id = i.CapacityReservationId;
-  if (id === undefined || id === "" || i.CapacityReservationSpecification?.CapacityReservationPreference !== "capacity-reservations-only") return undefined;
+  if (
+    id === undefined ||
+    id === "" ||
+    i.CapacityReservationSpecification?.CapacityReservationPreference !== "capacity-reservations-only"
+  )
+    return undefined;
   const lifecycle = i.InstanceLifecycle as string | undefined;
-  return { id, type: lifecycle === "capacity-block" ? "capacity-block" : "default", interruptible: lifecycle === "interruptible-capacity-reservation" };
+  return {
+    id,
+    type: lifecycle === "capacity-block" ? "capacity-block" : "default",
+    interruptible: lifecycle === "interruptible-capacity-reservation",
+  };
 }
 
 /**
@@ -119,8 +151,16 @@ function network(i: Instance): { securityGroupIDs: string[]; subnetID: string } 
   return { securityGroupIDs: [...new Set([...direct, ...viaEni].filter((g) => g !== ""))], subnetID };
 }
 
-function tagFields(tags: Record<string, string>): { nodeClaimName: string; nodePoolName: string; nodeClassName: string } {
-  return { nodeClaimName: tags["karpenter.sh/nodeclaim"] ?? "", nodePoolName: tags["karpenter.sh/nodepool"] ?? "", nodeClassName: tags["karpenter.k8s.aws/ec2nodeclass"] ?? "" };
+function tagFields(tags: Record<string, string>): {
+  nodeClaimName: string;
+  nodePoolName: string;
+  nodeClassName: string;
+} {
+  return {
+    nodeClaimName: tags["karpenter.sh/nodeclaim"] ?? "",
+    nodePoolName: tags["karpenter.sh/nodepool"] ?? "",
+    nodeClassName: tags["karpenter.k8s.aws/ec2nodeclass"] ?? "",
+  };
 }
 
 /** EC2 instance calls; SDK exceptions propagate for the cloud provider to classify. */
@@ -137,8 +177,10 @@ export class DefaultInstanceProvider {
   async launch(request: FleetRequest): Promise<FleetOutcome> {
     const out = await this.ec2.createFleet(createFleetInput(request));
     const errors = (out.Errors ?? []).map((e) => ({
-      code: e.ErrorCode ?? "Unknown", message: e.ErrorMessage ?? "",
-      instanceType: e.LaunchTemplateAndOverrides?.Overrides?.InstanceType, zone: e.LaunchTemplateAndOverrides?.Overrides?.AvailabilityZone,
+      code: e.ErrorCode ?? "Unknown",
+      message: e.ErrorMessage ?? "",
+      instanceType: e.LaunchTemplateAndOverrides?.Overrides?.InstanceType,
+      zone: e.LaunchTemplateAndOverrides?.Overrides?.AvailabilityZone,
       subnetId: e.LaunchTemplateAndOverrides?.Overrides?.SubnetId,
     }));
     return { instanceID: out.Instances?.flatMap((i) => i.InstanceIds ?? [])[0], errors };
@@ -148,7 +190,9 @@ export class DefaultInstanceProvider {
   async list(nodeClaimName?: string): Promise<CloudInstance[]> {
     const filters: Filter[] = [
       { Name: `tag:kubernetes.io/cluster/${this.clusterName}`, Values: ["owned"] },
-      nodeClaimName === undefined ? { Name: "tag-key", Values: ["karpenter.sh/nodeclaim"] } : { Name: "tag:karpenter.sh/nodeclaim", Values: [nodeClaimName] },
+      nodeClaimName === undefined
+        ? { Name: "tag-key", Values: ["karpenter.sh/nodeclaim"] }
+        : { Name: "tag:karpenter.sh/nodeclaim", Values: [nodeClaimName] },
       { Name: "instance-state-name", Values: LIVE_STATES },
     ];
     return this.describe(filters);
@@ -168,7 +212,10 @@ export class DefaultInstanceProvider {
     const out: CloudInstance[] = [];
     let token: string | undefined;
     do {
-      const page = await this.ec2.describeInstances({ Filters: filters, ...(token === undefined ? {} : { NextToken: token }) });
+      const page = await this.ec2.describeInstances({
+        Filters: filters,
+        ...(token === undefined ? {} : { NextToken: token }),
+      });
       for (const r of page.Reservations ?? []) for (const i of r.Instances ?? []) out.push(toCloudInstance(i));
       token = page.NextToken;
     } while (token !== undefined && token !== "");

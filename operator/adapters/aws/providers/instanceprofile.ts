@@ -6,7 +6,12 @@
  * calls IAM only when the role changed or the entry expired.
  */
 import {
-  instanceProfilePath, instanceProfileTags, launchInstanceProfile, managedInstanceProfileName, roleNameOf, type ManagedProfileScope,
+  instanceProfilePath,
+  instanceProfileTags,
+  launchInstanceProfile,
+  managedInstanceProfileName,
+  roleNameOf,
+  type ManagedProfileScope,
 } from "../../../core/launch-template/instance-profile.ts";
 import type { EC2NodeClassLike } from "../../../core/launch-template/node-class.ts";
 import { describeAwsError, isAlreadyExists, isNotFound } from "../errors.ts";
@@ -87,7 +92,10 @@ export class DefaultInstanceProfileProvider implements InstanceProfileProvider {
 
   async ensure(nodeClass: EC2NodeClassLike): Promise<string> {
     const role = nodeClass.spec.role;
-    if (role === undefined) throw new InstanceProfileError(`ensuring the instance profile of EC2NodeClass ${nodeClass.metadata.name}: spec.role is not set`);
+    if (role === undefined)
+      throw new InstanceProfileError(
+        `ensuring the instance profile of EC2NodeClass ${nodeClass.metadata.name}: spec.role is not set`,
+      );
     const name = this.managedName(nodeClass.metadata.name);
     const roleName = roleNameOf(role);
     if (this.confirmed(name)?.role === roleName) return name;
@@ -110,9 +118,13 @@ export class DefaultInstanceProfileProvider implements InstanceProfileProvider {
     const roles = await this.get(name);
     if (roles === undefined) return false;
     for (const role of roles) {
-      await ignoringNotFound(`removing role ${role} from instance profile ${name}`, () => this.iam.removeRoleFromInstanceProfile({ InstanceProfileName: name, RoleName: role }));
+      await ignoringNotFound(`removing role ${role} from instance profile ${name}`, () =>
+        this.iam.removeRoleFromInstanceProfile({ InstanceProfileName: name, RoleName: role }),
+      );
     }
-    await ignoringNotFound(`deleting instance profile ${name}`, () => this.iam.deleteInstanceProfile({ InstanceProfileName: name }));
+    await ignoringNotFound(`deleting instance profile ${name}`, () =>
+      this.iam.deleteInstanceProfile({ InstanceProfileName: name }),
+    );
     return true;
   }
 
@@ -146,7 +158,9 @@ export class DefaultInstanceProfileProvider implements InstanceProfileProvider {
     const tags = instanceProfileTags(scope, nodeClass.spec.tags);
     try {
       await this.iam.createInstanceProfile({
-        InstanceProfileName: name, Path: instanceProfilePath(scope, nodeClass.metadata.uid), Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
+        InstanceProfileName: name,
+        Path: instanceProfilePath(scope, nodeClass.metadata.uid),
+        Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
       });
       return [];
     } catch (error) {
@@ -160,8 +174,12 @@ export class DefaultInstanceProfileProvider implements InstanceProfileProvider {
   private async attach(name: string, current: readonly string[], roleName: string): Promise<void> {
     if (current.includes(roleName)) return;
     for (const other of current) {
-      await ignoringNotFound(`removing role ${other} from instance profile ${name}`, () => this.iam.removeRoleFromInstanceProfile({ InstanceProfileName: name, RoleName: other }));
+      await ignoringNotFound(`removing role ${other} from instance profile ${name}`, () =>
+        this.iam.removeRoleFromInstanceProfile({ InstanceProfileName: name, RoleName: other }),
+      );
     }
-    await iam(`adding role ${roleName} to instance profile ${name}`, () => this.iam.addRoleToInstanceProfile({ InstanceProfileName: name, RoleName: roleName }));
+    await iam(`adding role ${roleName} to instance profile ${name}`, () =>
+      this.iam.addRoleToInstanceProfile({ InstanceProfileName: name, RoleName: roleName }),
+    );
   }
 }

@@ -9,9 +9,16 @@
  */
 import type { LaunchTemplate, RequestLaunchTemplateData } from "@aws-sdk/client-ec2";
 import {
-  LAUNCH_TEMPLATE_TTL_MS, NODE_CLASS_TAG, nodeClassInputsHash, originOf, originTags, planTemplateCollection,
+  LAUNCH_TEMPLATE_TTL_MS,
+  NODE_CLASS_TAG,
+  nodeClassInputsHash,
+  originOf,
+  originTags,
+  planTemplateCollection,
   securityGroupsKey,
-  type NodeClassNow, type OwnedTemplate, type TemplateDeletion,
+  type NodeClassNow,
+  type OwnedTemplate,
+  type TemplateDeletion,
 } from "../../../core/launch-template/garbage-collection.ts";
 import type { EC2NodeClassLike } from "../../../core/launch-template/node-class.ts";
 import type { LaunchTemplateCollection, TemplateDeletionError } from "../../../ports/node-class-cloud.ts";
@@ -68,8 +75,13 @@ export class LaunchTemplateError extends Error {
 /** The SDK shape of launch-template content. */
 export function toLaunchTemplateData(spec: LaunchTemplateSpec): RequestLaunchTemplateData {
   const nics = spec.networkInterfaces?.map((n) => ({
-    DeviceIndex: n.deviceIndex, NetworkCardIndex: n.networkCardIndex, InterfaceType: n.interfaceType, Groups: [...n.groups],
-    AssociatePublicIpAddress: n.associatePublicIPAddress, PrimaryIpv6: n.primaryIpv6, Ipv6AddressCount: n.ipv6AddressCount,
+    DeviceIndex: n.deviceIndex,
+    NetworkCardIndex: n.networkCardIndex,
+    InterfaceType: n.interfaceType,
+    Groups: [...n.groups],
+    AssociatePublicIpAddress: n.associatePublicIPAddress,
+    PrimaryIpv6: n.primaryIpv6,
+    Ipv6AddressCount: n.ipv6AddressCount,
   }));
   return {
     ImageId: spec.imageId,
@@ -78,11 +90,22 @@ export function toLaunchTemplateData(spec: LaunchTemplateSpec): RequestLaunchTem
     ...(spec.instanceProfile === undefined ? {} : { IamInstanceProfile: { Name: spec.instanceProfile } }),
     BlockDeviceMappings: spec.blockDeviceMappings.map((d) => ({
       DeviceName: d.deviceName,
-      Ebs: { VolumeSize: d.ebs.volumeSizeGiB, VolumeType: d.ebs.volumeType as "gp3", Encrypted: d.ebs.encrypted, DeleteOnTermination: d.ebs.deleteOnTermination, Iops: d.ebs.iops, Throughput: d.ebs.throughput, KmsKeyId: d.ebs.kmsKeyId, SnapshotId: d.ebs.snapshotId },
+      Ebs: {
+        VolumeSize: d.ebs.volumeSizeGiB,
+        VolumeType: d.ebs.volumeType as "gp3",
+        Encrypted: d.ebs.encrypted,
+        DeleteOnTermination: d.ebs.deleteOnTermination,
+        Iops: d.ebs.iops,
+        Throughput: d.ebs.throughput,
+        KmsKeyId: d.ebs.kmsKeyId,
+        SnapshotId: d.ebs.snapshotId,
+      },
     })),
     MetadataOptions: {
-      HttpEndpoint: spec.metadataOptions.httpEndpoint as "enabled", HttpProtocolIpv6: spec.metadataOptions.httpProtocolIPv6 as "disabled",
-      HttpPutResponseHopLimit: spec.metadataOptions.httpPutResponseHopLimit, HttpTokens: spec.metadataOptions.httpTokens as "required",
+      HttpEndpoint: spec.metadataOptions.httpEndpoint as "enabled",
+      HttpProtocolIpv6: spec.metadataOptions.httpProtocolIPv6 as "disabled",
+      HttpPutResponseHopLimit: spec.metadataOptions.httpPutResponseHopLimit,
+      HttpTokens: spec.metadataOptions.httpTokens as "required",
     },
     Monitoring: { Enabled: spec.detailedMonitoring },
     ...reservationTarget(spec.capacityReservation),
@@ -93,11 +116,17 @@ export function toLaunchTemplateData(spec: LaunchTemplateSpec): RequestLaunchTem
  * A reserved launch's template (Karpenter's targeted launch mode): only into the one reservation, and in the
  * capacity-block or interruptible-reservation market when the reservation is one.
  */
-function reservationTarget(r: LaunchTemplateSpec["capacityReservation"]): Pick<RequestLaunchTemplateData, "CapacityReservationSpecification" | "InstanceMarketOptions"> {
+function reservationTarget(
+  r: LaunchTemplateSpec["capacityReservation"],
+): Pick<RequestLaunchTemplateData, "CapacityReservationSpecification" | "InstanceMarketOptions"> {
   if (r === undefined) return {};
-  const market = r.type === "capacity-block" ? "capacity-block" : r.interruptible ? "interruptible-capacity-reservation" : undefined;
+  const market =
+    r.type === "capacity-block" ? "capacity-block" : r.interruptible ? "interruptible-capacity-reservation" : undefined;
   return {
-    CapacityReservationSpecification: { CapacityReservationPreference: "capacity-reservations-only", CapacityReservationTarget: { CapacityReservationId: r.id } },
+    CapacityReservationSpecification: {
+      CapacityReservationPreference: "capacity-reservations-only",
+      CapacityReservationTarget: { CapacityReservationId: r.id },
+    },
     ...(market === undefined ? {} : { InstanceMarketOptions: { MarketType: market } }),
   };
 }
@@ -120,7 +149,9 @@ export class DefaultLaunchTemplateProvider implements LaunchTemplateProvider {
   }
 
   async ensure(
-    spec: LaunchTemplateSpec, nodeClass: EC2NodeClassLike, nodePool?: string,
+    spec: LaunchTemplateSpec,
+    nodeClass: EC2NodeClassLike,
+    nodePool?: string,
   ): Promise<ResolvedLaunchTemplate> {
     const now = this.clock.now().getTime();
     const cached = this.cache.get(spec.name);
@@ -146,7 +177,12 @@ export class DefaultLaunchTemplateProvider implements LaunchTemplateProvider {
     this.remember(templates, listedAt, now);
     const lastUsed = new Map(templates.map((t) => [t.name, this.cache.get(t.name)?.lastUsed ?? now]));
     const plan = planTemplateCollection({
-      templates, nodeClasses, lastUsed, now, ttlMs: this.ttlMs, graceMs: this.graceMs,
+      templates,
+      nodeClasses,
+      lastUsed,
+      now,
+      ttlMs: this.ttlMs,
+      graceMs: this.graceMs,
     });
     const deleted: TemplateDeletion[] = [];
     const errors: TemplateDeletionError[] = [];
@@ -189,7 +225,8 @@ export class DefaultLaunchTemplateProvider implements LaunchTemplateProvider {
       do {
         const out = await this.ec2.describeLaunchTemplates({
           Filters: [{ Name: `tag:${CLUSTER_TAG}`, Values: [this.clusterName] }, ...extra],
-          MaxResults: 200, ...(token === undefined ? {} : { NextToken: token }),
+          MaxResults: 200,
+          ...(token === undefined ? {} : { NextToken: token }),
         });
         all.push(...(out.LaunchTemplates ?? []));
         token = out.NextToken === "" ? undefined : out.NextToken;
@@ -225,26 +262,35 @@ export class DefaultLaunchTemplateProvider implements LaunchTemplateProvider {
   }
 
   private async create(
-    spec: LaunchTemplateSpec, nodeClass: EC2NodeClassLike, nodePool: string | undefined,
+    spec: LaunchTemplateSpec,
+    nodeClass: EC2NodeClassLike,
+    nodePool: string | undefined,
   ): Promise<string> {
     const origin = {
-      imageId: spec.imageId, securityGroups: securityGroupsKey(spec.securityGroupIds),
+      imageId: spec.imageId,
+      securityGroups: securityGroupsKey(spec.securityGroupIds),
       nodeClassInputs: nodeClassInputsHash(nodeClass.spec),
     };
     // The node class's spec.tags first: the keys kerf sets are reserved (the CRD forbids them in spec.tags).
     const tags = {
       ...(nodeClass.spec.tags ?? {}),
-      [CLUSTER_TAG]: this.clusterName, [`kubernetes.io/cluster/${this.clusterName}`]: "owned",
-      [EKS_CLUSTER_TAG]: this.clusterName, [NODE_CLASS_TAG]: nodeClass.metadata.name,
-      ...(nodePool === undefined ? {} : { [NODE_POOL_TAG]: nodePool }), ...originTags(origin),
+      [CLUSTER_TAG]: this.clusterName,
+      [`kubernetes.io/cluster/${this.clusterName}`]: "owned",
+      [EKS_CLUSTER_TAG]: this.clusterName,
+      [NODE_CLASS_TAG]: nodeClass.metadata.name,
+      ...(nodePool === undefined ? {} : { [NODE_POOL_TAG]: nodePool }),
+      ...originTags(origin),
     };
     try {
       const out = await this.ec2.createLaunchTemplate({
         LaunchTemplateName: spec.name,
         LaunchTemplateData: toLaunchTemplateData(spec),
-        TagSpecifications: [{
-          ResourceType: "launch-template", Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
-        }],
+        TagSpecifications: [
+          {
+            ResourceType: "launch-template",
+            Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
+          },
+        ],
       });
       return out.LaunchTemplate?.LaunchTemplateId ?? "";
     } catch (error) {
@@ -260,8 +306,10 @@ export class DefaultLaunchTemplateProvider implements LaunchTemplateProvider {
 function ownedTemplate(lt: LaunchTemplate): OwnedTemplate {
   const tags = tagRecord(lt.Tags);
   return {
-    id: lt.LaunchTemplateId ?? "", name: lt.LaunchTemplateName ?? "",
-    nodeClass: tags[NODE_CLASS_TAG], origin: originOf(tags),
+    id: lt.LaunchTemplateId ?? "",
+    name: lt.LaunchTemplateName ?? "",
+    nodeClass: tags[NODE_CLASS_TAG],
+    origin: originOf(tags),
   };
 }
 

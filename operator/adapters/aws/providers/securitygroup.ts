@@ -29,11 +29,14 @@ export class DefaultSecurityGroupProvider implements SecurityGroupProvider {
     for (const term of terms) {
       let out;
       try {
-        out = await this.ec2.describeSecurityGroups({ Filters: termFilters(term, { id: "group-id", name: "group-name" }) });
+        out = await this.ec2.describeSecurityGroups({
+          Filters: termFilters(term, { id: "group-id", name: "group-name" }),
+        });
       } catch (error) {
         throw new SelectorResolutionError(describeAwsError("describing security groups", error), { cause: error });
       }
-      for (const g of out.SecurityGroups ?? []) if (g.GroupId !== undefined) byId.set(g.GroupId, { id: g.GroupId, name: g.GroupName });
+      for (const g of out.SecurityGroups ?? [])
+        if (g.GroupId !== undefined) byId.set(g.GroupId, { id: g.GroupId, name: g.GroupName });
     }
     return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
   }

@@ -20,7 +20,9 @@ export function termFilters(term: SelectorTerm, names: FilterNames): Filter[] {
 }
 
 /** Tags as a record. */
-export function tagRecord(tags: readonly { Key?: string | undefined; Value?: string | undefined }[] | undefined): Record<string, string> {
+export function tagRecord(
+  tags: readonly { Key?: string | undefined; Value?: string | undefined }[] | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const t of tags ?? []) if (t.Key !== undefined) out[t.Key] = t.Value ?? "";
   return out;

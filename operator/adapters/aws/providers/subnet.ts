@@ -45,7 +45,12 @@ export class DefaultSubnetProvider implements SubnetProvider {
       }
       for (const s of out.Subnets ?? []) {
         if (s.SubnetId === undefined || s.AvailabilityZone === undefined) continue;
-        byId.set(s.SubnetId, { id: s.SubnetId, zone: s.AvailabilityZone, zoneId: s.AvailabilityZoneId, availableIpCount: s.AvailableIpAddressCount ?? 0 });
+        byId.set(s.SubnetId, {
+          id: s.SubnetId,
+          zone: s.AvailabilityZone,
+          zoneId: s.AvailabilityZoneId,
+          availableIpCount: s.AvailableIpAddressCount ?? 0,
+        });
       }
     }
     return [...byId.values()].sort((a, b) => b.availableIpCount - a.availableIpCount || a.id.localeCompare(b.id));

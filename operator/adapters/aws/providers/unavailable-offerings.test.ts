@@ -4,7 +4,12 @@ import { UnavailableOfferings, UNAVAILABLE_OFFERINGS_TTL_MS } from "./unavailabl
 
 function clockAt(start: number): { now(): Date; advance(ms: number): void } {
   let t = start;
-  return { now: () => new Date(t), advance: (ms) => { t += ms; } };
+  return {
+    now: () => new Date(t),
+    advance: (ms) => {
+      t += ms;
+    },
+  };
 }
 
 void describe("the unavailable-offerings cache", () => {
@@ -26,10 +31,13 @@ void describe("the unavailable-offerings cache", () => {
     const cache = new UnavailableOfferings({ clock: clockAt(0) });
     cache.markUnavailable("spot", "m5.large", "us-east-1a");
     const cases: [string, string, string, boolean][] = [
-      ["spot", "m5.large", "us-east-1a", true], ["on-demand", "m5.large", "us-east-1a", false],
-      ["spot", "m5.xlarge", "us-east-1a", false], ["spot", "m5.large", "us-east-1b", false],
+      ["spot", "m5.large", "us-east-1a", true],
+      ["on-demand", "m5.large", "us-east-1a", false],
+      ["spot", "m5.xlarge", "us-east-1a", false],
+      ["spot", "m5.large", "us-east-1b", false],
     ];
-    for (const [ct, type, zone, want] of cases) assert.equal(cache.isUnavailable(ct, type, zone), want, `${ct}:${type}:${zone}`);
+    for (const [ct, type, zone, want] of cases)
+      assert.equal(cache.isUnavailable(ct, type, zone), want, `${ct}:${type}:${zone}`);
   });
 
   void it("should refresh the expiry when an offering fails again", () => {

@@ -44,10 +44,14 @@ export interface ScenarioObjects {
    */
   readonly pending?: readonly Obj[] | undefined;
   /** What default topology spread selectors are deduced from (a Deployment's ReplicaSet made up for it). */
-  readonly selectorSources?: {
-    readonly services: readonly Obj[]; readonly replicaSets: readonly Obj[];
-    readonly statefulSets: readonly Obj[]; readonly replicationControllers: readonly Obj[];
-  } | undefined;
+  readonly selectorSources?:
+    | {
+        readonly services: readonly Obj[];
+        readonly replicaSets: readonly Obj[];
+        readonly statefulSets: readonly Obj[];
+        readonly replicationControllers: readonly Obj[];
+      }
+    | undefined;
   /** PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes as written (volume-objects.ts). */
   readonly volumes?: readonly Obj[] | undefined;
 }
@@ -57,7 +61,8 @@ export const o = (v: unknown): Obj => (typeof v === "object" && v !== null && !A
 /** A list of objects (`[]` when absent or not a list). */
 export const arr = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(o) : []);
 /** A label map with every value as a string. */
-export const labelsOf = (v: unknown): Record<string, string> => Object.fromEntries(Object.entries(o(v)).map(([k, x]) => [k, String(x)]));
+export const labelsOf = (v: unknown): Record<string, string> =>
+  Object.fromEntries(Object.entries(o(v)).map(([k, x]) => [k, String(x)]));
 /** metadata.name ("" when absent). */
 export const nameOf = (doc: Obj): string => String(o(doc["metadata"])["name"] ?? "");
 /** metadata.labels. */
