@@ -1,8 +1,9 @@
 // Policy configuration: per-policy severity (deny | warn | off) and options, parsed from YAML/JSON text or a ConfigMap.
 import { Ajv, type ValidateFunction } from "ajv";
 import { parse as parseYaml } from "yaml";
-import type { Severity } from "./types.ts";
 
+/** How a finding of a configured policy counts: "deny" fails admission and `kerf check`, "warn" does not. */
+export type Severity = "deny" | "warn";
 export type PolicySetting = Severity | "off";
 
 /** Every configurable policy id (the registry test keeps this equal to the registry). */

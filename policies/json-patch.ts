@@ -1,6 +1,13 @@
 // RFC 6902 diff between a manifest and its defaulted copy (defaulting only adds, so the diff is mostly "add").
 import { ownValue, setOwn } from "./object.ts";
-import type { JsonPatchOp } from "./types.ts";
+
+/** One RFC 6902 operation. */
+export interface JsonPatchOp {
+  op: "add" | "remove" | "replace" | "test" | "move" | "copy";
+  path: string;
+  value?: unknown;
+  from?: string;
+}
 
 /** Escapes one RFC 6901 reference token. */
 export function escapePointer(token: string | number): string {

@@ -1,13 +1,14 @@
 // The engine's public contract (Finding, Verdict, JsonPatchOp, EvaluateInput) and the internal Policy shape.
-import type { PolicyConfig } from "./config.ts";
+// Kind, Severity and JsonPatchOp live in the leaf modules that use them (no import circle) and are re-exported here.
+import type { PolicyConfig, Severity } from "./config.ts";
 import type { Catalog } from "./domain/catalog/catalog.ts";
 import type { Fact } from "./facts.ts";
 import type { KarpenterApi } from "./api/releases/index.ts";
+import type { JsonPatchOp } from "./json-patch.ts";
+import type { Kind } from "./kind.ts";
 
-export type { Catalog };
+export type { Catalog, JsonPatchOp, Kind, Severity };
 
-export type Kind = "NodePool" | "EC2NodeClass" | "NodeClaim";
-export type Severity = "deny" | "warn";
 /**
  * A finding's severity: a configured Severity, or "notice" for a check that could not be made with
  * what was given (e.g. a NodePool checked without any EC2NodeClass). A notice never fails a run.
@@ -23,14 +24,6 @@ export interface Finding {
   severity: FindingSeverity;
   path: string;
   message: string;
-}
-
-/** One RFC 6902 operation. */
-export interface JsonPatchOp {
-  op: "add" | "remove" | "replace" | "test" | "move" | "copy";
-  path: string;
-  value?: unknown;
-  from?: string;
 }
 
 /** What evaluate() needs besides the object: the catalog, the policy config and (CLI) the render's node classes. */

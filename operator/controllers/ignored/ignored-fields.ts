@@ -5,7 +5,7 @@
  */
 import type { CoverageKind } from "../../../policies/operator-coverage.ts";
 import { IgnoredFieldsMemo } from "../../core/ignored/ignored-fields.ts";
-import type { ControllerDeps } from "../registry.ts";
+import type { ControllerDeps } from "../controller-deps.ts";
 import type { ControllerSpec, Watched } from "../controller-spec.ts";
 import type { Result } from "../runtime.ts";
 

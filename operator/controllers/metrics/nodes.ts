@@ -17,7 +17,7 @@ import {
   type NodeResources,
 } from "../../core/metrics/nodes.ts";
 import type { Metrics } from "../../observability/metrics.ts";
-import type { ControllerDeps } from "../registry.ts";
+import type { ControllerDeps } from "../controller-deps.ts";
 import type { ControllerSpec } from "../controller-spec.ts";
 import type { Result } from "../runtime.ts";
 

@@ -14,7 +14,7 @@ import {
   type PodStateLabels,
 } from "../../core/metrics/pods.ts";
 import type { Metrics } from "../../observability/metrics.ts";
-import type { ControllerDeps } from "../registry.ts";
+import type { ControllerDeps } from "../controller-deps.ts";
 import type { ControllerSpec, WatchVerb } from "../controller-spec.ts";
 import type { Result } from "../runtime.ts";
 

@@ -4,16 +4,12 @@
  * after an ICE this is what re-simulates them), a NodePool changing spec or readiness.
  */
 import type { Pod } from "../../core/lifecycle/objects.ts";
-import type { ControllerDeps } from "../registry.ts";
+import type { BatchDurations, ControllerDeps } from "../controller-deps.ts";
+
+export type { BatchDurations };
 import type { ControllerSpec, Watched, WatchVerb } from "../controller-spec.ts";
 import { Batcher } from "./batcher.ts";
 import { Provisioner, podTrigger } from "./provisioner.ts";
-
-/** The batch window's durations in milliseconds. */
-export interface BatchDurations {
-  readonly idleMs: number;
-  readonly maxMs: number;
-}
 
 /** How long the loop waits for a trigger before it looks at pending pods anyway. */
 const POLL_MS = 10_000;

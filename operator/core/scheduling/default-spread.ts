@@ -21,7 +21,7 @@
  * kube-scheduler's built-in defaults (zone maxSkew 5 and hostname maxSkew 3, both ScheduleAnyway) and
  * then `defaultConstraints` must be empty, as kube-scheduler requires.
  */
-import type { LabelSelector } from "./types.ts";
+import type { LabelSelector } from "./leaf-types.ts";
 
 type Obj = Readonly<Record<string, unknown>>;
 const o = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});

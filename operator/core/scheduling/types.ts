@@ -5,16 +5,9 @@ import type { NodeSelectorRequirement } from "../../../policies/domain/requireme
 import type { Taint, Toleration } from "../../../policies/domain/taints.ts";
 import type { SchedulerConfig } from "./default-spread.ts";
 import type { VolumeIndex } from "./volumes.ts";
+import type { LabelSelector, PodClaim } from "./leaf-types.ts";
 
-/** A Kubernetes label selector (matchLabels and matchExpressions with In/NotIn/Exists/DoesNotExist). */
-export interface LabelSelector {
-  readonly matchLabels?: Readonly<Record<string, string>>;
-  readonly matchExpressions?: readonly {
-    readonly key: string;
-    readonly operator: string;
-    readonly values?: readonly string[] | undefined;
-  }[];
-}
+export type { LabelSelector, PodClaim };
 
 /**
  * A pod (anti-)affinity term: it selects pods the selector matches in `namespaces` (the pod's own
@@ -91,16 +84,6 @@ export interface SimPod {
   readonly creationOrder?: number;
   /** The PersistentVolumeClaims its volumes use (volumes.ts); absent when it uses none. */
   readonly claims?: readonly PodClaim[];
-}
-
-/**
- * A PersistentVolumeClaim a pod's volume names, in the pod's namespace. An ephemeral volume's claim
- * (`<pod>-<volume>`) may not exist yet: its template's class (`ephemeralClass`, "" for the default
- * StorageClass) stands in until it does.
- */
-export interface PodClaim {
-  readonly name: string;
-  readonly ephemeralClass?: string | undefined;
 }
 
 /** An existing (or in-flight) node with the pods bound to it. */

@@ -27,7 +27,7 @@
  */
 import type { NodeSelectorRequirement } from "../../../policies/domain/requirements.ts";
 import { Requirements } from "../../../policies/domain/requirements.ts";
-import type { PodClaim } from "./types.ts";
+import type { PodClaim } from "./leaf-types.ts";
 
 /** The EBS CSI driver. */
 export const EBS_CSI_DRIVER = "ebs.csi.aws.com";

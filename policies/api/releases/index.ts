@@ -1,7 +1,7 @@
 // The Karpenter API releases kerf validates against: each release's own CRD schemas (with their
 // x-kubernetes-validations), vendored by .ci/crds/vendor-upstream-crds.ts. A cluster's installed CRDs can stand
 // in for a bundled release (the webhook reads them; see from-crds.ts); the engine treats both the same.
-import type { Kind } from "../../types.ts";
+import type { Kind } from "../../kind.ts";
 import { jsonEqual } from "../../json-patch.ts";
 import type { SchemaNode } from "../schemas/openapi.ts";
 import v1_0_8 from "./karpenter-v1.0.8.json" with { type: "json" };

@@ -271,6 +271,3 @@ export function toInstanceTypes(catalog: Catalog, options: InstanceTypeOptions =
 export function windowsVariants(catalog: Catalog, options: InstanceTypeOptions = {}): InstanceType[] {
   return Object.keys(WINDOWS_BUILDS).flatMap((amiFamily) => toInstanceTypes(catalog, { ...options, amiFamily }));
 }
-
-/** The built-in us-east-1 catalog (same as builtinCatalog in builtin.ts; kept for callers importing it from here). */
-export { builtinCatalog as loadCatalog } from "./builtin.ts";

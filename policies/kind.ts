@@ -1,0 +1,2 @@
+/** The kinds kerf's policies check. */
+export type Kind = "NodePool" | "EC2NodeClass" | "NodeClaim";
