@@ -127,6 +127,20 @@ void describe("the kerf chart's values", () => {
     assert.deepEqual(Object.keys(gates?.properties ?? {}).sort(), known);
   });
 
+  void it("should pass each gate kerf implements to FEATURE_GATES and refuse each gate its operator ignores", async () => {
+    const keyOf = (gate: string): string => `settings.featureGates.${gate.slice(0, 1).toLowerCase()}${gate.slice(1)}`;
+    for (const gate of HONOURED_FEATURE_GATES) {
+      const objects = await renderChart({ set: { [keyOf(gate)]: "true" } });
+      const operator = deploymentContainer(only<V1Deployment>(objects, "Deployment", "kerf-operator"), "controller");
+      const gates = operator.env?.find((e) => e.name === "FEATURE_GATES")?.value ?? "";
+      assert.ok(gates.split(",").includes(`${gate}=true`), `${keyOf(gate)}=true: FEATURE_GATES=${gates}`);
+    }
+    for (const gate of Object.keys(IGNORED_FEATURE_GATES)) {
+      const error = await renderError({ set: { [keyOf(gate)]: "true" } });
+      assert.match(error, new RegExp(`${keyOf(gate).replaceAll(".", "\\.")}: .* is not supported: `), gate);
+    }
+  });
+
   void it("should accept decimals given with --set, which helm passes as strings, and refuse non-numbers", async () => {
     const decimals = {
       "prometheusRule.webhookDenyRatio": "0.8",
@@ -284,7 +298,6 @@ serviceMonitor:
       ["settings.awsFeatureGates.draNVIDIAGPU", "true", "false"],
       ["settings.awsFeatureGates.draEFA", "true", "false"],
       ["settings.awsFeatureGates.rebootForRepair", "true", "false"],
-      ["settings.featureGates.nodeOverlay", "true", "false"],
       ["settings.featureGates.capacityBuffer", "true", "false"],
       ["settings.featureGates.terminateFirstDrift", "true", "false"],
       ["settings.featureGates.terminateFirstRepair", "true", "false"],
