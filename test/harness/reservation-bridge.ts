@@ -7,8 +7,9 @@
  *   owner-id, instance-match-criteria, tag:<key> and tag-key as EC2 does, in EC2's XML.
  * - CreateLaunchTemplate: remembers which template targets which reservation (its
  *   CapacityReservationSpecification), by the id moto gives the template.
- * - CreateFleet: an instance launched from such a template runs in that reservation (one fewer available); into a
- *   reservation with none left it fails with ReservationCapacityExceeded, as EC2's instant fleet answers.
+ * - CreateFleet: an instance launched from such a template runs in that reservation (one fewer available, taken
+ *   when the request arrives, so concurrent fleets cannot share the last one); into a reservation with none left
+ *   it fails with ReservationCapacityExceeded, as EC2's instant fleet answers.
  * - DescribeInstances: such an instance reports capacityReservationId and the capacity-reservations-only
  *   preference, as EC2 reports an instance launched into a reservation.
  *
@@ -107,7 +108,15 @@ export class ReservationBridge implements MotoBridge {
       form.get("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateId") ?? "",
     );
     const r = this.reservations.find((x) => x.id === reservation);
-    if (r === undefined || r.availableInstanceCount > 0) return undefined;
+    if (r === undefined) return undefined;
+    if (r.availableInstanceCount > 0) {
+      // The slot is taken now, before moto answers, so that two fleets in flight at once cannot both have the
+      // last one, as EC2 admits launches into a reservation one at a time; reply() gives it back if moto
+      // launched nothing. (A fleet moto answers with an error status keeps its slot: no reply() is called for it,
+      // and no test here makes moto refuse a fleet.)
+      r.availableInstanceCount--;
+      return undefined;
+    }
     const at = (name: string): string => xml(form.get(`LaunchTemplateConfigs.1.Overrides.1.${name}`) ?? "");
     const item =
       "<item><launchTemplateAndOverrides><launchTemplateSpecification><launchTemplateId>" +
@@ -141,11 +150,11 @@ export class ReservationBridge implements MotoBridge {
       const lt = form.get("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateId") ?? "";
       const reservation = this.templates.get(lt);
       if (reservation === undefined) return undefined;
-      for (const [, id] of body.matchAll(/<instanceIds>\s*<item>([^<]+)<\/item>/g)) {
-        this.instances.set(id!, reservation);
-        const r = this.reservations.find((x) => x.id === reservation);
-        if (r !== undefined) r.availableInstanceCount = Math.max(0, r.availableInstanceCount - 1);
-      }
+      const launched = [...body.matchAll(/<instanceIds>\s*<item>([^<]+)<\/item>/g)].map(([, id]) => id!);
+      for (const id of launched) this.instances.set(id, reservation);
+      // full() took one slot when it let the fleet through; settle it against what moto launched.
+      const r = this.reservations.find((x) => x.id === reservation);
+      if (r !== undefined) r.availableInstanceCount = Math.max(0, r.availableInstanceCount + 1 - launched.length);
       return undefined;
     }
     if (request.action === "DescribeInstances" && this.instances.size > 0) {
