@@ -7,13 +7,12 @@ import { useEnvironment, type TestEnvironment } from "../harness/use-environment
 import { eventually } from "../harness/wait.ts";
 import { clients } from "./aws-fixtures.ts";
 import {
-  isLaunched,
   NODECLAIMS,
-  ON_DEMAND,
   liveInstances,
   runOperatorOnCluster,
-  type Claim,
   type OperatorOnCluster,
+  createM5NodeClaim,
+  claimWithCondition,
 } from "./provisioning-fixtures.ts";
 
 /**
@@ -40,27 +39,8 @@ void describe("the operator under EC2 throttling (RequestLimitExceeded)", () => 
   void it("should launch exactly one instance through throttled CreateFleet calls and terminate it through throttled TerminateInstances calls", async () => {
     const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
     proxy.throttle("CreateFleet", THROTTLED);
-    await custom.createClusterCustomObject({
-      ...NODECLAIMS,
-      body: {
-        apiVersion: "karpenter.sh/v1",
-        kind: "NodeClaim",
-        metadata: { name: "throttled", labels: { "karpenter.sh/nodepool": "default" } },
-        spec: {
-          nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
-          requirements: [ON_DEMAND, { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] }],
-        },
-      },
-    });
-    const claim = await eventually(
-      "the NodeClaim to be Launched",
-      async () => {
-        const c = (await custom.getClusterCustomObject({ ...NODECLAIMS, name: "throttled" })) as Claim;
-        return isLaunched(c) ? c : undefined;
-      },
-      90_000,
-      250,
-    );
+    await createM5NodeClaim(env, "throttled");
+    const claim = await claimWithCondition(env, "throttled", "Launched", 90_000);
     assert.equal(proxy.throttled.get("CreateFleet"), THROTTLED);
     assert.equal(proxy.createFleetRequests.length, 1, "one CreateFleet reached EC2");
     const instances = await liveInstances(env);

@@ -5,18 +5,14 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { CustomObjectsApi } from "@kubernetes/client-node";
 import { startFaultProxy, type FaultProxy } from "../harness/fault-proxy.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
-import { eventually } from "../harness/wait.ts";
 import {
-  isLaunched,
-  NODECLAIMS,
-  ON_DEMAND,
   liveInstances,
   runOperatorOnCluster,
-  type Claim,
   type OperatorOnCluster,
+  createM5NodeClaim,
+  claimWithCondition,
 } from "./provisioning-fixtures.ts";
 
 void describe("a CreateFleet answer lost after the launch", () => {
@@ -35,29 +31,9 @@ void describe("a CreateFleet answer lost after the launch", () => {
   });
 
   void it("should launch one instance and adopt it, not send CreateFleet again", async () => {
-    const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
     proxy.loseAnswers("CreateFleet", 1);
-    await custom.createClusterCustomObject({
-      ...NODECLAIMS,
-      body: {
-        apiVersion: "karpenter.sh/v1",
-        kind: "NodeClaim",
-        metadata: { name: "lost-answer", labels: { "karpenter.sh/nodepool": "default" } },
-        spec: {
-          nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
-          requirements: [ON_DEMAND, { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] }],
-        },
-      },
-    });
-    const claim = await eventually(
-      "the NodeClaim to be Launched",
-      async () => {
-        const c = (await custom.getClusterCustomObject({ ...NODECLAIMS, name: "lost-answer" })) as Claim;
-        return isLaunched(c) ? c : undefined;
-      },
-      60_000,
-      250,
-    );
+    await createM5NodeClaim(env, "lost-answer");
+    const claim = await claimWithCondition(env, "lost-answer", "Launched", 60_000);
     assert.equal(proxy.createFleetRequests.length, 1, "one CreateFleet reached EC2");
     const instances = await liveInstances(env);
     assert.deepEqual(

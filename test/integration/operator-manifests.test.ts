@@ -46,11 +46,11 @@ import {
   NODECLAIMS,
   ON_DEMAND,
   WORKSHOP_FAMILIES,
-  isReady,
   liveInstances,
   nodeClaims,
   prepareCluster,
   createNodePool,
+  podOnReadyClaim,
 } from "./provisioning-fixtures.ts";
 
 /** A release name of this run's own: the chart prefixes every object name with it (it contains "kerf"). */
@@ -258,37 +258,7 @@ void describe("the Helm charts on the real apiserver, with the operator running 
 
     // A bare pod (nothing re-creates it once evicted), pending until the operator's node registers.
     const workload = await createTestNamespace(env.kubeConfig, "rbac-workload");
-    await core.createNamespacedPod({
-      namespace: workload,
-      body: {
-        metadata: { name: "web" },
-        spec: {
-          terminationGracePeriodSeconds: 0,
-          containers: [
-            {
-              name: "pause",
-              image: "registry.k8s.io/pause:3.10",
-              resources: { requests: { cpu: "500m", memory: "1Gi" } },
-            },
-          ],
-        },
-      },
-    });
-    const claim = await eventually(
-      "a Ready NodeClaim with the pod Running on its node",
-      async () => {
-        const [claims, pod] = await Promise.all([
-          nodeClaims(env),
-          core.readNamespacedPod({ name: "web", namespace: workload }),
-        ]);
-        const ready = claims.find(isReady);
-        return ready !== undefined && pod.status?.phase === "Running" && pod.spec?.nodeName === ready.status?.nodeName
-          ? ready
-          : undefined;
-      },
-      60_000,
-      250,
-    ).catch(explained);
+    const claim = await podOnReadyClaim(env, workload, "web", 60_000).catch(explained);
     step("NodeClaim Ready, pod Running");
     const instanceID = claim.status?.providerID?.split("/").pop() ?? "";
     assert.ok(

@@ -7,7 +7,12 @@ import { createTestNamespace } from "../harness/reset.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
 import { clients } from "./aws-fixtures.ts";
-import { NODECLAIMS, runOperatorOnCluster, type OperatorOnCluster } from "./provisioning-fixtures.ts";
+import {
+  NODECLAIMS,
+  runOperatorOnCluster,
+  type OperatorOnCluster,
+  createM5NodeClaim,
+} from "./provisioning-fixtures.ts";
 
 interface Claim {
   metadata?: { finalizers?: string[] };
@@ -33,22 +38,7 @@ void describe("NodeClaim lifecycle on the real apiserver, kwok and moto", () => 
   void it("should launch, register and initialize a NodeClaim, then drain it past a PDB and terminate its instance on delete", async () => {
     const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
-    await custom.createClusterCustomObject({
-      ...NODECLAIMS,
-      body: {
-        apiVersion: "karpenter.sh/v1",
-        kind: "NodeClaim",
-        metadata: { name: "lifecycle-a", labels: { "karpenter.sh/nodepool": "default" } },
-        spec: {
-          nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
-          requirements: [
-            { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] },
-            { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
-            { key: "topology.kubernetes.io/zone", operator: "In", values: ["us-east-1a"] },
-          ],
-        },
-      },
-    });
+    await createM5NodeClaim(env, "lifecycle-a", { zone: "us-east-1a" });
     const ready = await eventually(
       "the NodeClaim to be Launched, Registered and Initialized",
       async () => {

@@ -21,6 +21,7 @@ import {
   nodeClaims,
   prepareCluster,
   runningPods,
+  createM5NodeClaim,
 } from "./provisioning-fixtures.ts";
 
 /** Rejects after `ms` (so a crash point that is never reached fails the test instead of hanging it). */
@@ -152,18 +153,7 @@ void describe("an operator killed in the middle of a launch and started again", 
     });
     const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
-    await custom.createClusterCustomObject({
-      ...NODECLAIMS,
-      body: {
-        apiVersion: "karpenter.sh/v1",
-        kind: "NodeClaim",
-        metadata: { name: "deleted-while-dead", labels: { "karpenter.sh/nodepool": "default" } },
-        spec: {
-          nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
-          requirements: [ON_DEMAND, { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] }],
-        },
-      },
-    });
+    await createM5NodeClaim(env, "deleted-while-dead");
     await within("the operator to reach after-create-fleet", crash, 60_000);
     dying = first.stop();
     await custom.deleteClusterCustomObject({ ...NODECLAIMS, name: "deleted-while-dead" });

@@ -6,7 +6,13 @@ import type { RunningOperator } from "../../operator/main.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
 import { clients } from "./aws-fixtures.ts";
-import { NODECLAIMS, runOperatorOnCluster, type OperatorOnCluster } from "./provisioning-fixtures.ts";
+import {
+  NODECLAIMS,
+  runOperatorOnCluster,
+  type OperatorOnCluster,
+  createM5NodeClaim,
+  claimWithCondition,
+} from "./provisioning-fixtures.ts";
 
 interface Condition {
   type: string;
@@ -44,32 +50,11 @@ void describe("termination waits for VolumeAttachments on the real apiserver, kw
     name: string,
     terminationGracePeriod?: string,
   ): Promise<{ nodeName: string; instanceID: string }> {
-    await custom.createClusterCustomObject({
-      ...NODECLAIMS,
-      body: {
-        apiVersion: "karpenter.sh/v1",
-        kind: "NodeClaim",
-        metadata: { name, labels: { "karpenter.sh/nodepool": "default" } },
-        spec: {
-          nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
-          ...(terminationGracePeriod === undefined ? {} : { terminationGracePeriod }),
-          requirements: [
-            { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] },
-            { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
-            { key: "topology.kubernetes.io/zone", operator: "In", values: ["us-east-1a"] },
-          ],
-        },
-      },
+    await createM5NodeClaim(env, name, {
+      zone: "us-east-1a",
+      ...(terminationGracePeriod === undefined ? {} : { terminationGracePeriod }),
     });
-    const claim = await eventually(
-      `NodeClaim ${name} to be Initialized`,
-      async () => {
-        const c = (await custom.getClusterCustomObject({ ...NODECLAIMS, name })) as Claim;
-        return conditionOf(c, "Initialized")?.status === "True" ? c : undefined;
-      },
-      120_000,
-      250,
-    );
+    const claim = await claimWithCondition(env, name, "Initialized", 120_000);
     return { nodeName: claim.status?.nodeName ?? "", instanceID: claim.status?.providerID?.split("/").pop() ?? "" };
   }
 

@@ -264,3 +264,87 @@ export function singleReadyClaim(env: TestEnvironment, namespace: string, pods: 
     250,
   );
 }
+
+/**
+ * Creates a bare pause pod `name` (500m CPU, 1 GiB; nothing re-creates it once evicted) in `namespace` and waits
+ * until it runs on the node of a Ready NodeClaim; returns that NodeClaim.
+ */
+export async function podOnReadyClaim(
+  env: TestEnvironment,
+  namespace: string,
+  name: string,
+  timeoutMs: number,
+): Promise<Claim> {
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const resources = { requests: { cpu: "500m", memory: "1Gi" } };
+  await core.createNamespacedPod({
+    namespace,
+    body: {
+      metadata: { name },
+      spec: {
+        terminationGracePeriodSeconds: 0,
+        containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10", resources }],
+      },
+    },
+  });
+  return eventually(
+    "a Ready NodeClaim with the pod Running on its node",
+    async () => {
+      const [claims, pod] = await Promise.all([nodeClaims(env), core.readNamespacedPod({ name, namespace })]);
+      const ready = claims.find(isReady);
+      return ready !== undefined && pod.status?.phase === "Running" && pod.spec?.nodeName === ready.status?.nodeName
+        ? ready
+        : undefined;
+    },
+    timeoutMs,
+    250,
+  );
+}
+
+/**
+ * Creates a NodeClaim of the `default` NodePool and EC2NodeClass, without a NodePool's scheduling behind it, that
+ * launches exactly one on-demand m5.large (in `zone` when given).
+ */
+export async function createM5NodeClaim(
+  env: TestEnvironment,
+  name: string,
+  options: { readonly zone?: string; readonly terminationGracePeriod?: string } = {},
+): Promise<void> {
+  const requirements = [ON_DEMAND, { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m5.large"] }];
+  if (options.zone !== undefined)
+    requirements.push({ key: "topology.kubernetes.io/zone", operator: "In", values: [options.zone] });
+  await env.kubeConfig.makeApiClient(CustomObjectsApi).createClusterCustomObject({
+    ...NODECLAIMS,
+    body: {
+      apiVersion: "karpenter.sh/v1",
+      kind: "NodeClaim",
+      metadata: { name, labels: { "karpenter.sh/nodepool": "default" } },
+      spec: {
+        nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+        ...(options.terminationGracePeriod === undefined
+          ? {}
+          : { terminationGracePeriod: options.terminationGracePeriod }),
+        requirements,
+      },
+    },
+  });
+}
+
+/** Waits until NodeClaim `name` has condition `type` True; returns it. */
+export function claimWithCondition(
+  env: TestEnvironment,
+  name: string,
+  type: string,
+  timeoutMs: number,
+): Promise<Claim> {
+  const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  return eventually(
+    `NodeClaim ${name} to be ${type}`,
+    async () => {
+      const c = (await custom.getClusterCustomObject({ ...NODECLAIMS, name })) as Claim;
+      return c.status?.conditions?.some((x) => x.type === type && x.status === "True") === true ? c : undefined;
+    },
+    timeoutMs,
+    250,
+  );
+}

@@ -36,10 +36,10 @@ import {
   ON_DEMAND,
   WORKSHOP_FAMILIES,
   createNodePool,
-  isReady,
   liveInstances,
   nodeClaims,
   prepareCluster,
+  podOnReadyClaim,
 } from "./provisioning-fixtures.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -181,37 +181,7 @@ void describe("the operator in the release image, started as the rendered chart'
     sim = new KubeletSim({ kubeConfig: env.kubeConfig, aws: env.aws(), clusterName: CLUSTER });
     sim.start();
     const workload = await createTestNamespace(env.kubeConfig, "image-workload");
-    await core.createNamespacedPod({
-      namespace: workload,
-      body: {
-        metadata: { name: "web" },
-        spec: {
-          terminationGracePeriodSeconds: 0,
-          containers: [
-            {
-              name: "pause",
-              image: "registry.k8s.io/pause:3.10",
-              resources: { requests: { cpu: "500m", memory: "1Gi" } },
-            },
-          ],
-        },
-      },
-    });
-    const claim = await eventually(
-      "a Ready NodeClaim with the pod Running on its node",
-      async () => {
-        const [claims, pod] = await Promise.all([
-          nodeClaims(env),
-          core.readNamespacedPod({ name: "web", namespace: workload }),
-        ]);
-        const ready = claims.find(isReady);
-        return ready !== undefined && pod.status?.phase === "Running" && pod.spec?.nodeName === ready.status?.nodeName
-          ? ready
-          : undefined;
-      },
-      90_000,
-      250,
-    ).catch((error: unknown) => {
+    const claim = await podOnReadyClaim(env, workload, "web", 90_000).catch((error: unknown) => {
       throw new Error(`${(error as Error).message}; operator: ${said()}`);
     });
     const instanceID = claim.status?.providerID?.split("/").pop() ?? "";
