@@ -109,14 +109,16 @@ const FLAGS: Readonly<Record<string, FlagDef>> = {
     kind: "string",
     def: "",
     usage:
-      "base64 PEM CA of the API server for user data; empty: DescribeCluster's for a discovered endpoint, else the kubeconfig's",
+      "base64 PEM CA of the API server for user data; empty: DescribeCluster's for a discovered endpoint, " +
+      "else the kubeconfig's",
   },
   "isolated-vpc": {
     key: "isolatedVPC",
     kind: "boolean",
     def: "false",
     usage:
-      "only AWS services with VPC endpoints are reachable: --cluster-endpoint required, no Pricing API calls; EKS DescribeCluster is still tried for the service CIDR (as Karpenter), never fatal",
+      "only AWS services with VPC endpoints are reachable: --cluster-endpoint required, no Pricing API calls; " +
+      "EKS DescribeCluster is still tried for the service CIDR (as Karpenter), never fatal",
   },
   region: { key: "region", kind: "string", def: "", usage: "AWS region (falls back to AWS_REGION)" },
   "interruption-queue": {
@@ -211,35 +213,40 @@ const FLAGS: Readonly<Record<string, FlagDef>> = {
     kind: "number",
     def: String(MAX_PRICE_RATIO),
     usage:
-      "a planned NodeClaim never grows to an option costing more than this many times what its pods' requests are worth at the NodePool's best price per resource (≥ 1)",
+      "a planned NodeClaim never grows to an option costing more than this many times what its pods' " +
+      "requests are worth at the NodePool's best price per resource (≥ 1)",
   },
   "ignore-dra-requests": {
     key: "ignoreDRARequests",
     kind: "string",
     def: "true",
     usage:
-      "Karpenter's flag: pods with DRA resource claims get a scheduling error and no node; only true is accepted (kerf does not simulate DRA devices)",
+      "Karpenter's flag: pods with DRA resource claims get a scheduling error and no node; " +
+      "only true is accepted (kerf does not simulate DRA devices)",
   },
   "scheduler-config": {
     key: "schedulerConfig",
     kind: "string",
     def: "",
     usage:
-      "YAML/JSON of the kube-scheduler behaviour to mirror: podTopologySpread.defaultConstraints (and defaultingType List|System), applied to pods without topology spread constraints; empty: none",
+      "YAML/JSON of the kube-scheduler behaviour to mirror: podTopologySpread.defaultConstraints " +
+      "(and defaultingType List|System), applied to pods without topology spread constraints; empty: none",
   },
   "legacy-node-repair": {
     key: "legacyNodeRepair",
     kind: "boolean",
     def: "false",
     usage:
-      "Karpenter's flag: kerf's node repair (--feature-gates NodeRepair=true) is always Karpenter's legacy node.health controller, so true and false do the same",
+      "Karpenter's flag: kerf's node repair (--feature-gates NodeRepair=true) " +
+      "is always Karpenter's legacy node.health controller, so true and false do the same",
   },
   "expendable-pods-priority-cutoff": {
     key: "expendablePodsPriorityCutoff",
     kind: "string",
     def: "",
     usage:
-      "kerf's (Cluster Autoscaler's setting): pending pods with a priority below this integer never launch a node; they still schedule onto existing capacity; empty: off (Karpenter's behaviour)",
+      "kerf's (Cluster Autoscaler's setting): pending pods with a priority below this integer " +
+      "never launch a node; they still schedule onto existing capacity; empty: off (Karpenter's behaviour)",
   },
   "feature-gates": {
     key: "featureGates",
@@ -324,7 +331,9 @@ function parseIgnoreDRA(flag: string, raw: string): true {
   if (value === "true" || value === "") return true;
   if (value === "false") {
     throw new ConfigError(
-      `--${flag} (${envName(flag)}): false asks for Karpenter's DRA simulation, which kerf does not implement: kerf gives pods with resource claims a scheduling error and never sizes a node without their devices; remove the setting or set it to true`,
+      `--${flag} (${envName(flag)}): false asks for Karpenter's DRA simulation, which kerf does not implement: ` +
+        `kerf gives pods with resource claims a scheduling error and never sizes a node without their devices; ` +
+        `remove the setting or set it to true`,
     );
   }
   throw new ConfigError(`--${flag} (${envName(flag)}): "${raw}" is not true or false`);
@@ -441,7 +450,8 @@ export function loadConfig(src: ConfigSources): OperatorConfig {
   // Discovery is an EKS call, which an isolated VPC rules out: refuse here rather than at the first launch.
   if (out["isolatedVPC"] === true && out["clusterEndpoint"] === "")
     throw new ConfigError(
-      "--cluster-endpoint (CLUSTER_ENDPOINT) is required with --isolated-vpc (ISOLATED_VPC): kerf does not discover the endpoint from EKS there",
+      "--cluster-endpoint (CLUSTER_ENDPOINT) is required with --isolated-vpc (ISOLATED_VPC): " +
+        "kerf does not discover the endpoint from EKS there",
     );
   return Object.freeze({ ...out, featureGates: Object.freeze(out["featureGates"]) }) as unknown as OperatorConfig;
 }

@@ -1,7 +1,7 @@
 /**
- * Composition root of `kerf operator`: config → adapters → controllers → start; leader-gated controllers; graceful
- * shutdown. The only file that wires everything; what it builds before the controllers (kubeconfig, cluster facts,
- * catalog, AWS providers, metrics) comes from operator/startup/.
+ * Composition root of `kerf operator`: config → adapters → controllers → start; leader-gated controllers;
+ * graceful shutdown. The only file that wires everything; what it builds before the controllers (kubeconfig, cluster
+ * facts, catalog, AWS providers, metrics) comes from operator/startup/.
  */
 import { hostname } from "node:os";
 import type { KubeConfig } from "@kubernetes/client-node";

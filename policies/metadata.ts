@@ -10,12 +10,14 @@ const LABEL_KEY_MSG =
 const LABEL_VALUE_FMT = `(${LABEL_KEY_FMT})?`;
 const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE_FMT}$`);
 const LABEL_VALUE_MSG =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', " +
+  "and must start and end with an alphanumeric character";
 const DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
 const DNS1123_SUBDOMAIN_RE = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
 const DNS1123_SUBDOMAIN_MSG =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', " +
+  "and must start and end with an alphanumeric character";
 /** apimachinery's TotalAnnotationSizeLimitB. */
 const ANNOTATIONS_MAX_BYTES = 256 * 1024;
 
@@ -43,7 +45,8 @@ export function labelKeyErrors(value: string): string[] {
   const parts = value.split("/");
   if (parts.length > 2) {
     return [
-      `a valid label key ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+      `a valid label key ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")} ` +
+        `with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
     ];
   }
   const errors: string[] = [];

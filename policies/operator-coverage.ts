@@ -297,7 +297,9 @@ function kubeletUses(object: unknown): IgnoredUse[] {
     .map((key) => ({
       path: `spec.kubelet.${key}`,
       field: "spec.kubelet.*",
-      feature: `a KubeletConfiguration field the ${family} family does not write into user data (AL2023 passes every field)`,
+      feature:
+        `a KubeletConfiguration field the ${family} family does not write into user data ` +
+        `(AL2023 passes every field)`,
     }));
 }
 
@@ -366,7 +368,8 @@ export function coverageTableRows(): CoverageRow[] {
     [
       "spec.kubelet.*",
       "EC2NodeClass",
-      `outside AL2023 (which passes every field through), any KubeletConfiguration field but ${HONOURED_KUBELET_KEYS.join(", ")}`,
+      `outside AL2023 (which passes every field through), ` +
+        `any KubeletConfiguration field but ${HONOURED_KUBELET_KEYS.join(", ")}`,
     ],
     ...IGNORED_VALUES.map((v): CoverageRow => [`${v.path}: ${v.value}`, v.kind, v.feature]),
     ...Object.entries(IGNORED_REQUIREMENT_LABELS).map(([key, feature]): CoverageRow => [

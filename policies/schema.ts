@@ -206,7 +206,8 @@ const inBody =
 /** Apiserver wording per ajv keyword (k8s.io/apiextensions-apiserver validation messages). */
 const MESSAGES: Readonly<Record<string, Describe>> = {
   enum: ({ data, params }) =>
-    `Unsupported value: ${quote(data)}: supported values: ${(params["allowedValues"] as unknown[]).map(quote).join(", ")}`,
+    `Unsupported value: ${quote(data)}: ` +
+    `supported values: ${(params["allowedValues"] as unknown[]).map(quote).join(", ")}`,
   pattern: inBody((p) => `should match '${String(p["pattern"])}'`),
   format: ({ path, data, params }) =>
     `Invalid value: ${quote(data)}: ${path} in body must be of type ${String(params["format"])}: ${quote(data)}`,

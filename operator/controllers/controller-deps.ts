@@ -25,7 +25,10 @@ export interface BatchDurations {
 
 /** Everything controllers may use (named, built in main.ts). */
 export interface ControllerDeps extends NodeClaimDeps {
-  /** With nodeClassCloud and nodeClassFinalizers (all present when the AWS provider graph is wired): enables the EC2NodeClass controller. */
+  /**
+   * With nodeClassCloud and nodeClassFinalizers (all present when the AWS provider graph is wired):
+   * enables the EC2NodeClass controller.
+   */
   readonly nodeClassResolver?: NodeClassResolver;
   /** Instance profiles and cleanup of EC2NodeClasses. */
   readonly nodeClassCloud?: NodeClassCloud;

@@ -67,7 +67,8 @@ export function controllers(deps: ControllerDeps): ControllerSpec[] {
       name: "nodeclaim.lifecycle",
       concurrency: 10,
       reconcile: (key) => reconcileNodeClaim(deps, key),
-      // A VolumeAttachment names its Node in spec.nodeName, as a pod does: its deletion wakes a termination waiting on it.
+      // A VolumeAttachment names its Node in spec.nodeName, as a pod does:
+      // its deletion wakes a termination waiting on it.
       watches: {
         nodeclaims: own,
         nodes: (n) => nodeClaimOfNode(deps, n),

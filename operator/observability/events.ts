@@ -391,6 +391,7 @@ export function nodeOverlayIgnored(overlay: Meta): OperatorEvent {
     type: "Warning",
     reason: "NodeOverlayNotApplied",
     message:
-      "NodeOverlay is not applied: the operator runs with feature gate NodeOverlay=false (set --feature-gates NodeOverlay=true)",
+      "NodeOverlay is not applied: the operator runs with feature gate NodeOverlay=false " +
+      "(set --feature-gates NodeOverlay=true)",
   };
 }

@@ -60,7 +60,8 @@ export async function nodeCluster(
   });
   if (cluster.caBundle === undefined)
     logger.warn(
-      "no cluster CA bundle (kubeconfig without one, no --cluster-ca-bundle): node user data carries none and AL2023 nodes will not join",
+      "no cluster CA bundle (kubeconfig without one, no --cluster-ca-bundle): " +
+        "node user data carries none and AL2023 nodes will not join",
     );
   logger.info(
     {
@@ -118,7 +119,8 @@ export async function regionCatalog(
   if (types === 0)
     o.logger.warn(
       { region: config.region },
-      "no instance types: AWS did not answer and kerf bundles no data for this region; nothing launches until a refresh succeeds",
+      "no instance types: AWS did not answer and kerf bundles no data for this region; " +
+        "nothing launches until a refresh succeeds",
     );
   return catalog;
 }

@@ -159,7 +159,8 @@ export async function runTop(args: readonly string[], io: CliIo): Promise<number
     clients = clientsOf(options);
   } catch (error) {
     io.stderr(
-      `kerf top: reading the kubeconfig${options.kubeconfig === undefined ? "" : ` ${options.kubeconfig}`}: ${(error as Error).message}\n`,
+      `kerf top: reading the kubeconfig` +
+        `${options.kubeconfig === undefined ? "" : ` ${options.kubeconfig}`}: ${(error as Error).message}\n`,
     );
     return 2;
   }

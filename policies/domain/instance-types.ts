@@ -199,7 +199,9 @@ export function truncate(types: readonly InstanceType[], requirements: Requireme
   const kept = orderByPrice(types, requirements).slice(0, max);
   const shortfall = typesMinValuesGap(kept, requirements);
   if (shortfall === undefined) return { ok: true, types: kept };
-  const reason = `minValues requirement is not met for label ${shortfall.key}: needs ${shortfall.needed} values, the instance types offer ${shortfall.found}`;
+  const reason =
+    `minValues requirement is not met for label ${shortfall.key}: needs ${shortfall.needed} values, ` +
+    `the instance types offer ${shortfall.found}`;
   return { ok: false, types: kept, reason };
 }
 

@@ -27,7 +27,8 @@ export class QuantityError extends Error {
   readonly input: string;
   constructor(input: string) {
     super(
-      `parsing quantity "${input}": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
+      `parsing quantity "${input}": quantities must match the regular expression ` +
+        `'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
     );
     this.name = "QuantityError";
     this.input = input;

@@ -30,7 +30,8 @@ const EXCLUSIONS: readonly Exclusion[] = [
     field: "name",
     others: ["tags", "id"],
     message:
-      "'name' is mutually exclusive, cannot be set with a combination of other fields in a security group selector term",
+      "'name' is mutually exclusive, cannot be set with " +
+      "a combination of other fields in a security group selector term",
   },
   {
     list: "capacityReservationSelectorTerms",

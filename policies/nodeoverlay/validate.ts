@@ -51,7 +51,8 @@ function celIssues(op: unknown, values: readonly unknown[], at: string): Overlay
     out.push({
       path: at,
       message:
-        "Invalid value: \"array\": requirements operator 'Gt', 'Lt', 'Gte' or 'Lte' must have a single positive integer value",
+        "Invalid value: \"array\": requirements operator 'Gt', 'Lt', 'Gte' or 'Lte' " +
+        "must have a single positive integer value",
     });
   }
   return out;

@@ -27,17 +27,22 @@ function overlapIssue(
   if (durationMs <= periods.minPeriodMs) return undefined;
   const path = `${at.path}.duration`;
   if (durationMs >= periods.maxPeriodMs) {
-    const message = `duration ${duration} exceeds the schedule's period (${formatDuration(periods.maxPeriodMs)} at most): the budget never becomes inactive`;
+    const message =
+      `duration ${duration} exceeds the schedule's period (${formatDuration(periods.maxPeriodMs)} at most): ` +
+      `the budget never becomes inactive`;
     return { path, message, advisory: true };
   }
   if (durationMs > periods.clockMinPeriodMs) {
-    const message = `duration ${duration} exceeds the schedule's period (${formatDuration(periods.clockMinPeriodMs)}): consecutive windows overlap`;
+    const message =
+      `duration ${duration} exceeds the schedule's period (${formatDuration(periods.clockMinPeriodMs)}): ` +
+      `consecutive windows overlap`;
     return { path, message, advisory: true };
   }
   // Only a clock change brings two hits this close: a wall time that happens twice, or a shorter night.
   const message =
-    `duration ${duration} exceeds the ${formatDuration(periods.minPeriodMs)} between two hits on a day ${at.zone} changes its clocks ` +
-    "(a wall time repeated when clocks go back fires twice): consecutive windows overlap on that day";
+    `duration ${duration} exceeds the ${formatDuration(periods.minPeriodMs)} between two hits ` +
+    `on a day ${at.zone} changes its clocks (a wall time repeated when clocks go back fires twice): ` +
+    "consecutive windows overlap on that day";
   return { path, message, advisory: true };
 }
 
@@ -108,6 +113,7 @@ export const BUDGET_SCHEDULE_POLICY: Policy = {
   kinds: ["NodePool"],
   defaultSeverity: "deny",
   description:
-    "disruption budget schedules parse as Karpenter's cron (UTC, or the IANA zone of kerf.dev/budget-timezone), pair with a duration, and are not always active",
+    "disruption budget schedules parse as Karpenter's cron (UTC, or the IANA zone of kerf.dev/budget-timezone), " +
+    "pair with a duration, and are not always active",
   check: budgetIssues,
 };

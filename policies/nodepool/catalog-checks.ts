@@ -42,7 +42,8 @@ function narrowest(
 function narrowestText(n: Narrowest | undefined): string {
   return n === undefined
     ? "no single requirement accounts for it"
-    : `the narrowest requirement is ${REQUIREMENTS_PATH}[${n.index}] (${n.text}); without it ${n.countWithout} types match`;
+    : `the narrowest requirement is ${REQUIREMENTS_PATH}[${n.index}] (${n.text}); ` +
+        `without it ${n.countWithout} types match`;
 }
 
 function allowsSpot(reqs: readonly IndexedRequirement[]): boolean {
@@ -58,7 +59,10 @@ function spotDiversity(input: PolicyInput): Issue[] {
   const threshold = input.context.config.spotDiversity.minInstanceTypes;
   if (count >= threshold) return [];
   const worst = narrowest(view, reqs, spot, count);
-  const message = `the NodePool allows spot but only ${count} instance types of the ${view.region} catalog match its requirements as spot (at least ${threshold} needed to diversify against interruptions); ${narrowestText(worst)}`;
+  const message =
+    `the NodePool allows spot but only ${count} instance types of the ${view.region} catalog ` +
+    `match its requirements as spot (at least ${threshold} needed to diversify against interruptions); ` +
+    `${narrowestText(worst)}`;
   return [{ path: worst === undefined ? REQUIREMENTS_PATH : `${REQUIREMENTS_PATH}[${worst.index}]`, message }];
 }
 
@@ -71,7 +75,10 @@ function minValuesIssues(view: CatalogView, reqs: readonly IndexedRequirement[])
     const values = distinctValues(view, requirement.key, all);
     if (values.size >= needed) return [];
     const shown = [...values].slice(0, 10).join(", ");
-    const message = `minValues ${needed} for ${requirement.key} cannot be met: the ${types.length} matching instance types offer ${values.size} distinct values${shown === "" ? "" : ` (${shown})`}`;
+    const message =
+      `minValues ${needed} for ${requirement.key} cannot be met: ` +
+      `the ${types.length} matching instance types offer ${values.size} distinct values` +
+      `${shown === "" ? "" : ` (${shown})`}`;
     return [{ path: `${REQUIREMENTS_PATH}[${index}].minValues`, message }];
   });
 }
@@ -83,7 +90,9 @@ function satisfiable(input: PolicyInput): Issue[] {
   const count = matchingTypes(view, requirementsOf(reqs)).length;
   if (count === 0) {
     const worst = narrowest(view, reqs, [], 0);
-    const message = `the requirements match no instance type of the ${view.region} catalog, so the NodePool can never launch a node; ${narrowestText(worst)}`;
+    const message =
+      `the requirements match no instance type of the ${view.region} catalog, ` +
+      `so the NodePool can never launch a node; ${narrowestText(worst)}`;
     return [{ path: worst === undefined ? REQUIREMENTS_PATH : `${REQUIREMENTS_PATH}[${worst.index}]`, message }];
   }
   return minValuesIssues(view, reqs);

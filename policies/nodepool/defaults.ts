@@ -52,8 +52,9 @@ export function requiredWithoutKerfMutation(object: Record<string, unknown>, sch
     {
       path: CONSOLIDATE_AFTER_PATH,
       message:
-        "Required value (Karpenter's CRD rejects a disruption block without consolidateAfter; kerf's mutating webhook " +
-        'would default it to "0s", but without that webhook, or while it is down, the apiserver rejects the object: set ' +
+        "Required value (Karpenter's CRD rejects a disruption block without consolidateAfter; " +
+        'kerf\'s mutating webhook would default it to "0s", but without that webhook, or while it is down, ' +
+        "the apiserver rejects the object: set " +
         'consolidateAfter explicitly; see kerf\'s Helm chart README, "When the webhook is down")',
     },
   ];

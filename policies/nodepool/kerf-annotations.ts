@@ -41,7 +41,9 @@ function spotToSpotIssues(input: PolicyInput): Issue[] {
   return [
     {
       path: SPOT_PATH,
-      message: `annotation ${SPOT_TO_SPOT_ANNOTATION}: ${setting.message}; kerf's operator would ignore it (the feature gate decides)`,
+      message:
+        `annotation ${SPOT_TO_SPOT_ANNOTATION}: ${setting.message}; ` +
+        `kerf's operator would ignore it (the feature gate decides)`,
     },
   ];
 }
@@ -84,7 +86,8 @@ export const KERF_ANNOTATIONS_POLICY: Policy = {
   kinds: ["NodePool"],
   defaultSeverity: "deny",
   description:
-    "kerf's NodePool annotations are usable: kerf.dev/consolidate-empty-after a duration shorter than consolidateAfter, " +
+    "kerf's NodePool annotations are usable: " +
+    "kerf.dev/consolidate-empty-after a duration shorter than consolidateAfter, " +
     'kerf.dev/spot-to-spot-consolidation "true" or "false", kerf.dev/drift-rollout "waves", ' +
     "kerf.dev/off-schedule a list of cron windows with durations",
   check: kerfAnnotationIssues,

@@ -36,7 +36,9 @@ function belowSmallest(input: PolicyInput, limits: Record<string, unknown>): Iss
     const type = smallest(types, resource);
     const capacity = type?.capacity[resource];
     if (limit === undefined || type === undefined || capacity === undefined || limit >= capacity) return [];
-    const message = `limit ${resource}=${String(limits[resource])} is below the smallest matching instance type (${type.name}: ${formatResource(resource, capacity)}): the NodePool cannot launch any node`;
+    const message =
+      `limit ${resource}=${String(limits[resource])} is below the smallest matching instance type ` +
+      `(${type.name}: ${formatResource(resource, capacity)}): the NodePool cannot launch any node`;
     return [{ path: `spec.limits.${resource}`, message, advisory: true }];
   });
 }

@@ -25,14 +25,18 @@ function refIssues(input: PolicyInput): Issue[] {
     return [
       {
         path: "spec.template.spec.nodeClassRef",
-        message: `nodeClassRef ${kind ?? ""}.${group ?? ""} is not karpenter.k8s.aws EC2NodeClass; kerf cannot resolve it`,
+        message:
+          `nodeClassRef ${kind ?? ""}.${group ?? ""} is not karpenter.k8s.aws EC2NodeClass; ` +
+          `kerf cannot resolve it`,
       },
     ];
   }
   if (names.has(name)) return [];
   // Checked on its own (a pre-commit hook on one changed file): the class may well exist elsewhere.
   if (names.size === 0) {
-    const message = `EC2NodeClass "${name}" was not checked (no EC2NodeClass among the checked files), so the reference is not verified`;
+    const message =
+      `EC2NodeClass "${name}" was not checked (no EC2NodeClass among the checked files), ` +
+      `so the reference is not verified`;
     return [{ path: NAME_PATH, notice: true, message }];
   }
   const near = suggestion(name, names);
@@ -41,7 +45,9 @@ function refIssues(input: PolicyInput): Issue[] {
     .map((n) => `"${n}"`)
     .join(", ");
   const hint = near === undefined ? `the checked EC2NodeClasses are ${known}` : `did you mean "${near}"?`;
-  const message = `EC2NodeClass "${name}" is not among the checked EC2NodeClasses (${hint}); the NodePool would stay NodeClassReady=False`;
+  const message =
+    `EC2NodeClass "${name}" is not among the checked EC2NodeClasses (${hint}); ` +
+    `the NodePool would stay NodeClassReady=False`;
   return [{ path: NAME_PATH, message }];
 }
 

@@ -23,7 +23,10 @@ const KNOWN_VALUES: Readonly<Record<string, readonly string[]>> = {
 const ORDER = new Set(["Gt", "Lt", "Gte", "Lte"]);
 
 function restrictedMessage(key: string): string {
-  return `label ${key} is restricted; specify a well known label or a custom label that does not use a restricted domain: ${RESTRICTED_LABEL_DOMAINS.join(", ")}`;
+  return (
+    `label ${key} is restricted; specify a well known label or a custom label ` +
+    `that does not use a restricted domain: ${RESTRICTED_LABEL_DOMAINS.join(", ")}`
+  );
 }
 
 function labelIssues(labels: Record<string, unknown>): Issue[] {

@@ -73,7 +73,8 @@ export const NODEPOOL_STRICT_POLICY: Policy = {
   kinds: ["NodePool"],
   defaultSeverity: "deny",
   description:
-    "closes the released schema's gaps: taint values as label values, values on Exists, negative limits, expiry before consolidation",
+    "closes the released schema's gaps: taint values as label values, values on Exists, " +
+    "negative limits, expiry before consolidation",
   check: (input: PolicyInput) => {
     const spec = get(input.object, "spec");
     const templateSpec = get(spec, "template", "spec");

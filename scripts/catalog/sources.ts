@@ -168,7 +168,8 @@ function cachedWheel(env: NodeJS.ProcessEnv): string {
         .at(-1) ?? "";
     throw new CatalogSourceError(
       `moto ${MOTO.version} is not installed (no complete venv in ${cacheDir(env)}/venv, ` +
-        `no KERF_MOTO_SITE_PACKAGES) and \`python3 ${args.join(" ")}\` failed: ${stderr || (error as Error).message}; ` +
+        `no KERF_MOTO_SITE_PACKAGES) and \`python3 ${args.join(" ")}\` failed: ` +
+        `${stderr || (error as Error).message}; ` +
         `run \`bash .ci/testenv/ensure.sh\`, or set KERF_MOTO_WHEEL to a copy of ${MOTO.wheel}`,
       { cause: error },
     );

@@ -137,7 +137,9 @@ function overlayResult(engine: Engine, source: SourceObject): ObjectResult {
       ? [
           {
             path: "apiVersion",
-            message: `Karpenter ${version} does not serve karpenter.sh/v1alpha1 NodeOverlay (Karpenter v${NODEOVERLAY_SINCE}+)`,
+            message:
+              `Karpenter ${version} does not serve karpenter.sh/v1alpha1 NodeOverlay ` +
+              `(Karpenter v${NODEOVERLAY_SINCE}+)`,
           },
         ]
       : nodeOverlayIssues(source.value);

@@ -118,7 +118,9 @@ function toValue(file: string, doc: Document.Parsed, lineCounter: LineCounter): 
   } catch (error) {
     // The only failure left is the expansion bound (the yaml package names no node): point at the first alias.
     const offset = firstAliasOffset(doc) ?? doc.contents?.range?.[0] ?? 0;
-    const reason = `YAML aliases expand beyond the limit (${MAX_ALIAS_COUNT} aliased nodes per anchor): refusing a possible "billion laughs" document`;
+    const reason =
+      `YAML aliases expand beyond the limit (${MAX_ALIAS_COUNT} aliased nodes per anchor): ` +
+      `refusing a possible "billion laughs" document`;
     throw inputError({ file, offset, lineCounter }, reason, error);
   }
 }

@@ -109,7 +109,8 @@ export async function selectKarpenterApi(choice: ApiChoice): Promise<KarpenterAp
   } catch (error) {
     const fallback = bundledKarpenterApi();
     choice.warn(
-      `kerf check: ${causeText(error)}; judging against the bundled Karpenter ${fallback.version} (--karpenter-version to choose)\n`,
+      `kerf check: ${causeText(error)}; ` +
+        `judging against the bundled Karpenter ${fallback.version} (--karpenter-version to choose)\n`,
     );
     return fallback;
   }

@@ -101,7 +101,9 @@ export interface WhatIf {
   /** What each pool's budgets allow now (the first pass). */
   readonly budgets: readonly WhatIfBudget[];
   readonly eligible: Readonly<Record<DisruptionReason, number>>;
-  /** What keeps the remaining nodes: the blockers of the last pass (the one that found nothing, or the last planned). */
+  /**
+   * What keeps the remaining nodes: the blockers of the last pass (the one that found nothing, or the last planned).
+   */
   readonly blocked: readonly WhatIfBlocker[];
   readonly unconsolidatable: readonly WhatIfBlocker[];
   readonly stopped: string;
@@ -341,13 +343,15 @@ export function whatIf(objects: ScenarioObjects, options: WhatIfOptions): WhatIf
 
 const money = (x: number): string => `$${x.toFixed(4)}/h`;
 const describeNode = (n: WhatIfNode): string =>
-  `${n.node} (${n.nodePool}, ${n.instanceType} ${n.capacityType} in ${n.zone}, ${money(n.pricePerHour)}, ${n.pods} pod(s))`;
+  `${n.node} (${n.nodePool}, ${n.instanceType} ${n.capacityType} in ${n.zone}, ` +
+  `${money(n.pricePerHour)}, ${n.pods} pod(s))`;
 
 function stepLines(s: WhatIfStep): string[] {
   const what = s.decision === "delete" ? "delete" : "replace";
   const launches = s.replacements.map(
     (r) =>
-      `    with ${r.instanceType} ${r.capacityType} in ${r.zone} (${r.nodePool}, ${money(r.pricePerHour)}) as ${r.node}, for ${r.pods.length} pod(s)`,
+      `    with ${r.instanceType} ${r.capacityType} in ${r.zone} (${r.nodePool}, ${money(r.pricePerHour)}) ` +
+      `as ${r.node}, for ${r.pods.length} pod(s)`,
   );
   return [
     `  Pass ${s.pass}: ${s.method} (${s.reason}): ${what} ${s.candidates.map(describeNode).join(", ")}`,
@@ -365,7 +369,8 @@ export function formatWhatIf(w: WhatIf): string {
   lines.push(
     ...w.budgets.map(
       (b) =>
-        `  ${b.nodePool} ${b.reason}: ${b.allowed ?? "unlimited"} of ${b.nodes} node(s)${b.disrupting > 0 ? `, ${b.disrupting} already disrupting` : ""} — ${b.explanation}`,
+        `  ${b.nodePool} ${b.reason}: ${b.allowed ?? "unlimited"} of ${b.nodes} node(s)` +
+        `${b.disrupting > 0 ? `, ${b.disrupting} already disrupting` : ""} — ${b.explanation}`,
     ),
   );
   const held = [
@@ -378,7 +383,8 @@ export function formatWhatIf(w: WhatIf): string {
       ...held.map((b) => `  ${b.node || b.nodeClaim}: ${b.what} (${b.kind}): ${b.message}`),
     );
   lines.push(
-    `Disruption total: ${w.nodesRemoved} node(s) removed, ${w.nodesLaunched} launched, saving ${money(w.totalSavingsPerHour)}`,
+    `Disruption total: ${w.nodesRemoved} node(s) removed, ${w.nodesLaunched} launched, ` +
+      `saving ${money(w.totalSavingsPerHour)}`,
   );
   return `${lines.join("\n")}\n`;
 }

@@ -1,4 +1,7 @@
-/** `kerf simulate -f SCENARIO.yaml`: runs the scheduling simulation on a scenario and prints the plan (NodeClaims, prices, unschedulable pods). */
+/**
+ * `kerf simulate -f SCENARIO.yaml`: runs the scheduling simulation on a scenario and prints the plan
+ * (NodeClaims, prices, unschedulable pods).
+ */
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
@@ -10,7 +13,8 @@ import {
 } from "../../policies/domain/catalog/builtin.ts";
 import { priceNote, type PriceNote } from "./explain.ts";
 import { regionList } from "./regions.ts";
-// The simulation is the operator's pure core; this CLI only reads, converts and prints (architecture §1.1 entry-point wiring).
+// The simulation is the operator's pure core; this CLI only reads, converts and prints
+// (architecture §1.1 entry-point wiring).
 import { parsePriorityCutoff } from "../../operator/core/provisioning/expendable.ts";
 import { buildScenario, ScenarioError, type Scenario } from "../../operator/core/scheduling/scenario.ts";
 import { offHolds } from "../../operator/core/provisioning/plan.ts";
@@ -24,7 +28,9 @@ import { readInputs } from "./inputs.ts";
 import { ExitCode } from "./exit-codes.ts";
 import type { CliIo } from "./io.ts";
 
-const usage = `Usage: kerf simulate -f SCENARIO.yaml [-f MORE.yaml|DIR ...] [--format text|json] [--region REGION] [--at TIME] [--passes N]
+const usage =
+  `Usage: kerf simulate -f SCENARIO.yaml [-f MORE.yaml|DIR ...] [--format text|json] ` +
+  `[--region REGION] [--at TIME] [--passes N]
                      [--spot-to-spot] [--max-price-ratio R] [--scheduler-config FILE]
                      [--expendable-pods-priority-cutoff N]
 
@@ -272,7 +278,9 @@ function planScenario(
   };
 }
 
-/** The pools off at the scenario's time and the unschedulable pods each would have launched for (as the provisioner). */
+/**
+ * The pools off at the scenario's time and the unschedulable pods each would have launched for (as the provisioner).
+ */
 function offPoolsOf(
   input: SchedulingInput,
   result: SimulationResult,

@@ -118,7 +118,8 @@ export interface ClusterStateOptions {
  */
 function keepOnly(obj: KubernetesObject, meta: readonly string[], spec: readonly string[]): KubernetesObject {
   const o = obj as unknown as Record<string, unknown>;
-  // The object itself keeps its identity (the informer transforms in place); what it holds is rebuilt (object-shape.ts).
+  // The object itself keeps its identity (the informer transforms in place);
+  // what it holds is rebuilt (object-shape.ts).
   for (const key of Object.keys(o)) if (!["apiVersion", "kind", "metadata", "spec"].includes(key)) delete o[key];
   if (o["metadata"] !== undefined) o["metadata"] = onlyKeys(o["metadata"] as Record<string, unknown>, meta);
   const sp = o["spec"] as Record<string, unknown> | undefined;

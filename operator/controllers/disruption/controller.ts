@@ -71,7 +71,8 @@ function describe(command: Command): Record<string, unknown> {
     ),
     replacements: command.replacements.map(
       (r) =>
-        `${r.launch.instanceType}/${r.launch.capacityType}/${r.launch.zone} (${r.pods.length} pods, ${r.instanceTypes.length} options)`,
+        `${r.launch.instanceType}/${r.launch.capacityType}/${r.launch.zone} ` +
+        `(${r.pods.length} pods, ${r.instanceTypes.length} options)`,
     ),
   };
 }

@@ -93,7 +93,9 @@ export function reservationStatus(
 ): CapacityReservationStatus | { readonly error: string } {
   if (r.instanceMatchCriteria !== "open" && r.instanceMatchCriteria !== "targeted") {
     return {
-      error: `capacity reservation ${r.id}: unsupported instance match criteria ${JSON.stringify(r.instanceMatchCriteria)}`,
+      error:
+        `capacity reservation ${r.id}: ` +
+        `unsupported instance match criteria ${JSON.stringify(r.instanceMatchCriteria)}`,
     };
   }
   const type = r.reservationType === undefined || r.reservationType === "" ? "default" : r.reservationType;

@@ -94,9 +94,14 @@ function spotToSpotOff(ctx: EvaluationContext, candidates: readonly Candidate[])
   for (const c of candidates) {
     const pool = ctx.spotToSpotPools.get(c.nodePool);
     if (pool === false)
-      return `spot nodes are only deleted, not replaced: NodePool ${c.nodePool} has ${SPOT_TO_SPOT_ANNOTATION}: "false"`;
+      return (
+        `spot nodes are only deleted, not replaced: ` + `NodePool ${c.nodePool} has ${SPOT_TO_SPOT_ANNOTATION}: "false"`
+      );
     if (pool === undefined && !ctx.spotToSpot) {
-      return `spot nodes are only deleted, not replaced, unless the SpotToSpotConsolidation feature gate is on (or NodePool ${c.nodePool} has ${SPOT_TO_SPOT_ANNOTATION}: "true")`;
+      return (
+        `spot nodes are only deleted, not replaced, unless the SpotToSpotConsolidation feature gate is on ` +
+        `(or NodePool ${c.nodePool} has ${SPOT_TO_SPOT_ANNOTATION}: "true")`
+      );
     }
   }
   return undefined;
@@ -139,7 +144,10 @@ function spotToSpot(
   const full = pinned(replacement, reqs, price, undefined);
   if (typeof full === "string" || candidates.length > 1) return full;
   if (full.instanceTypes.length < SPOT_TO_SPOT_MIN_TYPES) {
-    return `spot-to-spot consolidation needs ${SPOT_TO_SPOT_MIN_TYPES} cheaper spot instance types, found ${full.instanceTypes.length}`;
+    return (
+      `spot-to-spot consolidation needs ${SPOT_TO_SPOT_MIN_TYPES} cheaper spot instance types, ` +
+      `found ${full.instanceTypes.length}`
+    );
   }
   const spot = reqs.with(Requirement.in(Label.capacityType, ["spot"]));
   const keep = Math.max(SPOT_TO_SPOT_MIN_TYPES, typesForMinValues(full.instanceTypes, spot));

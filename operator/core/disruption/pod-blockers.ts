@@ -164,7 +164,9 @@ function pdbBlocker(pod: Pod, pdbs: PdbIndex, now: number): Blocker | undefined 
   if (allows) return undefined;
   return {
     kind: "pdb",
-    message: `PodDisruptionBudget ${pdb.metadata?.namespace ?? ""}/${pdb.metadata?.name ?? ""} allows no disruption of pod ${podName(pod)}`,
+    message:
+      `PodDisruptionBudget ${pdb.metadata?.namespace ?? ""}/${pdb.metadata?.name ?? ""} ` +
+      `allows no disruption of pod ${podName(pod)}`,
   };
 }
 

@@ -109,7 +109,9 @@ export function poolBudgets(input: BudgetInput): PoolBudget[] {
 
 /** Why a rollout in waves starts no more now (or only some), as the Drifted budget's explanation. */
 export function waveExplanation(w: DriftWaves): string {
-  const head = `${DRIFT_ROLLOUT_ANNOTATION}: wave ${w.wave} of ${w.size} node${w.size === 1 ? "" : "s"}, ${w.settled} settled`;
+  const head =
+    `${DRIFT_ROLLOUT_ANNOTATION}: wave ${w.wave} of ${w.size} ` +
+    `node${w.size === 1 ? "" : "s"}, ${w.settled} settled`;
   return w.startable === 0
     ? `${head}, ${w.inProgress} being replaced; the next starts once they are Initialized with their pods Running`
     : `${head}: ${w.startable} more may start`;

@@ -50,7 +50,8 @@ function validEmpty(
   const why: string[] = [];
   for (const old of command.candidates) {
     const c = byName.get(old.name);
-    const gone = `${old.name} is no longer a candidate: ${blockedBy.get(old.name) ?? "gone, deleting or in another command"}`;
+    const gone =
+      `${old.name} is no longer a candidate: ` + `${blockedBy.get(old.name) ?? "gone, deleting or in another command"}`;
     const reason = c === undefined ? gone : stillHolds(pass, command, c);
     if (reason !== undefined) why.push(reason);
     else if (c !== undefined) fresh.push(c);
@@ -75,7 +76,9 @@ export function revalidate(input: DisruptionInput, command: Command): Validation
     if (c === undefined)
       return {
         ok: false,
-        reason: `${old.name} is no longer a candidate: ${blockedBy.get(old.name) ?? "gone, deleting or in another command"}`,
+        reason:
+          `${old.name} is no longer a candidate: ` +
+          `${blockedBy.get(old.name) ?? "gone, deleting or in another command"}`,
       };
     const why = stillHolds(pass, command, c);
     if (why !== undefined) return { ok: false, reason: why };

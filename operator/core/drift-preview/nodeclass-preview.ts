@@ -77,7 +77,10 @@ function unhashedChanges(before: Obj, after: Obj, familyChanged: boolean): Field
 function verdict(replaces: Replacement, causes: readonly DriftCause[], unhashed: readonly FieldChange[]): string {
   if (replaces === "all") return `replaces every node launched from it (${causes.map((c) => c.reason).join(", ")})`;
   if (replaces === "maybe")
-    return `may replace nodes: ${causes.map((c) => c.reason).join(", ")} once the new selector terms resolve to different resources`;
+    return (
+      `may replace nodes: ${causes.map((c) => c.reason).join(", ")} ` +
+      `once the new selector terms resolve to different resources`
+    );
   if (unhashed.length === 0)
     return "no replacement: the EC2NodeClass hash is unchanged (only order or spelling the hash ignores changed)";
   return `no replacement: only ${unhashed.map((f) => f.path).join(", ")} changed, which no drift check covers`;

@@ -70,7 +70,9 @@ function removed(o: PreviewInput, ctx: PreviewContext): ObjectPreview {
   };
   if (o.kind === "NodePool") {
     const live = ctx.liveCount(name, { kind: "NodePool", pool: o.value });
-    const summary = `deleted: its NodeClaims are deleted with it${live === undefined ? "" : ` (${live.nodeClaims} now)`}; every node is drained and terminated without replacement, not paced by budgets`;
+    const summary =
+      `deleted: its NodeClaims are deleted with it${live === undefined ? "" : ` (${live.nodeClaims} now)`}; ` +
+      `every node is drained and terminated without replacement, not paced by budgets`;
     return {
       ...base,
       replaces: "removes",
@@ -80,7 +82,9 @@ function removed(o: PreviewInput, ctx: PreviewContext): ObjectPreview {
     };
   }
   const users = ctx.referencing(name);
-  const summary = `deleted: the deletion waits until no NodeClaim uses it${users.length === 0 ? "" : `; ${users.join(", ")} still reference it and cannot launch nodes`}`;
+  const summary =
+    `deleted: the deletion waits until no NodeClaim uses it` +
+    `${users.length === 0 ? "" : `; ${users.join(", ")} still reference it and cannot launch nodes`}`;
   return { ...base, replaces: "none", summary, nodePools: users };
 }
 

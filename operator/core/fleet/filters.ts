@@ -49,7 +49,8 @@ function roomier(a: Candidate, b: Candidate): boolean {
  */
 const KIND_PRIORITY = ["default", "capacity-block", "default/interruptible"];
 const kindOf = (c: Candidate): string =>
-  `${c.offering.reservation?.type ?? "default"}${c.offering.reservation?.interruptible === true ? "/interruptible" : ""}`;
+  `${c.offering.reservation?.type ?? "default"}` +
+  `${c.offering.reservation?.interruptible === true ? "/interruptible" : ""}`;
 
 /**
  * A reserved launch's candidates (aws filter.go CapacityReservationTypeFilter, CapacityBlockFilter,

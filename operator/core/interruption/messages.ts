@@ -57,7 +57,8 @@ function instanceId(detail: Obj, what: string): string {
   const id = detail["instance-id"];
   if (typeof id !== "string" || !INSTANCE_ID.test(id))
     throw new InterruptionParseError(
-      `${what}: detail.instance-id ${id === undefined ? "is missing" : `${JSON.stringify(id)} is not an EC2 instance id`}`,
+      `${what}: detail.instance-id ` +
+        `${id === undefined ? "is missing" : `${JSON.stringify(id)} is not an EC2 instance id`}`,
     );
   return id;
 }
@@ -103,7 +104,9 @@ function envelope(body: string): { event: Obj; base: Envelope } {
 /** Parses one SQS message body. */
 export function parseInterruptionMessage(body: string): InterruptionMessage {
   const { event, base } = envelope(body);
-  const what = `reading ${base.source === "" ? "interruption" : base.source} event ${JSON.stringify(base.detailType)}${base.id === "" ? "" : ` ${base.id}`}`;
+  const what =
+    `reading ${base.source === "" ? "interruption" : base.source} event ` +
+    `${JSON.stringify(base.detailType)}${base.id === "" ? "" : ` ${base.id}`}`;
   const noOp: InterruptionMessage = { ...base, kind: "no_op", instanceIds: [] };
   const single = base.source === "aws.ec2" ? EC2_SINGLE_INSTANCE[base.detailType] : undefined;
   const healthEvent = base.source === "aws.health" && base.detailType === "AWS Health Event";

@@ -35,7 +35,9 @@ function networkArgs(options: BootstrapOptions): string[] {
 /** The shell script running /etc/eks/bootstrap.sh, line for line as Karpenter writes it. */
 export function al2BootstrapScript(options: BootstrapOptions): string {
   const ca = options.caBundle === undefined ? "" : `--b64-cluster-ca ${quote(options.caBundle)}`;
-  const first = `/etc/eks/bootstrap.sh ${quote(options.clusterName)} --apiserver-endpoint ${quote(options.clusterEndpoint)} ${ca}`;
+  const first =
+    `/etc/eks/bootstrap.sh ${quote(options.clusterName)} ` +
+    `--apiserver-endpoint ${quote(options.clusterEndpoint)} ${ca}`;
   const args = [first, ...networkArgs(options)];
   if (options.kubelet.maxPods !== undefined) args.push("--use-max-pods false");
   args.push(`--kubelet-extra-args ${quote(kubeletExtraArgs(options).join(" "))}`);

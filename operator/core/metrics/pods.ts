@@ -42,7 +42,10 @@ const NODE_LABELS = {
 export function ownerSelfLink(pod: Pod): string {
   const owner = pod.metadata?.ownerReferences?.[0];
   if (owner === undefined) return "";
-  return `/apis/${owner.apiVersion}/namespaces/${pod.metadata?.namespace ?? ""}/${owner.kind.toLowerCase()}s/${owner.name}`;
+  return (
+    `/apis/${owner.apiVersion}/namespaces/${pod.metadata?.namespace ?? ""}/` +
+    `${owner.kind.toLowerCase()}s/${owner.name}`
+  );
 }
 
 /**

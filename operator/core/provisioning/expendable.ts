@@ -18,8 +18,9 @@ export function noLaunchReason(pod: Pod, cutoff: number | undefined): string | u
   const priority = podPriority(pod);
   if (priority >= cutoff) return undefined;
   return (
-    `pod priority ${priority} is below the expendable-pods priority cutoff ${cutoff} (--expendable-pods-priority-cutoff): ` +
-    "it schedules onto existing capacity only and never launches a node, and no existing node or in-flight NodeClaim has room"
+    `pod priority ${priority} is below the expendable-pods priority cutoff ${cutoff} ` +
+    "(--expendable-pods-priority-cutoff): it schedules onto existing capacity only and never launches a node, " +
+    "and no existing node or in-flight NodeClaim has room"
   );
 }
 

@@ -264,7 +264,9 @@ export class DefaultSpread {
     return selector;
   }
 
-  /** The equality labels of the namespace's Services that select the pod (a Service without a selector selects none). */
+  /**
+   * The equality labels of the namespace's Services that select the pod (a Service without a selector selects none).
+   */
   private serviceLabels(ns: string, labels: Readonly<Record<string, string>>): Record<string, string> {
     const matchLabels: Record<string, string> = {};
     for (const svc of this.services.get(ns) ?? []) {

@@ -203,7 +203,9 @@ function wrap<T>(index: number, doc: Obj, fn: () => T): T {
   }
 }
 
-/** The Node with what its instance type implies where it is silent: type labels, hostname, capacity type, allocatable. */
+/**
+ * The Node with what its instance type implies where it is silent: type labels, hostname, capacity type, allocatable.
+ */
 export function completeNode(doc: Obj, types: ReadonlyMap<string, InstanceType>): Obj {
   const metadata = o(doc["metadata"]);
   const own = labelsOf(metadata["labels"]);
@@ -225,7 +227,8 @@ export function completeNode(doc: Obj, types: ReadonlyMap<string, InstanceType>)
 
 const KNOWN_KINDS =
   "NodePool, EC2NodeClass, NodeOverlay, Pod, Deployment, DaemonSet, Node, NodeClaim, PodDisruptionBudget, " +
-  "Namespace, RuntimeClass, StatefulSet, Service, ReplicaSet, ReplicationController, PersistentVolumeClaim, PersistentVolume, StorageClass or CSINode";
+  "Namespace, RuntimeClass, StatefulSet, Service, ReplicaSet, ReplicationController, " +
+  "PersistentVolumeClaim, PersistentVolume, StorageClass or CSINode";
 
 /** Kinds read after the first pass (or only as selector sources): nothing to do for them there. */
 const READ_LATER = new Set([
@@ -416,7 +419,9 @@ interface PodLists {
   readonly boundPods: Obj[];
 }
 
-/** A Pod, admitted as its RuntimeClass has it and given a uid: pending without `spec.nodeName`, else bound to that node. */
+/**
+ * A Pod, admitted as its RuntimeClass has it and given a uid: pending without `spec.nodeName`, else bound to that node.
+ */
 function addPod(written: Obj, classes: RuntimeClasses, lists: PodLists): void {
   const doc: Obj = { ...written, spec: admitRuntimeClass(written["spec"], classes) };
   const pod = simPodFromPod(doc);

@@ -431,5 +431,8 @@ function minValuesShortfall(pool: PoolTypes, reqs: Requirements, bits: Bitset): 
   forEachBit(bits, (i) => types.push(pool.types[i]!));
   const s = typesMinValuesGap(types, reqs);
   if (s === undefined) return undefined;
-  return `minValues requirement is not met for label ${s.key}: needs ${s.needed} values, the instance types that fit offer ${s.found}`;
+  return (
+    `minValues requirement is not met for label ${s.key}: needs ${s.needed} values, ` +
+    `the instance types that fit offer ${s.found}`
+  );
 }

@@ -181,7 +181,9 @@ function readClaim(index: VolumeIndex, namespace: string, podClaim: PodClaim): C
   if (sc === undefined) return { problem: `persistentvolumeclaim ${id}: storageclass ${className} not found` };
   if (!sc.waitForFirstConsumer) {
     return {
-      problem: `persistentvolumeclaim ${id} is unbound and storageclass ${className} binds Immediate (it must be bound first)`,
+      problem:
+        `persistentvolumeclaim ${id} is unbound and ` +
+        `storageclass ${className} binds Immediate (it must be bound first)`,
     };
   }
   return { alternatives: sc.allowedTopologies.map(aliased), driver: csiDriverOf(sc.provisioner) };

@@ -9,7 +9,9 @@ export const cloudProviderMetrics = (r: Registry[]) =>
   ({
     interruptionReceived: new Counter({
       name: "karpenter_interruption_received_messages_total",
-      help: "Count of messages received from the SQS queue. Broken down by message type and whether the message was actionable.",
+      help:
+        "Count of messages received from the SQS queue. Broken down by message type " +
+        "and whether the message was actionable.",
       labelNames: ["message_type"],
       registers: r,
     }),
@@ -77,7 +79,9 @@ export const cloudProviderMetrics = (r: Registry[]) =>
     }),
     offeringPrice: new Gauge({
       name: "karpenter_cloudprovider_instance_type_offering_price_estimate",
-      help: "Instance type offering estimated hourly price used when making informed decisions on node cost calculation, based on instance type, capacity type, and zone.",
+      help:
+        "Instance type offering estimated hourly price used when making informed decisions " +
+        "on node cost calculation, based on instance type, capacity type, and zone.",
       labelNames: ["instance_type", "capacity_type", "zone"],
       registers: r,
     }),

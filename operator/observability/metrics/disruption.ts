@@ -32,14 +32,18 @@ export const disruptionMetrics = (r: Registry[]) =>
     }),
     disruptionEvaluationDuration: new Histogram({
       name: "karpenter_voluntary_disruption_decision_evaluation_duration_seconds",
-      help: "Duration of the disruption decision evaluation process in seconds. Labeled by reason and consolidation type.",
+      help:
+        "Duration of the disruption decision evaluation process in seconds. " +
+        "Labeled by reason and consolidation type.",
       labelNames: ["reason", "consolidation_type"],
       buckets: KARPENTER_DURATION_BUCKETS,
       registers: r,
     }),
     disruptionConsolidationTimeouts: new Counter({
       name: "karpenter_voluntary_disruption_consolidation_timeouts_total",
-      help: "Number of times the consolidation algorithm has reached its evaluation bound. Labeled by consolidation type.",
+      help:
+        "Number of times the consolidation algorithm has reached its evaluation bound. " +
+        "Labeled by consolidation type.",
       labelNames: ["consolidation_type"],
       registers: r,
     }),

@@ -8,7 +8,9 @@ export const kerfMetrics = (r: Registry[]) =>
     // Karpenter has no metric for its catalog's freshness.
     catalogRefreshed: new Gauge({
       name: "kerf_catalog_refreshed_timestamp_seconds",
-      help: "When each part of the instance-type catalog (instanceTypes, spotPrices, onDemandPrices) last refreshed from AWS.",
+      help:
+        "When each part of the instance-type catalog (instanceTypes, spotPrices, onDemandPrices) " +
+        "last refreshed from AWS.",
       labelNames: ["part"],
       registers: r,
     }),

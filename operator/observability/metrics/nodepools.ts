@@ -31,7 +31,9 @@ export const nodePoolMetrics = (r: Registry[]) =>
     }),
     nodePoolAllowedDisruptions: new Gauge({
       name: "karpenter_nodepools_allowed_disruptions",
-      help: "The number of nodes for a given NodePool that can be concurrently disrupting at a point in time. Labeled by NodePool and reason.",
+      help:
+        "The number of nodes for a given NodePool that can be concurrently disrupting at a point in time. " +
+        "Labeled by NodePool and reason.",
       labelNames: ["nodepool", "reason"],
       registers: r,
     }),

@@ -22,7 +22,9 @@ export const nodeMetrics = (r: Registry[]) =>
   ({
     nodeClaimsCreated: new Counter({
       name: "karpenter_nodeclaims_created_total",
-      help: "Number of nodeclaims created in total by Karpenter, by reason, nodepool and whether minValues was relaxed.",
+      help:
+        "Number of nodeclaims created in total by Karpenter, by reason, " +
+        "nodepool and whether minValues was relaxed.",
       labelNames: ["reason", "nodepool", "min_values_relaxed"],
       registers: r,
     }),
@@ -34,13 +36,17 @@ export const nodeMetrics = (r: Registry[]) =>
     }),
     nodeClaimsDisrupted: new Counter({
       name: "karpenter_nodeclaims_disrupted_total",
-      help: "Number of nodeclaims disrupted in total by Karpenter, by reason, nodepool, capacity type, consolidation policy and termination mode.",
+      help:
+        "Number of nodeclaims disrupted in total by Karpenter, by reason, nodepool, " +
+        "capacity type, consolidation policy and termination mode.",
       labelNames: DISRUPTED_LABELS,
       registers: r,
     }),
     nodeClaimsUnhealthyDisrupted: new Counter({
       name: "karpenter_nodeclaims_unhealthy_disrupted_total",
-      help: "Number of unhealthy nodeclaims disrupted by node repair, by condition, nodepool, capacity type, image and termination mode.",
+      help:
+        "Number of unhealthy nodeclaims disrupted by node repair, by condition, " +
+        "nodepool, capacity type, image and termination mode.",
       labelNames: ["condition", "nodepool", "capacity_type", "image_id", "termination_mode"],
       registers: r,
     }),

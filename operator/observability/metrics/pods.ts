@@ -19,13 +19,19 @@ export const podMetrics = (r: Registry[]) =>
     }),
     podsDisruptionInitiated: new Counter({
       name: "karpenter_pods_disruption_initiated_total",
-      help: "Reschedulable pods on disrupted nodeclaims, by the disruption's reason, nodepool, capacity type, consolidation policy and termination mode.",
+      help:
+        "Reschedulable pods on disrupted nodeclaims, by the disruption's reason, nodepool, " +
+        "capacity type, consolidation policy and termination mode.",
       labelNames: DISRUPTED_LABELS,
       registers: r,
     }),
     podsState: new Gauge({
       name: "karpenter_pods_state",
-      help: "Pod state is the current state of pods. This metric can be used several ways as it is labeled by the pod name, namespace, owner, node, whether it is scheduled, nodepool name, zone, architecture, capacity type, instance type, pod phase, readiness and whether the node is managed.",
+      help:
+        "Pod state is the current state of pods. " +
+        "This metric can be used several ways as it is labeled by the pod name, namespace, owner, node, " +
+        "whether it is scheduled, nodepool name, zone, architecture, capacity type, instance type, pod phase, " +
+        "readiness and whether the node is managed.",
       labelNames: POD_STATE_LABELS,
       registers: r,
     }),

@@ -54,7 +54,8 @@ export class UnknownKarpenterVersionError extends Error {
   readonly version: string;
   constructor(version: string) {
     super(
-      `selecting Karpenter API ${JSON.stringify(version)}: not bundled (bundled: ${BUNDLED_KARPENTER_VERSIONS.join(", ")})`,
+      `selecting Karpenter API ${JSON.stringify(version)}: not bundled ` +
+        `(bundled: ${BUNDLED_KARPENTER_VERSIONS.join(", ")})`,
     );
     this.name = "UnknownKarpenterVersionError";
     this.version = version;

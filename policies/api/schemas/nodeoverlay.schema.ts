@@ -13,7 +13,9 @@ function requirements(): SchemaNode {
   const key = withRules(str({ maxLength: 316, pattern: P.QUALIFIED_NAME }), [
     {
       message: 'label domain "karpenter.sh" is restricted',
-      rule: 'self in ["karpenter.sh/capacity-type", "karpenter.sh/nodepool"] || !self.find("^([^/]+)").endsWith("karpenter.sh")',
+      rule:
+        'self in ["karpenter.sh/capacity-type", "karpenter.sh/nodepool"] || ' +
+        '!self.find("^([^/]+)").endsWith("karpenter.sh")',
     },
     { message: 'label "kubernetes.io/hostname" is restricted', rule: 'self != "kubernetes.io/hostname"' },
   ]);
@@ -39,7 +41,9 @@ function requirements(): SchemaNode {
     },
     {
       message: "requirements operator 'Gt', 'Lt', 'Gte' or 'Lte' must have a single positive integer value",
-      rule: "self.all(x, (x.operator == 'Gt' || x.operator == 'Lt' || x.operator == 'Gte' || x.operator == 'Lte') ? (x.values.size() == 1 && int(x.values[0]) >= 0) : true)",
+      rule:
+        "self.all(x, (x.operator == 'Gt' || x.operator == 'Lt' || x.operator == 'Gte' || x.operator == 'Lte') " +
+        "? (x.values.size() == 1 && int(x.values[0]) >= 0) : true)",
     },
   ]);
 }

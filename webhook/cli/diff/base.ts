@@ -50,7 +50,8 @@ async function resolveRevision(ref: string, dir: string): Promise<string> {
     const detail = (error as { stderr?: string }).stderr?.trim() || causeText(error);
     throw new KerfError(
       "KERF_ERR_INPUT_UNREADABLE",
-      `reading --diff ${ref}: not a directory, and not a git revision of the repository at ${dir} (${detail || "unknown revision"})`,
+      `reading --diff ${ref}: not a directory, ` +
+        `and not a git revision of the repository at ${dir} (${detail || "unknown revision"})`,
       { cause: error },
     );
   }

@@ -30,7 +30,10 @@ function liveLine(l: LiveCount): string {
       ? `; ${l.otherHashVersion} stamped by another hash version (re-stamped, not replaced by hash)`
       : "";
   const already = l.alreadyDrifted > 0 ? `; ${l.alreadyDrifted} already Drifted` : "";
-  return `  live NodePool/${l.nodePool}: ${plural(l.nodeClaims, "NodeClaim")}, ${l.drifting} would drift${reasons === "" ? "" : ` (${reasons})`}${other}${already}`;
+  return (
+    `  live NodePool/${l.nodePool}: ${plural(l.nodeClaims, "NodeClaim")}, ${l.drifting} would drift` +
+    `${reasons === "" ? "" : ` (${reasons})`}${other}${already}`
+  );
 }
 
 function budgetLine(b: BudgetState): string {
@@ -50,8 +53,8 @@ function wavesLine(p: PoolPacing, maybe: boolean): string[] {
   if (w?.sizes !== undefined) {
     return [
       `    with ${plural(w.nodes, "node")} (${w.drifting} ${maybe ? "if all drift" : "drifting"}): ` +
-        `${plural(w.waves, "growing wave")} of ${w.sizes.join(", ")} (kerf.dev/drift-rollout), each once the one before ` +
-        `is Initialized with its pods Running, at most ${w.perWave} at a time${starting}`,
+        `${plural(w.waves, "growing wave")} of ${w.sizes.join(", ")} (kerf.dev/drift-rollout), ` +
+        `each once the one before is Initialized with its pods Running, at most ${w.perWave} at a time${starting}`,
     ];
   }
   if (w !== undefined) {
@@ -61,18 +64,22 @@ function wavesLine(p: PoolPacing, maybe: boolean): string[] {
     ];
   }
   if (p.wavesNote === undefined) return [];
-  return [
-    `    waves: ${p.wavesNote === "node count unknown" ? "node count unknown (add --cluster to count the live NodeClaims)" : p.wavesNote}`,
-  ];
+  const note =
+    p.wavesNote === "node count unknown"
+      ? "node count unknown (add --cluster to count the live NodeClaims)"
+      : p.wavesNote;
+  return [`    waves: ${note}`];
 }
 
 /** `maybe`: drift depends on what selectors resolve to, so the waves are those of every NodeClaim drifting. */
 function pacingLines(p: PoolPacing, maybe: boolean): string[] {
   const blocked = p.blocked
-    ? `; blocked now${p.blockedUntil === undefined ? " (by a budget that is always active)" : ` until ${time(p.blockedUntil)}`}`
+    ? `; blocked now` +
+      `${p.blockedUntil === undefined ? " (by a budget that is always active)" : ` until ${time(p.blockedUntil)}`}`
     : "";
   return [
-    `  budgets of NodePool/${p.nodePool} for Drifted (schedules in ${p.timeZone}): allowed now ${p.allowedNow}${blocked}`,
+    `  budgets of NodePool/${p.nodePool} for Drifted (schedules in ${p.timeZone}): ` +
+      `allowed now ${p.allowedNow}${blocked}`,
     ...p.budgets.map(budgetLine),
     ...wavesLine(p, maybe),
   ];
@@ -89,7 +96,8 @@ function objectLines(o: ObjectPreview, paint: Paint): string[] {
   }
   if (o.unhashed.length > 0)
     lines.push(
-      `  ${paint("dim", "replaces no node:")} ${o.unhashed.map((f) => `${f.path}: ${f.before} → ${f.after}`).join("; ")}`,
+      `  ${paint("dim", "replaces no node:")} ` +
+        `${o.unhashed.map((f) => `${f.path}: ${f.before} → ${f.after}`).join("; ")}`,
     );
   if (o.kind === "EC2NodeClass" && o.change === "modified")
     lines.push(`  NodePools using it: ${o.nodePools.length === 0 ? "none among the files" : o.nodePools.join(", ")}`);
@@ -101,6 +109,8 @@ function objectLines(o: ObjectPreview, paint: Paint): string[] {
 /** The preview block printed before `kerf check`'s summary line. */
 export function previewText(preview: DriftPreview, origin: PreviewOrigin, paint: Paint): string[] {
   const cluster = origin.cluster === undefined ? "" : `, live NodeClaims from ${origin.cluster}`;
-  const heading = `drift preview against ${origin.against} at ${time(preview.now)}${cluster}: ${plural(preview.changed.length, "changed object")}, ${preview.unchanged} unchanged`;
+  const heading =
+    `drift preview against ${origin.against} at ${time(preview.now)}${cluster}: ` +
+    `${plural(preview.changed.length, "changed object")}, ${preview.unchanged} unchanged`;
   return [paint("bold", heading), ...preview.changed.flatMap((o) => objectLines(o, paint))];
 }

@@ -21,13 +21,16 @@ export const renderGithub: Reporter = (report) => {
   const lines = report.results.flatMap((r) =>
     r.violations.map((v) => {
       const command = COMMAND[v.severity];
-      const props = `file=${escapeProperty(r.file)},line=${v.line},col=${v.column},title=${escapeProperty(`kerf ${v.policy}`)}`;
+      const props =
+        `file=${escapeProperty(r.file)},line=${v.line},col=${v.column},` +
+        `title=${escapeProperty(`kerf ${v.policy}`)}`;
       return `::${command} ${props}::${escapeData(`${r.kind}/${r.name} ${v.path}: ${v.message}`)}`;
     }),
   );
   for (const s of report.skippedFiles ?? []) {
     lines.push(
-      `::notice file=${escapeProperty(s.file)},title=${escapeProperty("kerf skipped")}::${escapeData(`skipped: ${s.reason}`)}`,
+      `::notice file=${escapeProperty(s.file)},title=${escapeProperty("kerf skipped")}::` +
+        `${escapeData(`skipped: ${s.reason}`)}`,
     );
   }
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;

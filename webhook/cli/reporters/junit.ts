@@ -16,7 +16,9 @@ function testCase(result: ObjectResult): string {
   const warns = result.violations.filter((v) => v.severity !== "deny");
   const line = (v: ObjectResult["violations"][number]): string =>
     `${result.file}:${v.line}:${v.column}: ${v.path}: ${v.message} [${v.policy}]`;
-  const head = `    <testcase classname="${escapeXml(result.file)}" name="${escapeXml(objectLabel(result))}" file="${escapeXml(result.file)}" line="${result.line}">`;
+  const head =
+    `    <testcase classname="${escapeXml(result.file)}" name="${escapeXml(objectLabel(result))}" ` +
+    `file="${escapeXml(result.file)}" line="${result.line}">`;
   const body: string[] = [];
   if (denies.length > 0) {
     const first = denies[0];
@@ -41,7 +43,10 @@ export const renderJunit: Reporter = (report) => {
   const suites = [...groupByFile(report.results)].map(([file, results]) => {
     const failures = results.filter((r) => !r.allowed).length;
     const cases = results.map(testCase).join("\n");
-    return `  <testsuite name="${escapeXml(file)}" tests="${results.length}" failures="${failures}" errors="0" skipped="0">\n${cases}\n  </testsuite>`;
+    return (
+      `  <testsuite name="${escapeXml(file)}" tests="${results.length}" failures="${failures}" ` +
+      `errors="0" skipped="0">\n${cases}\n  </testsuite>`
+    );
   });
   const skipped = report.skippedFiles ?? [];
   if (skipped.length > 0) {
@@ -51,7 +56,8 @@ export const renderJunit: Reporter = (report) => {
         `      <skipped message="${escapeXml(f.reason)}"/>\n    </testcase>`,
     );
     suites.push(
-      `  <testsuite name="skipped files" tests="${skipped.length}" failures="0" errors="0" skipped="${skipped.length}">\n${cases.join("\n")}\n  </testsuite>`,
+      `  <testsuite name="skipped files" tests="${skipped.length}" failures="0" ` +
+        `errors="0" skipped="${skipped.length}">\n${cases.join("\n")}\n  </testsuite>`,
     );
   }
   const failures = report.results.filter((r) => !r.allowed).length;

@@ -30,7 +30,8 @@ function renderObject(result: ObjectResult, options: RenderOptions): string[] {
   }
   if (options.showDefaults && result.patch.length > 0) {
     lines.push(
-      `${result.file}:${result.line}:${result.column}: ${paint(options, "bold", "defaults")} ${objectLabel(result)} would get:`,
+      `${result.file}:${result.line}:${result.column}: ${paint(options, "bold", "defaults")} ` +
+        `${objectLabel(result)} would get:`,
     );
     for (const op of result.patch) {
       const value = "value" in op ? ` ${JSON.stringify(op.value)}` : "";
@@ -60,8 +61,12 @@ function capacityTypeLine(name: string, e: CapacityTypeExplanation): string {
   const worst =
     w === null
       ? "unbounded (no limit bounds every matching type)"
-      : `${dollars(w.pricePerHour)} (limit ${w.resource}=${w.limit} at $${w.ratePerUnit.toFixed(4)} per ${w.unit}-hour on ${w.instanceType})`;
-  return `  ${name}: ${e.instanceTypes} types, cheapest ${priced(e.cheapest)}, dearest ${priced(e.dearest)}; worst case under limits ${worst}`;
+      : `${dollars(w.pricePerHour)} (limit ${w.resource}=${w.limit} ` +
+        `at $${w.ratePerUnit.toFixed(4)} per ${w.unit}-hour on ${w.instanceType})`;
+  return (
+    `  ${name}: ${e.instanceTypes} types, cheapest ${priced(e.cheapest)}, dearest ${priced(e.dearest)}; ` +
+    `worst case under limits ${worst}`
+  );
 }
 
 /** The spot line: priced, or (no bundled spot figures for the region) the count and why nothing is priced. */
@@ -91,7 +96,8 @@ function explainLines(e: NodePoolExplanation): string[] {
   if (e.allocatable !== null) {
     const { cpuCores: cpu, memoryGiB: memory, pods } = e.allocatable;
     lines.push(
-      `  allocatable per node: cpu ${cpu.min}–${cpu.max} cores, memory ${memory.min}–${memory.max} GiB, pods ${pods.min}–${pods.max}`,
+      `  allocatable per node: cpu ${cpu.min}–${cpu.max} cores, memory ${memory.min}–${memory.max} GiB, ` +
+        `pods ${pods.min}–${pods.max}`,
     );
   }
   return lines;
@@ -105,7 +111,8 @@ function skippedLines(skipped: readonly SkippedFile[], options: RenderOptions): 
   return [...byReason].flatMap(([reason, files]) => {
     if (files.length <= 3) return files.map((f) => `${f}: ${notice} skipped: ${reason}`);
     return [
-      `${notice} skipped ${files.length} files: ${reason}: ${files.slice(0, 3).join(", ")} and ${files.length - 3} more`,
+      `${notice} skipped ${files.length} files: ${reason}: ` +
+        `${files.slice(0, 3).join(", ")} and ${files.length - 3} more`,
     ];
   });
 }
