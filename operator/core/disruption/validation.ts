@@ -50,8 +50,8 @@ function validEmpty(
   const why: string[] = [];
   for (const old of command.candidates) {
     const c = byName.get(old.name);
-    const gone =
-      `${old.name} is no longer a candidate: ` + `${blockedBy.get(old.name) ?? "gone, deleting or in another command"}`;
+    const blocker = blockedBy.get(old.name) ?? "gone, deleting or in another command";
+    const gone = `${old.name} is no longer a candidate: ${blocker}`;
     const reason = c === undefined ? gone : stillHolds(pass, command, c);
     if (reason !== undefined) why.push(reason);
     else if (c !== undefined) fresh.push(c);
