@@ -146,6 +146,28 @@ void describe("capacity reservations on the AWS path", () => {
     assert.equal(launched.labels["karpenter.k8s.aws/capacity-reservation-id"], undefined);
   });
 
+  void it("puts one instance, never two, into a reservation of one when two launches are in flight at once", async () => {
+    const graph = moto.providers(moto.viaProxy());
+    await graph.cloudProvider.getInstanceTypes("default");
+    const claims = [nodeClaim("left", ANY_CAPACITY), nodeClaim("right", ANY_CAPACITY)];
+    const settled = await Promise.allSettled(claims.map((c) => graph.cloudProvider.create(c)));
+    const launched = settled.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+    const reserved = launched.filter((l) => l.capacityType === "reserved");
+    assert.equal(reserved.length, 1, "one launch took the reservation's only slot");
+    assert.equal([...bridge.instances.values()].filter((id) => id === "cr-0aaa1111").length, 1);
+    // The other either saw the slot taken already (on-demand) or raced for it and lost, as EC2 answers a fleet
+    // into a full reservation: an InsufficientCapacityError for the reserved offering, and its retry is on-demand.
+    const index = settled.findIndex((r) => r.status === "rejected" || r.value.capacityType !== "reserved");
+    const other = settled[index]!;
+    if (other.status === "rejected") {
+      const error: unknown = other.reason;
+      assert.ok(isInsufficientCapacityError(error), `expected InsufficientCapacityError, got ${String(error)}`);
+      assert.deepEqual(error.offerings, ["reserved:m5.large:us-east-1a:cr-0aaa1111"]);
+      const retried = await graph.cloudProvider.create(claims[index]!);
+      assert.equal(retried.capacityType, "on-demand");
+    } else assert.equal(other.value.capacityType, "on-demand");
+  });
+
   void it("reports CapacityReservationDrift once the node class no longer selects the instance's reservation", async () => {
     const clock = testClock();
     const graph = moto.providers(moto.viaProxy(), clock);
