@@ -26,7 +26,10 @@ void describe("kerf operator", () => {
       assert.equal(run.status, 2, run.stderr);
       assert.match(
         run.stderr,
-        /^finding the Kubernetes API: no --kubeconfig \(KUBECONFIG\), no ~\/\.kube\/config and no in-cluster ServiceAccount/,
+        new RegExp(
+          "^finding the Kubernetes API: no --kubeconfig \\(KUBECONFIG\\), " +
+            "no ~\\/\\.kube\\/config and no in-cluster ServiceAccount",
+        ),
       );
       assert.equal(run.stderr.trim().split("\n").length, 1, "one line, no stack trace");
     } finally {

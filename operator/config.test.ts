@@ -179,8 +179,10 @@ void describe("operator configuration", () => {
       name: "IGNORE_DRA_REQUESTS=false (Karpenter's DRA simulation)",
       argv: [],
       env: { ...base, IGNORE_DRA_REQUESTS: "false" },
-      message:
-        /--ignore-dra-requests \(IGNORE_DRA_REQUESTS\): false asks for Karpenter's DRA simulation, which kerf does not implement/,
+      message: new RegExp(
+        "--ignore-dra-requests \\(IGNORE_DRA_REQUESTS\\): " +
+          "false asks for Karpenter's DRA simulation, which kerf does not implement",
+      ),
     },
     {
       name: "--ignore-dra-requests=false",
@@ -207,7 +209,8 @@ void describe("operator configuration", () => {
       env: {
         ...base,
         SCHEDULER_CONFIG:
-          "podTopologySpread:\n  defaultConstraints:\n  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {}}",
+          "podTopologySpread:\n  defaultConstraints:\n  - {maxSkew: 1, " +
+          "topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {}}",
       },
       message: /SCHEDULER_CONFIG.*defaultConstraints\[0\]\.labelSelector must not be set/,
     },
@@ -215,7 +218,8 @@ void describe("operator configuration", () => {
       name: "a default constraint with maxSkew 0",
       argv: [
         "--scheduler-config",
-        '{"podTopologySpread":{"defaultConstraints":[{"maxSkew":0,"topologyKey":"kubernetes.io/hostname","whenUnsatisfiable":"DoNotSchedule"}]}}',
+        '{"podTopologySpread":{"defaultConstraints":[{"maxSkew":0,"topologyKey":"kubernetes.io/hostname",' +
+          '"whenUnsatisfiable":"DoNotSchedule"}]}}',
       ],
       env: base,
       message: /maxSkew must be greater than 0/,
@@ -261,7 +265,8 @@ void describe("operator configuration", () => {
   void it("should read default topology spread constraints from --scheduler-config or SCHEDULER_CONFIG, frozen", () => {
     assert.deepEqual(loadConfig({ argv: [], env: base }).schedulerConfig.defaultConstraints, []);
     const yaml =
-      "podTopologySpread:\n  defaultConstraints:\n  - maxSkew: 1\n    topologyKey: topology.kubernetes.io/zone\n    whenUnsatisfiable: ScheduleAnyway\n";
+      "podTopologySpread:\n  defaultConstraints:\n  - maxSkew: 1\n    topologyKey: topology.kubernetes.io/zone\n" +
+      "    whenUnsatisfiable: ScheduleAnyway\n";
     const cfg = loadConfig({ argv: [], env: { ...base, SCHEDULER_CONFIG: yaml } });
     assert.deepEqual(cfg.schedulerConfig.defaultConstraints, [
       { maxSkew: 1, topologyKey: "topology.kubernetes.io/zone", whenUnsatisfiable: "ScheduleAnyway" },

@@ -90,7 +90,9 @@ void describe("defaults", () => {
 
   void it("keeps a __proto__ key as an own property when it copies an object, never as a prototype", () => {
     const input = JSON.parse(
-      '{"metadata":{"name":"p"},"spec":{"__proto__":{"weight":7},"template":{"spec":{"nodeClassRef":{"group":"g","kind":"k","name":"n"},"requirements":[]}},"limits":{"__proto__":"1"}}}',
+      '{"metadata":{"name":"p"},"spec":{"__proto__":{"weight":7},' +
+        '"template":{"spec":{"nodeClassRef":{"group":"g","kind":"k","name":"n"},"requirements":[]}},' +
+        '"limits":{"__proto__":"1"}}}',
     ) as Record<string, unknown>;
     const d = applyDefaults("NodePool", input) as { spec: Record<string, unknown> };
     assert.equal(Object.getPrototypeOf(d.spec), Object.prototype);

@@ -132,7 +132,10 @@ void describe("the operator-ignores policy", () => {
       [
         [
           "spec.template.spec.requirements[1].key",
-          /^karpenter\.k8s\.aws\/placement-group-id is not implemented by kerf: kerf's operator ignores it \(Karpenter: launching into a placement group\)/,
+          new RegExp(
+            "^karpenter\\.k8s\\.aws\\/placement-group-id is not implemented by kerf: " +
+              "kerf's operator ignores it \\(Karpenter: launching into a placement group\\)",
+          ),
         ],
       ],
     ],
@@ -204,8 +207,8 @@ void describe("the operator's view of ignored uses", () => {
     assert.equal(
       ignoredUsesMessage(uses),
       "kerf's operator ignores spec.ipPrefixCount (IPv4 prefixes assigned to the network interface), " +
-        "spec.kubelet.shutdownGracePeriod (a KubeletConfiguration field the Bottlerocket family does not write into user data " +
-        "(AL2023 passes every field))",
+        "spec.kubelet.shutdownGracePeriod (a KubeletConfiguration field the Bottlerocket family does not write " +
+        "into user data (AL2023 passes every field))",
     );
   });
 

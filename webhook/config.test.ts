@@ -84,7 +84,10 @@ void describe("webhook configuration", () => {
     [
       "an unbundled Karpenter release",
       [...required, "--karpenter-version", "1.3"],
-      /^reading webhook flags: --karpenter-version: selecting Karpenter API "1\.3": not bundled \(bundled: 1\.0\.8, .*1\.15\.1\)$/,
+      new RegExp(
+        '^reading webhook flags: --karpenter-version: selecting Karpenter API "1\\.3": ' +
+          "not bundled \\(bundled: 1\\.0\\.8, .*1\\.15\\.1\\)$",
+      ),
     ],
     [
       "a certificate reload interval under 100 ms",

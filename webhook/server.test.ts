@@ -243,7 +243,8 @@ void describe("webhook server", () => {
       review({ kind: { group: "karpenter.k8s.aws", version: "v1", kind: "EC2NodeClass" }, object: nodeClass }),
     ).replace(
       '"role":"r"',
-      '"role":"r","tags":{"__proto__":"x","constructor":"y"},"__proto__":{"role":"evil"},"constructor":{"prototype":{"polluted":true}}',
+      '"role":"r","tags":{"__proto__":"x","constructor":"y"},"__proto__":{"role":"evil"},' +
+        '"constructor":{"prototype":{"polluted":true}}',
     );
     for (const url of ["/validate", "/mutate"]) {
       const res = await server(engine).app.inject({
@@ -307,11 +308,17 @@ void describe("webhook server", () => {
     const res = await app.inject({ method: "GET", url: "/metrics" });
     assert.match(
       res.body,
-      /kerf_admission_requests_total\{webhook="validate",kind="NodePool",operation="CREATE",verdict="denied",dry_run="false"\} 1/,
+      new RegExp(
+        'kerf_admission_requests_total\\{webhook="validate",kind="NodePool",operation="CREATE",' +
+          'verdict="denied",dry_run="false"\\} 1',
+      ),
     );
     assert.match(
       res.body,
-      /kerf_admission_requests_total\{webhook="validate",kind="NodePool",operation="CREATE",verdict="allowed",dry_run="false"\} 1/,
+      new RegExp(
+        'kerf_admission_requests_total\\{webhook="validate",kind="NodePool",operation="CREATE",' +
+          'verdict="allowed",dry_run="false"\\} 1',
+      ),
     );
     assert.match(
       res.body,

@@ -44,8 +44,8 @@ void describe("the Events Karpenter's node termination emits", () => {
         reason: "Disrupted",
         message:
           "Deleting the pod to accommodate the terminationTime 2030-01-01 00:05:00 +0000 UTC of the node. The " +
-          "pod was granted 30 seconds of grace-period of its 120 terminationGracePeriodSeconds. This bypasses the PDB " +
-          "of the pod and the do-not-disrupt annotation.",
+          "pod was granted 30 seconds of grace-period of its 120 terminationGracePeriodSeconds. " +
+          "This bypasses the PDB of the pod and the do-not-disrupt annotation.",
       },
     ],
     [

@@ -329,7 +329,8 @@ const allowedCases: readonly AllowedCase[] = [
     "2026-11-25T10:00:00Z",
     0,
     1,
-    'budget 1 (nodes "5", schedule "0 9 * * * *" for 1h in UTC) fails to parse: parsing schedule "0 9 * * * *": expected exactly 5 fields, found 6, allowing 0 (fails closed)',
+    'budget 1 (nodes "5", schedule "0 9 * * * *" for 1h in UTC) fails to parse: parsing schedule "0 9 * * * *": ' +
+      "expected exactly 5 fields, found 6, allowing 0 (fails closed)",
   ],
   [
     "a bad cron for another reason does not close this one",

@@ -21,8 +21,10 @@ void describe("user data the AMI family can merge", () => {
       name: "Bottlerocket TOML with an unterminated string",
       family: "Bottlerocket",
       userData: '[settings]\na = "x\n',
-      problem:
-        /^spec\.userData \(Bottlerocket\): not TOML kerf can merge with Bottlerocket's settings: line 2: unterminated string$/,
+      problem: new RegExp(
+        "^spec\\.userData \\(Bottlerocket\\): not TOML kerf can merge with Bottlerocket's settings: " +
+          "line 2: unterminated string$",
+      ),
     },
     { name: "a shell script for AL2", family: "AL2", userData: "#!/bin/bash\necho hi\n", problem: undefined },
     {

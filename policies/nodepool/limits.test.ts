@@ -44,7 +44,8 @@ void describe("limits-required: limit below the smallest matching instance type"
   for (const cpu of ["500m", "0.5", "999m"]) {
     void it(`warns for cpu ${JSON.stringify(cpu)} (less than one vCPU)`, () => {
       assert.deepEqual(belowSmallest(cpu), [
-        `spec.limits.cpu: limit cpu=${cpu} is below the smallest matching instance type (c6g.medium: 1): the NodePool cannot launch any node`,
+        `spec.limits.cpu: limit cpu=${cpu} is below the smallest matching instance type (c6g.medium: 1): ` +
+          `the NodePool cannot launch any node`,
       ]);
     });
   }

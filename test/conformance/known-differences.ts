@@ -14,7 +14,8 @@ export interface KnownDifference {
 }
 
 const RUNTIME =
-  "Karpenter validates this after admission (RuntimeValidate), where the NodePool then fails readiness and launches nothing; kerf denies it at admission";
+  "Karpenter validates this after admission (RuntimeValidate), " +
+  "where the NodePool then fails readiness and launches nothing; kerf denies it at admission";
 const STRICT = "Karpenter v1.14's CRD does not catch it, yet the object cannot work; kerf's strict policy denies it";
 
 const is =
@@ -92,8 +93,9 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
     name: "schema: a list where a date-time string is expected",
     reason:
-      "kube-openapi skips the type check for a list in a string field with a format (taints[].timeAdded), so the apiserver " +
-      "stores it; Karpenter cannot decode a list into a metav1.Time, and the NodePool breaks its informers. kerf keeps the type check",
+      "kube-openapi skips the type check for a list in a string field with a format (taints[].timeAdded), so " +
+      "the apiserver stores it; Karpenter cannot decode a list into a metav1.Time, and the NodePool breaks its " +
+      "informers. kerf keeps the type check",
     matches: (f) =>
       f.policy === "schema" && /\.timeAdded$/.test(f.path) && f.message.endsWith('must be of type string: "array"'),
   },

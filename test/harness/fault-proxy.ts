@@ -41,12 +41,18 @@ function xml(value: string): string {
 function errorItem(config: Map<string, string>, o: Override, code: string): string {
   const field = (name: string): string =>
     o.fields.has(name)
-      ? `<${name[0]?.toLowerCase()}${name.slice(1)}>${xml(o.fields.get(name) ?? "")}</${name[0]?.toLowerCase()}${name.slice(1)}>`
+      ? `<${name[0]?.toLowerCase()}${name.slice(1)}>${xml(o.fields.get(name) ?? "")}` +
+        `</${name[0]?.toLowerCase()}${name.slice(1)}>`
       : "";
   return (
-    `<item><launchTemplateAndOverrides><launchTemplateSpecification><launchTemplateId>${xml(config.get("LaunchTemplateSpecification.LaunchTemplateId") ?? "")}</launchTemplateId><version>1</version></launchTemplateSpecification>` +
-    `<overrides>${field("InstanceType")}${field("SubnetId")}${field("AvailabilityZone")}</overrides></launchTemplateAndOverrides>` +
-    `<errorCode>${xml(code)}</errorCode><errorMessage>We currently do not have sufficient ${xml(o.fields.get("InstanceType") ?? "")} capacity in the Availability Zone you requested (${xml(o.fields.get("AvailabilityZone") ?? "")}).</errorMessage></item>`
+    `<item><launchTemplateAndOverrides><launchTemplateSpecification><launchTemplateId>` +
+    `${xml(config.get("LaunchTemplateSpecification.LaunchTemplateId") ?? "")}</launchTemplateId>` +
+    `<version>1</version></launchTemplateSpecification>` +
+    `<overrides>${field("InstanceType")}${field("SubnetId")}${field("AvailabilityZone")}</overrides>` +
+    `</launchTemplateAndOverrides>` +
+    `<errorCode>${xml(code)}</errorCode><errorMessage>We currently do not have sufficient ` +
+    `${xml(o.fields.get("InstanceType") ?? "")} capacity in the Availability Zone you requested ` +
+    `(${xml(o.fields.get("AvailabilityZone") ?? "")}).</errorMessage></item>`
   );
 }
 
@@ -363,7 +369,8 @@ function errorAnswer(res: http.ServerResponse, json: boolean, status: number, co
   }
   res.writeHead(status, { "content-type": "text/xml" });
   res.end(
-    `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${xml(code)}</Code><Message>${message}</Message></Error></Errors><RequestID>kerf-fault-proxy</RequestID></Response>`,
+    `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${xml(code)}</Code>` +
+      `<Message>${message}</Message></Error></Errors><RequestID>kerf-fault-proxy</RequestID></Response>`,
   );
 }
 
@@ -444,7 +451,9 @@ async function handle(
   if (throttle !== undefined) {
     res.writeHead(503, { "content-type": "text/xml" });
     res.end(
-      `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${xml(throttle)}</Code><Message>Request limit exceeded.</Message></Error></Errors><RequestID>kerf-fault-proxy</RequestID></Response>`,
+      `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${xml(throttle)}</Code>` +
+        `<Message>Request limit exceeded.</Message></Error></Errors>` +
+        `<RequestID>kerf-fault-proxy</RequestID></Response>`,
     );
     return;
   }
@@ -470,7 +479,10 @@ async function handle(
     if (rewritten.kept === 0) {
       res.writeHead(200, { "content-type": "text/xml" });
       res.end(
-        `<?xml version="1.0" encoding="UTF-8"?>\n<CreateFleetResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>kerf-fault-proxy</requestId><fleetId>fleet-00000000-0000-0000-0000-000000000000</fleetId><errorSet>${errors.join("")}</errorSet><fleetInstanceSet/></CreateFleetResponse>`,
+        `<?xml version="1.0" encoding="UTF-8"?>\n` +
+          `<CreateFleetResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/">` +
+          `<requestId>kerf-fault-proxy</requestId><fleetId>fleet-00000000-0000-0000-0000-000000000000</fleetId>` +
+          `<errorSet>${errors.join("")}</errorSet><fleetInstanceSet/></CreateFleetResponse>`,
       );
       return;
     }

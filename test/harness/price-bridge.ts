@@ -115,7 +115,8 @@ export class PriceBridge implements MotoBridge {
             .map(
               ([type, zone, price]) =>
                 `<item><instanceType>${xml(type)}</instanceType>` +
-                `<productDescription>${xml(description)}</productDescription><spotPrice>${price.toFixed(6)}</spotPrice>` +
+                `<productDescription>${xml(description)}</productDescription>` +
+                `<spotPrice>${price.toFixed(6)}</spotPrice>` +
                 `<timestamp>${now}</timestamp><availabilityZone>${xml(zone)}</availabilityZone></item>`,
             );
     const start = Number(form.get("NextToken") ?? "0") || 0;

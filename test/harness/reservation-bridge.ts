@@ -58,9 +58,13 @@ function reservationXml(r: SeededReservation): string {
     .join("");
   return (
     `<item><capacityReservationId>${r.id}</capacityReservationId><ownerId>${r.ownerId ?? "012345678901"}</ownerId>` +
-    `<instanceType>${r.instanceType}</instanceType><instancePlatform>Linux/UNIX</instancePlatform><availabilityZone>${r.availabilityZone}</availabilityZone>` +
-    `<tenancy>default</tenancy><totalInstanceCount>${r.totalInstanceCount}</totalInstanceCount><availableInstanceCount>${r.availableInstanceCount}</availableInstanceCount>` +
-    `<state>active</state><instanceMatchCriteria>${r.instanceMatchCriteria ?? "targeted"}</instanceMatchCriteria><endDateType>${r.endDate === undefined ? "unlimited" : "limited"}</endDateType>` +
+    `<instanceType>${r.instanceType}</instanceType><instancePlatform>Linux/UNIX</instancePlatform>` +
+    `<availabilityZone>${r.availabilityZone}</availabilityZone>` +
+    `<tenancy>default</tenancy><totalInstanceCount>${r.totalInstanceCount}</totalInstanceCount>` +
+    `<availableInstanceCount>${r.availableInstanceCount}</availableInstanceCount>` +
+    `<state>active</state>` +
+    `<instanceMatchCriteria>${r.instanceMatchCriteria ?? "targeted"}</instanceMatchCriteria>` +
+    `<endDateType>${r.endDate === undefined ? "unlimited" : "limited"}</endDateType>` +
     (r.endDate === undefined ? "" : `<endDate>${r.endDate.toISOString()}</endDate>`) +
     (r.reservationType === undefined ? "" : `<reservationType>${r.reservationType}</reservationType>`) +
     `<tagSet>${tags}</tagSet></item>`
@@ -90,12 +94,18 @@ export class ReservationBridge implements MotoBridge {
       (r) => (ids.length === 0 || ids.includes(r.id)) && filters.every(([n, v]) => matches(r, n, v)),
     );
     if (ids.length > 0 && found.length === 0) {
-      const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>InvalidCapacityReservationId.NotFound</Code><Message>The capacity reservation '${xml(ids.join(","))}' does not exist.</Message></Error></Errors><RequestID>kerf-reservation-bridge</RequestID></Response>`;
+      const body =
+        `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error>` +
+        `<Code>InvalidCapacityReservationId.NotFound</Code>` +
+        `<Message>The capacity reservation '${xml(ids.join(","))}' does not exist.</Message></Error></Errors>` +
+        `<RequestID>kerf-reservation-bridge</RequestID></Response>`;
       return { status: 400, contentType: "text/xml", body };
     }
     const body =
-      `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeCapacityReservationsResponse xmlns="${EC2_NS}"><requestId>kerf-reservation-bridge</requestId>` +
-      `<capacityReservationSet>${found.map(reservationXml).join("")}</capacityReservationSet></DescribeCapacityReservationsResponse>`;
+      `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeCapacityReservationsResponse xmlns="${EC2_NS}">` +
+      `<requestId>kerf-reservation-bridge</requestId>` +
+      `<capacityReservationSet>${found.map(reservationXml).join("")}</capacityReservationSet>` +
+      `</DescribeCapacityReservationsResponse>`;
     return { status: 200, contentType: "text/xml", body };
   }
 
@@ -120,13 +130,16 @@ export class ReservationBridge implements MotoBridge {
     const at = (name: string): string => xml(form.get(`LaunchTemplateConfigs.1.Overrides.1.${name}`) ?? "");
     const item =
       "<item><launchTemplateAndOverrides><launchTemplateSpecification><launchTemplateId>" +
-      `${xml(form.get("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateId") ?? "")}</launchTemplateId>` +
-      `<version>1</version></launchTemplateSpecification><overrides><instanceType>${at("InstanceType")}</instanceType>` +
-      `<subnetId>${at("SubnetId")}</subnetId><availabilityZone>${at("AvailabilityZone")}</availabilityZone></overrides>` +
+      `${xml(form.get("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateId") ?? "")}` +
+      `</launchTemplateId><version>1</version></launchTemplateSpecification><overrides>` +
+      `<instanceType>${at("InstanceType")}</instanceType>` +
+      `<subnetId>${at("SubnetId")}</subnetId>` +
+      `<availabilityZone>${at("AvailabilityZone")}</availabilityZone></overrides>` +
       "</launchTemplateAndOverrides><errorCode>ReservationCapacityExceeded</errorCode>" +
       `<errorMessage>Insufficient capacity in capacity reservation ${xml(r.id)}.</errorMessage></item>`;
     const body =
-      `<?xml version="1.0" encoding="UTF-8"?>\n<CreateFleetResponse xmlns="${EC2_NS}"><requestId>kerf-reservation-bridge` +
+      `<?xml version="1.0" encoding="UTF-8"?>\n` +
+      `<CreateFleetResponse xmlns="${EC2_NS}"><requestId>kerf-reservation-bridge` +
       "</requestId><fleetId>fleet-00000000-0000-0000-0000-000000000001</fleetId>" +
       `<errorSet>${item}</errorSet><fleetInstanceSet/></CreateFleetResponse>`;
     return { status: 200, contentType: "text/xml", body };
@@ -163,7 +176,9 @@ export class ReservationBridge implements MotoBridge {
         if (reservation === undefined) return all;
         return (
           `${all}<capacityReservationId>${reservation}</capacityReservationId>` +
-          "<capacityReservationSpecification><capacityReservationPreference>capacity-reservations-only</capacityReservationPreference></capacityReservationSpecification>"
+          "<capacityReservationSpecification>" +
+          "<capacityReservationPreference>capacity-reservations-only</capacityReservationPreference>" +
+          "</capacityReservationSpecification>"
         );
       });
     }

@@ -71,12 +71,14 @@ interface Health {
  * returned table read as {status, message}. The string metatable's methods go too: without the string
  * library gopher-lua has none, so `s:find(...)` fails there as it does here.
  */
-const SANDBOX = `
+const SANDBOX =
+  `
 local check = assert(loadfile(arg[1]))
 local object = assert(loadfile(arg[2]))()
 local env = { obj = object, table = table, os = { time = os.time, clock = os.clock, date = os.date } }
 for _, name in ipairs({ "assert", "error", "getmetatable", "ipairs", "next", "pairs", "pcall", "print", "rawequal",
-  "rawget", "rawset", "require", "select", "setmetatable", "tonumber", "tostring", "type", "unpack", "xpcall", "_VERSION" }) do
+  "rawget", "rawset", "require", "select", "setmetatable", "tonumber", "tostring", "type", ` +
+  `"unpack", "xpcall", "_VERSION" }) do
   env[name] = _G[name]
 end
 env._G = env
@@ -101,7 +103,12 @@ function luaLiteral(value: unknown): string {
   if (typeof value === "number") return Number.isFinite(value) ? String(value) : "nil";
   if (typeof value === "string") {
     // Printable ASCII as is, every other byte as a decimal escape (Lua 5.1 has no \\u).
-    return `"${[...Buffer.from(value, "utf8")].map((b) => (b >= 32 && b < 127 && b !== 34 && b !== 92 ? String.fromCharCode(b) : `\\${String(b).padStart(3, "0")}`)).join("")}"`;
+    const escaped = [...Buffer.from(value, "utf8")]
+      .map((b) =>
+        b >= 32 && b < 127 && b !== 34 && b !== 92 ? String.fromCharCode(b) : `\\${String(b).padStart(3, "0")}`,
+      )
+      .join("");
+    return `"${escaped}"`;
   }
   if (Array.isArray(value)) return `{${value.map(luaLiteral).join(", ")}}`;
   return `{${Object.entries(value as Record<string, unknown>)
@@ -128,10 +135,9 @@ async function runScript(script: string, object: unknown): Promise<Health> {
   await writeFile(file, `return ${luaLiteral(object)}\n`);
   const { stdout } = await run("lua5.1", [path.join(dir, "sandbox.lua"), script, file]).catch((error: unknown) => {
     const e = error as { code?: unknown; stderr?: string };
-    throw new Error(
-      `running ${path.relative(ROOT, script)}: ${e.code === "ENOENT" ? "lua5.1 is not installed (.ci/testenv/ensure.sh installs it)" : (e.stderr ?? String(error))}`,
-      { cause: error },
-    );
+    const reason =
+      e.code === "ENOENT" ? "lua5.1 is not installed (.ci/testenv/ensure.sh installs it)" : (e.stderr ?? String(error));
+    throw new Error(`running ${path.relative(ROOT, script)}: ${reason}`, { cause: error });
   });
   const newline = stdout.indexOf("\n");
   const result = { status: stdout.slice(0, newline), message: stdout.slice(newline + 1) };
@@ -308,7 +314,9 @@ void describe("Argo CD health checks on objects captured from the real cluster",
     assert.equal(changed.metadata.generation, (ready.metadata.generation ?? 0) + 1);
     assert.deepEqual(await health("EC2NodeClass", changed), {
       status: "Progressing",
-      message: `waiting for the controller to observe generation ${changed.metadata.generation} (${changed.status?.conditions?.[0]?.type} reflects generation ${ready.metadata.generation})`,
+      message:
+        `waiting for the controller to observe generation ${changed.metadata.generation} ` +
+        `(${changed.status?.conditions?.[0]?.type} reflects generation ${ready.metadata.generation})`,
     });
     const observed = await eventually("fresh observes its new generation", async () => {
       const o = await getObject(env, NODECLASSES, "fresh");
@@ -369,7 +377,9 @@ void describe("Argo CD health checks on objects captured from the real cluster",
     const bumped = await relabel(env, "journey", "b");
     assert.deepEqual(await health("NodePool", bumped), {
       status: "Progressing",
-      message: `waiting for the controller to observe generation ${bumped.metadata.generation} (${bumped.status?.conditions?.[0]?.type} reflects generation ${ready.metadata.generation})`,
+      message:
+        `waiting for the controller to observe generation ${bumped.metadata.generation} ` +
+        `(${bumped.status?.conditions?.[0]?.type} reflects generation ${ready.metadata.generation})`,
     });
     const rollouts: Health[] = [];
     const pools: Obj[] = [];
@@ -408,7 +418,8 @@ void describe("Argo CD health checks on objects captured from the real cluster",
 
     const counts = await checkClaims(recorder);
     t.diagnostic(
-      `NodeClaim versions checked by health status: ${JSON.stringify(Object.fromEntries(counts))}; NodePool rollout messages: ${rollouts.length}`,
+      `NodeClaim versions checked by health status: ${JSON.stringify(Object.fromEntries(counts))}; ` +
+        `NodePool rollout messages: ${rollouts.length}`,
     );
     assert.ok(
       (counts.get("Progressing") ?? 0) >= 1,

@@ -1,4 +1,7 @@
-/** Shared set-up for the aws-* integration tests: seeded alias AMIs and node role in moto, node class / claim builders, the provider graph. */
+/**
+ * Shared set-up for the aws-* integration tests: seeded alias AMIs and node role in moto, node class / claim
+ * builders, the provider graph.
+ */
 import { CreateTagsCommand, DescribeSubnetsCommand, EC2Client, RegisterImageCommand } from "@aws-sdk/client-ec2";
 import { CreateRoleCommand, IAMClient } from "@aws-sdk/client-iam";
 import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";

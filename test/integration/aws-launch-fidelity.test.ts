@@ -93,9 +93,11 @@ void describe("launch templates per AMI family, as moto receives them", () => {
     assert.match(
       lines[3] ?? "",
       new RegExp(
-        "^& \\$EKSBootstrapScriptFile -EKSClusterName 'kerf-test' -APIServerEndpoint 'https://kerf-test\\.example:6443' -Base64ClusterCA 'Q0E='" +
-          ' -KubeletExtraArgs \'--node-labels="[^"]*karpenter\\.sh/capacity-type=on-demand,karpenter\\.sh/do-not-sync-taints=true,' +
-          'karpenter\\.sh/nodepool=default[^"]*" --register-with-taints="karpenter\\.sh/unregistered:NoExecute" --max-pods=110\'' +
+        "^& \\$EKSBootstrapScriptFile -EKSClusterName 'kerf-test' " +
+          "-APIServerEndpoint 'https://kerf-test\\.example:6443' -Base64ClusterCA 'Q0E='" +
+          ' -KubeletExtraArgs \'--node-labels="[^"]*karpenter\\.sh/capacity-type=on-demand,' +
+          'karpenter\\.sh/do-not-sync-taints=true,karpenter\\.sh/nodepool=default[^"]*"' +
+          ' --register-with-taints="karpenter\\.sh/unregistered:NoExecute" --max-pods=110\'' +
           " -DNSClusterIP '10\\.0\\.100\\.10'$",
       ),
     );

@@ -189,7 +189,10 @@ void describe("helm upgrade --install of the kerf chart against a real apiserver
     try {
       await assert.rejects(
         install(),
-        /CustomResourceDefinition "[a-z0-9.]+" in namespace "" exists and cannot be imported into the current release: invalid ownership metadata/,
+        new RegExp(
+          'CustomResourceDefinition "[a-z0-9.]+" in namespace "" exists and cannot be imported ' +
+            "into the current release: invalid ownership metadata",
+        ),
       );
       // docs/install.md, "Adopting existing CRDs": kubectl label … app.kubernetes.io/managed-by=Helm;
       // kubectl annotate … meta.helm.sh/*.

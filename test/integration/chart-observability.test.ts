@@ -154,7 +154,8 @@ void describe("the chart's dashboards and alerts", () => {
   void it("should read metric names out of PromQL and Grafana variables, so that a series kerf lacks is caught", () => {
     const cases: [string, string[]][] = [
       [
-        'sum by (le, controller) (rate(karpenter_scheduler_scheduling_duration_seconds_bucket{job=~"$job"}[$__rate_interval]))',
+        "sum by (le, controller) " +
+          '(rate(karpenter_scheduler_scheduling_duration_seconds_bucket{job=~"$job"}[$__rate_interval]))',
         ["karpenter_scheduler_scheduling_duration_seconds_bucket"],
       ],
       ['a{x="b(c)"} / on (node) group_left (zone) b offset 5m and bool c > 1e3', ["a", "b", "c"]],
@@ -177,7 +178,9 @@ void describe("the chart's dashboards and alerts", () => {
     // A series kerf does not export is reported; Prometheus' own `up` is not.
     const panel = {
       where: "Karpenter / Allocation",
-      expr: 'sum by (nodepool) (karpenter_allocation_controller_bind_duration_seconds_bucket) / sum(up{job="karpenter"})',
+      expr:
+        "sum by (nodepool) (karpenter_allocation_controller_bind_duration_seconds_bucket) / " +
+        'sum(up{job="karpenter"})',
     };
     assert.deepEqual(unexported([panel], exported.operator), [
       "Karpenter / Allocation: karpenter_allocation_controller_bind_duration_seconds_bucket",
@@ -390,11 +393,15 @@ void describe("the chart's dashboards and alerts", () => {
           interval: "1m",
           input_series: [
             {
-              series: `kerf_admission_requests_total{${wh}, webhook="validate", kind="NodePool", operation="UPDATE", verdict="denied", dry_run="false"}`,
+              series:
+                `kerf_admission_requests_total{${wh}, webhook="validate", kind="NodePool", operation="UPDATE", ` +
+                `verdict="denied", dry_run="false"}`,
               values: "0+2x90",
             },
             {
-              series: `kerf_admission_requests_total{${wh}, webhook="validate", kind="NodePool", operation="UPDATE", verdict="allowed", dry_run="false"}`,
+              series:
+                `kerf_admission_requests_total{${wh}, webhook="validate", kind="NodePool", operation="UPDATE", ` +
+                `verdict="allowed", dry_run="false"}`,
               values: "0+0x90",
             },
           ],
@@ -410,12 +417,16 @@ void describe("the chart's dashboards and alerts", () => {
           interval: "1m",
           input_series: [
             {
-              series: `karpenter_nodeclaims_created_total{${op}, nodepool="default", reason="provisioned", min_values_relaxed="false"}`,
+              series:
+                `karpenter_nodeclaims_created_total{${op}, nodepool="default", reason="provisioned", ` +
+                `min_values_relaxed="false"}`,
               values: "0+1x60",
             },
             { series: `karpenter_nodes_created_total{${op}, nodepool="default", zone="us-east-1a"}`, values: "0+0x60" },
             {
-              series: `karpenter_nodeclaims_created_total{${op}, nodepool="healthy", reason="provisioned", min_values_relaxed="false"}`,
+              series:
+                `karpenter_nodeclaims_created_total{${op}, nodepool="healthy", reason="provisioned", ` +
+                `min_values_relaxed="false"}`,
               values: "0+1x60",
             },
             { series: `karpenter_nodes_created_total{${op}, nodepool="healthy", zone="us-east-1a"}`, values: "0+1x60" },

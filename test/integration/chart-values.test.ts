@@ -217,7 +217,8 @@ void describe("the kerf chart's values", () => {
     assert.deepEqual(
       Object.keys(container.securityContext ?? {}).sort(),
       ["allowPrivilegeEscalation", "capabilities", "readOnlyRootFilesystem"],
-      "Karpenter's empty appArmorProfile, seLinuxOptions and seccompProfile are left out (the API server requires their type)",
+      "Karpenter's empty appArmorProfile, " +
+        "seLinuxOptions and seccompProfile are left out (the API server requires their type)",
     );
     assert.equal(
       only(objects, "PodDisruptionBudget", "karpenter").kind,
@@ -321,7 +322,11 @@ serviceMonitor:
     const error = await renderError({ values: [karpenter10] });
     assert.match(
       error,
-      /webhook\.enabled: false would install kerf without its admission webhook.*Karpenter 1\.0.*conversion webhook.*webhook\.disableGuardrail=true/s,
+      new RegExp(
+        "webhook\\.enabled: false would install kerf without its admission webhook.*Karpenter " +
+          "1\\.0.*conversion webhook.*webhook\\.disableGuardrail=true",
+        "s",
+      ),
     );
     assert.match(error, TABLE);
     const confirmed = await renderChart({ values: [karpenter10], set: { "webhook.disableGuardrail": "true" } });

@@ -98,7 +98,8 @@ const CASES: readonly Case[] = [
   },
   {
     title:
-      "a static NodePool (replicas) limiting cpu (v1.0 has no static NodePools; later releases allow only limits.nodes)",
+      "a static NodePool (replicas) limiting cpu (v1.0 has no static NodePools; " +
+      "later releases allow only limits.nodes)",
     object: nodePool("static", (spec) => {
       spec["replicas"] = 2;
     }),
@@ -226,7 +227,10 @@ void describe("kerf check --karpenter-version against a real apiserver serving e
     assert.deepEqual([cluster.code, cluster.err], [1, ""], cluster.out);
     assert.match(
       cluster.out,
-      /family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022'/,
+      new RegExp(
+        "family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', " +
+          "'windows2019', 'windows2022'",
+      ),
     );
     const pinned = await run(["--karpenter-version", "1.14.1"]);
     assert.deepEqual([pinned.code, pinned.err], [0, ""], pinned.out);

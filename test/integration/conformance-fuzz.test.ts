@@ -154,11 +154,10 @@ describe(`kerf against a real kube-apiserver with Karpenter's own CRDs (v${karpe
       ...(dump === undefined
         ? {}
         : {
-            onJudgement: (j) =>
-              appendFileSync(
-                dump,
-                `${JSON.stringify({ outcome: j.outcome, api: j.api, denials: j.denials, mutations: j.generated.mutations })}\n`,
-              ),
+            onJudgement: (j) => {
+              const line = { outcome: j.outcome, api: j.api, denials: j.denials, mutations: j.generated.mutations };
+              appendFileSync(dump, `${JSON.stringify(line)}\n`);
+            },
           }),
     });
     const text = formatReport(report);

@@ -332,7 +332,8 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
       if (disrupting.length - allowed > figures.maxOvershoot) {
         figures.maxOvershoot = disrupting.length - allowed;
         const names = disrupting.map((c) => c.metadata.name).join(", ");
-        figures.worst = `${disrupting.length} disrupting of ${counted.length} initialized (allowed ${allowed}): ${names}`;
+        const disruptingOf = `${disrupting.length} disrupting of ${counted.length} initialized`;
+        figures.worst = `${disruptingOf} (allowed ${allowed}): ${names}`;
       }
     };
     // NodeClaims deleted while initialized, checked at every watch event (tainted, not deleted ones: the sampler's).
@@ -542,10 +543,13 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
     }
     const faults = [...proxy.injected].map(([k, v]) => `${k}: ${v}`).join(", ");
     process.stdout.write(
-      `# chaos seed ${SEED}: ${figures.kills} SIGKILLs, ${figures.crashes} replicas exited on their own, chaos ${Math.round(chaosMs / 1000)} s, ` +
-        `settled with ${settled.claims} NodeClaims / ${settled.instances} instances and ${schedule.finalReplicas} pods Running; ` +
-        `${seen.size} NodeClaims seen, ${disrupted.size} of them disrupted (at most ${figures.mostDisrupting} at once, of at most ${figures.mostInitialized} initialized); ` +
-        `${figures.samples} budget samples (${figures.skipped} skipped as inconsistent), max overshoot ${figures.maxOvershoot}; ` +
+      `# chaos seed ${SEED}: ${figures.kills} SIGKILLs, ${figures.crashes} replicas exited on their own, ` +
+        `chaos ${Math.round(chaosMs / 1000)} s, settled with ${settled.claims} NodeClaims / ` +
+        `${settled.instances} instances and ${schedule.finalReplicas} pods Running; ` +
+        `${seen.size} NodeClaims seen, ${disrupted.size} of them disrupted ` +
+        `(at most ${figures.mostDisrupting} at once, of at most ${figures.mostInitialized} initialized); ` +
+        `${figures.samples} budget samples (${figures.skipped} skipped as inconsistent), ` +
+        `max overshoot ${figures.maxOvershoot}; ` +
         `${errorLines.length} operator error lines; faults injected: ${faults}\n`,
     );
     for (const [msg, n] of [...byMessage].sort((x, y) => y[1] - x[1]).slice(0, 8))
@@ -747,7 +751,8 @@ void describe("the operator under chaos: SIGKILLed replicas, an apiserver restar
         500,
       );
       process.stdout.write(
-        `# drift-only round ${round}: settled with ${before.length} NodeClaims (${before.map((c) => c.metadata.name).join(", ")})\n`,
+        `# drift-only round ${round}: ` +
+          `settled with ${before.length} NodeClaims (${before.map((c) => c.metadata.name).join(", ")})\n`,
       );
     }
     assert.equal(kills, 2 * rounds);

@@ -184,7 +184,10 @@ void describe("the cluster facts in the operator's launch templates", () => {
         assert.ok(e instanceof ClusterDiscoveryError);
         assert.match(
           e.message,
-          /--cluster-endpoint \(CLUSTER_ENDPOINT\) is empty and EKS could not tell the endpoint: describing EKS cluster kerf-test: ResourceNotFoundException/,
+          new RegExp(
+            "--cluster-endpoint \\(CLUSTER_ENDPOINT\\) is empty and EKS could not tell the endpoint: " +
+              "describing EKS cluster kerf-test: ResourceNotFoundException",
+          ),
         );
         return true;
       },
@@ -221,7 +224,10 @@ void describe("the cluster facts in the operator's launch templates", () => {
     assert.equal(lines.length, 1);
     assert.match(
       lines[0] ?? "",
-      /^discovering the cluster for node user data: --cluster-endpoint \(CLUSTER_ENDPOINT\) is empty .*ResourceNotFoundException.*\n$/,
+      new RegExp(
+        "^discovering the cluster for node user data: " +
+          "--cluster-endpoint \\(CLUSTER_ENDPOINT\\) is empty .*ResourceNotFoundException.*\\n$",
+      ),
     );
     assert.equal(lines[0]?.split("\n").length, 2, "a single line");
   });

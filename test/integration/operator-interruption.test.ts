@@ -87,7 +87,8 @@ void describe("interruption messages from an SQS queue in moto", () => {
     const first = await singleReadyClaim(env, namespace, 3);
     assert.equal(label(first, "karpenter.sh/capacity-type"), "spot");
     const instance = instanceOf(first);
-    const offering = `${label(first, "node.kubernetes.io/instance-type")}/${label(first, "topology.kubernetes.io/zone")}`;
+    const firstType = label(first, "node.kubernetes.io/instance-type");
+    const offering = `${firstType}/${label(first, "topology.kubernetes.io/zone")}`;
 
     // Neither garbage nor a rebalance recommendation may disrupt anything.
     await send("this is not an EventBridge event");

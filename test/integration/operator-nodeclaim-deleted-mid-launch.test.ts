@@ -136,7 +136,9 @@ void describe("NodeClaims deleted in the middle of their launch, and Nodes left 
           )
             return true;
           throw new Error(
-            `${pods} pods Running, ${state.claims.length} NodeClaims, leaked ${JSON.stringify(state.leaked.map((i) => i.id))}, Nodes without a NodeClaim ${JSON.stringify(strays.map((n) => n.name))}`,
+            `${pods} pods Running, ${state.claims.length} NodeClaims, ` +
+              `leaked ${JSON.stringify(state.leaked.map((i) => i.id))}, ` +
+              `Nodes without a NodeClaim ${JSON.stringify(strays.map((n) => n.name))}`,
           );
         },
         90_000,

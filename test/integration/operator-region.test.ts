@@ -154,7 +154,10 @@ void describe("the operator in eu-west-1: types, zones and prices from AWS", () 
     );
     assert.match(
       fresh.message,
-      /^eu-west-1: instance types and offerings: EC2 at .*spot prices: EC2 spot price history at .*on-demand prices: the Pricing API at /,
+      new RegExp(
+        "^eu-west-1: instance types and offerings: EC2 at .*spot prices: " +
+          "EC2 spot price history at .*on-demand prices: the Pricing API at ",
+      ),
     );
   });
 

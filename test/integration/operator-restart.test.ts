@@ -53,7 +53,8 @@ void describe("an operator killed in the middle of a launch and started again", 
       point: "after-create-fleet",
       instancesAtCrash: 1,
       story:
-        "after CreateFleet launched the instance, before the NodeClaim recorded it: the new operator adopts the tagged instance",
+        "after CreateFleet launched the instance, " +
+        "before the NodeClaim recorded it: the new operator adopts the tagged instance",
     },
     {
       point: "before-create-fleet",

@@ -121,10 +121,11 @@ void describe("npm start (the playground)", () => {
         "the operator's /metrics with the node's allocatable and the running pods",
         async () => {
           const text = await (await fetch(metricsUrl)).text();
-          const allocatable =
-            /^karpenter_nodes_allocatable\{[^}]*nodepool="default"[^}]*resource_type="cpu"[^}]*\} (0\.\d+|[1-9][\d.]*)$/m.test(
-              text,
-            );
+          const allocatable = new RegExp(
+            '^karpenter_nodes_allocatable\\{[^}]*nodepool="default"[^}]*resource_type="cpu"[^}]*\\} ' +
+              "(0\\.\\d+|[1-9][\\d.]*)$",
+            "m",
+          ).test(text);
           const pods = (text.match(/^karpenter_pods_state\{[^}]*phase="Running"[^}]*\} 1$/gm) ?? []).length >= 3;
           return allocatable && pods ? text : undefined;
         },
@@ -133,7 +134,11 @@ void describe("npm start (the playground)", () => {
       );
       assert.match(
         page,
-        /^karpenter_nodeclaims_created_total\{reason="provisioned",nodepool="default",min_values_relaxed="(true|false)"\} [1-9]/m,
+        new RegExp(
+          '^karpenter_nodeclaims_created_total\\{reason="provisioned",nodepool="default",' +
+            'min_values_relaxed="(true|false)"\\} [1-9]',
+          "m",
+        ),
       );
       assert.match(page, /^karpenter_build_info\{[^}]*goversion="v\d+/m);
       assert.deepEqual(karpenterDashboardGaps(exportedSeries(page)), [], "every series Karpenter's dashboards query");
@@ -143,7 +148,11 @@ void describe("npm start (the playground)", () => {
       assert.match(output, /step 2\/2: inflate → 0 replicas/);
       assert.match(
         output,
-        /^\[\s*[\d.]+s\] pods 3 running \| nodes [1-9]\d* \([1-9]\d* ready\) \| nodeclaims [1-9]\d* \| \$\d+\.\d{4}\/h$/m,
+        new RegExp(
+          "^\\[\\s*[\\d.]+s\\] pods 3 running \\| nodes [1-9]\\d* \\([1-9]\\d* ready\\) \\| " +
+            "nodeclaims [1-9]\\d* \\| \\$\\d+\\.\\d{4}\\/h$",
+          "m",
+        ),
       );
       assert.match(
         output,
@@ -166,7 +175,11 @@ void describe("npm start (the playground)", () => {
       );
       assert.match(
         output,
-        /^summary: peak [1-9]\d* NodeClaims \(\S+\), [1-9]\d* Nodes ready, 3 inflate pods running; everything stopped$/m,
+        new RegExp(
+          "^summary: peak [1-9]\\d* NodeClaims \\(\\S+\\), [1-9]\\d* Nodes ready, " +
+            "3 inflate pods running; everything stopped$",
+          "m",
+        ),
       );
       assert.deepEqual(started.filter(alive), [], "no process the playground started is left");
       assert.equal(existsSync(path.dirname(kubeconfig)), false, "the environment directory is removed");

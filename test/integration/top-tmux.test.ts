@@ -150,7 +150,9 @@ void describe("kerf top on a real apiserver, in tmux", { skip }, () => {
   });
 
   void it("shows the NodePools, nodes with their requests and $/h, budgets and NodeClaims without a node", async () => {
-    const command = `KUBECONFIG=${env.state.kubeconfig} ${process.execPath} ${path.join(root, "webhook/cli/kerf.mjs")} top --interval 1`;
+    const command =
+      `KUBECONFIG=${env.state.kubeconfig} ${process.execPath} ` +
+      `${path.join(root, "webhook/cli/kerf.mjs")} top --interval 1`;
     await execFileAsync("tmux", ["new-session", "-d", "-s", session, "-x", "220", "-y", "40", command]);
     const screen = await eventually(
       "kerf top showing top-web-1 with its pods",

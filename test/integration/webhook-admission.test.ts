@@ -123,7 +123,10 @@ void describe("kerf webhook behind a real kube-apiserver", () => {
     const metrics = await fetchMetrics(webhook.port);
     assert.match(
       metrics,
-      /kerf_admission_requests_total\{webhook="validate",kind="NodePool",operation="CREATE",verdict="allowed",dry_run="false"\} [1-9]/,
+      new RegExp(
+        'kerf_admission_requests_total\\{webhook="validate",kind="NodePool",operation="CREATE",' +
+          'verdict="allowed",dry_run="false"\\} [1-9]',
+      ),
     );
   });
 

@@ -146,12 +146,14 @@ async function verdicts(port: number): Promise<[string, string]> {
 }
 
 const V1_0 = [
-  "spec.amiSelectorTerms[0].alias: family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022'",
+  "spec.amiSelectorTerms[0].alias: family is not supported, must be one of the following: 'al2', 'al2023', " +
+    "'bottlerocket', 'windows2019', 'windows2022'",
   "allowed",
 ];
 const V1_14 = [
   "allowed",
-  "spec.template.spec.expireAfter: Invalid value: \"720hx\": spec.template.spec.expireAfter in body should match '^(([0-9]+(s|m|h))+|Never)$'",
+  'spec.template.spec.expireAfter: Invalid value: "720hx": ' +
+    "spec.template.spec.expireAfter in body should match '^(([0-9]+(s|m|h))+|Never)$'",
 ];
 
 const fallbackWarnings = (logs: readonly Log[]): Log[] =>
@@ -337,7 +339,10 @@ void describe("kerf webhook judging against the cluster's installed Karpenter CR
     assert.equal(warnings.length, 1, JSON.stringify(warnings));
     assert.match(
       String(warnings[0]?.["reason"]),
-      /^reading CRDs nodepools\.karpenter\.sh, nodeclaims\.karpenter\.sh, ec2nodeclasses\.karpenter\.k8s\.aws: forbidden \(/,
+      new RegExp(
+        "^reading CRDs nodepools\\.karpenter\\.sh, nodeclaims\\.karpenter\\.sh, " +
+          "ec2nodeclasses\\.karpenter\\.k8s\\.aws: forbidden \\(",
+      ),
     );
     assert.equal((await request(webhook.port, "GET", "/readyz")).status, 200, "the webhook serves");
   });

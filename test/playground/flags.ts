@@ -35,7 +35,9 @@ export class UsageError extends Error {
   }
 }
 
-export const USAGE = `usage: npm start -- [--steps 5,12,0] [--hold 20s] [--keep] [--interval 1s] [--logs DIR] [--timeline FILE] [--ssm-prefix …] [--region R]
+export const USAGE =
+  `usage: npm start -- [--steps 5,12,0] [--hold 20s] [--keep] [--interval 1s] [--logs DIR] ` +
+  `[--timeline FILE] [--ssm-prefix …] [--region R]
                     [--feature-gates NodeRepair=true,StaticCapacity=true]
 
 Starts a local cluster (etcd, kube-apiserver, kube-scheduler, kube-controller-manager, kwok, moto),

@@ -178,7 +178,8 @@ async function scaleThroughSteps(
     const at = since();
     timing.steps.push({ atMs: at, replicas });
     io.out(
-      `[${(at / 1000).toFixed(1).padStart(6)}s] step ${i + 1}/${options.steps.length}: inflate → ${replicas} replicas (holding ${options.holdMs / 1000} s)`,
+      `[${(at / 1000).toFixed(1).padStart(6)}s] step ${i + 1}/${options.steps.length}: ` +
+        `inflate → ${replicas} replicas (holding ${options.holdMs / 1000} s)`,
     );
     if (!(await hold(options.holdMs, io.signal))) return false;
     if (replicas === 0 && i === options.steps.length - 1 && !(await awaitConsolidation(kc, io, since, at)))
@@ -194,7 +195,8 @@ async function bringUp(
   logDir: string,
 ): Promise<{ kc: KubeConfig; kubeconfig: string }> {
   io.out(
-    "kerf playground: starting etcd, kube-apiserver, kube-scheduler, kube-controller-manager, kwok and moto (the first run builds them: ~35 min)",
+    "kerf playground: starting etcd, kube-apiserver, kube-scheduler, kube-controller-manager, " +
+      "kwok and moto (the first run builds them: ~35 min)",
   );
   const env = await startEnvironment({ controlPlane: true, kwok: true, moto: true });
   teardown.add("the environment", () => env.stop());
@@ -216,7 +218,9 @@ async function bringUp(
   });
   io.out(`region ${options.region}: the operator discovers instance types, zones and prices there (moto, price proxy)`);
   io.out(
-    `moto seeded: subnets ${[...seeded.subnets.values()].join(", ")}, security groups ${seeded.securityGroups.join(", ")}, AMIs ${Object.values(seeded.amis).join(", ")} under ${options.ssmPrefix}, node role ${seeded.nodeRole}`,
+    `moto seeded: subnets ${[...seeded.subnets.values()].join(", ")}, ` +
+      `security groups ${seeded.securityGroups.join(", ")}, ` +
+      `AMIs ${Object.values(seeded.amis).join(", ")} under ${options.ssmPrefix}, node role ${seeded.nodeRole}`,
   );
   check(io.signal);
   const webhook = await startPlaygroundWebhook({
@@ -243,13 +247,15 @@ async function bringUp(
   sim.start();
   teardown.add("the kubelet simulator", () => sim.stop());
   io.out(
-    `kerf webhook on https://127.0.0.1:${webhook.port} (registered), kerf operator running, kubelet simulator joining instances as kwok Nodes`,
+    `kerf webhook on https://127.0.0.1:${webhook.port} (registered), kerf operator running, ` +
+      `kubelet simulator joining instances as kwok Nodes`,
   );
   check(io.signal);
   const applied = await applyExamples(kc);
   await createInflate(kc);
   io.out(
-    `applied ${applied.join(", ")} (manifests/examples/playground/) and deployment/inflate (0 replicas, 1Gi pause pods)`,
+    `applied ${applied.join(", ")} (manifests/examples/playground/) and deployment/inflate ` +
+      `(0 replicas, 1Gi pause pods)`,
   );
   io.out(`kubeconfig: ${env.state.kubeconfig}   logs: ${logDir}`);
   return { kc, kubeconfig: env.state.kubeconfig };
@@ -285,7 +291,8 @@ export async function runPlayground(options: PlaygroundOptions, io: PlaygroundIo
     const finished = await scaleThroughSteps(kc, options, io, { since, steps });
     if (finished && options.keep) {
       io.out(
-        `all steps done; still running until Ctrl-C. Try: KUBECONFIG=${kubeconfig} kubectl get nodeclaims,nodes,pods -o wide`,
+        `all steps done; still running until Ctrl-C. ` +
+          `Try: KUBECONFIG=${kubeconfig} kubectl get nodeclaims,nodes,pods -o wide`,
       );
       await new Promise<void>((resolve) => {
         if (io.signal.aborted) resolve();
@@ -302,7 +309,8 @@ export async function runPlayground(options: PlaygroundOptions, io: PlaygroundIo
     await teardown.run(io.out);
   }
   io.out(
-    `summary: peak ${peaks.claims} NodeClaims (${[...peaks.types].sort().join(", ") || "none"}), ${peaks.readyNodes} Nodes ready, ${peaks.running} inflate pods running; everything stopped`,
+    `summary: peak ${peaks.claims} NodeClaims (${[...peaks.types].sort().join(", ") || "none"}), ` +
+      `${peaks.readyNodes} Nodes ready, ${peaks.running} inflate pods running; everything stopped`,
   );
   return code;
 }

@@ -64,7 +64,9 @@ async function publishAmi(ec2: EC2Client, ssm: SSMClient, o: SeedOptions, arch: 
   const id = await registerImage(ec2, name, arch);
   await ssm.send(
     new PutParameterCommand({
-      Name: `${o.ssmPrefix}/eks/optimized-ami/${o.kubernetesVersion}/amazon-linux-2023/${arch}/standard/recommended/image_id`,
+      Name:
+        `${o.ssmPrefix}/eks/optimized-ami/${o.kubernetesVersion}/amazon-linux-2023/` +
+        `${arch}/standard/recommended/image_id`,
       Value: id,
       Type: "String",
       Overwrite: true,

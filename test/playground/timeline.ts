@@ -54,22 +54,28 @@ export function timelineSvg(
   const yCost = (c: number): number => PAD.top + plotH - (c / costMax) * plotH;
   const ticks = [0, 0.25, 0.5, 0.75, 1];
   const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" ` +
+      `font-family="sans-serif" font-size="12">`,
     `<rect width="${W}" height="${H}" fill="white"/>`,
     `<text x="${PAD.left}" y="22" font-size="15" font-weight="bold" fill="${COLOURS.axis}">${esc(title)}</text>`,
     ...ticks.map(
       (t) =>
-        `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${yCount(t * countMax).toFixed(1)}" y2="${yCount(t * countMax).toFixed(1)}" stroke="#e5e7eb"/>` +
-        `<text x="${PAD.left - 8}" y="${(yCount(t * countMax) + 4).toFixed(1)}" text-anchor="end" fill="${COLOURS.axis}">${Math.round(t * countMax)}</text>` +
-        `<text x="${W - PAD.right + 8}" y="${(yCost(t * costMax) + 4).toFixed(1)}" fill="${COLOURS.cost}">$${(t * costMax).toFixed(costMax < 0.1 ? 3 : 2)}</text>`,
+        `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${yCount(t * countMax).toFixed(1)}" ` +
+        `y2="${yCount(t * countMax).toFixed(1)}" stroke="#e5e7eb"/>` +
+        `<text x="${PAD.left - 8}" y="${(yCount(t * countMax) + 4).toFixed(1)}" text-anchor="end" ` +
+        `fill="${COLOURS.axis}">${Math.round(t * countMax)}</text>` +
+        `<text x="${W - PAD.right + 8}" y="${(yCost(t * costMax) + 4).toFixed(1)}" ` +
+        `fill="${COLOURS.cost}">$${(t * costMax).toFixed(costMax < 0.1 ? 3 : 2)}</text>`,
     ),
     ...ticks.map(
       (t) =>
-        `<text x="${x(t * endMs).toFixed(1)}" y="${H - PAD.bottom + 18}" text-anchor="middle" fill="${COLOURS.axis}">${Math.round((t * endMs) / 1000)} s</text>`,
+        `<text x="${x(t * endMs).toFixed(1)}" y="${H - PAD.bottom + 18}" text-anchor="middle" ` +
+        `fill="${COLOURS.axis}">${Math.round((t * endMs) / 1000)} s</text>`,
     ),
     ...steps.map(
       (s) =>
-        `<line x1="${x(s.atMs).toFixed(1)}" x2="${x(s.atMs).toFixed(1)}" y1="${PAD.top}" y2="${PAD.top + plotH}" stroke="${COLOURS.step}" stroke-dasharray="4 4"/>` +
+        `<line x1="${x(s.atMs).toFixed(1)}" x2="${x(s.atMs).toFixed(1)}" y1="${PAD.top}" ` +
+        `y2="${PAD.top + plotH}" stroke="${COLOURS.step}" stroke-dasharray="4 4"/>` +
         `<text x="${(x(s.atMs) + 4).toFixed(1)}" y="${PAD.top + 12}" fill="${COLOURS.step}">→ ${s.replicas}</text>`,
     ),
     line(
@@ -91,7 +97,9 @@ export function timelineSvg(
       ["cost $/h (right axis)", COLOURS.cost],
     ].map(
       ([label, colour], i) =>
-        `<line x1="${PAD.left + i * 210}" x2="${PAD.left + i * 210 + 24}" y1="${H - 12}" y2="${H - 12}" stroke="${colour}" stroke-width="3"/><text x="${PAD.left + i * 210 + 30}" y="${H - 8}" fill="${COLOURS.axis}">${esc(label ?? "")}</text>`,
+        `<line x1="${PAD.left + i * 210}" x2="${PAD.left + i * 210 + 24}" y1="${H - 12}" y2="${H - 12}" ` +
+        `stroke="${colour}" stroke-width="3"/><text x="${PAD.left + i * 210 + 30}" y="${H - 8}" ` +
+        `fill="${COLOURS.axis}">${esc(label ?? "")}</text>`,
     ),
     "</svg>",
   ];

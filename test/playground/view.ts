@@ -125,7 +125,9 @@ export function render(state: ViewState, o: { color: boolean }): string[] {
     ...(state.pending > 0 ? [paint(33, `${state.pending} pending`)] : []),
     ...(state.terminating > 0 ? [`${state.terminating} terminating`] : []),
   ];
-  const head = `pods ${pods.join(", ")} | nodes ${state.nodes} (${state.readyNodes} ready) | nodeclaims ${state.claims.length} | $${state.costPerHour.toFixed(4)}/h`;
+  const head =
+    `pods ${pods.join(", ")} | nodes ${state.nodes} (${state.readyNodes} ready) | ` +
+    `nodeclaims ${state.claims.length} | $${state.costPerHour.toFixed(4)}/h`;
   const width = (pick: (r: ClaimRow) => string): number => Math.max(0, ...state.claims.map((r) => pick(r).length));
   const w = {
     name: width((r) => r.name),
@@ -134,7 +136,11 @@ export function render(state: ViewState, o: { color: boolean }): string[] {
     zone: width((r) => r.zone),
   };
   const rows = state.claims.map((r) =>
-    `  ${r.name.padEnd(w.name)}  ${r.instanceType.padEnd(w.type)}  ${r.capacityType.padEnd(w.cap)}  ${r.zone.padEnd(w.zone)}  ${paint(PHASE_COLOUR[r.phase] ?? 0, r.phase.padEnd(11))}${r.node === "" ? "" : `  node ${r.node}`}${r.disruption === "" ? "" : `  ${r.disruption}`}`.trimEnd(),
+    (
+      `  ${r.name.padEnd(w.name)}  ${r.instanceType.padEnd(w.type)}  ${r.capacityType.padEnd(w.cap)}  ` +
+      `${r.zone.padEnd(w.zone)}  ${paint(PHASE_COLOUR[r.phase] ?? 0, r.phase.padEnd(11))}` +
+      `${r.node === "" ? "" : `  node ${r.node}`}${r.disruption === "" ? "" : `  ${r.disruption}`}`
+    ).trimEnd(),
   );
   return [head, ...rows];
 }

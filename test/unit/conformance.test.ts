@@ -36,7 +36,8 @@ void describe("conformance corpus against evaluate()", () => {
         );
         assert.ok(
           hit,
-          `expected ${e.policy} at ${e.path}${e.message === undefined ? "" : ` containing "${e.message}"`}, got\n${describeFindings(verdict)}`,
+          `expected ${e.policy} at ${e.path}${e.message === undefined ? "" : ` containing "${e.message}"`}, ` +
+            `got\n${describeFindings(verdict)}`,
         );
       }
       // Parity: schema + cel findings deny exactly what the apiserver rejects.

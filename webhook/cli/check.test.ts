@@ -134,7 +134,11 @@ void describe("kerf check", () => {
     assert.equal(await runCheck(["-", "--show-defaults"], c.io), 0, c.out() + c.err());
     assert.match(
       c.out(),
-      /^<stdin>:8:\d+: notice NodePool\/general spec\.template\.spec\.nodeClassRef\.name: EC2NodeClass "default" was not checked/m,
+      new RegExp(
+        "^<stdin>:8:\\d+: notice NodePool\\/general spec\\.template\\.spec\\.nodeClassRef\\.name: " +
+          'EC2NodeClass "default" was not checked',
+        "m",
+      ),
     );
     assert.match(c.out(), /^ {2}add \/spec\/template\/spec\/expireAfter "720h"$/m);
     assert.match(c.out(), /nothing denied, 1 notice$/m);
@@ -193,11 +197,13 @@ void describe("kerf check: hostile YAML", () => {
     ],
     [
       "an alias bomb",
-      `apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: lol}\nspec:\n  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n${Array.from(
-        { length: 8 },
-        (_, i) =>
-          `  ${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array.from({ length: 10 }, () => `*${String.fromCharCode(97 + i)}`).join(", ")}]`,
-      ).join("\n")}\n`,
+      `apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: lol}\nspec:\n` +
+        `  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n${Array.from(
+          { length: 8 },
+          (_, i) =>
+            `  ${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} ` +
+            `[${Array.from({ length: 10 }, () => `*${String.fromCharCode(97 + i)}`).join(", ")}]`,
+        ).join("\n")}\n`,
       /^kerf check: parsing <stdin>:6:\d+: YAML aliases expand beyond the limit/,
     ],
     [

@@ -92,7 +92,9 @@ void describe("kerf check skips files that are not Kubernetes YAML, with a notic
     {
       name: "a Go template elsewhere that does not parse as YAML",
       file: "deploy/pool.yaml",
-      text: 'apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: bad\n  labels:\n    {{- include "labels" . | nindent 4 }}\n',
+      text:
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: bad\n  labels:\n" +
+        '    {{- include "labels" . | nindent 4 }}\n',
       reason: HELM_TEMPLATE,
     },
     {
@@ -232,7 +234,10 @@ void describe("kerf check denies near misses of Karpenter's kinds and retired ve
       apiVersion: "karpenter.sh/v1beta1",
       kind: "NodePool",
       path: "apiVersion",
-      hint: /Karpenter 1\.1 stopped serving karpenter\.sh\/v1beta1.*write apiVersion: karpenter\.sh\/v1, kind: NodePool/,
+      hint: new RegExp(
+        "Karpenter 1\\.1 stopped serving karpenter\\.sh\\/v1beta1.*write apiVersion: " +
+          "karpenter\\.sh\\/v1, kind: NodePool",
+      ),
     },
     {
       apiVersion: "karpenter.sh/v1beta1",
@@ -283,7 +288,8 @@ void describe("kerf check denies near misses of Karpenter's kinds and retired ve
       "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: o}\nspec: {requirements: []}\n";
     writeFileSync(
       file,
-      `${overlay}---\napiVersion: example.com/v1\nkind: Nodepool\nmetadata: {name: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n`,
+      `${overlay}---\napiVersion: example.com/v1\nkind: Nodepool\nmetadata: {name: x}\n---\napiVersion: v1\n` +
+        `kind: ConfigMap\nmetadata: {name: c}\n`,
     );
     const c = capture();
     assert.equal(await run(["check", file], c.io), 0, c.err());

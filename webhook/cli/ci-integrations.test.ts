@@ -138,7 +138,11 @@ void describe("GitHub Action (action.yml)", () => {
     assert.equal(run.code, 1, run.stdout + run.stderr);
     assert.match(
       run.stdout,
-      /^::error file=manifests\/examples\/broken\/spot-too-narrow\.yaml,line=33,col=\d+,title=kerf spot-diversity::NodePool\/narrow-spot /m,
+      new RegExp(
+        "^::error file=manifests\\/examples\\/broken\\/spot-too-narrow\\.yaml,line=33,col=\\d+," +
+          "title=kerf spot-diversity::NodePool\\/narrow-spot ",
+        "m",
+      ),
     );
     assert.match(
       run.stdout,

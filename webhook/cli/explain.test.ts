@@ -105,7 +105,11 @@ void describe("kerf check --explain", () => {
 
   void it("is added to NodePool results of --format json and printed by text", async () => {
     const text =
-      'apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  limits: {cpu: "10", memory: 40Gi}\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}\n      requirements:\n        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}\n        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}\n';
+      "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n" +
+      '  limits: {cpu: "10", memory: 40Gi}\n  template:\n    spec:\n' +
+      "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}\n      requirements:\n" +
+      "        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}\n" +
+      "        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}\n";
     let out = "";
     const io: CliIo = {
       stdout: (t) => {
@@ -122,7 +126,12 @@ void describe("kerf check --explain", () => {
     assert.equal(await runCheck(["-", "--explain"], io), 0);
     assert.match(
       out,
-      /^ {2}on-demand: 1 types, cheapest m5\.large \$0\.0960\/h, dearest m5\.large \$0\.0960\/h; worst case under limits \$0\.4800\/h \(limit cpu=10 at \$0\.0480 per vCPU-hour on m5\.large\)$/m,
+      new RegExp(
+        "^ {2}on-demand: 1 types, cheapest m5\\.large \\$0\\.0960\\/h, " +
+          "dearest m5\\.large \\$0\\.0960\\/h; " +
+          "worst case under limits \\$0\\.4800\\/h \\(limit cpu=10 at \\$0\\.0480 per vCPU-hour on m5\\.large\\)$",
+        "m",
+      ),
     );
   });
 

@@ -67,7 +67,8 @@ void describe("kerf check --karpenter-version and --karpenter-crds", () => {
       assert.equal(code, 2);
       assert.equal(
         err.split("\n")[0],
-        `kerf check: selecting Karpenter API "${version}": not bundled (bundled: ${BUNDLED_KARPENTER_VERSIONS.join(", ")})`,
+        `kerf check: selecting Karpenter API "${version}": not bundled (bundled: ` +
+          `${BUNDLED_KARPENTER_VERSIONS.join(", ")})`,
       );
       assert.doesNotMatch(err, /\n\s+at /);
     });
@@ -84,7 +85,8 @@ void describe("kerf check --karpenter-version and --karpenter-crds", () => {
     const items = crdFiles.map((f) => readFileSync(path.join(crdDir, f), "utf8").replace(/^#.*\n---\n/, ""));
     writeFileSync(
       list,
-      `apiVersion: v1\nkind: List\nitems:\n${items.map((i) => `- ${i.trimEnd().replaceAll("\n", "\n  ")}`).join("\n")}\n`,
+      `apiVersion: v1\nkind: List\nitems:\n` +
+        `${items.map((i) => `- ${i.trimEnd().replaceAll("\n", "\n  ")}`).join("\n")}\n`,
     );
     for (const source of [crdDir, list]) {
       const api = await readKarpenterCrds(source);
@@ -105,7 +107,8 @@ void describe("kerf check --karpenter-version and --karpenter-crds", () => {
     assert.equal(code, 2);
     assert.equal(
       err,
-      `kerf check: reading Karpenter CRDs from ${partial}: no CRD nodeclaims.karpenter.sh; no CRD ec2nodeclasses.karpenter.k8s.aws\n`,
+      `kerf check: reading Karpenter CRDs from ${partial}: no CRD nodeclaims.karpenter.sh; ` +
+        `no CRD ec2nodeclasses.karpenter.k8s.aws\n`,
     );
   });
 
@@ -120,7 +123,8 @@ void describe("kerf check --karpenter-version and --karpenter-crds", () => {
     assert.equal(missing.code, 2);
     assert.equal(
       missing.err,
-      `kerf check: reading Karpenter CRDs at ${old}:3: nodepools.karpenter.sh has no v1 schema (Karpenter before v1.0?)\n`,
+      `kerf check: reading Karpenter CRDs at ${old}:3: ` +
+        `nodepools.karpenter.sh has no v1 schema (Karpenter before v1.0?)\n`,
     );
     const twice = path.join(dir, "twice.yaml");
     writeFileSync(twice, `${nodePools}---\n${nodePools.replace(/^#.*\n---\n/, "")}`);
@@ -129,7 +133,8 @@ void describe("kerf check --karpenter-version and --karpenter-crds", () => {
     assert.match(
       duplicate.err,
       new RegExp(
-        `^kerf check: reading Karpenter CRDs at ${twice}:\\d+: nodepools.karpenter.sh again \\(first at ${twice}:3\\)\\n$`,
+        `^kerf check: reading Karpenter CRDs at ${twice}:\\d+: ` +
+          `nodepools.karpenter.sh again \\(first at ${twice}:3\\)\\n$`,
       ),
     );
   });
@@ -159,7 +164,10 @@ void describe("kerf check --karpenter-version and --karpenter-crds", () => {
     assert.equal(lines.length, 1);
     assert.match(
       lines[0] ?? "",
-      /^kerf check: reading the Karpenter CRDs from http:\/\/127\.0\.0\.1:1: .+; judging against the bundled Karpenter 1\.14\.1 \(--karpenter-version to choose\)\n$/,
+      new RegExp(
+        "^kerf check: reading the Karpenter CRDs from http:\\/\\/127\\.0\\.0\\.1:1: .+; " +
+          "judging against the bundled Karpenter 1\\.14\\.1 \\(--karpenter-version to choose\\)\\n$",
+      ),
     );
     const pinned = await selectKarpenterApi({
       version: "1.0",

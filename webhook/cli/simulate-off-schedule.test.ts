@@ -32,7 +32,10 @@ void describe("kerf simulate --at with kerf.dev/off-schedule", () => {
     const text = await simulateAt("2026-11-27T23:00:00Z", "text");
     assert.match(
       text,
-      /NodePool dev is off \(kerf\.dev\/off-schedule\) until 2026-11-28T06:00:00\.000Z: it launches nothing; it would have launched for default\/big/,
+      new RegExp(
+        "NodePool dev is off \\(kerf\\.dev\\/off-schedule\\) until 2026-11-28T06:00:00\\.000Z: " +
+          "it launches nothing; it would have launched for default\\/big",
+      ),
     );
   });
 

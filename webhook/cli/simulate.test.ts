@@ -87,21 +87,34 @@ describe("kerf simulate: the disruption what-if", () => {
     const out = await simulate(["-f", whatIfFile, "--at", WEDNESDAY_NOON]);
     assert.match(
       out,
-      /Pass 1: emptiness \(Empty\): delete empty-1 \(general, m5\.xlarge on-demand in us-east-1a, \$0\.1920\/h, 0 pod\(s\)\), empty-2 /,
+      new RegExp(
+        "Pass 1: emptiness \\(Empty\\): delete empty-1 \\(general, " +
+          "m5\\.xlarge on-demand in us-east-1a, \\$0\\.1920\\/h, 0 pod\\(s\\)\\), empty-2 ",
+      ),
     );
     assert.match(out, /Pass 2: drift \(Drifted\): delete drifted /);
     assert.match(
       out,
-      /Pass 3: single-node-consolidation \(Underutilized\): replace big \(general, m5\.4xlarge on-demand in us-east-1a, \$0\.7680\/h, 3 pod\(s\)\)\n {4}with c5\.xlarge on-demand in us-east-1a \(general, \$0\.1700\/h\) as whatif-3-1/,
+      new RegExp(
+        "Pass 3: single-node-consolidation \\(Underutilized\\): replace big \\(general, " +
+          "m5\\.4xlarge on-demand in us-east-1a, \\$0\\.7680\\/h, 3 pod\\(s\\)\\)\\n" +
+          " {4}with c5\\.xlarge on-demand in us-east-1a \\(general, \\$0\\.1700\\/h\\) as whatif-3-1",
+      ),
     );
     assert.match(out, /saves \$0\.5980\/h; running total \$1\.0560\/h/);
     assert.match(
       out,
-      /payments Underutilized: 0 of 2 node\(s\) — budget 0 \(nodes "0", schedule "0 8 \* \* mon-fri" for 10h in UTC\) allows 0/,
+      new RegExp(
+        'payments Underutilized: 0 of 2 node\\(s\\) — budget 0 \\(nodes "0", ' +
+          'schedule "0 8 \\* \\* mon-fri" for 10h in UTC\\) allows 0',
+      ),
     );
     assert.match(
       out,
-      /payments-1: blocked \(budget\): the NodePool's disruption budget for Underutilized allows no more disruptions now/,
+      new RegExp(
+        "payments-1: blocked \\(budget\\): " +
+          "the NodePool's disruption budget for Underutilized allows no more disruptions now",
+      ),
     );
     assert.match(out, /batch: kept \(do-not-disrupt\): pod batch\/report has "karpenter\.sh\/do-not-disrupt": "true"/);
     assert.match(out, /Disruption total: 4 node\(s\) removed, 1 launched, saving \$1\.0560\/h\n$/);
@@ -182,7 +195,9 @@ describe("kerf simulate: the disruption what-if", () => {
       { pdb: 'minAvailable: "50%"', blocked: false },
     ];
     for (const k of cases) {
-      const pdb = `kind: PodDisruptionBudget\nmetadata: {name: guard, namespace: default}\nspec: {${k.pdb}, selector: {matchLabels: {app: big}}}`;
+      const pdb =
+        `kind: PodDisruptionBudget\nmetadata: {name: guard, namespace: default}\n` +
+        `spec: {${k.pdb}, selector: {matchLabels: {app: big}}}`;
       const file = scenarioFile(`[{nodes: "100%"}]`, [["big", "m5.4xlarge", ["1Gi", "1Gi"]]], pdb);
       const w = await whatIfJson(["-f", file]);
       assert.equal(
@@ -207,7 +222,8 @@ describe("kerf simulate: the disruption what-if", () => {
     assert.equal(once.steps.length, 1);
     assert.equal(once.stopped, "stopped after 1 passes (--passes)");
     const pending =
-      "kind: Pod\nmetadata: {name: new, namespace: default}\nspec: {nodeSelector: {kubernetes.io/hostname: a}, containers: [{name: c}]}";
+      "kind: Pod\nmetadata: {name: new, namespace: default}\n" +
+      "spec: {nodeSelector: {kubernetes.io/hostname: a}, containers: [{name: c}]}";
     const nominated = await whatIfJson(["-f", scenarioFile(`[{nodes: "100%"}]`, nodes, pending)]);
     assert.ok(
       !nominated.steps.some((s) => s.candidates.some((c) => c.node === "a")),

@@ -92,7 +92,10 @@ void describe("the cluster's Karpenter API when the apiserver is unreachable", (
     assert.equal(warnings.length, 1, JSON.stringify(lines));
     assert.match(
       String(warnings[0]?.["reason"]),
-      /^reading CRDs nodepools\.karpenter\.sh, nodeclaims\.karpenter\.sh, ec2nodeclasses\.karpenter\.k8s\.aws: .*ECONNREFUSED/,
+      new RegExp(
+        "^reading CRDs nodepools\\.karpenter\\.sh, nodeclaims\\.karpenter\\.sh, " +
+          "ec2nodeclasses\\.karpenter\\.k8s\\.aws: .*ECONNREFUSED",
+      ),
     );
     assert.deepEqual(warnings[0]?.["karpenterApi"], { source: "bundled", version: "1.0.8" });
     assert.ok(lines.some((l) => l["msg"] === "judging Karpenter objects against this API"));

@@ -70,7 +70,11 @@ void describe("cluster discovery at operator start", () => {
       assert.ok(e instanceof ClusterDiscoveryError);
       assert.match(
         e.message,
-        /^discovering the cluster for node user data: --cluster-endpoint \(CLUSTER_ENDPOINT\) is empty and EKS could not tell the endpoint: describing EKS cluster demo: ResourceNotFoundException: No cluster found for name: demo\.$/,
+        new RegExp(
+          "^discovering the cluster for node user data: " +
+            "--cluster-endpoint \\(CLUSTER_ENDPOINT\\) is empty and EKS could not tell the endpoint: " +
+            "describing EKS cluster demo: ResourceNotFoundException: No cluster found for name: demo\\.$",
+        ),
       );
       return true;
     });

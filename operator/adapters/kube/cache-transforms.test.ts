@@ -108,10 +108,11 @@ void describe("the informer cache transforms", () => {
     // %HasFastProperties needs --allow-natives-syntax, so the check runs in a child process.
     const url = JSON.stringify(new URL("./cache-transforms.ts", import.meta.url).href);
     const podJson = JSON.stringify(pod());
+    const nodeJson = '{"metadata":{"name":"n","managedFields":[{}],"labels":{}},"status":{"images":[],"capacity":{}}}';
     const script = `const { slimNode, slimPod } = await import(${url});
       const fast = new Function("o", "return %HasFastProperties(o)");
       const p = slimPod(JSON.parse(${JSON.stringify(podJson)}));
-      const n = slimNode(JSON.parse('{"metadata":{"name":"n","managedFields":[{}],"labels":{}},"status":{"images":[],"capacity":{}}}'));
+      const n = slimNode(JSON.parse('${nodeJson}'));
       console.log(JSON.stringify([fast(p.metadata), fast(p.metadata.annotations), fast(p.spec.containers[0]),
         fast(p.spec.initContainers[0]), fast(p.status), fast(n.metadata), fast(n.status)]));`;
     const child = spawnSync(process.execPath, ["--allow-natives-syntax", "--input-type=module", "-e", script], {

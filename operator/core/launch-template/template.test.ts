@@ -128,7 +128,8 @@ void describe("buildLaunchTemplate", () => {
       { key: "karpenter.sh/unregistered", effect: "NoExecute" },
     ]);
     assert.deepEqual(cfg.spec.kubelet.flags, [
-      '--node-labels="karpenter.sh/capacity-type=spot,karpenter.sh/do-not-sync-taints=true,karpenter.sh/nodepool=default"',
+      '--node-labels="karpenter.sh/capacity-type=spot,karpenter.sh/do-not-sync-taints=true,' +
+        'karpenter.sh/nodepool=default"',
     ]);
   });
 
@@ -165,7 +166,10 @@ void describe("buildLaunchTemplate", () => {
     assert.match(lt.userData, /max-pods = 58/);
     assert.match(
       lt.userData,
-      /\[settings\.kubernetes\.node-labels\]\n"karpenter\.sh\/capacity-type" = "spot"\n"karpenter\.sh\/do-not-sync-taints" = "true"\n"karpenter\.sh\/nodepool" = "default"/,
+      new RegExp(
+        '\\[settings\\.kubernetes\\.node-labels\\]\\n"karpenter\\.sh\\/capacity-type" = "spot"\\n' +
+          '"karpenter\\.sh\\/do-not-sync-taints" = "true"\\n"karpenter\\.sh\\/nodepool" = "default"',
+      ),
     );
     assert.match(lt.userData, /"karpenter\.sh\/unregistered" = \[":NoExecute"\]/);
     assert.equal(lt.blockDeviceMappings.length, 2);

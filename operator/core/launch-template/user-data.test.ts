@@ -100,7 +100,8 @@ const AL2_LABELS = {
 const AL2_SCRIPT = [
   "#!/bin/bash -xe",
   "exec > >(tee /var/log/user-data.log|logger -t user-data -s 2>/dev/console) 2>&1",
-  "/etc/eks/bootstrap.sh 'test-cluster' --apiserver-endpoint 'https://test-cluster' --b64-cluster-ca 'Y2EtYnVuZGxlCg==' \\",
+  "/etc/eks/bootstrap.sh 'test-cluster' --apiserver-endpoint 'https://test-cluster' --b64-cluster-ca " +
+    "'Y2EtYnVuZGxlCg==' \\",
   "--dns-cluster-ip '10.0.100.10' \\",
   "--use-max-pods false \\",
   "--kubelet-extra-args '--node-labels=\"karpenter.k8s.aws/ec2nodeclass=default,karpenter.sh/capacity-type=on-demand," +
@@ -232,7 +233,10 @@ void describe("AL2 user data", () => {
     );
     assert.match(
       userData,
-      /--b64-cluster-ca 'Y2EtYnVuZGxlCg==' \\\n--ip-family ipv6 \\\n--dns-cluster-ip 'fd00:10:96::a' \\\n--kubelet-extra-args/,
+      new RegExp(
+        "--b64-cluster-ca 'Y2EtYnVuZGxlCg==' \\\\\\n--ip-family ipv6 \\\\\\n" +
+          "--dns-cluster-ip 'fd00:10:96::a' \\\\\\n--kubelet-extra-args",
+      ),
     );
   });
 });

@@ -26,7 +26,10 @@ void describe("expendable pods (--expendable-pods-priority-cutoff)", () => {
   void it("should say in the reason which priority and cutoff keep the pod from launching a node", () => {
     assert.match(
       noLaunchReason(pod(5), 10) ?? "",
-      /^pod priority 5 is below the expendable-pods priority cutoff 10 \(--expendable-pods-priority-cutoff\): .*never launches a node/,
+      new RegExp(
+        "^pod priority 5 is below the expendable-pods priority cutoff 10 " +
+          "\\(--expendable-pods-priority-cutoff\\): .*never launches a node",
+      ),
     );
   });
 

@@ -42,7 +42,9 @@ const due = (type: string, status: string, reason: string, dueAt: number): Repai
 
 void describe("node repair decision", () => {
   const policyCases: Case[] = REPAIR_POLICIES.map((p) => ({
-    name: `repair a Node whose ${p.conditionType} has been ${p.conditionStatus} for longer than its ${p.tolerationMs / MIN} min toleration`,
+    name:
+      `repair a Node whose ${p.conditionType} has been ${p.conditionStatus} for longer than its ` +
+      `${p.tolerationMs / MIN} min toleration`,
     node: node("bad", [
       ...(p.conditionType === "Ready" ? [] : [ready]),
       { type: p.conditionType, status: p.conditionStatus, reason: "Any", lastTransitionTime: ago(p.tolerationMs + 1) },

@@ -13,7 +13,8 @@ const amiTerms = (terms: unknown[], family?: string) => (o: Draft) => {
   if (family !== undefined) o.spec.amiFamily = family;
 };
 const EVICTION_KEYS =
-  "['memory.available','nodefs.available','nodefs.inodesFree','imagefs.available','imagefs.inodesFree','pid.available']";
+  "['memory.available','nodefs.available','nodefs.inodesFree','imagefs.available'," +
+  "'imagefs.inodesFree','pid.available']";
 
 /** [name, edit, path, exact CEL message]: each row breaks exactly one upstream rule. */
 const CEL_ROWS: Row[] = [
@@ -99,7 +100,8 @@ const CEL_ROWS: Row[] = [
     "rejects an unsupported alias family",
     amiTerms([{ alias: "ubuntu@latest" }]),
     `${S}.amiSelectorTerms[0].alias`,
-    "family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022', 'windows2025'",
+    "family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', " +
+      "'windows2022', 'windows2025'",
   ],
   [
     "rejects a pinned windows alias",
@@ -246,7 +248,8 @@ const CEL_ROWS: Row[] = [
         { deviceIndex: 2, networkCardIndex: 0, interfaceType: "efa-only" },
       ]),
     `${S}.networkInterfaces`,
-    "networkInterfaces must not have duplicate networkCardIndex and deviceIndex pairs, and can have at most one efa device per network card",
+    "networkInterfaces must not have duplicate networkCardIndex and deviceIndex pairs, " +
+      "and can have at most one efa device per network card",
   ],
   [
     "rejects an empty placementGroupSelector",

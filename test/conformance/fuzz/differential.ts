@@ -156,18 +156,19 @@ async function shrink(options: FuzzOptions, index: number, found: Judgement): Pr
 /** A report as text: seed, counts by outcome, and each failure with its mutations, object and both verdicts. */
 export function formatReport(report: FuzzReport): string {
   const lines = [
-    `differential fuzz: seed ${report.seed} (KERF_FUZZ_SEED=${report.seed} replays it), ${report.objects} objects in ${report.seconds.toFixed(1)} s, ` +
-      `apiserver rejected ${report.apiserverRejected}`,
+    `differential fuzz: seed ${report.seed} (KERF_FUZZ_SEED=${report.seed} replays it), ` +
+      `${report.objects} objects in ${report.seconds.toFixed(1)} s, apiserver rejected ${report.apiserverRejected}`,
     ...[...report.outcomes].sort((a, b) => b[1] - a[1]).map(([outcome, n]) => `  ${String(n).padStart(6)}  ${outcome}`),
   ];
   for (const f of report.failures) {
+    const denials = f.denials.map((d) => `[${d.policy}] ${d.path}: ${d.message}`).join("; ");
     lines.push(
       "",
       `UNEXPLAINED ${f.outcome}`,
       `  mutations: ${JSON.stringify(f.generated.mutations)}`,
       `  object: ${JSON.stringify(f.object)}`,
       `  apiserver: ${f.api.verdict}${f.api.message === "" ? "" : `: ${f.api.message}`}`,
-      `  kerf: ${f.denials.length === 0 ? "allow" : `deny: ${f.denials.map((d) => `[${d.policy}] ${d.path}: ${d.message}`).join("; ")}`}`,
+      `  kerf: ${f.denials.length === 0 ? "allow" : `deny: ${denials}`}`,
     );
   }
   return lines.join("\n");

@@ -210,7 +210,8 @@ function main(args: readonly string[]): number {
   console.log(`\n${CASES.map((c) => `${c.name}: ${c.what}`).join("\n")}\n\n${table(rows)}`);
   const slowest = Math.max(...rows.flatMap((r) => r.wall));
   console.log(
-    `\nslowest pass ${slowest.toFixed(2)} s wall (target < 5 s per pass; wall time depends on the host's load, CPU time does not)`,
+    `\nslowest pass ${slowest.toFixed(2)} s wall (target < 5 s per pass; ` +
+      `wall time depends on the host's load, CPU time does not)`,
   );
   return failed === 0 ? 0 : 1;
 }

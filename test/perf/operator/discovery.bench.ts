@@ -66,11 +66,20 @@ try {
       const rest = times.slice(1).sort((x, y) => x - y);
       const median = rest.length === 0 ? (times[0] ?? 0) : (rest[Math.floor(rest.length / 2)] ?? 0);
       console.log(
-        `| ${region} | ${part} | ${calls} | ${(times[0] ?? 0).toFixed(0)} | ${median.toFixed(0)} | ${built.instanceTypes.length} | ${offerings} |`,
+        `| ${region} | ${part} | ${calls} | ${(times[0] ?? 0).toFixed(0)} | ${median.toFixed(0)} | ` +
+          `${built.instanceTypes.length} | ${offerings} |`,
       );
-      console.log(
-        `BENCH_RESULT ${JSON.stringify({ bench: "catalog-discovery", region, part, calls, firstMs: Math.round(times[0] ?? 0), medianMs: Math.round(median), types: built.instanceTypes.length, offerings })}`,
-      );
+      const benchResult = {
+        bench: "catalog-discovery",
+        region,
+        part,
+        calls,
+        firstMs: Math.round(times[0] ?? 0),
+        medianMs: Math.round(median),
+        types: built.instanceTypes.length,
+        offerings,
+      };
+      console.log(`BENCH_RESULT ${JSON.stringify(benchResult)}`);
     }
   }
 } finally {

@@ -310,7 +310,8 @@ async function large(): Promise<Record<string, unknown>> {
     eventLoopDelayMaxMs: Math.round(ms(delay.max)),
     eventLoopDelayP99Ms: Math.round(ms(delay.percentile(99))),
     rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
-    // "A pass decides in under 5 s": every decision, and every pass after the first (whose sync copies all 56,000 objects).
+    // "A pass decides in under 5 s": every decision, and every pass after the first (whose sync copies all 56,000
+    // objects).
     ok: Math.max(...timed.plans, ...walls.slice(1)) < 5000 && ms(delay.max) < 1000 && maxGapMs <= renewDeadlineMs,
   };
 }
@@ -346,9 +347,14 @@ async function main(): Promise<number> {
   const planner = values["in-process"] === true ? "in-process" : "thread";
   if (values.scenario !== undefined) {
     const figures = await scenario(values.scenario);
-    console.log(
-      `BENCH_RESULT ${JSON.stringify({ suite: "operator-disruption-loop", scenario: values.scenario, planner, ...figures, loadAverage: loadAverage() })}`,
-    );
+    const benchResult = {
+      suite: "operator-disruption-loop",
+      scenario: values.scenario,
+      planner,
+      ...figures,
+      loadAverage: loadAverage(),
+    };
+    console.log(`BENCH_RESULT ${JSON.stringify(benchResult)}`);
     return figures["ok"] === true ? 0 : 1;
   }
   let failed = 0;

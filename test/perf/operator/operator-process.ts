@@ -62,9 +62,12 @@ while (!(
   operator.state.pods().length >= Number(values.pods)
 ))
   await sleep(100);
-process.stdout.write(
-  `SYNCED ${JSON.stringify({ syncMs: performance.now() - started, nodes: operator.state.nodes().length, pods: operator.state.pods().length })}\n`,
-);
+const syncedReport = {
+  syncMs: performance.now() - started,
+  nodes: operator.state.nodes().length,
+  pods: operator.state.pods().length,
+};
+process.stdout.write(`SYNCED ${JSON.stringify(syncedReport)}\n`);
 if (values["memory-after"] !== undefined) {
   // Controllers reconcile every Node once after the initial list; measure after that work, not during.
   await sleep(Number(values["memory-after"]));
@@ -74,9 +77,16 @@ if (values["memory-after"] !== undefined) {
   const m = process.memoryUsage();
   const mib = (n: number): number => Math.round((n / 2 ** 20) * 10) / 10;
   const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, mib(s.space_size)]));
-  process.stdout.write(
-    `MEMORY ${JSON.stringify({ rssMiB: mib(m.rss), heapUsedMiB: mib(m.heapUsed), heapTotalMiB: mib(m.heapTotal), externalMiB: mib(m.external), arrayBuffersMiB: mib(m.arrayBuffers), spaces, gc: gc !== undefined })}\n`,
-  );
+  const memoryReport = {
+    rssMiB: mib(m.rss),
+    heapUsedMiB: mib(m.heapUsed),
+    heapTotalMiB: mib(m.heapTotal),
+    externalMiB: mib(m.external),
+    arrayBuffersMiB: mib(m.arrayBuffers),
+    spaces,
+    gc: gc !== undefined,
+  };
+  process.stdout.write(`MEMORY ${JSON.stringify(memoryReport)}\n`);
 }
 await new Promise<void>((resolve) => process.once("SIGTERM", () => resolve()));
 await operator.stop();

@@ -121,7 +121,8 @@ const CASES: [string, number][] = [
 
 const money = (v: number): string => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(4));
 const claim = (c: ClaimSummary, bill: number): string =>
-  `${c.instanceType} ${c.capacityType}, ${c.pods} pods, $${money(c.pricePerHour)} (${((100 * c.pricePerHour) / bill).toFixed(1)}%)`;
+  `${c.instanceType} ${c.capacityType}, ${c.pods} pods, ` +
+  `$${money(c.pricePerHour)} (${((100 * c.pricePerHour) / bill).toFixed(1)}%)`;
 
 function table(head: readonly string[], lines: readonly (readonly (string | number)[])[]): string {
   const cells = lines.map((l) => l.map(String));

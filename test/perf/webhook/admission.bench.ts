@@ -115,10 +115,14 @@ const cpu = (m: Measured): string =>
     : `${m.cpuUsPerReview.toFixed(0)} | ${(1e6 / m.cpuUsPerReview).toFixed(0)}`;
 const row = (name: string, m: Measured): string => {
   const r = m.closed;
-  return `| ${name} | ${concurrency} | ${r.requests} | ${r.errors} | ${r.perSecond.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${cpu(m)} |`;
+  return (
+    `| ${name} | ${concurrency} | ${r.requests} | ${r.errors} | ${r.perSecond.toFixed(0)} | ` +
+    `${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${cpu(m)} |`
+  );
 };
 const openRow = (name: string, r: LoadResult): string =>
-  `| ${name} | ${rate} | ${concurrency} | ${r.requests} | ${r.errors} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} |`;
+  `| ${name} | ${rate} | ${concurrency} | ${r.requests} | ${r.errors} | ${r.p50Ms.toFixed(2)} | ` +
+  `${r.p99Ms.toFixed(2)} |`;
 const openLines =
   kerf.open === undefined || bare.open === undefined
     ? []
@@ -128,7 +132,8 @@ const openLines =
         "|---|---|---|---|---|---|---|",
         openRow("bare fastify", bare.open),
         openRow("kerf /validate", kerf.open),
-        `kerf overhead at ${rate}/s: p50 +${(kerf.open.p50Ms - bare.open.p50Ms).toFixed(2)} ms, p99 +${(kerf.open.p99Ms - bare.open.p99Ms).toFixed(2)} ms`,
+        `kerf overhead at ${rate}/s: p50 +${(kerf.open.p50Ms - bare.open.p50Ms).toFixed(2)} ms, ` +
+          `p99 +${(kerf.open.p99Ms - bare.open.p99Ms).toFixed(2)} ms`,
       ];
 const result = (name: "bare" | "kerf", m: Measured): string => {
   const r = m.closed;
@@ -136,16 +141,29 @@ const result = (name: "bare" | "kerf", m: Measured): string => {
     m.open === undefined
       ? {}
       : { openRate: rate, openP50Ms: m.open.p50Ms, openP99Ms: m.open.p99Ms, openErrors: m.open.errors };
-  return `BENCH_RESULT ${JSON.stringify({ name: `webhook-${name}-c${concurrency}`, reviewsPerSecond: Math.round(r.perSecond), p50Ms: r.p50Ms, p99Ms: r.p99Ms, errors: r.errors, requests: r.requests, serverCpuUsPerReview: m.cpuUsPerReview, ...open })}`;
+  const benchResult = {
+    name: `webhook-${name}-c${concurrency}`,
+    reviewsPerSecond: Math.round(r.perSecond),
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+    errors: r.errors,
+    requests: r.requests,
+    serverCpuUsPerReview: m.cpuUsPerReview,
+    ...open,
+  };
+  return `BENCH_RESULT ${JSON.stringify(benchResult)}`;
 };
 process.stdout.write(
   [
-    `webhook admission benchmark (${body.length} B review, ${durationMs / 1000} s, server pinned to one core: ${pinned})`,
-    "| endpoint | concurrency | requests | errors | reviews/s | p50 ms | p99 ms | server CPU µs/review | reviews/s per core |",
+    `webhook admission benchmark (${body.length} B review, ${durationMs / 1000} s, ` +
+      `server pinned to one core: ${pinned})`,
+    "| endpoint | concurrency | requests | errors | reviews/s | p50 ms | p99 ms | server CPU µs/review | " +
+      "reviews/s per core |",
     "|---|---|---|---|---|---|---|---|---|",
     row("bare fastify", bare),
     row("kerf /validate", kerf),
-    `kerf overhead: p50 +${(kerf.closed.p50Ms - bare.closed.p50Ms).toFixed(2)} ms, p99 +${(kerf.closed.p99Ms - bare.closed.p99Ms).toFixed(2)} ms` +
+    `kerf overhead: p50 +${(kerf.closed.p50Ms - bare.closed.p50Ms).toFixed(2)} ms, ` +
+      `p99 +${(kerf.closed.p99Ms - bare.closed.p99Ms).toFixed(2)} ms` +
       (kerf.cpuUsPerReview === undefined || bare.cpuUsPerReview === undefined
         ? ""
         : `, server CPU +${(kerf.cpuUsPerReview - bare.cpuUsPerReview).toFixed(0)} µs/review`),

@@ -62,8 +62,12 @@ function writeCorpus(dir: string, format: "yaml" | "json"): void {
   }
 }
 
+const CPU_REPORTER =
+  "process.on('exit', () => { const u = process.cpuUsage(); " +
+  "process.stderr.write(`KERF_BENCH_CPU_US ${u.user + u.system}\\n`); });";
+
 /** Preloaded into the kerf process: prints the CPU time it used when it exits. */
-const REPORT_CPU = `data:text/javascript,${encodeURIComponent("process.on('exit', () => { const u = process.cpuUsage(); process.stderr.write(`KERF_BENCH_CPU_US ${u.user + u.system}\\n`); });")}`;
+const REPORT_CPU = `data:text/javascript,${encodeURIComponent(CPU_REPORTER)}`;
 
 function measure(format: "yaml" | "json"): void {
   const dir = mkdtempSync(path.join(os.tmpdir(), "kerf-check-bench-"));
@@ -89,13 +93,21 @@ function measure(format: "yaml" | "json"): void {
     cpu.sort((a, b) => a - b);
     const median = times[Math.floor(times.length / 2)] ?? 0;
     const cpuMedian = cpu[Math.floor(cpu.length / 2)];
+    const benchResult = {
+      name: `kerf-check-${format}-${count}`,
+      medianSeconds: median,
+      runsSeconds: times,
+      medianCpuSeconds: cpuMedian,
+      runsCpuSeconds: cpu,
+    };
     process.stdout.write(
       [
         `kerf check benchmark (${format}): ${count} manifests in ${count} files, wall time including process start`,
         `runs (s): ${times.map((t) => t.toFixed(2)).join(", ")}; median ${median.toFixed(2)} s`,
-        `kerf process CPU (user+sys, s): ${cpu.map((t) => t.toFixed(2)).join(", ")}; median ${cpuMedian?.toFixed(2) ?? "n/a"} s`,
+        `kerf process CPU (user+sys, s): ${cpu.map((t) => t.toFixed(2)).join(", ")}; ` +
+          `median ${cpuMedian?.toFixed(2) ?? "n/a"} s`,
         `last run: ${summary}`,
-        `BENCH_RESULT ${JSON.stringify({ name: `kerf-check-${format}-${count}`, medianSeconds: median, runsSeconds: times, medianCpuSeconds: cpuMedian, runsCpuSeconds: cpu })}`,
+        `BENCH_RESULT ${JSON.stringify(benchResult)}`,
         "",
       ].join("\n"),
     );

@@ -174,13 +174,28 @@ const end = memory(pid);
 child.kill("SIGTERM");
 maxRss = Math.max(maxRss, end.rss);
 const ok = failures === 0 && maxRss < limitMiB && end.peak < limitMiB;
+const benchResult = {
+  name: "webhook-memory",
+  requests: total,
+  large: sent.large,
+  seconds,
+  startRssMiB: startRss,
+  maxRssMiB: maxRss,
+  endRssMiB: end.rss,
+  peakMiB: end.peak,
+  limitMiB,
+  failures,
+  ok,
+};
 process.stdout.write(
   [
-    `webhook memory: ${total} distinct reviews (${sent.small} small, ${sent.medium} medium ~20 KiB, ${sent.large} large ~${values["large-mib"]} MiB) over ${concurrency} connections in ${seconds.toFixed(0)} s`,
+    `webhook memory: ${total} distinct reviews (${sent.small} small, ${sent.medium} medium ~20 KiB, ` +
+      `${sent.large} large ~${values["large-mib"]} MiB) over ${concurrency} connections in ${seconds.toFixed(0)} s`,
     "| RSS at start MiB | largest sampled RSS MiB | RSS at end MiB | peak (VmHWM) MiB | limit MiB | non-200 answers |",
     "|---|---|---|---|---|---|",
-    `| ${startRss.toFixed(0)} | ${maxRss.toFixed(0)} | ${end.rss.toFixed(0)} | ${end.peak.toFixed(0)} | ${limitMiB} | ${failures} |`,
-    `BENCH_RESULT ${JSON.stringify({ name: "webhook-memory", requests: total, large: sent.large, seconds, startRssMiB: startRss, maxRssMiB: maxRss, endRssMiB: end.rss, peakMiB: end.peak, limitMiB, failures, ok })}`,
+    `| ${startRss.toFixed(0)} | ${maxRss.toFixed(0)} | ${end.rss.toFixed(0)} | ${end.peak.toFixed(0)} | ` +
+      `${limitMiB} | ${failures} |`,
+    `BENCH_RESULT ${JSON.stringify(benchResult)}`,
     "",
   ].join("\n"),
 );

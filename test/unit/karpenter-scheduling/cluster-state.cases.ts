@@ -272,7 +272,9 @@ export const cases: ParityCase[] = [
     expect: { newNodes: 1, scheduled: ["resident"] },
   },
   {
-    name: "a DaemonSet's overhead is its live pod's requests (2 CPU), not its template's (4 CPU); the pod is not placed",
+    name:
+      "a DaemonSet's overhead is its live pod's requests (2 CPU), not its template's (4 CPU); " +
+      "the pod is not placed",
     from: prov("should account for overhead using daemonset pod spec instead of daemonset spec"),
     scenario: withPool(
       {},

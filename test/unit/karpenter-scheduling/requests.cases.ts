@@ -80,7 +80,8 @@ export const cases: ParityCase[] = [
     name: "a sidecar before a larger init container: the init phase (sidecar plus init) decides",
     from: prov(
       "should schedule based on the max resource requests of containers and initContainers with sidecar " +
-        "containers when sidecar container comes first and init container resources are bigger than container resources",
+        "containers when sidecar container comes first and init container resources are bigger " +
+        "than container resources",
     ),
     scenario: [
       ...base,

@@ -63,13 +63,21 @@ void describe("kerf check reporters", () => {
     const out = renderText(report, plain);
     assert.match(
       out,
-      /^pools\/default\.yaml:12:11: deny NodePool\/default spec\.disruption\.budgets\[1\]\.schedule: invalid cron: 6 fields \[nodepool\.budget-schedule\]$/m,
+      new RegExp(
+        "^pools\\/default\\.yaml:12:11: deny NodePool\\/default " +
+          "spec\\.disruption\\.budgets\\[1\\]\\.schedule: invalid cron: 6 fields \\[nodepool\\.budget-schedule\\]$",
+        "m",
+      ),
     );
     assert.match(out, /^pools\/default\.yaml:20:7: warn NodePool\/default /m);
     assert.match(out, /^pools\/default\.yaml:9:9: notice NodePool\/default /m);
     assert.match(
       out,
-      /2 Karpenter objects checked in 2 files, 1 other object skipped: 1 denied finding in 1 object, 1 warning, 1 notice$/m,
+      new RegExp(
+        "2 Karpenter objects checked in 2 files, " +
+          "1 other object skipped: 1 denied finding in 1 object, 1 warning, 1 notice$",
+        "m",
+      ),
     );
     assert.doesNotMatch(out, /\u001b\[/);
   });
@@ -144,20 +152,30 @@ void describe("kerf check reporters", () => {
     assert.match(xml, /<testsuites name="kerf check" tests="2" failures="1" errors="0">/);
     assert.match(
       xml,
-      /<testcase classname="pools\/default.yaml" name="NodePool\/default" file="pools\/default.yaml" line="1">\n\s+<failure message="spec.disruption.budgets\[1\].schedule: invalid cron: 6 fields" type="deny">/,
+      new RegExp(
+        '<testcase classname="pools\\/default.yaml" name="NodePool\\/default" ' +
+          'file="pools\\/default.yaml" line="1">\\n' +
+          '\\s+<failure message="spec.disruption.budgets\\[1\\].schedule: invalid cron: 6 fields" type="deny">',
+      ),
     );
     assert.match(
       xml,
-      /<testcase classname="classes\/default.yaml" name="EC2NodeClass\/default" file="classes\/default.yaml" line="3">\n\s+<\/testcase>/,
+      new RegExp(
+        '<testcase classname="classes\\/default.yaml" name="EC2NodeClass\\/default" ' +
+          'file="classes\\/default.yaml" line="3">\\n\\s+<\\/testcase>',
+      ),
     );
   });
 
   void it("github emits one workflow command per finding with escaped properties", () => {
     const lines = (reporters.github?.(report, plain) ?? "").trim().split("\n");
     assert.deepEqual(lines, [
-      "::error file=pools/default.yaml,line=12,col=11,title=kerf nodepool.budget-schedule::NodePool/default spec.disruption.budgets[1].schedule: invalid cron: 6 fields",
-      "::warning file=pools/default.yaml,line=20,col=7,title=kerf nodepool.spot-flexibility::NodePool/default spec.template.spec.requirements: only 4 instance types, < 15",
-      "::notice file=pools/default.yaml,line=9,col=9,title=kerf nodeclassref-resolves::NodePool/default spec.template.spec.nodeClassRef.name: not checked",
+      "::error file=pools/default.yaml,line=12,col=11,title=kerf nodepool.budget-schedule::NodePool/default " +
+        "spec.disruption.budgets[1].schedule: invalid cron: 6 fields",
+      "::warning file=pools/default.yaml,line=20,col=7,title=kerf nodepool.spot-flexibility::NodePool/default " +
+        "spec.template.spec.requirements: only 4 instance types, < 15",
+      "::notice file=pools/default.yaml,line=9,col=9,title=kerf nodeclassref-resolves::NodePool/default " +
+        "spec.template.spec.nodeClassRef.name: not checked",
     ]);
   });
 

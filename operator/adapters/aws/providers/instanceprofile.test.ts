@@ -103,7 +103,8 @@ void describe("DefaultInstanceProfileProvider", () => {
     await assert.rejects(provider.ensure(nodeClass("NodeRole")), {
       name: "InstanceProfileError",
       message:
-        "adding role NodeRole to instance profile demo_4067990795380418201: NoSuchEntityException: Role NodeRole not found",
+        "adding role NodeRole to instance profile demo_4067990795380418201: NoSuchEntityException: " +
+        "Role NodeRole not found",
     });
   });
 });

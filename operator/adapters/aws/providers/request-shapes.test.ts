@@ -43,7 +43,8 @@ void describe("AMI alias parameters", () => {
   void it("should pin al2023 and bottlerocket versions in the parameter path", () => {
     assert.equal(
       aliasParameters("al2023@v20240807", "/aws/service", "1.30")[0]?.path,
-      "/aws/service/eks/optimized-ami/1.30/amazon-linux-2023/x86_64/standard/amazon-eks-node-al2023-x86_64-standard-1.30-v20240807/image_id",
+      "/aws/service/eks/optimized-ami/1.30/amazon-linux-2023/x86_64/standard/" +
+        "amazon-eks-node-al2023-x86_64-standard-1.30-v20240807/image_id",
     );
     assert.equal(
       aliasParameters("bottlerocket@v1.20.3", "/aws/service", "1.30")[0]?.path,
