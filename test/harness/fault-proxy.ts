@@ -153,6 +153,7 @@ export class FaultProxy {
     this.createFleetRequests.length = 0;
     this.createFleetTimes.length = 0;
     this.actions.length = 0;
+    this.createFleetDelayMs = 0;
   }
 
   /**

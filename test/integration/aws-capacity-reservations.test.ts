@@ -11,6 +11,7 @@ import { isInsufficientCapacityError } from "../../operator/core/errors.ts";
 import { driftOf } from "../../operator/core/disruption/drift.ts";
 import { computeNodeClassStatus } from "../../operator/controllers/nodeclass/status.ts";
 import { ReservationBridge } from "../harness/reservation-bridge.ts";
+import { eventually } from "../harness/wait.ts";
 import { nodeClaim, nodeClass, testClock } from "./aws-fixtures.ts";
 import { useMotoSuite } from "./aws-moto-suite.ts";
 
@@ -146,26 +147,29 @@ void describe("capacity reservations on the AWS path", () => {
     assert.equal(launched.labels["karpenter.k8s.aws/capacity-reservation-id"], undefined);
   });
 
-  void it("puts one instance, never two, into a reservation of one when two launches are in flight at once", async () => {
+  void it("plans a launch made while another holds a reservation's last slot on-demand, without a doomed CreateFleet", async () => {
     const graph = moto.providers(moto.viaProxy());
     await graph.cloudProvider.getInstanceTypes("default");
-    const claims = [nodeClaim("left", ANY_CAPACITY), nodeClaim("right", ANY_CAPACITY)];
-    const settled = await Promise.allSettled(claims.map((c) => graph.cloudProvider.create(c)));
-    const launched = settled.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
-    const reserved = launched.filter((l) => l.capacityType === "reserved");
-    assert.equal(reserved.length, 1, "one launch took the reservation's only slot");
-    assert.equal([...bridge.instances.values()].filter((id) => id === "cr-0aaa1111").length, 1);
-    // The other either saw the slot taken already (on-demand) or raced for it and lost, as EC2 answers a fleet
-    // into a full reservation: an InsufficientCapacityError for the reserved offering, and its retry is on-demand.
-    const index = settled.findIndex((r) => r.status === "rejected" || r.value.capacityType !== "reserved");
-    const other = settled[index]!;
-    if (other.status === "rejected") {
-      const error: unknown = other.reason;
-      assert.ok(isInsufficientCapacityError(error), `expected InsufficientCapacityError, got ${String(error)}`);
-      assert.deepEqual(error.offerings, ["reserved:m5.large:us-east-1a:cr-0aaa1111"]);
-      const retried = await graph.cloudProvider.create(claims[index]!);
-      assert.equal(retried.capacityType, "on-demand");
-    } else assert.equal(other.value.capacityType, "on-demand");
+    // EC2 answers the first fleet late: its instance runs in the reservation while kerf still waits.
+    moto.proxy.delayCreateFleetResponses(1500);
+    const first = graph.cloudProvider.create(nodeClaim("first", ANY_CAPACITY));
+    await eventually(
+      "the first CreateFleet reached EC2",
+      () => moto.proxy.createFleetRequests.length === 1,
+      30_000,
+      20,
+    );
+    const second = await graph.cloudProvider.create(nodeClaim("second", ANY_CAPACITY));
+    const launched = await first;
+    assert.equal(launched.capacityType, "reserved");
+    assert.equal(launched.labels["karpenter.k8s.aws/capacity-reservation-id"], "cr-0aaa1111");
+    assert.equal(second.capacityType, "on-demand", "the second launch did not count on the slot the first held");
+    assert.equal(
+      moto.proxy.createFleetRequests[1]?.["TargetCapacitySpecification.DefaultTargetCapacityType"],
+      "on-demand",
+    );
+    assert.equal(moto.proxy.createFleetRequests.length, 2, "no CreateFleet into the full reservation");
+    assert.deepEqual([...bridge.instances.values()], ["cr-0aaa1111"], "one instance in the reservation");
   });
 
   void it("reports CapacityReservationDrift once the node class no longer selects the instance's reservation", async () => {

@@ -131,6 +131,24 @@ export class AwsCloudProvider implements CloudProvider {
     if (!launchable(facts))
       throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClass.metadata.name} resolves no ${missingPart(facts)}`);
     const plan = this.plan(nodeClaim, nodeClass, facts);
+    // Held from the plan on (no await between), so a launch planned meanwhile sees the slot taken.
+    const reserved = plan.overrides.flatMap((o) => (o.reservation === undefined ? [] : [o.reservation.id]));
+    const release = reserved.length === 0 ? undefined : this.deps.reservations?.hold(reserved);
+    try {
+      const instance = await this.launch(nodeClaim, nodeClass, facts, plan);
+      return this.toLaunched(instance, nodeClass, false, pool);
+    } finally {
+      release?.();
+    }
+  }
+
+  /** Launches `plan` and describes the instance; a launch into a reservation is counted against it. */
+  private async launch(
+    nodeClaim: NodeClaimLike,
+    nodeClass: EC2NodeClassLike,
+    facts: NodeClassFacts,
+    plan: FleetPlan,
+  ): Promise<CloudInstance> {
     const outcome = await this.launchWithRetry(nodeClaim, nodeClass, facts, plan);
     const instanceID = this.recordErrors(outcome, plan);
     const instance = await this.call("describing launched instance", () => this.deps.instances.get(instanceID));
@@ -138,7 +156,7 @@ export class AwsCloudProvider implements CloudProvider {
       throw new CreateError("InstanceNotFound", `instance ${instanceID} vanished after launch`);
     if (instance.capacityReservation !== undefined)
       this.deps.reservations?.markLaunched(instance.capacityReservation.id);
-    return this.toLaunched(instance, nodeClass, false, pool);
+    return instance;
   }
 
   async delete(providerID: string): Promise<void> {

@@ -35,6 +35,8 @@ function toReservation(r: CapacityReservation): Ec2Reservation | undefined {
 export class CapacityReservationProvider {
   private readonly ec2: Ec2Api;
   private readonly room = new Map<string, number>();
+  /** Slots held by launches in flight (hold()), not yet known to have used them. */
+  private readonly held = new Map<string, number>();
   /** Instances whose slot was given back already (a termination is seen more than once). */
   private readonly returned = new Set<string>();
 
@@ -52,9 +54,32 @@ export class CapacityReservationProvider {
     return [...byId.values()];
   }
 
-  /** Instances the reservation can still take (0 when never seen). */
+  /** Instances the reservation can still take (0 when never seen), less the slots launches in flight hold. */
   capacity(reservationId: string): number {
-    return this.room.get(reservationId) ?? 0;
+    return Math.max(0, (this.room.get(reservationId) ?? 0) - (this.held.get(reservationId) ?? 0));
+  }
+
+  /**
+   * Holds one slot of each reservation for a launch in flight, so that a launch planned meanwhile does not count
+   * on the same last slot and lose the race at EC2 (ReservationCapacityExceeded, then a retry). Karpenter's
+   * scheduler makes the same promise once per pass (ReservationManager); kerf keeps it at launch, across passes
+   * too. The caller calls the returned function once the launch is over, whatever its outcome, after
+   * markLaunched for the reservation it used: a hold is separate from the room, so a markFull or a refresh from
+   * EC2 during the launch is not undone by it.
+   */
+  hold(reservationIds: Iterable<string>): () => void {
+    const ids = [...new Set(reservationIds)];
+    for (const id of ids) this.held.set(id, (this.held.get(id) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const id of ids) {
+        const n = (this.held.get(id) ?? 0) - 1;
+        if (n > 0) this.held.set(id, n);
+        else this.held.delete(id);
+      }
+    };
   }
 
   /** One instance launched into the reservation. */
