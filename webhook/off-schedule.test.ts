@@ -8,27 +8,12 @@ import path from "node:path";
 import { pino } from "pino";
 import { Registry } from "prom-client";
 import { runCheck } from "./cli/check.ts";
-import type { CliIo } from "./cli/io.ts";
+import { capture } from "./cli/captured-io.ts";
 import { loadEngine, type Engine } from "./engine.ts";
 import { createAdmissionMetrics } from "./plugins/metrics.ts";
 import { buildServer } from "./server.ts";
 
 const ANNOTATION = "kerf.dev/off-schedule";
-
-function capture(): { io: CliIo; out: () => string } {
-  let out = "";
-  const io: CliIo = {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: (t) => {
-      out += t;
-    },
-    isTty: false,
-    readStdin: async () => "",
-  };
-  return { io, out: () => out };
-}
 
 /** A NodePool manifest whose annotation block sits on lines 5–7 (the annotation itself on line 6). */
 const poolYaml = (value: string, timeZone?: string): string => `apiVersion: karpenter.sh/v1
@@ -91,23 +76,21 @@ void describe("kerf check on kerf.dev/off-schedule", () => {
       writeFileSync(file, poolYaml(value, zone));
       const c = capture();
       const code = await runCheck([file], c.io);
-      const lines = c
-        .out()
-        .split("\n")
-        .filter((l) => l.includes(ANNOTATION) && l.includes(": deny "));
+      const out = c.out() + c.err();
+      const lines = out.split("\n").filter((l) => l.includes(ANNOTATION) && l.includes(": deny "));
       if (message === undefined) {
-        assert.deepEqual([code, lines], [0, []], c.out());
+        assert.deepEqual([code, lines], [0, []], out);
         return;
       }
-      assert.equal(code, 1, c.out());
-      assert.equal(lines.length, 1, c.out());
+      assert.equal(code, 1, out);
+      assert.equal(lines.length, 1, out);
       const escaped = file.replace(/[.\\]/g, "\\$&");
       assert.match(
         lines[0] ?? "",
         new RegExp(`^${escaped}:6:\\d+: deny NodePool/dev metadata\\.annotations\\.kerf\\.dev/off-schedule: `),
       );
       assert.ok(lines[0]?.includes(`annotation ${ANNOTATION}: `) && lines[0].includes(message), lines[0]);
-      assert.doesNotMatch(c.out(), /\n\s+at /, "no stack trace");
+      assert.doesNotMatch(out, /\n\s+at /, "no stack trace");
     });
   }
 });

@@ -16,6 +16,7 @@ import { installCrds } from "../harness/crds.ts";
 import { generatedCrds, upstreamCrds } from "../harness/karpenter-crds.ts";
 import { rawRequest, RawApiError } from "../harness/raw.ts";
 import { runCheck } from "../../webhook/cli/check.ts";
+import { capture } from "../../webhook/cli/captured-io.ts";
 
 type Manifest = {
   apiVersion: string;
@@ -134,18 +135,9 @@ async function settledVerdict(env: TestEnvironment, object: Manifest, expected: 
 }
 
 async function kerfVerdict(file: string, version: string): Promise<{ verdict: Verdict; output: string }> {
-  let output = "";
-  const io = {
-    stdout: (t: string) => {
-      output += t;
-    },
-    stderr: (t: string) => {
-      output += t;
-    },
-    isTty: false,
-    readStdin: async () => "",
-  };
-  const code = await runCheck(["--karpenter-version", version, file], io);
+  const c = capture();
+  const code = await runCheck(["--karpenter-version", version, file], c.io);
+  const output = c.out() + c.err();
   assert.ok(code === 0 || code === 1, output);
   return { verdict: code === 0 ? "allow" : "deny", output };
 }
@@ -200,25 +192,14 @@ void describe("kerf check --karpenter-version against a real apiserver serving e
     for (const d of [oldDir, newDir]) writeFileSync(path.join(d, "class.yaml"), stringify(windows.object));
     const cwd = process.cwd();
     const run = async (extra: string[]): Promise<{ code: number; out: string; err: string }> => {
-      let out = "";
-      let err = "";
-      const io = {
-        stdout: (t: string) => {
-          out += t;
-        },
-        stderr: (t: string) => {
-          err += t;
-        },
-        isTty: false,
-        readStdin: async () => "",
-      };
+      const c = capture();
       process.chdir(newDir);
       try {
         const code = await runCheck(
           ["--diff", oldDir, "--cluster", "--kubeconfig", env.state.kubeconfig, ...extra, "."],
-          io,
+          c.io,
         );
-        return { code, out, err };
+        return { code, out: c.out(), err: c.err() };
       } finally {
         process.chdir(cwd);
       }

@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { AppsV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { runCheck } from "../../webhook/cli/check.ts";
-import type { CliIo } from "../../webhook/cli/io.ts";
+import { capture } from "../../webhook/cli/captured-io.ts";
 import { createTestNamespace } from "../harness/reset.ts";
 import { useEnvironment, type TestEnvironment } from "../harness/use-environment.ts";
 import { eventually } from "../harness/wait.ts";
@@ -153,18 +153,7 @@ void describe("kerf check --diff --cluster on the real environment", () => {
     writeFileSync(path.join(newDir, "pool.json"), JSON.stringify(next.pool ?? poolObject()));
     writeFileSync(path.join(newDir, "class.json"), JSON.stringify(next.nodeClass ?? classObject()));
     process.chdir(newDir);
-    let out = "";
-    let err = "";
-    const io: CliIo = {
-      stdout: (t) => {
-        out += t;
-      },
-      stderr: (t) => {
-        err += t;
-      },
-      isTty: false,
-      readStdin: async () => "",
-    };
+    const c = capture();
     const code = await runCheck(
       [
         "--diff",
@@ -176,11 +165,11 @@ void describe("kerf check --diff --cluster on the real environment", () => {
         format,
         ...(next.paths ?? ["."]),
       ],
-      io,
+      c.io,
     );
     process.chdir(cwd);
-    assert.equal(err, "");
-    return { code, out };
+    assert.equal(c.err(), "");
+    return { code, out: c.out() };
   }
 
   const json = async (next: { pool?: object; nodeClass?: object; paths?: string[] }): Promise<Preview> => {

@@ -27,7 +27,7 @@ import { mergePatch } from "../../operator/adapters/kube/client.ts";
 import { loadWebhookConfig } from "../../webhook/config.ts";
 import { startWebhook, type RunningWebhook } from "../../webhook/main.ts";
 import { run } from "../../webhook/cli/main.ts";
-import type { CliIo } from "../../webhook/cli/io.ts";
+import { capture } from "../../webhook/cli/captured-io.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const EXAMPLES = "/root/.cache/kerf/go/mod/github.com/aws/karpenter-provider-aws@v1.15.1/examples/v1";
@@ -74,22 +74,6 @@ function karpenterExamples(): Obj[] {
           : [];
       });
     });
-}
-
-function capture(): { io: CliIo; out: () => string; err: () => string } {
-  let out = "";
-  let err = "";
-  const io: CliIo = {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: (t) => {
-      err += t;
-    },
-    isTty: false,
-    readStdin: async () => "",
-  };
-  return { io, out: () => out, err: () => err };
 }
 
 function errorBody(error: unknown): string {

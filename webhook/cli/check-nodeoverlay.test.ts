@@ -1,20 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { runCheck } from "./check.ts";
-import type { CliIo } from "./io.ts";
-
-function capture(stdin: string): { io: CliIo; out: () => string } {
-  let out = "";
-  const io: CliIo = {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: () => undefined,
-    isTty: false,
-    readStdin: async () => stdin,
-  };
-  return { io, out: () => out };
-}
+import { capture } from "./captured-io.ts";
 
 interface Result {
   line: number;
@@ -32,7 +19,7 @@ spec:
 ${spec}`;
 
 async function check(yaml: string, ...args: string[]): Promise<{ code: number; result: Result | undefined }> {
-  const c = capture(yaml);
+  const c = capture({ stdin: yaml });
   const code = await runCheck(["-", "--format", "json", ...args], c.io);
   return { code, result: (JSON.parse(c.out()) as { results: Result[] }).results[0] };
 }

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { runCheck } from "./check.ts";
-import type { CliIo } from "./io.ts";
+import { capture } from "./captured-io.ts";
 
 const MANIFEST = `apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
@@ -18,18 +18,9 @@ spec:
 `;
 
 async function kerfCheck(args: string[]): Promise<{ code: number; out: string }> {
-  let out = "";
-  const io: CliIo = {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: (t) => {
-      out += t;
-    },
-    isTty: false,
-    readStdin: async () => "",
-  };
-  return { code: await runCheck(args, io), out };
+  const c = capture();
+  const code = await runCheck(args, c.io);
+  return { code, out: c.out() + c.err() };
 }
 
 void describe("kerf check on a Karpenter field kerf's operator ignores", () => {

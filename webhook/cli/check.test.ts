@@ -4,23 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { runCheck } from "./check.ts";
-import type { CliIo } from "./io.ts";
-
-function capture(stdin = ""): { io: CliIo; out: () => string; err: () => string } {
-  let out = "";
-  let err = "";
-  const io: CliIo = {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: (t) => {
-      err += t;
-    },
-    isTty: false,
-    readStdin: async () => stdin,
-  };
-  return { io, out: () => out, err: () => err };
-}
+import { capture } from "./captured-io.ts";
 
 const nodeClass = `apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
@@ -99,7 +83,7 @@ void describe("kerf check", () => {
   });
 
   void it("reads standard input for -", async () => {
-    const c = capture(badWeight);
+    const c = capture({ stdin: badWeight });
     assert.equal(await runCheck(["-", "--format", "json"], c.io), 1);
     const report = JSON.parse(c.out()) as {
       results: Array<{
@@ -124,13 +108,13 @@ void describe("kerf check", () => {
   });
 
   void it("prints the defaulting patch with --show-defaults", async () => {
-    const c = capture(badWeight);
+    const c = capture({ stdin: badWeight });
     await runCheck(["-", "--show-defaults"], c.io);
     assert.match(c.out(), /^ {2}add \/spec\/template\/spec\/expireAfter "720h"$/m);
   });
 
   void it("passes a valid NodePool checked on its own with --show-defaults, noting the unchecked EC2NodeClass", async () => {
-    const c = capture(validPool);
+    const c = capture({ stdin: validPool });
     assert.equal(await runCheck(["-", "--show-defaults"], c.io), 0, c.out() + c.err());
     assert.match(
       c.out(),
@@ -145,7 +129,7 @@ void describe("kerf check", () => {
   });
 
   void it("denies a NodePool whose EC2NodeClass is misspelt among the checked ones, suggesting the closest", async () => {
-    const c = capture(`${nodeClass}---\n${validPool.replace("name: default}", "name: defualt}")}`);
+    const c = capture({ stdin: `${nodeClass}---\n${validPool.replace("name: default}", "name: defualt}")}` });
     assert.equal(await runCheck(["-"], c.io), 1);
     assert.match(
       c.out(),
@@ -214,7 +198,7 @@ void describe("kerf check: hostile YAML", () => {
   ];
   for (const [what, text, message] of cases) {
     void it(`exits 2 for ${what} with file:line and no stack trace`, async () => {
-      const c = capture(text);
+      const c = capture({ stdin: text });
       assert.equal(await runCheck(["-"], c.io), 2);
       assert.match(c.err(), message);
       assert.doesNotMatch(c.err(), /\n\s+at /);

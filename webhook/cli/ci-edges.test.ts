@@ -7,25 +7,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import { run } from "./main.ts";
-import type { CliIo } from "./io.ts";
+import { capture } from "./captured-io.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
-
-function capture(): { io: CliIo; out: () => string; err: () => string } {
-  let out = "";
-  let err = "";
-  const io: CliIo = {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: (t) => {
-      err += t;
-    },
-    isTty: false,
-    readStdin: async () => "",
-  };
-  return { io, out: () => out, err: () => err };
-}
 
 interface JsonReport {
   results: Array<{

@@ -3,26 +3,10 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { runCheck } from "./check.ts";
-import type { CliIo } from "./io.ts";
+import { capture } from "./captured-io.ts";
 
 const examples = path.resolve(import.meta.dirname, "../../manifests/examples");
 const broken = path.join(examples, "broken");
-
-function capture(): { io: CliIo; out: () => string; err: () => string } {
-  let out = "";
-  let err = "";
-  const io: CliIo = {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: (t) => {
-      err += t;
-    },
-    isTty: false,
-    readStdin: async () => "",
-  };
-  return { io, out: () => out, err: () => err };
-}
 
 interface Expected {
   severity: string;

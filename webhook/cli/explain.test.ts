@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { builtinCatalog } from "../../policies/domain/catalog/builtin.ts";
 import { explainNodePool, type NodePoolExplanation } from "./explain.ts";
 import { runCheck } from "./check.ts";
-import type { CliIo } from "./io.ts";
+import { capture } from "./captured-io.ts";
 
 const catalog = builtinCatalog();
 
@@ -110,22 +110,14 @@ void describe("kerf check --explain", () => {
       "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}\n      requirements:\n" +
       "        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}\n" +
       "        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}\n";
-    let out = "";
-    const io: CliIo = {
-      stdout: (t) => {
-        out += t;
-      },
-      stderr: () => {},
-      isTty: false,
-      readStdin: async () => text,
-    };
-    assert.equal(await runCheck(["-", "--explain", "--format", "json"], io), 0);
-    const report = JSON.parse(out) as { results: Array<{ explain?: NodePoolExplanation }> };
+    const json = capture({ stdin: text });
+    assert.equal(await runCheck(["-", "--explain", "--format", "json"], json.io), 0);
+    const report = JSON.parse(json.out()) as { results: Array<{ explain?: NodePoolExplanation }> };
     assert.equal(report.results[0]?.explain?.onDemand.cheapest?.instanceType, "m5.large");
-    out = "";
-    assert.equal(await runCheck(["-", "--explain"], io), 0);
+    const plain = capture({ stdin: text });
+    assert.equal(await runCheck(["-", "--explain"], plain.io), 0);
     assert.match(
-      out,
+      plain.out(),
       new RegExp(
         "^ {2}on-demand: 1 types, cheapest m5\\.large \\$0\\.0960\\/h, " +
           "dearest m5\\.large \\$0\\.0960\\/h; " +
@@ -136,16 +128,8 @@ void describe("kerf check --explain", () => {
   });
 
   void it("refuses --explain with formats that cannot carry it", async () => {
-    let err = "";
-    const io: CliIo = {
-      stdout: () => {},
-      stderr: (t) => {
-        err += t;
-      },
-      isTty: false,
-      readStdin: async () => "",
-    };
-    assert.equal(await runCheck(["-", "--explain", "--format", "sarif"], io), 2);
-    assert.match(err, /--explain works with --format text or json/);
+    const c = capture();
+    assert.equal(await runCheck(["-", "--explain", "--format", "sarif"], c.io), 2);
+    assert.match(c.err(), /--explain works with --format text or json/);
   });
 });

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import { runCheck } from "./check.ts";
-import type { CliIo } from "./io.ts";
+import { capture } from "./captured-io.ts";
 import { readKarpenterCrds, selectKarpenterApi } from "./karpenter-api.ts";
 import { CRD_CONTRACT_VERSION } from "../../policies/api/crds.ts";
 import { BUNDLED_KARPENTER_VERSIONS } from "../../policies/api/releases/index.ts";
@@ -17,20 +17,9 @@ const crdFiles = [
 ];
 
 async function kerfCheck(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const io: CliIo = {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: (t) => {
-      err += t;
-    },
-    isTty: false,
-    readStdin: async () => "",
-  };
-  const code = await runCheck(args, io);
-  return { code, out, err };
+  const c = capture();
+  const code = await runCheck(args, c.io);
+  return { code, out: c.out(), err: c.err() };
 }
 
 const nodeClass = `apiVersion: karpenter.k8s.aws/v1

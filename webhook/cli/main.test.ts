@@ -1,24 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { run } from "./main.ts";
-import type { CliIo } from "./io.ts";
+import { capture } from "./captured-io.ts";
 import pkg from "../../package.json" with { type: "json" };
-
-function capture(): { io: CliIo; out: () => string; err: () => string } {
-  let out = "";
-  let err = "";
-  const io: CliIo = {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: (t) => {
-      err += t;
-    },
-    isTty: false,
-    readStdin: async () => "",
-  };
-  return { io, out: () => out, err: () => err };
-}
 
 describe("kerf command", () => {
   it("prints the usage with --help and exits 0", async () => {

@@ -5,23 +5,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { run } from "./main.ts";
-import type { CliIo } from "./io.ts";
-
-function capture(stdin = ""): { io: CliIo; out: () => string; err: () => string } {
-  let out = "";
-  let err = "";
-  const io: CliIo = {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: (t) => {
-      err += t;
-    },
-    isTty: false,
-    readStdin: async () => stdin,
-  };
-  return { io, out: () => out, err: () => err };
-}
+import { capture } from "./captured-io.ts";
 
 const nodePool = (zones: string[]): string => `apiVersion: karpenter.sh/v1
 kind: NodePool
@@ -87,7 +71,7 @@ void describe("kerf check --region", () => {
   ];
   for (const [what, flags, zones, code, message] of cases) {
     void it(`${what} (exit ${code})`, async () => {
-      const c = capture(nodePool(zones));
+      const c = capture({ stdin: nodePool(zones) });
       assert.equal(await run(["check", "-", ...flags], c.io), code, c.out() + c.err());
       if (message !== undefined) assert.match(c.out(), message);
       else assert.doesNotMatch(c.out(), /zone-region/);
@@ -95,7 +79,7 @@ void describe("kerf check --region", () => {
   }
 
   void it("refuses a region kerf bundles no data for, listing the bundled ones (exit 2)", async () => {
-    const c = capture(nodePool(["eu-west-1a"]));
+    const c = capture({ stdin: nodePool(["eu-west-1a"]) });
     assert.equal(await run(["check", "-", "--region", "eu-west-9"], c.io), 2);
     assert.match(
       c.err(),
@@ -116,7 +100,7 @@ void describe("kerf check --region", () => {
   });
 
   void it("--explain prints on-demand only where spot prices are not bundled, and whose prices", async () => {
-    const c = capture(nodePool(["eu-west-1a"]));
+    const c = capture({ stdin: nodePool(["eu-west-1a"]) });
     assert.equal(await run(["check", "-", "--explain", "--region", "eu-west-1"], c.io), 0, c.err());
     assert.match(c.out(), /^ {2}spot: \d+ types; no spot prices are bundled for eu-west-1, so this prints on-demand/m);
     assert.match(
@@ -124,7 +108,7 @@ void describe("kerf check --region", () => {
       /^explain prices \(region eu-west-1\): on-demand: .*us-east-1 prices are used.*\(us-east-1's prices, not/m,
     );
     assert.match(c.out(), /^explain prices \(region eu-west-1\): spot: none bundled for eu-west-1/m);
-    const json = capture(nodePool(["eu-west-1a"]));
+    const json = capture({ stdin: nodePool(["eu-west-1a"]) });
     assert.equal(await run(["check", "-", "--explain", "--region", "eu-west-1", "--format", "json"], json.io), 0);
     interface Explained {
       prices: { spot: unknown };
@@ -137,7 +121,7 @@ void describe("kerf check --region", () => {
   });
 
   void it("--explain prices spot in us-east-1, with the feed named", async () => {
-    const c = capture(nodePool(["us-east-1a"]));
+    const c = capture({ stdin: nodePool(["us-east-1a"]) });
     assert.equal(await run(["check", "-", "--explain"], c.io), 0, c.err());
     assert.match(c.out(), /^ {2}spot: \d+ types, cheapest /m);
     assert.match(c.out(), /^explain prices \(region us-east-1\): spot: AWS's public spot pricing feed/m);

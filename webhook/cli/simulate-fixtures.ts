@@ -6,32 +6,9 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { CliIo } from "./io.ts";
+import { capture } from "./captured-io.ts";
 import { run } from "./main.ts";
 import type { Plan } from "./simulate.ts";
-
-/** A CliIo that keeps what the command writes, for the test to read back. */
-export interface CapturedIo {
-  readonly io: CliIo;
-  out(): string;
-  err(): string;
-}
-
-export function capture(): CapturedIo {
-  let out = "";
-  let err = "";
-  const io: CliIo = {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: (t) => {
-      err += t;
-    },
-    isTty: false,
-    readStdin: async () => "",
-  };
-  return { io, out: () => out, err: () => err };
-}
 
 /** Writes `text` (a scenario, a config) as `name` in a new temporary directory, one per call; returns the path. */
 export function writeTempFile(text: string, name = "scenario.yaml"): string {

@@ -3,16 +3,8 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { run } from "./main.ts";
 import type { WhatIf } from "./simulate-disruption.ts";
-import {
-  capture,
-  documents,
-  m5NodePool,
-  node,
-  pod,
-  simulate,
-  simulatePlan,
-  writeTempFile,
-} from "./simulate-fixtures.ts";
+import { capture } from "./captured-io.ts";
+import { documents, m5NodePool, node, pod, simulate, simulatePlan, writeTempFile } from "./simulate-fixtures.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 

@@ -5,23 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { runCheck } from "../check.ts";
-import type { CliIo } from "../io.ts";
-
-function capture(): { io: CliIo; out: () => string; err: () => string } {
-  let out = "";
-  let err = "";
-  const io: CliIo = {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: (t) => {
-      err += t;
-    },
-    isTty: false,
-    readStdin: async () => "",
-  };
-  return { io, out: () => out, err: () => err };
-}
+import { capture } from "../captured-io.ts";
 
 const pool = (
   o: { team?: string; cpu?: string; weight?: number; expireAfter?: string; name?: string } = {},
