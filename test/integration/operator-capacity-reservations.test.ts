@@ -17,6 +17,7 @@ import { useEnvironment, type TestEnvironment } from "../harness/use-environment
 import { eventually } from "../harness/wait.ts";
 import {
   createNodePool,
+  createPausePod,
   isReady,
   nodeClaims,
   runOperatorOnCluster,
@@ -79,18 +80,9 @@ void describe("capacity reservations through the operator", () => {
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
     const namespace = await createTestNamespace(env.kubeConfig, "reserved");
     for (const name of ["a", "b"]) {
-      await core.createNamespacedPod({
-        namespace,
-        body: {
-          metadata: { name },
-          spec: {
-            terminationGracePeriodSeconds: 0,
-            nodeSelector: { "karpenter.sh/nodepool": "reserved" },
-            containers: [
-              { name: "pause", image: "registry.k8s.io/pause:3.10", resources: { requests: { cpu: "1500m" } } },
-            ],
-          },
-        },
+      await createPausePod(env, namespace, name, {
+        requests: { cpu: "1500m" },
+        nodeSelector: { "karpenter.sh/nodepool": "reserved" },
       });
     }
     const claims = await eventually(

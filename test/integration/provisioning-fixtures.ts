@@ -265,6 +265,26 @@ export function singleReadyClaim(env: TestEnvironment, namespace: string, pods: 
   );
 }
 
+/** Creates a bare pause pod (nothing re-creates it once evicted) that asks for `requests`, on `nodeSelector`. */
+export async function createPausePod(
+  env: TestEnvironment,
+  namespace: string,
+  name: string,
+  options: { readonly requests: Record<string, string>; readonly nodeSelector?: Record<string, string> },
+): Promise<void> {
+  await env.kubeConfig.makeApiClient(CoreV1Api).createNamespacedPod({
+    namespace,
+    body: {
+      metadata: { name },
+      spec: {
+        terminationGracePeriodSeconds: 0,
+        ...(options.nodeSelector === undefined ? {} : { nodeSelector: options.nodeSelector }),
+        containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10", resources: { requests: options.requests } }],
+      },
+    },
+  });
+}
+
 /**
  * Creates a bare pause pod `name` (500m CPU, 1 GiB; nothing re-creates it once evicted) in `namespace` and waits
  * until it runs on the node of a Ready NodeClaim; returns that NodeClaim.
@@ -276,17 +296,7 @@ export async function podOnReadyClaim(
   timeoutMs: number,
 ): Promise<Claim> {
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
-  const resources = { requests: { cpu: "500m", memory: "1Gi" } };
-  await core.createNamespacedPod({
-    namespace,
-    body: {
-      metadata: { name },
-      spec: {
-        terminationGracePeriodSeconds: 0,
-        containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10", resources }],
-      },
-    },
-  });
+  await createPausePod(env, namespace, name, { requests: { cpu: "500m", memory: "1Gi" } });
   return eventually(
     "a Ready NodeClaim with the pod Running on its node",
     async () => {
