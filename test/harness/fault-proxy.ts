@@ -120,6 +120,8 @@ export class FaultProxy {
   private hold: { point: CrashPoint; reached: () => void } | undefined;
   /** How long each CreateFleet answer is held back after moto answered (0: not at all). */
   createFleetDelayMs = 0;
+  /** While set, CreateFleet answers wait for it after moto answered (gateCreateFleetAnswers). */
+  createFleetGate: Promise<void> | undefined;
   /** Requests still to throttle, per Query API Action. */
   private readonly throttles = new Map<string, { left: number; code: string }>();
   /** Answers still to lose, per Query API Action (see loseAnswers). */
@@ -154,6 +156,7 @@ export class FaultProxy {
     this.createFleetTimes.length = 0;
     this.actions.length = 0;
     this.createFleetDelayMs = 0;
+    this.createFleetGate = undefined;
   }
 
   /**
@@ -179,6 +182,21 @@ export class FaultProxy {
    */
   delayCreateFleetResponses(ms: number): void {
     this.createFleetDelayMs = ms;
+  }
+
+  /**
+   * Holds every CreateFleet answer, after moto launched, until the returned function is called: the callers
+   * wait as long as a test needs, e.g. until a second launch has reached EC2 while the first is in flight.
+   */
+  gateCreateFleetAnswers(): () => void {
+    let open = (): void => undefined;
+    this.createFleetGate = new Promise<void>((resolve) => {
+      open = () => {
+        this.createFleetGate = undefined;
+        resolve();
+      };
+    });
+    return open;
   }
 
   /**
@@ -517,6 +535,7 @@ async function handle(
     return;
   }
   if (createFleet && proxy.createFleetDelayMs > 0) await sleep(proxy.createFleetDelayMs);
+  if (createFleet && proxy.createFleetGate !== undefined) await proxy.createFleetGate;
   const headers: Record<string, string> = {};
   out.headers.forEach((v, k) => {
     if (k !== "content-length" && k !== "transfer-encoding" && k !== "content-encoding") headers[k] = v;

@@ -8,8 +8,8 @@
  * - CreateLaunchTemplate: remembers which template targets which reservation (its
  *   CapacityReservationSpecification), by the id moto gives the template.
  * - CreateFleet: an instance launched from such a template runs in that reservation (one fewer available, taken
- *   when the request arrives, so concurrent fleets cannot share the last one); into a reservation with none left
- *   it fails with ReservationCapacityExceeded, as EC2's instant fleet answers.
+ *   as the request goes on to moto, so concurrent fleets cannot share the last one); into a reservation with none
+ *   left it fails with ReservationCapacityExceeded, as EC2's instant fleet answers.
  * - DescribeInstances: such an instance reports capacityReservationId and the capacity-reservations-only
  *   preference, as EC2 reports an instance launched into a reservation.
  *
@@ -118,15 +118,7 @@ export class ReservationBridge implements MotoBridge {
       form.get("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateId") ?? "",
     );
     const r = this.reservations.find((x) => x.id === reservation);
-    if (r === undefined) return undefined;
-    if (r.availableInstanceCount > 0) {
-      // The slot is taken now, before moto answers, so that two fleets in flight at once cannot both have the
-      // last one, as EC2 admits launches into a reservation one at a time; reply() gives it back if moto
-      // launched nothing. (A fleet moto answers with an error status keeps its slot: no reply() is called for it,
-      // and no test here makes moto refuse a fleet.)
-      r.availableInstanceCount--;
-      return undefined;
-    }
+    if (r === undefined || r.availableInstanceCount > 0) return undefined;
     const at = (name: string): string => xml(form.get(`LaunchTemplateConfigs.1.Overrides.1.${name}`) ?? "");
     const item =
       "<item><launchTemplateAndOverrides><launchTemplateSpecification><launchTemplateId>" +
@@ -145,7 +137,18 @@ export class ReservationBridge implements MotoBridge {
     return { status: 200, contentType: "text/xml", body };
   }
 
-  rewrite(): URLSearchParams | undefined {
+  /**
+   * Takes the slot of a CreateFleet into a reservation with room as it goes on to moto: after the proxy's own
+   * faults and crash points (which answer without moto, and would leave a slot taken), with nothing awaited since
+   * full() let it through, so two fleets in flight at once cannot both have the last one, as EC2 admits launches
+   * into a reservation one at a time. reply() settles it against what moto launched (a fleet moto answers with an
+   * error status keeps its slot: no test here makes moto refuse one).
+   */
+  rewrite(request: BridgedRequest & { readonly form: URLSearchParams }): URLSearchParams | undefined {
+    if (request.action !== "CreateFleet") return undefined;
+    const lt = request.form.get("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateId") ?? "";
+    const r = this.reservations.find((x) => x.id === this.templates.get(lt));
+    if (r !== undefined && r.availableInstanceCount > 0) r.availableInstanceCount--;
     return undefined;
   }
 
@@ -165,7 +168,7 @@ export class ReservationBridge implements MotoBridge {
       if (reservation === undefined) return undefined;
       const launched = [...body.matchAll(/<instanceIds>\s*<item>([^<]+)<\/item>/g)].map(([, id]) => id!);
       for (const id of launched) this.instances.set(id, reservation);
-      // full() took one slot when it let the fleet through; settle it against what moto launched.
+      // rewrite() took one slot as the fleet went on to moto; settle it against what moto launched.
       const r = this.reservations.find((x) => x.id === reservation);
       if (r !== undefined) r.availableInstanceCount = Math.max(0, r.availableInstanceCount + 1 - launched.length);
       return undefined;

@@ -10,6 +10,7 @@ import type { EC2NodeClassLike } from "../../operator/core/launch-template/node-
 import { isInsufficientCapacityError } from "../../operator/core/errors.ts";
 import { driftOf } from "../../operator/core/disruption/drift.ts";
 import { computeNodeClassStatus } from "../../operator/controllers/nodeclass/status.ts";
+import type { LaunchedInstance } from "../../operator/ports/cloud-provider.ts";
 import { ReservationBridge } from "../harness/reservation-bridge.ts";
 import { eventually } from "../harness/wait.ts";
 import { nodeClaim, nodeClass, testClock } from "./aws-fixtures.ts";
@@ -147,30 +148,52 @@ void describe("capacity reservations on the AWS path", () => {
     assert.equal(launched.labels["karpenter.k8s.aws/capacity-reservation-id"], undefined);
   });
 
-  void it("plans a launch made while another holds a reservation's last slot on-demand, without a doomed CreateFleet", async () => {
-    const graph = moto.providers(moto.viaProxy());
-    await graph.cloudProvider.getInstanceTypes("default");
-    // EC2 answers the first fleet late: its instance runs in the reservation while kerf still waits.
-    moto.proxy.delayCreateFleetResponses(1500);
-    const first = graph.cloudProvider.create(nodeClaim("first", ANY_CAPACITY));
-    await eventually(
-      "the first CreateFleet reached EC2",
-      () => moto.proxy.createFleetRequests.length === 1,
-      30_000,
-      20,
-    );
-    const second = await graph.cloudProvider.create(nodeClaim("second", ANY_CAPACITY));
-    const launched = await first;
-    assert.equal(launched.capacityType, "reserved");
-    assert.equal(launched.labels["karpenter.k8s.aws/capacity-reservation-id"], "cr-0aaa1111");
-    assert.equal(second.capacityType, "on-demand", "the second launch did not count on the slot the first held");
-    assert.equal(
-      moto.proxy.createFleetRequests[1]?.["TargetCapacitySpecification.DefaultTargetCapacityType"],
-      "on-demand",
-    );
-    assert.equal(moto.proxy.createFleetRequests.length, 2, "no CreateFleet into the full reservation");
-    assert.deepEqual([...bridge.instances.values()], ["cr-0aaa1111"], "one instance in the reservation");
-  });
+  // Two launches that may both take the reservation's one slot: one does, the other is planned on-demand at once,
+  // with no CreateFleet into the full reservation (which EC2 refuses: ReservationCapacityExceeded, then a retry).
+  // EC2's answers are held until both fleets reached it, so the second is planned while the first is in flight.
+  for (const [when, startedTogether] of [
+    ["started together (one batch)", true],
+    ["started one after the other, the second while the first is in flight (the next batch)", false],
+  ] as const) {
+    void it(`gives a reservation's last slot to one of two launches ${when}; the other goes on-demand`, async () => {
+      const graph = moto.providers(moto.viaProxy());
+      await graph.cloudProvider.getInstanceTypes("default");
+      const open = moto.proxy.gateCreateFleetAnswers();
+      try {
+        const settled: string[] = [];
+        const launch = (name: string): Promise<LaunchedInstance> => {
+          const created = graph.cloudProvider.create(nodeClaim(name, ANY_CAPACITY));
+          void created.then(
+            () => settled.push(name),
+            () => settled.push(name),
+          );
+          return created;
+        };
+        const first = launch("first");
+        if (!startedTogether)
+          await eventually(
+            "the first CreateFleet to reach EC2",
+            () => moto.proxy.createFleetRequests.length === 1,
+            30_000,
+            20,
+          );
+        const second = launch("second");
+        await eventually(
+          "both CreateFleets to reach EC2, or a launch to end without one",
+          () => moto.proxy.createFleetRequests.length === 2 || settled.length > 0,
+          30_000,
+          20,
+        );
+        open();
+        const launched = await Promise.all([first, second]);
+        assert.deepEqual(launched.map((l) => l.capacityType).sort(), ["on-demand", "reserved"]);
+        assert.equal(moto.proxy.createFleetRequests.length, 2, "no CreateFleet into the full reservation");
+        assert.deepEqual([...bridge.instances.values()], ["cr-0aaa1111"], "one instance in the reservation");
+      } finally {
+        open();
+      }
+    });
+  }
 
   void it("reports CapacityReservationDrift once the node class no longer selects the instance's reservation", async () => {
     const clock = testClock();

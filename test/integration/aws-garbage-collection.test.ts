@@ -155,8 +155,8 @@ void describe("garbage collection against moto", () => {
       ["of-unknown", "instance-gone"],
     ]);
 
-    // A pass killed after the termination: the next one finds the Node through its terminating (or terminated)
-    // instance.
+    // A pass killed after the termination: the next one finds the Node through its terminating
+    // (or terminated) instance.
     const again: Seen = { deletedNodes: [], logs: [] };
     await gc(clock, cloudProvider, {
       claims: [{ name: "held", providerID: held.providerID }],

@@ -283,8 +283,8 @@ void describe("EC2NodeClass instance profiles with the operator on the real apis
       100,
     );
     assert.deepEqual(waiting.metadata.finalizers, ["karpenter.k8s.aws/termination"]);
-    // Once the operator has acted on the deletion (the event), the NodeClaim still holds the node class and its
-    // profile.
+    // Once the operator has acted on the deletion (the event), the NodeClaim still holds the node class
+    // and its profile.
     await eventually(
       "a WaitingOnNodeClaimTermination event on the EC2NodeClass",
       async () => {

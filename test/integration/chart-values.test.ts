@@ -217,8 +217,8 @@ void describe("the kerf chart's values", () => {
     assert.deepEqual(
       Object.keys(container.securityContext ?? {}).sort(),
       ["allowPrivilegeEscalation", "capabilities", "readOnlyRootFilesystem"],
-      "Karpenter's empty appArmorProfile, " +
-        "seLinuxOptions and seccompProfile are left out (the API server requires their type)",
+      "Karpenter's empty appArmorProfile, seLinuxOptions and seccompProfile are left out " +
+        "(the API server requires their type)",
     );
     assert.equal(
       only(objects, "PodDisruptionBudget", "karpenter").kind,
@@ -323,8 +323,8 @@ serviceMonitor:
     assert.match(
       error,
       new RegExp(
-        "webhook\\.enabled: false would install kerf without its admission webhook.*Karpenter " +
-          "1\\.0.*conversion webhook.*webhook\\.disableGuardrail=true",
+        "webhook\\.enabled: false would install kerf without its admission webhook.*" +
+          "Karpenter 1\\.0.*conversion webhook.*webhook\\.disableGuardrail=true",
         "s",
       ),
     );

@@ -132,8 +132,8 @@ export class AwsCloudProvider implements CloudProvider {
       throw new NodeClassNotReadyError(`EC2NodeClass ${nodeClass.metadata.name} resolves no ${missingPart(facts)}`);
     const plan = this.plan(nodeClaim, nodeClass, facts);
     // Held from the plan on (no await between), so a launch planned meanwhile sees the slot taken.
-    const reserved = plan.overrides.flatMap((o) => (o.reservation === undefined ? [] : [o.reservation.id]));
-    const release = reserved.length === 0 ? undefined : this.deps.reservations?.hold(reserved);
+    const reserved = reservationsOf(plan);
+    const release = reserved.size === 0 ? undefined : this.deps.reservations?.room.hold(reserved);
     try {
       const instance = await this.launch(nodeClaim, nodeClass, facts, plan);
       return this.toLaunched(instance, nodeClass, false, pool);
@@ -151,11 +151,17 @@ export class AwsCloudProvider implements CloudProvider {
   ): Promise<CloudInstance> {
     const outcome = await this.launchWithRetry(nodeClaim, nodeClass, facts, plan);
     const instanceID = this.recordErrors(outcome, plan);
+    // A fleet into one reservation used it: counted before the describe, which may fail (the retry adopts the
+    // instance), so that the slot is not offered again meanwhile.
+    const room = this.deps.reservations?.room;
+    const into = reservationsOf(plan);
+    const only = plan.capacityType === "reserved" && into.size === 1 ? [...into][0] : undefined;
+    if (only !== undefined) room?.markLaunched(only);
     const instance = await this.call("describing launched instance", () => this.deps.instances.get(instanceID));
     if (instance === undefined)
       throw new CreateError("InstanceNotFound", `instance ${instanceID} vanished after launch`);
-    if (instance.capacityReservation !== undefined)
-      this.deps.reservations?.markLaunched(instance.capacityReservation.id);
+    const used = instance.capacityReservation?.id;
+    if (used !== undefined && used !== only) room?.markLaunched(used);
     return instance;
   }
 
@@ -165,7 +171,7 @@ export class AwsCloudProvider implements CloudProvider {
       await this.deps.instances.terminate(instance.instanceID);
       // Its reservation slot is free again (Karpenter gives it back once the instance is gone; kerf at termination).
       if (instance.capacityReservation !== undefined)
-        this.deps.reservations?.markTerminated(instance.capacityReservation.id, instance.instanceID);
+        this.deps.reservations?.room.markTerminated(instance.capacityReservation.id, instance.instanceID);
     } catch (error) {
       if (isNotFound(error))
         throw new NodeClaimNotFoundError(`instance ${instance.instanceID} is gone`, { cause: error });
@@ -250,7 +256,7 @@ export class AwsCloudProvider implements CloudProvider {
       reservations: facts.capacityReservations,
       zones: new Set(zones),
       zoneIds: catalog.zoneIds,
-      capacity: (id) => reservations.capacity(id),
+      capacity: (id) => reservations.room.capacity(id),
       unavailable: keys,
     });
   }
@@ -401,7 +407,7 @@ export class AwsCloudProvider implements CloudProvider {
       this.deps.unavailable.markUnavailable(plan.capacityType, instanceType, zone);
       return `${plan.capacityType}:${instanceType}:${zone}`;
     }
-    if (code === RESERVATION_FULL) this.deps.reservations?.markFull(reservation.id);
+    if (code === RESERVATION_FULL) this.deps.reservations?.room.markFull(reservation.id);
     else this.deps.unavailable.markReservationUnavailable(instanceType, zone, reservation.id);
     return `reserved:${instanceType}:${zone}:${reservation.id}`;
   }
@@ -433,6 +439,11 @@ export class AwsCloudProvider implements CloudProvider {
       throw new CreateError(errorCode(error) ?? "AwsError", describeAwsError(doing, error), { cause: error });
     }
   }
+}
+
+/** The capacity reservations a fleet plan may launch into. */
+function reservationsOf(plan: FleetPlan): Set<string> {
+  return new Set(plan.overrides.flatMap((o) => (o.reservation === undefined ? [] : [o.reservation.id])));
 }
 
 function missingPart(facts: NodeClassFacts): string {

@@ -93,8 +93,10 @@ function pinned(
 function spotToSpotOff(ctx: EvaluationContext, candidates: readonly Candidate[]): string | undefined {
   for (const c of candidates) {
     const pool = ctx.spotToSpotPools.get(c.nodePool);
-    const annotated = `NodePool ${c.nodePool} has ${SPOT_TO_SPOT_ANNOTATION}: "false"`;
-    if (pool === false) return `spot nodes are only deleted, not replaced: ${annotated}`;
+    if (pool === false) {
+      const annotated = `NodePool ${c.nodePool} has ${SPOT_TO_SPOT_ANNOTATION}: "false"`;
+      return `spot nodes are only deleted, not replaced: ${annotated}`;
+    }
     if (pool === undefined && !ctx.spotToSpot) {
       return (
         `spot nodes are only deleted, not replaced, unless the SpotToSpotConsolidation feature gate is on ` +

@@ -40,6 +40,11 @@ function stillHolds(pass: Pass, command: Command, c: Candidate): string | undefi
  * when none is left (Karpenter's EmptinessValidator): one node a pod landed on during the wait does
  * not hold back the others, which under steady churn would never go.
  */
+/** Why a command's candidate `name` is not one any more: what blocks it now, else that it is gone or taken. */
+function noLongerCandidate(name: string, blockedBy: ReadonlyMap<string, string>): string {
+  return `${name} is no longer a candidate: ${blockedBy.get(name) ?? "gone, deleting or in another command"}`;
+}
+
 function validEmpty(
   pass: Pass,
   command: Command,
@@ -50,9 +55,7 @@ function validEmpty(
   const why: string[] = [];
   for (const old of command.candidates) {
     const c = byName.get(old.name);
-    const blocker = blockedBy.get(old.name) ?? "gone, deleting or in another command";
-    const gone = `${old.name} is no longer a candidate: ${blocker}`;
-    const reason = c === undefined ? gone : stillHolds(pass, command, c);
+    const reason = c === undefined ? noLongerCandidate(old.name, blockedBy) : stillHolds(pass, command, c);
     if (reason !== undefined) why.push(reason);
     else if (c !== undefined) fresh.push(c);
   }
@@ -73,13 +76,7 @@ export function revalidate(input: DisruptionInput, command: Command): Validation
   const fresh: Candidate[] = [];
   for (const old of command.candidates) {
     const c = byName.get(old.name);
-    if (c === undefined)
-      return {
-        ok: false,
-        reason:
-          `${old.name} is no longer a candidate: ` +
-          `${blockedBy.get(old.name) ?? "gone, deleting or in another command"}`,
-      };
+    if (c === undefined) return { ok: false, reason: noLongerCandidate(old.name, blockedBy) };
     const why = stillHolds(pass, command, c);
     if (why !== undefined) return { ok: false, reason: why };
     fresh.push(c);

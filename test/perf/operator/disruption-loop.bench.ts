@@ -310,8 +310,8 @@ async function large(): Promise<Record<string, unknown>> {
     eventLoopDelayMaxMs: Math.round(ms(delay.max)),
     eventLoopDelayP99Ms: Math.round(ms(delay.percentile(99))),
     rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
-    // "A pass decides in under 5 s": every decision, and every pass after the first (whose sync copies all 56,000
-    // objects).
+    // "A pass decides in under 5 s": every decision, and every pass after the first
+    // (whose sync copies all 56,000 objects).
     ok: Math.max(...timed.plans, ...walls.slice(1)) < 5000 && ms(delay.max) < 1000 && maxGapMs <= renewDeadlineMs,
   };
 }
