@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { CoreV1Api, CustomObjectsApi, type V1Deployment } from "@kubernetes/client-node";
+import { CoreV1Api, type V1Deployment } from "@kubernetes/client-node";
 import { loadConfig } from "../../operator/config.ts";
 import { startOperator, type RunningOperator } from "../../operator/main.ts";
 import { createLogger } from "../../operator/observability/logger.ts";
@@ -43,14 +43,13 @@ import { useEnvironment, type TestEnvironment } from "../harness/use-environment
 import { eventually } from "../harness/wait.ts";
 import { CLUSTER, SSM_PREFIX } from "./aws-fixtures.ts";
 import {
-  NODECLAIMS,
   ON_DEMAND,
   WORKSHOP_FAMILIES,
-  liveInstances,
-  nodeClaims,
   prepareCluster,
   createNodePool,
   podOnReadyClaim,
+  deleteClaimUntilGone,
+  runningInstanceOf,
 } from "./provisioning-fixtures.ts";
 
 /** A release name of this run's own: the chart prefixes every object name with it (it contains "kerf"). */
@@ -170,7 +169,6 @@ void describe("the Helm charts on the real apiserver, with the operator running 
   });
 
   void it("should provision, register, drain and terminate a node on a ServiceAccount token with no 403 from the apiserver", async () => {
-    const core = env.kubeConfig.makeApiClient(CoreV1Api);
     await prepareCluster(env);
     await createNodePool(env, "default", { requirements: [ON_DEMAND, WORKSHOP_FAMILIES] });
     step("CRDs, moto, EC2NodeClass and NodePool ready");
@@ -260,34 +258,8 @@ void describe("the Helm charts on the real apiserver, with the operator running 
     const workload = await createTestNamespace(env.kubeConfig, "rbac-workload");
     const claim = await podOnReadyClaim(env, workload, "web", 60_000).catch(explained);
     step("NodeClaim Ready, pod Running");
-    const instanceID = claim.status?.providerID?.split("/").pop() ?? "";
-    assert.ok(
-      (await liveInstances(env)).some((i) => i.id === instanceID),
-      "the NodeClaim's instance runs in moto",
-    );
-
-    await env.kubeConfig
-      .makeApiClient(CustomObjectsApi)
-      .deleteClusterCustomObject({ ...NODECLAIMS, name: claim.metadata.name });
-    await eventually(
-      "the NodeClaim, its Node, its instance and the evicted pod to be gone",
-      async () => {
-        const [claims, nodes, live, pods] = await Promise.all([
-          nodeClaims(env),
-          core.listNode(),
-          liveInstances(env),
-          core.listNamespacedPod({ namespace: workload }),
-        ]);
-        return (
-          claims.length === 0 &&
-          !nodes.items.some((n) => n.metadata?.name === claim.status?.nodeName) &&
-          !live.some((i) => i.id === instanceID) &&
-          pods.items.length === 0
-        );
-      },
-      60_000,
-      250,
-    ).catch(explained);
+    await runningInstanceOf(env, claim);
+    await deleteClaimUntilGone(env, claim, workload, 60_000).catch(explained);
     step("NodeClaim, Node, instance and pod gone");
 
     const calls = [...proxy.calls];

@@ -3,6 +3,7 @@
  * reads of NodeClaims, instances and pods.
  */
 import { DescribeInstancesCommand } from "@aws-sdk/client-ec2";
+import assert from "node:assert/strict";
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { mergePatch } from "../../operator/adapters/kube/client.ts";
 import type { OperatorOverrides, RunningOperator } from "../../operator/main.ts";
@@ -353,6 +354,52 @@ export function claimWithCondition(
     async () => {
       const c = (await custom.getClusterCustomObject({ ...NODECLAIMS, name })) as Claim;
       return c.status?.conditions?.some((x) => x.type === type && x.status === "True") === true ? c : undefined;
+    },
+    timeoutMs,
+    250,
+  );
+}
+
+/** The id of the instance `claim` launched, once it is seen running in moto. */
+export async function runningInstanceOf(env: TestEnvironment, claim: Claim): Promise<string> {
+  const instanceID = claim.status?.providerID?.split("/").pop() ?? "";
+  assert.ok(
+    (await liveInstances(env)).some((i) => i.id === instanceID),
+    "the NodeClaim's instance runs in moto",
+  );
+  return instanceID;
+}
+
+/**
+ * Deletes `claim` and waits until it, its Node, its instance and the pods of `namespace` (evicted by the drain)
+ * are gone.
+ */
+export async function deleteClaimUntilGone(
+  env: TestEnvironment,
+  claim: Claim,
+  namespace: string,
+  timeoutMs: number,
+): Promise<void> {
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const instanceID = claim.status?.providerID?.split("/").pop() ?? "";
+  await env.kubeConfig
+    .makeApiClient(CustomObjectsApi)
+    .deleteClusterCustomObject({ ...NODECLAIMS, name: claim.metadata.name });
+  await eventually(
+    "the NodeClaim, its Node, its instance and the evicted pod to be gone",
+    async () => {
+      const [claims, nodes, live, pods] = await Promise.all([
+        nodeClaims(env),
+        core.listNode(),
+        liveInstances(env),
+        core.listNamespacedPod({ namespace }),
+      ]);
+      return (
+        claims.length === 0 &&
+        !nodes.items.some((n) => n.metadata?.name === claim.status?.nodeName) &&
+        !live.some((i) => i.id === instanceID) &&
+        pods.items.length === 0
+      );
     },
     timeoutMs,
     250,

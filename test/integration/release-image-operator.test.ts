@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, type V1Deployment } from "@kubernetes/client-node";
+import { CoordinationV1Api, CustomObjectsApi, type V1Deployment } from "@kubernetes/client-node";
 import { DescribeImagesCommand, EC2Client } from "@aws-sdk/client-ec2";
 import { KubeletSim } from "../harness/kubelet-sim.ts";
 import { CI_VALUES, component, renderChart } from "../harness/chart.ts";
@@ -32,14 +32,13 @@ import { useEnvironment, type TestEnvironment } from "../harness/use-environment
 import { eventually } from "../harness/wait.ts";
 import { CLUSTER } from "./aws-fixtures.ts";
 import {
-  NODECLAIMS,
   ON_DEMAND,
   WORKSHOP_FAMILIES,
   createNodePool,
-  liveInstances,
-  nodeClaims,
   prepareCluster,
   podOnReadyClaim,
+  deleteClaimUntilGone,
+  runningInstanceOf,
 } from "./provisioning-fixtures.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -98,7 +97,6 @@ void describe("the operator in the release image, started as the rendered chart'
   void it("provisions, registers, drains and terminates a node on the chart's RBAC, then exits on SIGTERM", async () => {
     const opened = image;
     assert.ok(opened !== undefined);
-    const core = env.kubeConfig.makeApiClient(CoreV1Api);
     await prepareCluster(env);
     await env.kubeConfig.makeApiClient(CustomObjectsApi).patchClusterCustomObject({
       group: "karpenter.k8s.aws",
@@ -184,34 +182,8 @@ void describe("the operator in the release image, started as the rendered chart'
     const claim = await podOnReadyClaim(env, workload, "web", 90_000).catch((error: unknown) => {
       throw new Error(`${(error as Error).message}; operator: ${said()}`);
     });
-    const instanceID = claim.status?.providerID?.split("/").pop() ?? "";
-    assert.ok(
-      (await liveInstances(env)).some((i) => i.id === instanceID),
-      "the NodeClaim's instance runs in moto",
-    );
-
-    await env.kubeConfig
-      .makeApiClient(CustomObjectsApi)
-      .deleteClusterCustomObject({ ...NODECLAIMS, name: claim.metadata.name });
-    await eventually(
-      "the NodeClaim, its Node, its instance and the evicted pod to be gone",
-      async () => {
-        const [claims, nodes, live, pods] = await Promise.all([
-          nodeClaims(env),
-          core.listNode(),
-          liveInstances(env),
-          core.listNamespacedPod({ namespace: workload }),
-        ]);
-        return (
-          claims.length === 0 &&
-          !nodes.items.some((n) => n.metadata?.name === claim.status?.nodeName) &&
-          !live.some((i) => i.id === instanceID) &&
-          pods.items.length === 0
-        );
-      },
-      90_000,
-      250,
-    ).catch((error: unknown) => {
+    await runningInstanceOf(env, claim);
+    await deleteClaimUntilGone(env, claim, workload, 90_000).catch((error: unknown) => {
       throw new Error(`${(error as Error).message}; operator: ${said()}`);
     });
 
